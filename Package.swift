@@ -1,0 +1,46 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "SchemeBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "SchemeBridgeCore", targets: ["SchemeBridgeCore"]),
+        .executable(name: "schemebridged", targets: ["schemebridged"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // libdbus-1 as a system library; shim.h re-exports the macros Swift cannot import.
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // The Swift D-Bus layer: names, values, messages, connection, object export.
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry. No D-Bus here.
+        .target(name: "SchemeBridgeCore", swiftSettings: strict),
+        // The session service.
+        .executableTarget(
+            name: "schemebridged",
+            dependencies: [
+                "DBus", "SchemeBridgeCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // A private dbus-daemon per test suite, shared by every test target.
+        .target(name: "DBusTestSupport", dependencies: ["DBus"], path: "Tests/DBusTestSupport", swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
+        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,6 @@
+import Testing
+@testable import SchemeBridgeCore
+
+@Test func contractVersionIsOne() {
+    #expect(SchemeBridgeCore.contractVersion == 1)
+}
