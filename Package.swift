@@ -25,7 +25,7 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]
         ),
         // The Swift D-Bus layer: names, values, messages, connection, object export.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry. No D-Bus here.
         .target(name: "SchemeBridgeCore", swiftSettings: strict),
         // The session service.

@@ -1,1 +1,91 @@
-import DBus
+import Foundation
+
+/// A private `dbus-daemon` for one test or suite: its own config file, socket, and
+/// service directory in a fresh temporary folder. Its address is passed to code
+/// explicitly; the user's session bus is never touched.
+public final class PrivateBus: @unchecked Sendable {
+    /// The bus address, e.g. `unix:path=/tmp/sb-bus-XXXX/bus`.
+    public let address: String
+    /// The temporary folder holding the socket, the config and ``serviceDirectory``.
+    public let directory: URL
+    /// The folder searched for bus-activation `.service` files.
+    public let serviceDirectory: URL
+    private let process: Process
+
+    /// Starts a bus. `environment` is added to the daemon's own, so that services it
+    /// activates inherit it (e.g. XDG variables of a test tree).
+    public init(environment: [String: String] = [:]) throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        directory = dir
+        serviceDirectory = dir.appendingPathComponent("services")
+        try FileManager.default.createDirectory(at: serviceDirectory, withIntermediateDirectories: true)
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <keep_umask/>
+              <listen>unix:path=\(dir.path)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <servicedir>\(serviceDirectory.path)</servicedir>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        let configURL = dir.appendingPathComponent("bus.conf")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try Tools.path(of: "dbus-daemon"))
+        p.arguments = ["--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"]
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        // The daemon prints its address once it listens.
+        var line = Data()
+        while true {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte.first == 0x0A { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard !text.isEmpty else {
+            p.terminate()
+            throw ToolError("dbus-daemon did not start (config \(configURL.path))")
+        }
+        address = text
+    }
+
+    /// The environment a client of this bus needs (`DBUS_SESSION_BUS_ADDRESS`).
+    public var clientEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+
+    /// Writes a bus-activation file for `name` running `exec`.
+    public func addService(name: String, exec: String) throws {
+        let text = "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n"
+        try text.write(to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
+    }
+
+    /// The daemon's process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Stops the daemon and removes its folder.
+    public func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}

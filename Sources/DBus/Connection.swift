@@ -1,0 +1,259 @@
+import CDBus
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The reply to `org.freedesktop.DBus.RequestName`.
+public enum RequestNameReply: UInt32, Sendable {
+    case primaryOwner = 1, inQueue = 2, exists = 3, alreadyOwner = 4
+}
+
+/// Flags for `org.freedesktop.DBus.RequestName`.
+public struct RequestNameFlags: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let allowReplacement = RequestNameFlags(rawValue: 1)
+    public static let replaceExisting = RequestNameFlags(rawValue: 2)
+    public static let doNotQueue = RequestNameFlags(rawValue: 4)
+}
+
+/// A connection to a message bus.
+///
+/// The libdbus handle lives on one dedicated thread that runs a `poll` loop over
+/// libdbus's watches and timeouts and an eventfd for wake-ups; everything else talks to
+/// it through `async` methods. The connection never calls `_exit` when the bus goes away:
+/// ``waitUntilDisconnected()`` returns instead, so a service can shut down cleanly.
+public final class Connection: Sendable {
+    let core: ConnectionCore
+    /// This connection's unique name on the bus, e.g. `:1.42`.
+    public let uniqueName: String
+
+    private init(core: ConnectionCore) {
+        self.core = core
+        self.uniqueName = core.uniqueName
+    }
+
+    deinit { close() }
+
+    /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and
+    /// registers with it.
+    public static func connect(
+        address: String, logger: Logger = Logger(label: "dbus")
+    ) async throws(DBusError) -> Connection {
+        guard !address.isEmpty, !address.utf8.contains(0) else {
+            throw DBusError(.invalidArgs, "empty or invalid D-Bus address")
+        }
+        let core = ConnectionCore(logger: logger)
+        let result: Result<Connection, DBusError> = await withCheckedContinuation { cont in
+            startThread(name: "dbus-loop") {
+                do throws(DBusError) {
+                    try core.open(address: address)
+                } catch {
+                    _ = core.queue.close()
+                    cont.resume(returning: .failure(error))
+                    return
+                }
+                cont.resume(returning: .success(Connection(core: core)))
+                core.run()
+            }
+        }
+        return try result.get()
+    }
+
+    /// The session bus address from an environment: `DBUS_SESSION_BUS_ADDRESS`, else
+    /// `DBUS_STARTER_ADDRESS` when started by bus activation, else nil.
+    public static func sessionBusAddress(in environment: [String: String]) -> String? {
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
+            if let a = environment[key], !a.isEmpty { return a }
+        }
+        return nil
+    }
+
+    /// Connects to the session bus named by the process environment.
+    public static func session(logger: Logger = Logger(label: "dbus")) async throws(DBusError) -> Connection {
+        var env: [String: String] = [:]
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
+            if let v = getenv(key) { env[key] = String(cString: v) }
+        }
+        guard let address = sessionBusAddress(in: env) else {
+            throw DBusError(.disconnected, "no session bus: DBUS_SESSION_BUS_ADDRESS is not set (start one with `dbus-run-session -- COMMAND`)")
+        }
+        return try await connect(address: address, logger: logger)
+    }
+
+    /// Closes the connection. Outstanding calls fail with `Disconnected`, signal streams
+    /// end and ``waitUntilDisconnected()`` returns.
+    public func close() {
+        core.queue.submit { [core] in core.stop() }
+    }
+
+    /// True until the connection is closed or lost.
+    public var isConnected: Bool { !core.queue.isClosed }
+
+    /// Returns when the connection has been closed or the bus has gone away.
+    public func waitUntilDisconnected() async {
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            core.queue.submit({ [core] in core.disconnectWaiters.append(cont) }, orElse: { cont.resume() })
+        }
+    }
+
+    // MARK: Calls
+
+    /// Calls a method and returns the reply's arguments. An error reply is thrown as a
+    /// ``DBusError`` with its name and message; no reply within `timeout` throws `NoReply`.
+    public func call(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws(DBusError) -> [DBusValue] {
+        try await callMessage(destination: destination, path: path, interface: interface, member: member, arguments, timeout: timeout).body
+    }
+
+    /// Like ``call(destination:path:interface:member:_:timeout:)`` but returns the whole reply message.
+    public func callMessage(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws(DBusError) -> Message {
+        for a in arguments { try a.validate() }
+        let ms = Self.milliseconds(timeout)
+        do {
+            return try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Message, any Error>) in
+                core.queue.submit({ [core] in
+                    core.startCall(destination: destination, path: path, interface: interface, member: member,
+                                   arguments: arguments, timeoutMilliseconds: ms, noReply: false, continuation: cont)
+                }, orElse: { cont.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed")) })
+            }
+        } catch {
+            throw DBusError.from(error)
+        }
+    }
+
+    /// Sends a method call without waiting for (or wanting) a reply.
+    public func send(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        _ arguments: [DBusValue] = []
+    ) throws(DBusError) {
+        for a in arguments { try a.validate() }
+        try submitOrThrow { [core] in
+            core.startCall(destination: destination, path: path, interface: interface, member: member,
+                           arguments: arguments, timeoutMilliseconds: 0, noReply: true, continuation: nil)
+        }
+    }
+
+    static func milliseconds(_ d: Duration) -> Int32 {
+        let (s, atto) = d.components
+        if s < 0 { return 0 }
+        let ms = s * 1000 + atto / 1_000_000_000_000_000
+        return ms > Int64(Int32.max) ? CDBUS_TIMEOUT_INFINITE : Int32(ms)
+    }
+
+    private func submitOrThrow(_ job: @escaping @Sendable () -> Void) throws(DBusError) {
+        guard core.queue.submit(job) else { throw DBusError(.disconnected, "the D-Bus connection is closed") }
+    }
+
+    // MARK: Signals
+
+    /// Emits a signal from `path`. Throws when an argument is invalid or the connection is closed.
+    public func emit(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: [DBusValue] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        for a in arguments { try a.validate() }
+        try submitOrThrow { [core] in
+            core.sendSignal(path: path, interface: interface, member: member, arguments: arguments, destination: destination)
+        }
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for `interface` at `path`.
+    public func emitPropertiesChanged(
+        path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = []
+    ) throws(DBusError) {
+        try emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                 [.string(interface.rawValue), .vardict(changed), .strings(invalidated)])
+    }
+
+    /// Signals selected by `rule`, as an asynchronous sequence. The match is added to the
+    /// bus before this returns, so no signal sent afterwards is missed. The match is
+    /// removed when the stream's consumer stops; the stream ends when the connection does.
+    public func signals(matching rule: MatchRule, bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .unbounded) async throws(DBusError) -> AsyncStream<Message> {
+        let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: bufferingPolicy)
+        let id: UInt64 = await withCheckedContinuation { (cont: CheckedContinuation<UInt64, Never>) in
+            core.queue.submit({ [core] in
+                let id = core.nextSubscriberID
+                core.nextSubscriberID += 1
+                core.subscribers[id] = (rule, continuation)
+                cont.resume(returning: id)
+            }, orElse: { cont.resume(returning: 0) })
+        }
+        guard id != 0 else { throw DBusError(.disconnected, "the D-Bus connection is closed") }
+        do {
+            _ = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                               interface: "org.freedesktop.DBus", member: "AddMatch", [.string(rule.text)])
+        } catch {
+            core.queue.submit { [core] in core.subscribers.removeValue(forKey: id) }
+            continuation.finish()
+            throw error
+        }
+        continuation.onTermination = { [core] _ in
+            core.queue.submit {
+                core.subscribers.removeValue(forKey: id)
+                core.startCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                               interface: "org.freedesktop.DBus", member: "RemoveMatch", arguments: [.string(rule.text)],
+                               timeoutMilliseconds: 0, noReply: true, continuation: nil)
+            }
+        }
+        return stream
+    }
+
+    // MARK: Names
+
+    /// Asks the bus for `name`. Export objects first, then request the name, so that no
+    /// caller ever finds the name without its objects.
+    public func requestName(_ name: BusName, flags: RequestNameFlags = [.doNotQueue]) async throws(DBusError) -> RequestNameReply {
+        let reply = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                   interface: "org.freedesktop.DBus", member: "RequestName",
+                                   [.string(name.rawValue), .uint32(flags.rawValue)])
+        guard case .uint32(let code)? = reply.first, let r = RequestNameReply(rawValue: code) else {
+            throw DBusError(.failed, "unexpected reply to RequestName")
+        }
+        return r
+    }
+
+    /// Gives up `name`.
+    public func releaseName(_ name: BusName) async throws(DBusError) {
+        _ = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                           interface: "org.freedesktop.DBus", member: "ReleaseName", [.string(name.rawValue)])
+    }
+
+    // MARK: Objects
+
+    /// Exports `interfaces` at `path`, replacing whatever was exported there. Takes effect
+    /// before any later request made on this connection (for example ``requestName(_:flags:)``).
+    public func export(_ interfaces: [Interface], at path: ObjectPath) throws(DBusError) {
+        var table: [InterfaceName: Interface] = [:]
+        for i in interfaces {
+            if table[i.name] != nil { throw DBusError(.invalidArgs, "interface \(i.name) given twice for \(path)") }
+            table[i.name] = i
+        }
+        let object = ExportedObject(path: path, interfaces: table)
+        try submitOrThrow { [core] in core.objects[path] = object }
+    }
+
+    /// Removes the object at `path`.
+    public func unexport(_ path: ObjectPath) {
+        core.queue.submit { [core] in core.objects.removeValue(forKey: path) }
+    }
+
+    /// The introspection XML this connection reports for `path` (as `Introspect` would).
+    public func introspectionXML(for path: ObjectPath) async -> String? {
+        await withCheckedContinuation { (cont: CheckedContinuation<String?, Never>) in
+            core.queue.submit({ [core] in
+                if let object = core.objects[path] {
+                    cont.resume(returning: Introspection.document(interfaces: Array(object.interfaces.values), children: core.children(of: path)))
+                } else {
+                    cont.resume(returning: nil)
+                }
+            }, orElse: { cont.resume(returning: nil) })
+        }
+    }
+}

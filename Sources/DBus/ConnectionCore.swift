@@ -1,0 +1,296 @@
+import CDBus
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a reply goes: the call's serial and sender.
+struct ReplyAddress: Sendable {
+    let serial: UInt32
+    let sender: String?
+    let noReply: Bool
+}
+
+/// The state of one connection. The libdbus handle and every mutable field below are
+/// touched only by the connection's own loop thread; other threads reach it through
+/// ``JobQueue/submit(_:orElse:)``. That confinement is what makes it `@unchecked Sendable`.
+final class ConnectionCore: @unchecked Sendable {
+    let queue = JobQueue()
+    let logger: Logger
+
+    // Loop-thread state.
+    var conn: OpaquePointer?
+    var running = true
+    var watches: [OpaquePointer] = []
+    /// Every registered timeout, with its next deadline (monotonic ms), nil when disabled.
+    var timeouts: [OpaquePointer: Int64?] = [:]
+    var objects: [ObjectPath: ExportedObject] = [:]
+    var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<Message>.Continuation)] = [:]
+    var nextSubscriberID: UInt64 = 1
+    var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
+    var signatureCache: [String: [DBusType]] = [:]
+    var uniqueName = ""
+    /// Pending-call handles to unref once libdbus has returned from their notify callback.
+    var deferredReleases: [OpaquePointer] = []
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    // MARK: Opening
+
+    /// Opens a private connection to `address` and registers with the bus. Blocking;
+    /// runs on the loop thread before the loop starts.
+    func open(address: String) throws(DBusError) {
+        var err = DBusError_C()
+        dbus_error_init(&err)
+        defer { dbus_error_free(&err) }
+        guard let c = address.withCString({ dbus_connection_open_private($0, &err) }) else {
+            throw Self.error(from: &err, fallback: "cannot connect to the bus at \(address)")
+        }
+        dbus_connection_set_exit_on_disconnect(c, 0)
+        guard dbus_bus_register(c, &err) != 0 else {
+            let e = Self.error(from: &err, fallback: "cannot register with the bus at \(address)")
+            dbus_connection_close(c)
+            dbus_connection_unref(c)
+            throw e
+        }
+        conn = c
+        uniqueName = dbus_bus_get_unique_name(c).map { String(cString: $0) } ?? ""
+        installCallbacks(c)
+    }
+
+    static func error(from err: inout DBusError_C, fallback: String) -> DBusError {
+        guard dbus_error_is_set(&err) != 0 else { return DBusError(.failed, fallback) }
+        let nameText = cdbus_error_name(&err).map { String(cString: $0) } ?? ""
+        let message = cdbus_error_message(&err).map { String(cString: $0) } ?? fallback
+        let name = (try? ErrorName(nameText)) ?? .failed
+        return DBusError(name, message)
+    }
+
+    private var unmanagedSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private static func core(_ raw: UnsafeMutableRawPointer?) -> ConnectionCore {
+        Unmanaged<ConnectionCore>.fromOpaque(raw!).takeUnretainedValue()
+    }
+
+    private func installCallbacks(_ c: OpaquePointer) {
+        dbus_connection_set_watch_functions(
+            c,
+            { watch, data in
+                ConnectionCore.core(data).watches.append(watch!)
+                return 1
+            },
+            { watch, data in
+                let core = ConnectionCore.core(data)
+                core.watches.removeAll { $0 == watch }
+            },
+            { _, _ in },  // enabled state is read before every poll
+            unmanagedSelf, nil)
+        dbus_connection_set_timeout_functions(
+            c,
+            { timeout, data in
+                ConnectionCore.core(data).timeoutChanged(timeout!)
+                return 1
+            },
+            { timeout, data in
+                ConnectionCore.core(data).timeouts.removeValue(forKey: timeout!)
+            },
+            { timeout, data in
+                ConnectionCore.core(data).timeoutChanged(timeout!)
+            },
+            unmanagedSelf, nil)
+        dbus_connection_set_wakeup_main_function(c, { data in ConnectionCore.core(data).queue.signal() }, unmanagedSelf, nil)
+        dbus_connection_add_filter(
+            c,
+            { _, message, data in
+                ConnectionCore.core(data).filter(message!)
+            },
+            unmanagedSelf, nil)
+    }
+
+    private func timeoutChanged(_ t: OpaquePointer) {
+        if dbus_timeout_get_enabled(t) != 0 {
+            timeouts[t] = .some(monotonicMilliseconds() + Int64(dbus_timeout_get_interval(t)))
+        } else {
+            timeouts[t] = .some(nil)
+        }
+    }
+
+    // MARK: The loop
+
+    /// Runs until the connection is closed or lost. Called on the loop thread.
+    func run() {
+        var fds: [pollfd] = []
+        var polled: [OpaquePointer] = []
+        while running {
+            for job in queue.take() { job() }
+            if !running { break }
+            dispatchIncoming()
+            releaseDeferred()
+            if !running { break }
+
+            fds.removeAll(keepingCapacity: true)
+            polled.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0))
+            for w in watches where dbus_watch_get_enabled(w) != 0 {
+                let flags = dbus_watch_get_flags(w)
+                var events: Int16 = 0
+                if flags & CDBUS_WATCH_READABLE != 0 { events |= Int16(POLLIN) }
+                if flags & CDBUS_WATCH_WRITABLE != 0 { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: dbus_watch_get_unix_fd(w), events: events, revents: 0))
+                polled.append(w)
+            }
+            let n = poll(&fds, nfds_t(fds.count), nextTimeoutMilliseconds())
+            if n < 0 {
+                if errno == EINTR { continue }
+                logger.error("poll failed: errno \(errno); closing the D-Bus connection")
+                break
+            }
+            if fds[0].revents != 0 { queue.drainWake() }
+            if fds.count > 1 {
+                for i in 1..<fds.count where fds[i].revents != 0 {
+                    let w = polled[i - 1]
+                    guard watches.contains(w) else { continue }  // removed by an earlier handle
+                    let r = Int32(fds[i].revents)
+                    var flags: UInt32 = 0
+                    if r & Int32(POLLIN) != 0 { flags |= CDBUS_WATCH_READABLE }
+                    if r & Int32(POLLOUT) != 0 { flags |= CDBUS_WATCH_WRITABLE }
+                    if r & Int32(POLLERR) != 0 { flags |= CDBUS_WATCH_ERROR }
+                    if r & Int32(POLLHUP) != 0 { flags |= CDBUS_WATCH_HANGUP }
+                    dbus_watch_handle(w, flags)
+                }
+            }
+            fireTimeouts()
+        }
+        teardown()
+    }
+
+    private func nextTimeoutMilliseconds() -> Int32 {
+        var nearest: Int64? = nil
+        for case let deadline? in timeouts.values {
+            if nearest == nil || deadline < nearest! { nearest = deadline }
+        }
+        guard let nearest else { return -1 }
+        let wait = nearest - monotonicMilliseconds()
+        return wait <= 0 ? 0 : Int32(min(wait, Int64(Int32.max)))
+    }
+
+    private func fireTimeouts() {
+        guard !timeouts.isEmpty else { return }
+        let now = monotonicMilliseconds()
+        let due = timeouts.compactMap { (t, d) -> OpaquePointer? in
+            guard let d, d <= now else { return nil }
+            return t
+        }
+        for t in due where timeouts[t] != nil {
+            timeouts[t] = .some(now + Int64(dbus_timeout_get_interval(t)))
+            dbus_timeout_handle(t)
+        }
+    }
+
+    private func releaseDeferred() {
+        guard !deferredReleases.isEmpty else { return }
+        for h in deferredReleases { dbus_pending_call_unref(h) }
+        deferredReleases.removeAll(keepingCapacity: true)
+    }
+
+    private func dispatchIncoming() {
+        guard let conn else { return }
+        while dbus_connection_get_dispatch_status(conn) == DBUS_DISPATCH_DATA_REMAINS {
+            dbus_connection_dispatch(conn)
+        }
+    }
+
+    /// Stops the loop after the current iteration.
+    func stop() { running = false }
+
+    private func teardown() {
+        running = false
+        // Work queued before the end still runs (replies, signals), then nothing more is taken.
+        for job in queue.close() { job() }
+        if let conn {
+            dbus_connection_close(conn)
+            // Lets libdbus complete outstanding pending calls and deliver Disconnected.
+            while dbus_connection_dispatch(conn) == DBUS_DISPATCH_DATA_REMAINS {}
+        }
+        for (_, pending) in pendingCalls { pending.fail(DBusError(.disconnected, "the D-Bus connection was closed")) }
+        pendingCalls.removeAll()
+        for (_, s) in subscribers { s.continuation.finish() }
+        subscribers.removeAll()
+        releaseDeferred()
+        for w in disconnectWaiters { w.resume() }
+        disconnectWaiters.removeAll()
+        if let conn {
+            dbus_connection_unref(conn)
+            self.conn = nil
+        }
+    }
+
+    // MARK: Incoming messages
+
+    func bodyTypes(_ message: OpaquePointer) throws(DBusError) -> [DBusType] {
+        guard let raw = dbus_message_get_signature(message) else { return [] }
+        if raw.pointee == 0 { return [] }
+        let text = String(cString: raw)
+        if let cached = signatureCache[text] { return cached }
+        let types: [DBusType]
+        do { types = try Signature(text).types } catch { throw DBusError(.invalidArgs, error.description) }
+        if signatureCache.count > 512 { signatureCache.removeAll(keepingCapacity: true) }
+        signatureCache[text] = types
+        return types
+    }
+
+    /// Decodes a libdbus message into a ``Message``.
+    func decode(_ m: OpaquePointer) throws(DBusError) -> Message {
+        let kind: Message.Kind
+        switch dbus_message_get_type(m) {
+        case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
+        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: kind = .methodReturn
+        case CDBUS_MESSAGE_TYPE_ERROR: kind = .error
+        default: kind = .signal
+        }
+        return Message(
+            kind: kind,
+            serial: dbus_message_get_serial(m),
+            replySerial: dbus_message_get_reply_serial(m),
+            sender: dbus_message_get_sender(m).map { String(cString: $0) },
+            destination: dbus_message_get_destination(m).map { String(cString: $0) },
+            path: dbus_message_get_path(m).map { ObjectPath(unchecked: String(cString: $0)) },
+            interface: dbus_message_get_interface(m).map { InterfaceName(unchecked: String(cString: $0)) },
+            member: dbus_message_get_member(m).map { MemberName(unchecked: String(cString: $0)) },
+            errorName: dbus_message_get_error_name(m).map { ErrorName(unchecked: String(cString: $0)) },
+            noReplyExpected: dbus_message_get_no_reply(m) != 0,
+            body: try Marshal.decodeBody(m, types: bodyTypes(m)))
+    }
+
+    func filter(_ m: OpaquePointer) -> DBusHandlerResult {
+        switch dbus_message_get_type(m) {
+        case CDBUS_MESSAGE_TYPE_METHOD_CALL:
+            handleMethodCall(m)
+            return DBUS_HANDLER_RESULT_HANDLED
+        case CDBUS_MESSAGE_TYPE_SIGNAL:
+            if dbus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
+                logger.info("the D-Bus connection was lost")
+                running = false
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            if !subscribers.isEmpty { deliverSignal(m) }
+            return DBUS_HANDLER_RESULT_HANDLED
+        default:
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        }
+    }
+
+    private func deliverSignal(_ m: OpaquePointer) {
+        let message: Message
+        do { message = try decode(m) } catch {
+            logger.warning("dropping a signal that could not be decoded: \(error)")
+            return
+        }
+        for (_, s) in subscribers where s.rule.matches(message) { s.continuation.yield(message) }
+    }
+}
+
+typealias DBusError_C = CDBus.DBusError

@@ -1,0 +1,138 @@
+/// One named, typed argument of a method or signal.
+public struct Argument: Sendable, Hashable {
+    /// The argument's name as shown in introspection data.
+    public let name: String
+    /// The argument's single complete type.
+    public let type: DBusType
+
+    public init(_ name: String, _ type: DBusType) {
+        self.name = name
+        self.type = type
+    }
+
+    /// An argument from a signature literal holding one complete type (e.g. `"a{sv}"`);
+    /// an invalid literal is a programming error.
+    public init(_ name: String, _ signature: String) {
+        do { self.type = try Signature.singleType(signature) } catch { preconditionFailure(error.description) }
+        self.name = name
+    }
+}
+
+/// How an exported method runs.
+public enum MethodHandler: Sendable {
+    /// Runs on the connection's loop thread, with no thread hop: for quick, non-blocking
+    /// work such as a lookup in memory. It must never wait for anything.
+    case inline(@Sendable (MethodCall) throws -> [DBusValue])
+    /// Runs in a new task; the reply is sent when it returns or throws.
+    case async(@Sendable (MethodCall) async throws -> [DBusValue])
+}
+
+/// A method of an exported interface: its name, typed arguments and handler. Incoming
+/// calls are checked against `inputs` before the handler runs (a mismatch is answered with
+/// `InvalidArgs`), and the handler's result is checked against `outputs`.
+public struct Method: Sendable {
+    public let name: MemberName
+    public let inputs: [Argument]
+    public let outputs: [Argument]
+    public let handler: MethodHandler
+    /// Extra `<annotation>` elements for introspection (name → value).
+    public let annotations: [(String, String)]
+    let inputTypes: [DBusType]
+    let inputSignature: String
+    let outputTypes: [DBusType]
+
+    public init(
+        _ name: MemberName, inputs: [Argument] = [], outputs: [Argument] = [],
+        annotations: [(String, String)] = [], handler: MethodHandler
+    ) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.handler = handler
+        self.annotations = annotations
+        self.inputTypes = inputs.map(\.type)
+        self.inputSignature = inputTypes.map(\.signature).joined()
+        self.outputTypes = outputs.map(\.type)
+    }
+}
+
+/// A signal an interface emits (declared for introspection; emit it with
+/// ``Connection/emit(path:interface:member:_:destination:)``).
+public struct SignalDeclaration: Sendable {
+    public let name: MemberName
+    public let arguments: [Argument]
+    public init(_ name: MemberName, arguments: [Argument] = []) {
+        self.name = name
+        self.arguments = arguments
+    }
+}
+
+/// A property of an exported interface, served through `org.freedesktop.DBus.Properties`.
+public struct Property: Sendable {
+    /// Whether callers may read and/or write the property.
+    public enum Access: String, Sendable { case read, write, readwrite }
+    /// The `org.freedesktop.DBus.Property.EmitsChangedSignal` annotation.
+    public enum EmitsChanged: String, Sendable { case `true`, invalidates, const, `false` }
+
+    public let name: MemberName
+    public let type: DBusType
+    public let access: Access
+    public let emitsChanged: EmitsChanged
+    /// Reads the current value. Runs on the loop thread: it must be quick.
+    public let get: @Sendable () -> DBusValue
+    /// Stores a new value (already checked to have ``type``); throw to refuse it.
+    public let set: (@Sendable (DBusValue) throws -> Void)?
+
+    public init(
+        _ name: MemberName, type: DBusType, emitsChanged: EmitsChanged = .true,
+        get: @escaping @Sendable () -> DBusValue, set: (@Sendable (DBusValue) throws -> Void)? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.access = set == nil ? .read : .readwrite
+        self.emitsChanged = emitsChanged
+        self.get = get
+        self.set = set
+    }
+}
+
+/// An interface declaration. One declaration drives both dispatch of incoming calls and
+/// the introspection XML the object reports.
+public struct Interface: Sendable {
+    public let name: InterfaceName
+    public let methods: [Method]
+    public let signals: [SignalDeclaration]
+    public let properties: [Property]
+    let methodIndex: [MemberName: Int]
+    let propertyIndex: [MemberName: Int]
+
+    public init(_ name: InterfaceName, methods: [Method] = [], signals: [SignalDeclaration] = [], properties: [Property] = []) {
+        self.name = name
+        self.methods = methods
+        self.signals = signals
+        self.properties = properties
+        var mi: [MemberName: Int] = [:]
+        for (i, m) in methods.enumerated() {
+            precondition(mi[m.name] == nil, "method \(m.name) declared twice in \(name)")
+            mi[m.name] = i
+        }
+        var pi: [MemberName: Int] = [:]
+        for (i, p) in properties.enumerated() {
+            precondition(pi[p.name] == nil, "property \(p.name) declared twice in \(name)")
+            pi[p.name] = i
+        }
+        methodIndex = mi
+        propertyIndex = pi
+    }
+
+    /// The method called `name`, if declared.
+    public func method(_ name: MemberName) -> Method? { methodIndex[name].map { methods[$0] } }
+    /// The property called `name`, if declared.
+    public func property(_ name: MemberName) -> Property? { propertyIndex[name].map { properties[$0] } }
+}
+
+/// The interfaces exported at one object path.
+struct ExportedObject: Sendable {
+    let path: ObjectPath
+    var interfaces: [InterfaceName: Interface]
+}

@@ -1,0 +1,55 @@
+/// A received D-Bus message, decoded into Swift values (no libdbus handle inside, so it
+/// can travel freely between tasks).
+public struct Message: Sendable {
+    /// The four kinds of D-Bus message.
+    public enum Kind: Sendable, Equatable {
+        case methodCall, methodReturn, error, signal
+    }
+    public var kind: Kind
+    /// The sender's serial number for this message.
+    public var serial: UInt32
+    /// For replies and errors: the serial of the call answered.
+    public var replySerial: UInt32
+    /// The sender's unique name (`:1.42`), or nil on a peer-to-peer connection.
+    public var sender: String?
+    public var destination: String?
+    public var path: ObjectPath?
+    public var interface: InterfaceName?
+    public var member: MemberName?
+    /// For error messages: the error's name.
+    public var errorName: ErrorName?
+    /// True when the caller asked for no reply.
+    public var noReplyExpected: Bool
+    /// The arguments, in order.
+    public var body: [DBusValue]
+
+    /// The signature of ``body``.
+    public var signature: Signature { Signature(body.map(\.type)) }
+
+    /// For error messages: the error, with the message text from the first argument.
+    public var error: DBusError? {
+        guard kind == .error, let name = errorName else { return nil }
+        return DBusError(name, body.first?.string ?? "")
+    }
+}
+
+/// A method call received by an exported object, as handed to its handler.
+public struct MethodCall: Sendable {
+    /// The caller's unique bus name, e.g. `:1.42`.
+    public let sender: String
+    public let path: ObjectPath
+    public let interface: InterfaceName
+    public let member: MemberName
+    /// The arguments, already checked against the method's declared input signature.
+    public let arguments: [DBusValue]
+
+    /// Argument `index` as a string (the declaration guarantees the type).
+    public func string(_ index: Int) -> String { arguments[index].string ?? "" }
+    /// Argument `index` converted to `T`; throws `InvalidArgs` when it does not convert.
+    public func argument<T: DBusRepresentable>(_ index: Int, as: T.Type = T.self) throws(DBusError) -> T {
+        guard index < arguments.count, let v = T(dbusValue: arguments[index]) else {
+            throw DBusError(.invalidArgs, "argument \(index) of \(member) is not a '\(T.dbusType.signature)'")
+        }
+        return v
+    }
+}

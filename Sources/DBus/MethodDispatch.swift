@@ -1,0 +1,232 @@
+import CDBus
+
+private let introspectableInterface = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
+private let propertiesInterface = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
+
+extension ConnectionCore {
+    /// Routes one incoming method call to the exported object's declared method, or to
+    /// the standard Introspectable/Properties implementations. Every call that expects a
+    /// reply gets exactly one: a return, or an error. Loop thread only.
+    func handleMethodCall(_ m: OpaquePointer) {
+        let address = ReplyAddress(
+            serial: dbus_message_get_serial(m),
+            sender: dbus_message_get_sender(m).map { String(cString: $0) },
+            noReply: dbus_message_get_no_reply(m) != 0)
+        guard let rawPath = dbus_message_get_path(m), let rawMember = dbus_message_get_member(m) else {
+            sendError(address, DBusError(.invalidArgs, "method call without a path or member"))
+            return
+        }
+        let path = ObjectPath(unchecked: String(cString: rawPath))
+        let member = MemberName(unchecked: String(cString: rawMember))
+        let interface = dbus_message_get_interface(m).map { InterfaceName(unchecked: String(cString: $0)) }
+        let signature = dbus_message_get_signature(m).map { String(cString: $0) } ?? ""
+
+        if interface == introspectableInterface || (interface == nil && member.rawValue == "Introspect") {
+            guard member.rawValue == "Introspect" else {
+                sendError(address, DBusError(.unknownMethod, "no method '\(member)' in interface 'org.freedesktop.DBus.Introspectable'"))
+                return
+            }
+            guard signature.isEmpty else {
+                sendError(address, DBusError(.invalidArgs, "Introspect takes no arguments, got '\(signature)'"))
+                return
+            }
+            introspect(path, address)
+            return
+        }
+
+        guard let object = objects[path] else {
+            sendError(address, DBusError(.unknownObject, "no object at path '\(path)'"))
+            return
+        }
+
+        if interface == propertiesInterface {
+            handleProperties(object, member, m, signature, address)
+            return
+        }
+
+        let method: Method
+        let resolvedInterface: InterfaceName
+        if let interface {
+            guard let iface = object.interfaces[interface] else {
+                sendError(address, DBusError(.unknownInterface, "object '\(path)' has no interface '\(interface)'"))
+                return
+            }
+            guard let found = iface.method(member) else {
+                sendError(address, DBusError(.unknownMethod, "no method '\(member)' in interface '\(interface)'"))
+                return
+            }
+            method = found
+            resolvedInterface = interface
+        } else {
+            // No interface given: the spec lets us pick; take the first (sorted) that has it.
+            guard let iface = object.interfaces.values.sorted(by: { $0.name < $1.name }).first(where: { $0.method(member) != nil }) else {
+                sendError(address, DBusError(.unknownMethod, "no method '\(member)' on object '\(path)'"))
+                return
+            }
+            method = iface.method(member)!
+            resolvedInterface = iface.name
+        }
+
+        guard signature == method.inputSignature else {
+            sendError(address, DBusError(.invalidArgs, "\(resolvedInterface).\(member) takes arguments of type '\(method.inputSignature)', not '\(signature)'"))
+            return
+        }
+        let arguments: [DBusValue]
+        do { arguments = try Marshal.decodeBody(m, types: method.inputTypes) } catch {
+            sendError(address, error)
+            return
+        }
+        let call = MethodCall(sender: address.sender ?? "", path: path, interface: resolvedInterface, member: member, arguments: arguments)
+
+        switch method.handler {
+        case .inline(let body):
+            do {
+                let out = try body(call)
+                finishCall(method, call, out, address)
+            } catch {
+                sendError(address, DBusError.from(error))
+            }
+        case .async(let body):
+            let queue = self.queue
+            Task {
+                let result: Result<[DBusValue], DBusError>
+                do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
+                queue.submit {
+                    switch result {
+                    case .success(let out): self.finishCall(method, call, out, address)
+                    case .failure(let e): self.sendError(address, e)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Checks a handler's result against the declaration, then replies.
+    private func finishCall(_ method: Method, _ call: MethodCall, _ out: [DBusValue], _ address: ReplyAddress) {
+        let types = out.map(\.type)
+        guard types == method.outputTypes else {
+            logger.error("\(call.interface).\(call.member) returned '\(Signature(types))' but declares '\(Signature(method.outputTypes))'")
+            sendError(address, DBusError(.failed, "internal error: \(call.interface).\(call.member) produced a reply of the wrong type"))
+            return
+        }
+        sendReply(address, out)
+    }
+
+    /// Immediate child names of `path` among the exported objects.
+    func children(of path: ObjectPath) -> [String] {
+        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
+        var names = Set<Substring>()
+        for p in objects.keys where p.rawValue.hasPrefix(prefix) && p != path {
+            let rest = p.rawValue.dropFirst(prefix.count)
+            if let first = rest.split(separator: "/").first { names.insert(first) }
+        }
+        return names.map(String.init).sorted()
+    }
+
+    private func introspect(_ path: ObjectPath, _ address: ReplyAddress) {
+        let kids = children(of: path)
+        if let object = objects[path] {
+            sendReply(address, [.string(Introspection.document(interfaces: Array(object.interfaces.values), children: kids))])
+        } else if !kids.isEmpty || path == .root {
+            sendReply(address, [.string(Introspection.childrenOnly(kids))])
+        } else {
+            sendError(address, DBusError(.unknownObject, "no object at path '\(path)'"))
+        }
+    }
+
+    // MARK: org.freedesktop.DBus.Properties
+
+    private func handleProperties(_ object: ExportedObject, _ member: MemberName, _ m: OpaquePointer, _ signature: String, _ address: ReplyAddress) {
+        let expected: String
+        switch member.rawValue {
+        case "Get": expected = "ss"
+        case "GetAll": expected = "s"
+        case "Set": expected = "ssv"
+        default:
+            sendError(address, DBusError(.unknownMethod, "no method '\(member)' in interface 'org.freedesktop.DBus.Properties'"))
+            return
+        }
+        guard signature == expected else {
+            sendError(address, DBusError(.invalidArgs, "org.freedesktop.DBus.Properties.\(member) takes '\(expected)', not '\(signature)'"))
+            return
+        }
+        let args: [DBusValue]
+        do { args = try Marshal.decodeBody(m, types: Signature(unvalidated: expected).types) } catch {
+            sendError(address, error)
+            return
+        }
+        let interfaceText = args[0].string ?? ""
+        guard let iface = (try? InterfaceName(interfaceText)).flatMap({ object.interfaces[$0] }) else {
+            sendError(address, DBusError(.unknownInterface, "object '\(object.path)' has no interface '\(interfaceText)'"))
+            return
+        }
+        if member.rawValue == "GetAll" {
+            var entries: [DictEntry] = []
+            for p in iface.properties where p.access != .write {
+                entries.append(DictEntry(.string(p.name.rawValue), .variant(p.get())))
+            }
+            sendReply(address, [.dictionary(key: .string, value: .variant, entries)])
+            return
+        }
+        let propertyText = args[1].string ?? ""
+        guard let property = (try? MemberName(propertyText)).flatMap({ iface.property($0) }) else {
+            sendError(address, DBusError(.unknownProperty, "interface '\(iface.name)' has no property '\(propertyText)'"))
+            return
+        }
+        if member.rawValue == "Get" {
+            guard property.access != .write else {
+                sendError(address, DBusError(.accessDenied, "property '\(propertyText)' is write-only"))
+                return
+            }
+            let value = property.get()
+            guard value.type == property.type else {
+                sendError(address, DBusError(.failed, "internal error: property '\(propertyText)' has the wrong type"))
+                return
+            }
+            sendReply(address, [.variant(value)])
+            return
+        }
+        // Set
+        guard let setter = property.set else {
+            sendError(address, DBusError(.propertyReadOnly, "property '\(propertyText)' of '\(iface.name)' is read-only"))
+            return
+        }
+        let newValue = args[2].unwrappedOnce
+        guard newValue.type == property.type else {
+            sendError(address, DBusError(.invalidArgs, "property '\(propertyText)' has type '\(property.type)', not '\(newValue.type)'"))
+            return
+        }
+        do {
+            try setter(newValue)
+        } catch {
+            sendError(address, DBusError.from(error))
+            return
+        }
+        sendReply(address, [])
+        switch property.emitsChanged {
+        case .true:
+            sendSignal(path: object.path, interface: propertiesInterface, member: "PropertiesChanged",
+                       arguments: [.string(iface.name.rawValue), .vardict([propertyText: property.get()]), .strings([])],
+                       destination: nil)
+        case .invalidates:
+            sendSignal(path: object.path, interface: propertiesInterface, member: "PropertiesChanged",
+                       arguments: [.string(iface.name.rawValue), .vardict([:]), .strings([propertyText])],
+                       destination: nil)
+        case .const, .false:
+            break
+        }
+    }
+}
+
+extension DBusValue {
+    /// The value inside one level of variant.
+    var unwrappedOnce: DBusValue {
+        if case .variant(let inner) = self { return inner }
+        return self
+    }
+}
+
+extension Signature {
+    /// The types of a signature literal known to be valid.
+    init(unvalidated: String) { self = try! Signature(unvalidated) }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// An error from the test kit, with a message that says what to do.
+public struct ToolError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}
+
+/// The result of running an external program.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+    public var succeeded: Bool { status == 0 }
+}
+
+/// Finding and running the real client tools (`dbus-send`, `gdbus`, python3-dbus, ...).
+public enum Tools {
+    /// The absolute path of `name` on PATH (or in /usr/bin, /usr/sbin). A missing tool is
+    /// an error naming the Debian package, never a silent skip.
+    public static func path(of name: String) throws -> String {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/sbin", "/bin"]
+        for d in dirs {
+            let p = d + "/" + name
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        let packages = ["dbus-daemon": "dbus-daemon", "dbus-send": "dbus-bin", "dbus-monitor": "dbus-bin",
+                        "gdbus": "libglib2.0-bin", "gio": "libglib2.0-bin", "busctl": "systemd"]
+        throw ToolError("'\(name)' is not installed; run: apt-get install -y \(packages[name] ?? name)")
+    }
+
+    /// Debian's python3, which has python3-dbus and gi (the `python3` on PATH may be another build).
+    public static let systemPython = "/usr/bin/python3"
+
+    /// Runs `argv` to completion without blocking a Swift concurrency thread (the wait
+    /// happens on a thread of its own). Output is collected through temporary files.
+    public static func run(
+        _ argv: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Duration = .seconds(30)
+    ) async throws -> ProcessResult {
+        let exe = argv[0].hasPrefix("/") ? argv[0] : try path(of: argv[0])
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err"), inURL = dir.appendingPathComponent("in")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: Data((stdin ?? "").utf8))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = Array(argv.dropFirst())
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        p.standardInput = try FileHandle(forReadingFrom: inURL)
+        let status: Int32 = try await withCheckedThrowingContinuation { cont in
+            p.terminationHandler = { proc in cont.resume(returning: proc.terminationStatus) }
+            do { try p.run() } catch {
+                p.terminationHandler = nil
+                cont.resume(throwing: error)
+                return
+            }
+            let seconds = Double(timeout.components.seconds)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                if p.isRunning { p.terminate() }
+            }
+        }
+        let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        return ProcessResult(status: status, stdout: out, stderr: err)
+    }
+
+    /// Starts `argv` in the background and returns the process (for monitors and daemons).
+    public static func spawn(_ argv: [String], environment: [String: String] = [:], stdout: URL? = nil, stderr: URL? = nil) throws -> Process {
+        let exe = argv[0].hasPrefix("/") ? argv[0] : try path(of: argv[0])
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = Array(argv.dropFirst())
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        if let stdout {
+            _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            p.standardOutput = try FileHandle(forWritingTo: stdout)
+        } else {
+            p.standardOutput = FileHandle.nullDevice
+        }
+        if let stderr {
+            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+            p.standardError = try FileHandle(forWritingTo: stderr)
+        } else {
+            p.standardError = FileHandle.nullDevice
+        }
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// Polls `condition` until it is true or `timeout` passes; returns whether it became true.
+    public static func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+}
