@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A private `dbus-daemon` for one test or suite: its own config file, socket, and
 /// service directory in a fresh temporary folder. Its address is passed to code
@@ -10,7 +13,7 @@ public final class PrivateBus: @unchecked Sendable {
     public let directory: URL
     /// The folder searched for bus-activation `.service` files.
     public let serviceDirectory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts a bus. `environment` is added to the daemon's own, so that services it
     /// activates inherit it (e.g. XDG variables of a test tree).
@@ -39,25 +42,27 @@ public final class PrivateBus: @unchecked Sendable {
         let configURL = dir.appendingPathComponent("bus.conf")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
 
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try Tools.path(of: "dbus-daemon"))
-        p.arguments = ["--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw ToolError("pipe failed") }
+        let p: ChildProcess
+        do {
+            p = try ChildProcess(
+                [try Tools.path(of: "dbus-daemon"), "--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"],
+                environment: env, stderr: dir.appendingPathComponent("daemon.log").path, stdoutFD: fds[1])
+        } catch {
+            close(fds[0]); close(fds[1])
+            throw error
+        }
+        close(fds[1])
         process = p
         // The daemon prints its address once it listens.
-        var line = Data()
-        while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte.first == 0x0A { break }
-            line.append(byte)
-        }
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while read(fds[0], &byte, 1) == 1 && byte != 0x0A { line.append(byte) }
+        close(fds[0])
         let text = String(decoding: line, as: UTF8.self)
         guard !text.isEmpty else {
             p.terminate()
@@ -76,14 +81,11 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     /// The daemon's process id.
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
 
     /// Stops the daemon and removes its folder.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.terminate()
         try? FileManager.default.removeItem(at: directory)
     }
 

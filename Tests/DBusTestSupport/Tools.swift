@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An error from the test kit, with a message that says what to do.
 public struct ToolError: Error, CustomStringConvertible {
@@ -32,8 +35,8 @@ public enum Tools {
     /// Debian's python3, which has python3-dbus and gi (the `python3` on PATH may be another build).
     public static let systemPython = "/usr/bin/python3"
 
-    /// Runs `argv` to completion without blocking a Swift concurrency thread (the wait
-    /// happens on a thread of its own). Output is collected through temporary files.
+    /// Runs `argv` to completion without blocking a Swift concurrency thread.
+    /// Output is collected through temporary files; a run longer than `timeout` is killed.
     public static func run(
         _ argv: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Duration = .seconds(30)
     ) async throws -> ProcessResult {
@@ -42,59 +45,27 @@ public enum Tools {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err"), inURL = dir.appendingPathComponent("in")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: inURL.path, contents: Data((stdin ?? "").utf8))
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = Array(argv.dropFirst())
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        p.standardOutput = try FileHandle(forWritingTo: outURL)
-        p.standardError = try FileHandle(forWritingTo: errURL)
-        p.standardInput = try FileHandle(forReadingFrom: inURL)
-        let status: Int32 = try await withCheckedThrowingContinuation { cont in
-            p.terminationHandler = { proc in cont.resume(returning: proc.terminationStatus) }
-            do { try p.run() } catch {
-                p.terminationHandler = nil
-                cont.resume(throwing: error)
-                return
-            }
-            let seconds = Double(timeout.components.seconds)
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                if p.isRunning { p.terminate() }
-            }
+        let child = try ChildProcess([exe] + argv.dropFirst(), environment: env, stdin: inURL.path, stdout: outURL.path, stderr: errURL.path)
+        let killer = Task {
+            try await Task.sleep(for: timeout)
+            child.signal(SIGKILL)
         }
+        let status = await child.wait()
+        killer.cancel()
         let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         return ProcessResult(status: status, stdout: out, stderr: err)
     }
 
-    /// Starts `argv` in the background and returns the process (for monitors and daemons).
-    public static func spawn(_ argv: [String], environment: [String: String] = [:], stdout: URL? = nil, stderr: URL? = nil) throws -> Process {
+    /// Starts `argv` in the background (for monitors and daemons); output goes to the given files.
+    public static func spawn(_ argv: [String], environment: [String: String] = [:], stdout: URL? = nil, stderr: URL? = nil) throws -> ChildProcess {
         let exe = argv[0].hasPrefix("/") ? argv[0] : try path(of: argv[0])
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = Array(argv.dropFirst())
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        if let stdout {
-            _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
-            p.standardOutput = try FileHandle(forWritingTo: stdout)
-        } else {
-            p.standardOutput = FileHandle.nullDevice
-        }
-        if let stderr {
-            _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-            p.standardError = try FileHandle(forWritingTo: stderr)
-        } else {
-            p.standardError = FileHandle.nullDevice
-        }
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        return p
+        return try ChildProcess([exe] + argv.dropFirst(), environment: env, stdout: stdout?.path ?? "/dev/null", stderr: stderr?.path ?? "/dev/null")
     }
 
     /// Polls `condition` until it is true or `timeout` passes; returns whether it became true.

@@ -1,0 +1,83 @@
+import DBus
+import DBusTestSupport
+import Synchronization
+
+/// A small service exported by the layer under test, on a private bus.
+final class TestService: Sendable {
+    static let name: BusName = "org.example.TestService"
+    static let path: ObjectPath = "/org/example/Test"
+    static let interface: InterfaceName = "org.example.Test"
+
+    let bus: PrivateBus
+    let connection: Connection
+    let counter = Counter()
+
+    final class Counter: Sendable {
+        let value = Mutex<UInt32>(0)
+    }
+
+    struct Crash: Error {}
+
+    private init(bus: PrivateBus, connection: Connection) {
+        self.bus = bus
+        self.connection = connection
+    }
+
+    static func start() async throws -> TestService {
+        let bus = try PrivateBus()
+        let connection = try await Connection.connect(address: bus.address)
+        let service = TestService(bus: bus, connection: connection)
+        try connection.export([service.declaration()], at: path)
+        try expectPrimaryOwner(try await connection.requestName(name))
+        return service
+    }
+
+    func declaration() -> Interface {
+        let connection = self.connection
+        let counter = self.counter
+        return Interface(
+            Self.interface,
+            methods: [
+                Method("Echo", inputs: [Argument("value", "v")], outputs: [Argument("value", "v")],
+                       handler: .async { call in [call.arguments[0]] }),
+                Method("Concat", inputs: [Argument("a", "s"), Argument("b", "s")], outputs: [Argument("joined", "s")],
+                       handler: .inline { call in [.string(call.string(0) + call.string(1))] }),
+                Method("Sleep", inputs: [Argument("milliseconds", "u")],
+                       handler: .async { call in
+                           let ms: UInt32 = try call.argument(0)
+                           try await Task.sleep(for: .milliseconds(Int(ms)))
+                           return []
+                       }),
+                Method("Fail", inputs: [Argument("message", "s")],
+                       handler: .async { call in throw DBusError("org.example.Test.Error.Custom", call.string(0)) }),
+                Method("Crash", handler: .inline { _ in throw Crash() }),
+                Method("BadReply", outputs: [Argument("text", "s")], handler: .inline { _ in [.int32(1)] }),
+                Method("CheckName", inputs: [Argument("name", "s")], outputs: [Argument("name", "s")],
+                       handler: .inline { call in [.string(try BusName(call.string(0)).rawValue)] }),
+                Method("Count", inputs: [Argument("items", "ay")], outputs: [Argument("count", "u")],
+                       handler: .inline { call in [.uint32(UInt32(call.arguments[0].arrayElements?.count ?? 0))] }),
+                Method("Emit", inputs: [Argument("count", "u")],
+                       handler: .async { call in
+                           let n: UInt32 = try call.argument(0)
+                           for i in 0..<n { try connection.emit(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(i)]) }
+                           return []
+                       }),
+            ],
+            signals: [SignalDeclaration("Tick", arguments: [Argument("n", "u")])],
+            properties: [
+                Property("Counter", type: .uint32, get: { .uint32(counter.value.withLock { $0 }) },
+                         set: { v in counter.value.withLock { $0 = UInt32(dbusValue: v) ?? 0 } }),
+                Property("Greeting", type: .string, emitsChanged: .const, get: { .string("hello") }),
+            ])
+    }
+
+    func stop() {
+        connection.close()
+        bus.stop()
+    }
+}
+
+/// Fails the test when a name request did not make us the owner.
+func expectPrimaryOwner(_ reply: RequestNameReply) throws {
+    guard reply == .primaryOwner else { throw ToolError("could not own the name: \(reply)") }
+}
