@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import DBus
+import DBusTestSupport
+
+/// The layer seen through the clients people really use: dbus-send, gdbus, python3-dbus,
+/// dbus-monitor.
+@Suite struct RealClientTests {
+    @Test func dbusSendCallsAnExportedMethod() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let r = try await Tools.run(["dbus-send", "--bus=\(service.bus.address)", "--print-reply", "--dest=\(TestService.name)",
+                                     TestService.path.rawValue, "\(TestService.interface).Concat", "string:it's", "string: $(ok)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#"string "it's $(ok)""#), "\(r.stdout)")
+
+        let bad = try await Tools.run(["dbus-send", "--bus=\(service.bus.address)", "--print-reply", "--dest=\(TestService.name)",
+                                       TestService.path.rawValue, "\(TestService.interface).Concat", "int32:5"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(bad.stderr)")
+
+        let ping = try await Tools.run(["dbus-send", "--bus=\(service.bus.address)", "--print-reply", "--dest=\(TestService.name)",
+                                        TestService.path.rawValue, "org.freedesktop.DBus.Peer.Ping"])
+        #expect(ping.status == 0, "\(ping.stderr)")
+    }
+
+    @Test func gdbusCallsAndIntrospects() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let r = try await Tools.run(["gdbus", "call", "--address", service.bus.address, "--dest", TestService.name.rawValue,
+                                     "--object-path", TestService.path.rawValue, "--method", "\(TestService.interface).Echo",
+                                     "<{'handler': <'todo.desktop'>, 'pid': <uint32 7>}>"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("'handler': <'todo.desktop'>") && r.stdout.contains("'pid': <uint32 7>"), "\(r.stdout)")
+
+        let intro = try await Tools.run(["gdbus", "introspect", "--address", service.bus.address, "--dest", TestService.name.rawValue,
+                                         "--object-path", TestService.path.rawValue])
+        #expect(intro.status == 0, "\(intro.stderr)")
+        #expect(intro.stdout.contains("Concat(in  s a,"), "\(intro.stdout)")
+        #expect(intro.stdout.contains("readwrite u Counter"), "\(intro.stdout)")
+
+        let err = try await Tools.run(["gdbus", "call", "--address", service.bus.address, "--dest", TestService.name.rawValue,
+                                       "--object-path", TestService.path.rawValue, "--method", "\(TestService.interface).Fail", "install it"])
+        #expect(err.status != 0)
+        #expect(err.stderr.contains("org.example.Test.Error.Custom") && err.stderr.contains("install it"), "\(err.stderr)")
+    }
+
+    @Test func python3DBusCallsAndReceivesSignals() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let script = """
+            import sys, dbus
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            obj = bus.get_object('\(TestService.name)', '\(TestService.path)')
+            test = dbus.Interface(obj, '\(TestService.interface)')
+            reply = test.Echo(dbus.Dictionary({'a': dbus.UInt32(5), 'b': dbus.Array([], signature='s')}, signature='sv'))
+            print('echo', sorted((str(k), str(v.signature) if hasattr(v, 'signature') else type(v).__name__) for k, v in reply.items()))
+            try:
+                test.CheckName('bad name')
+            except dbus.DBusException as e:
+                print('error', e.get_dbus_name())
+            seen = []
+            loop = GLib.MainLoop()
+            def tick(n):
+                seen.append(int(n))
+                if len(seen) == 3: loop.quit()
+            bus.add_signal_receiver(tick, 'Tick', '\(TestService.interface)')
+            test.Emit(dbus.UInt32(3))
+            GLib.timeout_add(5000, loop.quit)
+            loop.run()
+            print('ticks', seen)
+            """
+        let r = try await Tools.run([Tools.systemPython, "-c", script, service.bus.address])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("echo [('a', 'UInt32'), ('b', 's')]"), "\(r.stdout)")
+        #expect(r.stdout.contains("error org.freedesktop.DBus.Error.InvalidArgs"), "\(r.stdout)")
+        #expect(r.stdout.contains("ticks [0, 1, 2]"), "\(r.stdout)")
+    }
+
+    @Test func dbusMonitorSeesEmittedSignals() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let log = service.bus.directory.appendingPathComponent("monitor.log")
+        let monitor = try Tools.spawn(["dbus-monitor", "--address", service.bus.address, "type='signal',interface='\(TestService.interface)'"], stdout: log)
+        defer { monitor.terminate() }
+        // dbus-monitor is ready once it has printed its own NameAcquired/NameLost preamble.
+        _ = await Tools.eventually { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("member=NameLost") }
+        try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(42)])
+        let seen = await Tools.eventually {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return text.contains("interface=\(TestService.interface); member=Tick") && text.contains("uint32 42")
+        }
+        #expect(seen, "\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+    }
+}

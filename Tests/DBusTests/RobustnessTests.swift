@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import DBus
+import DBusTestSupport
+
+/// Resident set size of this process, in bytes.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return (Int(fields.count > 1 ? fields[1] : "0") ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+@Suite struct RobustnessTests {
+    @Test func tenThousandRoundTripsDoNotLeak() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        func batch(_ n: Int) async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for i in 0..<(n / 8) {
+                            let member: MemberName = i % 2 == 0 ? "Concat" : "Echo"
+                            let args: [DBusValue] = i % 2 == 0 ? [.string("w\(worker)"), .string("\(i)")] : [.variant(.vardict(["i": .int32(Int32(i))]))]
+                            _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: member, args)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await batch(2_000)  // warm up allocator and caches
+        let before = residentBytes()
+        try await batch(10_000)
+        let after = residentBytes()
+        let grownMB = Double(after - before) / 1_048_576
+        #expect(grownMB < 8, "RSS grew by \(grownMB) MB over 10,000 round trips")
+    }
+
+    @Test func concurrentEmittersDoNotDeadlock() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        let ticks = try await client.signals(matching: MatchRule(interface: TestService.interface, member: "Tick"))
+        let emitters = 8, each = 250
+        let connection = service.connection
+        let counter = Task {
+            var n = 0
+            for await _ in ticks {
+                n += 1
+                if n == emitters * each { break }
+            }
+            return n
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for e in 0..<emitters {
+                group.addTask {
+                    for i in 0..<each {
+                        try connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(UInt32(e * each + i))])
+                        if i % 50 == 0 { await Task.yield() }
+                    }
+                }
+            }
+            // Calls keep working while the emitters run.
+            group.addTask {
+                for _ in 0..<100 {
+                    _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Concat", [.string("a"), .string("b")])
+                }
+            }
+            try await group.waitForAll()
+        }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(20))
+            counter.cancel()
+        }
+        let received = await counter.value
+        watchdog.cancel()
+        #expect(received == emitters * each)
+    }
+
+    @Test func callerVanishingMidCallDoesNotDisturbTheService() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        // dbus-send gives up after 50 ms and exits while the handler still sleeps.
+        let r = try await Tools.run(["dbus-send", "--bus=\(service.bus.address)", "--print-reply", "--reply-timeout=50",
+                                     "--dest=\(TestService.name)", TestService.path.rawValue, "\(TestService.interface).Sleep", "uint32:300"])
+        #expect(r.status != 0)
+        // A python caller is killed mid-call.
+        let py = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, dbus
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            bus.call_blocking('\(TestService.name)', '\(TestService.path)', '\(TestService.interface)', 'Sleep', 'u', (5000,))
+            """, service.bus.address])
+        try await Task.sleep(for: .milliseconds(300))
+        py.signal(SIGKILL)
+        _ = await py.wait()
+        try await Task.sleep(for: .milliseconds(400))
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        let reply = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Concat", [.string("still"), .string(" here")])
+        #expect(reply == [.string("still here")])
+    }
+
+    @Test func lostBusEndsTheConnectionCleanly() async throws {
+        let service = try await TestService.start()
+        let client = try await Connection.connect(address: service.bus.address)
+        let pending = Task {
+            try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Sleep", [.uint32(10_000)])
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        service.bus.stop()  // the bus goes away under both connections
+        await service.connection.waitUntilDisconnected()
+        await client.waitUntilDisconnected()
+        #expect(!service.connection.isConnected)
+        do {
+            _ = try await pending.value
+            Issue.record("a call survived the bus")
+        } catch let e as DBusError {
+            #expect(["org.freedesktop.DBus.Error.Disconnected", "org.freedesktop.DBus.Error.NoReply"].contains(e.name.rawValue), "\(e)")
+        }
+        do {
+            _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Concat", [.string("a"), .string("b")])
+            Issue.record("a call on a closed connection succeeded")
+        } catch {
+            #expect(error.name == .disconnected)
+        }
+        #expect(throws: DBusError.self) { try client.emit(path: "/x", interface: "org.example.X", member: "Y") }
+    }
+
+    @Test func closingTwiceAndDroppingAreSafe() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        for _ in 0..<20 {
+            let c = try await Connection.connect(address: bus.address)
+            c.close()
+            c.close()
+            await c.waitUntilDisconnected()
+        }
+        _ = try await Connection.connect(address: bus.address)  // dropped without close: deinit closes
+    }
+}
