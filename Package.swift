@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "schemebridged", targets: ["schemebridged"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -33,6 +34,7 @@ let package = Package(
             name: "schemebridged",
             dependencies: [
                 "DBus", "SchemeBridgeCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -41,6 +43,7 @@ let package = Package(
         // A private dbus-daemon per test suite, shared by every test target.
         .target(name: "DBusTestSupport", dependencies: ["DBus"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
     ]
 )

@@ -21,6 +21,8 @@ final class ConnectionCore: @unchecked Sendable {
     // Loop-thread state.
     var conn: OpaquePointer?
     var running = true
+    /// Set when this side closed the connection (then its end is not reported as a loss).
+    var closedLocally = false
     var watches: [OpaquePointer] = []
     /// Every registered timeout, with its next deadline (monotonic ms), nil when disabled.
     var timeouts: [OpaquePointer: Int64?] = [:]
@@ -204,7 +206,10 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Stops the loop after the current iteration.
-    func stop() { running = false }
+    func stop() {
+        closedLocally = true
+        running = false
+    }
 
     private func teardown() {
         running = false
@@ -272,7 +277,7 @@ final class ConnectionCore: @unchecked Sendable {
             return DBUS_HANDLER_RESULT_HANDLED
         case CDBUS_MESSAGE_TYPE_SIGNAL:
             if dbus_message_is_signal(m, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
-                logger.info("the D-Bus connection was lost")
+                if !closedLocally { logger.notice("the D-Bus connection was lost") }
                 running = false
                 return DBUS_HANDLER_RESULT_HANDLED
             }

@@ -79,3 +79,26 @@ public enum Tools {
         return try await condition()
     }
 }
+
+/// Paths of this package's own built programs and files, for end-to-end tests.
+public enum Built {
+    /// The folder holding the built executables (the test bundle sits beside them).
+    public static var binDirectory: URL {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent()
+    }
+
+    /// A built executable of this package, e.g. `schemebridged`.
+    public static func executable(_ name: String) throws -> String {
+        let path = binDirectory.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ToolError("\(name) is not built at \(path): run `swift build --build-tests` (make test does)")
+        }
+        return path
+    }
+
+    /// The package's root folder (found from this source file).
+    public static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}

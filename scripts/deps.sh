@@ -1,0 +1,43 @@
+#!/bin/sh
+# Installs the Debian packages SchemeBridge needs to build, run and test.
+# As root it installs what is missing (apt-get update first); otherwise it says what to install.
+set -eu
+
+PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
+desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "==> installing Debian packages:$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    else
+        echo "SchemeBridge needs these Debian packages:$missing" >&2
+        echo "install them with:  sudo apt-get install -y$missing" >&2
+        exit 1
+    fi
+fi
+
+# libdbus and gdbus want a machine id; containers often lack one.
+if [ ! -s /etc/machine-id ] && [ ! -s /var/lib/dbus/machine-id ]; then
+    if [ "$(id -u)" = 0 ]; then
+        dbus-uuidgen --ensure
+    else
+        echo "no D-Bus machine id: run  sudo dbus-uuidgen --ensure" >&2
+        exit 1
+    fi
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "the Swift toolchain (6.x) is not on PATH: install it from swift.org and add its usr/bin to PATH" >&2
+    exit 1
+fi
