@@ -28,7 +28,9 @@ let package = Package(
         // The Swift D-Bus layer: names, values, messages, connection, object export.
         .target(name: "DBus", dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry. No D-Bus here.
-        .target(name: "SchemeBridgeCore", swiftSettings: strict),
+        .target(name: "SchemeBridgeCore", dependencies: ["CLinux"], swiftSettings: strict),
+        // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).
+        .target(name: "CLinux"),
         // The session service.
         .executableTarget(
             name: "schemebridged",

@@ -3,39 +3,51 @@ import Testing
 import DBus
 import DBusTestSupport
 
-/// Resident set size of this process, in bytes.
-func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    return (Int(fields.count > 1 ? fields[1] : "0") ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 @Suite struct RobustnessTests {
+    /// The service runs in its own process (the bench service built from this package), so
+    /// its memory is measured alone, not mixed with other tests running in parallel.
     @Test func tenThousandRoundTripsDoNotLeak() async throws {
-        let service = try await TestService.start()
-        defer { service.stop() }
-        let client = try await Connection.connect(address: service.bus.address)
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let service = try Tools.spawn([try Built.executable("schemebridge-bench-service"), bus.address])
+        defer { service.terminate() }
+        let client = try await Connection.connect(address: bus.address)
         defer { client.close() }
+        let name: BusName = "io.github.schemebridge.BenchSwift"
+        let up = await Tools.eventually {
+            let r = try? await client.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameHasOwner", [.string(name.rawValue)])
+            return r?.first == .boolean(true)
+        }
+        #expect(up)
         func batch(_ n: Int) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<8 {
                     group.addTask {
                         for i in 0..<(n / 8) {
-                            let member: MemberName = i % 2 == 0 ? "Concat" : "Echo"
-                            let args: [DBusValue] = i % 2 == 0 ? [.string("w\(worker)"), .string("\(i)")] : [.variant(.vardict(["i": .int32(Int32(i))]))]
-                            _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: member, args)
+                            let member: MemberName = i % 2 == 0 ? "Echo" : "EchoAsync"
+                            let reply = try await client.call(destination: name, path: "/bench", interface: "io.github.schemebridge.Bench", member: member, [.string("w\(worker)-\(i)")])
+                            guard reply == [.string("w\(worker)-\(i)")] else { throw ToolError("wrong reply \(reply)") }
                         }
                     }
                 }
                 try await group.waitForAll()
             }
         }
+        func serviceRSS() -> Int {
+            guard let text = try? String(contentsOfFile: "/proc/\(service.pid)/statm", encoding: .utf8) else { return 0 }
+            let fields = text.split(separator: " ")
+            return (Int(fields.count > 1 ? fields[1] : "0") ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        }
         try await batch(2_000)  // warm up allocator and caches
-        let before = residentBytes()
+        let before = serviceRSS()
         try await batch(10_000)
-        let after = residentBytes()
-        let grownMB = Double(after - before) / 1_048_576
-        #expect(grownMB < 8, "RSS grew by \(grownMB) MB over 10,000 round trips")
+        let middle = serviceRSS()
+        try await batch(10_000)
+        let after = serviceRSS()
+        #expect(before > 0)
+        let grownKB = (after - middle) / 1024
+        // A leak of even 100 bytes a call would show as ~1 MB per 10,000 calls.
+        #expect(grownKB < 512, "service RSS: \(before / 1024) KB → \(middle / 1024) KB → \(after / 1024) KB")
     }
 
     @Test func concurrentEmittersDoNotDeadlock() async throws {

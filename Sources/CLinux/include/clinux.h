@@ -1,0 +1,24 @@
+#ifndef SCHEMEBRIDGE_CLINUX_H
+#define SCHEMEBRIDGE_CLINUX_H
+
+#include <sys/types.h>
+#include <sys/eventfd.h>
+
+/*
+ * Spawns `path` with `argv` and `envp` directly (never through a shell): an empty signal
+ * mask and default signal dispositions, a new session (setsid), stdin/stdout/stderr from
+ * the given descriptors (-1: /dev/null), working directory `cwd` (NULL: inherit).
+ * Returns 0 and sets *pid, or an errno value (an exec failure such as ENOENT or EACCES is
+ * reported here, because glibc's posix_spawn waits for the exec).
+ */
+int clinux_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                 int stdout_fd, int stderr_fd, pid_t *pid);
+
+/* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 and errno on failure. */
+int clinux_pidfd_open(pid_t pid);
+
+/* waitpid(pid, WNOHANG); returns pid when reaped (status in *code as "exit code or 128+signal"),
+ * 0 when still running, -1 on error. */
+int clinux_reap(pid_t pid, int *code);
+
+#endif

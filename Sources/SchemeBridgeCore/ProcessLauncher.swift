@@ -1,0 +1,91 @@
+import CLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a program could not be started.
+public struct LaunchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The program that was to run (argv[0]).
+    public let program: String
+    /// The errno value, when the system refused.
+    public let code: Int32
+    /// What went wrong, for a person.
+    public let reason: String
+
+    public var description: String { "cannot start '\(program)': \(reason)" }
+}
+
+/// Starts handler processes: argv exactly as given (never a shell), an empty signal mask
+/// and default signal handlers, a new session, stdin on /dev/null; children are reaped by
+/// ``ChildReaper``.
+public struct ProcessLauncher: Sendable {
+    public init() {}
+
+    /// Resolves `program` against `PATH` from `environment` (a name with a `/` is used as is).
+    public static func resolve(_ program: String, environment: [String: String]) -> String? {
+        if program.isEmpty { return nil }
+        if program.contains("/") { return program }
+        let path = environment["PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":", omittingEmptySubsequences: true) where dir.hasPrefix("/") {
+            let candidate = dir + "/" + program
+            var st = stat()
+            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// Starts `argv` with exactly `environment` as its environment. Returns the pid once
+    /// the program has been executed; a program that cannot be executed throws.
+    /// `onExit` (if given) is called with the exit code (128+signal when killed) once the
+    /// process has ended and been reaped.
+    public func spawn(
+        argv: [String], environment: [String: String], workingDirectory: String? = nil,
+        stdout: Int32 = -1, stderr: Int32 = -1, onExit: (@Sendable (Int32) -> Void)? = nil
+    ) throws(LaunchError) -> Int32 {
+        guard let program = argv.first, !program.isEmpty else {
+            throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
+        }
+        for a in argv where a.utf8.contains(0) {
+            throw LaunchError(program: program, code: EINVAL, reason: "an argument contains a NUL byte")
+        }
+        guard let path = Self.resolve(program, environment: environment) else {
+            throw LaunchError(program: program, code: ENOENT, reason: "no program '\(program)' on PATH (\(environment["PATH"] ?? "default PATH"))")
+        }
+        if let dir = workingDirectory {
+            var st = stat()
+            guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                throw LaunchError(program: program, code: ENOENT, reason: "its working directory '\(dir)' (Path=) does not exist")
+            }
+        }
+        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.filter { !$0.key.isEmpty && !$0.key.contains("=") }
+            .map { strdup($0.key + "=" + $0.value) } + [nil]
+        defer {
+            for p in cArgs { free(p) }
+            for p in cEnv { free(p) }
+        }
+        var pid: pid_t = 0
+        let rc: Int32 = cArgs.withUnsafeBufferPointer { argvBuf in
+            cEnv.withUnsafeBufferPointer { envBuf in
+                if let dir = workingDirectory {
+                    return dir.withCString { clinux_spawn(path, argvBuf.baseAddress, envBuf.baseAddress, $0, stdout, stderr, &pid) }
+                }
+                return clinux_spawn(path, argvBuf.baseAddress, envBuf.baseAddress, nil, stdout, stderr, &pid)
+            }
+        }
+        guard rc == 0 else {
+            let reason: String
+            switch rc {
+            case ENOENT: reason = "'\(path)' does not exist"
+            case EACCES: reason = "permission denied running '\(path)' (is it executable?)"
+            case ENOEXEC: reason = "'\(path)' is not an executable program"
+            default: reason = String(cString: strerror(rc))
+            }
+            throw LaunchError(program: program, code: rc, reason: reason)
+        }
+        ChildReaper.shared.watch(pid: pid, onExit: onExit)
+        return pid
+    }
+}

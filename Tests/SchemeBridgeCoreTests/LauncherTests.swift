@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SchemeBridgeCore
+
+/// Real processes: a handler script records what it received.
+@Suite struct LauncherTests {
+    let dir: URL
+
+    init() throws {
+        dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-launch-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    /// A handler that writes its argv (NUL-separated), session id, signal mask and stdin to files.
+    func recorder() throws -> String {
+        let path = dir.appendingPathComponent("record.sh").path
+        try """
+            #!/bin/sh
+            out="$(dirname "$0")"
+            printf '%s\\0' "$@" > "$out/argv"
+            cut -d" " -f6 /proc/$$/stat > "$out/sid"
+            echo $$ > "$out/pid"
+            grep SigBlk /proc/$$/status > "$out/sigblk"
+            readlink /proc/$$/fd/0 > "$out/stdin"
+            pwd > "$out/cwd"
+            printf '%s' "$SB_TEST" > "$out/env"
+            touch "$out/done"
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    func waitForFile(_ name: String) async -> String? {
+        let url = dir.appendingPathComponent(name)
+        for _ in 0..<250 {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("done").path) {
+                return try? String(contentsOf: url, encoding: .utf8)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    @Test func hostileURLArrivesAsExactlyOneArgument() async throws {
+        let url = #"-todolist://add?task="milk" 'eggs' $(touch /tmp/pwned) `id`; rm -rf / & echo | cat > x"#
+        let exited = Mutex<Int32?>(nil)
+        let pid = try ProcessLauncher().spawn(argv: [try recorder(), "--flag", url], environment: ["PATH": "/usr/bin:/bin", "SB_TEST": "x y"],
+                                              workingDirectory: dir.path, onExit: { code in exited.withLock { $0 = code } })
+        #expect(pid > 0)
+        let argv = await waitForFile("argv")
+        #expect(argv?.split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init) == ["--flag", url])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/pwned"))
+        let sid = await waitForFile("sid")
+        let recordedPID = await waitForFile("pid")
+        #expect(sid?.trimmingCharacters(in: .whitespacesAndNewlines) == recordedPID?.trimmingCharacters(in: .whitespacesAndNewlines), "a new session")
+        #expect(await waitForFile("sigblk")?.contains("0000000000000000") == true, "an empty signal mask")
+        #expect(await waitForFile("stdin")?.hasPrefix("/dev/null") == true)
+        #expect(await waitForFile("cwd")?.trimmingCharacters(in: .newlines) == dir.path)
+        #expect(await waitForFile("env") == "x y")
+        // The child is reaped and its exit reported.
+        for _ in 0..<250 where exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(exited.withLock { $0 } == 0)
+        #expect(kill(pid, 0) != 0, "no zombie left behind")
+    }
+
+    @Test func exitCodesAndSignalsAreReported() async throws {
+        let codes = Mutex<[Int32]>([])
+        _ = try ProcessLauncher().spawn(argv: ["sh", "-c", "exit 7"], environment: ["PATH": "/usr/bin:/bin"], onExit: { c in codes.withLock { $0.append(c) } })
+        _ = try ProcessLauncher().spawn(argv: ["sh", "-c", "kill -TERM $$"], environment: ["PATH": "/usr/bin:/bin"], onExit: { c in codes.withLock { $0.append(c) } })
+        for _ in 0..<250 where codes.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(codes.withLock { $0.sorted() } == [7, 128 + 15])
+    }
+
+    @Test func missingAndNonExecutableProgramsAreErrors() throws {
+        #expect(throws: LaunchError.self) { try ProcessLauncher().spawn(argv: ["no-such-program-xyz"], environment: ["PATH": "/usr/bin"]) }
+        let plain = dir.appendingPathComponent("plain.txt").path
+        _ = FileManager.default.createFile(atPath: plain, contents: Data("hello".utf8))
+        do {
+            _ = try ProcessLauncher().spawn(argv: [plain], environment: [:])
+            Issue.record("started a non-executable file")
+        } catch {
+            #expect(error.code == EACCES)
+            #expect(error.description.contains("permission denied"))
+        }
+        do {
+            _ = try ProcessLauncher().spawn(argv: ["/bin/true"], environment: [:], workingDirectory: "/no/such/dir")
+            Issue.record("started in a missing directory")
+        } catch {
+            #expect(error.description.contains("does not exist"))
+        }
+        #expect(throws: LaunchError.self) { try ProcessLauncher().spawn(argv: [], environment: [:]) }
+        #expect(throws: LaunchError.self) { try ProcessLauncher().spawn(argv: ["/bin/echo", "a\0b"], environment: [:]) }
+    }
+
+    @Test func pathLookupUsesTheGivenEnvironment() {
+        #expect(ProcessLauncher.resolve("sh", environment: ["PATH": "/nonexistent:/bin"]) == "/bin/sh")
+        #expect(ProcessLauncher.resolve("sh", environment: ["PATH": "/nonexistent"]) == nil)
+        #expect(ProcessLauncher.resolve("./x", environment: [:]) == "./x")
+    }
+}
