@@ -21,7 +21,8 @@ import Testing
             printf '%s\\0' "$@" > "$out/argv"
             cut -d" " -f6 /proc/$$/stat > "$out/sid"
             echo $$ > "$out/pid"
-            grep SigBlk /proc/$$/status > "$out/sigblk"
+            # builtins only: while sh waits for a child it blocks SIGCHLD itself
+            while read -r line; do case "$line" in SigBlk*) echo "$line";; esac; done < /proc/$$/status > "$out/sigblk"
             readlink /proc/$$/fd/0 > "$out/stdin"
             pwd > "$out/cwd"
             printf '%s' "$SB_TEST" > "$out/env"
@@ -54,7 +55,8 @@ import Testing
         let sid = await waitForFile("sid")
         let recordedPID = await waitForFile("pid")
         #expect(sid?.trimmingCharacters(in: .whitespacesAndNewlines) == recordedPID?.trimmingCharacters(in: .whitespacesAndNewlines), "a new session")
-        #expect(await waitForFile("sigblk")?.contains("0000000000000000") == true, "an empty signal mask")
+        let mask = await waitForFile("sigblk")
+        #expect(mask?.contains("0000000000000000") == true, "an empty signal mask: \(mask ?? "none")")
         #expect(await waitForFile("stdin")?.hasPrefix("/dev/null") == true)
         #expect(await waitForFile("cwd")?.trimmingCharacters(in: .newlines) == dir.path)
         #expect(await waitForFile("env") == "x y")

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who a caller is, from its process id: the app id the desktop knows it by.
+///
+/// In order: a systemd scope or service named `app-[<launcher>-]<id>[-<random>].scope`
+/// (`.service`, `@<random>`) in `/proc/<pid>/cgroup` (the freedesktop/systemd convention for
+/// launched apps); a Flatpak's `/.flatpak-info` `[Application] name=`; else the executable's
+/// path from `/proc/<pid>/exe`. The result is informational (iOS's `sourceApplication`), not
+/// a security credential: only the Flatpak id is set by something the app cannot change.
+public enum CallerIdentity {
+    /// The app id of process `pid`, or nil when the process is gone or unreadable.
+    /// `procRoot` is `/proc` except in tests.
+    public static func appID(pid: Int32, procRoot: String = "/proc") -> String? {
+        if let flatpak = flatpakID(pid: pid, procRoot: procRoot) { return flatpak }
+        if let text = readSmallFile("\(procRoot)/\(pid)/cgroup"), let id = appID(fromCgroup: text) { return id }
+        return executablePath(pid: pid, procRoot: procRoot)
+    }
+
+    /// The app id in a `/proc/<pid>/cgroup` text, if its unit follows the `app-…` naming.
+    public static func appID(fromCgroup text: String) -> String? {
+        for line in text.split(separator: "\n").reversed() {
+            guard let path = line.split(separator: ":", maxSplits: 2).last else { continue }
+            for component in path.split(separator: "/").reversed() {
+                if let id = appID(fromUnit: String(component)) { return id }
+            }
+        }
+        return nil
+    }
+
+    /// `app-gnome-org.example.Todo-1234.scope` → `org.example.Todo`;
+    /// `app-org.example.Todo@ab12.service` → `org.example.Todo`; `\x2d` unescapes to `-`.
+    public static func appID(fromUnit unit: String) -> String? {
+        guard unit.hasPrefix("app-") else { return nil }
+        var body: Substring
+        if unit.hasSuffix(".scope") {
+            body = unit.dropFirst(4).dropLast(6)
+        } else if unit.hasSuffix(".service") {
+            body = unit.dropFirst(4).dropLast(8)
+            if let at = body.firstIndex(of: "@") { body = body[..<at] }
+        } else {
+            return nil
+        }
+        var parts = body.split(separator: "-", omittingEmptySubsequences: false)
+        if unit.hasSuffix(".scope"), parts.count >= 2 { parts.removeLast() }  // the random suffix
+        guard let last = parts.last, !last.isEmpty else { return nil }
+        // With a launcher prefix the id is the last part; dashes inside ids are escaped.
+        let id = last.replacing("\\x2d", with: "-")
+        return id.isEmpty ? nil : String(id)
+    }
+
+    static func flatpakID(pid: Int32, procRoot: String) -> String? {
+        guard let text = readSmallFile("\(procRoot)/\(pid)/root/.flatpak-info") else { return nil }
+        var inApplication = false
+        for raw in text.split(separator: "\n") {
+            let line = raw.trimmingSpaces
+            if line.hasPrefix("[") {
+                inApplication = line == "[Application]"
+            } else if inApplication, line.hasPrefix("name=") {
+                let name = line.dropFirst(5).trimmingSpaces
+                return name.isEmpty ? nil : String(name)
+            }
+        }
+        return nil
+    }
+
+    static func executablePath(pid: Int32, procRoot: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("\(procRoot)/\(pid)/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func readSmallFile(_ path: String, limit: Int = 65536) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var total = 0
+        while total < limit {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, limit - total) }
+            if n <= 0 { break }
+            total += n
+        }
+        return String(decoding: bytes[0..<total], as: UTF8.self)
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
+        return s
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import SchemeBridgeCore
+
+@Suite struct CallerIdentityTests {
+    @Test(arguments: [
+        ("app-gnome-org.example.Todo-1234.scope", "org.example.Todo"),
+        ("app-org.example.Todo-99.scope", "org.example.Todo"),
+        ("app-kde-my\\x2dapp-abc.scope", "my-app"),
+        ("app-org.example.Todo@ab12.service", "org.example.Todo"),
+        ("app-gnome-firefox.service", "firefox"),
+    ])
+    func unitNames(_ unit: String, _ id: String) {
+        #expect(CallerIdentity.appID(fromUnit: unit) == id)
+    }
+
+    @Test func notAppUnits() {
+        for unit in ["session-2.scope", "user@1000.service", "app.slice", "app-.scope", "init.scope"] {
+            #expect(CallerIdentity.appID(fromUnit: unit) == nil, "\(unit)")
+        }
+    }
+
+    @Test func cgroupText() {
+        let text = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.example.Todo-4242.scope\n"
+        #expect(CallerIdentity.appID(fromCgroup: text) == "org.example.Todo")
+        #expect(CallerIdentity.appID(fromCgroup: "0::/user.slice/session-3.scope\n") == nil)
+    }
+
+    @Test func fakeProcTree() throws {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-proc-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let flatpak = root.appendingPathComponent("77/root")
+        try FileManager.default.createDirectory(at: flatpak, withIntermediateDirectories: true)
+        try "[Application]\nname=org.example.Flat\nruntime=x\n".write(to: flatpak.appendingPathComponent(".flatpak-info"), atomically: true, encoding: .utf8)
+        #expect(CallerIdentity.appID(pid: 77, procRoot: root.path) == "org.example.Flat")
+        let scoped = root.appendingPathComponent("78")
+        try FileManager.default.createDirectory(at: scoped, withIntermediateDirectories: true)
+        try "0::/app.slice/app-org.example.Scoped-1.scope\n".write(to: scoped.appendingPathComponent("cgroup"), atomically: true, encoding: .utf8)
+        #expect(CallerIdentity.appID(pid: 78, procRoot: root.path) == "org.example.Scoped")
+    }
+
+    @Test func realProcessFallsBackToItsExecutable() {
+        let id = CallerIdentity.appID(pid: getpid())
+        #expect(id != nil)
+        #expect(CallerIdentity.appID(pid: 999_999_99) == nil)
+    }
+}
