@@ -27,7 +27,8 @@ public struct KeyFileError: Error, Sendable, Equatable, CustomStringConvertible 
 /// - blank lines and lines starting with `#` are comments;
 /// - `[Group Name]` starts a group (any characters but `[`, `]` and control characters);
 /// - `Key=Value` and `Key[locale]=Value`; spaces around `=` are ignored; a key may contain any
-///   character but `=`, `[`, `]`, space and control characters (so MIME types work as keys);
+///   character but `=`, `[`, `]` and control characters (so MIME types work as keys; inner
+///   spaces are accepted as GLib does);
 /// - the file must be UTF-8 without NUL bytes, and a key line before the first group is an error.
 ///
 /// Decisions where the spec says "may not" but files in the wild do it anyway (documented in
@@ -234,9 +235,9 @@ public struct KeyFile: Sendable {
                 keyEnd = open
             }
             let keyBytes = UnsafeBufferPointer(rebasing: buf[a..<keyEnd])
-            if keyBytes.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }) {
+            if keyBytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }) {
                 throw KeyFileError(path: path, line: lineNumber,
-                                   message: "key contains a space, '[', ']' or a control character")
+                                   message: "key contains '[', ']' or a control character")
             }
             var vs = eq + 1
             while vs < b && (buf[vs] == 0x20 || buf[vs] == 0x09) { vs += 1 }

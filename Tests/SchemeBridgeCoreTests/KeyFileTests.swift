@@ -77,7 +77,8 @@ import Testing
         #expect(error("[G]\n[bad\n")?.line == 2)
         #expect(error("[G]\n=v\n")?.line == 2)
         #expect(error("[G]\nK[]=v\n")?.line == 2)
-        #expect(error("[G]\nK ey=v\n")?.line == 2)
+        #expect(error("[G]\nK\u{1}ey=v\n")?.line == 2)
+        #expect(error("[G]\nK ey=v\n") == nil)
     }
 
     @Test func nonUTF8AndNULReportTheLine() {
