@@ -143,12 +143,13 @@ func requireTool(_ name: String, package: String) -> String? {
 }
 
 /// Polls `condition` until it holds or `timeout` passes; returns the elapsed time when it held.
-func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) -> Duration? {
+/// Sleeps with `Task.sleep`, so other tasks (stream consumers) keep running meanwhile.
+func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) async -> Duration? {
     let clock = ContinuousClock()
     let start = clock.now
     while clock.now - start < timeout {
         if condition() { return clock.now - start }
-        usleep(1000)
+        try? await Task.sleep(for: .milliseconds(1))
     }
     return condition() ? clock.now - start : nil
 }
