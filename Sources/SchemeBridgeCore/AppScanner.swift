@@ -59,6 +59,14 @@ struct AppScanner: Sendable {
             let rel = relative.isEmpty ? name : relative + "/" + name
             let isDesktop = name.hasSuffix(".desktop") && name.utf8.count > 8
             if type == UInt8(DT_REG) && !isDesktop { continue }
+            // A regular file never seen before is read at once (its signature comes from the read).
+            if type == UInt8(DT_REG) && known[rel] == nil {
+                if let parsed = parse(directory: directory, relativePath: rel, path: full) {
+                    result.records[rel] = parsed.0
+                    result.warnings.append(contentsOf: parsed.1)
+                }
+                continue
+            }
             if type == UInt8(DT_DIR) || type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) || isDesktop {
                 let info = FileSystem.info(full)
                 switch info.kind {
@@ -76,7 +84,7 @@ struct AppScanner: Sendable {
                 case .file where isDesktop:
                     if let old = known[rel], old.signature == info.signature {
                         result.records[rel] = old
-                    } else if let parsed = parse(directory: directory, relativePath: rel, path: full, signature: info.signature) {
+                    } else if let parsed = parse(directory: directory, relativePath: rel, path: full) {
                         result.records[rel] = parsed.0
                         result.warnings.append(contentsOf: parsed.1)
                     }
@@ -90,24 +98,24 @@ struct AppScanner: Sendable {
     }
 
     /// Parses one file into a record; nil when it vanished.
-    func parse(directory: ApplicationsDirectory, relativePath: String, path: String,
-               signature: FileSignature) -> (AppFileRecord, [RegistryWarning])? {
+    func parse(directory: ApplicationsDirectory, relativePath: String, path: String) -> (AppFileRecord, [RegistryWarning])? {
         let id = DesktopID.make(relativePath: relativePath)
         do {
-            let (entry, keyWarnings) = try DesktopEntry.load(path: path, id: id, directory: directory, locale: locale)
+            let (entry, keyWarnings, signature) = try DesktopEntry.loadWithSignature(path: path, id: id, directory: directory, locale: locale)
             var warnings = keyWarnings.map(RegistryWarning.init)
             guard let entry else {
                 return (AppFileRecord(relativePath: relativePath, id: id, signature: signature, state: .notApplication), warnings)
             }
             let reason = entry.ineligibility(searchPath: searchPath)
-            if reason != nil, !entry.hidden, entry.execCommand == nil, !entry.dbusActivatable {
+            if reason != nil, !entry.hidden, entry.execError != nil, !entry.dbusActivatable {
                 warnings.append(RegistryWarning(path: path, message: "skipped: \(reason!)"))
             }
             return (AppFileRecord(relativePath: relativePath, id: id, signature: signature,
                                   state: .application(entry, eligible: reason == nil)), warnings)
         } catch {
-            if FileSystem.info(path).kind == .missing { return nil }
-            return (AppFileRecord(relativePath: relativePath, id: id, signature: signature, state: .invalid),
+            let info = FileSystem.info(path)
+            if info.kind == .missing { return nil }
+            return (AppFileRecord(relativePath: relativePath, id: id, signature: info.signature, state: .invalid),
                     [RegistryWarning(path: error.path, line: error.line, message: error.message + "; skipped")])
         }
     }
@@ -118,7 +126,7 @@ struct AppScanner: Sendable {
         let info = FileSystem.info(path)
         switch info.kind {
         case .file:
-            guard let parsed = parse(directory: directory, relativePath: relativePath, path: path, signature: info.signature) else {
+            guard let parsed = parse(directory: directory, relativePath: relativePath, path: path) else {
                 return (nil, [])
             }
             return (parsed.0, parsed.1)

@@ -31,6 +31,11 @@ enum FileSystem {
     /// Reads a regular file of at most `limit` bytes. Opening uses `O_NONBLOCK` so a FIFO named
     /// `x.desktop` cannot block the caller; anything but a regular file is refused.
     static func readFile(_ path: String, limit: Int = maximumFileSize) throws(FileSystemError) -> [UInt8] {
+        try readFileWithSignature(path, limit: limit).bytes
+    }
+
+    /// ``readFile(_:limit:)``, also returning the signature of the version read.
+    static func readFileWithSignature(_ path: String, limit: Int = maximumFileSize) throws(FileSystemError) -> (bytes: [UInt8], signature: FileSignature) {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         if fd < 0 { throw .errno(path, "cannot open") }
         defer { close(fd) }
@@ -59,7 +64,7 @@ enum FileSystem {
                 throw FileSystemError(path: path, code: 0, message: "larger than the \(limit / 1024) KiB limit")
             }
         }
-        return result
+        return (result, FileSignature(st))
     }
 
     enum Kind: Sendable, Equatable { case file, directory, other, missing }

@@ -59,7 +59,12 @@ public struct KeyFile: Sendable {
         public let line: Int
         /// The entries.
         public private(set) var entries: [Entry] = []
-        private var index: [String: Int] = [:]
+        private var index: [EntryKey: Int] = [:]
+
+        private struct EntryKey: Hashable {
+            var key: String
+            var locale: String?
+        }
 
         init(name: String, line: Int) {
             self.name = name
@@ -68,7 +73,7 @@ public struct KeyFile: Sendable {
 
         /// Adds an entry; returns the line of an earlier entry it replaced, if any.
         mutating func add(_ entry: Entry) -> Int? {
-            let k = entry.locale.map { "\(entry.key)[\($0)]" } ?? entry.key
+            let k = EntryKey(key: entry.key, locale: entry.locale)
             if let i = index[k] {
                 let old = entries[i].line
                 entries[i] = entry
@@ -81,14 +86,12 @@ public struct KeyFile: Sendable {
 
         /// The raw (escaped) value of `key` (with `locale`, if given).
         public func rawValue(_ key: String, locale: String? = nil) -> String? {
-            let k = locale.map { "\(key)[\($0)]" } ?? key
-            return index[k].map { entries[$0].rawValue }
+            index[EntryKey(key: key, locale: locale)].map { entries[$0].rawValue }
         }
 
         /// The entry of `key` (with `locale`, if given).
         public func entry(_ key: String, locale: String? = nil) -> Entry? {
-            let k = locale.map { "\(key)[\($0)]" } ?? key
-            return index[k].map { entries[$0] }
+            index[EntryKey(key: key, locale: locale)].map { entries[$0] }
         }
 
         /// The unescaped string value of `key`.
@@ -130,11 +133,17 @@ public struct KeyFile: Sendable {
     /// Non-fatal problems (repeated keys and groups).
     public private(set) var warnings: [KeyFileError] = []
     private var groupIndex: [String: Int] = [:]
+    private var localeFilter: Set<String>? = nil
 
     /// Parses `bytes`, read from `path`.
+    ///
+    /// With `keepingLocales`, localized entries (`Key[xx]`) whose locale is not one of the
+    /// matcher's candidates are checked but not stored (a desktop file often has dozens of
+    /// translations that a reader for one locale never looks at).
     /// - Throws: ``KeyFileError`` with the line of the first syntax error or non-UTF-8 line.
-    public init(bytes: [UInt8], path: String) throws(KeyFileError) {
+    public init(bytes: [UInt8], path: String, keepingLocales: LocaleMatcher? = nil) throws(KeyFileError) {
         self.path = path
+        self.localeFilter = keepingLocales.map { Set($0.candidates) }
         try bytes.withUnsafeBufferPointer { (buf: UnsafeBufferPointer<UInt8>) throws(KeyFileError) in
             try parse(buf)
         }
@@ -231,7 +240,9 @@ public struct KeyFile: Sendable {
                 if loc.isEmpty || loc.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }) {
                     throw KeyFileError(path: path, line: lineNumber, message: "malformed locale suffix in key")
                 }
-                locale = LocaleMatcher.normalizeKeyLocale(String(decoding: loc, as: UTF8.self))
+                let normalized = LocaleMatcher.normalizeKeyLocale(String(decoding: loc, as: UTF8.self))
+                if let filter = localeFilter, !filter.contains(normalized) { continue }
+                locale = normalized
                 keyEnd = open
             }
             let keyBytes = UnsafeBufferPointer(rebasing: buf[a..<keyEnd])

@@ -305,10 +305,10 @@ public final class Registry: Sendable {
                 affected.formUnion(state.withLock { m in
                     var a = Set<String>()
                     for p in known.keys where records[p] == nil {
-                        a.formUnion(m.setRecord(dir: dir, relativePath: p, record: nil))
+                        m.setRecord(dir: dir, relativePath: p, record: nil, affected: &a)
                     }
                     for (p, rec) in records where known[p] != rec {
-                        a.formUnion(m.setRecord(dir: dir, relativePath: p, record: rec))
+                        m.setRecord(dir: dir, relativePath: p, record: rec, affected: &a)
                     }
                     return a
                 })

@@ -49,9 +49,39 @@ struct AppDirModel: Sendable {
     var directory: ApplicationsDirectory
     /// Relative path → record.
     var files: [String: AppFileRecord] = [:]
-    /// Desktop ID → relative paths with that ID, sorted (two paths can give one ID:
-    /// `a/b-c.desktop` and `a-b/c.desktop`; the first in byte order is used).
-    var idPaths: [String: [String]] = [:]
+    /// Desktop ID → the relative path used for it. Two paths can give one ID (`a/b-c.desktop`
+    /// and `a-b/c.desktop`); the first in byte order is used, and the others wait in
+    /// `collisions` (kept apart so the common case costs no array per ID).
+    var idPath: [String: String] = [:]
+    var collisions: [String: [String]] = [:]
+
+    func path(for id: String) -> String? { idPath[id] }
+
+    mutating func addPath(_ rel: String, for id: String) {
+        guard let current = idPath[id] else {
+            idPath[id] = rel
+            return
+        }
+        if current == rel { return }
+        var all = (collisions[id] ?? []) + [current, rel]
+        all.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        idPath[id] = all.removeFirst()
+        collisions[id] = all
+    }
+
+    mutating func removePath(_ rel: String, for id: String) {
+        if idPath[id] == rel {
+            if var rest = collisions[id], !rest.isEmpty {
+                idPath[id] = rest.removeFirst()
+                collisions[id] = rest.isEmpty ? nil : rest
+            } else {
+                idPath[id] = nil
+            }
+        } else if var rest = collisions[id] {
+            rest.removeAll { $0 == rel }
+            collisions[id] = rest.isEmpty ? nil : rest
+        }
+    }
 }
 
 /// Everything the registry knows, mutated only under its lock.
@@ -62,8 +92,9 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Per mime level: file name → list (present files only).
     var lists: [[String: MimeAppsList]]
     var levels: [ResolverLevel] = []
-    /// Desktop ID → sorted indices of the applications directories holding a file with that ID.
-    var idDirs: [String: [Int]] = [:]
+    /// Desktop ID → bit set of the applications directories holding a file with that ID
+    /// (bit 0 = highest precedence; at most 64 directories are indexed).
+    var idDirs: [String: UInt64] = [:]
     /// Scheme → applications directory → eligible effective IDs listing the scheme.
     var listings: [String: [Int: Set<String>]] = [:]
     /// Desktop ID → its effective entry, when eligible.
@@ -85,7 +116,7 @@ struct RegistryModel: Sendable, ResolverContext {
 
     // MARK: ResolverContext
 
-    func topDirectory(of id: String) -> Int? { idDirs[id]?.first }
+    func topDirectory(of id: String) -> Int? { idDirs[id].map { $0.trailingZeroBitCount } }
 
     func isEligible(_ id: String) -> Bool { effective[id] != nil }
 
@@ -97,7 +128,7 @@ struct RegistryModel: Sendable, ResolverContext {
     // MARK: queries
 
     func effectiveRecord(_ id: String) -> (dir: Int, record: AppFileRecord)? {
-        guard let top = idDirs[id]?.first, let rel = appDirs[top].idPaths[id]?.first,
+        guard let top = topDirectory(of: id), let rel = appDirs[top].path(for: id),
               let record = appDirs[top].files[rel] else { return nil }
         return (top, record)
     }
@@ -115,33 +146,34 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Puts (or removes, when `record` is nil) the file at `relativePath`; returns the schemes
     /// whose resolution may have changed.
     mutating func setRecord(dir: Int, relativePath: String, record: AppFileRecord?) -> Set<String> {
+        var affected = Set<String>()
+        setRecord(dir: dir, relativePath: relativePath, record: record, affected: &affected)
+        return affected
+    }
+
+    /// ``setRecord(dir:relativePath:record:)``, adding the affected schemes to `affected`.
+    mutating func setRecord(dir: Int, relativePath: String, record: AppFileRecord?, affected: inout Set<String>) {
         let id = record?.id ?? appDirs[dir].files[relativePath]?.id ?? DesktopID.make(relativePath: relativePath)
-        if record == nil && appDirs[dir].files[relativePath] == nil { return [] }
+        if record == nil && appDirs[dir].files[relativePath] == nil { return }
         let before = effectiveRecord(id)
 
         if appDirs[dir].files.removeValue(forKey: relativePath) != nil {
-            appDirs[dir].idPaths[id]?.removeAll { $0 == relativePath }
+            appDirs[dir].removePath(relativePath, for: id)
         }
         if let record {
             appDirs[dir].files[relativePath] = record
-            var paths = appDirs[dir].idPaths[id] ?? []
-            paths.append(relativePath)
-            paths.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            appDirs[dir].idPaths[id] = paths
+            appDirs[dir].addPath(relativePath, for: id)
         }
-        if appDirs[dir].idPaths[id]?.isEmpty ?? true {
-            appDirs[dir].idPaths[id] = nil
-            idDirs[id]?.removeAll { $0 == dir }
-            if idDirs[id]?.isEmpty == true { idDirs[id] = nil }
-        } else if !(idDirs[id]?.contains(dir) ?? false) {
-            var dirs = idDirs[id] ?? []
-            dirs.append(dir)
-            dirs.sort()
-            idDirs[id] = dirs
+        let bit = UInt64(1) << UInt64(dir)
+        if appDirs[dir].path(for: id) == nil {
+            let remaining = (idDirs[id] ?? 0) & ~bit
+            idDirs[id] = remaining == 0 ? nil : remaining
+        } else {
+            idDirs[id, default: 0] |= bit
         }
 
         let after = effectiveRecord(id)
-        var affected = listMentions[id] ?? []
+        if let mentioned = listMentions[id] { affected.formUnion(mentioned) }
         if let b = before, let e = b.record.eligibleEntry {
             for s in e.schemes {
                 listings[s]?[b.dir]?.remove(id)
@@ -158,7 +190,6 @@ struct RegistryModel: Sendable, ResolverContext {
             }
             effective[id] = e
         }
-        return affected
     }
 
     /// Puts (or removes) the list `name` of mime level `level`; returns the affected schemes.

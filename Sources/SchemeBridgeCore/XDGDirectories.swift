@@ -55,13 +55,14 @@ public struct XDGDirectories: Sendable, Equatable {
     }
 
     /// The `applications` directories in precedence order: `$XDG_DATA_HOME/applications`, then
-    /// each `$XDG_DATA_DIRS/applications`. Duplicates are removed (first one kept).
+    /// each `$XDG_DATA_DIRS/applications`. Duplicates are removed (first one kept); at most the
+    /// first 64 are used.
     public var applicationsDirectories: [ApplicationsDirectory] {
         var seen = Set<String>()
         var result: [ApplicationsDirectory] = []
         for dataDir in [dataHome] + dataDirs {
             let path = XDGDirectories.join(dataDir, "applications")
-            if seen.insert(path).inserted {
+            if seen.insert(path).inserted && result.count < 64 {
                 result.append(ApplicationsDirectory(path: path, dataDirectory: dataDir))
             }
         }
