@@ -42,5 +42,7 @@ let package = Package(
         .target(name: "DBusTestSupport", dependencies: ["DBus"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
+        // Index-scale benchmark of the core registry (not a test; prints numbers).
+        .executableTarget(name: "IndexBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/IndexBench", swiftSettings: strict),
     ]
 )
