@@ -298,3 +298,67 @@ final class Mutex2<T: Sendable>: @unchecked Sendable {
     func mutate(_ f: (inout T) -> Void) { lock.lock(); f(&stored); lock.unlock() }
     var value: T { lock.lock(); defer { lock.unlock() }; return stored }
 }
+
+@Suite struct LaunchCommandTests {
+    @Test func fieldCodesFromARealEntry() throws {
+        let t = XDGTree()
+        t.extraEnvironment["LC_ALL"] = "fr_FR.UTF-8"
+        let path = t.entry(1, "vendor/todo.desktop", schemes: ["todo"],
+                           exec: #""/opt/To Do/bin/todo" --title=%c %i --from %k --url=%u"#,
+                           extra: "Name[fr]=Tâches \"perso\"\nIcon=/icons/todo.png\nPath=/tmp")
+        let r = t.registry()
+        let e = try #require(r.entry(id: "vendor-todo.desktop"))
+        let cmds = e.launchCommands(for: [try SchemeURL("todo://a b"), try SchemeURL("todo://$(c)")])
+        #expect(cmds == [
+            LaunchCommand(argv: ["/opt/To Do/bin/todo", "--title=Tâches \"perso\"", "--icon", "/icons/todo.png", "--from", path, "--url=todo://a b"], workingDirectory: "/tmp"),
+            LaunchCommand(argv: ["/opt/To Do/bin/todo", "--title=Tâches \"perso\"", "--icon", "/icons/todo.png", "--from", path, "--url=todo://$(c)"], workingDirectory: "/tmp"),
+        ])
+    }
+
+    @Test func dbusActivatableEntry() throws {
+        let t = XDGTree()
+        t.entry(1, "org.example.Todo.desktop", schemes: ["todo"], exec: "", extra: "DBusActivatable=true")
+        let e = try #require(t.registry().entry(id: "org.example.Todo.desktop"))
+        #expect(e.dbusActivatable)
+        #expect(e.launchCommands(for: [try SchemeURL("todo:x")]).isEmpty)
+        #expect(e.busName == "org.example.Todo")
+        #expect(e.objectPath == "/org/example/Todo")
+    }
+}
+
+extension WatcherTests {
+    @Suite struct ConcurrencyTests {
+        /// Lookups from several threads while the watcher applies changes: no crash, and every
+        /// answer is one of the valid states.
+        @Test func lookupsDuringUpdates() async throws {
+            let t = XDGTree()
+            t.entry(1, "base.desktop", schemes: ["c"])
+            let r = t.registry(watch: true)
+            defer { r.close() }
+            let stop = Mutex2(false)
+            let bad = Mutex2(0)
+            var threads: [Thread] = []
+            for _ in 0..<2 {
+                let th = Thread {
+                    while !stop.value {
+                        let h = r.handlers(forScheme: "c")
+                        if h.first == nil || !h.contains("base.desktop") { bad.mutate { $0 += 1 } }
+                        _ = r.schemes
+                        _ = r.entry(id: "base.desktop")
+                        sched_yield()
+                    }
+                }
+                th.start()
+                threads.append(th)
+            }
+            for i in 0..<50 {
+                t.entry(0, "n\(i % 10).desktop", schemes: ["c"])
+                if i % 3 == 0 { unlink(t.apps(0) + "/n\((i + 5) % 10).desktop") }
+            }
+            #expect(await waitUntil(timeout: .seconds(5)) { r.handlers(forScheme: "c").count >= 2 } != nil)
+            stop.mutate { $0 = true }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(bad.value == 0)
+        }
+    }
+}
