@@ -6,7 +6,8 @@ public enum DesktopID {
     /// The ID for a path relative to an applications directory (`vendor/app.desktop` →
     /// `vendor-app.desktop`).
     public static func make(relativePath: String) -> String {
-        String(relativePath.map { $0 == "/" ? "-" : $0 })
+        guard relativePath.utf8.contains(UInt8(ascii: "/")) else { return relativePath }
+        return String(decoding: relativePath.utf8.map { $0 == UInt8(ascii: "/") ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
     }
 
     /// Whether `id` is a well-formed desktop ID as SchemeBridge accepts one from a caller or a

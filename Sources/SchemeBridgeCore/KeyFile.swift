@@ -240,7 +240,8 @@ public struct KeyFile: Sendable {
                 if loc.isEmpty || loc.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }) {
                     throw KeyFileError(path: path, line: lineNumber, message: "malformed locale suffix in key")
                 }
-                let normalized = LocaleMatcher.normalizeKeyLocale(String(decoding: loc, as: UTF8.self))
+                let rawLocale = String(decoding: loc, as: UTF8.self)
+                let normalized = loc.contains(UInt8(ascii: ".")) ? LocaleMatcher.normalizeKeyLocale(rawLocale) : rawLocale
                 if let filter = localeFilter, !filter.contains(normalized) { continue }
                 locale = normalized
                 keyEnd = open
