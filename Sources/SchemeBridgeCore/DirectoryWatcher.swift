@@ -242,6 +242,7 @@ final class DirectoryWatcher: Sendable {
                 if selfGone {
                     changes.insert(.allLists(level: level))
                     dropRoot(wd, &s)
+                    dropTarget(.mimeLevel(level), from: wd, &s)
                     needRearm = true
                 } else if let name, config.listNames.contains(name) {
                     changes.insert(.list(level: level, name: name))
@@ -249,8 +250,11 @@ final class DirectoryWatcher: Sendable {
             case .tree(let dir, let rel):
                 if selfGone {
                     if rel.isEmpty {
+                        // Deleted or moved away: forget its watches (a moved directory keeps
+                        // them and would report events from its new place).
                         changes.insert(.appSubtree(dir: dir, relativePath: ""))
                         dropRoot(wd, &s)
+                        dropTree(dir: dir, relativePath: "", &s)
                         needRearm = true
                     }
                     continue
@@ -318,7 +322,8 @@ final class DirectoryWatcher: Sendable {
         for (wd, targets) in s.targets {
             var remaining = targets
             for t in targets {
-                if case .tree(let d, let rel) = t, d == dir, rel == relativePath || rel.hasPrefix(relativePath + "/") {
+                if case .tree(let d, let rel) = t, d == dir,
+                   relativePath.isEmpty || rel == relativePath || rel.hasPrefix(relativePath + "/") {
                     remaining.remove(t)
                 }
             }
@@ -330,6 +335,17 @@ final class DirectoryWatcher: Sendable {
                     s.targets[wd] = remaining
                 }
             }
+        }
+    }
+
+    private func dropTarget(_ target: Target, from wd: Int32, _ s: inout State) {
+        guard var targets = s.targets[wd] else { return }
+        targets.remove(target)
+        if targets.isEmpty {
+            s.targets[wd] = nil
+            inotify_rm_watch(fd, wd)
+        } else {
+            s.targets[wd] = targets
         }
     }
 

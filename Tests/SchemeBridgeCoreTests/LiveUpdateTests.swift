@@ -159,6 +159,21 @@ extension WatcherTests {
             #expect(await waitUntil { r.handlers(forScheme: "late") == ["later.desktop"] } != nil)
             t.entry(0, "again.desktop", schemes: ["late"])
             #expect(await waitUntil { r.handlers(forScheme: "late").contains("again.desktop") } != nil)
+            // A watched directory moved away: what is written in its new place is not seen.
+            rename(t.apps(0), t.dataHome + "/moved-away")
+            #expect(await waitUntil { r.handlers(forScheme: "late") == ["later.desktop"] } != nil)
+            t.write(t.dataHome + "/moved-away/ghost.desktop", XDGTree.desktopFile(schemes: ["late"]))
+            t.write(t.dataHome + "/moved-away/again.desktop", XDGTree.desktopFile(schemes: ["late"]))
+            try? await Task.sleep(for: .milliseconds(60))
+            #expect(r.handlers(forScheme: "late") == ["later.desktop"])
+            // The same for a config directory.
+            rename(t.configHome, t.root + "/config-moved")
+            #expect(await waitUntil { r.defaultHandler(forScheme: "late") == nil || r.handlers(forScheme: "late") == ["later.desktop"] } != nil)
+            t.list(t.root + "/config-moved/mimeapps.list", removed: ["late": "later.desktop"])
+            try? await Task.sleep(for: .milliseconds(60))
+            #expect(r.handlers(forScheme: "late") == ["later.desktop"])
+            t.list(t.configHome + "/mimeapps.list", removed: ["late": "later.desktop"])
+            #expect(await waitUntil { r.handlers(forScheme: "late").isEmpty } != nil)
         }
 
         @Test func severalConsumersAndClose() async throws {
