@@ -274,8 +274,8 @@ final class DirectoryWatcher: Sendable {
                     // A symlink to a directory.
                     addTree(dir: dir, path: childPath, relativePath: child, depth: child.split(separator: "/").count, &s)
                     changes.insert(.appSubtree(dir: dir, relativePath: child))
-                } else if vanished {
-                    dropTree(dir: dir, relativePath: child, &s)
+                } else if vanished && dropTree(dir: dir, relativePath: child, &s) {
+                    // A symlink to a watched directory went away.
                     changes.insert(.appSubtree(dir: dir, relativePath: child))
                 }
             }
@@ -318,7 +318,9 @@ final class DirectoryWatcher: Sendable {
 
     /// Forgets the watches of `relativePath` and below (a directory moved away keeps its watch,
     /// which would otherwise report events under its old name).
-    private func dropTree(dir: Int, relativePath: String, _ s: inout State) {
+    @discardableResult
+    private func dropTree(dir: Int, relativePath: String, _ s: inout State) -> Bool {
+        var dropped = false
         for (wd, targets) in s.targets {
             var remaining = targets
             for t in targets {
@@ -328,6 +330,7 @@ final class DirectoryWatcher: Sendable {
                 }
             }
             if remaining.count != targets.count {
+                dropped = true
                 if remaining.isEmpty {
                     s.targets[wd] = nil
                     inotify_rm_watch(fd, wd)
@@ -336,6 +339,7 @@ final class DirectoryWatcher: Sendable {
                 }
             }
         }
+        return dropped
     }
 
     private func dropTarget(_ target: Target, from wd: Int32, _ s: inout State) {
