@@ -113,6 +113,14 @@ extension WatcherTests {
             t.entry(0, "../staging/tree/inner/two.desktop", schemes: ["moved"])
             rename(t.dataHome + "/staging/tree", t.apps(0) + "/tree")
             #expect(await waitUntil { r.handlers(forScheme: "moved") == ["tree-inner-two.desktop", "tree-one.desktop"] } != nil)
+            // A symlink to a directory, added and removed.
+            t.write(t.root + "/elsewhere/pkg/app.desktop", XDGTree.desktopFile(schemes: ["linked"]))
+            try FileManager.default.createSymbolicLink(atPath: t.apps(1) + "/pkg", withDestinationPath: t.root + "/elsewhere/pkg")
+            #expect(await waitUntil { r.handlers(forScheme: "linked") == ["pkg-app.desktop"] } != nil)
+            t.write(t.root + "/elsewhere/pkg/second.desktop", XDGTree.desktopFile(schemes: ["linked"]))
+            #expect(await waitUntil { r.handlers(forScheme: "linked") == ["pkg-app.desktop", "pkg-second.desktop"] } != nil)
+            unlink(t.apps(1) + "/pkg")
+            #expect(await waitUntil { r.handlers(forScheme: "linked").isEmpty } != nil)
             // ... and moved out again.
             rename(t.apps(0) + "/tree", t.dataHome + "/gone")
             #expect(await waitUntil { r.handlers(forScheme: "moved").isEmpty } != nil)
