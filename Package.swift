@@ -49,5 +49,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
+        // Index-scale benchmark of the core registry (not a test; prints numbers).
+        .executableTarget(name: "IndexBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/IndexBench", swiftSettings: strict),
     ]
 )

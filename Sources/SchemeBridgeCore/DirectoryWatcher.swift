@@ -1,0 +1,420 @@
+#if canImport(Glibc)
+import Glibc
+import Synchronization
+
+/// Something on disk that changed and must be re-read.
+enum WatchChange: Hashable, Sendable {
+    /// One `.desktop` file of applications directory `dir`.
+    case appFile(dir: Int, relativePath: String)
+    /// Everything below `relativePath` ("" for the whole directory) of applications directory `dir`.
+    case appSubtree(dir: Int, relativePath: String)
+    /// One list file of mime level `level`.
+    case list(level: Int, name: String)
+    /// Every list file of mime level `level`.
+    case allLists(level: Int)
+    /// Everything (the kernel's event queue overflowed).
+    case everything
+}
+
+/// Watches the applications directories (recursively) and the mimeapps directories with inotify,
+/// on a thread of its own, and reports what changed.
+///
+/// A directory that does not exist yet is waited for by watching its nearest existing ancestor;
+/// when it appears it is watched and reported for a full scan. New subdirectories are watched
+/// as they appear (before they are reported, so no file written into them is missed). Events are
+/// coalesced for up to 5 ms of quiet (50 ms at most) before the handler is called, so that a file
+/// created and then written is read once, complete.
+final class DirectoryWatcher: Sendable {
+    struct Configuration: Sendable {
+        var applicationsDirectories: [String]
+        var mimeDirectories: [MimeAppsDirectory]
+        var listNames: Set<String>
+    }
+
+    private enum Target: Hashable, Sendable {
+        case tree(dir: Int, relativePath: String)
+        case mimeLevel(Int)
+        case pending
+    }
+
+    private enum Root: Hashable, Sendable {
+        case apps(Int)
+        case config(Int)
+    }
+
+    private struct State: Sendable {
+        var targets: [Int32: Set<Target>] = [:]
+        var rootWatch: [Root: Int32] = [:]
+        var pendingWatch: [String: Int32] = [:]
+        var warnedNoSpace = false
+    }
+
+    private struct Lifecycle: Sendable {
+        var running = false
+        var stopRequested = false
+        var thread: pthread_t? = nil
+    }
+
+    private let fd: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let config: Configuration
+    private let state = Mutex(State())
+    private let lifecycle = Mutex(Lifecycle())
+    private let warn: @Sendable (RegistryWarning) -> Void
+
+    static let mask: UInt32 = UInt32(IN_CREATE) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO)
+        | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ATTRIB) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)
+        | UInt32(IN_ONLYDIR)
+
+    /// Creates the inotify instance; nil (with a warning) when the kernel refuses.
+    init?(configuration: Configuration, warn: @escaping @Sendable (RegistryWarning) -> Void) {
+        let fd = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+        guard fd >= 0 else {
+            warn(RegistryWarning(path: "inotify", message: "cannot watch for changes: \(String(cString: strerror(errno))); the index will not update live"))
+            return nil
+        }
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else {
+            close(fd)
+            warn(RegistryWarning(path: "pipe", message: "cannot create a wake-up pipe: \(String(cString: strerror(errno)))"))
+            return nil
+        }
+        for p in pipeFDs {
+            _ = fcntl(p, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(p, F_SETFL, fcntl(p, F_GETFL) | O_NONBLOCK)
+        }
+        self.fd = fd
+        self.wakeRead = pipeFDs[0]
+        self.wakeWrite = pipeFDs[1]
+        self.config = configuration
+        self.warn = warn
+    }
+
+    /// Adds watches for every root (or its nearest existing ancestor). Call before the first scan.
+    func armAll() {
+        var changes = Set<WatchChange>()
+        state.withLock { s in rearm(&s, changes: &changes) }
+    }
+
+    /// Starts the watcher thread; `handler` is called on it with each batch of changes.
+    func start(handler: @escaping @Sendable (Set<WatchChange>) -> Void) {
+        lifecycle.withLock { l in
+            guard !l.running && !l.stopRequested else { return }
+            let body = ThreadBody { [self] in self.run(handler: handler) }
+            let unmanaged = Unmanaged.passRetained(body)
+            var tid = pthread_t()
+            let rc = pthread_create(&tid, nil, { arg in
+                let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
+                body.run()
+                return nil
+            }, unmanaged.toOpaque())
+            if rc == 0 {
+                l.running = true
+                l.thread = tid
+            } else {
+                unmanaged.release()
+                warn(RegistryWarning(path: "thread", message: "cannot start the watcher thread (error \(rc))"))
+            }
+        }
+    }
+
+    /// Stops the thread and releases the inotify instance. Idempotent; safe from any thread,
+    /// including the watcher thread itself (it is then detached instead of joined).
+    func stop() {
+        let thread: pthread_t? = lifecycle.withLock { l in
+            if l.stopRequested { return nil }
+            l.stopRequested = true
+            if l.running {
+                var byte: UInt8 = 1
+                _ = write(wakeWrite, &byte, 1)
+                return l.thread
+            }
+            // Never started: release now.
+            close(fd)
+            close(wakeRead)
+            close(wakeWrite)
+            return nil
+        }
+        guard let thread else { return }
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    // MARK: the thread
+
+    private func run(handler: @Sendable (Set<WatchChange>) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        loop: while true {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let rc = poll(&fds, 2, -1)
+            if rc < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if fds[1].revents != 0 { break }
+            guard fds[0].revents != 0 else { continue }
+            var changes = Set<WatchChange>()
+            readEvents(&buffer, changes: &changes)
+            // Coalesce: keep reading while events arrive within 5 ms, for at most 50 ms.
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .milliseconds(50))
+            while clock.now < deadline {
+                var more = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                let r = poll(&more, 2, 5)
+                if r <= 0 { break }
+                if more[1].revents != 0 { break loop }
+                readEvents(&buffer, changes: &changes)
+            }
+            if !changes.isEmpty { handler(changes) }
+            if lifecycle.withLock({ $0.stopRequested }) { break }
+        }
+        lifecycle.withLock { l in
+            l.running = false
+            close(fd)
+            close(wakeRead)
+            close(wakeWrite)
+        }
+    }
+
+    private func readEvents(_ buffer: inout [UInt8], changes: inout Set<WatchChange>) {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            var events: [(wd: Int32, mask: UInt32, name: String?)] = []
+            buffer.withUnsafeBytes { raw in
+                var offset = 0
+                while offset + 16 <= n {
+                    let wd = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let len = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    var name: String? = nil
+                    if len > 0 && offset + 16 + len <= n {
+                        let bytes = raw[(offset + 16)..<(offset + 16 + len)]
+                        let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
+                        name = String(validating: bytes[bytes.startIndex..<end], as: UTF8.self)
+                    }
+                    events.append((wd, mask, name))
+                    offset += 16 + len
+                }
+            }
+            state.withLock { s in
+                var needRearm = false
+                for e in events {
+                    handle(e.wd, e.mask, e.name, &s, &changes, &needRearm)
+                }
+                if needRearm { rearm(&s, changes: &changes) }
+            }
+        }
+    }
+
+    private func handle(_ wd: Int32, _ mask: UInt32, _ name: String?, _ s: inout State,
+                        _ changes: inout Set<WatchChange>, _ needRearm: inout Bool) {
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            changes.insert(.everything)
+            needRearm = true
+            return
+        }
+        guard let targets = s.targets[wd] else { return }
+        if mask & UInt32(IN_IGNORED) != 0 {
+            s.targets[wd] = nil
+            for (path, pwd) in s.pendingWatch where pwd == wd { s.pendingWatch[path] = nil }
+            for (root, rwd) in s.rootWatch where rwd == wd {
+                s.rootWatch[root] = nil
+                needRearm = true
+            }
+            return
+        }
+        let selfGone = mask & (UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)) != 0
+        let isDir = mask & UInt32(IN_ISDIR) != 0
+        let appeared = mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0
+        let vanished = mask & (UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM)) != 0
+        for target in targets {
+            switch target {
+            case .pending:
+                if appeared || selfGone { needRearm = true }
+            case .mimeLevel(let level):
+                if selfGone {
+                    changes.insert(.allLists(level: level))
+                    dropRoot(wd, &s)
+                    dropTarget(.mimeLevel(level), from: wd, &s)
+                    needRearm = true
+                } else if let name, config.listNames.contains(name) {
+                    changes.insert(.list(level: level, name: name))
+                }
+            case .tree(let dir, let rel):
+                if selfGone {
+                    if rel.isEmpty {
+                        // Deleted or moved away: forget its watches (a moved directory keeps
+                        // them and would report events from its new place).
+                        changes.insert(.appSubtree(dir: dir, relativePath: ""))
+                        dropRoot(wd, &s)
+                        dropTree(dir: dir, relativePath: "", &s)
+                        needRearm = true
+                    }
+                    continue
+                }
+                guard let name, !name.hasPrefix(".") else { continue }
+                let child = rel.isEmpty ? name : rel + "/" + name
+                let childPath = XDGDirectories.join(config.applicationsDirectories[dir], child)
+                if isDir {
+                    if appeared { addTree(dir: dir, path: childPath, relativePath: child, depth: child.split(separator: "/").count, &s) }
+                    if vanished { dropTree(dir: dir, relativePath: child, &s) }
+                    changes.insert(.appSubtree(dir: dir, relativePath: child))
+                } else if name.hasSuffix(".desktop") {
+                    changes.insert(.appFile(dir: dir, relativePath: child))
+                } else if rel.isEmpty && config.listNames.contains(name) {
+                    continue
+                } else if appeared && FileSystem.info(childPath).kind == .directory {
+                    // A symlink to a directory.
+                    addTree(dir: dir, path: childPath, relativePath: child, depth: child.split(separator: "/").count, &s)
+                    changes.insert(.appSubtree(dir: dir, relativePath: child))
+                } else if vanished && dropTree(dir: dir, relativePath: child, &s) {
+                    // A symlink to a watched directory went away.
+                    changes.insert(.appSubtree(dir: dir, relativePath: child))
+                }
+            }
+        }
+    }
+
+    private func addWatch(_ path: String, _ target: Target, _ s: inout State) -> Int32? {
+        let wd = inotify_add_watch(fd, path, DirectoryWatcher.mask)
+        if wd < 0 {
+            let code = errno
+            if code == ENOSPC && !s.warnedNoSpace {
+                s.warnedNoSpace = true
+                warn(RegistryWarning(path: path, message: "inotify watch limit reached (fs.inotify.max_user_watches); some directories are not watched live"))
+            }
+            return nil
+        }
+        s.targets[wd, default: []].insert(target)
+        return wd
+    }
+
+    private func addTree(dir: Int, path: String, relativePath: String, depth: Int, _ s: inout State) {
+        var visited = Set<[UInt64]>()
+        addTree(dir: dir, path: path, relativePath: relativePath, depth: depth, visited: &visited, &s)
+    }
+
+    private func addTree(dir: Int, path: String, relativePath: String, depth: Int,
+                         visited: inout Set<[UInt64]>, _ s: inout State) {
+        let info = FileSystem.info(path)
+        guard info.kind == .directory, depth < AppScanner.maximumDepth,
+              visited.insert([info.device, info.inode]).inserted else { return }
+        guard addWatch(path, .tree(dir: dir, relativePath: relativePath), &s) != nil else { return }
+        guard let listing = try? FileSystem.list(path) else { return }
+        for (name, type) in listing.entries where !name.hasPrefix(".") {
+            guard type == UInt8(DT_DIR) || type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) else { continue }
+            let childRel = relativePath.isEmpty ? name : relativePath + "/" + name
+            addTree(dir: dir, path: XDGDirectories.join(path, name), relativePath: childRel, depth: depth + 1,
+                    visited: &visited, &s)
+        }
+    }
+
+    /// Forgets the watches of `relativePath` and below (a directory moved away keeps its watch,
+    /// which would otherwise report events under its old name).
+    @discardableResult
+    private func dropTree(dir: Int, relativePath: String, _ s: inout State) -> Bool {
+        var dropped = false
+        for (wd, targets) in s.targets {
+            var remaining = targets
+            for t in targets {
+                if case .tree(let d, let rel) = t, d == dir,
+                   relativePath.isEmpty || rel == relativePath || rel.hasPrefix(relativePath + "/") {
+                    remaining.remove(t)
+                }
+            }
+            if remaining.count != targets.count {
+                dropped = true
+                if remaining.isEmpty {
+                    s.targets[wd] = nil
+                    inotify_rm_watch(fd, wd)
+                } else {
+                    s.targets[wd] = remaining
+                }
+            }
+        }
+        return dropped
+    }
+
+    private func dropTarget(_ target: Target, from wd: Int32, _ s: inout State) {
+        guard var targets = s.targets[wd] else { return }
+        targets.remove(target)
+        if targets.isEmpty {
+            s.targets[wd] = nil
+            inotify_rm_watch(fd, wd)
+        } else {
+            s.targets[wd] = targets
+        }
+    }
+
+    private func dropRoot(_ wd: Int32, _ s: inout State) {
+        for (root, rwd) in s.rootWatch where rwd == wd { s.rootWatch[root] = nil }
+    }
+
+    /// Arms every root that is not armed; waits for missing ones on their nearest ancestor.
+    private func rearm(_ s: inout State, changes: inout Set<WatchChange>) {
+        var roots: [(Root, String)] = config.applicationsDirectories.enumerated().map { (.apps($0.offset), $0.element) }
+        for (level, dir) in config.mimeDirectories.enumerated() where dir.applications == nil {
+            roots.append((.config(level), dir.path))
+        }
+        var neededAncestors = Set<String>()
+        for (root, path) in roots where s.rootWatch[root] == nil {
+            attempt: for _ in 0..<4 {
+                if FileSystem.info(path).kind == .directory {
+                    switch root {
+                    case .apps(let k):
+                        addTree(dir: k, path: path, relativePath: "", depth: 0, &s)
+                        let wd = inotify_add_watch(fd, path, DirectoryWatcher.mask)
+                        if wd >= 0 {
+                            s.rootWatch[root] = wd
+                            if let level = config.mimeDirectories.firstIndex(where: { $0.applications == k }) {
+                                s.targets[wd, default: []].insert(.mimeLevel(level))
+                                changes.insert(.allLists(level: level))
+                            }
+                        }
+                        changes.insert(.appSubtree(dir: k, relativePath: ""))
+                    case .config(let level):
+                        if let wd = addWatch(path, .mimeLevel(level), &s) { s.rootWatch[root] = wd }
+                        changes.insert(.allLists(level: level))
+                    }
+                    break attempt
+                }
+                // Wait on the nearest existing ancestor, then check again in case it appeared.
+                var ancestor = FileSystem.dirname(path)
+                while ancestor != "/" && FileSystem.info(ancestor).kind != .directory {
+                    ancestor = FileSystem.dirname(ancestor)
+                }
+                neededAncestors.insert(ancestor)
+                if s.pendingWatch[ancestor] == nil, let wd = addWatch(ancestor, .pending, &s) {
+                    s.pendingWatch[ancestor] = wd
+                }
+                if FileSystem.info(path).kind != .directory { break }
+            }
+        }
+        // Forget "pending" watches no longer needed.
+        for (path, wd) in s.pendingWatch where !neededAncestors.contains(path) {
+            s.pendingWatch[path] = nil
+            guard var targets = s.targets[wd] else { continue }
+            targets.remove(.pending)
+            if targets.isEmpty {
+                s.targets[wd] = nil
+                inotify_rm_watch(fd, wd)
+            } else {
+                s.targets[wd] = targets
+            }
+        }
+    }
+}
+
+/// Carries a closure into a pthread.
+private final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
+#endif

@@ -1,0 +1,245 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed file-system operation, with the path and the system's reason.
+public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The path concerned.
+    public var path: String
+    /// `errno`, or 0 for our own checks.
+    public var code: Int32
+    /// What went wrong.
+    public var message: String
+
+    public var description: String { "\(path): \(message)" }
+
+    static func errno(_ path: String, _ what: String, _ code: Int32 = Glibc.errno) -> FileSystemError {
+        FileSystemError(path: path, code: code, message: "\(what): \(String(cString: strerror(code)))")
+    }
+}
+
+/// Small POSIX helpers. No Foundation: these run on the watcher thread and at start-up, and must
+/// be cheap and predictable.
+enum FileSystem {
+    /// The largest desktop entry or mimeapps.list read (1 MiB); bigger files are refused.
+    static let maximumFileSize = 1 << 20
+
+    /// Reads a regular file of at most `limit` bytes. Opening uses `O_NONBLOCK` so a FIFO named
+    /// `x.desktop` cannot block the caller; anything but a regular file is refused.
+    static func readFile(_ path: String, limit: Int = maximumFileSize) throws(FileSystemError) -> [UInt8] {
+        try readFileWithSignature(path, limit: limit).bytes
+    }
+
+    /// ``readFile(_:limit:)``, also returning the signature of the version read.
+    static func readFileWithSignature(_ path: String, limit: Int = maximumFileSize) throws(FileSystemError) -> (bytes: [UInt8], signature: FileSignature) {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        if fd < 0 { throw .errno(path, "cannot open") }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw .errno(path, "cannot stat") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw FileSystemError(path: path, code: 0, message: "not a regular file")
+        }
+        if Int(st.st_size) > limit {
+            throw FileSystemError(path: path, code: 0, message: "larger than the \(limit / 1024) KiB limit (\(st.st_size) bytes)")
+        }
+        var result: [UInt8] = []
+        var capacity = max(Int(st.st_size) + 1, 512)
+        capacity = min(capacity, limit + 1)
+        result.reserveCapacity(capacity)
+        var chunk = [UInt8](repeating: 0, count: min(capacity, 65536))
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw .errno(path, "cannot read")
+            }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+            if result.count > limit {
+                throw FileSystemError(path: path, code: 0, message: "larger than the \(limit / 1024) KiB limit")
+            }
+        }
+        return (result, FileSignature(st))
+    }
+
+    enum Kind: Sendable, Equatable { case file, directory, other, missing }
+
+    /// What `path` is, following symlinks; also its identity and change signature.
+    struct Info: Sendable, Equatable {
+        var kind: Kind
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        var signature: FileSignature = FileSignature()
+    }
+
+    static func info(_ path: String) -> Info {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return Info(kind: .missing) }
+        let kind: Kind
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .file
+        case S_IFDIR: kind = .directory
+        default: kind = .other
+        }
+        return Info(kind: kind, device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+                    signature: FileSignature(st))
+    }
+
+    static func isSymlink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// The names in a directory (`.`/`..` excluded) with the entry type when known; names that
+    /// are not UTF-8 are returned separately so the caller can warn.
+    static func list(_ path: String) throws(FileSystemError) -> (entries: [(name: String, type: UInt8)], undecodable: Int) {
+        guard let dir = opendir(path) else { throw .errno(path, "cannot open directory") }
+        defer { closedir(dir) }
+        var entries: [(String, UInt8)] = []
+        var undecodable = 0
+        while true {
+            Glibc.errno = 0
+            guard let ent = readdir(dir) else { break }
+            let type = ent.pointee.d_type
+            let name: String? = withUnsafePointer(to: &ent.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(validatingCString: $0) }
+            }
+            guard let name else {
+                undecodable += 1
+                continue
+            }
+            if name == "." || name == ".." { continue }
+            entries.append((name, type))
+        }
+        return (entries, undecodable)
+    }
+
+    /// Whether `path` is an executable regular file.
+    static func isExecutableFile(_ path: String) -> Bool {
+        let i = info(path)
+        return i.kind == .file && access(path, X_OK) == 0
+    }
+
+    /// Finds `program` as `TryExec` does: an absolute path must be executable; a bare name is
+    /// looked up in `searchPath`. A relative path with a `/` is refused (it would depend on the
+    /// service's working directory).
+    static func findProgram(_ program: String, searchPath: [String]) -> String? {
+        if program.hasPrefix("/") { return isExecutableFile(program) ? program : nil }
+        if program.contains("/") { return nil }
+        for dir in searchPath {
+            let candidate = XDGDirectories.join(dir, program)
+            if isExecutableFile(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Follows `path` through symlinks (even a dangling final one) to the file a write should
+    /// replace. Relative link targets are resolved against the link's directory. At most 40
+    /// links are followed.
+    static func resolveWriteTarget(_ path: String) throws(FileSystemError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            guard isSymlink(current) else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            if n < 0 { throw .errno(current, "cannot read symbolic link") }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("/") {
+                current = target
+            } else {
+                current = XDGDirectories.join(dirname(current), target)
+            }
+        }
+        throw FileSystemError(path: path, code: ELOOP, message: "too many levels of symbolic links")
+    }
+
+    static func dirname(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    static func basename(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// `mkdir -p` with `mode` for the directories it creates.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(FileSystemError) {
+        if info(path).kind == .directory { return }
+        let parent = dirname(path)
+        if parent != path && parent != "." { try makeDirectories(parent, mode: mode) }
+        if mkdir(path, mode) != 0 && Glibc.errno != EEXIST { throw .errno(path, "cannot create directory") }
+        guard info(path).kind == .directory else {
+            throw FileSystemError(path: path, code: ENOTDIR, message: "exists and is not a directory")
+        }
+    }
+
+    /// Replaces `path` with `bytes` atomically: a temporary file in the same directory, written,
+    /// `fsync`ed, given the old file's permissions (or `defaultMode`), renamed over `path`, then
+    /// the directory is `fsync`ed. On failure the old file is untouched and the temporary file is
+    /// removed.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, defaultMode: mode_t = 0o644) throws(FileSystemError) {
+        let dir = dirname(path)
+        var template = Array("\(dir)/.\(basename(path)).XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw .errno(dir, "cannot create a temporary file") }
+        let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var ok = false
+        defer {
+            if !ok { unlink(tempPath) }
+        }
+        do {
+            defer { close(fd) }
+            var mode = defaultMode
+            var st = stat()
+            if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
+            if fchmod(fd, mode) != 0 { throw FileSystemError.errno(tempPath, "cannot set permissions") }
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+                if n < 0 {
+                    if Glibc.errno == EINTR { continue }
+                    throw FileSystemError.errno(tempPath, "cannot write")
+                }
+                written += n
+            }
+            if fsync(fd) != 0 { throw FileSystemError.errno(tempPath, "cannot sync") }
+        }
+        if rename(tempPath, path) != 0 { throw .errno(path, "cannot replace") }
+        ok = true
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+    }
+}
+
+/// What identifies a version of a file cheaply: device, inode, size and modification time.
+struct FileSignature: Sendable, Equatable, Hashable {
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    var size: Int64 = 0
+    var mtimeSeconds: Int = 0
+    var mtimeNanoseconds: Int = 0
+    var ctimeSeconds: Int = 0
+    var ctimeNanoseconds: Int = 0
+
+    init() {}
+
+    init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        mtimeSeconds = st.st_mtim.tv_sec
+        mtimeNanoseconds = st.st_mtim.tv_nsec
+        ctimeSeconds = st.st_ctim.tv_sec
+        ctimeNanoseconds = st.st_ctim.tv_nsec
+    }
+}

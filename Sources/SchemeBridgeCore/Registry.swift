@@ -1,0 +1,352 @@
+import Synchronization
+
+/// Why ``Registry/setDefault(scheme:desktopID:)`` refused or failed.
+public enum SetDefaultError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The scheme string is not a valid scheme.
+    case invalidScheme(SchemeURLError)
+    /// The desktop ID is not an installed, eligible handler of the scheme (the service maps
+    /// this to `InvalidHandler`).
+    case invalidHandler(desktopID: String, scheme: String, reason: String)
+    /// `mimeapps.list` could not be written; the old file is intact.
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidScheme(let e): return e.description
+        case .invalidHandler(let id, let scheme, let reason):
+            return "'\(id)' cannot be the default for '\(scheme)': \(reason)"
+        case .writeFailed(let path, let reason):
+            return "cannot write \(path): \(reason); the file was left as it was"
+        }
+    }
+}
+
+/// The live index of URL-scheme handlers.
+///
+/// Built once by scanning every applications directory and reading every `mimeapps.list`, then
+/// kept current from inotify on a background thread: a changed, new, removed or renamed desktop
+/// file is re-read alone; a new subdirectory or a directory that appears later is scanned; a
+/// changed list is re-read. After each change only the schemes it can affect are re-resolved,
+/// and those whose handlers or default changed are published on every ``changes()`` stream.
+///
+/// Lookups (``handlers(forScheme:)``, ``defaultHandler(forScheme:)``, ``entry(id:)``,
+/// ``schemes``) are dictionary probes under a mutex: no file access, no scan, independent of the
+/// number of installed applications — cheap enough for a D-Bus dispatch thread.
+///
+/// The environment is passed in explicitly; the process environment is never read.
+public final class Registry: Sendable {
+    /// The directories in use.
+    public let directories: XDGDirectories
+    /// The locale used for `Name`/`Icon`.
+    public let locale: LocaleMatcher
+
+    private let scanner: AppScanner
+    private let state: Mutex<RegistryModel>
+    /// Serializes writers (the watcher thread, `setDefault`, `rescan`) across their unlocked
+    /// file-reading phases.
+    private let writer = Mutex(())
+    private let subscribers = Mutex(Subscribers())
+    private let warningLog = WarningLog()
+    private let warningHandler: (@Sendable (RegistryWarning) -> Void)?
+    private let watcher: DirectoryWatcher?
+
+    /// How many warnings ``recentWarnings`` keeps.
+    public static let warningLogLimit = 200
+
+    private struct Subscribers: Sendable {
+        var next = 0
+        var continuations: [Int: AsyncStream<Set<String>>.Continuation] = [:]
+        var closed = false
+    }
+
+    /// Builds the index.
+    /// - Parameters:
+    ///   - environment: the environment to read XDG variables, `PATH`, locale and
+    ///     `XDG_CURRENT_DESKTOP` from.
+    ///   - watch: start the inotify watcher (default true). Without it the index only changes
+    ///     through ``rescan()`` and ``setDefault(scheme:desktopID:)``.
+    ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
+    public init(environment: [String: String], watch: Bool = true,
+                warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
+        let xdg = XDGDirectories(environment: environment)
+        self.directories = xdg
+        self.locale = LocaleMatcher(environment: environment)
+        self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
+        self.warningHandler = warningHandler
+        self.state = Mutex(RegistryModel(xdg: xdg))
+        #if canImport(Glibc)
+        if watch {
+            let log = self.warningLog
+            let config = DirectoryWatcher.Configuration(
+                applicationsDirectories: xdg.applicationsDirectories.map(\.path),
+                mimeDirectories: xdg.mimeappsDirectories,
+                listNames: Set(xdg.mimeappsFileNames))
+            self.watcher = DirectoryWatcher(configuration: config) { w in
+                Registry.record(w, log: log, handler: warningHandler)
+            }
+        } else {
+            self.watcher = nil
+        }
+        #else
+        self.watcher = nil
+        #endif
+        // Watch first, then scan: nothing written in between is missed.
+        watcher?.armAll()
+        _ = writer.withLock { _ in applyLocked([.everything]) }
+        watcher?.start { [weak self] changes in
+            self?.apply(changes)
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Stops the watcher thread and ends every ``changes()`` stream. Lookups keep working on the
+    /// last state. Idempotent.
+    public func close() {
+        watcher?.stop()
+        let continuations = subscribers.withLock { s -> [AsyncStream<Set<String>>.Continuation] in
+            s.closed = true
+            defer { s.continuations.removeAll() }
+            return Array(s.continuations.values)
+        }
+        for c in continuations { c.finish() }
+    }
+
+    // MARK: lookups
+
+    /// The eligible handlers of `scheme` (any case), the default first; empty for an unknown or
+    /// invalid scheme.
+    public func handlers(forScheme scheme: String) -> [String] {
+        resolution(forScheme: scheme).handlers
+    }
+
+    /// The default handler of `scheme`, or nil.
+    public func defaultHandler(forScheme scheme: String) -> String? {
+        resolution(forScheme: scheme).defaultHandler
+    }
+
+    /// The handlers and default of `scheme` in one probe.
+    public func resolution(forScheme scheme: String) -> HandlerResolution {
+        let key = Registry.lowercasedASCII(scheme)
+        return state.withLock { $0.resolved[key] } ?? .none
+    }
+
+    /// The effective entry with desktop ID `id` when it is an eligible application (any
+    /// application, whether or not it handles a scheme); nil otherwise.
+    public func entry(id: String) -> DesktopEntry? {
+        state.withLock { $0.effective[id] }
+    }
+
+    /// Whether `id` is one of the eligible handlers of `scheme`.
+    public func isHandler(_ id: String, forScheme scheme: String) -> Bool {
+        handlers(forScheme: scheme).contains(id)
+    }
+
+    /// Every scheme with at least one eligible handler, sorted.
+    public var schemes: [String] {
+        state.withLock { $0.sortedSchemes }
+    }
+
+    /// The most recent warnings (at most ``warningLogLimit``), oldest first.
+    public var recentWarnings: [RegistryWarning] {
+        warningLog.all
+    }
+
+    /// A stream of the sets of schemes (lower-cased) whose handlers or default changed. Each
+    /// call returns a new, independent stream; it ends at ``close()``.
+    public func changes() -> AsyncStream<Set<String>> {
+        let (stream, continuation) = AsyncStream<Set<String>>.makeStream(bufferingPolicy: .unbounded)
+        let added: Int? = subscribers.withLock { s in
+            if s.closed { return nil }
+            let id = s.next
+            s.next += 1
+            s.continuations[id] = continuation
+            return id
+        }
+        guard let added else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: added) }
+        }
+        return stream
+    }
+
+    // MARK: updates
+
+    /// Re-reads everything (for example after `PATH` programs named by `TryExec` were
+    /// installed, which inotify does not report). Unchanged files are not re-parsed.
+    public func rescan() {
+        apply([.everything])
+    }
+
+    /// Makes `desktopID` the default handler of `scheme` for this user, the way GLib does:
+    /// in `$XDG_CONFIG_HOME/mimeapps.list`, `[Default Applications]` gets
+    /// `x-scheme-handler/<scheme>=<id>`, the ID is put first in `[Added Associations]` and taken
+    /// out of `[Removed Associations]`. Every other byte of the file is kept. The write is atomic
+    /// (temporary file in the same directory, `fsync`, `rename`) and goes to the symlink's target
+    /// when the file is a symlink; missing directories and the file are created.
+    ///
+    /// - Returns: the scheme's resolution afterwards. (A desktop-specific
+    ///   `$XDG_CONFIG_HOME/<desktop>-mimeapps.list` default, if one exists, still takes
+    ///   precedence, per the spec; the returned resolution shows the effective default.)
+    /// - Throws: ``SetDefaultError``; on `writeFailed` the old file is left intact.
+    @discardableResult
+    public func setDefault(scheme: String, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
+        let s: Scheme
+        do { s = try Scheme(scheme) } catch { throw .invalidScheme(error) }
+        let name = s.name
+        guard DesktopID.isValid(desktopID) else {
+            throw .invalidHandler(desktopID: desktopID, scheme: name, reason: "not a valid desktop ID")
+        }
+        let verdict: String? = state.withLock { m in
+            guard let entry = m.effective[desktopID] else {
+                if let rec = m.effectiveRecord(desktopID) {
+                    switch rec.record.state {
+                    case .application(let e, _):
+                        return e.ineligibility(searchPath: directories.executableSearchPath) ?? "not eligible"
+                    case .notApplication: return "it is not an application"
+                    case .invalid: return "its desktop file is invalid"
+                    }
+                }
+                return "no such application is installed"
+            }
+            if entry.schemes.contains(name) || (m.resolved[name]?.handlers.contains(desktopID) ?? false) {
+                return nil
+            }
+            return "it does not declare MimeType=\(s.mimeType)"
+        }
+        if let verdict { throw .invalidHandler(desktopID: desktopID, scheme: name, reason: verdict) }
+
+        let path = directories.userMimeappsList
+        let changed = try writer.withLock { _ throws(SetDefaultError) -> Set<String> in
+            try MimeAppsEditor.setDefault(scheme: name, desktopID: desktopID, listPath: path)
+            return applyLocked([.list(level: 0, name: "mimeapps.list")])
+        }
+        publish(changed)
+        return resolution(forScheme: name)
+    }
+
+    // MARK: applying changes
+
+    func apply(_ changes: Set<WatchChange>) {
+        let changed = writer.withLock { _ in applyLocked(changes) }
+        publish(changed)
+    }
+
+    /// Applies `changes`; returns the schemes whose resolution changed. Caller holds `writer`.
+    private func applyLocked(_ changes: Set<WatchChange>) -> Set<String> {
+        var affected = Set<String>()
+        var warnings: [RegistryWarning] = []
+        let (appDirs, mimeDirs, listNames) = state.withLock { m in
+            (m.appDirs.map(\.directory), m.mimeDirs, m.listNames)
+        }
+        var expanded: [WatchChange] = []
+        for change in changes {
+            if change == .everything {
+                for i in appDirs.indices { expanded.append(.appSubtree(dir: i, relativePath: "")) }
+                for l in mimeDirs.indices { expanded.append(.allLists(level: l)) }
+            } else {
+                expanded.append(change)
+            }
+        }
+        // Lists first (so the first full build resolves with them in place), then files.
+        expanded.sort { a, b in
+            func rank(_ c: WatchChange) -> Int {
+                switch c {
+                case .list, .allLists: return 0
+                default: return 1
+                }
+            }
+            return rank(a) < rank(b)
+        }
+        var doneSubtrees = Set<WatchChange>()
+        for change in expanded {
+            switch change {
+            case .everything:
+                continue
+            case .list(let level, let name):
+                let path = XDGDirectories.join(mimeDirs[level].path, name)
+                let (list, w) = MimeAppsList.load(path: path, allowsAssociations: name == "mimeapps.list")
+                warnings.append(contentsOf: w.map(RegistryWarning.init))
+                affected.formUnion(state.withLock { $0.setList(level: level, name: name, list: list) })
+            case .allLists(let level):
+                for name in listNames {
+                    let path = XDGDirectories.join(mimeDirs[level].path, name)
+                    let (list, w) = MimeAppsList.load(path: path, allowsAssociations: name == "mimeapps.list")
+                    warnings.append(contentsOf: w.map(RegistryWarning.init))
+                    affected.formUnion(state.withLock { $0.setList(level: level, name: name, list: list) })
+                }
+            case .appFile(let dir, let rel):
+                let (record, w) = scanner.rescanFile(directory: appDirs[dir], relativePath: rel)
+                warnings.append(contentsOf: w)
+                affected.formUnion(state.withLock { $0.setRecord(dir: dir, relativePath: rel, record: record) })
+            case .appSubtree(let dir, let rel):
+                guard doneSubtrees.insert(change).inserted else { continue }
+                let known: [String: AppFileRecord] = state.withLock { m in
+                    var r: [String: AppFileRecord] = [:]
+                    for (p, rec) in m.appDirs[dir].files where rel.isEmpty || p == rel || p.hasPrefix(rel + "/") {
+                        r[p] = rec
+                    }
+                    return r
+                }
+                let result = scanner.scan(directory: appDirs[dir], prefix: rel, knownRecords: known)
+                // A single file named by the subtree path (e.g. a moved-in symlink) is handled too.
+                var records = result.records
+                if !rel.isEmpty, records.isEmpty, rel.hasSuffix(".desktop") {
+                    let (record, w) = scanner.rescanFile(directory: appDirs[dir], relativePath: rel)
+                    warnings.append(contentsOf: w)
+                    if let record { records[rel] = record }
+                }
+                warnings.append(contentsOf: result.warnings)
+                affected.formUnion(state.withLock { m in
+                    var a = Set<String>()
+                    for p in known.keys where records[p] == nil {
+                        m.setRecord(dir: dir, relativePath: p, record: nil, affected: &a)
+                    }
+                    for (p, rec) in records where known[p] != rec {
+                        m.setRecord(dir: dir, relativePath: p, record: rec, affected: &a)
+                    }
+                    return a
+                })
+            }
+        }
+        let changed = state.withLock { $0.resolve(affected) }
+        for w in warnings { Registry.record(w, log: warningLog, handler: warningHandler) }
+        return changed
+    }
+
+    private func publish(_ changed: Set<String>) {
+        guard !changed.isEmpty else { return }
+        let continuations = subscribers.withLock { Array($0.continuations.values) }
+        for c in continuations { c.yield(changed) }
+    }
+
+    private static func record(_ warning: RegistryWarning, log: WarningLog,
+                               handler: (@Sendable (RegistryWarning) -> Void)?) {
+        log.append(warning, limit: warningLogLimit)
+        handler?(warning)
+    }
+
+    static func lowercasedASCII(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return s }
+        return String(decoding: s.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+/// The registry's bounded list of recent warnings.
+private final class WarningLog: Sendable {
+    private let items = Mutex([RegistryWarning]())
+
+    func append(_ warning: RegistryWarning, limit: Int) {
+        items.withLock { l in
+            l.append(warning)
+            if l.count > limit { l.removeFirst(l.count - limit) }
+        }
+    }
+
+    var all: [RegistryWarning] { items.withLock { $0 } }
+}

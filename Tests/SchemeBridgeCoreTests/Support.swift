@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+@testable import SchemeBridgeCore
+
+/// A private XDG tree in a temporary directory: one data home, `dataDirCount` data dirs, one
+/// config home and one config dir. Directory index 0 is `$XDG_DATA_HOME/applications`, 1… are
+/// the data dirs' applications folders, in precedence order.
+final class XDGTree: @unchecked Sendable {
+    let root: String
+    let dataDirCount: Int
+    var desktop: String?
+    var extraEnvironment: [String: String] = [:]
+
+    init(dataDirCount: Int = 2, desktop: String? = nil, createDirectories: Bool = true) {
+        var template = Array("\(NSTemporaryDirectory())/schemebridge-test-XXXXXX".utf8CString)
+        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(p != nil, "mkdtemp failed")
+        root = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        self.dataDirCount = dataDirCount
+        self.desktop = desktop
+        if createDirectories {
+            for i in 0...dataDirCount { mkdir(apps(i)) }
+            mkdir(configHome)
+            mkdir(configDir)
+            mkdir(home)
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    var home: String { root + "/home" }
+    var dataHome: String { root + "/data-home" }
+    var dataDirs: [String] { (1...max(dataDirCount, 1)).prefix(dataDirCount).map { root + "/data\($0)" } }
+    var configHome: String { root + "/config-home" }
+    var configDir: String { root + "/config-sys" }
+    var bin: String { root + "/bin" }
+
+    /// Applications directory `i` (0 = data home).
+    func apps(_ i: Int) -> String {
+        i == 0 ? dataHome + "/applications" : dataDirs[i - 1] + "/applications"
+    }
+
+    var environment: [String: String] {
+        var env: [String: String] = [
+            "HOME": home,
+            "XDG_DATA_HOME": dataHome,
+            "XDG_DATA_DIRS": dataDirs.joined(separator: ":"),
+            "XDG_CONFIG_HOME": configHome,
+            "XDG_CONFIG_DIRS": configDir,
+            "PATH": bin + ":/usr/bin:/bin",
+            "LANG": "C",
+        ]
+        if let desktop { env["XDG_CURRENT_DESKTOP"] = desktop }
+        for (k, v) in extraEnvironment { env[k] = v }
+        return env
+    }
+
+    func mkdir(_ path: String) {
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func write(_ path: String, _ content: String) {
+        mkdir((path as NSString).deletingLastPathComponent)
+        try! content.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+
+    func writeBytes(_ path: String, _ bytes: [UInt8]) {
+        mkdir((path as NSString).deletingLastPathComponent)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    }
+
+    func read(_ path: String) -> String? {
+        try? String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// Writes a desktop entry into applications directory `dir` at `relativePath`.
+    @discardableResult
+    func entry(_ dir: Int, _ relativePath: String, schemes: [String] = [], exec: String = "/bin/true %u",
+               extra: String = "") -> String {
+        let path = apps(dir) + "/" + relativePath
+        write(path, XDGTree.desktopFile(schemes: schemes, exec: exec, extra: extra))
+        return path
+    }
+
+    static func desktopFile(name: String = "Test App", schemes: [String], exec: String = "/bin/true %u",
+                            extra: String = "") -> String {
+        var s = "[Desktop Entry]\nType=Application\nName=\(name)\nExec=\(exec)\n"
+        if !schemes.isEmpty {
+            s += "MimeType=" + schemes.map { "x-scheme-handler/\($0);" }.joined() + "\n"
+        }
+        if !extra.isEmpty { s += extra.hasSuffix("\n") ? extra : extra + "\n" }
+        return s
+    }
+
+    /// Writes a mimeapps list.
+    func list(_ path: String, defaults: [String: String] = [:], added: [String: String] = [:],
+              removed: [String: String] = [:]) {
+        var s = ""
+        for (group, table) in [("Default Applications", defaults), ("Added Associations", added),
+                               ("Removed Associations", removed)] where !table.isEmpty {
+            s += "[\(group)]\n"
+            for (scheme, value) in table.sorted(by: { $0.key < $1.key }) {
+                s += "x-scheme-handler/\(scheme)=\(value)\n"
+            }
+        }
+        write(path, s)
+    }
+
+    func registry(watch: Bool = false) -> Registry {
+        Registry(environment: environment, watch: watch)
+    }
+}
+
+/// Runs a program and returns its status and output.
+@discardableResult
+func run(_ program: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Finds a required tool; records an issue naming the package when it is missing.
+func requireTool(_ name: String, package: String) -> String? {
+    for dir in ["/usr/bin", "/bin", "/usr/local/bin"] {
+        let path = dir + "/" + name
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    Issue.record("\(name) is required for this test; install the Debian package '\(package)' (apt-get install \(package))")
+    return nil
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns the elapsed time when it held.
+/// Sleeps with `Task.sleep`, so other tasks (stream consumers) keep running meanwhile.
+func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) async -> Duration? {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < timeout {
+        if condition() { return clock.now - start }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return condition() ? clock.now - start : nil
+}
