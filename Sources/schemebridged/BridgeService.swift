@@ -1,4 +1,5 @@
 import DBus
+import SchemeBridgeCore
 import Logging
 import ServiceLifecycle
 
@@ -12,6 +13,7 @@ struct StartupError: Error, CustomStringConvertible {
 struct BridgeService: Service {
     let address: String
     let replace: Bool
+    let environment: [String: String]
     let logger: Logger
 
     func run() async throws {
@@ -21,19 +23,50 @@ struct BridgeService: Service {
         } catch {
             throw StartupError(description: "cannot connect to the session bus at \(address): \(error.message)")
         }
-        try connection.export([BridgeInterface().declaration()], at: Contract.objectPath)
+        let started = ContinuousClock.now
+        let registryLogger = logger
+        let registry = Registry(environment: environment) { warning in
+            registryLogger.warning("\(warning)")
+        }
+        defer { registry.close() }
+        let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address, logger: logger)
+        try connection.export([BridgeInterface(bridge: bridge).declaration()], at: Contract.objectPath)
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             connection.close()
             throw StartupError(description: "another process already owns \(Contract.busName) on this bus (use --replace to take it over)")
         }
-        logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName)")
+        logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
         let lost = try await connection.signals(matching: MatchRule(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
+        let owners = try await connection.signals(matching: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
+        let changes = registry.changes()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await connection.waitUntilDisconnected() }
+                group.addTask {
+                    // Callers that left the bus are forgotten.
+                    for await message in owners {
+                        guard message.body.count == 3, case .string(let name) = message.body[0], case .string("") = message.body[2] else { continue }
+                        if name.hasPrefix(":") { bridge.callers.forget(name) }
+                    }
+                }
+                group.addTask {
+                    // Registry changes become HandlersChanged and a Schemes PropertiesChanged.
+                    var lastSchemes = registry.schemes
+                    for await changed in changes {
+                        try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "HandlersChanged",
+                                             [.strings(changed.sorted())])
+                        let schemes = registry.schemes
+                        if schemes != lastSchemes {
+                            lastSchemes = schemes
+                            try? connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface,
+                                                                  changed: ["Schemes": .strings(schemes)])
+                        }
+                    }
+                }
                 group.addTask {
                     for await _ in lost {
                         logger.notice("\(Contract.busName) was taken over by another process; exiting")

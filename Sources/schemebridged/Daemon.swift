@@ -43,7 +43,7 @@ struct Daemon: AsyncParsableCommand {
             logger.critical("no session bus: DBUS_SESSION_BUS_ADDRESS is not set; pass --address or run inside a desktop session (or `dbus-run-session -- schemebridged`)")
             throw ExitCode(1)
         }
-        let service = BridgeService(address: busAddress, replace: replace, logger: logger)
+        let service = BridgeService(address: busAddress, replace: replace, environment: ProcessEnvironment.current(), logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -58,3 +58,19 @@ struct Daemon: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The process environment as a dictionary (read once, at start).
+enum ProcessEnvironment {
+    static func current() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                env[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            p += 1
+        }
+        return env
+    }
+}

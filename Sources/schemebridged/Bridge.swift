@@ -1,0 +1,226 @@
+import DBus
+import Logging
+import SchemeBridgeCore
+
+/// The service's behaviour behind the D-Bus contract: validation, handler choice, launching
+/// or D-Bus activation, and the signals that report each outcome.
+final class Bridge: Sendable {
+    let registry: Registry
+    let router: URLRouter
+    let connection: Connection
+    let callers = CallerCache()
+    let logger: Logger
+    /// The environment handed to spawned handlers (before per-launch additions).
+    let childEnvironment: [String: String]
+    let searchPath: [String]
+    let launcher = ProcessLauncher()
+
+    init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String, logger: Logger) {
+        self.registry = registry
+        self.router = URLRouter(registry: registry, ownDesktopIDs: [Contract.ownDesktopID])
+        self.connection = connection
+        self.logger = logger
+        var env = environment
+        for key in ["DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE", "DESKTOP_STARTUP_ID", "XDG_ACTIVATION_TOKEN", "SCHEMEBRIDGE_SOURCE"] {
+            env.removeValue(forKey: key)
+        }
+        if env["DBUS_SESSION_BUS_ADDRESS"] == nil { env["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        self.childEnvironment = env
+        self.searchPath = registry.directories.executableSearchPath
+    }
+
+    // MARK: queries (inline: in-memory lookups only)
+
+    func canOpen(_ url: String) throws -> Bool {
+        do { return try router.canOpen(url) } catch { throw BridgeError(error) }
+    }
+
+    func handlers(forScheme scheme: String) throws -> [String] {
+        let s = try validScheme(scheme)
+        return router.handlers(forScheme: s)
+    }
+
+    func defaultHandler(forScheme scheme: String) throws -> String {
+        let s = try validScheme(scheme)
+        return router.effectiveDefault(forScheme: s)?.id ?? ""
+    }
+
+    func validScheme(_ scheme: String) throws -> String {
+        do { return try Scheme(scheme).name } catch {
+            throw BridgeError.invalidArgs(error.description)
+        }
+    }
+
+    func setDefault(scheme: String, desktopID: String) throws {
+        let s = try validScheme(scheme)
+        if let e = registry.entry(id: desktopID), router.routesBackToUs(e) {
+            throw BridgeError.invalidHandler("'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
+        }
+        do {
+            try registry.setDefault(scheme: s, desktopID: desktopID)
+        } catch {
+            switch error {
+            case .invalidScheme(let e): throw BridgeError.invalidArgs(e.description)
+            case .invalidHandler: throw BridgeError.invalidHandler(error.description)
+            case .writeFailed: throw DBusError(.failed, error.description)
+            }
+        }
+    }
+
+    // MARK: opening
+
+    /// Options of `OpenURLWithOptions`, type-checked.
+    struct OpenOptions {
+        var handler: String?
+        var activationToken: String?
+        var annotation: DBusValue?
+        var launchImage = true
+
+        init(_ dict: [String: DBusValue]) throws {
+            func string(_ key: String) throws -> String? {
+                guard let v = dict[key]?.unwrappedOnceOrSelf else { return nil }
+                guard case .string(let s) = v else {
+                    throw BridgeError.invalidArgs("option '\(key)' must be a string (s), not '\(v.type)'")
+                }
+                return s
+            }
+            handler = try string("handler")
+            activationToken = try string("activation-token")
+            annotation = dict["annotation"]?.unwrappedOnceOrSelf
+            if let v = dict["launch-image"]?.unwrappedOnceOrSelf {
+                guard case .boolean(let b) = v else {
+                    throw BridgeError.invalidArgs("option 'launch-image' must be a boolean (b), not '\(v.type)'")
+                }
+                launchImage = b
+            }
+            if let h = handler, h.isEmpty { handler = nil }
+            if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
+        }
+    }
+
+    /// Opens `url` for `sender`; returns the results dictionary. Every failure is also
+    /// announced with `URLFailed`, every success with `URLHandled`.
+    func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: String) async throws -> [String: DBusValue] {
+        do {
+            let options = try OpenOptions(rawOptions)
+            return try await openChecked(url, options: options, sender: sender, method: method)
+        } catch {
+            let e = DBusError.from(error)
+            logger.notice("could not open \(Self.shortened(url)): \(e.name.rawValue): \(e.message)")
+            try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "URLFailed",
+                                 [.string(Self.sanitized(url)), .string(e.name.rawValue), .string(e.message)])
+            throw e
+        }
+    }
+
+    private func openChecked(_ url: String, options: OpenOptions, sender: String, method: String) async throws -> [String: DBusValue] {
+        let plan: LaunchPlan
+        do { plan = try router.plan(url, handler: options.handler, searchPath: searchPath) } catch { throw BridgeError(error) }
+        let caller = await callers.caller(sender, connection: connection)
+        var details: [String: DBusValue] = ["method": .string(method), "launch-image": .string("")]
+        details["source"] = .string(caller.appID ?? "")
+        var results: [String: DBusValue] = ["handler": .string(plan.entry.id), "launch-image": .string("")]
+
+        switch plan.action {
+        case .spawn(let commands):
+            var pids: [UInt32] = []
+            for command in commands {
+                var env = childEnvironment
+                for (k, v) in command.environment { env[k] = v }
+                if let token = options.activationToken {
+                    env["XDG_ACTIVATION_TOKEN"] = token
+                    env["DESKTOP_STARTUP_ID"] = token
+                }
+                if let source = caller.appID { env["SCHEMEBRIDGE_SOURCE"] = source }
+                let name = plan.entry.id
+                let log = logger
+                do {
+                    let pid = try launcher.spawn(argv: command.argv, environment: env, workingDirectory: command.workingDirectory,
+                                                 onExit: { code in
+                                                     if code != 0 { log.info("handler \(name) exited with status \(code)") }
+                                                 })
+                    pids.append(UInt32(bitPattern: pid))
+                } catch {
+                    throw BridgeError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
+                }
+            }
+            if let first = pids.first {
+                results["pid"] = .uint32(first)
+                details["pid"] = .uint32(first)
+            }
+            details["launch"] = .string("spawn")
+        case .activate(let busName, let objectPath):
+            try await activate(plan, busName: busName, objectPath: objectPath, options: options, source: caller.appID)
+            details["launch"] = .string("dbus-activation")
+            if let pid = await pidOf(busName) {
+                results["pid"] = .uint32(pid)
+                details["pid"] = .uint32(pid)
+            }
+        }
+        let scheme = plan.url.scheme.name
+        logger.info("opened \(Self.shortened(url)) with \(plan.entry.id) for \(caller.appID ?? sender)")
+        try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "URLHandled",
+                             [.string(plan.url.string), .string(scheme), .string(plan.entry.id), .vardict(details)])
+        return results
+    }
+
+    private func activate(_ plan: LaunchPlan, busName: String, objectPath: String, options: OpenOptions, source: String?) async throws {
+        guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
+            throw BridgeError.launchFailed("\(plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
+        }
+        var platform: [String: DBusValue] = [:]
+        if let token = options.activationToken {
+            platform["activation-token"] = .string(token)
+            platform["desktop-startup-id"] = .string(token)
+        }
+        if let source { platform["source"] = .string(source) }
+        if let annotation = options.annotation { platform["annotation"] = annotation }
+        do {
+            _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: "Open",
+                                          [.strings([plan.url.string]), .vardict(platform)], timeout: .seconds(25))
+        } catch {
+            throw BridgeError.launchFailed("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) did not open the URL over D-Bus: \(error.name.rawValue): \(error.message)")
+        }
+    }
+
+    private func pidOf(_ busName: String) async -> UInt32? {
+        guard let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixProcessID", [.string(busName)], timeout: .seconds(2)),
+              case .uint32(let pid)? = reply.first else { return nil }
+        return pid
+    }
+
+    // MARK: helpers
+
+    /// A URL safe to put in a log line or a signal: valid UTF-8 without NUL, at most 64 KiB.
+    static func sanitized(_ url: String) -> String {
+        var s = url.utf8.contains(0) ? String(url.unicodeScalars.filter { $0 != "\0" }) : url
+        if s.utf8.count > SchemeURL.maximumByteCount { s = String(decoding: s.utf8.prefix(SchemeURL.maximumByteCount), as: UTF8.self) }
+        return s
+    }
+
+    static func shortened(_ url: String) -> String {
+        let clean = String(url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
+    }
+}
+
+extension BridgeError {
+    init(_ error: RouteError) {
+        switch error {
+        case .invalidURL(let e): self = .invalidURL(e.description)
+        case .noHandler(let scheme): self = .noHandler(scheme: scheme)
+        case .invalidHandler: self = .invalidHandler(error.description)
+        case .noTerminal: self = .launchFailed(error.description)
+        }
+    }
+}
+
+extension DBusValue {
+    /// The value inside a variant, or the value itself.
+    var unwrappedOnceOrSelf: DBusValue {
+        if case .variant(let inner) = self { return inner }
+        return self
+    }
+}

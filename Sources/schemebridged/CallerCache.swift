@@ -1,0 +1,36 @@
+import DBus
+import SchemeBridgeCore
+import Synchronization
+
+/// The app id of each caller, found once per unique bus name (GetConnectionCredentials →
+/// pid → ``CallerIdentity``) and forgotten when the name leaves the bus.
+final class CallerCache: Sendable {
+    struct Caller: Sendable {
+        let pid: UInt32?
+        let appID: String?
+    }
+
+    private let known = Mutex<[String: Caller]>([:])
+
+    /// Who `sender` is; an unknown caller gives nils (never an error).
+    func caller(_ sender: String, connection: Connection) async -> Caller {
+        if let c = known.withLock({ $0[sender] }) { return c }
+        var pid: UInt32? = nil
+        if let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionCredentials", [.string(sender)], timeout: .seconds(2)),
+           case .uint32(let p)? = reply.first?.stringDictionary?["ProcessID"]?.unwrapped {
+            pid = p
+        }
+        let caller = Caller(pid: pid, appID: pid.flatMap { CallerIdentity.appID(pid: Int32(bitPattern: $0)) })
+        known.withLock { $0[sender] = caller }
+        return caller
+    }
+
+    /// Forgets `name` (it left the bus).
+    func forget(_ name: String) {
+        _ = known.withLock { $0.removeValue(forKey: name) }
+    }
+
+    var count: Int { known.withLock { $0.count } }
+}
