@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import DBus
+import DBusTestSupport
+
+/// The contract end to end: bus activation of the built daemon, real clients, real handler processes.
+@Suite struct OpenURLTests {
+    static let errorPrefix = "io.github.schemebridge.SchemeBridge1.Error."
+
+    @Test func hostileURLReachesTheHandlerAsOneArgumentAndNoShellRuns() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let program = try f.recorder("todo")
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(program) --open %u\nMimeType=x-scheme-handler/todolist;")
+        let marker = f.root.appendingPathComponent("pwned").path
+        let url = "todolist:-x \"q\" 'q' $(touch \(marker)) `touch \(marker)`; touch \(marker) & |cat"
+        let can = try await f.dbusSend("CanOpenURL", "string:\(url)")  // bus activation starts the daemon
+        #expect(can.stdout.contains("boolean true"), "\(can.stdout)\(can.stderr)")
+        let open = try await f.dbusSend("OpenURL", "string:\(url)")
+        #expect(open.stdout.contains("boolean true"), "\(open.stderr)")
+        #expect(await f.recordedArgv("todo") == ["--open", url])
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func optionsThroughGdbusPickTheHandlerAndPassTheToken() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("a.desktop", "Name=A\nExec=\(try f.recorder("a")) %u\nMimeType=x-scheme-handler/todolist;")
+        try f.entry("b.desktop", "Name=B\nExec=\(try f.recorder("b"))\nMimeType=x-scheme-handler/todolist;")
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:TodoList")
+        #expect(handlers.stdout.contains("\"a.desktop\"") && handlers.stdout.contains("\"b.desktop\""), "\(handlers.stdout)\(handlers.stderr)")
+        let r = try await f.gdbus("OpenURLWithOptions", "todolist://x y", "{'handler': <'b.desktop'>, 'activation-token': <'tok-1'>, 'launch-image': <false>}")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("'handler': <'b.desktop'>") && r.stdout.contains("'pid': <uint32 "), "\(r.stdout)")
+        // An Exec without %u gets the URL appended as the last argument.
+        #expect(await f.recordedArgv("b") == ["todolist://x y"])
+        #expect(f.recordedEnv("b").contains("token=tok-1\nstartup=tok-1\n"))
+        #expect(f.recordedEnv("b").contains("source=/usr/bin/gdbus"), "\(f.recordedEnv("b"))")
+
+        let wrongType = try await f.gdbus("OpenURLWithOptions", "todolist://x", "{'handler': <5>}")
+        #expect(wrongType.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs") && wrongType.stderr.contains("must be a string"), "\(wrongType.stderr)")
+        let notAHandler = try await f.gdbus("OpenURLWithOptions", "todolist://x", "{'handler': <'zzz.desktop'>}")
+        #expect(notAHandler.stderr.contains(Self.errorPrefix + "InvalidHandler"), "\(notAHandler.stderr)")
+    }
+
+    @Test func everyContractErrorAMessageCanAct() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("broken.desktop", "Name=Broken\nExec=\(f.bin.path)/missing-program %u\nMimeType=x-scheme-handler/broken;")
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        let invalid = try await f.dbusSend("CanOpenURL", "string:no scheme here")
+        #expect(invalid.stderr.contains(Self.errorPrefix + "InvalidURL") && invalid.stderr.contains("no scheme"), "\(invalid.stderr)")
+        let control = try await f.dbusSend("OpenURL", "string:good://a\u{7}b")
+        #expect(control.stderr.contains(Self.errorPrefix + "InvalidURL") && control.stderr.contains("control character"), "\(control.stderr)")
+        let noHandler = try await f.dbusSend("OpenURL", "string:nothing://x")
+        #expect(noHandler.stderr.contains(Self.errorPrefix + "NoHandler") && noHandler.stderr.contains("MimeType=x-scheme-handler/nothing"), "\(noHandler.stderr)")
+        let launch = try await f.dbusSend("OpenURL", "string:broken://x")
+        #expect(launch.stderr.contains(Self.errorPrefix + "LaunchFailed") && launch.stderr.contains("missing-program"), "\(launch.stderr)")
+        let setBad = try await f.dbusSend("SetDefaultHandler", "string:good", "string:broken.desktop")
+        #expect(setBad.stderr.contains(Self.errorPrefix + "InvalidHandler") && setBad.stderr.contains("x-scheme-handler/good"), "\(setBad.stderr)")
+        let badScheme = try await f.dbusSend("HandlersForScheme", "string:1nope")
+        #expect(badScheme.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(badScheme.stderr)")
+        let tooLong = try await f.dbusSend("CanOpenURL", "string:good:" + String(repeating: "a", count: 70_000))
+        #expect(tooLong.stderr.contains(Self.errorPrefix + "InvalidURL") && tooLong.stderr.contains("64 KiB"), "\(tooLong.stderr)")
+        let wrongSig = try await f.dbusSend("OpenURL", "int32:4")
+        #expect(wrongSig.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(wrongSig.stderr)")
+        // Still serving after all that.
+        let ok = try await f.dbusSend("OpenURL", "string:good://fine")
+        #expect(ok.stdout.contains("boolean true"), "\(ok.stderr)")
+    }
+
+    @Test func setDefaultWritesMimeappsThatGioAgreesWith() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("a.desktop", "Name=A\nExec=\(try f.recorder("a")) %u\nMimeType=x-scheme-handler/todolist;")
+        try f.entry("b.desktop", "Name=B\nExec=\(try f.recorder("b")) %u\nMimeType=x-scheme-handler/todolist;")
+        let before = try await f.dbusSend("DefaultHandler", "string:todolist")
+        #expect(before.stdout.contains("\"a.desktop\""), "\(before.stdout)")
+        let set = try await f.dbusSend("SetDefaultHandler", "string:todolist", "string:b.desktop")
+        #expect(set.status == 0, "\(set.stderr)")
+        let after = try await f.dbusSend("DefaultHandler", "string:todolist")
+        #expect(after.stdout.contains("\"b.desktop\""), "\(after.stdout)")
+        let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+                   "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path]
+        let gio = try await Tools.run(["gio", "mime", "x-scheme-handler/todolist"], environment: env)
+        #expect(gio.stdout.contains("Default application for “x-scheme-handler/todolist”: b.desktop"), "\(gio.stdout)\(gio.stderr)")
+        _ = try await f.dbusSend("OpenURL", "string:todolist://now-b")
+        #expect(await f.recordedArgv("b") == ["todolist://now-b"])
+    }
+
+    @Test func loopSafetySkipsSchemeBridgeItself() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("io.github.schemebridge.SchemeBridge.desktop", "Name=SchemeBridge\nExec=schemebridge open %u\nMimeType=x-scheme-handler/todolist;")
+        try f.entry("other-router.desktop", "Name=Other copy\nExec=/usr/local/bin/schemebridge open %u\nMimeType=x-scheme-handler/todolist;")
+        try f.entry("z.desktop", "Name=Z\nExec=\(try f.recorder("z")) %u\nMimeType=x-scheme-handler/todolist;")
+        try "[Default Applications]\nx-scheme-handler/todolist=io.github.schemebridge.SchemeBridge.desktop\n"
+            .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:todolist")
+        #expect(!handlers.stdout.contains("SchemeBridge.desktop") && !handlers.stdout.contains("other-router") && handlers.stdout.contains("z.desktop"), "\(handlers.stdout)")
+        _ = try await f.dbusSend("OpenURL", "string:todolist://loop")
+        #expect(await f.recordedArgv("z") == ["todolist://loop"])
+    }
+
+    @Test func introspectionMatchesTheShippedXML() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
+                                        ServiceFixture.path, "org.freedesktop.DBus.Introspectable.Introspect"])
+        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/io.github.schemebridge.SchemeBridge1.xml"), encoding: .utf8)
+        func interfaceElement(_ text: String) -> String? {
+            guard let start = text.range(of: "<interface name=\"\(ServiceFixture.interface)\">"),
+                  let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }
+            return String(text[start.lowerBound..<end.upperBound])
+        }
+        #expect(interfaceElement(live.stdout) != nil, "\(live.stdout)\(live.stderr)")
+        #expect(interfaceElement(live.stdout) == interfaceElement(shipped))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import DBusTestSupport
+
+/// A temp XDG tree (data, config, handler scripts) plus a private bus whose service dir holds
+/// the shipped activation file pointing at the built daemon. The daemon, started by bus
+/// activation, inherits the tree's XDG variables from the bus.
+final class ServiceFixture: @unchecked Sendable {
+    static let name = "io.github.schemebridge.SchemeBridge1"
+    static let path = "/io/github/schemebridge/SchemeBridge1"
+    static let interface = "io.github.schemebridge.SchemeBridge1"
+
+    let root: URL
+    let bus: PrivateBus
+    var dataHome: URL { root.appendingPathComponent("data") }
+    var applications: URL { dataHome.appendingPathComponent("applications") }
+    var configHome: URL { root.appendingPathComponent("config") }
+    var bin: URL { root.appendingPathComponent("bin") }
+    var records: URL { root.appendingPathComponent("records") }
+
+    init(extraEnvironment: [String: String] = [:]) throws {
+        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
+        let fm = FileManager.default
+        for d in ["data/applications", "config", "bin", "records", "sysdata/applications", "sysconfig"] {
+            try fm.createDirectory(at: root.appendingPathComponent(d), withIntermediateDirectories: true)
+        }
+        var env = [
+            "XDG_DATA_HOME": root.appendingPathComponent("data").path,
+            "XDG_DATA_DIRS": root.appendingPathComponent("sysdata").path,
+            "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
+            "XDG_CONFIG_DIRS": root.appendingPathComponent("sysconfig").path,
+            "HOME": root.path,
+            "PATH": root.appendingPathComponent("bin").path + ":/usr/bin:/bin",
+            "XDG_CURRENT_DESKTOP": "",
+        ]
+        for (k, v) in extraEnvironment { env[k] = v }
+        bus = try PrivateBus(environment: env)
+        let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/io.github.schemebridge.SchemeBridge1.service.in"), encoding: .utf8)
+        try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
+            .write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        bus.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A handler program that writes its argv (NUL-separated) and some environment to
+    /// `records/<name>.argv` / `.env`, then exits.
+    @discardableResult
+    func recorder(_ name: String) throws -> String {
+        let path = bin.appendingPathComponent(name).path
+        try """
+            #!/bin/sh
+            printf '%s\\0' "$@" > "\(records.path)/\(name).argv.tmp"
+            printf 'token=%s\\nstartup=%s\\nsource=%s\\n' "$XDG_ACTIVATION_TOKEN" "$DESKTOP_STARTUP_ID" "$SCHEMEBRIDGE_SOURCE" > "\(records.path)/\(name).env"
+            mv "\(records.path)/\(name).argv.tmp" "\(records.path)/\(name).argv"
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Writes `applications/<id>` (in the user's data dir unless `system`).
+    func entry(_ id: String, _ body: String, system: Bool = false) throws {
+        let dir = system ? root.appendingPathComponent("sysdata/applications") : applications
+        try ("[Desktop Entry]\nType=Application\n" + body + "\n").write(to: dir.appendingPathComponent(id), atomically: true, encoding: .utf8)
+    }
+
+    /// The argv a recorder received, once it has run.
+    func recordedArgv(_ name: String, timeout: Duration = .seconds(5)) async -> [String]? {
+        let url = records.appendingPathComponent("\(name).argv")
+        _ = await Tools.eventually(timeout: timeout) { FileManager.default.fileExists(atPath: url.path) }
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return String(decoding: data, as: UTF8.self).split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    func recordedEnv(_ name: String) -> String {
+        (try? String(contentsOf: records.appendingPathComponent("\(name).env"), encoding: .utf8)) ?? ""
+    }
+
+    /// `dbus-send --print-reply` of a contract method.
+    func dbusSend(_ method: String, _ args: String...) async throws -> ProcessResult {
+        try await Tools.run(["dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=\(Self.name)", Self.path, "\(Self.interface).\(method)"] + args)
+    }
+
+    /// `gdbus call` of a contract method.
+    func gdbus(_ method: String, _ args: String...) async throws -> ProcessResult {
+        try await Tools.run(["gdbus", "call", "--address", bus.address, "--dest", Self.name, "--object-path", Self.path,
+                             "--method", "\(Self.interface).\(method)"] + args)
+    }
+}
