@@ -45,7 +45,7 @@ let package = Package(
         // The Swift side of `make bench`'s layer measurement.
         .executableTarget(name: "schemebridge-bench-service", dependencies: ["DBus"], path: "Benchmarks/SwiftService", swiftSettings: strict),
         // A private dbus-daemon per test suite, shared by every test target.
-        .target(name: "DBusTestSupport", dependencies: ["DBus"], path: "Tests/DBusTestSupport", swiftSettings: strict),
+        .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),

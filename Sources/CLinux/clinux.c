@@ -11,6 +11,16 @@
 
 int clinux_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
                  int stdout_fd, int stderr_fd, pid_t *pid) {
+    return clinux_spawn_io(path, argv, envp, cwd, -1, stdout_fd, stderr_fd, 1, pid);
+}
+
+static void redirect(posix_spawn_file_actions_t *actions, int fd, int target, int flags) {
+    if (fd >= 0) posix_spawn_file_actions_adddup2(actions, fd, target);
+    else posix_spawn_file_actions_addopen(actions, target, "/dev/null", flags, 0);
+}
+
+int clinux_spawn_io(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                    int stdin_fd, int stdout_fd, int stderr_fd, int new_session, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     int rc;
@@ -19,11 +29,10 @@ int clinux_spawn(const char *path, char *const argv[], char *const envp[], const
         posix_spawn_file_actions_destroy(&actions);
         return rc;
     }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
-    else posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
-    else posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    redirect(&actions, stdin_fd, 0, O_RDONLY);
+    redirect(&actions, stdout_fd, 1, O_WRONLY);
+    redirect(&actions, stderr_fd, 2, O_WRONLY);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     if (cwd) posix_spawn_file_actions_addchdir_np(&actions, cwd);
 
     sigset_t none, all;
@@ -31,7 +40,9 @@ int clinux_spawn(const char *path, char *const argv[], char *const envp[], const
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    if (new_session) flags |= POSIX_SPAWN_SETSID;
+    posix_spawnattr_setflags(&attr, flags);
 
     rc = posix_spawn(pid, path, &actions, &attr, argv, envp);
     posix_spawnattr_destroy(&attr);

@@ -1,10 +1,11 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, a clean signal mask and default signal
-/// handlers. (Foundation's `Process` hands children the spawning thread's mask, which
+/// A child process started with `posix_spawn`, a clean signal mask, default signal
+/// handlers and no inherited descriptors but its three standard ones. (Foundation's `Process` hands children the spawning thread's mask, which
 /// under Swift concurrency blocks nearly every signal: such a child ignores SIGTERM.)
 public final class ChildProcess: @unchecked Sendable {
     /// The child's process id.
@@ -21,29 +22,17 @@ public final class ChildProcess: @unchecked Sendable {
         stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null",
         stdoutFD: Int32? = nil
     ) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        if let fd = stdoutFD {
-            posix_spawn_file_actions_adddup2(&actions, fd, 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        func openFD(_ path: String, _ flags: Int32) throws -> Int32 {
+            let fd = open(path, flags | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw ToolError("cannot open \(path): errno \(errno)") }
+            return fd
         }
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let inFD = try openFD(stdin, O_RDONLY)
+        defer { close(inFD) }
+        let outFD = try stdoutFD ?? openFD(stdout, O_WRONLY | O_CREAT | O_APPEND)
+        defer { if stdoutFD == nil { close(outFD) } }
+        let errFD = try openFD(stderr, O_WRONLY | O_CREAT | O_APPEND)
+        defer { close(errFD) }
 
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -52,7 +41,7 @@ public final class ChildProcess: @unchecked Sendable {
             for p in cEnv { free(p) }
         }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, argv[0], &actions, &attr, cArgs, cEnv)
+        let rc = clinux_spawn_io(argv[0], cArgs, cEnv, nil, inFD, outFD, errFD, 0, &child)
         guard rc == 0 else { throw ToolError("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
         pid = child
         let spawned = child

@@ -14,6 +14,15 @@
 int clinux_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
                  int stdout_fd, int stderr_fd, pid_t *pid);
 
+/*
+ * The general form: stdin/stdout/stderr from the given descriptors (-1: /dev/null), a new
+ * session only when `new_session` is non-zero. Every other descriptor is closed in the child
+ * (closefrom 3), so no child ever holds a file of ours open (a script being written would
+ * otherwise fail to exec with ETXTBSY).
+ */
+int clinux_spawn_io(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                    int stdin_fd, int stdout_fd, int stderr_fd, int new_session, pid_t *pid);
+
 /* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 and errno on failure. */
 int clinux_pidfd_open(pid_t pid);
 
