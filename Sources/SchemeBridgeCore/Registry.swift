@@ -139,6 +139,20 @@ public final class Registry: Sendable {
         state.withLock { $0.effective[id] }
     }
 
+    /// Whether a `mimeapps.list` in a config directory (`$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,
+    /// desktop-specific or not) names `id` for `scheme` in `[Default Applications]` or
+    /// `[Added Associations]`: the user (or the admin) chose it explicitly.
+    public func isNamedInConfigList(_ id: String, forScheme scheme: String) -> Bool {
+        let key = Registry.lowercasedASCII(scheme)
+        return state.withLock { m in
+            m.levels.contains { level in
+                level.applicationsIndex == nil && level.lists.contains { list in
+                    (list.defaults[key]?.contains(id) ?? false) || (list.added[key]?.contains(id) ?? false)
+                }
+            }
+        }
+    }
+
     /// Whether `id` is one of the eligible handlers of `scheme`.
     public func isHandler(_ id: String, forScheme scheme: String) -> Bool {
         handlers(forScheme: scheme).contains(id)

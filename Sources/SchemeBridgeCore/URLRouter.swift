@@ -8,6 +8,9 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidHandler(desktopID: String, scheme: String)
     /// The handler needs a terminal and none is installed.
     case noTerminal(desktopID: String)
+    /// A reserved scheme claimed only by entries in the user's data dir that no config-dir
+    /// `mimeapps.list` names; or `file:`, which is never routed.
+    case reservedScheme(scheme: String, desktopID: String?)
 
     public var description: String {
         switch self {
@@ -18,6 +21,13 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
             return "'\(id)' is not an installed application that handles '\(scheme)' (see HandlersForScheme)"
         case .noTerminal(let id):
             return "'\(id)' runs in a terminal (Terminal=true) but neither xdg-terminal-exec nor x-terminal-emulator is installed"
+        case .reservedScheme(let scheme, let id):
+            if scheme == "file" {
+                return "file: URLs are never routed to scheme handlers; open files with xdg-open or gio open"
+            }
+            let who = id.map { "'\($0)'" } ?? "an application in ~/.local/share/applications"
+            return "'\(scheme)' is a reserved scheme: \(who) cannot take it over by listing it; "
+                + "choose it explicitly in ~/.config/mimeapps.list (for example with `gio mime x-scheme-handler/\(scheme) ID`)"
         }
     }
 }
@@ -45,12 +55,31 @@ public struct URLRouter: Sendable {
     public let registry: Registry
     /// Desktop IDs that are SchemeBridge itself, never handlers (loop safety).
     public let ownDesktopIDs: Set<String>
+    /// Reserved schemes and other rules.
+    public let policy: Policy
 
     private static let probeURL = try! SchemeURL("x-schemebridge-probe:")
 
-    public init(registry: Registry, ownDesktopIDs: Set<String>) {
+    public init(registry: Registry, ownDesktopIDs: Set<String>, policy: Policy = Policy()) {
         self.registry = registry
         self.ownDesktopIDs = ownDesktopIDs
+        self.policy = policy
+        self.userApplications = XDGDirectories.join(registry.directories.dataHome, "applications")
+    }
+
+    private let userApplications: String
+
+    /// True when `entry` lives in the user's own data dir, lists reserved `scheme`, and no
+    /// config-dir `mimeapps.list` names it: a hijack attempt, not a candidate.
+    public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
+        guard policy.reservedSchemes.contains(scheme) else { return false }
+        guard entry.applicationsDirectory == userApplications else { return false }
+        return !registry.isNamedInConfigList(entry.id, forScheme: scheme)
+    }
+
+    /// Whether `entry` may handle `scheme` at all.
+    public func isCandidate(_ entry: DesktopEntry, scheme: String) -> Bool {
+        !routesBackToUs(entry) && !isHijack(entry, scheme: scheme) && !Policy.isNeverRouted(scheme)
     }
 
     /// True when `entry` would hand the URL straight back to SchemeBridge: our own entry, or
@@ -66,16 +95,18 @@ public struct URLRouter: Sendable {
 
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.
     public func handlers(forScheme scheme: String) -> [String] {
-        registry.handlers(forScheme: scheme).filter { id in
+        let key = Registry.lowercasedASCII(scheme)
+        return registry.handlers(forScheme: key).filter { id in
             guard let e = registry.entry(id: id) else { return false }
-            return !routesBackToUs(e)
+            return isCandidate(e, scheme: key)
         }
     }
 
     /// The handler that opens `scheme`: the default, or the next one when the default is us.
     public func effectiveDefault(forScheme scheme: String) -> DesktopEntry? {
-        for id in registry.handlers(forScheme: scheme) {
-            if let e = registry.entry(id: id), !routesBackToUs(e) { return e }
+        let key = Registry.lowercasedASCII(scheme)
+        for id in registry.handlers(forScheme: key) {
+            if let e = registry.entry(id: id), isCandidate(e, scheme: key) { return e }
         }
         return nil
     }
@@ -96,14 +127,20 @@ public struct URLRouter: Sendable {
     public func plan(_ url: String, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         let u = try validate(url)
         let scheme = u.scheme.name
+        if Policy.isNeverRouted(scheme) { throw .reservedScheme(scheme: scheme, desktopID: nil) }
         let entry: DesktopEntry
         if let handler {
             guard registry.isHandler(handler, forScheme: scheme), let e = registry.entry(id: handler), !routesBackToUs(e) else {
                 throw .invalidHandler(desktopID: handler, scheme: scheme)
             }
+            if isHijack(e, scheme: scheme) { throw .reservedScheme(scheme: scheme, desktopID: handler) }
             entry = e
         } else {
-            guard let e = effectiveDefault(forScheme: scheme) else { throw .noHandler(scheme: scheme) }
+            guard let e = effectiveDefault(forScheme: scheme) else {
+                let hijackers = registry.handlers(forScheme: scheme).compactMap { registry.entry(id: $0) }.filter { isHijack($0, scheme: scheme) }
+                if let first = hijackers.first { throw .reservedScheme(scheme: scheme, desktopID: first.id) }
+                throw .noHandler(scheme: scheme)
+            }
             entry = e
         }
         if entry.dbusActivatable {

@@ -14,9 +14,12 @@ final class Bridge: Sendable {
     let childEnvironment: [String: String]
     let searchPath: [String]
     let launcher = ProcessLauncher()
+    let rateLimiter: LaunchRateLimiter
 
-    init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String, logger: Logger) {
+    init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
+         rateLimiter: LaunchRateLimiter, logger: Logger) {
         self.registry = registry
+        self.rateLimiter = rateLimiter
         self.router = URLRouter(registry: registry, ownDesktopIDs: [Contract.ownDesktopID])
         self.connection = connection
         self.logger = logger
@@ -53,8 +56,14 @@ final class Bridge: Sendable {
 
     func setDefault(scheme: String, desktopID: String) throws {
         let s = try validScheme(scheme)
-        if let e = registry.entry(id: desktopID), router.routesBackToUs(e) {
-            throw BridgeError.invalidHandler("'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
+        if let e = registry.entry(id: desktopID) {
+            if router.routesBackToUs(e) {
+                throw BridgeError.invalidHandler("'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
+            }
+            if router.isHijack(e, scheme: s) || Policy.isNeverRouted(s) {
+                throw BridgeError.reservedScheme(RouteError.reservedScheme(scheme: s, desktopID: desktopID).description
+                    + " (SetDefaultHandler over D-Bus cannot do that, so no program can hijack it this way)")
+            }
         }
         do {
             try registry.setDefault(scheme: s, desktopID: desktopID)
@@ -117,6 +126,13 @@ final class Bridge: Sendable {
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: options.handler, searchPath: searchPath) } catch { throw BridgeError(error) }
         let caller = await callers.caller(sender, connection: connection)
+        guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
+            throw BridgeError.accessDenied("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
+                + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
+        }
+        guard rateLimiter.allow(caller.appID ?? sender) else {
+            throw BridgeError.rateLimited("too many launches from \(caller.appID ?? sender); slow down and try again in a moment")
+        }
         var details: [String: DBusValue] = ["method": .string(method), "launch-image": .string("")]
         details["source"] = .string(caller.appID ?? "")
         var results: [String: DBusValue] = ["handler": .string(plan.entry.id), "launch-image": .string("")]
@@ -213,6 +229,7 @@ extension BridgeError {
         case .noHandler(let scheme): self = .noHandler(scheme: scheme)
         case .invalidHandler: self = .invalidHandler(error.description)
         case .noTerminal: self = .launchFailed(error.description)
+        case .reservedScheme: self = .reservedScheme(error.description)
         }
     }
 }

@@ -14,6 +14,7 @@ struct BridgeService: Service {
     let address: String
     let replace: Bool
     let environment: [String: String]
+    let rateLimiter: LaunchRateLimiter
     let logger: Logger
 
     func run() async throws {
@@ -29,7 +30,7 @@ struct BridgeService: Service {
             registryLogger.warning("\(warning)")
         }
         defer { registry.close() }
-        let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address, logger: logger)
+        let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address, rateLimiter: rateLimiter, logger: logger)
         try connection.export([BridgeInterface(bridge: bridge).declaration()], at: Contract.objectPath)
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)

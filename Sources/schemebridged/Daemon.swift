@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Logging
+import SchemeBridgeCore
 import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,12 @@ struct Daemon: AsyncParsableCommand {
     @Flag(name: .long, help: "Take the bus name over from a running instance.")
     var replace = false
 
+    @Option(name: .long, help: "Launches a second allowed per caller on average (0 turns the limit off).")
+    var maxLaunchRate: Double = 50
+
+    @Option(name: .long, help: "Launches a caller may make in a burst.")
+    var launchBurst: Double = 100
+
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -43,7 +50,8 @@ struct Daemon: AsyncParsableCommand {
             logger.critical("no session bus: DBUS_SESSION_BUS_ADDRESS is not set; pass --address or run inside a desktop session (or `dbus-run-session -- schemebridged`)")
             throw ExitCode(1)
         }
-        let service = BridgeService(address: busAddress, replace: replace, environment: ProcessEnvironment.current(), logger: logger)
+        let service = BridgeService(address: busAddress, replace: replace, environment: ProcessEnvironment.current(),
+                                    rateLimiter: LaunchRateLimiter(rate: maxLaunchRate, burst: launchBurst), logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],

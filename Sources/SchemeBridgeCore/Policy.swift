@@ -1,0 +1,93 @@
+import Synchronization
+
+/// The routing policy: which entries may take which schemes.
+public struct Policy: Sendable {
+    /// Schemes an entry in the user's own data dir (`$XDG_DATA_HOME/applications`, where any
+    /// program of the user can drop a file) cannot take by merely listing them: such an entry
+    /// becomes a candidate only when a config-dir `mimeapps.list` names it explicitly.
+    public static let defaultReservedSchemes: Set<String> = [
+        "http", "https", "file", "ftp", "ftps", "sftp", "ssh", "mailto", "tel", "sms", "mms", "data",
+        "javascript", "about", "blob", "ws", "wss", "irc", "ircs", "webcal", "geo", "magnet",
+    ]
+
+    /// The reserved schemes in force.
+    public var reservedSchemes: Set<String>
+
+    public init(reservedSchemes: Set<String> = Policy.defaultReservedSchemes) {
+        self.reservedSchemes = reservedSchemes
+    }
+
+    /// `file:` is never opened by a scheme handler: files belong to the file manager.
+    public static func isNeverRouted(_ scheme: String) -> Bool { scheme == "file" }
+
+    /// Whether `pattern` (`*` any run, `?` one character; a whole-string match) matches `text`.
+    public static func matches(_ pattern: Substring, _ text: Substring) -> Bool {
+        var p = pattern[...], t = text[...]
+        var star: (Substring, Substring)? = nil
+        while !t.isEmpty {
+            if let c = p.first, c == "*" {
+                p = p.dropFirst()
+                star = (p, t)
+            } else if let c = p.first, c == "?" || c == t.first {
+                p = p.dropFirst()
+                t = t.dropFirst()
+            } else if let s = star {
+                p = s.0
+                t = s.1.dropFirst()
+                star = (s.0, t)
+            } else {
+                return false
+            }
+        }
+        return p.allSatisfy { $0 == "*" }
+    }
+
+    /// Whether a caller with app id `caller` may open `entry` (its `X-SchemeBridge-AllowedCallers`
+    /// `;`-list of patterns; no key = everyone). A caller with no known id matches nothing.
+    public static func allows(caller: String?, entry: DesktopEntry) -> Bool {
+        guard let value = entry.extensionKeys["X-SchemeBridge-AllowedCallers"] else { return true }
+        guard let caller else { return false }
+        for pattern in value.split(separator: ";") where !pattern.isEmpty {
+            if matches(pattern, caller[...]) { return true }
+        }
+        return false
+    }
+}
+
+/// A token bucket per caller: `rate` launches a second on average, bursts up to `burst`.
+public final class LaunchRateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var last: ContinuousClock.Instant
+    }
+    private let rate: Double
+    private let burst: Double
+    private let buckets = Mutex<[String: Bucket]>([:])
+
+    /// `rate` 0 turns limiting off.
+    public init(rate: Double, burst: Double) {
+        self.rate = rate
+        self.burst = max(burst, 1)
+    }
+
+    public var isEnabled: Bool { rate > 0 }
+
+    /// Takes one token for `caller`; false when the caller is over its rate.
+    public func allow(_ caller: String) -> Bool {
+        guard rate > 0 else { return true }
+        let now = ContinuousClock.now
+        let (rate, burst) = (self.rate, self.burst)
+        return buckets.withLock { buckets in
+            var b = buckets[caller] ?? Bucket(tokens: burst, last: now)
+            let elapsed = now - b.last
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            b.tokens = min(burst, b.tokens + seconds * rate)
+            b.last = now
+            let ok = b.tokens >= 1
+            if ok { b.tokens -= 1 }
+            buckets[caller] = b
+            if buckets.count > 4096 { buckets = buckets.filter { $0.value.tokens < burst } }
+            return ok
+        }
+    }
+}
