@@ -1,17 +1,16 @@
 #!/bin/bash
-# `make run`: build, make sure a session bus exists (a private one if none is running),
-# start schemebridged, and show real dbus-send calls against it.
+# `make run`: build, start a private session bus (always: the demo never touches your own
+# session), install a demo handler into a temporary XDG tree, let the bus activate
+# schemebridged, and drive it with dbus-send and gdbus while dbus-monitor prints its signals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN="$(swift build --show-bin-path)"
-DAEMON="$BIN/schemebridged"
 WORK="$(mktemp -d /tmp/schemebridge-demo.XXXXXX)"
 BUS_PID=""
-DAEMON_PID=""
-
+MON_PID=""
 cleanup() {
-    [ -n "$DAEMON_PID" ] && kill "$DAEMON_PID" 2>/dev/null && wait "$DAEMON_PID" 2>/dev/null || true
+    [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null || true
     [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -20,19 +19,11 @@ trap cleanup EXIT
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
-bus_alive() {
-    [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] &&
-        dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-            org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1
-}
-
-if bus_alive; then
-    say "using the running session bus ($DBUS_SESSION_BUS_ADDRESS)"
-else
-    say "no session bus is running: starting a private one"
-    mkdir -p "$WORK/services"
-    sed "s|@bindir@|$BIN|" dbus/io.github.schemebridge.SchemeBridge1.service.in > "$WORK/services/io.github.schemebridge.SchemeBridge1.service"
-    cat > "$WORK/bus.conf" <<CONF
+say "a private session bus, a temporary XDG tree, the demo handler"
+mkdir -p "$WORK/services" "$WORK/data/applications" "$WORK/config"
+sed "s|@bindir@|$BIN|" dbus/io.github.schemebridge.SchemeBridge1.service.in > "$WORK/services/io.github.schemebridge.SchemeBridge1.service"
+sed "s|@demodir@|$PWD/desktop/demo|" desktop/demo/org.example.TodoList.desktop.in > "$WORK/data/applications/org.example.TodoList.desktop"
+cat > "$WORK/bus.conf" <<CONF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
@@ -43,37 +34,42 @@ else
   <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
 </busconfig>
 CONF
-    read -r DBUS_SESSION_BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
-    export DBUS_SESSION_BUS_ADDRESS
-    echo "private bus at $DBUS_SESSION_BUS_ADDRESS (pid $BUS_PID)"
-fi
+export XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" XDG_CONFIG_HOME="$WORK/config" XDG_CONFIG_DIRS="$WORK/none"
+export SCHEMEBRIDGE_DEMO_LOG="$WORK/handler.log"
+: > "$SCHEMEBRIDGE_DEMO_LOG"
+read -r DBUS_SESSION_BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
+export DBUS_SESSION_BUS_ADDRESS
+echo "bus: $DBUS_SESSION_BUS_ADDRESS"
+echo "handler: $XDG_DATA_HOME/applications/org.example.TodoList.desktop (MimeType=x-scheme-handler/todolist;)"
+
+dbus-monitor --session "type='signal',interface='io.github.schemebridge.SchemeBridge1'" > "$WORK/monitor.log" 2>&1 &
+MON_PID=$!
+sleep 0.3
 
 NAME=io.github.schemebridge.SchemeBridge1
 OBJ=/io/github/schemebridge/SchemeBridge1
-if dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        org.freedesktop.DBus.NameHasOwner "string:$NAME" 2>/dev/null | grep -q "boolean true"; then
-    say "$NAME is already running on this bus; using it"
-else
-    say "starting schemebridged"
-    "$DAEMON" 2> "$WORK/daemon.log" &
-    DAEMON_PID=$!
-    for _ in $(seq 100); do
-        dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-            org.freedesktop.DBus.NameHasOwner "string:$NAME" 2>/dev/null | grep -q "boolean true" && break
-        sleep 0.05
-    done
-    sed 's/^/    [schemebridged] /' "$WORK/daemon.log"
+say "can it open a todolist: URL? (the first call bus-activates schemebridged)"
+show dbus-send --session --print-reply --dest=$NAME $OBJ $NAME.CanOpenURL string:'todolist://add?task=milk'
+
+say "open one — quotes, \$() and backticks stay one argument, no shell runs"
+show dbus-send --session --print-reply --dest=$NAME $OBJ $NAME.OpenURL string:'todolist://add?task="milk & eggs" $(rm -rf ~) `id`'
+
+say "the rich variant, with options, through gdbus"
+show gdbus call --session --dest $NAME --object-path $OBJ --method $NAME.OpenURLWithOptions \
+    'todolist://show?list=groceries' "{'activation-token': <'demo-token'>}"
+
+say "a scheme nobody handles is an error, not a silent success"
+printf '$ %s\n' "dbus-send ... $NAME.OpenURL string:'nothing://here'"
+dbus-send --session --print-reply --dest=$NAME $OBJ $NAME.OpenURL string:'nothing://here' || true
+
+if [ -x "$BIN/schemebridge" ]; then
+    say "the xdg-open style command"
+    show "$BIN/schemebridge" open 'todolist://from-the-cli' && echo "exit status $?"
 fi
 
-say "ping it"
-show dbus-send --session --print-reply --dest=$NAME $OBJ org.freedesktop.DBus.Peer.Ping
-
-say "read its Version property"
-show dbus-send --session --print-reply --dest=$NAME $OBJ org.freedesktop.DBus.Properties.Get \
-    string:$NAME string:Version
-
-say "introspect it (the interface part)"
-printf '$ %s\n' "gdbus introspect --session --dest $NAME --object-path $OBJ"
-gdbus introspect --session --dest $NAME --object-path $OBJ | sed -n "/interface $NAME/,/};/p"
-
-say "done: stopping what this demo started"
+sleep 0.5
+say "what the handler got"
+cat "$SCHEMEBRIDGE_DEMO_LOG"
+say "the signals dbus-monitor saw"
+grep -A26 -E "member=(URLHandled|URLFailed)" "$WORK/monitor.log" | grep -vE "^--$" | sed -n "1,80p"
+say "done: the private bus and the service stop now"

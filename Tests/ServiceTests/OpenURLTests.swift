@@ -116,4 +116,13 @@ import DBusTestSupport
         #expect(interfaceElement(live.stdout) != nil, "\(live.stdout)\(live.stderr)")
         #expect(interfaceElement(live.stdout) == interfaceElement(shipped))
     }
+
+    @Test func terminalHandlersRunInTheUsersTerminal() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.recorder("xdg-terminal-exec")  // stands in for the user's terminal launcher
+        try f.entry("tui.desktop", "Name=TUI\nExec=tui-app --url %u\nTerminal=true\nMimeType=x-scheme-handler/tui;")
+        _ = try await f.dbusSend("OpenURL", "string:tui://x y")
+        #expect(await f.recordedArgv("xdg-terminal-exec") == ["tui-app", "--url", "tui://x y"])
+    }
 }
