@@ -128,6 +128,13 @@ enum FileSystem {
     /// Finds `program` as `TryExec` does: an absolute path must be executable; a bare name is
     /// looked up in `searchPath`. A relative path with a `/` is refused (it would depend on the
     /// service's working directory).
+    /// The canonical absolute path of `path` (symlinks resolved), or nil.
+    static func realPath(_ path: String) -> String? {
+        guard !path.isEmpty, let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     static func findProgram(_ program: String, searchPath: [String]) -> String? {
         if program.hasPrefix("/") { return isExecutableFile(program) ? program : nil }
         if program.contains("/") { return nil }

@@ -65,18 +65,19 @@ public final class LaunchRateLimiter: Sendable {
     private let buckets = Mutex<[String: Bucket]>([:])
 
     /// `rate` 0 turns limiting off.
-    public init(rate: Double, burst: Double) {
+    public init(rate: Double = 50, burst: Double = 100) {
         self.rate = rate
         self.burst = max(burst, 1)
     }
 
-    public var isEnabled: Bool { rate > 0 }
+    /// Takes one token for `caller` at the limiter's own rate and burst.
+    public func allow(_ caller: String) -> Bool { allow(caller, rate: rate, burst: burst) }
 
-    /// Takes one token for `caller`; false when the caller is over its rate.
-    public func allow(_ caller: String) -> Bool {
+    /// Takes one token for `caller`; false when the caller is over `rate` (0: no limit).
+    public func allow(_ caller: String, rate: Double, burst rawBurst: Double) -> Bool {
         guard rate > 0 else { return true }
         let now = ContinuousClock.now
-        let (rate, burst) = (self.rate, self.burst)
+        let burst = max(rawBurst, 1)
         return buckets.withLock { buckets in
             var b = buckets[caller] ?? Bucket(tokens: burst, last: now)
             let elapsed = now - b.last

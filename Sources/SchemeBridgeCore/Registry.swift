@@ -153,6 +153,26 @@ public final class Registry: Sendable {
         }
     }
 
+    /// The eligible applications whose `Exec` program is the executable at `path` (compared
+    /// after resolving `PATH` and symlinks). A scan of the entries whose program has the same
+    /// base name: meant for identifying a new caller once, not for every call.
+    public func applicationIDs(executing path: String) -> [String] {
+        guard let target = FileSystem.realPath(path) else { return [] }
+        let base = target.split(separator: "/").last.map(String.init) ?? target
+        let candidates: [DesktopEntry] = state.withLock { m in
+            m.effective.values.filter { e in
+                guard let program = e.execCommand?.program else { return false }
+                let b = program.split(separator: "/").last.map(String.init) ?? program
+                return b == base
+            }
+        }
+        return candidates.filter { e in
+            guard let program = e.execCommand?.program,
+                  let found = FileSystem.findProgram(program, searchPath: directories.executableSearchPath) else { return false }
+            return FileSystem.realPath(found) == target
+        }.map(\.id).sorted()
+    }
+
     /// Whether `id` is one of the eligible handlers of `scheme`.
     public func isHandler(_ id: String, forScheme scheme: String) -> Bool {
         handlers(forScheme: scheme).contains(id)

@@ -57,13 +57,16 @@ public struct URLRouter: Sendable {
     public let ownDesktopIDs: Set<String>
     /// Reserved schemes and other rules.
     public let policy: Policy
+    /// When set, its current reserved schemes replace ``policy``'s (live config).
+    public let policyStore: PolicyStore?
 
     private static let probeURL = try! SchemeURL("x-schemebridge-probe:")
 
-    public init(registry: Registry, ownDesktopIDs: Set<String>, policy: Policy = Policy()) {
+    public init(registry: Registry, ownDesktopIDs: Set<String>, policy: Policy = Policy(), policyStore: PolicyStore? = nil) {
         self.registry = registry
         self.ownDesktopIDs = ownDesktopIDs
         self.policy = policy
+        self.policyStore = policyStore
         self.userApplications = XDGDirectories.join(registry.directories.dataHome, "applications")
     }
 
@@ -72,7 +75,8 @@ public struct URLRouter: Sendable {
     /// True when `entry` lives in the user's own data dir, lists reserved `scheme`, and no
     /// config-dir `mimeapps.list` names it: a hijack attempt, not a candidate.
     public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
-        guard policy.reservedSchemes.contains(scheme) else { return false }
+        let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
+        guard reserved.contains(scheme) else { return false }
         guard entry.applicationsDirectory == userApplications else { return false }
         return !registry.isNamedInConfigList(entry.id, forScheme: scheme)
     }

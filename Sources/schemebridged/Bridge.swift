@@ -1,6 +1,7 @@
 import DBus
 import Logging
 import SchemeBridgeCore
+import Synchronization
 
 /// The service's behaviour behind the D-Bus contract: validation, handler choice, launching
 /// or D-Bus activation, and the signals that report each outcome.
@@ -14,13 +15,15 @@ final class Bridge: Sendable {
     let childEnvironment: [String: String]
     let searchPath: [String]
     let launcher = ProcessLauncher()
-    let rateLimiter: LaunchRateLimiter
+    let rateLimiter = LaunchRateLimiter()
+    let policy: PolicyStore
+    private let inFlight = Mutex(0)
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
-         rateLimiter: LaunchRateLimiter, logger: Logger) {
+         policy: PolicyStore, logger: Logger) {
         self.registry = registry
-        self.rateLimiter = rateLimiter
-        self.router = URLRouter(registry: registry, ownDesktopIDs: [Contract.ownDesktopID])
+        self.policy = policy
+        self.router = URLRouter(registry: registry, ownDesktopIDs: [Contract.ownDesktopID], policyStore: policy)
         self.connection = connection
         self.logger = logger
         var env = environment
@@ -36,6 +39,27 @@ final class Bridge: Sendable {
 
     func canOpen(_ url: String) throws -> Bool {
         do { return try router.canOpen(url) } catch { throw BridgeError(error) }
+    }
+
+    /// `CanOpenURL` for `sender`: with query privacy on, an identified app learns only about
+    /// the schemes its own entry lists in `X-SchemeBridge-QueriesSchemes=` (like iOS's
+    /// `LSApplicationQueriesSchemes`); for anything else the answer is `false`.
+    func canOpen(_ url: String, sender: String) throws -> Bool {
+        let u: SchemeURL
+        do { u = try router.validate(url) } catch { throw BridgeError(error) }
+        if policy.current.queryPrivacy, callers.cached(sender) == nil {
+            // Not identified yet (it connected before we started): identify it in the background
+            // for its next calls; this answer cannot wait.
+            let (connection, registry, callers) = (self.connection, self.registry, self.callers)
+            Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
+        }
+        if policy.current.queryPrivacy, let appID = callers.cached(sender)?.appID,
+           let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") {
+            let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "")
+                .split(separator: ";").map { $0.lowercased() }
+            if !declared.contains(u.scheme.name) { return false }
+        }
+        return router.effectiveDefault(forScheme: u.scheme.name) != nil
     }
 
     func handlers(forScheme scheme: String) throws -> [String] {
@@ -125,14 +149,24 @@ final class Bridge: Sendable {
     private func openChecked(_ url: String, options: OpenOptions, sender: String, method: String) async throws -> [String: DBusValue] {
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: options.handler, searchPath: searchPath) } catch { throw BridgeError(error) }
-        let caller = await callers.caller(sender, connection: connection)
+        let caller = await callers.caller(sender, connection: connection, registry: registry)
         guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
             throw BridgeError.accessDenied("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
         }
-        guard rateLimiter.allow(caller.appID ?? sender) else {
+        let config = policy.current
+        guard rateLimiter.allow(caller.appID ?? sender, rate: config.maxLaunchRate, burst: config.launchBurst) else {
             throw BridgeError.rateLimited("too many launches from \(caller.appID ?? sender); slow down and try again in a moment")
         }
+        let admitted = inFlight.withLock { n -> Bool in
+            if n >= config.maxConcurrentLaunches { return false }
+            n += 1
+            return true
+        }
+        guard admitted else {
+            throw BridgeError.rateLimited("\(config.maxConcurrentLaunches) launches are already in progress; try again in a moment")
+        }
+        defer { inFlight.withLock { $0 -= 1 } }
         var details: [String: DBusValue] = ["method": .string(method), "launch-image": .string("")]
         details["source"] = .string(caller.appID ?? "")
         var results: [String: DBusValue] = ["handler": .string(plan.entry.id), "launch-image": .string("")]

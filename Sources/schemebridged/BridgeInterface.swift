@@ -13,7 +13,7 @@ struct BridgeInterface {
             Contract.interface,
             methods: [
                 Method("CanOpenURL", inputs: [Argument("url", "s")], outputs: [Argument("can_open", "b")],
-                       handler: .inline { call in [.boolean(try bridge.canOpen(call.string(0)))] }),
+                       handler: .inline { call in [.boolean(try bridge.canOpen(call.string(0), sender: call.sender))] }),
                 Method("OpenURL", inputs: [Argument("url", "s")], outputs: [Argument("opened", "b")],
                        handler: .async { call in
                            _ = try await bridge.open(call.string(0), options: [:], sender: call.sender, method: "OpenURL")

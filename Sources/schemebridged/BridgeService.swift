@@ -14,7 +14,7 @@ struct BridgeService: Service {
     let address: String
     let replace: Bool
     let environment: [String: String]
-    let rateLimiter: LaunchRateLimiter
+    let policyOverrides: @Sendable (inout PolicyConfig) -> Void
     let logger: Logger
 
     func run() async throws {
@@ -30,7 +30,10 @@ struct BridgeService: Service {
             registryLogger.warning("\(warning)")
         }
         defer { registry.close() }
-        let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address, rateLimiter: rateLimiter, logger: logger)
+        let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address,
+                            policy: PolicyStore(path: PolicyStore.defaultPath(directories: registry.directories), overrides: policyOverrides,
+                                                warn: { registryLogger.warning("\($0)") }),
+                            logger: logger)
         try connection.export([BridgeInterface(bridge: bridge).declaration()], at: Contract.objectPath)
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)
@@ -49,9 +52,15 @@ struct BridgeService: Service {
                 group.addTask { await connection.waitUntilDisconnected() }
                 group.addTask {
                     // Callers that left the bus are forgotten.
+                    // New ones are identified at once, so inline lookups (query privacy) find them.
                     for await message in owners {
-                        guard message.body.count == 3, case .string(let name) = message.body[0], case .string("") = message.body[2] else { continue }
-                        if name.hasPrefix(":") { bridge.callers.forget(name) }
+                        guard message.body.count == 3, case .string(let name) = message.body[0], name.hasPrefix(":"),
+                              case .string(let old) = message.body[1], case .string(let new) = message.body[2] else { continue }
+                        if new.isEmpty {
+                            bridge.callers.forget(name)
+                        } else if old.isEmpty, name != connection.uniqueName {
+                            Task { _ = await bridge.callers.caller(name, connection: connection, registry: registry) }
+                        }
                     }
                 }
                 group.addTask {

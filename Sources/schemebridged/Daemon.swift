@@ -25,11 +25,11 @@ struct Daemon: AsyncParsableCommand {
     @Flag(name: .long, help: "Take the bus name over from a running instance.")
     var replace = false
 
-    @Option(name: .long, help: "Launches a second allowed per caller on average (0 turns the limit off).")
-    var maxLaunchRate: Double = 50
+    @Option(name: .long, help: "Launches a second allowed per caller on average; 0 turns the limit off (default 50, or MaxLaunchRate in the config file).")
+    var maxLaunchRate: Double?
 
-    @Option(name: .long, help: "Launches a caller may make in a burst.")
-    var launchBurst: Double = 100
+    @Option(name: .long, help: "Launches a caller may make in a burst (default 100, or LaunchBurst in the config file).")
+    var launchBurst: Double?
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
@@ -51,7 +51,10 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let service = BridgeService(address: busAddress, replace: replace, environment: ProcessEnvironment.current(),
-                                    rateLimiter: LaunchRateLimiter(rate: maxLaunchRate, burst: launchBurst), logger: logger)
+                                    policyOverrides: { [maxLaunchRate, launchBurst] c in
+                                        if let maxLaunchRate { c.maxLaunchRate = maxLaunchRate }
+                                        if let launchBurst { c.launchBurst = launchBurst }
+                                    }, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -1,0 +1,130 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The user's policy settings, from `$XDG_CONFIG_HOME/schemebridge/config` (a key file):
+///
+/// ```ini
+/// [Policy]
+/// QueryPrivacy=false              # true: identified apps may only query schemes they declare
+/// ReservedSchemes=http;https;…    # replaces the built-in list
+/// ExtraReservedSchemes=bank;      # adds to it
+/// MaxLaunchRate=50                # launches per second per caller; 0 = no limit
+/// LaunchBurst=100
+/// MaxConcurrentLaunches=32        # D-Bus activations / spawns in flight at once
+/// ```
+///
+/// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
+public struct PolicyConfig: Sendable, Equatable {
+    public var queryPrivacy = false
+    public var reservedSchemes = Policy.defaultReservedSchemes
+    public var maxLaunchRate: Double = 50
+    public var launchBurst: Double = 100
+    public var maxConcurrentLaunches = 32
+
+    public init() {}
+
+    /// Parses `text`; `warnings` collects what was ignored.
+    public static func parse(_ text: String, path: String, warnings: inout [String]) throws(KeyFileError) -> PolicyConfig {
+        var c = PolicyConfig()
+        let file = try KeyFile(text: text, path: path)
+        guard let g = file.group("Policy") else { return c }
+        let known: Set<String> = ["QueryPrivacy", "ReservedSchemes", "ExtraReservedSchemes", "MaxLaunchRate", "LaunchBurst", "MaxConcurrentLaunches"]
+        for e in g.entries where !known.contains(e.key) {
+            warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+        }
+        if let b = g.boolean("QueryPrivacy") { c.queryPrivacy = b }
+        func schemes(_ key: String) -> [String]? {
+            g.stringList(key).map { $0.compactMap { s in (try? Scheme(s))?.name } }
+        }
+        if let list = schemes("ReservedSchemes") { c.reservedSchemes = Set(list) }
+        if let extra = schemes("ExtraReservedSchemes") { c.reservedSchemes.formUnion(extra) }
+        func number(_ key: String) -> Double? {
+            guard let s = g.string(key) else { return nil }
+            guard let v = Double(s), v >= 0, v.isFinite else {
+                warnings.append("\(path): \(key)=\(s) is not a non-negative number; ignored")
+                return nil
+            }
+            return v
+        }
+        if let v = number("MaxLaunchRate") { c.maxLaunchRate = v }
+        if let v = number("LaunchBurst") { c.launchBurst = max(1, v) }
+        if let v = number("MaxConcurrentLaunches") { c.maxConcurrentLaunches = max(1, Int(v)) }
+        return c
+    }
+}
+
+/// The current ``PolicyConfig``, re-read when its file changes. A lookup costs one clock read,
+/// and at most every 200 ms one `stat`; so edits take effect within a fraction of a second,
+/// without a restart and without a watcher thread.
+public final class PolicyStore: Sendable {
+    /// The config file's path.
+    public let path: String
+    private let overrides: @Sendable (inout PolicyConfig) -> Void
+    private let warn: @Sendable (String) -> Void
+    private struct State {
+        var config: PolicyConfig
+        var signature: (Int, Int, Int)?  // mtime s, mtime ns, size
+        var checkedAt: Int64 = 0
+    }
+    private let state: Mutex<State>
+
+    /// `overrides` applies command-line settings on top of the file (they win).
+    public init(path: String, overrides: @escaping @Sendable (inout PolicyConfig) -> Void = { _ in },
+                warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.path = path
+        self.overrides = overrides
+        self.warn = warn
+        var initial = PolicyConfig()
+        overrides(&initial)
+        state = Mutex(State(config: initial))
+        _ = current
+    }
+
+    /// The config path for an environment: `$XDG_CONFIG_HOME/schemebridge/config`.
+    public static func defaultPath(directories: XDGDirectories) -> String {
+        XDGDirectories.join(XDGDirectories.join(directories.configHome, "schemebridge"), "config")
+    }
+
+    /// The settings in force now.
+    public var current: PolicyConfig {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let now = Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        let (stale, config) = state.withLock { s -> (Bool, PolicyConfig) in
+            if now - s.checkedAt < 200 && s.checkedAt != 0 { return (false, s.config) }
+            s.checkedAt = now
+            return (true, s.config)
+        }
+        guard stale else { return config }
+        return reloadIfChanged() ?? config
+    }
+
+    private func reloadIfChanged() -> PolicyConfig? {
+        var st = stat()
+        let sig: (Int, Int, Int)? = stat(path, &st) == 0 ? (st.st_mtim.tv_sec, st.st_mtim.tv_nsec, Int(st.st_size)) : nil
+        let unchanged = state.withLock { s in s.signature.map { a in sig.map { $0 == a } ?? false } ?? (sig == nil) }
+        if unchanged { return nil }
+        var config = PolicyConfig()
+        if sig != nil {
+            if let text = CallerIdentity.readSmallFile(path, limit: 1 << 20) {
+                var warnings: [String] = []
+                do {
+                    config = try PolicyConfig.parse(text, path: path, warnings: &warnings)
+                } catch {
+                    warn("\(error); keeping the previous settings")
+                    state.withLock { $0.signature = sig }
+                    return nil
+                }
+                for w in warnings { warn(w) }
+            }
+        }
+        overrides(&config)
+        state.withLock {
+            $0.config = config
+            $0.signature = sig
+        }
+        return config
+    }
+}
