@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "SchemeBridgeCore", targets: ["SchemeBridgeCore"]),
         .executable(name: "schemebridged", targets: ["schemebridged"]),
+        .executable(name: "schemebridge", targets: ["schemebridge"]),
+        .executable(name: "schemebridge-splash", targets: ["schemebridge-splash"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +44,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The command-line client: `schemebridge open URL` like xdg-open, queries, monitor.
+        .executableTarget(
+            name: "schemebridge",
+            dependencies: [
+                "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // Xlib and libpng as system libraries, for the launch-image helper only.
+        .systemLibrary(name: "CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // The launch-image helper: a separate process the service spawns per launch, so the
+        // service itself never links X.
+        .executableTarget(name: "schemebridge-splash", dependencies: ["CX11", "CPNG"], swiftSettings: strict),
         // The Swift side of `make bench`'s layer measurement.
         .executableTarget(name: "schemebridge-bench-service", dependencies: ["DBus"], path: "Benchmarks/SwiftService", swiftSettings: strict),
         // A private dbus-daemon per test suite, shared by every test target.
