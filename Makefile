@@ -4,7 +4,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 SWIFT ?= swift
 
-.PHONY: all deps build release run test install uninstall bench clean
+.PHONY: all deps build release run test install uninstall bench fuzz clean
 
 all: build
 
@@ -25,26 +25,42 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+DATADIR = $(PREFIX)/share
+
 install: release
 	$(eval RBIN := $(shell $(SWIFT) build -c release --show-bin-path))
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/dbus-1/services \
-		$(DESTDIR)$(PREFIX)/share/dbus-1/interfaces $(DESTDIR)$(PREFIX)/lib/systemd/user
-	install -m 755 $(RBIN)/schemebridged $(DESTDIR)$(BINDIR)/schemebridged
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/dbus-1/services $(DESTDIR)$(DATADIR)/dbus-1/interfaces \
+		$(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(DATADIR)/applications \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 $(RBIN)/schemebridged $(RBIN)/schemebridge $(RBIN)/schemebridge-splash $(DESTDIR)$(BINDIR)/
 	sed 's|@bindir@|$(BINDIR)|' dbus/io.github.schemebridge.SchemeBridge1.service.in \
-		> $(DESTDIR)$(PREFIX)/share/dbus-1/services/io.github.schemebridge.SchemeBridge1.service
+		> $(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service
 	sed 's|@bindir@|$(BINDIR)|' dbus/schemebridged.service.in \
 		> $(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service
-	if [ -f dbus/io.github.schemebridge.SchemeBridge1.xml ]; then \
-		install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml $(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/; fi
+	install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
+	sed 's|^Exec=schemebridge |Exec=$(BINDIR)/schemebridge |' desktop/io.github.schemebridge.SchemeBridge.desktop \
+		> $(DESTDIR)$(DATADIR)/applications/io.github.schemebridge.SchemeBridge.desktop
+	$(RBIN)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
+	$(RBIN)/schemebridge --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_schemebridge
+	$(RBIN)/schemebridge --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/schemebridged \
-		$(DESTDIR)$(PREFIX)/share/dbus-1/services/io.github.schemebridge.SchemeBridge1.service \
-		$(DESTDIR)$(PREFIX)/share/dbus-1/interfaces/io.github.schemebridge.SchemeBridge1.xml \
-		$(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service
+	rm -f $(DESTDIR)$(BINDIR)/schemebridged $(DESTDIR)$(BINDIR)/schemebridge $(DESTDIR)$(BINDIR)/schemebridge-splash \
+		$(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service \
+		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.SchemeBridge1.xml \
+		$(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service \
+		$(DESTDIR)$(DATADIR)/applications/io.github.schemebridge.SchemeBridge.desktop \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions/_schemebridge \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
 
 bench: deps
 	@bash Benchmarks/run.sh
+
+# libFuzzer + ASan on the URL validator, key-file parser and Exec expander (FUZZ_SECONDS each).
+fuzz: deps
+	@bash Fuzz/run-fuzzers.sh
 
 clean:
 	rm -rf .build

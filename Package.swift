@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

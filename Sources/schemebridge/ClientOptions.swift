@@ -1,0 +1,35 @@
+import ArgumentParser
+import DBus
+
+/// Options every subcommand that talks to the service accepts.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The D-Bus address of the session bus (default: $DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
+    var address: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the service's reply.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    /// Connects to the bus that the options name.
+    func client() async throws -> ServiceClient {
+        try await ServiceClient.connect(address: address, timeout: timeout)
+    }
+
+    /// Connects, runs `body` and closes. A D-Bus error from `body` is reported as
+    /// "`subject`: message" and ends the command with the matching exit status.
+    func withService<T>(_ subject: @autoclosure () -> String,
+                        _ body: (ServiceClient) async throws(DBusError) -> T) async throws -> T {
+        let service = try await client()
+        defer { service.close() }
+        do {
+            return try await body(service)
+        } catch {
+            throw ServiceClient.report(error, subject()).status.exitCode
+        }
+    }
+}
+
+/// `--json`: machine-readable output.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import DBus
+
+/// The exit statuses of `schemebridge`, the same as `xdg-open`'s.
+enum ExitStatus: Int32 {
+    case success = 0
+    /// Error in the command line: a malformed URL, a wrong argument.
+    case usage = 1
+    /// A file named on the command line does not exist, or the handler asked for is not installed.
+    case notFound = 2
+    /// No application handles the scheme, or no SchemeBridge service is reachable.
+    case noHandler = 3
+    /// The action failed: the handler could not be started, the caller is not allowed, rate limited.
+    case failed = 4
+
+    var exitCode: ExitCode { ExitCode(rawValue) }
+
+    /// The status for a D-Bus error from the service or the bus.
+    init(_ error: DBusError) {
+        let name = error.name.rawValue
+        let contract = "io.github.schemebridge.SchemeBridge1.Error."
+        if name.hasPrefix(contract) {
+            switch name.dropFirst(contract.count) {
+            case "InvalidURL": self = .usage
+            case "InvalidHandler": self = .notFound
+            case "NoHandler", "ReservedScheme": self = .noHandler
+            default: self = .failed
+            }
+            return
+        }
+        switch error.name {
+        case .invalidArgs: self = .usage
+        case .serviceUnknown, .nameHasNoOwner, .disconnected: self = .noHandler
+        default: self = .failed
+        }
+    }
+}
+
+/// A failure already reported to the user; the process exits with `status`.
+struct Reported: Error {
+    let status: ExitStatus
+}

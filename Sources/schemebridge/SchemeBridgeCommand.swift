@@ -1,0 +1,51 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `schemebridge`: the command-line client of the SchemeBridge session service.
+///
+/// `schemebridge open URL` behaves like `xdg-open URL` (same exit codes); the other
+/// subcommands query the service. Every subcommand talks to `schemebridged` over the
+/// session bus, which starts it by bus activation when needed.
+@main
+struct SchemeBridgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schemebridge",
+        abstract: "Open custom URL schemes with the app that declares them (via the SchemeBridge session service).",
+        discussion: """
+            Apps declare the schemes they handle with MimeType=x-scheme-handler/SCHEME; in their desktop \
+            entries. `schemebridge open URL` asks the session service to start the handler and returns as soon \
+            as it has started, like xdg-open.
+
+            Exit status (as xdg-open): 0 success, 1 usage error or malformed URL, 2 a file or the handler \
+            asked for was not found, 3 no handler for the scheme or no SchemeBridge service on the session bus, \
+            4 the action failed (launch failed, access denied, rate limited).
+            """,
+        version: "1",
+        subcommands: [Open.self, CanOpen.self, Handlers.self, Default.self, Schemes.self, LaunchImage.self, Monitor.self]
+    )
+
+    /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not
+    /// ArgumentParser's 64), and failures already reported exit with their own status.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let reported as Reported {
+            Glibc.exit(reported.status.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                Terminal.write(fd: 2, message + (message.hasSuffix("\n") ? "" : "\n"))
+                Glibc.exit(ExitStatus.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}

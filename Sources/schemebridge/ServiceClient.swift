@@ -1,0 +1,84 @@
+import DBus
+import Logging
+
+/// The SchemeBridge service as seen from the command line: one connection to the session
+/// bus and typed wrappers of the contract's methods. Errors come back as ``DBusError``s.
+struct ServiceClient {
+    static let busName: BusName = "io.github.schemebridge.SchemeBridge1"
+    static let objectPath: ObjectPath = "/io/github/schemebridge/SchemeBridge1"
+    static let interface: InterfaceName = "io.github.schemebridge.SchemeBridge1"
+
+    let connection: Connection
+    let timeout: Duration
+
+    /// Connects to the bus at `address`, or the session bus of the environment. A missing
+    /// or unreachable bus is reported (status 3) with what to do about it.
+    static func connect(address: String?, timeout seconds: Double) async throws -> ServiceClient {
+        let quiet = Logger(label: "schemebridge", factory: { _ in SwiftLogNoOpLogHandler() })
+        var env: [String: String] = [:]
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
+            if let v = Terminal.environment(key) { env[key] = v }
+        }
+        guard let address = address ?? Connection.sessionBusAddress(in: env) else {
+            Terminal.error("no session bus: DBUS_SESSION_BUS_ADDRESS is not set (run inside a desktop session, or pass --address)")
+            throw Reported(status: .noHandler)
+        }
+        do {
+            let connection = try await Connection.connect(address: address, logger: quiet)
+            let timeout = Duration.milliseconds(Int64((seconds.isFinite && seconds > 0 ? min(seconds, 86_400) : 30) * 1000))
+            return ServiceClient(connection: connection, timeout: timeout)
+        } catch {
+            Terminal.error("cannot connect to the session bus at \(address): \(error.message)")
+            throw Reported(status: .noHandler)
+        }
+    }
+
+    /// Calls a method of the contract.
+    func call(_ member: MemberName, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
+        try await connection.call(destination: Self.busName, path: Self.objectPath, interface: Self.interface,
+                                  member: member, arguments, timeout: timeout)
+    }
+
+    /// Reads a property of the contract's interface.
+    func property(_ name: String) async throws(DBusError) -> DBusValue {
+        let reply = try await connection.call(destination: Self.busName, path: Self.objectPath,
+                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                              [.string(Self.interface.rawValue), .string(name)], timeout: timeout)
+        guard let first = reply.first else { throw DBusError(.failed, "the service sent an empty reply for \(name)") }
+        return first.unwrapped
+    }
+
+    /// The message to show for a D-Bus error, with advice where the bus itself failed.
+    static func explain(_ error: DBusError) -> String {
+        switch error.name {
+        case .serviceUnknown, .nameHasNoOwner:
+            return "the SchemeBridge service is not available on this session bus (\(error.message)); "
+                + "install it with `make install PREFIX=~/.local` so the bus can start it, or run `schemebridged`"
+        case .noReply:
+            return "the SchemeBridge service did not answer in time (\(error.message))"
+        default:
+            return error.message
+        }
+    }
+
+    /// Reports `error` for `subject` and returns the failure to throw.
+    static func report(_ error: DBusError, _ subject: String) -> Reported {
+        Terminal.error("\(subject): \(explain(error))")
+        return Reported(status: ExitStatus(error))
+    }
+
+    func close() { connection.close() }
+}
+
+extension DBusValue {
+    /// The strings of an `as` value (nil for anything else).
+    var stringList: [String]? {
+        guard case .array(_, let items) = self else { return nil }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item else { return nil }
+            out.append(s)
+        }
+        return out
+    }
+}

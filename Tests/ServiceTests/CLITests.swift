@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// `schemebridge`, the command-line client, driven as a user (or a browser) runs it: real
+/// process, private bus, bus activation of the built daemon, handler scripts that record argv.
+@Suite struct CLITests {
+    static func cli(_ f: ServiceFixture, _ args: String..., environment: [String: String] = [:]) async throws -> ProcessResult {
+        var env = ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""]
+        for (k, v) in environment { env[k] = v }
+        return try await Tools.run([try Built.executable("schemebridge")] + args, environment: env)
+    }
+
+    @Test func openHandsTheURLOverAsOneArgumentAndDoesNotWaitForTheApp() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let program = try f.recorder("todo")
+        // The handler records its argv, then keeps running for a long time.
+        let slow = f.bin.appendingPathComponent("slow-todo").path
+        try "#!/bin/sh\n\(program) \"$@\"\nexec sleep 60\n".write(toFile: slow, atomically: true, encoding: .utf8)
+        chmod(slow, 0o755)
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(slow) --open %u\nMimeType=x-scheme-handler/todolist;")
+        let marker = f.root.appendingPathComponent("pwned").path
+        let url = "todolist:-add?task=\"milk & eggs\" 'x' $(touch \(marker)) `touch \(marker)`; touch \(marker) |cat"
+        let started = ContinuousClock.now
+        let r = try await Self.cli(f, "open", url, environment: ["XDG_ACTIVATION_TOKEN": "tok-cli"])
+        let took = ContinuousClock.now - started
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.isEmpty && r.stderr.isEmpty, "\(r.stdout)\(r.stderr)")
+        #expect(took < .seconds(20), "open waited for the app to exit (\(took))")
+        #expect(await f.recordedArgv("todo") == ["--open", url])
+        #expect(f.recordedEnv("todo").contains("token=tok-cli\nstartup=tok-cli\n"), "\(f.recordedEnv("todo"))")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func exitStatusesAreXdgOpens() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        try f.entry("broken.desktop", "Name=Broken\nExec=\(f.bin.path)/missing-program %u\nMimeType=x-scheme-handler/broken;")
+
+        let ok = try await Self.cli(f, "open", "good://1")
+        #expect(ok.status == 0, "\(ok.stderr)")
+        // 1: usage — no URL, an unknown subcommand, a malformed URL.
+        let none = try await Self.cli(f, "open")
+        #expect(none.status == 1 && none.stderr.contains("Missing expected argument"), "\(none.status) \(none.stderr)")
+        let unknown = try await Self.cli(f, "frobnicate")
+        #expect(unknown.status == 1, "\(unknown.status) \(unknown.stderr)")
+        let malformed = try await Self.cli(f, "open", "no scheme here")
+        #expect(malformed.status == 1 && malformed.stderr.contains("no scheme"), "\(malformed.status) \(malformed.stderr)")
+        // 2: not found — a file that does not exist, a handler that is not installed.
+        let missingFile = try await Self.cli(f, "open", "/nonexistent/file.txt")
+        #expect(missingFile.status == 2 && missingFile.stderr.contains("no such file"), "\(missingFile.status) \(missingFile.stderr)")
+        let missingHandler = try await Self.cli(f, "open", "--handler", "zzz.desktop", "good://2")
+        #expect(missingHandler.status == 2 && missingHandler.stderr.contains("zzz.desktop"), "\(missingHandler.status) \(missingHandler.stderr)")
+        // 3: no handler (and file: is never routed).
+        let noHandler = try await Self.cli(f, "open", "nothing://x")
+        #expect(noHandler.status == 3 && noHandler.stderr.contains("MimeType=x-scheme-handler/nothing"), "\(noHandler.status) \(noHandler.stderr)")
+        let file = try await Self.cli(f, "open", "file:///etc/hostname")
+        #expect(file.status == 3 && file.stderr.contains("xdg-open"), "\(file.status) \(file.stderr)")
+        // 4: the action failed.
+        let failed = try await Self.cli(f, "open", "broken://x")
+        #expect(failed.status == 4 && failed.stderr.contains("missing-program"), "\(failed.status) \(failed.stderr)")
+        // Several URLs: all are tried; the status is the first failure's.
+        let mixed = try await Self.cli(f, "open", "nothing://a", "good://3", "broken://b")
+        #expect(mixed.status == 3, "\(mixed.status) \(mixed.stderr)")
+        #expect(await f.recordedArgv("good") == ["good://3"])
+    }
+
+    @Test func noSessionBusOrNoServiceIsStatusThreeWithAdvice() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let noBus = try await Self.cli(f, "open", "good://x", environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_STARTER_ADDRESS": ""])
+        #expect(noBus.status == 3 && noBus.stderr.contains("no session bus"), "\(noBus.status) \(noBus.stderr)")
+        let deadBus = try await Self.cli(f, "open", "--address", "unix:path=\(f.root.path)/no-such-socket", "good://x")
+        #expect(deadBus.status == 3 && deadBus.stderr.contains("cannot connect"), "\(deadBus.status) \(deadBus.stderr)")
+        // A bus without our activation file: the service is not installed there.
+        let bare = try PrivateBus()
+        defer { bare.stop() }
+        let noService = try await Self.cli(f, "can-open", "good://x", environment: ["DBUS_SESSION_BUS_ADDRESS": bare.address])
+        #expect(noService.status == 3 && noService.stderr.contains("not available") && noService.stderr.contains("make install"),
+                "\(noService.status) \(noService.stderr)")
+    }
+
+    @Test func queriesPrintTextAndJSON() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("a.desktop", "Name=A\nExec=\(try f.recorder("a")) %u\nMimeType=x-scheme-handler/todolist;x-scheme-handler/notes;")
+        try f.entry("b.desktop", "Name=B\nExec=\(try f.recorder("b")) %u\nMimeType=x-scheme-handler/todolist;")
+
+        let yes = try await Self.cli(f, "can-open", "todolist://x")
+        #expect(yes.status == 0 && yes.stdout == "yes\n", "\(yes.stdout)\(yes.stderr)")
+        let no = try await Self.cli(f, "can-open", "--json", "nothing://x")
+        #expect(no.status == 3 && no.stdout == "{\"url\":\"nothing://x\",\"can_open\":false}\n", "\(no.stdout)\(no.stderr)")
+        let handlers = try await Self.cli(f, "handlers", "TodoList")
+        #expect(handlers.stdout == "a.desktop\nb.desktop\n", "\(handlers.stdout)\(handlers.stderr)")
+        let handlersJSON = try await Self.cli(f, "handlers", "--json", "todolist")
+        #expect(handlersJSON.stdout == "{\"scheme\":\"todolist\",\"handlers\":[\"a.desktop\",\"b.desktop\"]}\n", "\(handlersJSON.stdout)")
+        let none = try await Self.cli(f, "handlers", "nothing")
+        #expect(none.status == 3 && none.stdout.isEmpty, "\(none.status) \(none.stdout)")
+        let badScheme = try await Self.cli(f, "handlers", "1bad")
+        #expect(badScheme.status == 1, "\(badScheme.status) \(badScheme.stderr)")
+
+        let before = try await Self.cli(f, "default", "todolist")
+        #expect(before.stdout == "a.desktop\n", "\(before.stdout)\(before.stderr)")
+        let set = try await Self.cli(f, "default", "todolist", "b.desktop")
+        #expect(set.status == 0, "\(set.stderr)")
+        let after = try await Self.cli(f, "default", "--json", "todolist")
+        #expect(after.stdout == "{\"scheme\":\"todolist\",\"default\":\"b.desktop\"}\n", "\(after.stdout)")
+        let mimeapps = try String(contentsOf: f.configHome.appendingPathComponent("mimeapps.list"), encoding: .utf8)
+        #expect(mimeapps.contains("x-scheme-handler/todolist=b.desktop"), "\(mimeapps)")
+        let setWrong = try await Self.cli(f, "default", "todolist", "nope.desktop")
+        #expect(setWrong.status == 2 && setWrong.stderr.contains("nope.desktop"), "\(setWrong.status) \(setWrong.stderr)")
+
+        let schemes = try await Self.cli(f, "schemes")
+        #expect(schemes.stdout == "notes\ntodolist\n", "\(schemes.stdout)\(schemes.stderr)")
+        let schemesJSON = try await Self.cli(f, "schemes", "--json")
+        #expect(schemesJSON.stdout == "[\"notes\",\"todolist\"]\n", "\(schemesJSON.stdout)")
+        let image = try await Self.cli(f, "launch-image", "todolist://x")
+        #expect(image.status == 3 && image.stdout.isEmpty, "\(image.status) \(image.stdout)\(image.stderr)")
+
+        let opened = try await Self.cli(f, "open", "--json", "todolist://j")
+        #expect(opened.status == 0 && opened.stdout.hasPrefix("{\"url\":\"todolist://j\",\"opened\":true,\"handler\":\"b.desktop\""),
+                "\(opened.stdout)\(opened.stderr)")
+        #expect(opened.stdout.contains("\"pid\":"), "\(opened.stdout)")
+    }
+
+    @Test func monitorPrintsSignalsAsTheyCome() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("a.desktop", "Name=A\nExec=\(try f.recorder("a")) %u\nMimeType=x-scheme-handler/todolist;")
+        let out = f.root.appendingPathComponent("monitor.out")
+        let monitor = try Tools.spawn([try Built.executable("schemebridge"), "monitor", "--json"],
+                                      environment: ["DBUS_SESSION_BUS_ADDRESS": f.bus.address], stdout: out)
+        defer { monitor.signal(SIGTERM) }
+        // The monitor starts the service; wait until it is there.
+        #expect(await Tools.eventually(timeout: .seconds(10)) {
+            (try? await f.dbusSend("CanOpenURL", "string:todolist:x"))?.stdout.contains("true") == true
+        })
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await Self.cli(f, "open", "todolist://seen by the monitor")
+        _ = try await Self.cli(f, "open", "nothing://fails")
+        try f.entry("n.desktop", "Name=N\nExec=\(try f.recorder("n")) %u\nMimeType=x-scheme-handler/newscheme;")
+        let lines = { (try? String(contentsOf: out, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? [] }
+        #expect(await Tools.eventually(timeout: .seconds(10)) { lines().count >= 3 }, "\(lines())")
+        let all = lines()
+        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLHandled\",\"url\":\"todolist://seen by the monitor\",\"scheme\":\"todolist\",\"handler\":\"a.desktop\",\"details\":{") && $0.contains("\"method\":\"OpenURL\"") }, "\(all)")
+        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"error\":\"io.github.schemebridge.SchemeBridge1.Error.NoHandler\"") }, "\(all)")
+        #expect(all.contains { $0 == "{\"signal\":\"HandlersChanged\",\"schemes\":[\"newscheme\"]}" }, "\(all)")
+    }
+
+    @Test func helpAndCompletionScripts() async throws {
+        let exe = try Built.executable("schemebridge")
+        let help = try await Tools.run([exe, "--help"])
+        #expect(help.status == 0)
+        for sub in ["open", "can-open", "handlers", "default", "schemes", "launch-image", "monitor"] {
+            #expect(help.stdout.contains(sub), "\(sub) missing from --help")
+        }
+        #expect(help.stdout.contains("Exit status"))
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try await Tools.run([exe, "--generate-completion-script", shell])
+            #expect(script.status == 0 && script.stdout.contains("can-open") && script.stdout.contains("launch-image"), "\(shell): \(script.stderr)")
+        }
+    }
+}
