@@ -13,6 +13,12 @@ import Glibc
 /// MaxLaunchRate=50                # launches per second per caller; 0 = no limit
 /// LaunchBurst=100
 /// MaxConcurrentLaunches=32        # D-Bus activations / spawns in flight at once
+///
+/// [LaunchImages]
+/// Enabled=true                    # false: never show launch images
+/// ShowDelay=150                   # ms: apps up sooner never show their image
+/// MinimumDuration=300             # ms: once shown, an image stays at least this long
+/// Timeout=10000                   # ms: the image goes away after this at the latest
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -22,6 +28,14 @@ public struct PolicyConfig: Sendable, Equatable {
     public var maxLaunchRate: Double = 50
     public var launchBurst: Double = 100
     public var maxConcurrentLaunches = 32
+    /// `[LaunchImages] Enabled`.
+    public var launchImages = true
+    /// `[LaunchImages] ShowDelay`, in milliseconds.
+    public var splashShowDelay = 150
+    /// `[LaunchImages] MinimumDuration`, in milliseconds.
+    public var splashMinimumDuration = 300
+    /// `[LaunchImages] Timeout`, in milliseconds.
+    public var splashTimeout = 10_000
 
     public init() {}
 
@@ -29,6 +43,24 @@ public struct PolicyConfig: Sendable, Equatable {
     public static func parse(_ text: String, path: String, warnings: inout [String]) throws(KeyFileError) -> PolicyConfig {
         var c = PolicyConfig()
         let file = try KeyFile(text: text, path: path)
+        if let images = file.group("LaunchImages") {
+            let known: Set<String> = ["Enabled", "ShowDelay", "MinimumDuration", "Timeout"]
+            for e in images.entries where !known.contains(e.key) {
+                warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+            }
+            if let b = images.boolean("Enabled") { c.launchImages = b }
+            func milliseconds(_ key: String) -> Int? {
+                guard let s = images.string(key) else { return nil }
+                guard let v = Int(s), v >= 0, v <= 600_000 else {
+                    warnings.append("\(path): \(key)=\(s) is not a number of milliseconds (0...600000); ignored")
+                    return nil
+                }
+                return v
+            }
+            if let v = milliseconds("ShowDelay") { c.splashShowDelay = v }
+            if let v = milliseconds("MinimumDuration") { c.splashMinimumDuration = v }
+            if let v = milliseconds("Timeout") { c.splashTimeout = max(v, 1) }
+        }
         guard let g = file.group("Policy") else { return c }
         let known: Set<String> = ["QueryPrivacy", "ReservedSchemes", "ExtraReservedSchemes", "MaxLaunchRate", "LaunchBurst", "MaxConcurrentLaunches"]
         for e in g.entries where !known.contains(e.key) {

@@ -17,6 +17,11 @@ final class Bridge: Sendable {
     let launcher = ProcessLauncher()
     let rateLimiter = LaunchRateLimiter()
     let policy: PolicyStore
+    /// Launch images: the per-directory index and how they are shown.
+    let launchImages = LaunchImageIndex()
+    let presenter: LaunchImagePresenter
+    /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
+    let sessionScale: Atomic<Int>
     private let inFlight = Mutex(0)
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
@@ -33,6 +38,17 @@ final class Bridge: Sendable {
         if env["DBUS_SESSION_BUS_ADDRESS"] == nil { env["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
         self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
+        self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
+        self.sessionScale = Atomic(DisplayScale.from(environment: environment))
+    }
+
+    /// The launch image `url` would show now ("" when none): its default handler's image for
+    /// its scheme at the session's scale.
+    func launchImage(for url: String) throws -> String {
+        let u: SchemeURL
+        do { u = try router.validate(url) } catch { throw BridgeError(error) }
+        guard policy.current.launchImages, let entry = router.effectiveDefault(forScheme: u.scheme.name) else { return "" }
+        return launchImages.image(for: entry, scheme: u.scheme.name, scale: sessionScale.load(ordering: .relaxed)) ?? ""
     }
 
     // MARK: queries (inline: in-memory lookups only)
@@ -108,6 +124,8 @@ final class Bridge: Sendable {
         var activationToken: String?
         var annotation: DBusValue?
         var launchImage = true
+        /// `scale`: the display scale to choose the launch image for (wins over the session's).
+        var scale: Int?
 
         init(_ dict: [String: DBusValue]) throws {
             func string(_ key: String) throws -> String? {
@@ -125,6 +143,17 @@ final class Bridge: Sendable {
                     throw BridgeError.invalidArgs("option 'launch-image' must be a boolean (b), not '\(v.type)'")
                 }
                 launchImage = b
+            }
+            if let v = dict["scale"]?.unwrappedOnceOrSelf {
+                switch v {
+                case .uint32(let n): scale = Int(n)
+                case .int32(let n): scale = Int(n)
+                case .byte(let n): scale = Int(n)
+                case .double(let d) where d.isFinite && d > 0 && d < 100: scale = Int(d.rounded())
+                default:
+                    throw BridgeError.invalidArgs("option 'scale' must be a number (u, i or d), not '\(v.type)'")
+                }
+                scale = scale.map(DisplayScale.clamp)
             }
             if let h = handler, h.isEmpty { handler = nil }
             if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
@@ -170,6 +199,21 @@ final class Bridge: Sendable {
         var details: [String: DBusValue] = ["method": .string(method), "launch-image": .string("")]
         details["source"] = .string(caller.appID ?? "")
         var results: [String: DBusValue] = ["handler": .string(plan.entry.id), "launch-image": .string("")]
+        let scheme = plan.url.scheme.name
+
+        // The launch image, and how it will be shown. A splash needs a startup id that the
+        // handler gets as DESKTOP_STARTUP_ID: the caller's activation token, else a fresh one.
+        var image = (options.launchImage && config.launchImages)
+            ? launchImages.image(for: plan.entry, scheme: scheme, scale: options.scale ?? sessionScale.load(ordering: .relaxed)) : nil
+        var splash: (helper: String, startupID: String)?
+        if let found = image {
+            switch presenter.mode {
+            case .splash(let helper): splash = (helper, options.activationToken ?? presenter.newStartupID())
+            case .notification:
+                if await !presenter.notify(image: found, entry: plan.entry) { image = nil }
+            }
+        }
+        var startupID = options.activationToken ?? splash?.startupID
 
         switch plan.action {
         case .spawn(let commands):
@@ -177,10 +221,8 @@ final class Bridge: Sendable {
             for command in commands {
                 var env = childEnvironment
                 for (k, v) in command.environment { env[k] = v }
-                if let token = options.activationToken {
-                    env["XDG_ACTIVATION_TOKEN"] = token
-                    env["DESKTOP_STARTUP_ID"] = token
-                }
+                if let token = options.activationToken { env["XDG_ACTIVATION_TOKEN"] = token }
+                if let startupID { env["DESKTOP_STARTUP_ID"] = startupID }
                 if let source = caller.appID { env["SCHEMEBRIDGE_SOURCE"] = source }
                 let name = plan.entry.id
                 let log = logger
@@ -198,31 +240,43 @@ final class Bridge: Sendable {
                 results["pid"] = .uint32(first)
                 details["pid"] = .uint32(first)
             }
+            if let s = splash, let path = image,
+               !presenter.showSplash(helper: s.helper, image: path, pid: pids.first.map { Int32(bitPattern: $0) }, startupID: s.startupID,
+                                     entry: plan.entry, config: config) {
+                image = nil
+            }
             details["launch"] = .string("spawn")
         case .activate(let busName, let objectPath):
-            try await activate(plan, busName: busName, objectPath: objectPath, options: options, source: caller.appID)
+            // The app may take a while to start on activation: the splash goes up first.
+            if let s = splash, let path = image,
+               !presenter.showSplash(helper: s.helper, image: path, pid: nil, startupID: s.startupID, entry: plan.entry, config: config) {
+                image = nil
+                startupID = options.activationToken
+            }
+            try await activate(plan, busName: busName, objectPath: objectPath, options: options, startupID: startupID, source: caller.appID)
             details["launch"] = .string("dbus-activation")
             if let pid = await pidOf(busName) {
                 results["pid"] = .uint32(pid)
                 details["pid"] = .uint32(pid)
             }
         }
-        let scheme = plan.url.scheme.name
+        if let image {
+            results["launch-image"] = .string(image)
+            details["launch-image"] = .string(image)
+        }
         logger.info("opened \(Self.shortened(url)) with \(plan.entry.id) for \(caller.appID ?? sender)")
         try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "URLHandled",
                              [.string(plan.url.string), .string(scheme), .string(plan.entry.id), .vardict(details)])
         return results
     }
 
-    private func activate(_ plan: LaunchPlan, busName: String, objectPath: String, options: OpenOptions, source: String?) async throws {
+    private func activate(_ plan: LaunchPlan, busName: String, objectPath: String, options: OpenOptions, startupID: String?, source: String?) async throws {
         guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
             throw BridgeError.launchFailed("\(plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
         }
         var platform: [String: DBusValue] = [:]
-        if let token = options.activationToken {
-            platform["activation-token"] = .string(token)
-            platform["desktop-startup-id"] = .string(token)
-        }
+        if let token = options.activationToken { platform["activation-token"] = .string(token) }
+        if let startupID { platform["desktop-startup-id"] = .string(startupID) }
         if let source { platform["source"] = .string(source) }
         if let annotation = options.annotation { platform["annotation"] = annotation }
         do {

@@ -36,10 +36,7 @@ struct BridgeInterface {
                            return []
                        }),
                 Method("LaunchImageForURL", inputs: [Argument("url", "s")], outputs: [Argument("path", "s")],
-                       handler: .inline { call in
-                           _ = try bridge.canOpen(call.string(0))  // validates the URL
-                           return [.string("")]
-                       }),
+                       handler: .inline { call in [.string(try bridge.launchImage(for: call.string(0)))] }),
             ],
             signals: [
                 SignalDeclaration("URLHandled", arguments: [Argument("url", "s"), Argument("scheme", "s"), Argument("handler", "s"), Argument("details", "a{sv}")]),

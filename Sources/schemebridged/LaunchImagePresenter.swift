@@ -1,0 +1,105 @@
+import DBus
+import Logging
+import SchemeBridgeCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shows a handler's launch image while it starts. On X (a `DISPLAY` in the session) the
+/// separate `schemebridge-splash` helper draws it, so the service itself never links or talks to
+/// X; without a display, a freedesktop notification carries the image when a notification server
+/// is on the bus; otherwise nothing is shown. Opening works the same in every case.
+final class LaunchImagePresenter: Sendable {
+    /// How an image would be presented now.
+    enum Mode: Equatable {
+        case splash(helper: String)
+        case notification
+    }
+
+    let connection: Connection
+    let environment: [String: String]
+    let logger: Logger
+    let helper: String?
+    private let launcher = ProcessLauncher()
+    private let serial = Atomic<UInt64>(0)
+
+    init(connection: Connection, environment: [String: String], logger: Logger) {
+        self.connection = connection
+        self.environment = environment
+        self.logger = logger
+        self.helper = Self.findHelper(environment: environment)
+    }
+
+    /// The splash when there is an X display and the helper is installed; else a notification.
+    var mode: Mode {
+        if let display = environment["DISPLAY"], !display.isEmpty, let helper { return .splash(helper: helper) }
+        return .notification
+    }
+
+    /// A fresh startup-notification id for a launch that has no activation token.
+    func newStartupID() -> String {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return "schemebridge-\(getpid())-\(serial.add(1, ordering: .relaxed).newValue)_TIME\(Int(ts.tv_sec) * 1000 + ts.tv_nsec / 1_000_000)"
+    }
+
+    /// Starts the splash helper for `image`; it takes itself down when the handler is up.
+    /// Returns whether the helper started.
+    func showSplash(helper: String, image: String, pid: Int32?, startupID: String, entry: DesktopEntry, config: PolicyConfig) -> Bool {
+        var argv = [helper, "--image", image, "--startup-id", startupID,
+                    "--show-delay-ms", String(config.splashShowDelay), "--min-show-ms", String(config.splashMinimumDuration),
+                    "--timeout-ms", String(config.splashTimeout)]
+        if let pid { argv += ["--pid", String(pid)] }
+        if let wmClass = entry.startupWMClass, !wmClass.isEmpty { argv += ["--wm-class", wmClass] }
+        let log = logger
+        do {
+            _ = try launcher.spawn(argv: argv, environment: environment, onExit: { status in
+                if status != 0 { log.warning("schemebridge-splash exited with status \(status) (launch image \(image) not shown)") }
+            })
+            return true
+        } catch {
+            logger.warning("cannot start schemebridge-splash: \(error.reason)")
+            return false
+        }
+    }
+
+    /// Shows `image` in a notification when a notification server is on the bus; returns
+    /// whether one is (the notification itself is sent without waiting for its reply).
+    func notify(image: String, entry: DesktopEntry) async -> Bool {
+        guard let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameHasOwner", [.string("org.freedesktop.Notifications")], timeout: .seconds(2)),
+              reply.first?.bool == true else { return false }
+        let name = entry.name ?? entry.id
+        let (connection, logger) = (self.connection, self.logger)
+        Task {
+            do {
+                _ = try await connection.call(
+                    destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                    interface: "org.freedesktop.Notifications", member: "Notify",
+                    [.string("SchemeBridge"), .uint32(0), .string(""), .string("Opening \(name)"), .string(""),
+                     .strings([]), .vardict(["image-path": .string(image), "transient": .boolean(true),
+                                             "desktop-entry": .string("io.github.schemebridge.SchemeBridge")]),
+                     .int32(3000)], timeout: .seconds(5))
+            } catch {
+                logger.info("the notification server did not show the launch image: \(DBusError.from(error).message)")
+            }
+        }
+        return true
+    }
+
+    /// `schemebridge-splash` next to this executable, else on `PATH`.
+    static func findHelper(environment: [String: String]) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let slash = exe.lastIndex(of: "/") {
+                let candidate = String(exe[..<slash]) + "/schemebridge-splash"
+                if access(candidate, X_OK) == 0 { return candidate }
+            }
+        }
+        return ProcessLauncher.resolve("schemebridge-splash", environment: environment).flatMap { $0.contains("/") && access($0, X_OK) == 0 ? $0 : nil }
+    }
+}

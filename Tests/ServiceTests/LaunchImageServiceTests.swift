@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// Launch images through the service without an X display: `LaunchImageForURL`, the
+/// `launch-image`/`scale` options and results, `URLHandled` details, and the notification
+/// fallback (a python3-dbus notification server that records `Notify`).
+@Suite struct LaunchImageServiceTests {
+    static func fixture() throws -> ServiceFixture {
+        try ServiceFixture(extraEnvironment: ["DISPLAY": "", "WAYLAND_DISPLAY": "", "GDK_SCALE": "", "QT_SCALE_FACTOR": ""])
+    }
+
+    func images(_ f: ServiceFixture, _ names: [String]) throws -> String {
+        let dir = f.dataHome.appendingPathComponent("launch-images/org.example.Todo")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for n in names { try Data([0x89, 0x50, 0x4E, 0x47]).write(to: dir.appendingPathComponent(n)) }
+        return dir.path
+    }
+
+    @Test func launchImageForURLFollowsTheNamingConvention() async throws {
+        let f = try Self.fixture()
+        defer { f.stop() }
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;x-scheme-handler/notes;")
+        let none = try await f.dbusSend("LaunchImageForURL", "string:todolist://x")
+        #expect(none.stdout.contains("string \"\""), "\(none.stdout)\(none.stderr)")
+        let dir = try images(f, ["Default-todolist.png", "Default-todolist@2x.png", "Default.png"])
+        let specific = try await f.dbusSend("LaunchImageForURL", "string:TodoList://x")
+        #expect(specific.stdout.contains("string \"\(dir)/Default-todolist.png\""), "\(specific.stdout)\(specific.stderr)")
+        let generic = try await f.dbusSend("LaunchImageForURL", "string:notes://x")
+        #expect(generic.stdout.contains("string \"\(dir)/Default.png\""), "\(generic.stdout)")
+        let noHandler = try await f.dbusSend("LaunchImageForURL", "string:nothing://x")
+        #expect(noHandler.stdout.contains("string \"\""), "\(noHandler.stdout)\(noHandler.stderr)")
+        let invalid = try await f.dbusSend("LaunchImageForURL", "string:not a url")
+        #expect(invalid.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.InvalidURL"), "\(invalid.stderr)")
+        let cli = try await Tools.run([try Built.executable("schemebridge"), "launch-image", "todolist://x"],
+                                      environment: ["DBUS_SESSION_BUS_ADDRESS": f.bus.address])
+        #expect(cli.status == 0 && cli.stdout == "\(dir)/Default-todolist.png\n", "\(cli.stdout)\(cli.stderr)")
+    }
+
+    @Test func sessionScaleChoosesTheAt2xFile() async throws {
+        let f = try ServiceFixture(extraEnvironment: ["DISPLAY": "", "GDK_SCALE": "2"])
+        defer { f.stop() }
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        let dir = try images(f, ["Default-todolist.png", "Default-todolist@2x.png"])
+        let r = try await f.dbusSend("LaunchImageForURL", "string:todolist://x")
+        #expect(r.stdout.contains("string \"\(dir)/Default-todolist@2x.png\""), "\(r.stdout)\(r.stderr)")
+    }
+
+    @Test func withoutDisplayOrNotificationServerNothingIsShownAndOpeningWorks() async throws {
+        let f = try Self.fixture()
+        defer { f.stop() }
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        _ = try images(f, ["Default-todolist.png"])
+        let r = try await f.gdbus("OpenURLWithOptions", "todolist://plain", "{}")
+        #expect(r.status == 0 && r.stdout.contains("'launch-image': <''>"), "\(r.stdout)\(r.stderr)")
+        #expect(await f.recordedArgv("todo") == ["todolist://plain"])
+        let env = f.recordedEnv("todo")
+        #expect(env.contains("startup=\n"), "no splash, so no startup id is invented: \(env)")
+    }
+
+    @Test func notificationCarriesTheImageWhenThereIsNoDisplay() async throws {
+        let f = try Self.fixture()
+        defer { f.stop() }
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        let dir = try images(f, ["Default-todolist.png", "Default-todolist@3x.png"])
+        let log = f.root.appendingPathComponent("notify.log")
+        let server = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, json, dbus, dbus.service
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            class N(dbus.service.Object):
+                @dbus.service.method('org.freedesktop.Notifications', in_signature='susssasa{sv}i', out_signature='u')
+                def Notify(self, app, rid, icon, summary, body, actions, hints, timeout):
+                    with open(sys.argv[2], 'a') as f:
+                        f.write(json.dumps({'app': str(app), 'summary': str(summary), 'image': str(hints.get('image-path', ''))}) + '\\n')
+                    return 7
+            name = dbus.service.BusName('org.freedesktop.Notifications', bus)
+            N(bus, '/org/freedesktop/Notifications')
+            GLib.MainLoop().run()
+            """, f.bus.address, log.path])
+        defer { server.signal(SIGTERM) }
+        #expect(await Tools.eventually(timeout: .seconds(10)) {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
+            return r?.stdout.contains("boolean true") == true
+        })
+        let r = try await f.gdbus("OpenURLWithOptions", "todolist://n", "{'scale': <uint32 3>}")
+        #expect(r.status == 0 && r.stdout.contains("'launch-image': <'\(dir)/Default-todolist@3x.png'>"), "\(r.stdout)\(r.stderr)")
+        #expect(await Tools.eventually { (try? String(contentsOf: log, encoding: .utf8))?.isEmpty == false })
+        let line = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(line.contains("\"app\": \"SchemeBridge\"") && line.contains("\"summary\": \"Opening Todo\"")
+                && line.contains("\"image\": \"\(dir)/Default-todolist@3x.png\""), "\(line)")
+        // Turned off per call: no image, no notification.
+        let off = try await f.gdbus("OpenURLWithOptions", "todolist://off", "{'launch-image': <false>}")
+        #expect(off.status == 0 && off.stdout.contains("'launch-image': <''>"), "\(off.stdout)\(off.stderr)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").count == 1)
+        let badScale = try await f.gdbus("OpenURLWithOptions", "todolist://x", "{'scale': <'big'>}")
+        #expect(badScale.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs") && badScale.stderr.contains("scale"), "\(badScale.stderr)")
+    }
+}
