@@ -58,6 +58,14 @@ say "the rich variant, with options, through gdbus"
 show gdbus call --session --dest $NAME --object-path $OBJ --method $NAME.OpenURLWithOptions \
     'todolist://show?list=groceries' "{'activation-token': <'demo-token'>}"
 
+say "its launch image (the iOS convention: Default-todolist@2x.png), shown while the handler starts"
+show dbus-send --session --print-reply --dest=$NAME $OBJ $NAME.LaunchImageForURL string:'todolist://add?task=milk'
+if [ -n "${DISPLAY:-}" ]; then
+    echo "(DISPLAY=$DISPLAY: schemebridge-splash shows it centred on screen while the demo handler starts)"
+else
+    echo "(no DISPLAY here: with a notification server on the bus it would come as a notification; nothing is shown, opening works the same)"
+fi
+
 say "a scheme nobody handles is an error, not a silent success"
 printf '$ %s\n' "dbus-send ... $NAME.OpenURL string:'nothing://here'"
 dbus-send --session --print-reply --dest=$NAME $OBJ $NAME.OpenURL string:'nothing://here' || true
