@@ -21,7 +21,7 @@ struct WindowCriteria {
 /// descendants (at most ``maxDepth`` levels, ``maxWindows`` windows). A window counts once it is
 /// mapped (`map_state` viewable, or unviewable because its frame is not mapped yet) and matches:
 /// `_NET_STARTUP_ID` equals our id; `_NET_WM_PID` is the handler or one of its descendants; or —
-/// for windows that did not exist when the helper started, since the user may have another
+/// for windows that were not mapped when the helper started, since the user may have another
 /// window of the same app open — WM_CLASS name or class equals `--wm-class`.
 final class WindowMatcher {
     /// Levels below a top-level window searched for the client window.
@@ -46,15 +46,18 @@ final class WindowMatcher {
         self.ownWindow = ownWindow
     }
 
-    /// Records every window present now as pre-existing and checks them; call after selecting
-    /// SubstructureNotify on the root, so nothing created in between is missed.
+    /// Records the windows mapped now as pre-existing (windows of another instance of the app
+    /// the user has open: their WM_CLASS does not count) and checks every window present; call
+    /// after selecting SubstructureNotify on the root, so nothing created in between is missed.
+    /// An unmapped window present at start (the handler may have created it before the helper
+    /// started) counts as new once mapped.
     func scanExisting() -> String? {
         var found: String?
         for top in children(of: root) where top != ownWindow {
             var visited: [Window] = []
             collect(top, depth: 0, into: &visited)
             for w in visited {
-                preexisting.insert(w)
+                if isMapped(w) { preexisting.insert(w) }
                 _ = XSelectInput(display, w, PropertyChangeMask)
             }
             if found == nil { found = check(visited) }
