@@ -58,7 +58,8 @@ final class WindowMatcher {
             collect(top, depth: 0, into: &visited)
             for w in visited {
                 if isMapped(w) { preexisting.insert(w) }
-                _ = XSelectInput(display, w, PropertyChangeMask)
+                // A client mapped later inside a window manager's frame is seen by its own MapNotify.
+                _ = XSelectInput(display, w, PropertyChangeMask | StructureNotifyMask)
             }
             if found == nil { found = check(visited) }
         }
