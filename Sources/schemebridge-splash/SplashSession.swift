@@ -55,6 +55,17 @@ final class SplashSession {
         let title = options.name ?? Self.baseName(options.imagePath)
         splash = SplashWindow(display: display, screen: screen, atoms: atoms, width: image.width, height: image.height,
                               managed: managed, title: title)
+        // An opaque image needs nothing from the screen: its pixmap is made now, while the
+        // show delay runs, so that showing is a mere map.
+        if image.isOpaque {
+            do throws(SplashFailure) {
+                try splash.prepareBackground(image, screen: screen)
+            } catch {
+                splash.destroy()
+                XCloseDisplay(display)
+                throw error
+            }
+        }
         // Watch top-level windows and startup-notification broadcasts before looking at what
         // exists, so nothing falls between the scan and the events.
         _ = XSelectInput(display, root, SubstructureNotifyMask | PropertyChangeMask)
@@ -187,7 +198,7 @@ final class SplashSession {
     // MARK: - Showing and taking down
 
     private func show() throws(SplashFailure) {
-        try splash.prepareBackground(image, screen: screen)
+        if !splash.isPrepared { try splash.prepareBackground(image, screen: screen) }
         splash.map()
         _ = XFlush(display)
         mapRequestedAt = monotonicMilliseconds()

@@ -66,7 +66,11 @@ final class SplashWindow {
         _ = XSetWMHints(display, window, &hints)
     }
 
-    /// Composes `image` over the screen beneath the window into its background pixmap.
+    /// Whether the background pixmap is made.
+    var isPrepared: Bool { pixmap != 0 }
+
+    /// Composes `image` over the screen beneath the window into its background pixmap. An opaque
+    /// image does not read the screen (it can be prepared at start, ahead of the show delay).
     /// Throws ``ExitStatus/xFailure`` when the visual is not TrueColor.
     func prepareBackground(_ image: RGBAImage, screen: Int32) throws(SplashFailure) {
         let visual = XDefaultVisual(display, screen)!
@@ -74,8 +78,8 @@ final class SplashWindow {
             throw SplashFailure(.xFailure, "the screen's visual is not TrueColor (colour-mapped displays are not supported)")
         }
         let depth = XDefaultDepth(display, screen)
-        // What is on screen beneath the window now; black where it cannot be read.
-        var target = XGetImage(display, root, Int32(x), Int32(y), UInt32(width), UInt32(height), UInt.max, ZPixmap)
+        // What is on screen beneath the window now; black where it cannot be read or is not needed.
+        var target = image.isOpaque ? nil : XGetImage(display, root, Int32(x), Int32(y), UInt32(width), UInt32(height), UInt.max, ZPixmap)
         if target == nil {
             let bytesPerLine = width * 4
             let data = calloc(bytesPerLine * height, 1)!.assumingMemoryBound(to: CChar.self)

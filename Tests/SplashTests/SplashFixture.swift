@@ -42,6 +42,13 @@ final class SplashFixture: @unchecked Sendable {
         var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
     }
 
+    /// The helper under test: `$SCHEMEBRIDGE_SPLASH` when set (e.g. a release build, for the
+    /// measurements), else the debug build beside the tests.
+    static func helperPath() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["SCHEMEBRIDGE_SPLASH"], !path.isEmpty { return path }
+        return try Built.executable("schemebridge-splash")
+    }
+
     /// Starts `schemebridge-splash` with `arguments` (plus `--verbose`) on this server.
     func startHelper(_ arguments: [String], environment: [String: String]? = nil) throws -> Helper {
         let name = "helper-\(children.count)"
@@ -49,7 +56,7 @@ final class SplashFixture: @unchecked Sendable {
         var env = environment ?? ProcessInfo.processInfo.environment.merging(xvfb.clientEnvironment) { $1 }
         env.removeValue(forKey: "XAUTHORITY")
         let startedAt = nowMs()
-        let process = try ChildProcess([try Built.executable("schemebridge-splash")] + arguments + ["--verbose"],
+        let process = try ChildProcess([try Self.helperPath()] + arguments + ["--verbose"],
                                        environment: env, stdout: out.path, stderr: err.path)
         children.append(process)
         return Helper(process: process, stderr: err, stdout: out, startedAt: startedAt)
