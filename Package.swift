@@ -63,10 +63,13 @@ let package = Package(
         // The Swift side of `make bench`'s layer measurement.
         .executableTarget(name: "schemebridge-bench-service", dependencies: ["DBus"], path: "Benchmarks/SwiftService", swiftSettings: strict),
         // A private dbus-daemon per test suite, shared by every test target.
-        .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux"], path: "Tests/DBusTestSupport", swiftSettings: strict),
+        .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
+        // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
+        .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),
+        .testTarget(name: "SplashTests", dependencies: ["DBusTestSupport", "CX11", "CPNG"], swiftSettings: strict),
         // Index-scale benchmark of the core registry (not a test; prints numbers).
         .executableTarget(name: "IndexBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/IndexBench", swiftSettings: strict),
     ]

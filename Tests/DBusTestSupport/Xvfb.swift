@@ -1,0 +1,178 @@
+import CX11
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private X server for one test: `Xvfb -displayfd … -screen 0 W×H×24 -nolisten tcp -br` on a
+/// display number the server picks itself (so parallel tests never collide), started with a clean
+/// signal mask (``ChildProcess``) and stopped on ``stop()`` or deinit. The root window is black
+/// (`-br`). Clients get the display through ``display`` (`DISPLAY=:N`); the user's display is
+/// never used.
+public final class Xvfb: @unchecked Sendable {
+    /// The display name, e.g. `:3`.
+    public let display: String
+    /// The screen size.
+    public let width: Int, height: Int
+    /// The server's log (stderr).
+    public let logFile: URL
+    private let process: ChildProcess
+
+    /// Starts a server and waits until it accepts connections (it writes its display number to
+    /// the `-displayfd` pipe only then).
+    public init(width: Int = 640, height: Int = 480, timeout: Duration = .seconds(30)) throws {
+        self.width = width
+        self.height = height
+        // Windows of the programs under test come and go while tests look at them: an X error
+        // (BadWindow) must not end the test process, which Xlib's default handler does.
+        _ = XSetErrorHandler { _, _ in 0 }
+        let exe = try Tools.path(of: "Xvfb")
+        logFile = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-xvfb-\(UUID().uuidString.prefix(8)).log")
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw ToolError("pipe failed") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        defer { close(fds[0]) }
+        let p: ChildProcess
+        do {
+            var env = ProcessInfo.processInfo.environment
+            env.removeValue(forKey: "DISPLAY")
+            p = try ChildProcess([exe, "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-br"],
+                                 environment: env, stderr: logFile.path, stdoutFD: fds[1])
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])
+        process = p
+        var line = [UInt8]()
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) >= 0 || errno == EINTR else { break }
+            guard pfd.revents != 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(fds[0], &byte, 1) == 1 else { break }
+            if byte == 0x0A { break }
+            line.append(byte)
+        }
+        guard let number = Int(String(decoding: line, as: UTF8.self)) else {
+            p.terminate()
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            throw ToolError("Xvfb did not start (apt-get install -y xvfb xauth): \(log.suffix(600))")
+        }
+        display = ":\(number)"
+    }
+
+    /// The environment a client of this server needs (`DISPLAY`).
+    public var clientEnvironment: [String: String] { ["DISPLAY": display] }
+
+    /// The server's process id.
+    public var pid: Int32 { process.pid }
+
+    /// Stops the server and removes its log.
+    public func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: logFile)
+    }
+
+    deinit { stop() }
+
+    /// Runs `body` with a fresh connection to the server, closed afterwards.
+    public func withConnection<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        guard let dpy = XOpenDisplay(display) else { throw ToolError("cannot open X display \(display)") }
+        defer { XCloseDisplay(dpy) }
+        return try body(dpy)
+    }
+
+    /// What the root window shows now, as RGB pixels (what a user would see).
+    public func screenshot() throws -> Screenshot {
+        try withConnection { dpy in
+            let screen = XDefaultScreen(dpy)
+            let root = XRootWindow(dpy, screen)
+            let w = Int(XDisplayWidth(dpy, screen)), h = Int(XDisplayHeight(dpy, screen))
+            guard let image = XGetImage(dpy, root, 0, 0, UInt32(w), UInt32(h), UInt.max, ZPixmap) else {
+                throw ToolError("XGetImage of the root window failed")
+            }
+            defer { _ = image.pointee.f.destroy_image(image) }
+            let visual = XDefaultVisual(dpy, screen)!.pointee
+            func channel(_ pixel: UInt, _ mask: UInt) -> UInt8 {
+                let shift = UInt(mask.trailingZeroBitCount), bits = mask.nonzeroBitCount
+                let max = (UInt(1) << UInt(bits)) - 1
+                let v = (pixel >> shift) & max
+                return bits == 8 ? UInt8(v) : UInt8((v * 255 + max / 2) / max)
+            }
+            var rgb = [UInt8](repeating: 0, count: w * h * 3)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let pixel = image.pointee.f.get_pixel(image, Int32(x), Int32(y))
+                    let o = (y * w + x) * 3
+                    rgb[o] = channel(pixel, visual.red_mask)
+                    rgb[o + 1] = channel(pixel, visual.green_mask)
+                    rgb[o + 2] = channel(pixel, visual.blue_mask)
+                }
+            }
+            return Screenshot(width: w, height: h, rgb: rgb)
+        }
+    }
+
+    /// The root window's children (top-level windows without a window manager), bottom to top.
+    public func topLevelWindows() throws -> [TopLevelWindow] {
+        try withConnection { dpy in
+            let root = XDefaultRootWindow(dpy)
+            var rootReturn: Window = 0, parent: Window = 0
+            var list: UnsafeMutablePointer<Window>?
+            var count: UInt32 = 0
+            guard XQueryTree(dpy, root, &rootReturn, &parent, &list, &count) != 0 else { return [] }
+            defer { if let list { XFree(list) } }
+            return (0..<Int(count)).compactMap { i -> TopLevelWindow? in
+                let w = list![i]
+                var attributes = XWindowAttributes()
+                guard XGetWindowAttributes(dpy, w, &attributes) != 0 else { return nil }
+                var hint = XClassHint()
+                var name = "", cls = ""
+                if XGetClassHint(dpy, w, &hint) != 0 {
+                    if let n = hint.res_name { name = String(cString: n); XFree(n) }
+                    if let c = hint.res_class { cls = String(cString: c); XFree(c) }
+                }
+                return TopLevelWindow(id: UInt(w), resName: name, resClass: cls, isMapped: attributes.map_state != IsUnmapped,
+                                      x: Int(attributes.x), y: Int(attributes.y), width: Int(attributes.width), height: Int(attributes.height))
+            }
+        }
+    }
+}
+
+/// A top-level window as ``Xvfb/topLevelWindows()`` reports it.
+public struct TopLevelWindow: Sendable, Equatable {
+    public let id: UInt
+    /// WM_CLASS res_name and res_class ("" when unset).
+    public let resName: String, resClass: String
+    public let isMapped: Bool
+    public let x: Int, y: Int, width: Int, height: Int
+}
+
+/// A root-window screenshot: `width * height` RGB triples, rows top to bottom.
+public struct Screenshot: Sendable {
+    public let width: Int
+    public let height: Int
+    public let rgb: [UInt8]
+
+    /// The colour at (x, y).
+    public func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+        let o = (y * width + x) * 3
+        return [rgb[o], rgb[o + 1], rgb[o + 2]]
+    }
+
+    /// The smallest rectangle holding every pixel that is not `background` (nil when none).
+    public func boundingBox(notMatching background: [UInt8] = [0, 0, 0]) -> (x: Int, y: Int, width: Int, height: Int)? {
+        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
+        for y in 0..<height {
+            for x in 0..<width where pixel(x, y) != background {
+                minX = min(minX, x); maxX = max(maxX, x)
+                minY = min(minY, y); maxY = max(maxY, y)
+            }
+        }
+        guard maxX >= 0 else { return nil }
+        return (minX, minY, maxX - minX + 1, maxY - minY + 1)
+    }
+}
