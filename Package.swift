@@ -65,7 +65,7 @@ let package = Package(
         // A private dbus-daemon per test suite, shared by every test target.
         .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport", "CPNG"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),

@@ -1,0 +1,136 @@
+import CPNG
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// Launch images on a real X server (Xvfb): `OpenURL` through the bus-activated service, the
+/// splash helper it spawns, and what a user sees on the screen.
+@Suite(.serialized) struct SplashServiceTests {
+    /// A solid-coloured RGB PNG of `width`×`height` whose left half is `left`, right half `right`.
+    static func png(_ path: String, width: Int, height: Int, left: [UInt8], right: [UInt8]) throws {
+        var pixels: [UInt8] = []
+        for _ in 0..<height { for x in 0..<width { pixels += (x < width / 2 ? left : right) + [255] } }
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
+        let written = pixels.withUnsafeBytes { png_image_write_to_file(&image, path, 0, $0.baseAddress, Int32(width * 4), nil) }
+        png_image_free(&image)
+        if written == 0 { throw ToolError("cannot write \(path)") }
+    }
+
+    struct Setup {
+        let x: Xvfb
+        let f: ServiceFixture
+        let images: URL
+    }
+
+    /// Xvfb, a service whose session has that display, and a handler `todo` that records its
+    /// argv and environment, then runs `then` (a shell command, e.g. `sleep 2`).
+    static func setUp(scale: String = "", then: String) throws -> Setup {
+        let x = try Xvfb(width: 640, height: 480)
+        let f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "GDK_SCALE": scale, "QT_SCALE_FACTOR": ""])
+        let recorder = try f.recorder("todo")
+        let handler = f.bin.appendingPathComponent("todo-app").path
+        try "#!/bin/sh\n\(recorder) \"$@\"\n\(then)\n".write(toFile: handler, atomically: true, encoding: .utf8)
+        chmod(handler, 0o755)
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(handler) %u\nMimeType=x-scheme-handler/todolist;")
+        let images = f.dataHome.appendingPathComponent("launch-images/org.example.Todo")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        try png(images.appendingPathComponent("Default-todolist.png").path, width: 120, height: 80, left: [200, 30, 40], right: [20, 60, 220])
+        try png(images.appendingPathComponent("Default-todolist@2x.png").path, width: 240, height: 160, left: [30, 200, 90], right: [250, 250, 250])
+        return Setup(x: x, f: f, images: images)
+    }
+
+    /// Polls screenshots until `condition` holds; returns the time it took (nil on timeout).
+    static func watchScreen(_ x: Xvfb, timeout: Duration, _ condition: (Screenshot) -> Bool) async -> Duration? {
+        let clock = ContinuousClock(), start = clock.now
+        while clock.now - start < timeout {
+            if let shot = try? x.screenshot(), condition(shot) { return clock.now - start }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// Whether `shot` shows the two-colour image of `width`×`height` centred, every pixel exact.
+    static func showsCentred(_ shot: Screenshot, width: Int, height: Int, left: [UInt8], right: [UInt8]) -> Bool {
+        guard let box = shot.boundingBox(), box.width == width, box.height == height,
+              box.x == (shot.width - width) / 2, box.y == (shot.height - height) / 2 else { return false }
+        for y in box.y..<(box.y + height) {
+            for x in box.x..<(box.x + width) where shot.pixel(x, y) != (x - box.x < width / 2 ? left : right) { return false }
+        }
+        return true
+    }
+
+    @Test func openURLShowsTheImageCentredPixelForPixelUntilTheHandlerExits() async throws {
+        let s = try Self.setUp(then: "sleep 2")
+        defer { s.f.stop(); s.x.stop() }
+        let started = ContinuousClock.now
+        let r = try await s.f.gdbus("OpenURLWithOptions", "todolist://add?task=milk", "{}")
+        let replied = ContinuousClock.now - started
+        let expected = s.images.appendingPathComponent("Default-todolist.png").path
+        #expect(r.status == 0 && r.stdout.contains("'launch-image': <'\(expected)'>"), "\(r.stdout)\(r.stderr)")
+        let shown = await Self.watchScreen(s.x, timeout: .seconds(5)) {
+            Self.showsCentred($0, width: 120, height: 80, left: [200, 30, 40], right: [20, 60, 220])
+        }
+        #expect(shown != nil, "the launch image never appeared centred and exact")
+        print("splash: OpenURL replied after \(replied); image on screen \(shown.map { "\($0)" } ?? "never") after the reply (show delay 150 ms)")
+        #expect(await s.f.recordedArgv("todo") == ["todolist://add?task=milk"])
+        #expect(s.f.recordedEnv("todo").contains("startup=schemebridge-"), "the handler gets the splash's startup id: \(s.f.recordedEnv("todo"))")
+        // The handler exits after 2 s: the splash goes with it.
+        let gone = await Self.watchScreen(s.x, timeout: .seconds(8)) { $0.boundingBox() == nil }
+        #expect(gone != nil, "the splash stayed after the handler exited")
+        #expect(try s.x.topLevelWindows().filter { $0.resClass.lowercased().contains("schemebridge") && $0.isMapped }.isEmpty)
+    }
+
+    @Test func gdkScaleTwoShowsTheAt2xFile() async throws {
+        let s = try Self.setUp(scale: "2", then: "sleep 2")
+        defer { s.f.stop(); s.x.stop() }
+        let r = try await s.f.dbusSend("OpenURL", "string:todolist://x")
+        #expect(r.stdout.contains("boolean true"), "\(r.stderr)")
+        let shown = await Self.watchScreen(s.x, timeout: .seconds(5)) {
+            Self.showsCentred($0, width: 240, height: 160, left: [30, 200, 90], right: [250, 250, 250])
+        }
+        #expect(shown != nil, "the @2x image never appeared")
+    }
+
+    @Test func aFastHandlerNeverShowsIt() async throws {
+        let s = try Self.setUp(then: "exit 0")
+        defer { s.f.stop(); s.x.stop() }
+        let r = try await s.f.dbusSend("OpenURL", "string:todolist://fast")
+        #expect(r.stdout.contains("boolean true"), "\(r.stderr)")
+        #expect(await s.f.recordedArgv("todo") == ["todolist://fast"])
+        let flashed = await Self.watchScreen(s.x, timeout: .milliseconds(1200)) { $0.boundingBox() != nil }
+        #expect(flashed == nil, "a handler that exits at once must not flash its launch image")
+    }
+
+    @Test func launchImageOffPerCallShowsNothing() async throws {
+        let s = try Self.setUp(then: "sleep 2")
+        defer { s.f.stop(); s.x.stop() }
+        let r = try await s.f.gdbus("OpenURLWithOptions", "todolist://off", "{'launch-image': <false>}")
+        #expect(r.status == 0 && r.stdout.contains("'launch-image': <''>"), "\(r.stdout)\(r.stderr)")
+        let flashed = await Self.watchScreen(s.x, timeout: .milliseconds(1000)) { $0.boundingBox() != nil }
+        #expect(flashed == nil)
+        #expect(s.f.recordedEnv("todo").contains("startup=\n"), "\(s.f.recordedEnv("todo"))")
+    }
+
+    @Test func theHandlersWindowTakesItDown() async throws {
+        let window = try Built.executable("splash-test-window")
+        // The app maps its window (with its own _NET_WM_PID) 800 ms after it starts, and stays.
+        let s = try Self.setUp(then: "exec \(window) --delay-ms 800 --geometry 50x40+0+0 --color 00FF00 --exit-after-ms 20000")
+        defer { s.f.stop(); s.x.stop() }
+        let r = try await s.f.dbusSend("OpenURL", "string:todolist://window")
+        #expect(r.stdout.contains("boolean true"), "\(r.stderr)")
+        let shown = await Self.watchScreen(s.x, timeout: .seconds(5)) {
+            Self.showsCentred($0, width: 120, height: 80, left: [200, 30, 40], right: [20, 60, 220])
+        }
+        #expect(shown != nil)
+        // Once the app's window is up, the splash goes (long before the app exits).
+        let windowUp = await Self.watchScreen(s.x, timeout: .seconds(5)) { $0.pixel(10, 10) == [0, 255, 0] }
+        #expect(windowUp != nil, "the test app's window never appeared")
+        let splashGone = await Self.watchScreen(s.x, timeout: .seconds(3)) { $0.pixel(320, 240) == [0, 0, 0] }
+        #expect(splashGone != nil, "the splash stayed after the app's window appeared")
+        print("splash: gone \(splashGone.map { "\($0)" } ?? "never") after the app's window was seen")
+    }
+}
