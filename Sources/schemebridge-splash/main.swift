@@ -32,4 +32,5 @@ func run() -> ExitStatus {
     }
 }
 
+if CommandLine.arguments.dropFirst().first == "--print-xft-dpi" { XftDPI.printAndExit() }
 exit(run().rawValue)

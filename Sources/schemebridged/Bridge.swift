@@ -40,6 +40,16 @@ final class Bridge: Sendable {
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
         self.sessionScale = Atomic(DisplayScale.from(environment: environment))
+        // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
+        if DisplayScale.from(environment: environment) == 1,
+           environment["GDK_SCALE"].flatMap({ Int($0) }) == nil, environment["QT_SCALE_FACTOR"].flatMap({ Double($0) }) == nil {
+            Task.detached { [self] in
+                guard let dpi = presenter.xftDPI() else { return }
+                let s = DisplayScale.from(environment: [:], xftDPI: dpi)
+                sessionScale.store(s, ordering: .relaxed)
+                logger.info("display scale \(s) (Xft.dpi \(dpi))")
+            }
+        }
     }
 
     /// The launch image `url` would show now ("" when none): its default handler's image for

@@ -89,6 +89,34 @@ final class LaunchImagePresenter: Sendable {
         return true
     }
 
+    /// The X resource `Xft.dpi`, asked of the splash helper (the service never talks to X);
+    /// nil without a display, a helper or the resource. Blocks up to 2 s: call it off the hot path.
+    func xftDPI() -> Double? {
+        guard case .splash(let helper) = mode else { return nil }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        defer { close(fds[0]) }
+        do {
+            _ = try launcher.spawn(argv: [helper, "--print-xft-dpi"], environment: environment, stdout: fds[1])
+        } catch {
+            close(fds[1])
+            return nil
+        }
+        close(fds[1])
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+        while output.count < 64, poll(&pfd, 1, 2000) > 0 {
+            let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            output += buffer[0..<n]
+        }
+        let text = String(decoding: output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        return Double(text)
+    }
+
     /// `schemebridge-splash` next to this executable, else on `PATH`.
     static func findHelper(environment: [String: String]) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)

@@ -37,7 +37,7 @@ public final class Xvfb: @unchecked Sendable {
         do {
             var env = ProcessInfo.processInfo.environment
             env.removeValue(forKey: "DISPLAY")
-            p = try ChildProcess([exe, "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-br"],
+            p = try ChildProcess([exe, "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-br", "-noreset"],
                                  environment: env, stderr: logFile.path, stdoutFD: fds[1])
         } catch {
             close(fds[1])

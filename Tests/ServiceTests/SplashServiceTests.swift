@@ -28,8 +28,9 @@ import DBusTestSupport
 
     /// Xvfb, a service whose session has that display, and a handler `todo` that records its
     /// argv and environment, then runs `then` (a shell command, e.g. `sleep 2`).
-    static func setUp(scale: String = "", then: String) throws -> Setup {
+    static func setUp(scale: String = "", xftDPI: Int? = nil, then: String) throws -> Setup {
         let x = try Xvfb(width: 640, height: 480)
+        if let xftDPI { try x.setResources("Xft.antialias:\t1\nXft.dpi:\t\(xftDPI)\n") }
         let f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "GDK_SCALE": scale, "QT_SCALE_FACTOR": ""])
         let recorder = try f.recorder("todo")
         let handler = f.bin.appendingPathComponent("todo-app").path
@@ -93,6 +94,18 @@ import DBusTestSupport
             Self.showsCentred($0, width: 240, height: 160, left: [30, 200, 90], right: [250, 250, 250])
         }
         #expect(shown != nil, "the @2x image never appeared")
+    }
+
+    @Test func xftDPIOf192ChoosesTheAt2xFile() async throws {
+        let s = try Self.setUp(xftDPI: 192, then: "sleep 2")
+        defer { s.f.stop(); s.x.stop() }
+        let expected = s.images.appendingPathComponent("Default-todolist@2x.png").path
+        let probe = try await Tools.run([try Built.executable("schemebridge-splash"), "--print-xft-dpi"], environment: s.x.clientEnvironment)
+        #expect(probe.status == 0 && probe.stdout == "192.0\n", "\(probe.status) \(probe.stdout)\(probe.stderr)")
+        // The service learns Xft.dpi from the helper in the background, just after it starts.
+        #expect(await Tools.eventually(timeout: .seconds(10)) {
+            (try? await s.f.dbusSend("LaunchImageForURL", "string:todolist://x"))?.stdout.contains(expected) == true
+        }, "Xft.dpi 192 should select the @2x image")
     }
 
     @Test func aFastHandlerNeverShowsIt() async throws {
