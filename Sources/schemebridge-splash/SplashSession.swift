@@ -230,6 +230,9 @@ final class SplashSession {
                                           sender: splash.window, atoms: atoms)
         }
         splash.destroy()
+        if XErrorTrap.count > 0 {
+            log.event("ignored \(XErrorTrap.count) X errors (windows gone while checked; last code \(XErrorTrap.lastCode))")
+        }
         _ = XCloseDisplay(display)
         handlerWatch?.close()
         signals.close()

@@ -144,17 +144,23 @@ public final class Xvfb: @unchecked Sendable {
 
 /// A top-level window as ``Xvfb/topLevelWindows()`` reports it.
 public struct TopLevelWindow: Sendable, Equatable {
+    /// The X window id.
     public let id: UInt
     /// WM_CLASS res_name and res_class ("" when unset).
     public let resName: String, resClass: String
+    /// Whether it is mapped (viewable or not).
     public let isMapped: Bool
+    /// Position relative to the root and size, in pixels.
     public let x: Int, y: Int, width: Int, height: Int
 }
 
 /// A root-window screenshot: `width * height` RGB triples, rows top to bottom.
 public struct Screenshot: Sendable {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// `width * height * 3` bytes: R, G, B, rows top to bottom.
     public let rgb: [UInt8]
 
     /// The colour at (x, y).
