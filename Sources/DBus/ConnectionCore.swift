@@ -45,22 +45,29 @@ final class ConnectionCore: @unchecked Sendable {
     /// Opens a private connection to `address` and registers with the bus. Blocking;
     /// runs on the loop thread before the loop starts.
     func open(address: String) throws(DBusError) {
+        let c = try Self.openRegistered(address: address)
+        conn = c
+        uniqueName = dbus_bus_get_unique_name(c).map { String(cString: $0) } ?? ""
+        installCallbacks(c)
+    }
+
+    /// A private libdbus connection to `address`, registered with the bus (`Hello`), that does
+    /// not exit the process when the bus goes away. Blocking.
+    static func openRegistered(address: String) throws(DBusError) -> OpaquePointer {
         var err = DBusError_C()
         dbus_error_init(&err)
         defer { dbus_error_free(&err) }
         guard let c = address.withCString({ dbus_connection_open_private($0, &err) }) else {
-            throw Self.error(from: &err, fallback: "cannot connect to the bus at \(address)")
+            throw error(from: &err, fallback: "cannot connect to the bus at \(address)")
         }
         dbus_connection_set_exit_on_disconnect(c, 0)
         guard dbus_bus_register(c, &err) != 0 else {
-            let e = Self.error(from: &err, fallback: "cannot register with the bus at \(address)")
+            let e = error(from: &err, fallback: "cannot register with the bus at \(address)")
             dbus_connection_close(c)
             dbus_connection_unref(c)
             throw e
         }
-        conn = c
-        uniqueName = dbus_bus_get_unique_name(c).map { String(cString: $0) } ?? ""
-        installCallbacks(c)
+        return c
     }
 
     static func error(from err: inout DBusError_C, fallback: String) -> DBusError {
@@ -249,25 +256,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Decodes a libdbus message into a ``Message``.
     func decode(_ m: OpaquePointer) throws(DBusError) -> Message {
-        let kind: Message.Kind
-        switch dbus_message_get_type(m) {
-        case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
-        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: kind = .methodReturn
-        case CDBUS_MESSAGE_TYPE_ERROR: kind = .error
-        default: kind = .signal
-        }
-        return Message(
-            kind: kind,
-            serial: dbus_message_get_serial(m),
-            replySerial: dbus_message_get_reply_serial(m),
-            sender: dbus_message_get_sender(m).map { String(cString: $0) },
-            destination: dbus_message_get_destination(m).map { String(cString: $0) },
-            path: dbus_message_get_path(m).map { ObjectPath(unchecked: String(cString: $0)) },
-            interface: dbus_message_get_interface(m).map { InterfaceName(unchecked: String(cString: $0)) },
-            member: dbus_message_get_member(m).map { MemberName(unchecked: String(cString: $0)) },
-            errorName: dbus_message_get_error_name(m).map { ErrorName(unchecked: String(cString: $0)) },
-            noReplyExpected: dbus_message_get_no_reply(m) != 0,
-            body: try Marshal.decodeBody(m, types: bodyTypes(m)))
+        try Message(libdbus: m, types: bodyTypes(m))
     }
 
     func filter(_ m: OpaquePointer) -> DBusHandlerResult {

@@ -1,3 +1,4 @@
+import CDBus
 /// A received D-Bus message, decoded into Swift values (no libdbus handle inside, so it
 /// can travel freely between tasks).
 public struct Message: Sendable {
@@ -51,5 +52,36 @@ public struct MethodCall: Sendable {
             throw DBusError(.invalidArgs, "argument \(index) of \(member) is not a '\(T.dbusType.signature)'")
         }
         return v
+    }
+}
+
+extension Message {
+    /// Decodes a libdbus message whose body signature parses to `types`.
+    init(libdbus m: OpaquePointer, types: [DBusType]) throws(DBusError) {
+        let kind: Message.Kind
+        switch dbus_message_get_type(m) {
+        case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
+        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: kind = .methodReturn
+        case CDBUS_MESSAGE_TYPE_ERROR: kind = .error
+        default: kind = .signal
+        }
+        self.init(
+            kind: kind,
+            serial: dbus_message_get_serial(m),
+            replySerial: dbus_message_get_reply_serial(m),
+            sender: dbus_message_get_sender(m).map { String(cString: $0) },
+            destination: dbus_message_get_destination(m).map { String(cString: $0) },
+            path: dbus_message_get_path(m).map { ObjectPath(unchecked: String(cString: $0)) },
+            interface: dbus_message_get_interface(m).map { InterfaceName(unchecked: String(cString: $0)) },
+            member: dbus_message_get_member(m).map { MemberName(unchecked: String(cString: $0)) },
+            errorName: dbus_message_get_error_name(m).map { ErrorName(unchecked: String(cString: $0)) },
+            noReplyExpected: dbus_message_get_no_reply(m) != 0,
+            body: try Marshal.decodeBody(m, types: types))
+    }
+
+    /// The body types of a libdbus message (parsed from its signature).
+    static func bodyTypes(of m: OpaquePointer) throws(DBusError) -> [DBusType] {
+        guard let raw = dbus_message_get_signature(m), raw.pointee != 0 else { return [] }
+        do { return try Signature(String(cString: raw)).types } catch { throw DBusError(.invalidArgs, error.description) }
     }
 }

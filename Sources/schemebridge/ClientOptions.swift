@@ -10,20 +10,18 @@ struct ClientOptions: ParsableArguments {
     var timeout: Double = 30
 
     /// Connects to the bus that the options name.
-    func client() async throws -> ServiceClient {
-        try await ServiceClient.connect(address: address, timeout: timeout)
+    func client() throws(Reported) -> ServiceClient {
+        try ServiceClient.connect(address: address, timeout: timeout)
     }
 
-    /// Connects, runs `body` and closes. A D-Bus error from `body` is reported as
-    /// "`subject`: message" and ends the command with the matching exit status.
-    func withService<T>(_ subject: @autoclosure () -> String,
-                        _ body: (ServiceClient) async throws(DBusError) -> T) async throws -> T {
-        let service = try await client()
-        defer { service.close() }
+    /// Connects and runs `body`. A D-Bus error from `body` is reported as "`subject`: message"
+    /// and ends the command with the matching exit status.
+    func withService<T>(_ subject: @autoclosure () -> String, _ body: (ServiceClient) throws(DBusError) -> T) throws -> T {
+        let service = try client()
         do {
-            return try await body(service)
+            return try body(service)
         } catch {
-            throw ServiceClient.report(error, subject()).status.exitCode
+            throw ServiceClient.report(error, subject())
         }
     }
 }

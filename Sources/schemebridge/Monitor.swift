@@ -2,7 +2,7 @@ import ArgumentParser
 import DBus
 
 /// `schemebridge monitor`: prints the service's signals as they come.
-struct Monitor: AsyncParsableCommand {
+struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print URLHandled, URLFailed and HandlersChanged signals as they come (until interrupted).",
         discussion: "Text lines are for people; use --json for one JSON object a line.")
@@ -10,21 +10,23 @@ struct Monitor: AsyncParsableCommand {
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let service = try await client.client()
-        defer { service.close() }
-        let stream: AsyncStream<Message>
+    func run() throws {
+        let service = try client.client()
         do {
-            stream = try await service.connection.signals(matching: MatchRule(interface: ServiceClient.interface, path: ServiceClient.objectPath))
+            try service.connection.addMatch(MatchRule(interface: ServiceClient.interface, path: ServiceClient.objectPath))
             // Starts the service (bus activation) so that it reports changes from now on.
-            _ = try await service.property("Version")
+            _ = try service.property("Version")
         } catch {
-            throw ServiceClient.report(error, "cannot monitor the SchemeBridge service").status.exitCode
+            throw ServiceClient.report(error, "cannot monitor the SchemeBridge service")
         }
         if !output.json { Terminal.error("monitoring \(ServiceClient.busName.rawValue); interrupt to stop") }
-        for await message in stream {
-            guard let member = message.member?.rawValue else { continue }
-            Terminal.out(output.json ? Self.json(member, message.body) : Self.text(member, message.body))
+        do {
+            while let message = try service.connection.nextSignal() {
+                guard let member = message.member?.rawValue, message.interface == ServiceClient.interface else { continue }
+                Terminal.out(output.json ? Self.json(member, message.body) : Self.text(member, message.body))
+            }
+        } catch {
+            if !output.json { Terminal.error("the session bus went away; stopped") }
         }
     }
 

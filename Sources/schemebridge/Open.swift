@@ -3,7 +3,7 @@ import DBus
 
 /// `schemebridge open URL...`: like `xdg-open`, but only for URLs with a scheme, and through
 /// the service's policy. Returns once each handler has started; never waits for it to exit.
-struct Open: AsyncParsableCommand {
+struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Open URLs with the applications that handle their schemes (like xdg-open).",
         discussion: """
@@ -31,33 +31,54 @@ struct Open: AsyncParsableCommand {
         if urls.isEmpty { throw ValidationError("give at least one URL to open") }
     }
 
-    func run() async throws {
-        let service = try await client.client()
-        defer { service.close() }
+    func run() throws {
+        let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
+                                      json: output.json, service: client.client())
+        if status != .success { throw status.exitCode }
+    }
+
+    /// The fast path for the common call, `schemebridge open URL...` with no options (what
+    /// browsers and scripts run): the same work as ``run()`` without building the parser.
+    /// Returns nil when the command line needs the full parser.
+    static func fastPath(_ arguments: [String]) -> Int32? {
+        guard arguments.count >= 3, arguments[1] == "open",
+              arguments.dropFirst(2).allSatisfy({ !$0.isEmpty && !$0.hasPrefix("-") }) else { return nil }
+        do {
+            let service = try ServiceClient.connect(address: nil, timeout: 30)
+            return try openAll(Array(arguments.dropFirst(2)), handler: nil, activationToken: nil, launchImage: true,
+                               json: false, service: service).rawValue
+        } catch {
+            return (error as? Reported)?.status.rawValue ?? ExitStatus.failed.rawValue
+        }
+    }
+
+    /// Opens each URL; returns the first failure's status (or success). Errors are reported on
+    /// stderr (and, with `json`, as one JSON object a URL on stdout).
+    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, json: Bool,
+                        service: ServiceClient) throws -> ExitStatus {
         var options: [String: DBusValue] = [:]
         if let handler { options["handler"] = .string(handler) }
         if let token = activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID") {
             options["activation-token"] = .string(token)
         }
-        if noLaunchImage { options["launch-image"] = .boolean(false) }
-
+        if !launchImage { options["launch-image"] = .boolean(false) }
         var firstFailure: ExitStatus?
         for url in urls {
-            let status = await open(url, options: options, service: service)
+            let status = open(url, options: options, json: json, service: service)
             if status != .success, firstFailure == nil { firstFailure = status }
         }
-        if let firstFailure { throw firstFailure.exitCode }
+        return firstFailure ?? .success
     }
 
-    private func open(_ url: String, options: [String: DBusValue], service: ServiceClient) async -> ExitStatus {
-        if let local = Self.localPathStatus(url) { return local }
+    private static func open(_ url: String, options: [String: DBusValue], json: Bool, service: ServiceClient) -> ExitStatus {
+        if let local = localPathStatus(url) { return local }
         do {
-            if options.isEmpty && !output.json {
-                _ = try await service.call("OpenURL", [.string(url)])
+            if options.isEmpty && !json {
+                _ = try service.call("OpenURL", [.string(url)])
                 return .success
             }
-            let reply = try await service.call("OpenURLWithOptions", [.string(url), .vardict(options)])
-            if output.json {
+            let reply = try service.call("OpenURLWithOptions", [.string(url), .vardict(options)])
+            if json {
                 var members: [(String, JSON.Value)] = [("url", .string(url)), ("opened", .bool(true))]
                 if let results = reply.first?.stringDictionary {
                     for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
@@ -66,13 +87,12 @@ struct Open: AsyncParsableCommand {
             }
             return .success
         } catch {
-            let status = ExitStatus(error)
-            Terminal.error("cannot open '\(Self.shown(url))': \(ServiceClient.explain(error))")
-            if output.json {
+            Terminal.error("cannot open '\(shown(url))': \(ServiceClient.explain(error))")
+            if json {
                 Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
                                                 ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
             }
-            return status
+            return ExitStatus(error)
         }
     }
 

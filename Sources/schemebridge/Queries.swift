@@ -2,7 +2,7 @@ import ArgumentParser
 import DBus
 
 /// `schemebridge can-open URL`: whether a handler would open the URL (exit 0 yes, 3 no).
-struct CanOpen: AsyncParsableCommand {
+struct CanOpen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "can-open",
         abstract: "Tell whether some application would open a URL (exit 0: yes, 3: no).")
@@ -13,9 +13,9 @@ struct CanOpen: AsyncParsableCommand {
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let can = try await client.withService("cannot check '\(Open.shown(url))'") { service throws(DBusError) in
-            try await service.call("CanOpenURL", [.string(url)]).first?.bool ?? false
+    func run() throws {
+        let can = try client.withService("cannot check '\(Open.shown(url))'") { service throws(DBusError) in
+            try service.call("CanOpenURL", [.string(url)]).first?.bool ?? false
         }
         Terminal.out(output.json ? JSON.text(.object([("url", .string(url)), ("can_open", .bool(can))])) : (can ? "yes" : "no"))
         if !can { throw ExitStatus.noHandler.exitCode }
@@ -23,7 +23,7 @@ struct CanOpen: AsyncParsableCommand {
 }
 
 /// `schemebridge handlers SCHEME`: the eligible handlers, the default first.
-struct Handlers: AsyncParsableCommand {
+struct Handlers: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the applications that handle a scheme, the default first (exit 3 when none).")
 
@@ -33,9 +33,9 @@ struct Handlers: AsyncParsableCommand {
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let ids = try await client.withService("cannot list handlers of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            try await service.call("HandlersForScheme", [.string(scheme)]).first?.stringList ?? []
+    func run() throws {
+        let ids = try client.withService("cannot list handlers of '\(Open.shown(scheme))'") { service throws(DBusError) in
+            try service.call("HandlersForScheme", [.string(scheme)]).first?.stringList ?? []
         }
         if output.json {
             Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("handlers", .array(ids.map { .string($0) }))])))
@@ -50,7 +50,7 @@ struct Handlers: AsyncParsableCommand {
 }
 
 /// `schemebridge default SCHEME [DESKTOP-ID]`: show or set the default handler.
-struct Default: AsyncParsableCommand {
+struct Default: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the default handler of a scheme, or set it (written to ~/.config/mimeapps.list, as gio and xdg-mime do).")
 
@@ -63,18 +63,18 @@ struct Default: AsyncParsableCommand {
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
+    func run() throws {
         if let desktopID {
-            _ = try await client.withService("cannot make '\(Open.shown(desktopID))' the default for '\(Open.shown(scheme))'") { service throws(DBusError) in
-                try await service.call("SetDefaultHandler", [.string(scheme), .string(desktopID)])
+            _ = try client.withService("cannot make '\(Open.shown(desktopID))' the default for '\(Open.shown(scheme))'") { service throws(DBusError) in
+                try service.call("SetDefaultHandler", [.string(scheme), .string(desktopID)])
             }
             if output.json {
                 Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("default", .string(desktopID))])))
             }
             return
         }
-        let id = try await client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            try await service.call("DefaultHandler", [.string(scheme)]).first?.string ?? ""
+        let id = try client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
+            try service.call("DefaultHandler", [.string(scheme)]).first?.string ?? ""
         }
         if output.json {
             Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("default", id.isEmpty ? .null : .string(id))])))
@@ -89,15 +89,15 @@ struct Default: AsyncParsableCommand {
 }
 
 /// `schemebridge schemes`: every scheme with a handler.
-struct Schemes: AsyncParsableCommand {
+struct Schemes: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List every scheme some installed application handles.")
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let schemes = try await client.withService("cannot list schemes") { service throws(DBusError) in
-            try await service.property("Schemes").stringList ?? []
+    func run() throws {
+        let schemes = try client.withService("cannot list schemes") { service throws(DBusError) in
+            try service.property("Schemes").stringList ?? []
         }
         if output.json {
             Terminal.out(JSON.text(.array(schemes.map { .string($0) })))
@@ -108,7 +108,7 @@ struct Schemes: AsyncParsableCommand {
 }
 
 /// `schemebridge launch-image URL`: the image that would be shown while the handler starts.
-struct LaunchImage: AsyncParsableCommand {
+struct LaunchImage: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "launch-image",
         abstract: "Print the launch image that would be shown while opening a URL (exit 3 when none).")
@@ -119,9 +119,9 @@ struct LaunchImage: AsyncParsableCommand {
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let path = try await client.withService("cannot look up the launch image of '\(Open.shown(url))'") { service throws(DBusError) in
-            try await service.call("LaunchImageForURL", [.string(url)]).first?.string ?? ""
+    func run() throws {
+        let path = try client.withService("cannot look up the launch image of '\(Open.shown(url))'") { service throws(DBusError) in
+            try service.call("LaunchImageForURL", [.string(url)]).first?.string ?? ""
         }
         if output.json {
             Terminal.out(JSON.text(.object([("url", .string(url)), ("launch_image", path.isEmpty ? .null : .string(path))])))

@@ -9,7 +9,7 @@ import Glibc
 /// subcommands query the service. Every subcommand talks to `schemebridged` over the
 /// session bus, which starts it by bus activation when needed.
 @main
-struct SchemeBridgeCommand: AsyncParsableCommand {
+struct SchemeBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schemebridge",
         abstract: "Open custom URL schemes with the app that declares them (via the SchemeBridge session service).",
@@ -28,14 +28,13 @@ struct SchemeBridgeCommand: AsyncParsableCommand {
 
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not
     /// ArgumentParser's 64), and failures already reported exit with their own status.
-    static func main() async {
+    /// Synchronous throughout (blocking D-Bus calls): no thread pool to start for a CLI that
+    /// makes one call; `open URL...` without options skips the parser (``Open/fastPath(_:)``).
+    static func main() {
+        if let status = Open.fastPath(CommandLine.arguments) { Glibc.exit(status) }
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try command.run()
         } catch let reported as Reported {
             Glibc.exit(reported.status.rawValue)
         } catch {

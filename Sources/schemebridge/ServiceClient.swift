@@ -1,20 +1,20 @@
 import DBus
 import Logging
 
-/// The SchemeBridge service as seen from the command line: one connection to the session
-/// bus and typed wrappers of the contract's methods. Errors come back as ``DBusError``s.
+/// The SchemeBridge service as seen from the command line: one blocking connection to the
+/// session bus (no loop thread, no tasks: a CLI makes a call or two and exits) and typed
+/// wrappers of the contract's methods. Errors come back as ``DBusError``s.
 struct ServiceClient {
     static let busName: BusName = "io.github.schemebridge.SchemeBridge1"
     static let objectPath: ObjectPath = "/io/github/schemebridge/SchemeBridge1"
     static let interface: InterfaceName = "io.github.schemebridge.SchemeBridge1"
 
-    let connection: Connection
+    let connection: BlockingConnection
     let timeout: Duration
 
-    /// Connects to the bus at `address`, or the session bus of the environment. A missing
-    /// or unreachable bus is reported (status 3) with what to do about it.
-    static func connect(address: String?, timeout seconds: Double) async throws -> ServiceClient {
-        let quiet = Logger(label: "schemebridge", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The bus address to use: `address`, else the session bus of the environment. A missing
+    /// bus is reported (status 3) with what to do about it.
+    static func busAddress(_ address: String?) throws(Reported) -> String {
         var env: [String: String] = [:]
         for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
             if let v = Terminal.environment(key) { env[key] = v }
@@ -23,10 +23,20 @@ struct ServiceClient {
             Terminal.error("no session bus: DBUS_SESSION_BUS_ADDRESS is not set (run inside a desktop session, or pass --address)")
             throw Reported(status: .noHandler)
         }
+        return address
+    }
+
+    /// `seconds` as a call timeout (30 s when unusable).
+    static func timeout(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds.isFinite && seconds > 0 ? min(seconds, 86_400) : 30) * 1000))
+    }
+
+    /// Connects to the bus at `address`, or the session bus of the environment. An unreachable
+    /// bus is reported (status 3).
+    static func connect(address: String?, timeout seconds: Double) throws(Reported) -> ServiceClient {
+        let address = try busAddress(address)
         do {
-            let connection = try await Connection.connect(address: address, logger: quiet)
-            let timeout = Duration.milliseconds(Int64((seconds.isFinite && seconds > 0 ? min(seconds, 86_400) : 30) * 1000))
-            return ServiceClient(connection: connection, timeout: timeout)
+            return ServiceClient(connection: try BlockingConnection(address: address), timeout: timeout(seconds))
         } catch {
             Terminal.error("cannot connect to the session bus at \(address): \(error.message)")
             throw Reported(status: .noHandler)
@@ -34,16 +44,16 @@ struct ServiceClient {
     }
 
     /// Calls a method of the contract.
-    func call(_ member: MemberName, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
-        try await connection.call(destination: Self.busName, path: Self.objectPath, interface: Self.interface,
-                                  member: member, arguments, timeout: timeout)
+    func call(_ member: MemberName, _ arguments: [DBusValue] = []) throws(DBusError) -> [DBusValue] {
+        try connection.call(destination: Self.busName, path: Self.objectPath, interface: Self.interface,
+                            member: member, arguments, timeout: timeout)
     }
 
     /// Reads a property of the contract's interface.
-    func property(_ name: String) async throws(DBusError) -> DBusValue {
-        let reply = try await connection.call(destination: Self.busName, path: Self.objectPath,
-                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
-                                              [.string(Self.interface.rawValue), .string(name)], timeout: timeout)
+    func property(_ name: String) throws(DBusError) -> DBusValue {
+        let reply = try connection.call(destination: Self.busName, path: Self.objectPath,
+                                        interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                        [.string(Self.interface.rawValue), .string(name)], timeout: timeout)
         guard let first = reply.first else { throw DBusError(.failed, "the service sent an empty reply for \(name)") }
         return first.unwrapped
     }
@@ -66,8 +76,6 @@ struct ServiceClient {
         Terminal.error("\(subject): \(explain(error))")
         return Reported(status: ExitStatus(error))
     }
-
-    func close() { connection.close() }
 }
 
 extension DBusValue {
