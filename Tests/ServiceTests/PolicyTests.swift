@@ -62,7 +62,7 @@ import DBusTestSupport
         var env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
                    "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path]
         env["HOME"] = f.root.path
-        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address, "--max-launch-rate", "0.5", "--launch-burst", "3"], environment: env)
+        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address, "--max-launch-rate", "0.01", "--launch-burst", "3"], environment: env)
         defer { daemon.terminate() }
         let client = try await Connection.connect(address: f.bus.address)
         defer { client.close() }
