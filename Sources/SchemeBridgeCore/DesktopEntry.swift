@@ -71,6 +71,14 @@ public struct DesktopEntry: Sendable, Equatable {
     /// Every other `X-…` key of `[Desktop Entry]` (unlocalized values, unescaped).
     public var extensionKeys: [String: String] { storage.fields.extensionKeys }
 
+    /// The program of a valid `Exec` (a path or a name to look up in `PATH`), nil when `Exec` is
+    /// absent or invalid. Kept from parsing, so lookups never re-parse `Exec`.
+    public var execProgram: String? { storage.fields.execProgram }
+    /// Whether a valid `Exec` runs `schemebridge open …` (a program named `schemebridge`, in any
+    /// directory, whose first argument is `open`): such an entry hands URLs straight back to
+    /// SchemeBridge. Decided once, when the entry is parsed.
+    public var runsSchemeBridgeOpen: Bool { storage.fields.runsSchemeBridgeOpen }
+
     /// The parsed `Exec` (parsed again on each access; it is only needed at launch); nil when
     /// absent or invalid (then the entry is only usable when ``dbusActivatable``).
     public var execCommand: ExecCommand? {
@@ -152,6 +160,9 @@ public struct DesktopEntry: Sendable, Equatable {
 
 /// The stored values of a ``DesktopEntry``.
 struct DesktopEntryFields: Sendable, Equatable {
+    /// A URL standing for any URL when deciding ``runsSchemeBridgeOpen``.
+    static let probeURL = try! SchemeURL("x-schemebridge-probe:")
+
     /// The desktop file ID, e.g. `vendor-app.desktop`.
     let id: String
     /// The file it was read from.
@@ -171,6 +182,10 @@ struct DesktopEntryFields: Sendable, Equatable {
     let exec: String?
     /// Why `Exec` is invalid, when it is.
     let execError: ExecError?
+    /// The program of a valid `Exec`.
+    let execProgram: String?
+    /// Whether a valid `Exec` runs `schemebridge open …`.
+    let runsSchemeBridgeOpen: Bool
     /// `TryExec`.
     let tryExec: String?
     /// `Path`: the working directory (empty values become nil).
@@ -228,9 +243,18 @@ struct DesktopEntryFields: Sendable, Equatable {
         let exec = hidden ? nil : g.string("Exec")
         self.exec = exec
         var execError: ExecError? = nil
+        var execProgram: String? = nil
+        var runsSchemeBridgeOpen = false
         if let exec {
             do throws(ExecError) {
-                _ = try ExecCommand(exec)
+                let command = try ExecCommand(exec)
+                execProgram = command.program
+                // argv[0] is always the program; only then expand the argv a URL would get (the
+                // probe stands for any URL) to see whether the first argument is `open`.
+                let base = command.program.split(separator: "/").last.map(String.init) ?? command.program
+                if base == "schemebridge", let argv = command.argumentVectors(for: [DesktopEntryFields.probeURL]).first {
+                    runsSchemeBridgeOpen = argv.count > 1 && argv[1] == "open"
+                }
             } catch {
                 execError = error
             }
@@ -238,6 +262,8 @@ struct DesktopEntryFields: Sendable, Equatable {
             execError = .empty
         }
         self.execError = execError
+        self.execProgram = execProgram
+        self.runsSchemeBridgeOpen = runsSchemeBridgeOpen
         tryExec = g.string("TryExec").flatMap { $0.isEmpty ? nil : $0 }
         workingDirectory = g.string("Path").flatMap { $0.isEmpty ? nil : $0 }
         terminal = g.boolean("Terminal") ?? false

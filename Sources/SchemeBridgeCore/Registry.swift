@@ -161,13 +161,13 @@ public final class Registry: Sendable {
         let base = target.split(separator: "/").last.map(String.init) ?? target
         let candidates: [DesktopEntry] = state.withLock { m in
             m.effective.values.filter { e in
-                guard let program = e.execCommand?.program else { return false }
+                guard let program = e.execProgram else { return false }
                 let b = program.split(separator: "/").last.map(String.init) ?? program
                 return b == base
             }
         }
         return candidates.filter { e in
-            guard let program = e.execCommand?.program,
+            guard let program = e.execProgram,
                   let found = FileSystem.findProgram(program, searchPath: directories.executableSearchPath) else { return false }
             return FileSystem.realPath(found) == target
         }.map(\.id).sorted()
