@@ -1,4 +1,7 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why ``Registry/setDefault(scheme:desktopID:)`` refused or failed.
 public enum SetDefaultError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -93,6 +96,9 @@ public final class Registry: Sendable {
         // Watch first, then scan: nothing written in between is missed.
         watcher?.armAll()
         _ = writer.withLock { _ in applyLocked([.everything]) }
+        // The first scan leaves megabytes of freed parse buffers in malloc's arenas (one per
+        // parsing thread); hand them back so the service's resident size is what it keeps.
+        Registry.trimHeap()
         watcher?.start { [weak self] changes in
             self?.apply(changes)
         }
@@ -363,6 +369,16 @@ public final class Registry: Sendable {
                                handler: (@Sendable (RegistryWarning) -> Void)?) {
         log.append(warning, limit: warningLogLimit)
         handler?(warning)
+    }
+
+    /// glibc's `malloc_trim(0)` when present (looked up at run time: it is not in every libc).
+    static func trimHeap() {
+        #if canImport(Glibc)
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(sym, to: Trim.self)(0)
+        }
+        #endif
     }
 
     static func lowercasedASCII(_ s: String) -> String {
