@@ -164,12 +164,12 @@ public final class Registry: Sendable {
     /// base name: meant for identifying a new caller once, not for every call.
     public func applicationIDs(executing path: String) -> [String] {
         guard let target = FileSystem.realPath(path) else { return [] }
-        let base = target.split(separator: "/").last.map(String.init) ?? target
+        let base = Array((target.split(separator: "/").last.map(String.init) ?? target).utf8)
+        // A byte comparison per entry (no allocation): this runs over every installed entry.
         let candidates: [DesktopEntry] = state.withLock { m in
             m.effective.values.filter { e in
                 guard let program = e.execProgram else { return false }
-                let b = program.split(separator: "/").last.map(String.init) ?? program
-                return b == base
+                return Registry.path(program, hasBaseName: base)
             }
         }
         return candidates.filter { e in
@@ -369,6 +369,20 @@ public final class Registry: Sendable {
                                handler: (@Sendable (RegistryWarning) -> Void)?) {
         log.append(warning, limit: warningLogLimit)
         handler?(warning)
+    }
+
+    /// Whether the last `/`-separated component of `path` is `base` (UTF-8 bytes).
+    static func path(_ path: String, hasBaseName base: [UInt8]) -> Bool {
+        let u = path.utf8
+        guard !base.isEmpty, u.count >= base.count else { return false }
+        var i = u.endIndex
+        var j = base.count
+        while j > 0 {
+            i = u.index(before: i)
+            j -= 1
+            if u[i] != base[j] { return false }
+        }
+        return i == u.startIndex || u[u.index(before: i)] == UInt8(ascii: "/")
     }
 
     /// glibc's `malloc_trim(0)` when present (looked up at run time: it is not in every libc).
