@@ -91,6 +91,10 @@ if "schemebridge_open" in proc:
 else:
     aims.append({"aim": "schemebridge open ≤ 0.5× gio open", "value": None, "limit": 0.5, "unit": "×", "met": None, "note": cli_note})
     rows.append(("`schemebridge open URL` process, p50", f"n/a ({cli_note})", f"`gio open` {gio:.1f} ms", "n/a", "≤ 0.5×", "n/a"))
+for key, what in (("open_probe", "`schemebridge-open-probe URL` (OpenURL through our layer, no argument parser)"),
+                  ("open_probe_static", "the same, Swift runtime linked statically")):
+    v = proc[key]["p50_ms"]
+    rows.append((what + ", p50", f"{v:.1f} ms", f"`gio open` {gio:.1f} ms", f"{v / gio:.2f}×", "", "what a CLI can reach"))
 x = proc["xdg_open"]["p50_ms"]
 rows.append(("`xdg-open URL` process (generic mode), p50", "", f"`gio open` {gio:.1f} ms", f"{x / gio:.2f}×", "", f"{x:.1f} ms"))
 d, dc = proc["dbus_send_openurl"]["p50_ms"], proc["dbus_send_openurl_c_service"]["p50_ms"]

@@ -48,6 +48,11 @@ fi
 echo "==> building (release)"
 swift build -c release --product schemebridged >/dev/null
 swift build -c release --product schemebridge-bench-service >/dev/null
+swift build -c release --product schemebridge-open-probe >/dev/null
+# The same probe with the Swift runtime linked statically (its own build dir): process start-up
+# of a Swift CLI is mostly the dynamic loader binding libswiftCore & co.
+swift build -c release --product schemebridge-open-probe --static-swift-stdlib --scratch-path .build-static >/dev/null
+SBIN="$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)"
 RBIN="$(swift build -c release --show-bin-path)"
 CLI_NOTE=""
 if ! swift build -c release --product schemebridge >"$WORK/cli-build.log" 2>&1; then
@@ -123,7 +128,8 @@ elif echo "$CLI_OUT" | grep -qi "not implemented"; then CLI_NOTE="schemebridge o
 elif [ "$CLI_RC" != 0 ]; then CLI_NOTE="schemebridge open exited $CLI_RC: $(echo "$CLI_OUT" | head -c 200)"
 else PROCS=(schemebridge_open "$RBIN/schemebridge" open "$URL" ::)
 fi
-PROCS+=(gio_open gio open "$URL" :: xdg_open xdg-open "$URL"
+PROCS+=(open_probe "$RBIN/schemebridge-open-probe" "$URL" :: open_probe_static "$SBIN/schemebridge-open-probe" "$URL"
+        :: gio_open gio open "$URL" :: xdg_open xdg-open "$URL"
         :: dbus_send_openurl dbus-send --session --print-reply "--dest=$N" "$O" "$N.OpenURL" "string:$URL"
         :: dbus_send_openurl_c_service dbus-send --session --print-reply --dest=io.github.schemebridge.BenchC "$O" "$N.OpenURL" "string:$URL")
 with_tree "$BIG" $CLIENT proc "$PROC_ROUNDS" "${PROCS[@]}" > "$WORK/proc.json"
