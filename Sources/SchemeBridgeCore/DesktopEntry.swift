@@ -165,8 +165,12 @@ struct DesktopEntryFields: Sendable, Equatable {
 
     /// The desktop file ID, e.g. `vendor-app.desktop`.
     let id: String
+    /// The file it was read from, relative to ``applicationsDirectory`` when it lies below it
+    /// (then often short enough to be stored inline: ~1 MB less for 10,000 entries), else whole.
+    let pathTail: String
+    let pathIsRelative: Bool
     /// The file it was read from.
-    let path: String
+    var path: String { pathIsRelative ? XDGDirectories.join(applicationsDirectory, pathTail) : pathTail }
     /// The applications directory holding it (its ID is relative to this).
     let applicationsDirectory: String
     /// The XDG data directory whose `applications` folder holds it (launch images default to
@@ -227,7 +231,17 @@ struct DesktopEntryFields: Sendable, Equatable {
         }
         let g = first
         self.id = id
-        self.path = path
+        let dir = directory.path
+        let prefixLength = dir.hasSuffix("/") ? dir.utf8.count : dir.utf8.count + 1
+        if !dir.isEmpty, path.utf8.count > prefixLength, path.hasPrefix(dir),
+           case let tail = String(decoding: path.utf8.dropFirst(prefixLength), as: UTF8.self),
+           XDGDirectories.join(dir, tail) == path {
+            pathTail = tail
+            pathIsRelative = true
+        } else {
+            pathTail = path
+            pathIsRelative = false
+        }
         self.applicationsDirectory = directory.path
         self.dataDirectory = directory.dataDirectory
         let hidden = g.boolean("Hidden") ?? false
