@@ -13,7 +13,7 @@
  *       CLIENTS processes, each with its own connection, call as fast as they can for SECONDS:
  *       CanOpenURL(URL) on the C reference, on schemebridged, and the bus's Peer.Ping.
  *   layer-client startup ADDR ROUNDS URL NAME CMD... [:: NAME CMD...]...
- *       spawn CMD, call CanOpenURL(URL) on bus name NAME until it answers true (every 0.2 ms),
+ *       spawn CMD, call CanOpenURL(URL) on bus name NAME until it answers true (every POLL_US µs, default 200),
  *       read the process's VmRSS, stop it (SIGTERM) and wait until NAME is free again.
  *   layer-client live ADDR ROUNDS DIR GIO_DIR
  *       write a new desktop entry into DIR and call CanOpenURL on schemebridged in a tight loop
@@ -275,6 +275,9 @@ static long rss_kib(pid_t pid) {
 /* ---- startup ---- */
 
 static int startup(const char *address, int rounds, const char *url, int argc, char **argv) {
+    /* POLL_US: the poll interval (default 0.2 ms; 1 ms gives the same figures on this machine). */
+    const char *poll_env = getenv("POLL_US");
+    int poll_us = poll_env ? atoi(poll_env) : 200;
     Command cmds[8];
     int n = parse_commands(argc, argv, cmds, 8);
     DBusConnection *c = connect_bus(address);
@@ -295,14 +298,14 @@ static int startup(const char *address, int rounds, const char *url, int argc, c
                 if (r == 0) { fprintf(stderr, "layer-client: %s answered false for %s\n", cmds[k].name, url); exit(1); }
                 if (waitpid(pid, NULL, WNOHANG) == pid) { fprintf(stderr, "layer-client: %s exited before answering\n", cmds[k].name); exit(1); }
                 if (now_us() - t0 > 30e6) { fprintf(stderr, "layer-client: %s did not answer in 30 s\n", cmds[k].name); exit(1); }
-                usleep(200);
+                usleep(poll_us);
             }
             ms[k][i] = (now_us() - t0) / 1000;
             rss[k][i] = rss_kib(pid);
             kill(pid, SIGTERM);
             wait_for(pid);
         }
-    printf("{\"rounds\": %d", rounds);
+    printf("{\"rounds\": %d, \"poll_us\": %d", rounds, poll_us);
     for (int k = 0; k < n; k++) {
         printf(", \"%s\": {\"startup_ms\": [", cmds[k].name);
         for (int i = 0; i < rounds; i++) printf("%s%.1f", i ? ", " : "", ms[k][i]);
