@@ -49,9 +49,13 @@ echo "==> building (release)"
 swift build -c release --product schemebridged >/dev/null
 swift build -c release --product schemebridge-bench-service >/dev/null
 swift build -c release --product schemebridge-open-probe >/dev/null
-# The same probe with the Swift runtime linked statically (its own build dir): process start-up
-# of a Swift CLI is mostly the dynamic loader binding libswiftCore & co.
+# The probe and the service again with the Swift runtime linked statically (own build dir):
+# process start-up of a Swift program is mostly the dynamic loader binding libswiftCore & co.
 swift build -c release --product schemebridge-open-probe --static-swift-stdlib --scratch-path .build-static >/dev/null
+# (Its link prints gold's note that FoundationEssentials.a, pulled in by swift-argument-parser,
+# uses mktemp: kept in the log.)
+swift build -c release --product schemebridged --static-swift-stdlib --scratch-path .build-static \
+    >"$WORK/static-build.log" 2>&1 || { cat "$WORK/static-build.log"; exit 1; }
 SBIN="$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)"
 RBIN="$(swift build -c release --show-bin-path)"
 CLI_NOTE=""
@@ -138,8 +142,9 @@ echo "==> start-up to first CanOpenURL answer and RSS ($START_ROUNDS interleaved
 kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true  # the startup client waits until the name is free
 for n in $SIZES; do
     with_tree "$n" $CLIENT startup "$ADDR" "$START_ROUNDS" "$URL" \
-        io.github.schemebridge.SchemeBridge1 "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
-        io.github.schemebridge.BenchCStart Benchmarks/bin/ref-service "$ADDR" io.github.schemebridge.BenchCStart \
+        schemebridged=io.github.schemebridge.SchemeBridge1 "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
+        schemebridged_static=io.github.schemebridge.SchemeBridge1 "$SBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
+        c_service=io.github.schemebridge.BenchCStart Benchmarks/bin/ref-service "$ADDR" io.github.schemebridge.BenchCStart \
         > "$WORK/startup-$n.json"
 done
 

@@ -12,7 +12,7 @@
  *   layer-client throughput ADDR SECONDS CLIENTS ROUNDS URL
  *       CLIENTS processes, each with its own connection, call as fast as they can for SECONDS:
  *       CanOpenURL(URL) on the C reference, on schemebridged, and the bus's Peer.Ping.
- *   layer-client startup ADDR ROUNDS URL NAME CMD... [:: NAME CMD...]...
+ *   layer-client startup ADDR ROUNDS URL [LABEL=]NAME CMD... [:: [LABEL=]NAME CMD...]...
  *       spawn CMD, call CanOpenURL(URL) on bus name NAME until it answers true (every POLL_US µs, default 200),
  *       read the process's VmRSS, stop it (SIGTERM) and wait until NAME is free again.
  *   layer-client live ADDR ROUNDS DIR GIO_DIR
@@ -280,6 +280,13 @@ static int startup(const char *address, int rounds, const char *url, int argc, c
     int poll_us = poll_env ? atoi(poll_env) : 200;
     Command cmds[8];
     int n = parse_commands(argc, argv, cmds, 8);
+    /* NAME may be LABEL=BUS_NAME, to start two builds of one service under different labels. */
+    const char *label[8];
+    for (int k = 0; k < n; k++) {
+        char *eq = strchr(cmds[k].name, '=');
+        label[k] = cmds[k].name;
+        if (eq) { *eq = 0; cmds[k].name = eq + 1; }
+    }
     DBusConnection *c = connect_bus(address);
     double ms[n][rounds];
     double rss[n][rounds];
@@ -307,7 +314,7 @@ static int startup(const char *address, int rounds, const char *url, int argc, c
         }
     printf("{\"rounds\": %d, \"poll_us\": %d", rounds, poll_us);
     for (int k = 0; k < n; k++) {
-        printf(", \"%s\": {\"startup_ms\": [", cmds[k].name);
+        printf(", \"%s\": {\"startup_ms\": [", label[k]);
         for (int i = 0; i < rounds; i++) printf("%s%.1f", i ? ", " : "", ms[k][i]);
         printf("], \"rss_kib\": [");
         for (int i = 0; i < rounds; i++) printf("%s%.0f", i ? ", " : "", rss[k][i]);
