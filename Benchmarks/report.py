@@ -131,6 +131,8 @@ rows.append((f"live update: new entry → `CanOpenURL` true, p50 / max ({big} en
              aim("live update p50 ≤ 100 ms", lv["p50_ms"], 100, "<=", "ms")))
 
 # Floors.
+rows.append((f"floor: bus daemon `Peer.Ping` throughput, {tp['clients']} connections", f"{ping_tp:,.0f} calls/s", "", "", "",
+             "one hop; a service call is two, so both services are bus-bound"))
 rows.append(("floor: bus daemon `Peer.Ping`, p50", f"{ping['p50_us']:.0f} µs", f"C service `Echo` {c_echo['p50_us']:.0f} µs",
              f"{ping['p50_us'] / c_echo['p50_us']:.2f}×", "", ""))
 rows.append(("D-Bus layer `Echo`, inline / async handler, p50", f"{sw_in['p50_us']:.0f} / {sw_as['p50_us']:.0f} µs",
