@@ -81,7 +81,10 @@ rows.append(("`OpenURL` → `/bin/true` spawned, p50 / p99", f"{sb_open['p50_us'
              f"C service {c_open['p50_us']:.0f} / {c_open['p99_us']:.0f} µs", f"{r:.2f}×", "≤ 1.3×",
              aim("OpenURL latency p50 ≤ 1.3× C service", r, 1.3, "<=", "×")))
 
-# Whole processes.
+# Whole processes. A command that failed is flagged: its time would not mean anything.
+failed = {k: v["failures"] for k, v in proc.items() if isinstance(v, dict) and v.get("failures")}
+if failed:
+    print(f"WARNING: commands failed in the process comparison: {failed}", file=sys.stderr)
 gio = proc["gio_open"]["p50_ms"]
 if "schemebridge_open" in proc:
     cli = proc["schemebridge_open"]
@@ -143,7 +146,7 @@ command = "make bench"
 header = ["measurement", "SchemeBridge", "baseline, same run", "ratio", "aim", "verdict"]
 table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
 table += ["| " + " | ".join(row) + " |" for row in rows]
-footer = (f"{machine}; {date}; `{command}` at commit {commit()}; round trips {lat['rounds']:,} interleaved rounds, "
+footer = ((f"**Failed runs** (times not meaningful): {failed}. " if failed else "") + f"{machine}; {date}; `{command}` at commit {commit()}; round trips {lat['rounds']:,} interleaved rounds, "
           f"OpenURL {opn['rounds']:,}, processes {proc['rounds']}, start-up {start[big]['rounds']} per tree, "
           f"throughput {tp['rounds']} × {tp['seconds']:.0f} s.")
 
