@@ -62,6 +62,8 @@ let package = Package(
         .executableTarget(name: "schemebridge-splash", dependencies: ["CX11", "CPNG"], swiftSettings: strict),
         // The Swift side of `make bench`'s layer measurement.
         .executableTarget(name: "schemebridge-bench-service", dependencies: ["DBus"], path: "Benchmarks/SwiftService", swiftSettings: strict),
+        // make bench: the least a `schemebridge open` process over the layer must do (no argument parser).
+        .executableTarget(name: "schemebridge-open-probe", dependencies: ["DBus"], path: "Benchmarks/OpenProbe", swiftSettings: strict),
         // A private dbus-daemon per test suite, shared by every test target.
         .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),

@@ -1,22 +1,86 @@
 #!/bin/bash
-# make bench: measurements reported as ratios to baselines taken in the same run, interleaved.
+# make bench: SchemeBridge side by side with a C libdbus reference service, the bus's own Ping,
+# gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
+# Results: printed, Benchmarks/results/bench.json, and README.md's "## Performance" table.
+# Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), PROC_ROUNDS (40),
+# START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5000}"
+OPEN_ROUNDS="${OPEN_ROUNDS:-2000}"
+PROC_ROUNDS="${PROC_ROUNDS:-40}"
+START_ROUNDS="${START_ROUNDS:-7}"
+LIVE_ROUNDS="${LIVE_ROUNDS:-15}"
+TP_SECONDS="${TP_SECONDS:-1}"
+TP_ROUNDS="${TP_ROUNDS:-5}"
+CLIENTS="${CLIENTS:-8}"
+SIZES="${SIZES:-100 1000 10000}"
+URL='todolist://add?task=milk'
 OUT=Benchmarks/results
 mkdir -p "$OUT" Benchmarks/bin
 WORK="$(mktemp -d /tmp/schemebridge-bench.XXXXXX)"
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
 trap cleanup EXIT
 
+# Packages the benchmark needs beyond `make deps`: gio, xdg-open, update-desktop-database, gcc.
+PACKAGES="libglib2.0-bin xdg-utils desktop-file-utils dbus-daemon dbus-bin libdbus-1-dev pkg-config gcc libc6-dev"
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "==> installing Debian packages:$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    else
+        echo "make bench needs:$missing  (sudo apt-get install -y$missing)" >&2
+        exit 1
+    fi
+fi
+
 echo "==> building (release)"
+swift build -c release --product schemebridged >/dev/null
 swift build -c release --product schemebridge-bench-service >/dev/null
+swift build -c release --product schemebridge-open-probe >/dev/null
+# The probe and the service again with the Swift runtime linked statically (own build dir):
+# process start-up of a Swift program is mostly the dynamic loader binding libswiftCore & co.
+swift build -c release --product schemebridge-open-probe --static-swift-stdlib --scratch-path .build-static >/dev/null
+# (Its link prints gold's note that FoundationEssentials.a, pulled in by swift-argument-parser,
+# uses mktemp: kept in the log.)
+swift build -c release --product schemebridged --static-swift-stdlib --scratch-path .build-static \
+    >"$WORK/static-build.log" 2>&1 || { cat "$WORK/static-build.log"; exit 1; }
+SBIN="$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)"
 RBIN="$(swift build -c release --show-bin-path)"
-CFLAGS="-O2 $(pkg-config --cflags dbus-1)"
+CLI_NOTE=""
+if ! swift build -c release --product schemebridge >"$WORK/cli-build.log" 2>&1; then
+    CLI_NOTE="the schemebridge CLI does not build"
+fi
+CFLAGS="-O2 -Wall $(pkg-config --cflags dbus-1)"
 LIBS="$(pkg-config --libs dbus-1)"
 gcc $CFLAGS -o Benchmarks/bin/ref-service Benchmarks/c/ref-service.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/layer-client Benchmarks/c/layer-client.c $LIBS
+CLIENT=Benchmarks/bin/layer-client
+
+echo "==> generating XDG trees ($SIZES installed entries)"
+for n in $SIZES; do
+    /usr/bin/python3 Benchmarks/gen-tree.py "$n" "$WORK/t$n" > "$WORK/t$n.env"
+    update-desktop-database "$WORK/t$n/share/applications"  # for gio and xdg-open only
+done
+BIG="${SIZES##* }"
+# Runs "$@" with the environment of tree $1 (no desktop, a Wayland name so xdg-open's generic
+# mode looks up handlers; nothing connects to it).
+tree_env() { echo $(cat "$WORK/t$1.env") XDG_CURRENT_DESKTOP= WAYLAND_DISPLAY=schemebridge-bench-none DISPLAY=; }
+with_tree() {
+    local n="$1"; shift
+    env $(tree_env "$n") "$@"
+}
 
 cat > "$WORK/bus.conf" <<CONF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -27,32 +91,61 @@ cat > "$WORK/bus.conf" <<CONF
 CONF
 read -r ADDR BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
 PIDS+=("$BUS_PID")
-Benchmarks/bin/ref-service "$ADDR" & PIDS+=($!)
-"$RBIN/schemebridge-bench-service" "$ADDR" & PIDS+=($!)
-for name in io.github.schemebridge.BenchC io.github.schemebridge.BenchSwift; do
-    for _ in $(seq 100); do
-        timeout 2 dbus-send --bus="$ADDR" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-            org.freedesktop.DBus.NameHasOwner "string:$name" 2>/dev/null | grep -q "boolean true" && break
+export DBUS_SESSION_BUS_ADDRESS="$ADDR"
+
+wait_name() {
+    for _ in $(seq 250); do
+        dbus-send --bus="$ADDR" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+            org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q "boolean true" && return 0
         sleep 0.02
     done
+    echo "$1 did not appear on the bus" >&2
+    exit 1
+}
+
+echo "==> services on the $BIG-entry tree"
+env $(tree_env "$BIG") Benchmarks/bin/ref-service "$ADDR" & PIDS+=($!)
+env $(tree_env "$BIG") "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 2>"$WORK/schemebridged.log" & SB_PID=$!
+PIDS+=("$SB_PID")
+"$RBIN/schemebridge-bench-service" "$ADDR" & PIDS+=($!)
+for name in io.github.schemebridge.BenchC io.github.schemebridge.BenchSwift io.github.schemebridge.SchemeBridge1; do
+    wait_name "$name"
 done
 
-echo "==> D-Bus layer round trips ($ROUNDS interleaved rounds)"
-Benchmarks/bin/layer-client "$ADDR" "$ROUNDS" > "$OUT/layer.json"
-/usr/bin/python3 - "$OUT/layer.json" <<'PY'
-import json, sys, platform, datetime, os
-r = json.load(open(sys.argv[1]))
-r["machine"] = f"{platform.node()} {platform.machine()} {os.cpu_count()} cores"
-r["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-c = r["c_service_echo"]["p50_us"]
-ping = r["bus_ping"]["p50_us"]
-for k in ("swift_inline_echo", "swift_async_echo"):
-    r[k]["ratio_to_c_p50"] = round(r[k]["p50_us"] / c, 3)
-r["c_service_echo"]["ratio_to_bus_ping_p50"] = round(c / ping, 3)
-json.dump(r, open(sys.argv[1], "w"), indent=2)
-print(f"{'call':<22}{'p50 µs':>10}{'p99 µs':>10}{'× C p50':>10}")
-for k in ("bus_ping", "c_service_echo", "swift_inline_echo", "swift_async_echo"):
-    ratio = f"{r[k]['p50_us'] / c:.2f}"
-    print(f"{k:<22}{r[k]['p50_us']:>10.1f}{r[k]['p99_us']:>10.1f}{ratio:>10}")
-print(f"({r['rounds']} rounds, {r['machine']}, {r['date']})")
-PY
+echo "==> round trips: Ping, Echo, CanOpenURL ($ROUNDS interleaved rounds)"
+$CLIENT latency "$ADDR" "$ROUNDS" "$URL" > "$WORK/latency.json"
+echo "==> CanOpenURL throughput ($CLIENTS connections, ${TP_SECONDS}s × $TP_ROUNDS interleaved rounds)"
+$CLIENT throughput "$ADDR" "$TP_SECONDS" "$CLIENTS" "$TP_ROUNDS" "$URL" > "$WORK/throughput.json"
+echo "==> OpenURL spawning /bin/true ($OPEN_ROUNDS interleaved rounds)"
+$CLIENT open "$ADDR" "$OPEN_ROUNDS" "$URL" > "$WORK/open.json"
+echo "==> live update ($LIVE_ROUNDS new entries; baseline update-desktop-database + gio mime)"
+with_tree "$BIG" $CLIENT live "$ADDR" "$LIVE_ROUNDS" "$WORK/t$BIG/data-home/applications" \
+    "$WORK/t$BIG/share/applications" > "$WORK/live.json"
+
+echo "==> whole processes: open URL ($PROC_ROUNDS interleaved rounds)"
+N=io.github.schemebridge.SchemeBridge1 O=/io/github/schemebridge/SchemeBridge1
+CLI_OUT="$(with_tree "$BIG" timeout 10 "$RBIN/schemebridge" open "$URL" 2>&1)" && CLI_RC=0 || CLI_RC=$?
+PROCS=()
+if [ -n "$CLI_NOTE" ]; then :
+elif [ ! -x "$RBIN/schemebridge" ]; then CLI_NOTE="no schemebridge binary"
+elif echo "$CLI_OUT" | grep -qi "not implemented"; then CLI_NOTE="schemebridge open is not implemented yet on this branch"
+elif [ "$CLI_RC" != 0 ]; then CLI_NOTE="schemebridge open exited $CLI_RC: $(echo "$CLI_OUT" | head -c 200)"
+else PROCS=(schemebridge_open "$RBIN/schemebridge" open "$URL" ::)
+fi
+PROCS+=(open_probe "$RBIN/schemebridge-open-probe" "$URL" :: open_probe_static "$SBIN/schemebridge-open-probe" "$URL"
+        :: gio_open gio open "$URL" :: xdg_open xdg-open "$URL"
+        :: dbus_send_openurl dbus-send --session --print-reply "--dest=$N" "$O" "$N.OpenURL" "string:$URL"
+        :: dbus_send_openurl_c_service dbus-send --session --print-reply --dest=io.github.schemebridge.BenchC "$O" "$N.OpenURL" "string:$URL")
+with_tree "$BIG" $CLIENT proc "$PROC_ROUNDS" "${PROCS[@]}" > "$WORK/proc.json"
+
+echo "==> start-up to first CanOpenURL answer and RSS ($START_ROUNDS interleaved rounds per tree)"
+kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true  # the startup client waits until the name is free
+for n in $SIZES; do
+    with_tree "$n" $CLIENT startup "$ADDR" "$START_ROUNDS" "$URL" \
+        schemebridged=io.github.schemebridge.SchemeBridge1 "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
+        schemebridged_static=io.github.schemebridge.SchemeBridge1 "$SBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
+        c_service=io.github.schemebridge.BenchCStart Benchmarks/bin/ref-service "$ADDR" io.github.schemebridge.BenchCStart \
+        > "$WORK/startup-$n.json"
+done
+
+/usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" README.md "$CLI_NOTE" "$SIZES"

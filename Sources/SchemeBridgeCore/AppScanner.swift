@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -35,13 +36,62 @@ struct AppScanner: Sendable {
         let info = FileSystem.info(start)
         guard info.kind == .directory else { return result }
         visited.insert([info.device, info.inode])
+        var jobs: [ParseJob] = []
         walk(directory: directory, path: start, relative: prefix, depth: 0, visited: &visited,
-             known: knownRecords, result: &result)
+             known: knownRecords, result: &result, jobs: &jobs)
+        // The files to read, in walk order; parsed on several threads when there are many.
+        let parsed = parseAll(directory: directory, jobs)
+        for (job, p) in zip(jobs, parsed) {
+            guard let p else { continue }
+            result.records[job.relativePath] = p.0
+            result.warnings.append(contentsOf: p.1)
+        }
         return result
     }
 
+    /// A file the walk found that must be read.
+    struct ParseJob: Sendable {
+        let relativePath: String
+        let path: String
+    }
+
+    /// Below this many files a scan reads them on the calling thread.
+    static let parallelThreshold = 256
+    /// At most this many threads read files (the calling thread included).
+    static let maximumThreads = 4
+
+    /// Parses `jobs`, in the same order. With at least ``parallelThreshold`` files and more than
+    /// one CPU, worker threads take files from a shared counter (the parse of one file touches
+    /// nothing shared), which roughly divides the start-up scan by the number of CPUs.
+    func parseAll(directory: ApplicationsDirectory, _ jobs: [ParseJob]) -> [(AppFileRecord, [RegistryWarning])?] {
+        let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let threads = min(AppScanner.maximumThreads, max(1, cpus), jobs.count / AppScanner.parallelThreshold + 1)
+        if threads <= 1 {
+            return jobs.map { parse(directory: directory, relativePath: $0.relativePath, path: $0.path) }
+        }
+        let shared = ParallelParse(scanner: self, directory: directory, jobs: jobs)
+        var tids: [pthread_t] = []
+        for _ in 1..<threads {
+            var tid = pthread_t()
+            let box = Unmanaged.passRetained(shared).toOpaque()
+            if pthread_create(&tid, nil, { raw in
+                let work = Unmanaged<ParallelParse>.fromOpaque(raw!).takeRetainedValue()
+                work.run()
+                return nil
+            }, box) == 0 {
+                tids.append(tid)
+            } else {
+                Unmanaged<ParallelParse>.fromOpaque(box).release()
+            }
+        }
+        shared.run()
+        for tid in tids { pthread_join(tid, nil) }
+        return shared.results()
+    }
+
     private func walk(directory: ApplicationsDirectory, path: String, relative: String, depth: Int,
-                      visited: inout Set<[UInt64]>, known: [String: AppFileRecord], result: inout Result) {
+                      visited: inout Set<[UInt64]>, known: [String: AppFileRecord], result: inout Result,
+                      jobs: inout [ParseJob]) {
         let listing: (entries: [(name: String, type: UInt8)], undecodable: Int)
         do {
             listing = try FileSystem.list(path)
@@ -61,10 +111,7 @@ struct AppScanner: Sendable {
             if type == UInt8(DT_REG) && !isDesktop { continue }
             // A regular file never seen before is read at once (its signature comes from the read).
             if type == UInt8(DT_REG) && known[rel] == nil {
-                if let parsed = parse(directory: directory, relativePath: rel, path: full) {
-                    result.records[rel] = parsed.0
-                    result.warnings.append(contentsOf: parsed.1)
-                }
+                jobs.append(ParseJob(relativePath: rel, path: full))
                 continue
             }
             if type == UInt8(DT_DIR) || type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) || isDesktop {
@@ -80,13 +127,12 @@ struct AppScanner: Sendable {
                         continue
                     }
                     walk(directory: directory, path: full, relative: rel, depth: depth + 1,
-                         visited: &visited, known: known, result: &result)
+                         visited: &visited, known: known, result: &result, jobs: &jobs)
                 case .file where isDesktop:
                     if let old = known[rel], old.signature == info.signature {
                         result.records[rel] = old
-                    } else if let parsed = parse(directory: directory, relativePath: rel, path: full) {
-                        result.records[rel] = parsed.0
-                        result.warnings.append(contentsOf: parsed.1)
+                    } else {
+                        jobs.append(ParseJob(relativePath: rel, path: full))
                     }
                 case .other where isDesktop:
                     result.warnings.append(RegistryWarning(path: full, message: "not a regular file; skipped"))
@@ -136,4 +182,42 @@ struct AppScanner: Sendable {
             return (nil, [])
         }
     }
+}
+
+/// The shared state of one parallel parse: the jobs, a counter handing them out, and one result
+/// slot per job, each written by exactly one thread before the threads are joined.
+private final class ParallelParse: @unchecked Sendable {
+    let scanner: AppScanner
+    let directory: ApplicationsDirectory
+    let jobs: [AppScanner.ParseJob]
+    private let next = Atomic<Int>(0)
+    private let slots: UnsafeMutableBufferPointer<(AppFileRecord, [RegistryWarning])?>
+
+    init(scanner: AppScanner, directory: ApplicationsDirectory, jobs: [AppScanner.ParseJob]) {
+        self.scanner = scanner
+        self.directory = directory
+        self.jobs = jobs
+        slots = .allocate(capacity: jobs.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        _ = slots.deinitialize()
+        slots.deallocate()
+    }
+
+    /// Parses files until none is left (batches of 8 keep the counter cold).
+    func run() {
+        let batch = 8
+        while true {
+            let first = next.wrappingAdd(batch, ordering: .relaxed).oldValue
+            if first >= jobs.count { return }
+            for i in first..<min(first + batch, jobs.count) {
+                slots[i] = scanner.parse(directory: directory, relativePath: jobs[i].relativePath, path: jobs[i].path)
+            }
+        }
+    }
+
+    /// The results; call after every thread has finished.
+    func results() -> [(AppFileRecord, [RegistryWarning])?] { Array(slots) }
 }

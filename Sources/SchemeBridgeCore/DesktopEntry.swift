@@ -71,6 +71,14 @@ public struct DesktopEntry: Sendable, Equatable {
     /// Every other `X-…` key of `[Desktop Entry]` (unlocalized values, unescaped).
     public var extensionKeys: [String: String] { storage.fields.extensionKeys }
 
+    /// The program of a valid `Exec` (a path or a name to look up in `PATH`), nil when `Exec` is
+    /// absent or invalid. Kept from parsing, so lookups never re-parse `Exec`.
+    public var execProgram: String? { storage.fields.execProgram }
+    /// Whether a valid `Exec` runs `schemebridge open …` (a program named `schemebridge`, in any
+    /// directory, whose first argument is `open`): such an entry hands URLs straight back to
+    /// SchemeBridge. Decided once, when the entry is parsed.
+    public var runsSchemeBridgeOpen: Bool { storage.fields.runsSchemeBridgeOpen }
+
     /// The parsed `Exec` (parsed again on each access; it is only needed at launch); nil when
     /// absent or invalid (then the entry is only usable when ``dbusActivatable``).
     public var execCommand: ExecCommand? {
@@ -152,10 +160,17 @@ public struct DesktopEntry: Sendable, Equatable {
 
 /// The stored values of a ``DesktopEntry``.
 struct DesktopEntryFields: Sendable, Equatable {
+    /// A URL standing for any URL when deciding ``runsSchemeBridgeOpen``.
+    static let probeURL = try! SchemeURL("x-schemebridge-probe:")
+
     /// The desktop file ID, e.g. `vendor-app.desktop`.
     let id: String
+    /// The file it was read from, relative to ``applicationsDirectory`` when it lies below it
+    /// (then often short enough to be stored inline: ~1 MB less for 10,000 entries), else whole.
+    let pathTail: String
+    let pathIsRelative: Bool
     /// The file it was read from.
-    let path: String
+    var path: String { pathIsRelative ? XDGDirectories.join(applicationsDirectory, pathTail) : pathTail }
     /// The applications directory holding it (its ID is relative to this).
     let applicationsDirectory: String
     /// The XDG data directory whose `applications` folder holds it (launch images default to
@@ -171,6 +186,10 @@ struct DesktopEntryFields: Sendable, Equatable {
     let exec: String?
     /// Why `Exec` is invalid, when it is.
     let execError: ExecError?
+    /// The program of a valid `Exec`.
+    let execProgram: String?
+    /// Whether a valid `Exec` runs `schemebridge open …`.
+    let runsSchemeBridgeOpen: Bool
     /// `TryExec`.
     let tryExec: String?
     /// `Path`: the working directory (empty values become nil).
@@ -212,7 +231,17 @@ struct DesktopEntryFields: Sendable, Equatable {
         }
         let g = first
         self.id = id
-        self.path = path
+        let dir = directory.path
+        let prefixLength = dir.hasSuffix("/") ? dir.utf8.count : dir.utf8.count + 1
+        if !dir.isEmpty, path.utf8.count > prefixLength, path.hasPrefix(dir),
+           case let tail = String(decoding: path.utf8.dropFirst(prefixLength), as: UTF8.self),
+           XDGDirectories.join(dir, tail) == path {
+            pathTail = tail
+            pathIsRelative = true
+        } else {
+            pathTail = path
+            pathIsRelative = false
+        }
         self.applicationsDirectory = directory.path
         self.dataDirectory = directory.dataDirectory
         let hidden = g.boolean("Hidden") ?? false
@@ -228,9 +257,18 @@ struct DesktopEntryFields: Sendable, Equatable {
         let exec = hidden ? nil : g.string("Exec")
         self.exec = exec
         var execError: ExecError? = nil
+        var execProgram: String? = nil
+        var runsSchemeBridgeOpen = false
         if let exec {
             do throws(ExecError) {
-                _ = try ExecCommand(exec)
+                let command = try ExecCommand(exec)
+                execProgram = command.program
+                // argv[0] is always the program; only then expand the argv a URL would get (the
+                // probe stands for any URL) to see whether the first argument is `open`.
+                let base = command.program.split(separator: "/").last.map(String.init) ?? command.program
+                if base == "schemebridge", let argv = command.argumentVectors(for: [DesktopEntryFields.probeURL]).first {
+                    runsSchemeBridgeOpen = argv.count > 1 && argv[1] == "open"
+                }
             } catch {
                 execError = error
             }
@@ -238,6 +276,8 @@ struct DesktopEntryFields: Sendable, Equatable {
             execError = .empty
         }
         self.execError = execError
+        self.execProgram = execProgram
+        self.runsSchemeBridgeOpen = runsSchemeBridgeOpen
         tryExec = g.string("TryExec").flatMap { $0.isEmpty ? nil : $0 }
         workingDirectory = g.string("Path").flatMap { $0.isEmpty ? nil : $0 }
         terminal = g.boolean("Terminal") ?? false

@@ -1,4 +1,7 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why ``Registry/setDefault(scheme:desktopID:)`` refused or failed.
 public enum SetDefaultError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -93,6 +96,9 @@ public final class Registry: Sendable {
         // Watch first, then scan: nothing written in between is missed.
         watcher?.armAll()
         _ = writer.withLock { _ in applyLocked([.everything]) }
+        // The first scan leaves megabytes of freed parse buffers in malloc's arenas (one per
+        // parsing thread); hand them back so the service's resident size is what it keeps.
+        Registry.trimHeap()
         watcher?.start { [weak self] changes in
             self?.apply(changes)
         }
@@ -158,16 +164,16 @@ public final class Registry: Sendable {
     /// base name: meant for identifying a new caller once, not for every call.
     public func applicationIDs(executing path: String) -> [String] {
         guard let target = FileSystem.realPath(path) else { return [] }
-        let base = target.split(separator: "/").last.map(String.init) ?? target
+        let base = Array((target.split(separator: "/").last.map(String.init) ?? target).utf8)
+        // A byte comparison per entry (no allocation): this runs over every installed entry.
         let candidates: [DesktopEntry] = state.withLock { m in
             m.effective.values.filter { e in
-                guard let program = e.execCommand?.program else { return false }
-                let b = program.split(separator: "/").last.map(String.init) ?? program
-                return b == base
+                guard let program = e.execProgram else { return false }
+                return Registry.path(program, hasBaseName: base)
             }
         }
         return candidates.filter { e in
-            guard let program = e.execCommand?.program,
+            guard let program = e.execProgram,
                   let found = FileSystem.findProgram(program, searchPath: directories.executableSearchPath) else { return false }
             return FileSystem.realPath(found) == target
         }.map(\.id).sorted()
@@ -363,6 +369,30 @@ public final class Registry: Sendable {
                                handler: (@Sendable (RegistryWarning) -> Void)?) {
         log.append(warning, limit: warningLogLimit)
         handler?(warning)
+    }
+
+    /// Whether the last `/`-separated component of `path` is `base` (UTF-8 bytes).
+    static func path(_ path: String, hasBaseName base: [UInt8]) -> Bool {
+        let u = path.utf8
+        guard !base.isEmpty, u.count >= base.count else { return false }
+        var i = u.endIndex
+        var j = base.count
+        while j > 0 {
+            i = u.index(before: i)
+            j -= 1
+            if u[i] != base[j] { return false }
+        }
+        return i == u.startIndex || u[u.index(before: i)] == UInt8(ascii: "/")
+    }
+
+    /// glibc's `malloc_trim(0)` when present (looked up at run time: it is not in every libc).
+    static func trimHeap() {
+        #if canImport(Glibc)
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(sym, to: Trim.self)(0)
+        }
+        #endif
     }
 
     static func lowercasedASCII(_ s: String) -> String {

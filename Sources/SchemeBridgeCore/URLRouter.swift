@@ -60,8 +60,6 @@ public struct URLRouter: Sendable {
     /// When set, its current reserved schemes replace ``policy``'s (live config).
     public let policyStore: PolicyStore?
 
-    private static let probeURL = try! SchemeURL("x-schemebridge-probe:")
-
     public init(registry: Registry, ownDesktopIDs: Set<String>, policy: Policy = Policy(), policyStore: PolicyStore? = nil) {
         self.registry = registry
         self.ownDesktopIDs = ownDesktopIDs
@@ -89,12 +87,7 @@ public struct URLRouter: Sendable {
     /// True when `entry` would hand the URL straight back to SchemeBridge: our own entry, or
     /// any entry whose command is `schemebridge open …`.
     public func routesBackToUs(_ entry: DesktopEntry) -> Bool {
-        if ownDesktopIDs.contains(entry.id) { return true }
-        guard let exec = entry.execCommand else { return false }
-        let argv = exec.argumentVectors(for: [Self.probeURL]).first ?? []
-        guard let first = argv.first else { return false }
-        let base = first.split(separator: "/").last.map(String.init) ?? first
-        return base == "schemebridge" && argv.count > 1 && argv[1] == "open"
+        entry.runsSchemeBridgeOpen || ownDesktopIDs.contains(entry.id)
     }
 
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.

@@ -44,4 +44,26 @@ import Testing
         #expect(id != nil)
         #expect(CallerIdentity.appID(pid: 999_999_99) == nil)
     }
+
+    @Test func baseNameMatchIsByComponent() {
+        let base = Array("true".utf8)
+        #expect(Registry.path("/bin/true", hasBaseName: base))
+        #expect(Registry.path("true", hasBaseName: base))
+        #expect(!Registry.path("/bin/untrue", hasBaseName: base))
+        #expect(!Registry.path("/bin/true2", hasBaseName: base))
+        #expect(!Registry.path("ue", hasBaseName: base))
+        #expect(!Registry.path("/bin/true", hasBaseName: []))
+    }
+
+    @Test func installedApplicationRunningAnExecutable() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let entry = "[Desktop Entry]\nType=Application\nName=T\nMimeType=x-scheme-handler/t;\nExec="
+        try (entry + "/bin/true %u\n").write(toFile: tree.apps(1) + "/abs.desktop", atomically: true, encoding: .utf8)
+        try (entry + "true --x %u\n").write(toFile: tree.apps(1) + "/bare.desktop", atomically: true, encoding: .utf8)
+        try (entry + "/bin/untrue %u\n").write(toFile: tree.apps(1) + "/other.desktop", atomically: true, encoding: .utf8)
+        let registry = Registry(environment: tree.environment, watch: false)
+        let truePath = FileSystem.realPath("/bin/true") ?? "/bin/true"
+        #expect(registry.applicationIDs(executing: truePath) == ["abs.desktop", "bare.desktop"])
+        #expect(registry.applicationIDs(executing: "/nonexistent/prog").isEmpty)
+    }
 }
