@@ -59,7 +59,9 @@ swift build -c release --product schemebridged --static-swift-stdlib --scratch-p
 SBIN="$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)"
 RBIN="$(swift build -c release --show-bin-path)"
 CLI_NOTE=""
-if ! swift build -c release --product schemebridge >"$WORK/cli-build.log" 2>&1; then
+# The CLI as make install ships it (Swift runtime static), and as a plain release build.
+if ! swift build -c release --product schemebridge >"$WORK/cli-build.log" 2>&1 ||
+   ! swift build -c release --product schemebridge --static-swift-stdlib --scratch-path .build-static >>"$WORK/cli-build.log" 2>&1; then
     CLI_NOTE="the schemebridge CLI does not build"
 fi
 CFLAGS="-O2 -Wall $(pkg-config --cflags dbus-1)"
@@ -130,7 +132,7 @@ if [ -n "$CLI_NOTE" ]; then :
 elif [ ! -x "$RBIN/schemebridge" ]; then CLI_NOTE="no schemebridge binary"
 elif echo "$CLI_OUT" | grep -qi "not implemented"; then CLI_NOTE="schemebridge open is not implemented yet on this branch"
 elif [ "$CLI_RC" != 0 ]; then CLI_NOTE="schemebridge open exited $CLI_RC: $(echo "$CLI_OUT" | head -c 200)"
-else PROCS=(schemebridge_open "$RBIN/schemebridge" open "$URL" ::)
+else PROCS=(schemebridge_open_static "$SBIN/schemebridge" open "$URL" :: schemebridge_open "$RBIN/schemebridge" open "$URL" ::)
 fi
 PROCS+=(open_probe "$RBIN/schemebridge-open-probe" "$URL" :: open_probe_static "$SBIN/schemebridge-open-probe" "$URL"
         :: gio_open gio open "$URL" :: xdg_open xdg-open "$URL"
