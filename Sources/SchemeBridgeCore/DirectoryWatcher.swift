@@ -296,6 +296,9 @@ final class DirectoryWatcher: Sendable {
         return wd
     }
 
+    /// `d_type`s that may be a directory: directories, symlinks, and "unknown" (some file systems).
+    private static let possibleDirectoryTypes: Set<UInt8> = [UInt8(DT_DIR), UInt8(DT_LNK), UInt8(DT_UNKNOWN)]
+
     private func addTree(dir: Int, path: String, relativePath: String, depth: Int, _ s: inout State) {
         var visited = Set<[UInt64]>()
         addTree(dir: dir, path: path, relativePath: relativePath, depth: depth, visited: &visited, &s)
@@ -307,9 +310,8 @@ final class DirectoryWatcher: Sendable {
         guard info.kind == .directory, depth < AppScanner.maximumDepth,
               visited.insert([info.device, info.inode]).inserted else { return }
         guard addWatch(path, .tree(dir: dir, relativePath: relativePath), &s) != nil else { return }
-        guard let listing = try? FileSystem.list(path) else { return }
-        for (name, type) in listing.entries where !name.hasPrefix(".") {
-            guard type == UInt8(DT_DIR) || type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) else { continue }
+        guard let listing = try? FileSystem.list(path, types: Self.possibleDirectoryTypes) else { return }
+        for (name, _) in listing.entries where !name.hasPrefix(".") {
             let childRel = relativePath.isEmpty ? name : relativePath + "/" + name
             addTree(dir: dir, path: XDGDirectories.join(path, name), relativePath: childRel, depth: depth + 1,
                     visited: &visited, &s)
