@@ -73,13 +73,14 @@ final class Bridge: Sendable {
     func canOpen(_ url: String, sender: String) throws -> Bool {
         let u: SchemeURL
         do { u = try router.validate(url) } catch { throw BridgeError(error) }
-        if policy.current.queryPrivacy, callers.cached(sender) == nil {
+        let queryPrivacy = policy.current.queryPrivacy
+        if queryPrivacy, callers.cached(sender) == nil {
             // Not identified yet (it connected before we started): identify it in the background
             // for its next calls; this answer cannot wait.
             let (connection, registry, callers) = (self.connection, self.registry, self.callers)
             Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
         }
-        if policy.current.queryPrivacy, let appID = callers.cached(sender)?.appID,
+        if queryPrivacy, let appID = callers.cached(sender)?.appID,
            let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") {
             let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "")
                 .split(separator: ";").map { $0.lowercased() }
