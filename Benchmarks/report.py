@@ -107,28 +107,29 @@ d, dc = proc["dbus_send_openurl"]["p50_ms"], proc["dbus_send_openurl_c_service"]
 rows.append(("`dbus-send … OpenURL` process (new connection), p50", f"{d:.1f} ms", f"C service {dc:.1f} ms", f"{d / dc:.2f}×", "",
              f"{d / gio:.2f}× `gio open`"))
 
-# Start-up and memory.
+# Start-up and memory. The aims are judged on the service as `make install` ships it (Swift
+# runtime linked statically); the plain release build (shared runtime) is shown beside it.
+st = start[big]["schemebridged_static"]
+c_big = start[big]["c_service"]
 for n in sizes:
     s = start[n]
     ours, theirs = s["schemebridged"], s["c_service"]
     r = ours["p50_startup_ms"] / theirs["p50_startup_ms"]
-    v = aim(f"start-up with {n} entries ≤ 150 ms", ours["p50_startup_ms"], 150, "<=", "ms") if n == "10000" else ""
-    rows.append((f"start-up to first answer, {int(n):,} entries", f"{ours['p50_startup_ms']:.0f} ms",
-                 f"C service {theirs['p50_startup_ms']:.0f} ms", f"{r:.2f}×", "≤ 150 ms" if n == "10000" else "", v))
-st = start[big]["schemebridged_static"]
-c_big = start[big]["c_service"]
-rows.append((f"… the same, Swift runtime linked statically, {int(big):,} entries", f"{st['p50_startup_ms']:.0f} ms",
-             f"C service {c_big['p50_startup_ms']:.0f} ms", f"{st['p50_startup_ms'] / c_big['p50_startup_ms']:.2f}×", "", ""))
+    label = f"start-up to first answer, {int(n):,} entries" + (", plain release build (runtime shared)" if n == big else "")
+    rows.append((label, f"{ours['p50_startup_ms']:.0f} ms", f"C service {theirs['p50_startup_ms']:.0f} ms", f"{r:.2f}×", "", ""))
+rows.append((f"start-up to first answer, {int(big):,} entries, as installed (Swift runtime static)", f"{st['p50_startup_ms']:.0f} ms",
+             f"C service {c_big['p50_startup_ms']:.0f} ms", f"{st['p50_startup_ms'] / c_big['p50_startup_ms']:.2f}×", "≤ 150 ms",
+             aim(f"start-up with {big} entries ≤ 150 ms (as installed)", st["p50_startup_ms"], 150, "<=", "ms")))
 for n in sizes:
     s = start[n]
     ours, theirs = s["schemebridged"], s["c_service"]
     mb, cmb = ours["p50_rss_kib"] / 1024, theirs["p50_rss_kib"] / 1024
-    v = aim(f"RSS with {n} entries ≤ 30 MiB", mb, 30, "<=", "MiB") if n == "10000" else ""
-    rows.append((f"RSS after first answer, {int(n):,} entries", f"{mb:.1f} MiB", f"C service {cmb:.1f} MiB", f"{mb / cmb:.2f}×",
-                 "≤ 30 MiB" if n == "10000" else "", v))
+    label = f"RSS after first answer, {int(n):,} entries" + (", plain release build" if n == big else "")
+    rows.append((label, f"{mb:.1f} MiB", f"C service {cmb:.1f} MiB", f"{mb / cmb:.2f}×", "", ""))
 smb = st["p50_rss_kib"] / 1024
-rows.append((f"… the same, Swift runtime linked statically, {int(big):,} entries", f"{smb:.1f} MiB",
-             f"C service {c_big['p50_rss_kib'] / 1024:.1f} MiB", f"{smb / (c_big['p50_rss_kib'] / 1024):.2f}×", "", ""))
+rows.append((f"RSS after first answer, {int(big):,} entries, as installed", f"{smb:.1f} MiB",
+             f"C service {c_big['p50_rss_kib'] / 1024:.1f} MiB", f"{smb / (c_big['p50_rss_kib'] / 1024):.2f}×", "≤ 30 MiB",
+             aim(f"RSS with {big} entries ≤ 30 MiB (as installed)", smb, 30, "<=", "MiB")))
 
 # Live update.
 lv, lg = live["schemebridged"], live["gio_update_desktop_database"]
