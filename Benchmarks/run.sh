@@ -26,24 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Packages the benchmark needs beyond `make deps`: gio, xdg-open, update-desktop-database, gcc.
-PACKAGES="libglib2.0-bin xdg-utils desktop-file-utils dbus-daemon dbus-bin libdbus-1-dev pkg-config gcc libc6-dev"
-missing=""
-for p in $PACKAGES; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    if [ "$(id -u)" = 0 ]; then
-        echo "==> installing Debian packages:$missing"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        # shellcheck disable=SC2086
-        apt-get install -y -qq --no-install-recommends $missing >/dev/null
-    else
-        echo "make bench needs:$missing  (sudo apt-get install -y$missing)" >&2
-        exit 1
-    fi
-fi
+# The packages of make test (gio, xdg-open, update-desktop-database among them), and a C
+# compiler for the reference service and the client.
+sh scripts/deps.sh gcc libc6-dev
 
 echo "==> building (release)"
 swift build -c release --product schemebridged >/dev/null

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages SchemeBridge needs to build, run and test.
 # As root it installs what is missing (apt-get update first); otherwise it says what to install.
+# Arguments name more packages a caller needs (make bench: a C compiler).
 set -eu
 
 PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
-desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs"
+desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs $*"
 
 missing=""
 for p in $PACKAGES; do

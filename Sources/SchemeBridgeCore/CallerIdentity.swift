@@ -65,7 +65,8 @@ public enum CallerIdentity {
         return nil
     }
 
-    static func executablePath(pid: Int32, procRoot: String) -> String? {
+    /// The executable a process runs (`/proc/PID/exe`), nil when it cannot be read.
+    public static func executablePath(pid: Int32, procRoot: String = "/proc") -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("\(procRoot)/\(pid)/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }

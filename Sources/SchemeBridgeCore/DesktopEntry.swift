@@ -86,8 +86,8 @@ public struct DesktopEntry: Sendable, Equatable {
         return try? ExecCommand(exec)
     }
 
-    /// Parses an entry from its key file. Returns nil when the file is a valid desktop entry but
-    /// not an application (`Type=Link`, `Type=Directory`, …).
+    /// Parses an entry from its key file (`path`: the file's absolute path). Returns nil when the
+    /// file is a valid desktop entry but not an application (`Type=Link`, `Type=Directory`, …).
     /// - Throws: ``DesktopEntryError`` when there is no `[Desktop Entry]` first group or no `Type`.
     public init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
                  locale: LocaleMatcher) throws(DesktopEntryError) {
@@ -166,11 +166,11 @@ struct DesktopEntryFields: Sendable, Equatable {
     /// The desktop file ID, e.g. `vendor-app.desktop`.
     let id: String
     /// The file it was read from, relative to ``applicationsDirectory`` when it lies below it
-    /// (then often short enough to be stored inline: ~1 MB less for 10,000 entries), else whole.
+    /// (then often short enough to be stored inline: ~1 MB less for 10,000 entries), else the
+    /// absolute path (which alone starts with `/`).
     let pathTail: String
-    let pathIsRelative: Bool
     /// The file it was read from.
-    var path: String { pathIsRelative ? XDGDirectories.join(applicationsDirectory, pathTail) : pathTail }
+    var path: String { pathTail.hasPrefix("/") ? pathTail : XDGDirectories.join(applicationsDirectory, pathTail) }
     /// The applications directory holding it (its ID is relative to this).
     let applicationsDirectory: String
     /// The XDG data directory whose `applications` folder holds it (launch images default to
@@ -235,12 +235,10 @@ struct DesktopEntryFields: Sendable, Equatable {
         let prefixLength = dir.hasSuffix("/") ? dir.utf8.count : dir.utf8.count + 1
         if !dir.isEmpty, path.utf8.count > prefixLength, path.hasPrefix(dir),
            case let tail = String(decoding: path.utf8.dropFirst(prefixLength), as: UTF8.self),
-           XDGDirectories.join(dir, tail) == path {
+           !tail.hasPrefix("/"), XDGDirectories.join(dir, tail) == path {
             pathTail = tail
-            pathIsRelative = true
         } else {
             pathTail = path
-            pathIsRelative = false
         }
         self.applicationsDirectory = directory.path
         self.dataDirectory = directory.dataDirectory

@@ -39,10 +39,10 @@ final class Bridge: Sendable {
         self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
-        self.sessionScale = Atomic(DisplayScale.from(environment: environment))
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
-        if DisplayScale.from(environment: environment) == 1,
-           environment["GDK_SCALE"].flatMap({ Int($0) }) == nil, environment["QT_SCALE_FACTOR"].flatMap({ Double($0) }) == nil {
+        let explicitScale = DisplayScale.set(by: environment)
+        self.sessionScale = Atomic(explicitScale ?? 1)
+        if explicitScale == nil {
             Task.detached { [self] in
                 guard let dpi = presenter.xftDPI() else { return }
                 let s = DisplayScale.from(environment: [:], xftDPI: dpi)
@@ -212,19 +212,25 @@ final class Bridge: Sendable {
         var results: [String: DBusValue] = ["handler": .string(plan.entry.id), "launch-image": .string("")]
         let scheme = plan.url.scheme.name
 
-        // The launch image, and how it will be shown. A splash needs a startup id that the
-        // handler gets as DESKTOP_STARTUP_ID: the caller's activation token, else a fresh one.
-        var image = (options.launchImage && config.launchImages)
+        // The launch image. A splash needs a startup id that the handler gets as
+        // DESKTOP_STARTUP_ID: the caller's activation token, else a fresh one.
+        let image = (options.launchImage && config.launchImages)
             ? launchImages.image(for: plan.entry, scheme: scheme, scale: options.scale ?? sessionScale.load(ordering: .relaxed)) : nil
-        var splash: (helper: String, startupID: String)?
-        if let found = image {
-            switch presenter.mode {
-            case .splash(let helper): splash = (helper, options.activationToken ?? presenter.newStartupID())
-            case .notification:
-                if await !presenter.notify(image: found, entry: plan.entry) { image = nil }
+        var splashHelper: String? = nil
+        if image != nil, case .splash(let helper) = presenter.mode { splashHelper = helper }
+        let startupID = options.activationToken ?? (splashHelper != nil ? presenter.newStartupID() : nil)
+        /// Puts the image up (splash or notification) for a handler being started; returns
+        /// the splash's pid when there is one, and whether the image is shown.
+        func present(handlerPID: Int32?) async -> (splash: Int32?, shown: Bool) {
+            guard let image else { return (nil, false) }
+            if let splashHelper, let startupID {
+                let pid = presenter.showSplash(helper: splashHelper, image: image, pid: handlerPID, startupID: startupID,
+                                               entry: plan.entry, config: config)
+                return (pid, pid != nil)
             }
+            return (nil, await presenter.notify(image: image, entry: plan.entry))
         }
-        var startupID = options.activationToken ?? splash?.startupID
+        var shown = false
 
         switch plan.action {
         case .spawn(let commands):
@@ -251,27 +257,26 @@ final class Bridge: Sendable {
                 results["pid"] = .uint32(first)
                 details["pid"] = .uint32(first)
             }
-            if let s = splash, let path = image,
-               !presenter.showSplash(helper: s.helper, image: path, pid: pids.first.map { Int32(bitPattern: $0) }, startupID: s.startupID,
-                                     entry: plan.entry, config: config) {
-                image = nil
-            }
+            shown = await present(handlerPID: pids.first.map { Int32(bitPattern: $0) }).shown
             details["launch"] = .string("spawn")
         case .activate(let busName, let objectPath):
-            // The app may take a while to start on activation: the splash goes up first.
-            if let s = splash, let path = image,
-               !presenter.showSplash(helper: s.helper, image: path, pid: nil, startupID: s.startupID, entry: plan.entry, config: config) {
-                image = nil
-                startupID = options.activationToken
+            // The app may take a while to start on activation: the image goes up first, and
+            // comes down at once when the activation fails.
+            let presented = await present(handlerPID: nil)
+            shown = presented.shown
+            do {
+                try await activate(plan, busName: busName, objectPath: objectPath, options: options, startupID: startupID, source: caller.appID)
+            } catch {
+                if let splash = presented.splash { presenter.takeDown(splash: splash) }
+                throw error
             }
-            try await activate(plan, busName: busName, objectPath: objectPath, options: options, startupID: startupID, source: caller.appID)
             details["launch"] = .string("dbus-activation")
             if let pid = await pidOf(busName) {
                 results["pid"] = .uint32(pid)
                 details["pid"] = .uint32(pid)
             }
         }
-        if let image {
+        if shown, let image {
             results["launch-image"] = .string(image)
             details["launch-image"] = .string(image)
         }

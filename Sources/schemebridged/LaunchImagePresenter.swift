@@ -44,9 +44,9 @@ final class LaunchImagePresenter: Sendable {
         return "schemebridge-\(getpid())-\(serial.add(1, ordering: .relaxed).newValue)_TIME\(Int(ts.tv_sec) * 1000 + ts.tv_nsec / 1_000_000)"
     }
 
-    /// Starts the splash helper for `image`; it takes itself down when the handler is up.
-    /// Returns whether the helper started.
-    func showSplash(helper: String, image: String, pid: Int32?, startupID: String, entry: DesktopEntry, config: PolicyConfig) -> Bool {
+    /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on
+    /// SIGTERM). Returns the helper's pid, nil when it could not start.
+    func showSplash(helper: String, image: String, pid: Int32?, startupID: String, entry: DesktopEntry, config: PolicyConfig) -> Int32? {
         var argv = [helper, "--image", image, "--startup-id", startupID,
                     "--show-delay-ms", String(config.splashShowDelay), "--min-show-ms", String(config.splashMinimumDuration),
                     "--timeout-ms", String(config.splashTimeout)]
@@ -54,14 +54,19 @@ final class LaunchImagePresenter: Sendable {
         if let wmClass = entry.startupWMClass, !wmClass.isEmpty { argv += ["--wm-class", wmClass] }
         let log = logger
         do {
-            _ = try launcher.spawn(argv: argv, environment: environment, onExit: { status in
+            return try launcher.spawn(argv: argv, environment: environment, onExit: { status in
                 if status != 0 { log.warning("schemebridge-splash exited with status \(status) (launch image \(image) not shown)") }
             })
-            return true
         } catch {
             logger.warning("cannot start schemebridge-splash: \(error.reason)")
-            return false
+            return nil
         }
+    }
+
+    /// Takes a splash down before its time (the launch failed): the helper unmaps it and exits
+    /// on SIGTERM.
+    func takeDown(splash pid: Int32) {
+        kill(pid, SIGTERM)
     }
 
     /// Shows `image` in a notification when a notification server is on the bus; returns
@@ -119,15 +124,10 @@ final class LaunchImagePresenter: Sendable {
 
     /// `schemebridge-splash` next to this executable, else on `PATH`.
     static func findHelper(environment: [String: String]) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = exe.lastIndex(of: "/") {
-                let candidate = String(exe[..<slash]) + "/schemebridge-splash"
-                if access(candidate, X_OK) == 0 { return candidate }
-            }
+        if let exe = CallerIdentity.executablePath(pid: getpid()), let slash = exe.lastIndex(of: "/") {
+            let candidate = String(exe[..<slash]) + "/schemebridge-splash"
+            if access(candidate, X_OK) == 0 { return candidate }
         }
-        return ProcessLauncher.resolve("schemebridge-splash", environment: environment).flatMap { $0.contains("/") && access($0, X_OK) == 0 ? $0 : nil }
+        return ProcessLauncher.resolve("schemebridge-splash", environment: environment)
     }
 }

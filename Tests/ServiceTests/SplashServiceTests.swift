@@ -128,6 +128,21 @@ import DBusTestSupport
         #expect(s.f.recordedEnv("todo").contains("startup=\n"), "\(s.f.recordedEnv("todo"))")
     }
 
+    @Test func aFailedActivationTakesItDownAtOnce() async throws {
+        let s = try Self.setUp(then: "exit 0")
+        defer { s.f.stop(); s.x.stop() }
+        // A D-Bus activatable handler that is not there: the splash goes up before the Open call.
+        try s.f.entry("org.example.Gone.desktop", "Name=Gone\nDBusActivatable=true\nMimeType=x-scheme-handler/gone;")
+        let images = s.f.dataHome.appendingPathComponent("launch-images/org.example.Gone")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        try Self.png(images.appendingPathComponent("Default.png").path, width: 120, height: 80, left: [200, 30, 40], right: [20, 60, 220])
+        let r = try await s.f.dbusSend("OpenURL", "string:gone://x")
+        #expect(r.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.LaunchFailed"), "\(r.stdout)\(r.stderr)")
+        // Without a take-down it would show after 150 ms and stay for the 10 s timeout.
+        let flashed = await Self.watchScreen(s.x, timeout: .milliseconds(1200)) { $0.boundingBox() != nil }
+        #expect(flashed == nil, "the launch image of a failed activation must not stay up")
+    }
+
     @Test func theHandlersWindowTakesItDown() async throws {
         let window = try Built.executable("splash-test-window")
         // The app maps its window (with its own _NET_WM_PID) 800 ms after it starts, and stays.
