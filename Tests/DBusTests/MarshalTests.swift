@@ -10,7 +10,7 @@ import Glibc
         .int16(.min), .int16(.max), .uint16(.max), .int32(.min), .int32(.max), .uint32(.max),
         .int64(.min), .int64(.max), .uint64(.max), .double(-1.5), .double(.infinity), .double(0),
         .string(""), .string("héllo wörld ✓ 🚀"), .string("quotes ' \" $() `x` ; & \n\t"),
-        .objectPath("/"), .objectPath("/io/github/schemebridge/SchemeBridge1"),
+        .objectPath("/"), .objectPath("/org/example/Todo1"),
         .signature(""), .signature("a{sv}"),
     ]
 

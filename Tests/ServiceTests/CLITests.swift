@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// `schemebridge`, the command-line client, driven as a user (or a browser) runs it: real
 /// process, private bus, bus activation of the built daemon, handler scripts that record argv.
@@ -145,7 +146,7 @@ import DBusTestSupport
         #expect(await Tools.eventually(timeout: .seconds(10)) { lines().count >= 3 }, "\(lines())")
         let all = lines()
         #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLHandled\",\"url\":\"todolist://seen by the monitor\",\"scheme\":\"todolist\",\"handler\":\"a.desktop\",\"details\":{") && $0.contains("\"method\":\"OpenURL\"") }, "\(all)")
-        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"error\":\"io.github.schemebridge.SchemeBridge1.Error.NoHandler\"") }, "\(all)")
+        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"error\":\"\(ContractError.noHandler)\"") }, "\(all)")
         #expect(all.contains { $0 == "{\"signal\":\"HandlersChanged\",\"schemes\":[\"newscheme\"]}" }, "\(all)")
     }
 

@@ -1,7 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Finds the launch image of a handler for a scheme, by the iOS naming convention on disk
 /// (DESIGN.md, "Launch images").

@@ -174,7 +174,7 @@ public final class Registry: Sendable {
         }
         return candidates.filter { e in
             guard let program = e.execProgram,
-                  let found = FileSystem.findProgram(program, searchPath: directories.executableSearchPath) else { return false }
+                  let found = ProgramLookup.find(program, searchPath: directories.executableSearchPath) else { return false }
             return FileSystem.realPath(found) == target
         }.map(\.id).sorted()
     }

@@ -147,9 +147,9 @@ public struct URLRouter: Sendable {
         if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: scheme) }
         if entry.terminal {
             let prefix: [String]
-            if let t = FileSystem.findProgram("xdg-terminal-exec", searchPath: searchPath) {
+            if let t = ProgramLookup.find("xdg-terminal-exec", searchPath: searchPath) {
                 prefix = [t]
-            } else if let t = FileSystem.findProgram("x-terminal-emulator", searchPath: searchPath) {
+            } else if let t = ProgramLookup.find("x-terminal-emulator", searchPath: searchPath) {
                 prefix = [t, "-e"]
             } else {
                 throw .noTerminal(desktopID: entry.id)
