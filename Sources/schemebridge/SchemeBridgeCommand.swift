@@ -32,7 +32,8 @@ struct SchemeBridgeCommand: ParsableCommand {
         if let status = Open.fastPath(CommandLine.arguments) { Glibc.exit(status) }
         if CommandLine.arguments.count < 2 {
             // Like xdg-open: no arguments is a usage error (exit 1), with the usage on stderr.
-            Terminal.write(fd: 2, usageString() + "\n" + "Run 'schemebridge --help' for the subcommands.\n")
+            Terminal.write(fd: 2, "usage: schemebridge open URL... | schemebridge <subcommand> [options]\n"
+                + "Run 'schemebridge --help' for the subcommands.\n")
             Glibc.exit(ExitStatus.usage.rawValue)
         }
         do {

@@ -45,6 +45,8 @@ import SchemeBridgeContract
         // 1: usage — no URL, an unknown subcommand, a malformed URL.
         let none = try await Self.cli(f, "open")
         #expect(none.status == 1 && none.stderr.contains("Missing expected argument"), "\(none.status) \(none.stderr)")
+        let bare = try await Self.cli(f)
+        #expect(bare.status == 1 && bare.stderr.contains("usage: schemebridge open URL") && bare.stdout.isEmpty, "no arguments is a usage error, as for xdg-open: \(bare.status) \(bare.stderr)")
         let unknown = try await Self.cli(f, "frobnicate")
         #expect(unknown.status == 1, "\(unknown.status) \(unknown.stderr)")
         let malformed = try await Self.cli(f, "open", "no scheme here")

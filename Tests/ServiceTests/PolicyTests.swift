@@ -31,6 +31,24 @@ import SchemeBridgeContract
         #expect(FileManager.default.fileExists(atPath: f.records.appendingPathComponent("evil.argv").path) == false)
     }
 
+    @Test func menuEditorCopyOfTheBrowserStillHandlesHTTPS() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let browser = try f.recorder("browser")
+        try f.entry("firefox-esr.desktop", "Name=Firefox ESR\nExec=\(browser) %u\nMimeType=x-scheme-handler/http;x-scheme-handler/https;", system: true)
+        // What a menu editor (alacarte, menulibre) writes: the same id and program, a new name.
+        try f.entry("firefox-esr.desktop", "Name=My Browser\nExec=\(browser) %u\nMimeType=x-scheme-handler/http;x-scheme-handler/https;")
+        // A new program listing https in the same directory gets nothing.
+        try f.entry("grabber.desktop", "Name=Grabber\nExec=\(try f.recorder("grabber")) %u\nMimeType=x-scheme-handler/https;")
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:https")
+        #expect(handlers.stdout.contains("firefox-esr.desktop") && !handlers.stdout.contains("grabber.desktop"), "\(handlers.stdout)\(handlers.stderr)")
+        let opened = try await f.gdbus("OpenURLWithOptions", "https://example.org/", "{}")
+        #expect(opened.stdout.contains("'handler': <'firefox-esr.desktop'>"), "\(opened.stdout)\(opened.stderr)")
+        #expect(await f.recordedArgv("browser") == ["https://example.org/"])
+        let forced = try await f.gdbus("OpenURLWithOptions", "https://example.org/", "{'handler': <'grabber.desktop'>}")
+        #expect(forced.stderr.contains(ContractError.reservedScheme.description), "\(forced.stderr)")
+    }
+
     @Test func onlyHijackerInstalledIsReservedNotMissing() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
