@@ -1,6 +1,6 @@
 import DBus
 
-/// The names of the SchemeBridge D-Bus contract (DESIGN.md, docs/CONTRACT.md). Everything
+/// The names of the SchemeBridge D-Bus contract (docs/CONTRACT.md). Everything
 /// that talks to the service — the daemon, the CLI, the benchmarks and the tests — takes the
 /// bus name, object path and interface from here; they are spelled in this file only.
 public enum Contract {
