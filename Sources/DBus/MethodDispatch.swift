@@ -71,7 +71,7 @@ extension ConnectionCore {
             return
         }
         let arguments: [DBusValue]
-        do { arguments = try Marshal.decodeBody(m, types: method.inputTypes) } catch {
+        do { arguments = try Marshal.decodeBody(m, types: method.inputTypes, limits: method.inputLimits) } catch {
             sendError(address, error)
             return
         }

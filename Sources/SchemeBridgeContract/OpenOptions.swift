@@ -16,6 +16,8 @@ public struct OpenOptions: Sendable, Equatable {
         public static let launchImage = "launch-image"
         /// `scale` (u, i or d): the display scale to pick the launch image for.
         public static let scale = "scale"
+        /// Every key the service reads; values under other keys are skipped unread.
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale]
     }
 
     public var handler: String?

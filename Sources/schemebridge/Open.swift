@@ -106,8 +106,5 @@ struct Open: ParsableCommand {
     }
 
     /// `url` fit for a one-line message.
-    static func shown(_ url: String) -> String {
-        let clean = String(url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
-    }
+    static func shown(_ url: String) -> String { URLText.shortened(url) }
 }

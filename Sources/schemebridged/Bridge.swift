@@ -92,7 +92,7 @@ final class Bridge: Sendable {
             }
             return try await launch(admission, annotation: options.annotation, caller: request.caller, method: method)
         } catch {
-            logger.notice("could not open \(Self.shortened(url)): \(error.name.rawValue): \(error.message)")
+            logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
             try? connection.emit(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message))
             throw error
         }
@@ -142,7 +142,7 @@ final class Bridge: Sendable {
         details[URLHandled.Key.launch] = .string(launchKind.rawValue)
         details[URLHandled.Key.launchImage] = .string(results.launchImage)
         if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
-        logger.info("opened \(Self.shortened(plan.url.string)) with \(plan.entry.id) for \(caller.displayName)")
+        logger.info("opened \(URLText.shortened(plan.url.string)) with \(plan.entry.id) for \(caller.displayName)")
         try? connection.emit(URLHandled(url: plan.url.string, scheme: plan.url.scheme.name, handler: plan.entry.id, details: details))
         return results
     }
@@ -194,14 +194,8 @@ final class Bridge: Sendable {
 
     /// A URL safe to put in a log line or a signal: valid UTF-8 without NUL, at most 64 KiB.
     static func sanitized(_ url: String) -> String {
-        var s = url.utf8.contains(0) ? String(url.unicodeScalars.filter { $0 != "\0" }) : url
-        if s.utf8.count > SchemeURL.maximumByteCount { s = String(decoding: s.utf8.prefix(SchemeURL.maximumByteCount), as: UTF8.self) }
-        return s
-    }
-
-    static func shortened(_ url: String) -> String {
-        let clean = String(url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
+        let s = url.utf8.count > SchemeURL.maximumByteCount ? String(decoding: url.utf8.prefix(SchemeURL.maximumByteCount), as: UTF8.self) : url
+        return s.utf8.contains(0) ? String(s.unicodeScalars.filter { $0 != "\0" }) : s
     }
 }
 

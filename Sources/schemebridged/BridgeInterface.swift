@@ -7,36 +7,38 @@ import SchemeBridgeCore
 /// (in-memory probes); anything that launches, writes or calls out runs as a task.
 struct BridgeInterface {
     let bridge: Bridge
+    /// Schemes and desktop ids longer than this are refused without being copied whole.
+    static let nameLimit = 4096
 
     func declaration() -> Interface {
         let bridge = self.bridge
         return Interface(
             Contract.interface,
             methods: [
-                Method(ContractMethod.canOpenURL, inputs: [Argument("url", "s")], outputs: [Argument("can_open", "b")],
+                Method(ContractMethod.canOpenURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("can_open", "b")],
                        handler: .inline { call in [.boolean(try bridge.canOpen(call.string(0), sender: call.sender))] }),
-                Method(ContractMethod.openURL, inputs: [Argument("url", "s")], outputs: [Argument("opened", "b")],
+                Method(ContractMethod.openURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("opened", "b")],
                        handler: .async { call in
                            _ = try await bridge.open(call.string(0), options: [:], sender: call.sender, method: call.member)
                            return [.boolean(true)]
                        }),
-                Method(ContractMethod.openURLWithOptions, inputs: [Argument("url", "s"), Argument("options", "a{sv}")],
+                Method(ContractMethod.openURLWithOptions, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
                        outputs: [Argument("results", "a{sv}")],
                        handler: .async { call in
                            let options = call.arguments[1].stringDictionary ?? [:]
                            let results = try await bridge.open(call.string(0), options: options, sender: call.sender, method: call.member)
                            return [.vardict(results.dictionary)]
                        }),
-                Method(ContractMethod.handlersForScheme, inputs: [Argument("scheme", "s")], outputs: [Argument("desktop_ids", "as")],
+                Method(ContractMethod.handlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
                        handler: .inline { call in [.strings(try bridge.handlers(forScheme: call.string(0)))] }),
-                Method(ContractMethod.defaultHandler, inputs: [Argument("scheme", "s")], outputs: [Argument("desktop_id", "s")],
+                Method(ContractMethod.defaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
                        handler: .inline { call in [.string(try bridge.defaultHandler(forScheme: call.string(0)))] }),
-                Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s"), Argument("desktop_id", "s")],
+                Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
                            try bridge.setDefault(scheme: call.string(0), desktopID: call.string(1))
                            return []
                        }),
-                Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s")], outputs: [Argument("path", "s")],
+                Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
                        handler: .inline { call in [.string(try bridge.launchImage(for: call.string(0)))] }),
             ],
             signals: [
