@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import DBus
 import DBusTestSupport
@@ -23,20 +24,52 @@ import SchemeBridgeContract
         let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
         try f.entry("org.example.Asker.desktop", "Name=Asker\nExec=\(python) -c pass\nX-SchemeBridge-QueriesSchemes=todolist;", system: true)
         try writeConfig(f, "[Policy]\nQueryPrivacy=true\n")
+        // The very first call of a new caller is answered for that caller (no warm-up): the
+        // service identifies it before answering.
         let script = """
-            import sys, time, dbus
+            import sys, dbus
             bus = dbus.bus.BusConnection(sys.argv[1])
             \(ServiceFixture.pythonNames)
             svc = dbus.Interface(bus.get_object(N, O), N)
-            svc.CanOpenURL('todolist:warmup')
-            time.sleep(0.3)   # identification of a new caller runs in the background
-            print(bool(svc.CanOpenURL('todolist:x')), bool(svc.CanOpenURL('secretbank:x')))
+            props = dbus.Interface(bus.get_object(N, O), 'org.freedesktop.DBus.Properties')
+            print(bool(svc.CanOpenURL('secretbank:x')), bool(svc.CanOpenURL('todolist:x')),
+                  list(svc.HandlersForScheme('secretbank')), str(svc.DefaultHandler('secretbank')) or '-',
+                  [str(x) for x in props.Get(N, 'Schemes')])
             """
         let asker = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
-        #expect(asker.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "True False", "\(asker.stdout)\(asker.stderr)")
-        // An unidentified caller (no entry runs dbus-send) gets the plain answer.
+        #expect(asker.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "False True [] - ['todolist']", "\(asker.stdout)\(asker.stderr)")
+        // A caller with no entry of its own (dbus-send) declares nothing, so learns nothing.
         let plain = try await f.dbusSend("CanOpenURL", "string:secretbank:x")
-        #expect(plain.stdout.contains("boolean true"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("boolean false"), "\(plain.stdout)")
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:secretbank")
+        #expect(!handlers.stdout.contains("secret.desktop"), "\(handlers.stdout)")
+        let schemes = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=\(ServiceFixture.name)", ServiceFixture.path,
+                                           "org.freedesktop.DBus.Properties.Get", "string:\(ServiceFixture.interface)", "string:Schemes"])
+        #expect(!schemes.stdout.contains("secretbank") && !schemes.stdout.contains("todolist"), "\(schemes.stdout)")
+        // Opening still works for everyone: privacy is about what may be asked, not what may be opened.
+        let open = try await f.dbusSend("OpenURL", "string:secretbank:x")
+        #expect(open.stdout.contains("boolean true"), "\(open.stdout)\(open.stderr)")
+    }
+
+    @Test func hostileConfigValuesAndFilesNeitherTrapNorBlock() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        // Values that used to trap a conversion (crash at start, so bus activation crash-looped).
+        try writeConfig(f, "[Policy]\nMaxConcurrentLaunches=1e19\nLaunchBurst=-5\nMaxLaunchRate=nan\n[LaunchImages]\nTimeout=99999999999999999999\n")
+        let opened = try await f.dbusSend("OpenURL", "string:todolist://after-bad-config")
+        #expect(opened.stdout.contains("boolean true"), "\(opened.stdout)\(opened.stderr)")
+        #expect(await f.recordedArgv("todo") == ["todolist://after-bad-config"])
+        // A FIFO in the config file's place: nothing may block on it (the loop thread reads the
+        // config when it changes).
+        let config = f.configHome.appendingPathComponent("schemebridge/config")
+        try FileManager.default.removeItem(at: config)
+        #expect(mkfifo(config.path, 0o600) == 0)
+        for i in 0..<3 {
+            let r = try await f.dbusSend("CanOpenURL", "string:todolist:\(i)")
+            #expect(r.stdout.contains("boolean true"), "\(r.stdout)\(r.stderr)")
+            try await Task.sleep(for: .milliseconds(250))   // past the 200 ms re-check interval
+        }
     }
 
     @Test func extraReservedSchemesApplyLive() async throws {
