@@ -36,7 +36,7 @@ final class Bridge: Sendable {
         self.sessionScale = Atomic(explicitScale ?? 1)
         if explicitScale == nil {
             Task.detached { [self] in
-                guard let dpi = presenter.xftDPI() else { return }
+                guard let dpi = await presenter.xftDPI() else { return }
                 let s = DisplayScale.from(environment: [:], xftDPI: dpi)
                 sessionScale.store(s, ordering: .relaxed)
                 logger.info("display scale \(s) (Xft.dpi \(dpi))")

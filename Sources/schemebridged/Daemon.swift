@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Logging
+import SchemeBridgeContract
 import SchemeBridgeCore
 import ServiceLifecycle
 import Glibc
@@ -12,7 +13,7 @@ struct Daemon: AsyncParsableCommand {
         commandName: "schemebridged",
         abstract: "The SchemeBridge session service: routes custom URL schemes to desktop apps over D-Bus.",
         discussion: """
-            Owns io.github.schemebridge.SchemeBridge1 on the session bus. Normally started by \
+            Owns \(Contract.busName) on the session bus. Normally started by \
             D-Bus activation; run it by hand to see its log on stderr.
             """,
         version: "1")

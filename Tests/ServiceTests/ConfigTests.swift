@@ -79,12 +79,12 @@ import SchemeBridgeContract
         let before = try await f.dbusSend("CanOpenURL", "string:bank://x")
         #expect(before.stdout.contains("boolean true"))
         try writeConfig(f, "# site policy\n[Policy]\nExtraReservedSchemes=bank;\nUnknownKey=1\n")
-        let reserved = await Tools.eventually(timeout: .seconds(3)) {
+        let reserved = await Tools.eventually {
             ((try? await f.dbusSend("OpenURL", "string:bank://x"))?.stderr.contains(ContractError.reservedScheme.description)) == true
         }
         #expect(reserved)
         try FileManager.default.removeItem(at: f.configHome.appendingPathComponent("schemebridge/config"))
-        let back = await Tools.eventually(timeout: .seconds(3)) {
+        let back = await Tools.eventually {
             ((try? await f.dbusSend("OpenURL", "string:bank://y"))?.stdout.contains("boolean true")) == true
         }
         #expect(back)
@@ -95,8 +95,10 @@ import SchemeBridgeContract
         defer { f.stop() }
         try writeConfig(f, "[Policy]\nMaxConcurrentLaunches=1\n")
         try f.entry("org.example.Slow.desktop", "Name=Slow\nDBusActivatable=true\nMimeType=x-scheme-handler/slow;")
+        // The app's Open says it started (a file), then returns only once the test opens the gate.
+        let started = f.root.appendingPathComponent("open-started").path
         let app = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, time, dbus, dbus.service
+            import os, sys, time, dbus, dbus.service
             from dbus.mainloop.glib import DBusGMainLoop
             from gi.repository import GLib
             DBusGMainLoop(set_as_default=True)
@@ -104,11 +106,13 @@ import SchemeBridgeContract
             class App(dbus.service.Object):
                 @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
                 def Open(self, uris, platform):
-                    time.sleep(1.0)
+                    open(sys.argv[2], 'w').close()
+                    while not os.path.exists(sys.argv[3]) and os.path.isdir(os.path.dirname(sys.argv[3])):
+                        time.sleep(0.05)
             name = dbus.service.BusName('org.example.Slow', bus)
             App(bus, '/org/example/Slow')
             GLib.MainLoop().run()
-            """, f.bus.address])
+            """, f.bus.address, started, f.gate.file("open")])
         defer { app.terminate() }
         _ = await Tools.eventually {
             let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -117,8 +121,10 @@ import SchemeBridgeContract
         }
         _ = try await f.dbusSend("CanOpenURL", "string:slow:warm")
         async let first = f.dbusSend("OpenURL", "string:slow://1")
-        try await Task.sleep(for: .milliseconds(300))
+        // The first launch is in flight (the app is inside Open) until the gate opens.
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: started) }, "the first Open never reached the app")
         let second = try await f.dbusSend("OpenURL", "string:slow://2")
+        f.release("open")
         #expect(second.stderr.contains(ContractError.rateLimited.description) && second.stderr.contains("in progress"), "\(second.stderr)")
         let firstResult = try await first
         #expect(firstResult.stdout.contains("boolean true"), "\(firstResult.stderr)")
