@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,4 +79,8 @@ int clinux_rename_exchange(const char *a, const char *b) {
 
 int clinux_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0 ? 0 : errno;
+}
+
+long clinux_getrandom(void *buf, unsigned long length) {
+    return (long)getrandom(buf, length, 0);
 }

@@ -37,9 +37,24 @@ public enum MethodHandler: Sendable {
     case inline(@Sendable (MethodCall) throws -> [DBusValue])
     /// Runs in a new task; the reply is sent when it returns or throws.
     case async(@Sendable (MethodCall) async throws -> [DBusValue])
+    /// Runs in a new task like ``async(_:)``; `followUp` (if any) runs on the loop thread right
+    /// after the reply has been sent, so anything it emits reaches the caller after the reply
+    /// (a signal about an object the reply names, say).
+    case asyncThen(@Sendable (MethodCall) async throws -> MethodResult)
     /// Tries `inline` on the loop thread; when it returns nil (the answer needs something it
     /// must wait for, such as who the caller is), runs `async` in a task instead.
     case inlineOrAsync(inline: @Sendable (MethodCall) throws -> [DBusValue]?, async: @Sendable (MethodCall) async throws -> [DBusValue])
+}
+
+/// What an ``MethodHandler/asyncThen(_:)`` handler returns: the reply, and what to do once it
+/// has been sent.
+public struct MethodResult: Sendable {
+    public let values: [DBusValue]
+    public let followUp: (@Sendable () -> Void)?
+    public init(_ values: [DBusValue], followUp: (@Sendable () -> Void)? = nil) {
+        self.values = values
+        self.followUp = followUp
+    }
 }
 
 /// A method of an exported interface: its name, typed arguments and handler. Incoming

@@ -90,25 +90,29 @@ extension ConnectionCore {
                 if let out = try inline(call) {
                     finishCall(method, call, out, address)
                 } else {
-                    runAsync(body, method, call, address)
+                    runAsync({ MethodResult(try await body($0)) }, method, call, address)
                 }
             } catch {
                 sendError(address, DBusError.from(error))
             }
         case .async(let body):
+            runAsync({ MethodResult(try await body($0)) }, method, call, address)
+        case .asyncThen(let body):
             runAsync(body, method, call, address)
         }
     }
 
     /// Runs an async handler in a task and replies on the loop thread when it is done.
-    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue], _ method: Method, _ call: MethodCall, _ address: ReplyAddress) {
+    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress) {
         let queue = self.queue
         Task {
-            let result: Result<[DBusValue], DBusError>
+            let result: Result<MethodResult, DBusError>
             do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
             queue.submit {
                 switch result {
-                case .success(let out): self.finishCall(method, call, out, address)
+                case .success(let out):
+                    self.finishCall(method, call, out.values, address)
+                    out.followUp?()
                 case .failure(let e): self.sendError(address, e)
                 }
             }

@@ -10,8 +10,12 @@ public enum Contract {
     public static let objectPath: ObjectPath = "/io/github/schemebridge/SchemeBridge1"
     /// The main interface on ``objectPath``.
     public static let interface: InterfaceName = "io.github.schemebridge.SchemeBridge1"
-    /// The `Version` property's value.
-    public static let version: UInt32 = 1
+    /// The `Version` property's value: 2 since replies (version 2 additions are additive).
+    public static let version: UInt32 = 2
+    /// The interface of request objects (`OpenURLWithReply`).
+    public static let requestInterface: InterfaceName = "io.github.schemebridge.Request1"
+    /// Request objects live below this path: `…/request/<id>`.
+    public static let requestPathPrefix = objectPath.rawValue + "/request"
     /// The prefix of every contract error name (`…SchemeBridge1.Error.NoHandler`).
     public static let errorPrefix = interface.rawValue + ".Error."
     /// SchemeBridge's own desktop entry (`desktop/`): `Exec=schemebridge open %u`. Never a
@@ -32,6 +36,19 @@ public enum ContractMethod {
     public static let defaultHandler: MemberName = "DefaultHandler"
     public static let setDefaultHandler: MemberName = "SetDefaultHandler"
     public static let launchImageForURL: MemberName = "LaunchImageForURL"
+    /// `OpenURLWithReply(s, a{sv}) → o`: open, and get the handler's answer on a request object.
+    public static let openURLWithReply: MemberName = "OpenURLWithReply"
+    /// `Reply(s token, u code, a{sv} results)`: the launched handler answers.
+    public static let reply: MemberName = "Reply"
+    /// `Close()` on a request object: the caller gives up.
+    public static let close: MemberName = "Close"
+}
+
+/// The codes of a `Response`.
+public enum ReplyCode: UInt32, Sendable {
+    case success = 0
+    case cancelled = 1
+    case failed = 2
 }
 
 /// The properties of ``Contract/interface``.

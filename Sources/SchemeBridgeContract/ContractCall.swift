@@ -59,7 +59,22 @@ extension ContractCall where Result == OpenResults {
     }
 }
 
+extension ContractCall where Result == ObjectPath {
+    /// `OpenURLWithReply(s, a{sv}) → o`.
+    public static func openURLWithReply(_ url: String, options: OpenOptions) -> Self {
+        .single(ContractMethod.openURLWithReply, [.string(url), .vardict(options.dictionary)]) { v in
+            if case .objectPath(let p) = v { return p }
+            return nil
+        }
+    }
+}
+
 extension ContractCall where Result == Void {
+    /// `Reply(s token, u code, a{sv} results)`.
+    public static func reply(token: String, code: ReplyCode, results: [String: DBusValue]) -> Self {
+        ContractCall(ContractMethod.reply, [.string(token), .uint32(code.rawValue), .vardict(results)]) { _ in }
+    }
+
     /// `SetDefaultHandler(s, s)`.
     public static func setDefaultHandler(_ scheme: String, _ desktopID: String) -> Self {
         ContractCall(ContractMethod.setDefaultHandler, [.string(scheme), .string(desktopID)]) { _ in }

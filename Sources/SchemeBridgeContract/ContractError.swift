@@ -27,8 +27,16 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     /// Too many launches: slow down.
     public static let rateLimited = ContractError("RateLimited")
 
+    /// A reply token that is unknown or already used (version 2).
+    public static let noSuchRequest = ContractError("NoSuchRequest")
+    /// A reply from a process that is not the launched handler (version 2).
+    public static let notTheHandler = ContractError("NotTheHandler")
+    /// An x-callback URL whose scheme the caller's own entry does not declare (version 2).
+    public static let callbackNotOwned = ContractError("CallbackNotOwned")
+
     /// Every error of the contract.
-    public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler, .rateLimited]
+    public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler,
+                                                   .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned]
 
     /// The full D-Bus error name.
     public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }

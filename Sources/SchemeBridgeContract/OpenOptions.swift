@@ -16,8 +16,10 @@ public struct OpenOptions: Sendable, Equatable {
         public static let launchImage = "launch-image"
         /// `scale` (u, i or d): the display scale to pick the launch image for.
         public static let scale = "scale"
+        /// `timeout` (u): seconds `OpenURLWithReply` waits for the handler's answer (default 300).
+        public static let timeout = "timeout"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout]
     }
 
     public var handler: String?
@@ -25,14 +27,21 @@ public struct OpenOptions: Sendable, Equatable {
     public var annotation: DBusValue?
     public var launchImage = true
     public var scale: Int?
+    /// Seconds to wait for a reply (`OpenURLWithReply`).
+    public var timeout: UInt32?
+
+    /// The default and the longest reply timeouts, in seconds.
+    public static let defaultTimeout: UInt32 = 300
+    public static let maximumTimeout: UInt32 = 86_400
 
     public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
-                launchImage: Bool = true, scale: Int? = nil) {
+                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil) {
         self.handler = handler
         self.activationToken = activationToken
         self.annotation = annotation
         self.launchImage = launchImage
         self.scale = scale
+        self.timeout = timeout
     }
 
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped;
@@ -55,6 +64,10 @@ public struct OpenOptions: Sendable, Equatable {
             }
             scale = scale.map { min(max($0, 1), 16) }
         }
+        if let v = dict[Key.timeout]?.unwrappedOnceOrSelf {
+            guard let n = v.integer, n > 0 else { throw Self.wrongType(Key.timeout, "a positive number of seconds (u)", v) }
+            timeout = UInt32(min(n, Int64(Self.maximumTimeout)))
+        }
         if handler?.isEmpty == true { handler = nil }
         if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
     }
@@ -67,6 +80,7 @@ public struct OpenOptions: Sendable, Equatable {
         if let annotation { d[Key.annotation] = annotation }
         if !launchImage { d[Key.launchImage] = .boolean(false) }
         if let scale { d[Key.scale] = .uint32(UInt32(scale)) }
+        if let timeout { d[Key.timeout] = .uint32(timeout) }
         return d
     }
 

@@ -3,7 +3,9 @@ import DBus
 /// A signal of the contract: one declaration gives its emitter (``arguments``) and its reader
 /// (``init(arguments:)``).
 public protocol ContractSignal: Sendable {
-    /// The signal's member name on ``Contract/interface``.
+    /// The interface the signal belongs to (the main one unless said otherwise).
+    static var interface: InterfaceName { get }
+    /// The signal's member name on ``interface``.
     static var member: MemberName { get }
     /// The signal's body.
     var arguments: [DBusValue] { get }
@@ -12,11 +14,43 @@ public protocol ContractSignal: Sendable {
 }
 
 extension ContractSignal {
-    /// Reads `message` when it is this signal from the contract's interface.
+    public static var interface: InterfaceName { Contract.interface }
+
+    /// Reads `message` when it is this signal.
     public init?(_ message: Message) {
-        guard message.kind == .signal, message.interface == Contract.interface, message.member == Self.member else { return nil }
+        guard message.kind == .signal, message.interface == Self.interface, message.member == Self.member else { return nil }
         self.init(arguments: message.body)
     }
+}
+
+/// `Response(u code, a{sv} results)` on a request object: the handler's answer (or why there
+/// is none), sent to the caller only, exactly once.
+public struct Response: ContractSignal, Equatable {
+    public static let interface = Contract.requestInterface
+    public static let member: MemberName = "Response"
+
+    /// Keys the service sets in `results` when the code is not success.
+    public enum Key {
+        /// `error-name` (s): why the request failed, as an error name.
+        public static let errorName = "error-name"
+        /// `error-message` (s): why, for a person.
+        public static let errorMessage = "error-message"
+    }
+
+    public var code: UInt32
+    public var results: [String: DBusValue]
+
+    public init(code: UInt32, results: [String: DBusValue]) {
+        self.code = code
+        self.results = results
+    }
+
+    public init?(arguments a: [DBusValue]) {
+        guard a.count == 2, case .uint32(let code) = a[0], let results = a[1].stringDictionary else { return nil }
+        self.init(code: code, results: results.mapValues(\.unwrapped))
+    }
+
+    public var arguments: [DBusValue] { [.uint32(code), .vardict(results)] }
 }
 
 /// `URLHandled(s url, s scheme, s handler, a{sv} details)`: a URL was opened.
@@ -111,9 +145,9 @@ public struct HandlersChanged: ContractSignal, Equatable {
 }
 
 extension Connection {
-    /// Emits `signal` from the contract's object.
-    public func emit(_ signal: some ContractSignal) throws(DBusError) {
-        try emit(path: Contract.objectPath, interface: Contract.interface, member: type(of: signal).member, signal.arguments)
+    /// Emits `signal` from the contract's object (or `path`), to everyone or to `destination` only.
+    public func emit<S: ContractSignal>(_ signal: S, path: ObjectPath = Contract.objectPath, to destination: BusName? = nil) throws(DBusError) {
+        try emit(path: path, interface: S.interface, member: S.member, signal.arguments, destination: destination)
     }
 }
 

@@ -11,8 +11,11 @@ enum ExitStatus: Int32 {
     case notFound = 2
     /// No application handles the scheme, or no SchemeBridge service is reachable.
     case noHandler = 3
-    /// The action failed: the handler could not be started, the caller is not allowed, rate limited.
+    /// The action failed: the handler could not be started, the caller is not allowed, rate limited;
+    /// with `--wait`, the handler answered that it failed (or never answered).
     case failed = 4
+    /// With `--wait`: the request was cancelled (the handler's answer, or `Close`).
+    case cancelled = 5
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 

@@ -25,6 +25,12 @@ struct Open: ParsableCommand {
     @Flag(name: .long, help: "Do not show the handler's launch image.")
     var noLaunchImage = false
 
+    @Flag(name: .long, help: "Wait for the handler's reply and print it (exit 0 success, 4 failed, 5 cancelled).")
+    var wait = false
+
+    @Option(name: .long, help: ArgumentHelp("With --wait: seconds the handler has to reply (default 300).", valueName: "seconds"))
+    var replyTimeout: UInt32?
+
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
@@ -33,6 +39,13 @@ struct Open: ParsableCommand {
     }
 
     func run() throws {
+        if wait {
+            let status = try WaitForReply.openAll(urls, options: Self.options(handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
+                                                                              timeout: replyTimeout),
+                                                  json: output.json, service: client.client())
+            if status != .success { throw status.exitCode }
+            return
+        }
         let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
                                       json: output.json, service: client.client())
         if status != .success { throw status.exitCode }
@@ -57,10 +70,7 @@ struct Open: ParsableCommand {
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
     static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, json: Bool,
                         service: SchemeBridgeBlockingClient) throws -> ExitStatus {
-        let options = OpenOptions(
-            handler: handler,
-            activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
-            launchImage: launchImage)
+        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage)
         var firstFailure: ExitStatus?
         for url in urls {
             let status = open(url, options: options, json: json, service: service)
@@ -91,6 +101,13 @@ struct Open: ParsableCommand {
             }
             return ExitStatus(error)
         }
+    }
+
+    /// The options the command line asks for (the token from the environment when not given).
+    static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil) -> OpenOptions {
+        OpenOptions(handler: handler,
+                    activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
+                    launchImage: launchImage, timeout: timeout)
     }
 
     /// xdg-open also takes file names. SchemeBridge routes URL schemes only: a name without a

@@ -21,7 +21,7 @@ struct SchemeBridgeCommand: ParsableCommand {
             4 the action failed (launch failed, access denied, rate limited).
             """,
         version: "1",
-        subcommands: [Open.self, CanOpen.self, Handlers.self, Default.self, Schemes.self, LaunchImage.self, Monitor.self]
+        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Schemes.self, LaunchImage.self, Monitor.self]
     )
 
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not

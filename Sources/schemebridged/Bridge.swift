@@ -17,6 +17,8 @@ final class Bridge: Sendable {
     let searchPath: [String]
     let launcher = ProcessLauncher()
     let presenter: LaunchImagePresenter
+    /// Requests waiting for a handler's reply (`OpenURLWithReply`).
+    let replies: ReplyService
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 
@@ -31,6 +33,7 @@ final class Bridge: Sendable {
         self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
+        self.replies = ReplyService(connection: connection, logger: logger)
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
         let explicitScale = DisplayScale.set(by: environment)
         self.sessionScale = Atomic(explicitScale ?? 1)
@@ -102,18 +105,45 @@ final class Bridge: Sendable {
     /// Opens `url` for `sender`. Every failure is also announced with `URLFailed`, every success
     /// with `URLHandled`.
     func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName) async throws(DBusError) -> OpenResults {
-        do {
+        try await open(url, options: rawOptions, sender: sender, method: method, reply: nil).results
+    }
+
+    /// `OpenURLWithReply`: opens `url` with a request the handler answers; returns the request's
+    /// path, and publishes it once the reply naming it has been sent.
+    func openWithReply(_ url: String, options rawOptions: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
+        let opened = try await open(url, options: rawOptions, sender: sender, method: ContractMethod.openURLWithReply, reply: true)
+        guard let id = opened.request else { throw DBusError(.failed, "internal error: no request was made") }
+        return MethodResult([.objectPath(ReplyService.path(id))], followUp: { [replies] in replies.publish(id) })
+    }
+
+    /// Opens `url`; with `reply`, a request is made before the launch, its token handed to the
+    /// handler, and the started handler recorded on it.
+    private func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
+                      reply: Bool?) async throws(DBusError) -> (results: OpenResults, request: UInt64?) {
+        do throws(DBusError) {
             let options = try OpenOptions(decoding: rawOptions)
             let known = await callers.caller(sender, connection: connection, registry: registry)
             let request = OpenRequest(url: url, handler: options.handler, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
-            let admission = try adapt { () throws(OpenFailure) in
+            let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
+            var admission = try adapt { () throws(OpenFailure) in
                 try broker.admit(request, searchPath: searchPath, sessionScale: sessionScale.load(ordering: .relaxed),
-                                 splashAvailable: splashAvailable)
+                                 splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)))
             }
-            return try await launch(admission, annotation: options.annotation, caller: request.caller, method: method)
+            guard reply == true else {
+                return (try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: nil), nil)
+            }
+            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id, timeout: timeout)
+            admission.context.replyToken = pending.token
+            do throws(DBusError) {
+                let results = try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: pending.id)
+                return (results, pending.id)
+            } catch {
+                replies.abandon(pending.id)
+                throw error
+            }
         } catch {
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
             try? connection.emit(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message))
@@ -122,7 +152,7 @@ final class Bridge: Sendable {
     }
 
     /// Starts what `admission` says and reports it.
-    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName) async throws(DBusError) -> OpenResults {
+    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?) async throws(DBusError) -> OpenResults {
         let (plan, context) = (admission.plan, admission.context)
         var results = OpenResults(handler: plan.entry.id)
         var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
@@ -134,12 +164,16 @@ final class Bridge: Sendable {
             var pids: [Int32] = []
             for command in commands {
                 let name = plan.entry.id
-                let log = logger
+                let (log, replies) = (logger, self.replies)
+                // The first process is the one a reply request watches.
+                let watched = pids.isEmpty ? reply : nil
                 do {
                     pids.append(try launcher.spawn(argv: command.argv, environment: context.environment(base: childEnvironment, command: command),
                                                    workingDirectory: command.workingDirectory, onExit: { code in
                                                        if code != 0 { log.info("handler \(name) exited with status \(code)") }
+                                                       if let watched { replies.handlerExited(watched, status: code) }
                                                    }))
+                    if let watched, let pid = pids.first { replies.started(watched, handler: .spawned(pid: pid)) }
                 } catch {
                     throw ContractError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
                 }
@@ -152,6 +186,7 @@ final class Bridge: Sendable {
             // comes down at once when the activation fails.
             let presented = await present(admission, handlerPID: nil)
             shown = presented.shown
+            if let reply { replies.started(reply, handler: .activating(busName: busName)) }
             do {
                 try await activate(plan, busName: busName, objectPath: objectPath, context: context, annotation: annotation)
             } catch {
@@ -160,6 +195,9 @@ final class Bridge: Sendable {
             }
             results.pid = await pidOf(busName)
             launchKind = .dbusActivation
+            if let reply, let owner = await replies.ownerOf(busName) {
+                replies.started(reply, handler: .activated(owner: owner, pid: results.pid.map { Int32(bitPattern: $0) }))
+            }
         }
         if shown, let image = admission.image { results.launchImage = image }
         details[URLHandled.Key.launch] = .string(launchKind.rawValue)
@@ -233,6 +271,7 @@ extension DBusError {
         case .accessDenied: self = ContractError.accessDenied(failure.message)
         case .reservedScheme: self = ContractError.reservedScheme(failure.message)
         case .rateLimited: self = ContractError.rateLimited(failure.message)
+        case .callbackNotOwned: self = ContractError.callbackNotOwned(failure.message)
         case .invalidArgument: self.init(.invalidArgs, failure.message)
         case .failed: self.init(.failed, failure.message)
         }

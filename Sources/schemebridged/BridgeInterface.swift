@@ -38,6 +38,17 @@ struct BridgeInterface {
                            try bridge.setDefault(scheme: call.string(0), desktopID: call.string(1))
                            return []
                        }),
+                Method(ContractMethod.openURLWithReply, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
+                       outputs: [Argument("request", "o")],
+                       handler: .asyncThen { call in
+                           try await bridge.openWithReply(call.string(0), options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+                       }),
+                Method(ContractMethod.reply, inputs: [Argument("token", "s", maxBytes: 256), Argument("code", "u"), Argument("results", "a{sv}")],
+                       handler: .async { call in
+                           try await bridge.replies.reply(token: call.string(0), code: call.arguments[1].integer.map { UInt32(truncatingIfNeeded: $0) } ?? 0,
+                                                          results: call.arguments[2].stringDictionary ?? [:], sender: call.sender)
+                           return []
+                       }),
                 Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
                        handler: Self.query(bridge) { call in bridge.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
             ],

@@ -59,6 +59,7 @@ struct BridgeService: Service {
                               case .string(let old) = message.body[1], case .string(let new) = message.body[2] else { continue }
                         if new.isEmpty {
                             bridge.callers.forget(name)
+                            bridge.replies.nameLeft(name)
                         } else if old.isEmpty, name != connection.uniqueName {
                             Task { _ = await bridge.callers.caller(name, connection: connection, registry: registry) }
                         }

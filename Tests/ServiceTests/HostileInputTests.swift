@@ -48,7 +48,7 @@ import SchemeBridgeContract
                     name = e.get_dbus_name()
                     counts['errors'][name] = counts['errors'].get(name, 0) + 1
                     if name not in allowed: bad.append([m, s[:80], name, str(e)[:200]])
-            assert props.Get(N, 'Version') == 1
+            assert props.Get(N, 'Version') == \#(Contract.version)
             print(json.dumps({'counts': counts, 'bad': bad[:10]}))
             """#
         let client = try await Connection.connect(address: f.bus.address)

@@ -84,6 +84,9 @@ final class ServiceFixture: @unchecked Sendable {
     /// Lets the handler holding on gate `name` exit.
     func release(_ name: String) { gate.release(name) }
 
+    /// What the bus-activated service logged (it inherits the bus daemon's stderr).
+    var serviceLog: String { (try? String(contentsOf: bus.directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
+
     /// `$XDG_CONFIG_HOME/schemebridge/config` (read live by the service).
     func writeConfig(_ text: String) throws {
         let dir = configHome.appendingPathComponent("schemebridge")

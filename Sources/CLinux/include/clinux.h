@@ -36,6 +36,9 @@ int clinux_rename_exchange(const char *a, const char *b);
 /* renameat2(RENAME_NOREPLACE): renames unless the target exists (EEXIST). 0, or an errno value. */
 int clinux_rename_noreplace(const char *from, const char *to);
 
+/* getrandom(2): fills buf with bytes from the kernel's CSPRNG. Bytes written, or -1 (errno set). */
+long clinux_getrandom(void *buf, unsigned long length);
+
 /* Names the calling thread (visible in top, gdb, perf and /proc; 15 bytes are kept). */
 void clinux_set_thread_name(const char *name);
 

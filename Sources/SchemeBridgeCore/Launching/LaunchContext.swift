@@ -12,15 +12,18 @@ public struct LaunchContext: Sendable, Equatable {
     /// The startup-notification id (`DESKTOP_STARTUP_ID`, `desktop-startup-id`): the caller's
     /// token, or one of ours when a launch image needs one.
     public var startupID: String?
+    /// The token the handler answers a reply request with (`SCHEMEBRIDGE_REPLY_TOKEN`, `reply-token`).
+    public var replyToken: String?
 
-    public init(source: String? = nil, activationToken: String? = nil, startupID: String? = nil) {
+    public init(source: String? = nil, activationToken: String? = nil, startupID: String? = nil, replyToken: String? = nil) {
         self.source = source
         self.activationToken = activationToken
         self.startupID = startupID
+        self.replyToken = replyToken
     }
 
     /// The variables the context sets (and that a base environment must not carry over).
-    public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"]
+    public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID", "SCHEMEBRIDGE_REPLY_TOKEN"]
 
     /// The environment variables for a spawned handler.
     public var environment: [String: String] {
@@ -28,6 +31,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let source { env["SCHEMEBRIDGE_SOURCE"] = source }
         if let activationToken { env["XDG_ACTIVATION_TOKEN"] = activationToken }
         if let startupID { env["DESKTOP_STARTUP_ID"] = startupID }
+        if let replyToken { env["SCHEMEBRIDGE_REPLY_TOKEN"] = replyToken }
         return env
     }
 
@@ -37,6 +41,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let source { data["source"] = source }
         if let activationToken { data["activation-token"] = activationToken }
         if let startupID { data["desktop-startup-id"] = startupID }
+        if let replyToken { data["reply-token"] = replyToken }
         return data
     }
 

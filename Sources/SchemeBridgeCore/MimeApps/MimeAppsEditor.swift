@@ -35,46 +35,49 @@ public enum MimeAppsEditor {
     /// and the file (mode 0644; an existing file keeps its mode).
     ///
     /// Other programs (`gio mime`, `xdg-mime`, a desktop's settings) write the same file without
-    /// any lock. So the new file is swapped in with `renameat2(RENAME_EXCHANGE)`, which hands back
-    /// the file it replaced: when that is not the version we read, someone wrote in between, and
-    /// our change is applied again on top of theirs and swapped in again (a new file is created
-    /// only where none appeared meanwhile). A change another program made between our read and
-    /// our write is never lost by us.
+    /// any lock. So, once the new file is written and synced, the target is read again: when it
+    /// changed since we read it, our change is made again on top of the new content. Only then is
+    /// the new file swapped in, with `renameat2(RENAME_EXCHANGE)`, which hands back the file it
+    /// replaced: if even that is not the version we built on (another write landed in the
+    /// microseconds between the check and the swap), the two are swapped back at once and the
+    /// change is made again. A new file is created only where none appeared meanwhile.
     /// - Throws: ``SetDefaultError/writeFailed(path:reason:)``; the old file is then intact.
     static func setDefault(scheme: String, desktopID: String, listPath: String) throws(SetDefaultError) {
         do throws(FileSystemError) {
             let target = try FileSystem.resolveWriteTarget(listPath)
             try FileSystem.makeDirectories(FileSystem.dirname(target))
-            var source = try readVersion(target)
-            var expected = source
+            var base = try readVersion(target)
             for _ in 0..<maximumAttempts {
-                var document = KeyFileDocument(bytes: source?.bytes ?? [])
+                var document = KeyFileDocument(bytes: base?.bytes ?? [])
                 applyDefault(scheme: scheme, desktopID: desktopID, to: &document)
-                let bytes = document.bytes
-                let temp = try FileSystem.writeTemporary(bytes, beside: target)
-                guard let previous = expected else {
+                let temp = try FileSystem.writeTemporary(document.bytes, beside: target)
+                let now = try readVersion(target)
+                guard Version.same(now, base) else {
+                    // Changed while we wrote (the slow part: the sync): build on the new content.
+                    unlink(temp.path)
+                    base = now
+                    continue
+                }
+                guard let base else {
                     // No file when we read: create it, unless one appeared meanwhile.
                     if try FileSystem.renameIfAbsent(temp.path, target) {
                         FileSystem.syncDirectory(of: target)
                         return
                     }
                     unlink(temp.path)
-                    source = try readVersion(target)
-                    expected = source
                     continue
                 }
                 try FileSystem.exchange(temp.path, target)
                 // `temp.path` now holds the file we replaced.
                 let replaced = try readVersion(temp.path)
-                unlink(temp.path)
-                FileSystem.syncDirectory(of: target)
-                if let replaced, replaced.signature.device == previous.signature.device,
-                   replaced.signature.inode == previous.signature.inode, replaced.bytes == previous.bytes {
+                if Version.same(replaced, base) {
+                    unlink(temp.path)
+                    FileSystem.syncDirectory(of: target)
                     return
                 }
-                // Someone wrote between our read and our swap: build on what they wrote.
-                source = replaced
-                expected = Version(bytes: bytes, signature: temp.signature)
+                // Someone wrote between our check and our swap: put theirs back, and start over.
+                try FileSystem.exchange(temp.path, target)
+                unlink(temp.path)
             }
             throw FileSystemError(path: target, code: EBUSY, message: "kept changing while we wrote it (\(maximumAttempts) tries); try again")
         } catch {
@@ -89,6 +92,12 @@ public enum MimeAppsEditor {
     struct Version {
         let bytes: [UInt8]
         let signature: FileSignature
+
+        /// Whether `a` and `b` are the same file with the same content (or both absent).
+        static func same(_ a: Version?, _ b: Version?) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            return a.signature.device == b.signature.device && a.signature.inode == b.signature.inode && a.bytes == b.bytes
+        }
     }
 
     /// The file at `path` (nil when there is none); anything but a regular file is an error.

@@ -28,6 +28,9 @@ public struct PolicyConfig: Sendable, Equatable {
     public var maxConcurrentLaunches = 32
     /// The most `MaxConcurrentLaunches` may be.
     public static let maximumConcurrentLaunches = 4096
+    /// `[Callbacks] Enabled`: check x-callback URLs against the caller's entry and deliver them
+    /// to it (pinned), never by scheme lookup.
+    public var callbacks = true
     /// `[LaunchImages] Enabled`.
     public var launchImages = true
     /// `[LaunchImages] ShowDelay`, in milliseconds.
@@ -60,6 +63,12 @@ public struct PolicyConfig: Sendable, Equatable {
             if let v = milliseconds("ShowDelay") { c.splashShowDelay = v }
             if let v = milliseconds("MinimumDuration") { c.splashMinimumDuration = v }
             if let v = milliseconds("Timeout") { c.splashTimeout = max(v, 1) }
+        }
+        if let callbacks = file.group("Callbacks") {
+            for e in callbacks.entries where e.key != "Enabled" {
+                warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+            }
+            if let b = callbacks.boolean("Enabled") { c.callbacks = b }
         }
         guard let g = file.group("Policy") else { return c }
         let known: Set<String> = ["QueryPrivacy", "ReservedSchemes", "ExtraReservedSchemes", "MaxLaunchRate", "LaunchBurst", "MaxConcurrentLaunches"]

@@ -9,6 +9,8 @@ public final class Broker: Sendable {
     public let launchImages: LaunchImageIndex
     private let rateLimiter = LaunchRateLimiter()
     private let slots = LaunchSlots()
+    /// x-callback URLs handed out, pinned to the entries of the apps that asked.
+    public let callbackRoutes = CallbackRoutes()
 
     /// - Parameter ownDesktopIDs: SchemeBridge's own entries, never handlers.
     public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
@@ -124,10 +126,28 @@ public final class Broker: Sendable {
     ///   - sessionScale: the display scale when the request names none.
     ///   - splashAvailable: whether a launch image would be shown as a splash, which needs a
     ///     startup id for the handler (one is made when the caller gave no token).
-    public func admit(_ request: OpenRequest, searchPath: [String], sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
-        let plan: LaunchPlan
-        do { plan = try router.plan(request.url, handler: request.handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
+    public func admit(_ request: OpenRequest, searchPath: [String], sessionScale: Int, splashAvailable: Bool,
+                      callbackLifetime: Duration = .seconds(3600)) throws(OpenFailure) -> Admission {
         let caller = request.caller
+        var url = request.url
+        var handler = request.handler
+        var callbacks: (urls: [String], entry: String)? = nil
+        if policy.current.callbacks {
+            if handler == nil, let pinned = callbackRoutes.take(url) {
+                // A callback handed out earlier comes back: to the app that asked, whoever else
+                // declares its scheme.
+                handler = pinned
+            } else {
+                let urls = XCallback.callbacks(in: url)
+                if !urls.isEmpty {
+                    let entry = try callbackOwner(urls, caller: caller)
+                    url = XCallback.settingSource(caller.appID ?? "", in: url)
+                    callbacks = (urls, entry)
+                }
+            }
+        }
+        let plan: LaunchPlan
+        do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
         guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
             throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
@@ -144,7 +164,27 @@ public final class Broker: Sendable {
         let context = LaunchContext(
             source: caller.appID, activationToken: request.activationToken,
             startupID: request.activationToken ?? (image != nil && splashAvailable ? LaunchContext.newStartupID() : nil))
+        if let callbacks { callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
         return Admission(plan: plan, context: context, image: image, config: config, slot: slot)
+    }
+
+    /// The caller's own entry, when it declares the scheme of every callback in `urls`;
+    /// `CallbackNotOwned` otherwise, saying how to declare it.
+    func callbackOwner(_ urls: [String], caller: Caller) throws(OpenFailure) -> String {
+        guard let appID = caller.appID, let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else {
+            throw OpenFailure(.callbackNotOwned, "x-callback URLs come back only to an identified app with an installed entry; "
+                + "the caller is \(caller.appID ?? "unidentified") (install a desktop entry for it, or use OpenURLWithReply without x-success)")
+        }
+        for callback in urls {
+            guard let scheme = try? SchemeURL(callback).scheme.name else {
+                throw OpenFailure(.invalidURL, "the x-callback URL '\(URLRouterText.short(callback))' is not a valid URL")
+            }
+            if !entry.schemes.contains(scheme) {
+                throw OpenFailure(.callbackNotOwned, "the callback scheme '\(scheme)' is not \(entry.id)'s own: declare it with "
+                    + "MimeType=x-scheme-handler/\(scheme); in \(entry.path) so the callback can come back to it (and to no other app)")
+            }
+        }
+        return entry.id
     }
 }
 
@@ -169,7 +209,7 @@ public struct Admission: Sendable {
     /// The handler and how to start it.
     public let plan: LaunchPlan
     /// What the handler is told (environment / platform_data).
-    public let context: LaunchContext
+    public var context: LaunchContext
     /// The launch image to show, if any.
     public let image: String?
     /// The policy in force when the request was admitted.

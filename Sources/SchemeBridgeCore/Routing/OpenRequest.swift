@@ -50,6 +50,8 @@ public struct OpenFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds, named as the contract's errors.
     public enum Kind: Sendable, Equatable {
         case invalidURL, noHandler, invalidHandler, launchFailed, accessDenied, reservedScheme, rateLimited
+        /// An x-callback URL whose scheme the caller's own entry does not declare.
+        case callbackNotOwned
         /// A wrong argument (D-Bus `InvalidArgs`).
         case invalidArgument
         /// Anything else (D-Bus `Failed`).

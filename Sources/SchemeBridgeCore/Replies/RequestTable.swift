@@ -1,0 +1,126 @@
+import Synchronization
+
+/// The requests waiting for a handler's reply (`OpenURLWithReply`): who asked, which handler
+/// was started, and the token it answers with. Each request is taken out exactly once — by
+/// the reply, the caller's `Close`, the handler's exit, the timeout, or the caller leaving — so
+/// exactly one outcome is ever reported. Bounded per caller and in all.
+public final class RequestTable: Sendable {
+    /// The process a request's handler runs as.
+    public enum Handler: Sendable, Equatable {
+        /// A spawned process (replies come from it or its descendants).
+        case spawned(pid: Int32)
+        /// A D-Bus-activated app being started: whoever owns `busName` when it replies (it may
+        /// reply from inside its `Open`, before the activation is over).
+        case activating(busName: String)
+        /// A D-Bus-activated app: the unique name that owned its bus name, and its pid.
+        case activated(owner: String, pid: Int32?)
+    }
+
+    /// One pending request.
+    public struct Request: Sendable {
+        public let id: UInt64
+        /// The caller's unique bus name (the only one told the outcome).
+        public let caller: String
+        /// The handler's desktop id.
+        public let handlerID: String
+        /// The secret the handler answers with.
+        public let token: String
+        /// Set once the handler started.
+        public fileprivate(set) var handler: Handler?
+    }
+
+    /// Why a reply is refused.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// Unknown or used token.
+        case noSuchRequest
+        /// The token is right but the sender is not the handler.
+        case notTheHandler(handlerID: String)
+    }
+
+    private struct State {
+        var byID: [UInt64: Request] = [:]
+        var byToken: [String: UInt64] = [:]
+        var perCaller: [String: Int] = [:]
+        var nextID: UInt64 = 1
+    }
+    private let state = Mutex(State())
+    /// Requests one caller may have pending, and in all.
+    public let perCallerLimit: Int
+    public let totalLimit: Int
+
+    public init(perCallerLimit: Int = 256, totalLimit: Int = 8192) {
+        self.perCallerLimit = perCallerLimit
+        self.totalLimit = totalLimit
+    }
+
+    /// A new request for `caller`, with a fresh token.
+    public func open(caller: String, handlerID: String) throws(OpenFailure) -> Request {
+        let token = ReplyToken.make()
+        let made: Request? = state.withLock { s in
+            guard s.byID.count < totalLimit, s.perCaller[caller, default: 0] < perCallerLimit else { return nil }
+            let r = Request(id: s.nextID, caller: caller, handlerID: handlerID, token: token, handler: nil)
+            s.nextID += 1
+            s.byID[r.id] = r
+            s.byToken[token] = r.id
+            s.perCaller[caller, default: 0] += 1
+            return r
+        }
+        guard let made else {
+            throw OpenFailure(.rateLimited, "too many requests are waiting for a reply; close some (Close) or wait for their responses")
+        }
+        return made
+    }
+
+    /// Records the handler `id`'s launch started.
+    public func started(_ id: UInt64, handler: Handler) {
+        state.withLock { s in s.byID[id]?.handler = handler }
+    }
+
+    /// The pending request `id`.
+    public func request(_ id: UInt64) -> Request? { state.withLock { $0.byID[id] } }
+
+    /// The pending request `token` answers (nothing is taken).
+    public func request(token: String) -> Request? { state.withLock { s in s.byToken[token].flatMap { s.byID[$0] } } }
+
+    /// Takes request `id` out (nil when it is already done).
+    @discardableResult
+    public func take(_ id: UInt64) -> Request? {
+        state.withLock { s in Self.remove(id, from: &s) }
+    }
+
+    /// Takes out the request `token` answers, if `isHandler` says the sender is its handler.
+    /// `isHandler` is asked outside the lock (it may read /proc).
+    public func takeForReply(token: String, isHandler: (Request) -> Bool) -> Result<Request, Refusal> {
+        guard let request = state.withLock({ s in s.byToken[token].flatMap { s.byID[$0] } }) else { return .failure(.noSuchRequest) }
+        guard isHandler(request) else { return .failure(.notTheHandler(handlerID: request.handlerID)) }
+        guard let taken = take(request.id) else { return .failure(.noSuchRequest) }
+        return .success(taken)
+    }
+
+    /// Takes out every request of `caller` (it left the bus: nobody to tell).
+    public func takeAll(caller: String) -> [Request] {
+        state.withLock { s in
+            let ids = s.byID.values.filter { $0.caller == caller }.map(\.id)
+            return ids.compactMap { Self.remove($0, from: &s) }
+        }
+    }
+
+    /// Takes out every request whose activated handler was `owner` (it left the bus).
+    public func takeAll(handlerOwner owner: String) -> [Request] {
+        state.withLock { s in
+            let ids = s.byID.values.filter { if case .activated(owner, _)? = $0.handler { return true } else { return false } }.map(\.id)
+            return ids.compactMap { Self.remove($0, from: &s) }
+        }
+    }
+
+    /// Requests pending now.
+    public var count: Int { state.withLock { $0.byID.count } }
+
+    private static func remove(_ id: UInt64, from s: inout State) -> Request? {
+        guard let r = s.byID.removeValue(forKey: id) else { return nil }
+        s.byToken.removeValue(forKey: r.token)
+        let left = s.perCaller[r.caller, default: 1] - 1
+        s.perCaller[r.caller] = left > 0 ? left : nil
+        return r
+    }
+}

@@ -1,0 +1,63 @@
+import DBus
+import SchemeBridgeContract
+
+/// `schemebridge open --wait URL...`: `OpenURLWithReply`, then the request's one `Response`,
+/// printed (`key=value` lines, or one JSON object with `--json`).
+enum WaitForReply {
+    /// Opens each URL and waits for its reply; returns the first failure's status.
+    static func openAll(_ urls: [String], options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
+        var first: ExitStatus?
+        for url in urls {
+            let status = openAndWait(url, options: options, json: json, service: service)
+            if status != .success, first == nil { first = status }
+        }
+        return first ?? .success
+    }
+
+    static func openAndWait(_ url: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
+        if let local = Open.localPathStatus(url) { return local }
+        let response: Response
+        do {
+            let path = try service.perform(.openURLWithReply(url, options: options))
+            response = try waitForResponse(at: path, connection: service.connection)
+        } catch {
+            Terminal.error("cannot open '\(Open.shown(url))': \(ServiceClient.explain(error))")
+            if json {
+                Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
+                                                ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
+            }
+            return ExitStatus(error)
+        }
+        let code = ReplyCode(rawValue: response.code) ?? .failed
+        let name: String
+        switch code {
+        case .success: name = "success"
+        case .cancelled: name = "cancelled"
+        case .failed: name = "failed"
+        }
+        if json {
+            let results = response.results.keys.sorted().map { ($0, JSON.value(response.results[$0]!)) }
+            Terminal.out(JSON.text(.object([("url", .string(url)), ("code", .number(String(response.code))), ("status", .string(name)),
+                                            ("results", .object(results))])))
+        } else {
+            Terminal.out("status=\(name)")
+            for key in response.results.keys.sorted() {
+                let v = response.results[key]!
+                Terminal.out("\(key)=\(v.string.map(Open.shown) ?? JSON.text(JSON.value(v)))")
+            }
+        }
+        switch code {
+        case .success: return .success
+        case .cancelled: return .cancelled
+        case .failed: return .failed
+        }
+    }
+
+    /// The `Response` of the request at `path` (sent to us only, exactly once).
+    static func waitForResponse(at path: ObjectPath, connection: BlockingConnection) throws(DBusError) -> Response {
+        while true {
+            guard let message = try connection.nextSignal() else { continue }
+            if message.path == path, let response = Response(message) { return response }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import DBus
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+import Synchronization
+
+/// The request objects of `OpenURLWithReply`: one object per request at
+/// `…/request/<id>` (interface `Request1`), one `Response` per request sent to the caller only,
+/// and nothing left behind — the object, its timer and its table entry go with the response, or
+/// with the caller when it leaves the bus. Who may answer is the core's ``RequestTable``'s rule.
+final class ReplyService: Sendable {
+    let table = RequestTable()
+    let connection: Connection
+    let logger: Logger
+
+    /// Per request: whether the method's reply naming it has been sent, an outcome held until
+    /// then, and its timeout.
+    private struct Tracking {
+        var published = false
+        var held: Response?
+        var heldCaller: String?
+    }
+    /// The requests' timeouts (one thread for all; a finished request's is cancelled at once).
+    private let timeouts: DeadlineTimer
+    private let tracking = Mutex<[UInt64: Tracking]>([:])
+    /// Replies that came before their handler's start was recorded, waiting for it.
+    private let startWaiters = Mutex<[UInt64: [CheckedContinuation<Void, Never>]]>([:])
+
+    init(connection: Connection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+        let box = WeakBox<ReplyService>()
+        timeouts = DeadlineTimer(name: "reply-timeouts") { id in box.value?.fail(id, "Timeout", "the handler did not reply in time") }
+        box.value = self
+    }
+
+    static func path(_ id: UInt64) -> ObjectPath {
+        try! ObjectPath(Contract.requestPathPrefix + "/\(id)")
+    }
+
+    /// A new request for `caller`, waiting for `timeout`; its object is exported, but its
+    /// outcome is held until ``publish(_:)``.
+    func begin(caller: String, handlerID: String, timeout: Duration) throws(DBusError) -> RequestTable.Request {
+        let request: RequestTable.Request
+        do { request = try table.open(caller: caller, handlerID: handlerID) } catch { throw DBusError(error) }
+        let id = request.id
+        tracking.withLock { $0[id] = Tracking() }
+        timeouts.schedule(id, at: .now + timeout)
+        try? connection.export([declaration(id: id, caller: caller)], at: Self.path(id))
+        return request
+    }
+
+    /// The method call that made request `id` failed: forget it without a response.
+    func abandon(_ id: UInt64) {
+        table.take(id)
+        drop(id)
+    }
+
+    /// The reply naming request `id` was sent: a held outcome may go now.
+    func publish(_ id: UInt64) {
+        let held: Response? = tracking.withLock { t in
+            t[id]?.published = true
+            return t[id]?.held
+        }
+        if let held, let caller = table.request(id)?.caller ?? heldCaller(id) { send(held, id: id, to: caller) }
+    }
+
+    /// The handler of `id` started as `handler`.
+    func started(_ id: UInt64, handler: RequestTable.Handler) {
+        table.started(id, handler: handler)
+        wakeStartWaiters(id)
+    }
+
+    private func wakeStartWaiters(_ id: UInt64) {
+        for c in startWaiters.withLock({ $0.removeValue(forKey: id) }) ?? [] { c.resume() }
+    }
+
+    /// Waits until request `id`'s handler start is recorded (or the request is gone): a
+    /// handler may answer before the service, between starting it and noting its pid, has run.
+    private func waitForStart(_ id: UInt64) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let ready = startWaiters.withLock { w -> Bool in
+                guard let r = table.request(id), r.handler == nil else { return true }
+                w[id, default: []].append(c)
+                return false
+            }
+            if ready { c.resume() }
+        }
+    }
+
+    /// A spawned handler of `id` ended with `status`. Whatever it sent before it ended is read
+    /// first (one round trip to the bus), so a reply sent just before exiting still counts.
+    func handlerExited(_ id: UInt64, status: Int32) {
+        Task {
+            _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                           interface: "org.freedesktop.DBus", member: "GetId", timeout: .seconds(5))
+            fail(id, "HandlerExited",
+                 "the handler exited\(status == 0 ? "" : " with status \(status)") without replying")
+        }
+    }
+
+    /// `name` left the bus: its requests are dropped (a caller) or failed (an activated handler).
+    func nameLeft(_ name: String) {
+        for r in table.takeAll(caller: name) { drop(r.id) }
+        for r in table.takeAll(handlerOwner: name) {
+            finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why("HandlerExited", "the handler left the bus without replying")))
+        }
+    }
+
+    /// `Reply(token, code, results)` from `sender`.
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String) async throws(DBusError) {
+        guard ReplyCode(rawValue: code) != nil else {
+            throw DBusError(.invalidArgs, "code must be 0 (success), 1 (cancelled) or 2 (failed), not \(code)")
+        }
+        if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
+        let senderPID = await pidOf(sender)
+        // An app being activated may answer from inside its Open: its bus name's owner now.
+        var nameOwner: String? = nil
+        if case .activating(let busName)? = table.request(token: token)?.handler { nameOwner = await ownerOf(busName) }
+        switch table.takeForReply(token: token, isHandler: { Self.isHandler($0, sender: sender, pid: senderPID, nameOwner: nameOwner) }) {
+        case .failure(.noSuchRequest):
+            throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
+        case .failure(.notTheHandler(let handlerID)):
+            throw ContractError.notTheHandler("only the handler launched for this request (\(handlerID)) may reply to it")
+        case .success(let request):
+            finish(request, Response(code: code, results: results))
+        }
+    }
+
+    /// Whether `sender` (with `pid`) is the launched handler of `request`: the spawned process or
+    /// one of its descendants; the activated app's connection, or a descendant of its process.
+    static func isHandler(_ request: RequestTable.Request, sender: String, pid: Int32?, nameOwner: String? = nil) -> Bool {
+        switch request.handler {
+        case .activating?:
+            return nameOwner != nil && nameOwner == sender
+        case .spawned(let handlerPID)?:
+            return pid.map { ProcessLineage.isSelfOrDescendant($0, of: handlerPID) } ?? false
+        case .activated(let owner, let ownerPID)?:
+            if sender == owner { return true }
+            guard let pid, let ownerPID else { return false }
+            return ProcessLineage.isSelfOrDescendant(pid, of: ownerPID)
+        case nil:
+            return false
+        }
+    }
+
+    /// Request objects exported now (for tests and leak checks).
+    var pendingCount: Int { tracking.withLock { $0.count } }
+
+    // MARK: internals
+
+    private func fail(_ id: UInt64, _ name: String, _ message: String) {
+        guard let r = table.take(id) else { return }
+        finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(name, message)))
+    }
+
+    private static func why(_ name: String, _ message: String) -> [String: DBusValue] {
+        [Response.Key.errorName: .string(Contract.errorPrefix + name), Response.Key.errorMessage: .string(message)]
+    }
+
+    /// Reports `response` for the taken request `r` (now or once published).
+    private func finish(_ r: RequestTable.Request, _ response: Response) {
+        timeouts.cancel(r.id)
+        let now: Bool = tracking.withLock { t in
+            guard let published = t[r.id]?.published else { return false }
+            if !published { t[r.id]?.held = response; t[r.id]?.heldCaller = r.caller }
+            return published
+        }
+        if now { send(response, id: r.id, to: r.caller) }
+    }
+
+    private func heldCaller(_ id: UInt64) -> String? { tracking.withLock { $0[id]?.heldCaller } }
+
+    private func send(_ response: Response, id: UInt64, to caller: String) {
+        if let destination = try? BusName(caller) {
+            try? connection.emit(response, path: Self.path(id), to: destination)
+        }
+        drop(id)
+    }
+
+    private func drop(_ id: UInt64) {
+        wakeStartWaiters(id)
+        tracking.withLock { _ = $0.removeValue(forKey: id) }
+        timeouts.cancel(id)
+        connection.unexport(Self.path(id))
+    }
+
+    func ownerOf(_ busName: String) async -> String? {
+        guard let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetNameOwner", [.string(busName)], timeout: .seconds(2)) else { return nil }
+        return reply.first?.string
+    }
+
+    private func pidOf(_ name: String) async -> Int32? {
+        guard let reply = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixProcessID", [.string(name)], timeout: .seconds(2)),
+              case .uint32(let pid)? = reply.first else { return nil }
+        return Int32(bitPattern: pid)
+    }
+
+    /// `Request1` on a request's object: `Close()` (its caller only) and the `Response` signal.
+    private func declaration(id: UInt64, caller: String) -> Interface {
+        Interface(Contract.requestInterface, methods: [
+            Method(ContractMethod.close, handler: .inline { [weak self] call in
+                guard call.sender == caller, let self, let r = self.table.take(id) else {
+                    throw ContractError.noSuchRequest("no such request")
+                }
+                self.finish(r, Response(code: ReplyCode.cancelled.rawValue, results: [:]))
+                return []
+            }),
+        ], signals: [
+            SignalDeclaration(Response.member, arguments: [Argument("code", "u"), Argument("results", "a{sv}")]),
+        ])
+    }
+}
+
+/// A weak reference that can be handed to a `@Sendable` closure made before its target exists.
+final class WeakBox<T: AnyObject & Sendable>: @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private weak var stored: T?
+    var value: T? {
+        get { lock.withLock { _ in stored } }
+        set { lock.withLock { _ in stored = newValue } }
+    }
+}

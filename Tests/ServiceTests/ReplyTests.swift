@@ -1,0 +1,264 @@
+import Foundation
+import Glibc
+import Testing
+import DBus
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// `OpenURLWithReply`, `Reply` and request objects, driven as users drive them: a python3-dbus
+/// caller, handler scripts that answer with `schemebridge reply`, and `schemebridge open --wait`.
+@Suite struct ReplyTests {
+    /// A handler script: records its token where the test can steal it, waits at gate `name` if
+    /// `hold`, then runs `body` (shell; `$SB` is our CLI).
+    static func handler(_ f: ServiceFixture, _ name: String, hold: Bool = false, _ body: String) throws -> String {
+        let cli = try Built.executable("schemebridge")
+        let path = f.bin.appendingPathComponent(name).path
+        try """
+            #!/bin/sh
+            SB='\(cli)'
+            printf '%s' "$SCHEMEBRIDGE_REPLY_TOKEN" > '\(f.records.path)/\(name).token'
+            printf '%s' "$1" > '\(f.records.path)/\(name).url'
+            \(hold ? f.gate.shellWait(name) : "")
+            \(body)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// A python3-dbus caller: OpenURLWithReply(url, options), then prints the one Response
+    /// (`code` and the results as JSON), or the error name. `closeAfter` gate: call Close() once
+    /// the test opens that gate.
+    static func caller(_ f: ServiceFixture, _ url: String, options: String = "{}", closeWhen gate: String? = nil) -> [String] {
+        let script = """
+            import sys, os, json, time, dbus
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            \(ServiceFixture.pythonNames)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            svc = dbus.Interface(bus.get_object(N, O), N)
+            got = []
+            loop = GLib.MainLoop()
+            def on_response(code, results, path=None):
+                got.append((int(code), {str(k): str(v) for k, v in results.items()}, str(path)))
+                GLib.timeout_add(300, loop.quit)   # wait a little for a second (forbidden) response
+            bus.add_signal_receiver(on_response, 'Response', '\(Contract.requestInterface)', path_keyword='path')
+            try:
+                path = svc.OpenURLWithReply(sys.argv[2], \(options))
+            except dbus.DBusException as e:
+                print(json.dumps({'error': e.get_dbus_name(), 'message': str(e)})); sys.exit(0)
+            gate = sys.argv[3] if len(sys.argv) > 3 else ''
+            if gate:
+                def poll():
+                    if os.path.exists(gate):
+                        dbus.Interface(bus.get_object(N, path), '\(Contract.requestInterface)').Close(); return False
+                    return True
+                GLib.timeout_add(50, poll)
+            loop.run()
+            print(json.dumps({'path': str(path), 'responses': [{'code': c, 'results': r, 'from': p} for c, r, p in got]}))
+            """
+        return [Tools.systemPython, "-c", script, f.bus.address, url] + (gate.map { [f.gate.file($0)] } ?? [])
+    }
+
+    static func json(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    static func responses(_ r: ProcessResult) -> [[String: Any]] {
+        json(r.stdout)["responses"] as? [[String: Any]] ?? []
+    }
+
+    @Test func aCallerGetsExactlyOneResponseWithTheHandlersResults() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let h = try Self.handler(f, "todo", "exec \"$SB\" reply title=milk 'note=two words'")
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(h) %u\nMimeType=x-scheme-handler/todolist;")
+        let monitor = f.root.appendingPathComponent("monitor.txt")
+        let mon = try Tools.spawn(["dbus-monitor", "--address", f.bus.address], stdout: monitor)
+        defer { mon.terminate() }
+        let r = try await Tools.run(Self.caller(f, "todolist://add?task=milk"))
+        let all = Self.responses(r)
+        #expect(all.count == 1, "\(r.stdout)\(r.stderr)")
+        #expect(all.first?["code"] as? Int == 0)
+        #expect(all.first?["results"] as? [String: String] == ["title": "milk", "note": "two words"], "\(r.stdout)")
+        let path = Self.json(r.stdout)["path"] as? String ?? ""
+        #expect(path.hasPrefix(Contract.requestPathPrefix + "/") && all.first?["from"] as? String == path)
+        // The token is never in a signal (nor, below, in the service's log).
+        let token = try String(contentsOf: f.records.appendingPathComponent("todo.token"), encoding: .utf8)
+        #expect(token.count == 64)
+        _ = await Tools.eventually { ((try? String(contentsOf: monitor, encoding: .utf8)) ?? "").contains("Response") }
+        let seen = (try? String(contentsOf: monitor, encoding: .utf8)) ?? ""
+        // dbus-monitor prints one message a block, each starting on an unindented line.
+        var blocks: [String] = []
+        for line in seen.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") || blocks.isEmpty { blocks.append(String(line)) } else { blocks[blocks.count - 1] += "\n" + line }
+        }
+        let signals = blocks.filter { $0.hasPrefix("signal ") }
+        #expect(!signals.isEmpty && !signals.contains { $0.contains(token) }, "a signal carried the token")
+        #expect(!f.serviceLog.contains(token), "the log carried the token")
+        // The request object is gone with its response.
+        let intro = try await Tools.run(["gdbus", "introspect", "--address", f.bus.address, "--dest", ServiceFixture.name, "--object-path", path])
+        #expect(!intro.stdout.contains(Contract.requestInterface.rawValue), "\(intro.stdout)")
+    }
+
+    @Test func aHandlerThatExitsWithoutReplyingFailsTheRequest() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let h = try Self.handler(f, "quiet", "exit 3")
+        try f.entry("quiet.desktop", "Name=Quiet\nExec=\(h) %u\nMimeType=x-scheme-handler/quiet;")
+        let r = try await Tools.run(Self.caller(f, "quiet://x"))
+        let all = Self.responses(r)
+        #expect(all.count == 1 && all.first?["code"] as? Int == 2, "\(r.stdout)\(r.stderr)")
+        let results = all.first?["results"] as? [String: String] ?? [:]
+        #expect(results[Response.Key.errorName] == Contract.errorPrefix + "HandlerExited" && results[Response.Key.errorMessage]?.contains("status 3") == true, "\(results)")
+    }
+
+    @Test func closeCancelsAndTheHandlersLateReplyIsNoSuchRequest() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let h = try Self.handler(f, "slow", hold: true, "\"$SB\" reply done=yes 2> '\(f.records.path)/slow.err'; echo $? > '\(f.records.path)/slow.status'")
+        try f.entry("slow.desktop", "Name=Slow\nExec=\(h) %u\nMimeType=x-scheme-handler/slow;")
+        async let run = Tools.run(Self.caller(f, "slow://x", closeWhen: "close"))
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: f.records.appendingPathComponent("slow.token").path) })
+        f.release("close")
+        let r = try await run
+        let all = Self.responses(r)
+        #expect(all.count == 1 && all.first?["code"] as? Int == 1, "\(r.stdout)\(r.stderr)")
+        f.release("slow")
+        let status = f.records.appendingPathComponent("slow.status")
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: status.path) })
+        #expect((try? String(contentsOf: status, encoding: .utf8))?.hasPrefix("4") == true)
+        #expect(((try? String(contentsOf: f.records.appendingPathComponent("slow.err"), encoding: .utf8)) ?? "").contains("was answered, closed or timed out"))
+    }
+
+    @Test func aThirdProcessWithTheTokenIsNotTheHandler() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let h = try Self.handler(f, "held", hold: true, "exec \"$SB\" reply who=handler")
+        try f.entry("held.desktop", "Name=Held\nExec=\(h) %u\nMimeType=x-scheme-handler/held;")
+        async let run = Tools.run(Self.caller(f, "held://x"))
+        let tokenFile = f.records.appendingPathComponent("held.token")
+        #expect(await Tools.eventually { ((try? String(contentsOf: tokenFile, encoding: .utf8)) ?? "").count == 64 })
+        let token = try String(contentsOf: tokenFile, encoding: .utf8)
+        // Another program learned the token (a log, a shared file): it still cannot answer.
+        let thief = try await Tools.run([try Built.executable("schemebridge"), "reply", "--address", f.bus.address, "who=thief"],
+                                        environment: ["SCHEMEBRIDGE_REPLY_TOKEN": token])
+        #expect(thief.status == 4 && thief.stderr.contains("only the handler launched for this request"), "\(thief.status) \(thief.stderr)")
+        let guess = try await Tools.run([try Built.executable("schemebridge"), "reply", "--address", f.bus.address],
+                                        environment: ["SCHEMEBRIDGE_REPLY_TOKEN": String(repeating: "0", count: 64)])
+        #expect(guess.status == 4 && guess.stderr.contains("no request is waiting"), "\(guess.stderr)")
+        f.release("held")
+        let all = Self.responses(try await run)
+        #expect(all.count == 1 && (all.first?["results"] as? [String: String])?["who"] == "handler")
+    }
+
+    @Test func openWaitPrintsTheReplyWithExitStatuses() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let ok = try Self.handler(f, "ok", "exec \"$SB\" reply answer=42")
+        let bad = try Self.handler(f, "bad", "exec \"$SB\" reply --error 'disk full'")
+        let no = try Self.handler(f, "no", "exec \"$SB\" reply --cancel")
+        for (s, h) in [("ok", ok), ("bad", bad), ("no", no)] {
+            try f.entry("\(s).desktop", "Name=\(s)\nExec=\(h) %u\nMimeType=x-scheme-handler/\(s);")
+        }
+        let cli = try Built.executable("schemebridge")
+        let a = try await Tools.run([cli, "open", "--wait", "--address", f.bus.address, "ok://x"])
+        #expect(a.status == 0 && a.stdout == "status=success\nanswer=42\n", "\(a.status) \(a.stdout)\(a.stderr)")
+        let b = try await Tools.run([cli, "open", "--wait", "--json", "--address", f.bus.address, "bad://x"])
+        #expect(b.status == 4 && b.stdout.contains("\"status\":\"failed\"") && b.stdout.contains("disk full"), "\(b.status) \(b.stdout)")
+        let c = try await Tools.run([cli, "open", "--wait", "--address", f.bus.address, "no://x"])
+        #expect(c.status == 5 && c.stdout.hasPrefix("status=cancelled"), "\(c.status) \(c.stdout)")
+        let none = try await Tools.run([cli, "open", "--wait", "--address", f.bus.address, "nothing://x"])
+        #expect(none.status == 3, "what fails before the handler starts keeps its usual status")
+        let notAHandler = try await Tools.run([cli, "reply", "--address", f.bus.address, "a=b"], environment: ["SCHEMEBRIDGE_REPLY_TOKEN": ""])
+        #expect(notAHandler.status == 1 && notAHandler.stderr.contains("no reply is expected"))
+    }
+
+    @Test func aDBusActivatedHandlerRepliesWithItsPlatformDataToken() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Answer.desktop", "Name=Answer\nDBusActivatable=true\nMimeType=x-scheme-handler/answer;")
+        let app = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, dbus, dbus.service
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            \(ServiceFixture.pythonNames)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            class App(dbus.service.Object):
+                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
+                def Open(self, uris, platform):
+                    token = str(platform['reply-token'])
+                    GLib.idle_add(lambda: dbus.Interface(bus.get_object(N, O), N).Reply(token, dbus.UInt32(0), {'opened': str(uris[0])}) and False)
+            name = dbus.service.BusName('org.example.Answer', bus)
+            App(bus, '/org/example/Answer')
+            GLib.MainLoop().run()
+            """, f.bus.address])
+        defer { app.terminate() }
+        #expect(await Tools.eventually {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                          "org.freedesktop.DBus.NameHasOwner", "string:org.example.Answer"])
+            return r?.stdout.contains("boolean true") == true
+        })
+        let r = try await Tools.run(Self.caller(f, "answer://q"))
+        let all = Self.responses(r)
+        #expect(all.count == 1 && (all.first?["results"] as? [String: String])?["opened"] == "answer://q", "\(r.stdout)\(r.stderr)")
+    }
+
+    @Test func abandonedRequestsLeaveNothingBehind() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        // Handlers that never answer (each stays until the test kills it): every request ends
+        // because its caller left — killed, or done.
+        let pids = f.records.appendingPathComponent("bulk.pids").path
+        let h = try Self.handler(f, "bulk", "echo $$ >> '\(pids)'; exec sleep 3600")
+        defer {
+            for line in ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n") {
+                if let pid = Int32(line) { kill(pid, SIGKILL) }
+            }
+        }
+        try f.entry("bulk.desktop", "Name=Bulk\nExec=\(h) %u\nMimeType=x-scheme-handler/bulk;")
+        try f.writeConfig("[Policy]\nMaxLaunchRate=0\nMaxConcurrentLaunches=4096\n[LaunchImages]\nEnabled=false\n")
+        _ = try await f.dbusSend("CanOpenURL", "string:bulk:warm")
+        let pid = try #require(await f.servicePID())
+        // 10 callers × 100 requests; the odd callers are killed before any answer. Three rounds:
+        // the first ones grow the allocator's arenas, the last must leave nothing behind.
+        let script = """
+            import sys, os, dbus
+            \(ServiceFixture.pythonNames)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            svc = dbus.Interface(bus.get_object(N, O), N)
+            pending = []
+            for i in range(100):
+                pending.append(svc.OpenURLWithReply('bulk://%s/%d' % (sys.argv[2], i), {}))
+            print(len(pending), flush=True)
+            if sys.argv[3] == 'die': os.kill(os.getpid(), 9)
+            """
+        let listed = {
+            try await Tools.run(["gdbus", "introspect", "--address", f.bus.address, "--dest", ServiceFixture.name,
+                                 "--object-path", Contract.requestPathPrefix]).stdout
+        }
+        var rss: [Int] = []
+        let clock = ContinuousClock()
+        for round in 0..<3 {
+            let started = clock.now
+            try await withThrowingTaskGroup(of: ProcessResult.self) { group in
+                for c in 0..<10 {
+                    group.addTask { try await Tools.run([Tools.systemPython, "-c", script, f.bus.address, "r\(round)c\(c)", c % 2 == 1 ? "die" : "stay"], timeout: .seconds(300)) }
+                }
+                for try await r in group { #expect(r.stdout.hasPrefix("100") || r.status == 137, "\(r.status) \(r.stderr)") }
+            }
+            let gone = await Tools.eventually(timeout: .seconds(120)) { !((try? await listed()) ?? "x").contains("node ") }
+            let left = (try? await listed()) ?? ""
+            #expect(gone, "request objects are left: \(left)")
+            // The handlers go too (killed; the service reaps them): what is left is the service's.
+            let handlerPIDs = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+            for p in handlerPIDs { kill(p, SIGKILL) }
+            #expect(await Tools.eventually(timeout: .seconds(120)) { handlerPIDs.allSatisfy { !FileManager.default.fileExists(atPath: "/proc/\($0)") } })
+            rss.append(MemoryBombTests.memory(pid, "VmRSS"))
+            print("MEASURE round \(round + 1): \(clock.now - started), service RSS \(rss.last!) KiB")
+        }
+        print("MEASURE 1,000 reply requests (500 abandoned) a round: service RSS after rounds 1-3: \(rss) KiB")
+        #expect(rss[2] - rss[1] < 1024, "round 3 left \(rss[2] - rss[1]) KiB behind")
+    }
+}
