@@ -68,7 +68,11 @@ import SchemeBridgeContract
     /// Starts an attacker; as `nobody` when `unprivileged` (else as the test's user, for FUSE).
     static func startAttacker(_ f: ServiceFixture, mode: String, index: Int, unprivileged: Bool, url: String) throws -> (ChildProcess, () -> String) {
         let out = f.root.appendingPathComponent("attacker-\(mode)-\(index).out")
-        let root = "/tmp/sb-forge-\(UUID().uuidString.prefix(8))"
+        // A directory of its own inside one anybody may write into (removed with the fixture).
+        let shared = f.root.appendingPathComponent("forgers").path
+        try? FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        chmod(shared, 0o1777)
+        let root = shared + "/\(mode)-\(index)"
         let prefix = unprivileged ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : []
         let child = try Tools.spawn(prefix + [Tools.systemPython, try attacker(f), mode, root, url],
                                     environment: f.bus.clientEnvironment, stdout: out, stderr: out)
