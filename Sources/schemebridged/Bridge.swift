@@ -10,7 +10,9 @@ import Synchronization
 final class Bridge: Sendable {
     let broker: Broker
     let connection: Connection
-    let callers = CallerCache()
+    let callers: CallerCache
+    /// The handlers started recently, for run-time loop safety.
+    let recentLaunches = RecentLaunches()
     let logger: Logger
     /// The environment handed to spawned handlers (before the launch context's variables).
     let childEnvironment: [String: String]
@@ -29,6 +31,7 @@ final class Bridge: Sendable {
         self.broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID])
         self.connection = connection
         self.logger = logger
+        self.callers = CallerCache(logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
         self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
@@ -123,6 +126,7 @@ final class Bridge: Sendable {
         do throws(DBusError) {
             let options = try OpenOptions(decoding: rawOptions)
             let known = await callers.caller(sender, connection: connection, registry: registry)
+            try await refuseHandBack(url, from: known)
             let request = OpenRequest(url: url, handler: options.handler, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
             var splashAvailable = false
@@ -148,6 +152,16 @@ final class Bridge: Sendable {
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
             try? connection.emit(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message))
             throw error
+        }
+    }
+
+    /// Refuses a request for `url` from a handler we just started for it (or a process it ran):
+    /// it hands the URL back, and starting it again would loop.
+    private func refuseHandBack(_ url: String, from caller: CallerCache.Caller) async throws(DBusError) {
+        if let loop = await recentLaunches.handingBack(url, lineage: caller.lineage, activatedPID: { [self] name in
+            await pidOf(name).map { Int32(bitPattern: $0) }
+        }) {
+            throw ContractError.launchFailed(RecentLaunches.message(loop))
         }
     }
 
@@ -178,6 +192,7 @@ final class Bridge: Sendable {
                     throw ContractError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
                 }
             }
+            for pid in pids { recentLaunches.record(url: plan.url.string, entry: plan.entry, pid: pid) }
             results.pid = pids.first.map { UInt32(bitPattern: $0) }
             shown = await present(admission, handlerPID: pids.first).shown
             launchKind = .spawn
@@ -187,6 +202,7 @@ final class Bridge: Sendable {
             let presented = await present(admission, handlerPID: nil)
             shown = presented.shown
             if let reply { replies.started(reply, handler: .activating(busName: busName)) }
+            recentLaunches.record(url: plan.url.string, entry: plan.entry, busName: busName)
             do {
                 try await activate(plan, busName: busName, objectPath: objectPath, context: context, annotation: annotation)
             } catch {

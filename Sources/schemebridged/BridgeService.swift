@@ -52,17 +52,14 @@ struct BridgeService: Service {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await connection.waitUntilDisconnected() }
                 group.addTask {
-                    // Callers that left the bus are forgotten.
-                    // New ones are identified at once, so inline lookups (query privacy) find them.
+                    // Callers that left the bus are forgotten. New connections cost nothing: a
+                    // caller is identified at its first call (a query under query privacy waits
+                    // for it), never because it appeared on the bus.
                     for await message in owners {
                         guard message.body.count == 3, case .string(let name) = message.body[0], name.hasPrefix(":"),
-                              case .string(let old) = message.body[1], case .string(let new) = message.body[2] else { continue }
-                        if new.isEmpty {
-                            bridge.callers.forget(name)
-                            bridge.replies.nameLeft(name)
-                        } else if old.isEmpty, name != connection.uniqueName {
-                            Task { _ = await bridge.callers.caller(name, connection: connection, registry: registry) }
-                        }
+                              case .string(let new) = message.body[2], new.isEmpty else { continue }
+                        bridge.callers.forget(name)
+                        bridge.replies.nameLeft(name)
                     }
                 }
                 group.addTask {

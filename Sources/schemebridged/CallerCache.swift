@@ -1,41 +1,67 @@
 import DBus
 import Glibc
+import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
 import Synchronization
 
-/// The app id of each caller, found once per unique bus name (GetConnectionCredentials →
-/// pid → ``CallerIdentity``: systemd scope, Flatpak id, else the one installed application
-/// whose Exec runs the caller's executable, else that executable's path) and forgotten when
-/// the name leaves the bus.
+/// The app id of each caller, found once per unique bus name when it first calls us (never for
+/// connections that do not), and forgotten when the name leaves the bus.
 ///
-/// When the caller is our own `schemebridge` command (its `/proc/PID/exe` is the very file
-/// `schemebridge` beside this service's executable: see ``CallerAncestry``), the caller is the
-/// app behind it: the nearest ancestor identified as an installed app, read while the command
-/// is connected (it is identified when it connects and, at the latest, during its first call,
-/// while it waits for the reply). No ancestor found: the command itself, as any other caller.
+/// GetConnectionCredentials gives the pid; ``CallerIdentifier`` reads the rest from `/proc` on
+/// ``IdentificationThreads`` (a caller whose files block costs one thread of its own, never a
+/// shared one); a caller whose identification takes longer than the threads' timeout is
+/// unidentified. Concurrent first calls of one caller share one identification.
 final class CallerCache: Sendable {
     struct Caller: Sendable {
         let pid: UInt32?
         let appID: String?
         /// True when `appID` is the app behind our CLI (`pid` is still the CLI's).
         var throughCLI = false
+        /// The caller's process and its ancestors, nearest first (run-time loop safety).
+        var lineage: [Int32] = []
     }
 
-    private let known = Mutex<[String: Caller]>([:])
+    private struct State {
+        var known: [String: Caller] = [:]
+        var pending: [String: Task<Caller, Never>] = [:]
+    }
+    private let state = Mutex(State())
+    private enum Lookup {
+        case known(Caller)
+        case pending(Task<Caller, Never>)
+    }
     /// How a client running our CLI is traced back to its app.
     let ancestry: CallerAncestry
+    /// Where identification runs.
+    let threads: IdentificationThreads
+    private let logger: Logger?
 
     /// `ancestry` defaults to our CLI beside this executable, with our own desktop id.
-    init(ancestry: CallerAncestry? = nil) {
+    init(ancestry: CallerAncestry? = nil, threads: IdentificationThreads = IdentificationThreads(), logger: Logger? = nil) {
         self.ancestry = ancestry ?? CallerAncestry(
             cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),
             ownAppIDs: [String(Contract.ownDesktopID.dropLast(".desktop".count))])
+        self.threads = threads
+        self.logger = logger
     }
 
     /// Who `sender` is; an unknown caller gives nils (never an error).
     func caller(_ sender: String, connection: Connection, registry: Registry? = nil) async -> Caller {
-        if let c = known.withLock({ $0[sender] }) { return c }
+        let lookup: Lookup = state.withLock { s in
+            if let known = s.known[sender] { return .known(known) }
+            if let pending = s.pending[sender] { return .pending(pending) }
+            let task = Task { await self.identify(sender, connection: connection, registry: registry) }
+            s.pending[sender] = task
+            return .pending(task)
+        }
+        switch lookup {
+        case .known(let known): return known
+        case .pending(let task): return await task.value
+        }
+    }
+
+    private func identify(_ sender: String, connection: Connection, registry: Registry?) async -> Caller {
         var pid: UInt32? = nil
         if let reply = try? await connection.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -43,32 +69,35 @@ final class CallerCache: Sendable {
            case .uint32(let p)? = reply.first?.stringDictionary?["ProcessID"]?.unwrapped {
             pid = p
         }
-        /// The installed application that runs the program at `path`, when exactly one does.
-        func installedApp(_ path: String) -> String? {
-            guard let registry else { return nil }
-            let ids = registry.applicationIDs(executing: path)
-            return ids.count == 1 ? String(ids[0].dropLast(".desktop".count)) : nil
+        var caller = Caller(pid: pid, appID: nil)
+        if let pid {
+            let identifier = CallerIdentifier(ancestry: ancestry, registry: registry,
+                                              rule: registry.map { ExecIdentityRule(directories: $0.directories) } ?? ExecIdentityRule(home: "", userApplications: ""))
+            let started = ContinuousClock.now
+            if let identity = await threads.run({ identifier.identify(pid: Int32(bitPattern: pid)) }) {
+                caller = Caller(pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage)
+                logger?.debug("identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
+            } else {
+                logger?.notice("could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")
+            }
         }
-        if let pid, let app = ancestry.appBehindCLI(pid: Int32(bitPattern: pid), installedApp: installedApp) {
-            let caller = Caller(pid: pid, appID: app, throughCLI: true)
-            known.withLock { $0[sender] = caller }
-            return caller
+        // Stored only while the name is still on the bus (a name that left is never reused).
+        state.withLock { s in
+            if s.pending.removeValue(forKey: sender) != nil { s.known[sender] = caller }
         }
-        var appID = pid.flatMap { CallerIdentity.appID(pid: Int32(bitPattern: $0)) }
-        // An executable path: the installed application that runs it, when exactly one does.
-        if let path = appID, path.hasPrefix("/"), let app = installedApp(path) { appID = app }
-        let caller = Caller(pid: pid, appID: appID)
-        known.withLock { $0[sender] = caller }
         return caller
     }
 
     /// What is known of `sender` without asking the bus (nil when not identified yet).
-    func cached(_ sender: String) -> Caller? { known.withLock { $0[sender] } }
+    func cached(_ sender: String) -> Caller? { state.withLock { $0.known[sender] } }
 
     /// Forgets `name` (it left the bus).
     func forget(_ name: String) {
-        _ = known.withLock { $0.removeValue(forKey: name) }
+        state.withLock { s in
+            s.known.removeValue(forKey: name)
+            s.pending.removeValue(forKey: name)
+        }
     }
 
-    var count: Int { known.withLock { $0.count } }
+    var count: Int { state.withLock { $0.known.count } }
 }

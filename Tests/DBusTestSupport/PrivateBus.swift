@@ -16,8 +16,10 @@ public final class PrivateBus: @unchecked Sendable {
     private let process: ChildProcess
 
     /// Starts a bus. `environment` is added to the daemon's own, so that services it
-    /// activates inherit it (e.g. XDG variables of a test tree).
-    public init(environment: [String: String] = [:]) throws {
+    /// activates inherit it (e.g. XDG variables of a test tree). `anyUser`: clients of any uid
+    /// may connect (an attacker run as `nobody` beside a service run as the test's user); by
+    /// default only the daemon's own uid may, as on a real session bus.
+    public init(environment: [String: String] = [:], anyUser: Bool = false) throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directory = dir
@@ -38,7 +40,7 @@ public final class PrivateBus: @unchecked Sendable {
               <limit name="max_message_size">1000000000</limit>
               <limit name="max_incoming_unix_fds">250000000</limit>
               <limit name="max_outgoing_unix_fds">250000000</limit>
-              <policy context="default">
+              <policy context="default">\(anyUser ? "\n    <allow user=\"*\"/>" : "")
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
                 <allow own="*"/>
@@ -75,6 +77,7 @@ public final class PrivateBus: @unchecked Sendable {
             throw ToolError("dbus-daemon did not start (config \(configURL.path))")
         }
         address = text
+        if anyUser { chmod(dir.path, 0o755); chmod(dir.path + "/bus", 0o777) }
     }
 
     /// The environment a client of this bus needs (`DBUS_SESSION_BUS_ADDRESS`).

@@ -23,7 +23,8 @@ final class ServiceFixture: @unchecked Sendable {
     /// Gates that handler programs wait on (``hold(_:)``); removing `root` at ``stop()`` opens them all.
     let gate: Gate
 
-    init(extraEnvironment: [String: String] = [:]) throws {
+    /// `anyUser`: the private bus admits clients of any uid (see ``PrivateBus/init(environment:anyUser:)``).
+    init(extraEnvironment: [String: String] = [:], anyUser: Bool = false) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
         let fm = FileManager.default
         for d in ["data/applications", "config", "bin", "records", "sysdata/applications", "sysconfig"] {
@@ -40,7 +41,7 @@ final class ServiceFixture: @unchecked Sendable {
         ]
         for (k, v) in extraEnvironment { env[k] = v }
         gate = try Gate(directory: root.appendingPathComponent("gates"))
-        bus = try PrivateBus(environment: env)
+        bus = try PrivateBus(environment: env, anyUser: anyUser)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
             .write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)

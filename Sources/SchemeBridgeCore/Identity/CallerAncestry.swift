@@ -100,6 +100,21 @@ public struct CallerAncestry: Sendable {
         return nil
     }
 
+    /// Process `pid` and its ancestors, nearest first (`/proc/<pid>/stat` parent by parent),
+    /// stopping before init, at a process it cannot read, at a repeat and after
+    /// ``maximumDepth`` processes. Run-time loop safety compares them with recent launches.
+    public func lineage(of pid: Int32) -> [Int32] {
+        var chain: [Int32] = []
+        var current = pid
+        while current > 1, chain.count < Self.maximumDepth, !chain.contains(current) {
+            chain.append(current)
+            guard let stat = try? FileSystem.readFile("\(procRoot)/\(current)/stat", limit: 4096),
+                  let parent = Self.parentPID(fromStat: stat) else { break }
+            current = parent
+        }
+        return chain
+    }
+
     /// What the walk reads of one process.
     public struct Snapshot: Sendable, Equatable {
         /// Its id.

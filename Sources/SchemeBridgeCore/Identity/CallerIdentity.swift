@@ -6,7 +6,17 @@ import Glibc
 /// (`.service`, `@<random>`) in `/proc/<pid>/cgroup` (the freedesktop/systemd convention for
 /// launched apps); a Flatpak's `/.flatpak-info` `[Application] name=`; else the executable's
 /// path from `/proc/<pid>/exe`. The result is informational (iOS's `sourceApplication`), not
-/// a security credential: only the Flatpak id is set by something the app cannot change.
+/// a security credential, and a Flatpak id is no exception: a program of the same user can claim
+/// any of them. It can run its own code inside any installed Flatpak
+/// (`flatpak run --command=sh --socket=session-bus ID`), build and install a Flatpak of any id in
+/// its user installation, enter a user namespace of its own and `chroot` into a directory with
+/// its own `/.flatpak-info` (what xdg-desktop-portal reads too; `bwrapinfo.json` and the
+/// instance directory are in the user's `$XDG_RUNTIME_DIR`), or start a systemd user scope named
+/// `app-flatpak-ID-1.scope`. Only a program already inside a sandbox cannot (Flatpak's seccomp
+/// filter refuses new user namespaces), which is all an allow-list can count on.
+///
+/// Reading these files can block (the caller's root may be a FUSE file system that never
+/// answers): call this from ``IdentificationThreads``, never from a shared thread.
 public enum CallerIdentity {
     /// The app id of process `pid`, or nil when the process is gone or unreadable.
     /// `procRoot` is `/proc` except in tests.

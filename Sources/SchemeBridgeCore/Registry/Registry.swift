@@ -178,22 +178,20 @@ public final class Registry: Sendable {
     }
 
     /// The eligible applications whose `Exec` program is the executable at `path` (compared
-    /// after resolving `PATH` and symlinks). A scan of the entries whose program has the same
-    /// base name: meant for identifying a new caller once, not for every call.
+    /// after resolving `PATH` and symlinks, on both sides: `Exec=python3` runs `python3.11`).
+    /// Resolves every entry's program (each distinct program once): meant for identifying a new
+    /// caller once, off the shared threads, not for every call.
     public func applicationIDs(executing path: String) -> [String] {
         guard let target = FileSystem.realPath(path) else { return [] }
-        let base = Array((target.split(separator: "/").last.map(String.init) ?? target).utf8)
-        // A byte comparison per entry (no allocation): this runs over every installed entry.
-        let candidates: [DesktopEntry] = state.withLock { m in
-            m.effective.values.filter { e in
-                guard let program = e.execProgram else { return false }
-                return Registry.path(program, hasBaseName: base)
-            }
+        let programs: [(id: String, program: String)] = state.withLock { m in
+            m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
         }
-        return candidates.filter { e in
-            guard let program = e.execProgram,
-                  let found = ProgramLookup.find(program, searchPath: directories.executableSearchPath) else { return false }
-            return FileSystem.realPath(found) == target
+        var resolved: [String: String?] = [:]
+        return programs.filter { candidate in
+            if let known = resolved[candidate.program] { return known == target }
+            let real = ProgramLookup.find(candidate.program, searchPath: directories.executableSearchPath).flatMap(FileSystem.realPath)
+            resolved[candidate.program] = .some(real)
+            return real == target
         }.map(\.id).sorted()
     }
 

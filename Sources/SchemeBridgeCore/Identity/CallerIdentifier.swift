@@ -1,0 +1,65 @@
+/// Who the process behind a caller is, read from `/proc` in one go. Blocking: it reads the
+/// caller's files, so the service runs it on ``IdentificationThreads``, never on a shared thread.
+///
+/// In order: the app behind our own CLI (``CallerAncestry``); the identity a launcher gave the
+/// process (Flatpak id or systemd `app-…` scope, ``CallerIdentity/launcherAppID(pid:procRoot:)``);
+/// the one installed entry allowed to name its executable (``installedApp(running:)``); else the
+/// executable's path. Every one of these is a claim that a program of the same user can make
+/// (README, "Caller identity"): none is worth more than another.
+public struct CallerIdentifier: Sendable {
+    /// What is known of a caller's process.
+    public struct Identity: Sendable, Equatable {
+        /// Its app id or executable path; nil when nothing could be read.
+        public var appID: String?
+        /// True when `appID` is the app behind our CLI.
+        public var throughCLI: Bool
+        /// The process and its ancestors, nearest first (``CallerAncestry/lineage(of:)``).
+        public var lineage: [Int32]
+
+        public init(appID: String?, throughCLI: Bool = false, lineage: [Int32] = []) {
+            self.appID = appID
+            self.throughCLI = throughCLI
+            self.lineage = lineage
+        }
+    }
+
+    /// How a client running our CLI is traced back to its app.
+    public let ancestry: CallerAncestry
+    /// The installed entries (nil: no identity by `Exec`).
+    public let registry: Registry?
+    /// Which entries may name which programs.
+    public let rule: ExecIdentityRule
+
+    public init(ancestry: CallerAncestry, registry: Registry?, rule: ExecIdentityRule) {
+        self.ancestry = ancestry
+        self.registry = registry
+        self.rule = rule
+    }
+
+    /// The identity of process `pid`.
+    public func identify(pid: Int32) -> Identity {
+        let lineage = ancestry.lineage(of: pid)
+        if let app = ancestry.appBehindCLI(pid: pid, installedApp: installedApp(running:)) {
+            return Identity(appID: app, throughCLI: true, lineage: lineage)
+        }
+        if let launcher = CallerIdentity.launcherAppID(pid: pid, procRoot: ancestry.procRoot) {
+            return Identity(appID: launcher, lineage: lineage)
+        }
+        guard let executable = CallerIdentity.executablePath(pid: pid, procRoot: ancestry.procRoot) else {
+            return Identity(appID: nil, lineage: lineage)
+        }
+        return Identity(appID: installedApp(running: executable) ?? executable, lineage: lineage)
+    }
+
+    /// The id (without `.desktop`) of the one installed entry that runs the program at `path`
+    /// and may name it (``ExecIdentityRule``); nil when none or several do.
+    public func installedApp(running path: String) -> String? {
+        guard let registry, let target = FileSystem.realPath(path) else { return nil }
+        let ids = registry.applicationIDs(executing: target).filter { id in
+            guard let entry = registry.entry(id: id) else { return false }
+            return rule.entry(at: entry.path, in: entry.applicationsDirectory, mayName: target)
+        }
+        guard ids.count == 1 else { return nil }
+        return ids[0].hasSuffix(".desktop") ? String(ids[0].dropLast(".desktop".count)) : ids[0]
+    }
+}

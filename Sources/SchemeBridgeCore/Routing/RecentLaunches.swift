@@ -1,0 +1,75 @@
+import Synchronization
+
+/// Run-time loop safety: the handlers the service started recently, by URL, so that a request
+/// coming back from one of them for the same URL — a handler that hands the URL back through
+/// something ``LoopSafety`` cannot see in its `Exec` (a script file running `xdg-open "$1"`
+/// while SchemeBridge is the xdg default, a wrapper program) — is refused instead of launching
+/// the handler again, and again.
+///
+/// A request hands the URL back when it is for a URL launched within ``window`` and the
+/// caller's process or one of its ancestors is the process started for it (spawned, or the
+/// owner of the bus name D-Bus-activated for it). At most ``capacity`` launches are kept.
+public final class RecentLaunches: Sendable {
+    /// One launch.
+    public struct Launch: Sendable, Equatable {
+        /// The URL, as launched.
+        public var url: String
+        /// The handler's desktop id.
+        public var handlerID: String
+        /// The handler's name (`Name=`), else its id.
+        public var handlerName: String
+        /// The spawned process (nil for an activation).
+        public var pid: Int32?
+        /// The bus name activated (nil for a spawn).
+        public var busName: String?
+        /// When it was launched.
+        public var at: ContinuousClock.Instant
+    }
+
+    /// How long a launch is remembered.
+    public let window: Duration
+    /// The most launches remembered.
+    public let capacity: Int
+    private let launches = Mutex<[Launch]>([])
+
+    public init(window: Duration = .seconds(60), capacity: Int = 512) {
+        self.window = window
+        self.capacity = max(1, capacity)
+    }
+
+    /// Remembers a launch of `url` by `entry`: process `pid` spawned, or `busName` activated.
+    public func record(url: String, entry: DesktopEntry, pid: Int32? = nil, busName: String? = nil) {
+        let now = ContinuousClock.now
+        let launch = Launch(url: url, handlerID: entry.id, handlerName: entry.name ?? entry.id, pid: pid, busName: busName, at: now)
+        launches.withLock { all in
+            all.removeAll { now - $0.at > window }
+            if all.count >= capacity { all.removeFirst(all.count - capacity + 1) }
+            all.append(launch)
+        }
+    }
+
+    /// The recent launches of `url`, newest first.
+    public func launches(of url: String) -> [Launch] {
+        let now = ContinuousClock.now
+        return launches.withLock { all in all.filter { $0.url == url && now - $0.at <= window }.reversed() }
+    }
+
+    /// The launch of `url` that a caller with process chain `lineage` (itself first, then its
+    /// ancestors) comes from, if any. `activatedPID` gives the pid owning an activated bus name
+    /// now (asked only when a recent launch of this URL was an activation).
+    public func handingBack(_ url: String, lineage: [Int32], activatedPID: (String) async -> Int32?) async -> Launch? {
+        guard !lineage.isEmpty else { return nil }
+        for launch in launches(of: url) {
+            if let pid = launch.pid, lineage.contains(pid) { return launch }
+            if let name = launch.busName, let pid = await activatedPID(name), lineage.contains(pid) { return launch }
+        }
+        return nil
+    }
+
+    /// The message of the `LaunchFailed` error for a request that `launch` hands back.
+    public static func message(_ launch: Launch) -> String {
+        "\(launch.handlerName) (\(launch.handlerID)) hands the URL back to SchemeBridge: started to open this URL, it asked "
+            + "to open the same URL again, so it is not started again. A handler must open the URL itself; choose another "
+            + "handler for the scheme (SetDefaultHandler, or the `handler` option)."
+    }
+}

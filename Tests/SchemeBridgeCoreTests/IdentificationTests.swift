@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import SchemeBridgeCore
+
+/// The pieces behind caller identification: its threads, the Exec rule, lineage, recent launches.
+@Suite struct IdentificationTests {
+    /// A job that blocks until released (a read on a file system that never answers).
+    final class Blocker: Sendable {
+        private let released = Atomic<Bool>(false)
+        func wait() { while !released.load(ordering: .acquiring) { usleep(2000) } }
+        func release() { released.store(true, ordering: .releasing) }
+    }
+
+    @Test func aStuckJobTimesOutAndOthersStillRun() async {
+        let threads = IdentificationThreads(timeout: .milliseconds(300), maximumThreads: 2)
+        let blocker = Blocker()
+        defer { blocker.release() }
+        let stuck = await threads.run { blocker.wait(); return 1 }
+        #expect(stuck == nil)
+        #expect(await threads.run { 2 } == 2)
+        #expect(threads.runningCount == 1)
+    }
+
+    @Test func whenEveryThreadIsStuckNewJobsAreRefusedAtOnce() async {
+        let threads = IdentificationThreads(timeout: .milliseconds(200), maximumThreads: 2)
+        let blocker = Blocker()
+        defer { blocker.release() }
+        async let a = threads.run { blocker.wait(); return 1 }
+        async let b = threads.run { blocker.wait(); return 1 }
+        let (first, second) = await (a, b)
+        #expect(first == nil && second == nil)
+        let started = ContinuousClock.now
+        #expect(await threads.run { 3 } == nil)
+        #expect(ContinuousClock.now - started < .milliseconds(200))
+        blocker.release()
+        // The threads come back once their jobs end.
+        #expect(await waitUntil(timeout: .seconds(30)) { threads.runningCount == 0 } != nil)
+        #expect(await threads.run { 4 } == 4)
+    }
+
+    @Test func systemPaths() throws {
+        #expect(ExecIdentityRule.isSystemPath("/usr/bin/env"))
+        #expect(!ExecIdentityRule.isSystemPath("relative/path"))
+        #expect(!ExecIdentityRule.isSystemPath("/nonexistent/program"))
+        let dir = NSTemporaryDirectory() + "sb-rule-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/program"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        chmod(dir, 0o755)
+        chmod(file, 0o755)
+        #expect(ExecIdentityRule.isSystemPath(file) == (getuid() == 0))  // root-owned below the sticky /tmp
+        chmod(dir, 0o777)
+        #expect(!ExecIdentityRule.isSystemPath(file))  // anyone could replace it
+        chmod(dir, 0o755)
+        // A user-writable entry names a system program only when the program is the user's.
+        let rule = ExecIdentityRule(home: dir, userApplications: dir + "/applications")
+        #expect(!rule.entry(at: dir + "/applications/x.desktop", in: dir + "/applications", mayName: "/usr/bin/env"))
+        #expect(rule.entry(at: dir + "/applications/x.desktop", in: dir + "/applications", mayName: file))
+    }
+
+    @Test func lineageWalksUpToInit() {
+        let ancestry = CallerAncestry(cliPath: nil, ownAppIDs: [])
+        let chain = ancestry.lineage(of: getpid())
+        #expect(chain.first == getpid())
+        #expect(chain.contains(getppid()) || getppid() == 1)
+        #expect(!chain.contains(1))
+        #expect(ancestry.lineage(of: 999_999_99).isEmpty == false)  // the pid itself, unread beyond
+    }
+
+    @Test func recentLaunchesMatchTheSameURLFromTheLaunchedProcess() async throws {
+        let tree = XDGTree(dataDirCount: 1)
+        _ = tree.entry(1, "h.desktop", schemes: ["s"])
+        let registry = tree.registry()
+        defer { registry.close() }
+        let entry = try #require(registry.entry(id: "h.desktop"))
+        let launches = RecentLaunches()
+        launches.record(url: "s://a", entry: entry, pid: 4242)
+        let none: (String) async -> Int32? = { _ in nil }
+        #expect(await launches.handingBack("s://a", lineage: [9, 4242, 7], activatedPID: none)?.handlerID == "h.desktop")
+        #expect(await launches.handingBack("s://b", lineage: [9, 4242, 7], activatedPID: none) == nil)
+        #expect(await launches.handingBack("s://a", lineage: [9, 7], activatedPID: none) == nil)
+        launches.record(url: "s://c", entry: entry, busName: "org.example.H")
+        #expect(await launches.handingBack("s://c", lineage: [5, 6], activatedPID: { $0 == "org.example.H" ? 6 : nil }) != nil)
+        #expect(RecentLaunches.message(launches.launches(of: "s://a")[0]).contains("hands the URL back"))
+    }
+
+    @Test func anExecThroughASymlinkMatchesTheResolvedExecutable() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let bin = tree.root + "/bin"
+        tree.mkdir(bin)
+        tree.write(bin + "/tool-1.2", "#!/bin/sh\n")
+        chmod(bin + "/tool-1.2", 0o755)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/tool", withDestinationPath: "tool-1.2")
+        _ = tree.entry(1, "tool.desktop", exec: bin + "/tool %u")
+        let registry = tree.registry()
+        defer { registry.close() }
+        #expect(registry.applicationIDs(executing: bin + "/tool-1.2") == ["tool.desktop"])
+        #expect(registry.applicationIDs(executing: bin + "/tool") == ["tool.desktop"])
+    }
+}
