@@ -101,6 +101,41 @@ import SchemeBridgeContract
         #expect(!intro.stdout.contains(Contract.requestInterface.rawValue), "\(intro.stdout)")
     }
 
+    @Test func theRequestObjectIsAsShippedAndOnlyItsCallerClosesIt() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let h = try Self.handler(f, "shown", hold: true, "exec \"$SB\" reply")
+        try f.entry("shown.desktop", "Name=Shown\nExec=\(h) %u\nMimeType=x-scheme-handler/shown;")
+        // A caller that stays on the bus (gdbus monitor keeps its connection) and asks with gdbus
+        // would lose its request when gdbus exits, so the request is made by a python caller
+        // that waits; the object is found under the request node.
+        async let run = Tools.run(Self.caller(f, "shown://x", options: "{'timeout': dbus.UInt32(600)}", closeWhen: "close"))
+        let listed = {
+            try await Tools.run(["gdbus", "introspect", "--address", f.bus.address, "--dest", ServiceFixture.name,
+                                 "--object-path", Contract.requestPathPrefix]).stdout
+        }
+        #expect(await Tools.eventually { ((try? await listed()) ?? "").contains("node ") })
+        let node = ((try? await listed()) ?? "").split(separator: "\n").first { $0.contains("node ") && !$0.contains("node /") }
+        let path = Contract.requestPathPrefix + "/" + (node?.split(separator: " ").first { $0 != "node" && $0 != "{" && !$0.isEmpty }.map { String($0) } ?? "")
+        let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
+                                        path, "org.freedesktop.DBus.Introspectable.Introspect"])
+        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.introspectionFileName), encoding: .utf8)
+        func element(_ text: String) -> String? {
+            guard let start = text.range(of: "<interface name=\"\(Contract.requestInterface)\">"),
+                  let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }
+            return String(text[start.lowerBound..<end.upperBound])
+        }
+        #expect(element(live.stdout) != nil && element(live.stdout) == element(shipped), "\(live.stdout)")
+        // Nobody but the caller may close it.
+        let close = try await Tools.run(["gdbus", "call", "--address", f.bus.address, "--dest", ServiceFixture.name, "--object-path", path,
+                                         "--method", "\(Contract.requestInterface).\(ContractMethod.close)"])
+        #expect(close.stderr.contains(ContractError.noSuchRequest.description), "\(close.stderr)")
+        f.release("close")
+        let all = Self.responses(try await run)
+        #expect(all.count == 1 && all.first?["code"] as? Int == 1, "the caller itself closed it")
+        f.release("shown")
+    }
+
     @Test func aHandlerThatExitsWithoutReplyingFailsTheRequest() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
