@@ -181,6 +181,24 @@ import Testing
         #expect(try fresh.handlers(forScheme: "todolist") == ["grabber.desktop"], "unreserved schemes stay open to new entries")
     }
 
+    @Test func aDataDirTheUserCanWriteCannotClaimReservedSchemes() throws {
+        // Like ~/.local/share/flatpak/exports/share put first in XDG_DATA_DIRS: a directory any
+        // program of the user can write, whatever its name.
+        let t = XDGTree(dataDirCount: 3)
+        t.entry(1, "grabber.desktop", schemes: ["https", "todolist"], exec: "/bin/true %u")
+        chmod(t.dataDirs[0], 0o777)
+        t.entry(2, "other-grabber.desktop", schemes: ["mailto"], exec: "/bin/true %u")
+        chown(t.apps(2), 65534, 65534)
+        t.entry(3, "browser.desktop", schemes: ["https"], exec: "/bin/true %u")
+        let registry = t.registry()
+        let broker = Broker(registry: registry, policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [])
+        #expect(try broker.handlers(forScheme: "https") == ["browser.desktop"], "the writable dir's https entry is no candidate")
+        #expect(try broker.handlers(forScheme: "mailto").isEmpty, "nor one in a directory another user owns")
+        #expect(try broker.handlers(forScheme: "todolist") == ["grabber.desktop"], "unreserved schemes are open to every dir")
+        #expect(kind { () throws(OpenFailure) in try broker.checkSetDefault(scheme: "https", desktopID: "grabber.desktop") } == .reservedScheme)
+        #expect(!broker.router.trust.isTrusted(t.apps(1)) && !broker.router.trust.isTrusted(t.apps(2)) && broker.router.trust.isTrusted(t.apps(3)))
+    }
+
     @Test func secureVariantsAreReservedToo() throws {
         let s = Setup()
         s.tree.entry(0, "cal.desktop", schemes: ["webcals", "sips", "todolists"])

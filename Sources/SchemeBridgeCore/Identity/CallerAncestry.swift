@@ -64,12 +64,8 @@ public struct CallerAncestry: Sendable {
         return candidate
     }
 
-    /// Owned by root and not writable by group or others (what a package installs).
-    public static func isSystemFile(_ path: String) -> Bool {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return false }
-        return st.st_uid == 0 && (st.st_mode & 0o022) == 0
-    }
+    /// What a package installs: only root can change it (``SystemPath/isProtected(_:)``).
+    public static func isSystemFile(_ path: String) -> Bool { SystemPath.isProtected(path) }
 
     /// Whether process `pid` runs our CLI binary: its `/proc/<pid>/exe` is the same file
     /// (device and inode) as ``cliPath``. A program merely named `schemebridge` is not.

@@ -37,25 +37,8 @@ public struct ExecIdentityRule: Sendable {
         return Self.isUnder(program, home) || !Self.isSystemPath(program)
     }
 
-    /// Whether `path` and every directory above it are owned by root and not writable by group
-    /// or others (a sticky directory counts as safe above a root-owned child). Symlinks in the
-    /// path are judged as they are (a link itself cannot be rewritten in a safe directory).
-    public static func isSystemPath(_ path: String) -> Bool {
-        guard path.hasPrefix("/") else { return false }
-        var current = path
-        var childOwnedByRoot = true
-        while true {
-            var st = stat()
-            guard lstat(current, &st) == 0 else { return false }
-            let writableByOthers = (st.st_mode & 0o022) != 0
-            let sticky = (st.st_mode & S_ISVTX) != 0 && (st.st_mode & S_IFMT) == S_IFDIR
-            if st.st_uid != 0 { return false }
-            if writableByOthers && !(sticky && childOwnedByRoot && current != path) { return false }
-            childOwnedByRoot = st.st_uid == 0
-            if current == "/" { return true }
-            current = FileSystem.dirname(current)
-        }
-    }
+    /// Whether `path` is what only root can change (``SystemPath/isProtected(_:)``).
+    public static func isSystemPath(_ path: String) -> Bool { SystemPath.isProtected(path) }
 
     /// Whether `path` is `directory` or inside it.
     static func isUnder(_ path: String, _ directory: String) -> Bool {

@@ -67,21 +67,26 @@ public struct URLRouter: Sendable {
         self.policy = policy
         self.policyStore = policyStore
         self.userApplications = XDGDirectories.join(registry.directories.dataHome, "applications")
+        self.trust = TrustedDirectories(userApplications: userApplications)
     }
 
     private let userApplications: String
+    /// Which applications directories may claim reserved schemes.
+    public let trust: TrustedDirectories
 
-    /// True when `entry` lives in the user's own data dir, lists reserved `scheme`, no
-    /// config-dir `mimeapps.list` names it, and it is not a menu editor's copy of a system entry
-    /// (same desktop id, same program, and the entry it masks lists `scheme` too): a hijack
-    /// attempt, not a candidate. A copy keeps what its system entry had; a new program gets nothing.
+    /// True when `entry` lives in a directory the user's programs can write (the user's data dir,
+    /// a user Flatpak installation's exports, any directory not protected — see
+    /// ``TrustedDirectories``), lists reserved `scheme`, no config-dir `mimeapps.list` names it,
+    /// and it is not a menu editor's copy of a protected entry (same desktop id, same program,
+    /// and the entry it masks lists `scheme` too): a hijack attempt, not a candidate. A copy keeps
+    /// what its system entry had; a new program gets nothing.
     public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
         let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
         guard Policy.isReserved(scheme, in: reserved) else { return false }
-        guard entry.applicationsDirectory == userApplications else { return false }
+        guard !trust.isTrusted(entry.applicationsDirectory) else { return false }
         if registry.isNamedInConfigList(entry.id, forScheme: scheme) { return false }
         return !registry.maskedEntries(id: entry.id).contains { masked in
-            masked.applicationsDirectory != userApplications && masked.schemes.contains(scheme)
+            trust.isTrusted(masked.applicationsDirectory) && masked.schemes.contains(scheme)
                 && masked.execProgram != nil && masked.execProgram == entry.execProgram
         }
     }
