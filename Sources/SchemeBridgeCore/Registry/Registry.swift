@@ -43,15 +43,19 @@ public final class Registry: Sendable {
     /// The locale used for `Name`/`Icon`.
     public let locale: LocaleMatcher
 
-    private let scanner: AppScanner
-    private let state: Mutex<RegistryModel>
+    let scanner: AppScanner
+    let state: Mutex<RegistryModel>
     /// Serializes writers (the watcher thread, `setDefault`, `rescan`) across their unlocked
     /// file-reading phases.
-    private let writer = Mutex(())
+    let writer = Mutex(())
     private let subscribers = Mutex(Subscribers())
     private let warningLog = WarningLog()
     private let warningHandler: (@Sendable (RegistryWarning) -> Void)?
     private let watcher: DirectoryWatcher?
+    /// The on-disk index (nil when disabled) and the thread that rewrites it.
+    let indexStore: RegistryIndexStore?
+    private let indexWriter: RegistryIndexWriter?
+    let indexState = Mutex(IndexState())
 
     /// How many warnings ``recentWarnings`` keeps.
     public static let warningLogLimit = 200
@@ -68,8 +72,11 @@ public final class Registry: Sendable {
     ///     `XDG_CURRENT_DESKTOP` from.
     ///   - watch: start the inotify watcher (default true). Without it the index only changes
     ///     through ``rescan()`` and ``setDefault(scheme:desktopID:)``.
+    ///   - index: where the on-disk index of the desktop files lives (default: the cache
+    ///     directory of `environment`). When every signature in it still matches, start-up
+    ///     reads it instead of parsing the desktop files; otherwise it scans, as without one.
     ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
-    public init(environment: [String: String], watch: Bool = true,
+    public init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
                 warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
@@ -77,6 +84,12 @@ public final class Registry: Sendable {
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
         self.state = Mutex(RegistryModel(xdg: xdg))
+        let store = RegistryIndexStore(
+            location: index, environment: environment,
+            configurationKey: RegistryIndexCodec.configurationKey(directories: xdg.applicationsDirectories, locale: locale))
+        self.indexStore = store
+        let box = RegistryReference()
+        self.indexWriter = store == nil ? nil : RegistryIndexWriter { box.registry?.saveIndex() }
         #if canImport(Glibc)
         if watch {
             let log = self.warningLog
@@ -93,12 +106,16 @@ public final class Registry: Sendable {
         #else
         self.watcher = nil
         #endif
+        box.registry = self
         // Watch first, then scan: nothing written in between is missed.
         watcher?.armAll()
-        _ = writer.withLock { _ in applyLocked([.everything]) }
-        // The first scan leaves megabytes of freed parse buffers in malloc's arenas (one per
-        // parsing thread); hand them back so the service's resident size is what it keeps.
-        Registry.trimHeap()
+        let startup = writer.withLock { _ in buildInitial() }
+        indexState.withLock { $0.startup = startup }
+        if let reason = startup.indexRejection, let store {
+            Registry.record(RegistryWarning(path: store.path, message: "registry index not used (\(reason)); the desktop files were read"),
+                            log: warningLog, handler: warningHandler)
+        }
+        if startup.indexOutdated { indexWriter?.schedule(after: Registry.indexWriteDelay) }
         watcher?.start { [weak self] changes in
             self?.apply(changes)
         }
@@ -112,6 +129,7 @@ public final class Registry: Sendable {
     /// last state. Idempotent.
     public func close() {
         watcher?.stop()
+        indexWriter?.stop()
         let continuations = subscribers.withLock { s -> [AsyncStream<Set<String>>.Continuation] in
             s.closed = true
             defer { s.continuations.removeAll() }
@@ -275,10 +293,11 @@ public final class Registry: Sendable {
     func apply(_ changes: Set<WatchChange>) {
         let changed = writer.withLock { _ in applyLocked(changes) }
         publish(changed)
+        scheduleIndexWriteIfChanged()
     }
 
     /// Applies `changes`; returns the schemes whose resolution changed. Caller holds `writer`.
-    private func applyLocked(_ changes: Set<WatchChange>) -> Set<String> {
+    func applyLocked(_ changes: Set<WatchChange>) -> Set<String> {
         var affected = Set<String>()
         var warnings: [RegistryWarning] = []
         let (appDirs, mimeDirs, listNames) = state.withLock { m in
@@ -363,6 +382,16 @@ public final class Registry: Sendable {
         guard !changed.isEmpty else { return }
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for c in continuations { c.yield(changed) }
+    }
+
+    /// Asks the index writer for a write (debounced).
+    func scheduleIndexWrite() {
+        indexWriter?.schedule(after: Registry.indexWriteDelay)
+    }
+
+    /// Logs `warning` and keeps it in ``recentWarnings``.
+    func warn(_ warning: RegistryWarning) {
+        Registry.record(warning, log: warningLog, handler: warningHandler)
     }
 
     private static func record(_ warning: RegistryWarning, log: WarningLog,

@@ -13,6 +13,10 @@ struct AppFileRecord: Sendable, Equatable {
     var id: String
     var signature: FileSignature
     var state: State
+    /// Read again at the next start even when its signature matches the registry index: it
+    /// changed just before it was read (a later change could keep the same signature), it is
+    /// invalid, or it gave warnings (which are logged again).
+    var reread = false
 
     var eligibleEntry: DesktopEntry? {
         if case .application(let e, true) = state { return e }
@@ -81,6 +85,8 @@ struct RegistryModel: Sendable, ResolverContext {
     var resolved: [String: HandlerResolution] = [:]
     /// The keys of `resolved`, sorted.
     var sortedSchemes: [String] = []
+    /// Counts changes to the file records (the registry index is rewritten when it moved).
+    var recordGeneration = 0
 
     init(xdg: XDGDirectories) {
         appDirs = xdg.applicationsDirectories.map { AppDirModel(directory: $0) }
@@ -132,6 +138,7 @@ struct RegistryModel: Sendable, ResolverContext {
         let id = record?.id ?? appDirs[dir].files[relativePath]?.id ?? DesktopID.make(relativePath: relativePath)
         if record == nil && appDirs[dir].files[relativePath] == nil { return }
         let before = effectiveRecord(id)
+        recordGeneration &+= 1
 
         if appDirs[dir].files.removeValue(forKey: relativePath) != nil {
             appDirs[dir].removePath(relativePath, for: id)
