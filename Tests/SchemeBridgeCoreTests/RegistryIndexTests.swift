@@ -67,6 +67,29 @@ import Testing
         #expect(r.recentWarnings.isEmpty)
     }
 
+    /// Served from the index without decoding it, the registry answers every query as a scan
+    /// does, and a write turns it into the full model.
+    @Test func warmRegistryAnswersEveryQuery() throws {
+        let tree = try warmTree()
+        let warm = Registry(environment: tree.environment, watch: false)
+        defer { warm.close() }
+        let truth = scanned(tree)
+        #expect(warm.startup.usedIndex && warm.startup.filesParsed == 0)
+        #expect(warm.schemes == truth.schemes)
+        #expect(warm.applicationIDs(executing: "/bin/true") == truth.applicationIDs(executing: "/bin/true"))
+        #expect(warm.applicationIDs(executing: "/bin/true").count == 4)
+        #expect(warm.entry(id: "low.desktop") == truth.entry(id: "low.desktop"))
+        #expect(warm.entry(id: "nope.desktop") == nil)
+        #expect(warm.defaultHandler(forScheme: "ALPHA") == "user.desktop")
+        let after = try warm.setDefault(scheme: "alpha", desktopID: "a.desktop")
+        #expect(after.defaultHandler == "a.desktop")
+        #expect(warm.handlers(forScheme: "alpha") == ["a.desktop", "user.desktop"])
+        #expect(warm.handlers(forScheme: "beta") == truth.handlers(forScheme: "beta"))
+        // The list changed: the next start resolves again (its stored answers are for the old list).
+        let next = run(tree)
+        #expect(next.defaultHandler(forScheme: "alpha") == "a.desktop")
+    }
+
     @Test func entryAdded() throws {
         let tree = try warmTree()
         tree.entry(1, "vendor/new.desktop", schemes: ["delta"])

@@ -154,13 +154,19 @@ public final class Registry: Sendable {
     /// The handlers and default of `scheme` in one probe.
     public func resolution(forScheme scheme: String) -> HandlerResolution {
         let key = Registry.lowercasedASCII(scheme)
-        return state.withLock { $0.resolved[key] } ?? .none
+        return state.withLock { m in
+            if let frozen = m.frozen { return frozen.resolution(forScheme: key) }
+            return m.resolved[key] ?? .none
+        }
     }
 
     /// The effective entry with desktop ID `id` when it is an eligible application (any
     /// application, whether or not it handles a scheme); nil otherwise.
     public func entry(id: String) -> DesktopEntry? {
-        state.withLock { $0.effective[id] }
+        state.withLock { m in
+            if let frozen = m.frozen { return frozen.entry(id: id) }
+            return m.effective[id]
+        }
     }
 
     /// Whether a `mimeapps.list` in a config directory (`$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,
@@ -185,7 +191,8 @@ public final class Registry: Sendable {
         let base = Array((target.split(separator: "/").last.map(String.init) ?? target).utf8)
         // A byte comparison per entry (no allocation): this runs over every installed entry.
         let candidates: [DesktopEntry] = state.withLock { m in
-            m.effective.values.filter { e in
+            if let frozen = m.frozen { return frozen.entries(withProgramBaseName: base) }
+            return m.effective.values.filter { e in
                 guard let program = e.execProgram else { return false }
                 return Registry.path(program, hasBaseName: base)
             }
@@ -204,7 +211,7 @@ public final class Registry: Sendable {
 
     /// Every scheme with at least one eligible handler, sorted.
     public var schemes: [String] {
-        state.withLock { $0.sortedSchemes }
+        state.withLock { m in m.frozen?.schemes ?? m.sortedSchemes }
     }
 
     /// The most recent warnings (at most ``warningLogLimit``), oldest first.
@@ -260,6 +267,7 @@ public final class Registry: Sendable {
         guard DesktopID.isValid(desktopID) else {
             throw .invalidHandler(desktopID: desktopID, scheme: name, reason: "not a valid desktop ID")
         }
+        writer.withLock { _ in materializeLocked() }
         let verdict: String? = state.withLock { m in
             guard let entry = m.effective[desktopID] else {
                 if let rec = m.effectiveRecord(desktopID) {
@@ -298,6 +306,7 @@ public final class Registry: Sendable {
 
     /// Applies `changes`; returns the schemes whose resolution changed. Caller holds `writer`.
     func applyLocked(_ changes: Set<WatchChange>) -> Set<String> {
+        materializeLocked()
         var affected = Set<String>()
         var warnings: [RegistryWarning] = []
         let (appDirs, mimeDirs, listNames) = state.withLock { m in

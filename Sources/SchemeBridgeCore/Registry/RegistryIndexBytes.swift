@@ -51,6 +51,13 @@ struct IndexByteWriter {
         i64(Int64(s.ctimeNanoseconds))
     }
 
+    /// Overwrites 4 bytes at `offset` (a record's length).
+    mutating func patch32(_ v: UInt32, at offset: Int) {
+        withUnsafeBytes(of: v) { raw in
+            for i in 0..<4 { bytes[offset + i] = raw[i] }
+        }
+    }
+
     /// Overwrites 8 bytes at `offset` (for the header's length and checksum).
     mutating func patch(_ v: UInt64, at offset: Int) {
         withUnsafeBytes(of: v) { raw in
@@ -77,6 +84,17 @@ struct IndexByteReader: ~Copyable {
     }
 
     var remaining: Int { base.count - offset }
+
+    /// Moves to `offset` (checked).
+    mutating func seek(_ to: Int) throws(IndexRejection) {
+        guard to >= 0, to <= base.count else { throw IndexRejection("an offset is out of bounds") }
+        offset = to
+    }
+
+    /// Steps over `n` bytes (checked).
+    mutating func skip(_ n: Int) throws(IndexRejection) {
+        _ = try take(n)
+    }
 
     private mutating func take(_ n: Int) throws(IndexRejection) -> Int {
         guard n >= 0, n <= remaining else { throw IndexRejection("truncated") }
@@ -123,9 +141,21 @@ struct IndexByteReader: ~Copyable {
         return view
     }
 
+    /// A string from UTF-8 bytes, nil when they are not valid UTF-8 (ASCII, the common case,
+    /// is checked with a plain loop; the rest by the standard library).
+    static func makeString(_ view: UnsafeRawBufferPointer) -> String? {
+        var ascii = true
+        for b in view where b >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return String(decoding: view.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+        return String(validating: view.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
     mutating func string() throws(IndexRejection) -> String {
         let view = try stringBytes()
-        guard let s = String(validating: view, as: UTF8.self) else { throw IndexRejection("a string is not UTF-8") }
+        guard let s = IndexByteReader.makeString(view) else { throw IndexRejection("a string is not UTF-8") }
         return s
     }
 
@@ -133,7 +163,7 @@ struct IndexByteReader: ~Copyable {
         let n = try u32()
         if n == UInt32.max { return nil }
         let view = try stringBytes(length: Int(n))
-        guard let s = String(validating: view, as: UTF8.self) else { throw IndexRejection("a string is not UTF-8") }
+        guard let s = IndexByteReader.makeString(view) else { throw IndexRejection("a string is not UTF-8") }
         return s
     }
 

@@ -76,7 +76,7 @@ enum RegistryIndexCodec {
 
     // MARK: encoding
 
-    static func encode(configurationKey: String, directories: [IndexedAppDirectory]) -> [UInt8] {
+    static func encode(configurationKey: String, directories: [IndexedAppDirectory], resolved: ResolvedSnapshot? = nil) -> [UInt8] {
         let total = directories.reduce(0) { $0 + $1.records.count }
         var w = IndexByteWriter(capacity: 256 + total * 256)
         for b in magic { w.u8(b) }
@@ -88,6 +88,7 @@ enum RegistryIndexCodec {
         w.u64(0)
         w.string(configurationKey)
         w.u32(UInt32(directories.count))
+        var recordOffsets: [[String: (record: Int, exec: Int?)]] = []
         for dir in directories {
             w.u8(dir.complete ? 1 : 0)
             w.u32(UInt32(dir.directories.count))
@@ -98,7 +99,23 @@ enum RegistryIndexCodec {
                 w.signature(d.signature)
             }
             w.u32(UInt32(dir.records.count))
-            for r in dir.records { encode(r, into: &w) }
+            var offsets: [String: (record: Int, exec: Int?)] = [:]
+            for r in dir.records {
+                // Each record starts with its length, so a pass that only checks signatures can
+                // step over the entry's fields.
+                let start = w.bytes.count
+                w.u32(0)
+                let exec = encode(r, into: &w)
+                if resolved != nil { offsets[r.relativePath] = (start, exec) }
+                w.patch32(UInt32(w.bytes.count - start), at: start)
+            }
+            recordOffsets.append(offsets)
+        }
+        if let resolved {
+            w.u8(1)
+            encodeResolved(resolved, recordOffsets: recordOffsets, into: &w)
+        } else {
+            w.u8(0)
         }
         let length = UInt64(w.bytes.count)
         w.patch(length, at: 16)
@@ -122,7 +139,10 @@ enum RegistryIndexCodec {
         static let absolutePath = EntryFlags(rawValue: 1 << 8)
     }
 
-    private static func encode(_ r: AppFileRecord, into w: inout IndexByteWriter) {
+    /// Returns the offset of the entry's `execProgram` string, if it has one.
+    @discardableResult
+    private static func encode(_ r: AppFileRecord, into w: inout IndexByteWriter) -> Int? {
+        var execOffset: Int? = nil
         w.string(r.relativePath)
         w.signature(r.signature)
         w.u8(r.reread ? 1 : 0)
@@ -151,6 +171,7 @@ enum RegistryIndexCodec {
             w.optionalString(f.name)
             w.optionalString(f.icon)
             w.optionalString(f.exec)
+            if f.execProgram != nil { execOffset = w.bytes.count }
             w.optionalString(f.execProgram)
             w.optionalString(f.tryExec)
             w.optionalString(f.workingDirectory)
@@ -165,6 +186,7 @@ enum RegistryIndexCodec {
                 w.string(v)
             }
         }
+        return execOffset
     }
 
     // MARK: decoding
@@ -176,6 +198,51 @@ enum RegistryIndexCodec {
     static func decode(_ raw: UnsafeRawBufferPointer, configurationKey: String,
                        directories appDirs: [ApplicationsDirectory],
                        locale: LocaleMatcher, searchPath: [String]) throws(IndexRejection) -> IndexContents {
+        var r = IndexByteReader(raw, offset: try checkHeader(raw, configurationKey: configurationKey))
+        let dirCount = try r.count(minimumSize: 9)
+        guard dirCount == appDirs.count else { throw IndexRejection("directory count differs") }
+        var result: [IndexedAppDirectory] = []
+        result.reserveCapacity(dirCount)
+        for appDir in appDirs {
+            let (complete, dirs) = try decodeDirectories(&r)
+            let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
+            var records: [AppFileRecord] = []
+            records.reserveCapacity(m)
+            for _ in 0..<m {
+                let start = r.offset
+                let length = Int(try r.u32())
+                guard length >= 4 + 5 + 56 + 2, length - 4 <= r.remaining else { throw IndexRejection("corrupt record length") }
+                records.append(try decodeRecord(&r, directory: appDir, searchPath: searchPath))
+                guard r.offset == start + length else { throw IndexRejection("corrupt record length") }
+            }
+            result.append(IndexedAppDirectory(complete: complete, directories: dirs, records: records))
+        }
+        // The resolved section follows (read by FrozenIndex, the start-up without decoding).
+        return IndexContents(directories: result)
+    }
+
+    /// An applications directory's flag and walked directories.
+    static func decodeDirectories(_ r: inout IndexByteReader) throws(IndexRejection) -> (complete: Bool, [IndexedDirectory]) {
+        let complete = try r.u8()
+        guard complete <= 1 else { throw IndexRejection("corrupt directory flag") }
+        let n = try r.count(minimumSize: 5 + 2 + 56)
+        var dirs: [IndexedDirectory] = []
+        dirs.reserveCapacity(n)
+        for _ in 0..<n {
+            let rel = try r.string()
+            guard rel.isEmpty || isSafeRelativePath(rel) else { throw IndexRejection("an unsafe directory path") }
+            let kind = try r.u8()
+            let recent = try r.u8()
+            guard kind <= 1, recent <= 1 else { throw IndexRejection("corrupt directory flags") }
+            dirs.append(IndexedDirectory(relativePath: rel, kind: kind == 1 ? .directory : .missing,
+                                         signature: try r.signature(), recent: recent == 1))
+        }
+        return (complete == 1, dirs)
+    }
+
+    /// Checks the header (magic, byte order, version, length, checksum) and the configuration
+    /// key; returns the offset of what follows the key.
+    static func checkHeader(_ raw: UnsafeRawBufferPointer, configurationKey: String) throws(IndexRejection) -> Int {
         guard raw.count >= headerSize else { throw IndexRejection("truncated (no header)") }
         guard raw.prefix(8).elementsEqual(magic) else { throw IndexRejection("not a registry index") }
         var r = IndexByteReader(raw, offset: 8)
@@ -194,38 +261,10 @@ enum RegistryIndexCodec {
         r = IndexByteReader(raw, offset: headerSize)
         let key = try r.string()
         guard key == configurationKey else { throw IndexRejection("made for another configuration (directories or locale)") }
-        let dirCount = try r.count(minimumSize: 9)
-        guard dirCount == appDirs.count else { throw IndexRejection("directory count differs") }
-        var result: [IndexedAppDirectory] = []
-        result.reserveCapacity(dirCount)
-        for appDir in appDirs {
-            let complete = try r.u8()
-            guard complete <= 1 else { throw IndexRejection("corrupt directory flag") }
-            let n = try r.count(minimumSize: 5 + 2 + 56)
-            var dirs: [IndexedDirectory] = []
-            dirs.reserveCapacity(n)
-            for _ in 0..<n {
-                let rel = try r.string()
-                guard rel.isEmpty || isSafeRelativePath(rel) else { throw IndexRejection("an unsafe directory path") }
-                let kind = try r.u8()
-                let recent = try r.u8()
-                guard kind <= 1, recent <= 1 else { throw IndexRejection("corrupt directory flags") }
-                dirs.append(IndexedDirectory(relativePath: rel, kind: kind == 1 ? .directory : .missing,
-                                             signature: try r.signature(), recent: recent == 1))
-            }
-            let m = try r.count(minimumSize: 5 + 56 + 2)
-            var records: [AppFileRecord] = []
-            records.reserveCapacity(m)
-            for _ in 0..<m {
-                records.append(try decodeRecord(&r, directory: appDir, searchPath: searchPath))
-            }
-            result.append(IndexedAppDirectory(complete: complete == 1, directories: dirs, records: records))
-        }
-        guard r.remaining == 0 else { throw IndexRejection("trailing bytes") }
-        return IndexContents(directories: result)
+        return r.offset
     }
 
-    private static func decodeRecord(_ r: inout IndexByteReader, directory: ApplicationsDirectory,
+    static func decodeRecord(_ r: inout IndexByteReader, directory: ApplicationsDirectory,
                                      searchPath: [String]) throws(IndexRejection) -> AppFileRecord {
         let rel = try r.string()
         guard isSafeRelativePath(rel), rel.hasSuffix(".desktop"), rel.utf8.count > 8 else {

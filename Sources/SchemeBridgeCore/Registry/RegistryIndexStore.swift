@@ -54,11 +54,11 @@ struct RegistryIndexStore: Sendable {
         /// There is none yet (first start, or the cache was cleared): not worth a warning.
         case absent
         case rejected(IndexRejection)
-        case loaded(IndexContents)
+        case loaded(IndexBuffer)
     }
 
-    /// Reads the file in one `read` into one buffer, checks who owns it, and decodes it.
-    func load(directories: [ApplicationsDirectory], locale: LocaleMatcher, searchPath: [String]) -> Loaded {
+    /// Reads the file in one `read` into one buffer, after checking who owns it.
+    func read() -> Loaded {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             let e = errno
@@ -75,21 +75,14 @@ struct RegistryIndexStore: Sendable {
         let size = Int(st.st_size)
         guard size <= RegistryIndexStore.maximumSize else { return .rejected(IndexRejection("too large")) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 16)
-        defer { buffer.deallocate() }
         var got = 0
         while got < size {
-            let n = read(fd, buffer.baseAddress! + got, size - got)
+            let n = Glibc.read(fd, buffer.baseAddress! + got, size - got)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             got += n
         }
-        do {
-            return .loaded(try RegistryIndexCodec.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<got]),
-                                                         configurationKey: configurationKey, directories: directories,
-                                                         locale: locale, searchPath: searchPath))
-        } catch {
-            return .rejected(error)
-        }
+        return .loaded(IndexBuffer(buffer, count: got))
     }
 
     /// Replaces the file atomically: a private temporary file in the cache directory (created

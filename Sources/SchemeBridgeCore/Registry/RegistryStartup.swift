@@ -54,59 +54,70 @@ extension Registry {
     /// The index file this registry reads and writes, nil when disabled.
     public var indexPath: String? { indexStore?.path }
 
-    /// The first build: the lists, then every applications directory — from the index where its
-    /// signatures prove the directory unchanged (one `stat` per directory and per file, no
-    /// parsing), by walking it otherwise (files whose signature matches the index still not
-    /// parsed). Caller holds `writer`.
+    /// The first build: the lists, then the applications directories.
+    ///
+    /// With an index whose every directory and file signature still matches (one `stat` each,
+    /// no parsing), whose lists digest equals the lists just read and whose `TryExec` programs
+    /// are found as they were, the registry is served from the index buffer (``FrozenIndex``):
+    /// nothing is decoded. Otherwise the index's records are decoded and used where their
+    /// signatures match; changed directories are walked and changed files parsed. Caller holds
+    /// `writer`.
     func buildInitial() -> RegistryStartup {
         let clock = ContinuousClock()
         let started = clock.now
         var report = RegistryStartup()
         let (appDirs, levels) = state.withLock { m in (m.appDirs.map(\.directory), m.mimeDirs.indices) }
-        var affected = applyLocked(Set(levels.map { WatchChange.allLists(level: $0) }))
+        let affected = applyLocked(Set(levels.map { WatchChange.allLists(level: $0) }))
         var contents: IndexContents? = nil
         if let indexStore {
-            switch indexStore.load(directories: appDirs, locale: locale, searchPath: directories.executableSearchPath) {
+            switch indexStore.read() {
             case .absent: break
             case .rejected(let reason): report.indexRejection = reason.description
-            case .loaded(let c):
-                contents = c
-                report.usedIndex = true
+            case .loaded(let buffer):
+                do {
+                    if let frozen = try frozenIndex(buffer, directories: appDirs) {
+                        state.withLock { $0.frozen = frozen }
+                        report.usedIndex = true
+                        let generation = state.withLock { $0.recordGeneration }
+                        indexState.withLock { $0.savedGeneration = generation }
+                        report.duration = clock.now - started
+                        return report
+                    }
+                    contents = try RegistryIndexCodec.decode(buffer.raw, configurationKey: indexStore.configurationKey,
+                                                             directories: appDirs, locale: locale,
+                                                             searchPath: directories.executableSearchPath)
+                    report.usedIndex = true
+                } catch {
+                    report.indexRejection = error.description
+                }
             }
         }
         var warnings: [RegistryWarning] = []
+        var perDirectory: [[AppFileRecord]] = []
         for (i, directory) in appDirs.enumerated() {
             let indexed = contents?.directories[i]
-            var records: [AppFileRecord]
             if let indexed, let trusted = revalidate(indexed, directory: directory, report: &report, warnings: &warnings) {
-                records = trusted
-            } else {
-                report.directoriesWalked += 1
-                var known: [String: AppFileRecord] = [:]
-                for r in indexed?.records ?? [] { known[r.relativePath] = r }
-                let result = scanner.scan(directory: directory, prefix: "", knownRecords: known)
-                report.filesParsed += result.parsedCount
-                warnings.append(contentsOf: result.warnings)
-                records = Array(result.records.values)
-                if indexed != nil {
-                    let before = known.count
-                    var same = 0
-                    for r in records where known[r.relativePath] == r { same += 1 }
-                    report.filesChanged += (records.count - same) + (before - same)
-                }
+                perDirectory.append(trusted)
+                continue
             }
-            state.withLock { m in
-                for r in records { m.setRecord(dir: i, relativePath: r.relativePath, record: r, affected: &affected) }
+            report.directoriesWalked += 1
+            var known: [String: AppFileRecord] = [:]
+            for r in indexed?.records ?? [] { known[r.relativePath] = r }
+            let result = scanner.scan(directory: directory, prefix: "", knownRecords: known)
+            report.filesParsed += result.parsedCount
+            warnings.append(contentsOf: result.warnings)
+            let records = Array(result.records.values)
+            if indexed != nil {
+                var same = 0
+                for r in records where known[r.relativePath] == r { same += 1 }
+                report.filesChanged += (records.count - same) + (known.count - same)
             }
+            perDirectory.append(records)
         }
-        let generation = state.withLock { m in
-            _ = m.resolve(affected)
-            return m.recordGeneration
+        state.withLock { m in
+            _ = m.resolve(m.load(perDirectory).union(affected))
         }
         for w in warnings { warn(w) }
-        if report.usedIndex && !report.indexOutdated {
-            indexState.withLock { $0.savedGeneration = generation }
-        }
         // The first scan leaves megabytes of freed parse buffers in malloc's arenas (one per
         // parsing thread); hand them back so the service's resident size is what it keeps.
         Registry.trimHeap()
@@ -114,17 +125,94 @@ extension Registry {
         return report
     }
 
-    /// The records of `indexed` brought up to date, or nil when a directory changed (then the
-    /// directory is walked). Files whose signature differs, or that the index marks for
-    /// re-reading, are parsed again; the others are taken as they are.
-    private func revalidate(_ indexed: IndexedAppDirectory, directory: ApplicationsDirectory,
-                            report: inout RegistryStartup, warnings: inout [RegistryWarning]) -> [AppFileRecord]? {
-        guard indexed.complete, !indexed.directories.isEmpty else { return nil }
-        let rootFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if rootFD >= 0 { Glibc.close(rootFD) } }
+    /// The index as a ``FrozenIndex`` when nothing it stores can have changed: every directory
+    /// and file signature matches (one `stat` each, straight from the buffer), no file is
+    /// marked for re-reading, the lists just read are those it was resolved with, and every
+    /// `TryExec` program is found as it was. Nil when something changed; throws when the file
+    /// is damaged or foreign.
+    private func frozenIndex(_ buffer: IndexBuffer, directories appDirs: [ApplicationsDirectory]) throws(IndexRejection) -> FrozenIndex? {
+        guard let indexStore else { return nil }
+        var r = IndexByteReader(buffer.raw, offset: try RegistryIndexCodec.checkHeader(buffer.raw, configurationKey: indexStore.configurationKey))
+        let dirCount = try r.count(minimumSize: 9)
+        guard dirCount == appDirs.count else { throw IndexRejection("directory count differs") }
+        var unchanged = true
+        var recordStarts: [Int] = []
+        var checks: [FileCheck] = []
+        var rootFDs: [Int32] = []
+        defer { for fd in rootFDs { Glibc.close(fd) } }
+        for directory in appDirs {
+            let (complete, dirs) = try RegistryIndexCodec.decodeDirectories(&r)
+            let rootFD = unchanged && complete ? open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+            if rootFD >= 0 { rootFDs.append(rootFD) }
+            unchanged = unchanged && complete && directoriesUnchanged(dirs, directory: directory, rootFD: rootFD)
+            let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
+            if unchanged && m > 0 && rootFD < 0 { unchanged = false }
+            for _ in 0..<m {
+                let start = r.offset
+                let length = Int(try r.u32())
+                guard length >= 4 + 5 + 56 + 2, length - 4 <= r.remaining else { throw IndexRejection("corrupt record length") }
+                recordStarts.append(start)
+                if unchanged {
+                    // The path's NUL follows it in the buffer: handed to fstatat as it is.
+                    let rel = try r.stringBytes()
+                    let signature = try r.signature()
+                    let reread = try r.u8()
+                    unchanged = reread == 0
+                    checks.append(FileCheck(directoryFD: rootFD, path: rel.baseAddress!.assumingMemoryBound(to: CChar.self),
+                                            signature: signature))
+                }
+                try r.seek(start + length)
+            }
+        }
+        guard unchanged, FileCheck.allUnchanged(checks) else { return nil }
+        let frozen = try FrozenIndex(buffer: buffer, at: r.offset, directories: appDirs,
+                                     searchPath: directories.executableSearchPath, recordStarts: recordStarts)
+        guard frozen.listsDigest == state.withLock({ $0.listsDigest }), frozen.tryExecUnchanged() else { return nil }
+        return frozen
+    }
+
+    /// One file's `stat` against its recorded signature; `path` points into the index buffer
+    /// (NUL-terminated there), relative to `directoryFD`.
+    struct FileCheck: @unchecked Sendable {
+        let directoryFD: Int32
+        let path: UnsafePointer<CChar>
+        let signature: FileSignature
+
+        var unchanged: Bool {
+            var st = stat()
+            return fstatat(directoryFD, path, &st, 0) == 0 && (st.st_mode & S_IFMT) == S_IFREG && FileSignature(st) == signature
+        }
+
+        /// Whether every file is unchanged; with many files, half of them are checked on a
+        /// second thread (the `stat`s are most of a start-up from the index).
+        static func allUnchanged(_ checks: [FileCheck]) -> Bool {
+            let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+            guard checks.count >= 2048, cpus > 1 else { return checks.allSatisfy(\.unchanged) }
+            let half = checks.count / 2
+            let second = FileCheckBatch(Array(checks[half...]))
+            var tid = pthread_t()
+            let box = Unmanaged.passRetained(second).toOpaque()
+            guard pthread_create(&tid, nil, { raw in
+                let batch = Unmanaged<FileCheckBatch>.fromOpaque(raw!).takeRetainedValue()
+                batch.run()
+                return nil
+            }, box) == 0 else {
+                Unmanaged<FileCheckBatch>.fromOpaque(box).release()
+                return checks.allSatisfy(\.unchanged)
+            }
+            let first = checks[..<half].allSatisfy(\.unchanged)
+            pthread_join(tid, nil)
+            return first && second.result
+        }
+    }
+
+    /// Whether the walked directories of an applications directory still have the signatures
+    /// (so the names) recorded, none of them having changed just before it was recorded.
+    private func directoriesUnchanged(_ dirs: [IndexedDirectory], directory: ApplicationsDirectory, rootFD: Int32) -> Bool {
+        guard !dirs.isEmpty else { return false }
         var st = stat()
-        for d in indexed.directories {
-            guard !d.recent else { return nil }
+        for d in dirs {
+            guard !d.recent else { return false }
             let rc: Int32
             if rootFD < 0 {
                 rc = -1
@@ -137,12 +225,25 @@ extension Registry {
             switch d.kind {
             case .missing:
                 // Only the root can be missing; then it must still be missing.
-                guard d.relativePath.isEmpty, !isDirectory, FileSystem.info(directory.path).kind != .directory else { return nil }
+                guard d.relativePath.isEmpty, !isDirectory, FileSystem.info(directory.path).kind != .directory else { return false }
             default:
-                guard isDirectory, FileSignature(st) == d.signature else { return nil }
+                guard isDirectory, FileSignature(st) == d.signature else { return false }
             }
         }
+        return true
+    }
+
+    /// The records of `indexed` brought up to date, or nil when a directory changed (then the
+    /// directory is walked). Files whose signature differs, or that the index marks for
+    /// re-reading, are parsed again; the others are taken as they are.
+    private func revalidate(_ indexed: IndexedAppDirectory, directory: ApplicationsDirectory,
+                            report: inout RegistryStartup, warnings: inout [RegistryWarning]) -> [AppFileRecord]? {
+        guard indexed.complete else { return nil }
+        let rootFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if rootFD >= 0 { Glibc.close(rootFD) } }
+        guard directoriesUnchanged(indexed.directories, directory: directory, rootFD: rootFD) else { return nil }
         if rootFD < 0 { return indexed.records.isEmpty ? [] : nil }
+        var st = stat()
         var records: [AppFileRecord] = []
         records.reserveCapacity(indexed.records.count)
         for r in indexed.records {
@@ -161,6 +262,27 @@ extension Registry {
         return records
     }
 
+    /// Turns a registry served from the index into the full model (before the first change,
+    /// or a write): decodes every record and resolves. Nothing is published: the answers are
+    /// those the index gave. Caller holds `writer`.
+    func materializeLocked() {
+        guard let frozen = state.withLock({ $0.frozen }), let indexStore else { return }
+        let contents = try? RegistryIndexCodec.decode(frozen.buffer.raw, configurationKey: indexStore.configurationKey,
+                                                      directories: frozen.directories, locale: locale,
+                                                      searchPath: directories.executableSearchPath)
+        state.withLock { m in
+            m.frozen = nil
+            let perDirectory = contents?.directories.map(\.records) ?? []
+            if perDirectory.count == m.appDirs.count {
+                _ = m.resolve(m.load(perDirectory))
+            }
+        }
+        if contents == nil {
+            // Cannot happen for a buffer that passed the checks; scan to be safe.
+            _ = applyLocked([.everything])
+        }
+    }
+
     /// Asks for an index write when the records changed since the last one.
     func scheduleIndexWriteIfChanged() {
         guard indexStore != nil else { return }
@@ -176,7 +298,10 @@ extension Registry {
     /// vouches for a directory whose listing it has not seen.
     func saveIndex() {
         guard let indexStore else { return }
-        let (dirs, generation) = state.withLock { ($0.appDirs, $0.recordGeneration) }
+        writer.withLock { _ in materializeLocked() }
+        let (dirs, generation, resolved) = state.withLock {
+            ($0.appDirs, $0.recordGeneration, $0.resolvedSnapshot(searchPath: directories.executableSearchPath))
+        }
         var out: [IndexedAppDirectory] = []
         out.reserveCapacity(dirs.count)
         for d in dirs {
@@ -187,7 +312,7 @@ extension Registry {
             out.append(IndexedAppDirectory(complete: complete, directories: complete ? check.directories : [],
                                            records: Array(d.files.values)))
         }
-        let bytes = RegistryIndexCodec.encode(configurationKey: indexStore.configurationKey, directories: out)
+        let bytes = RegistryIndexCodec.encode(configurationKey: indexStore.configurationKey, directories: out, resolved: resolved)
         do {
             try indexStore.save(bytes)
             indexState.withLock { $0.savedGeneration = generation }
@@ -203,4 +328,14 @@ extension Registry {
         }
         Registry.trimHeap()
     }
+}
+
+/// Files checked on a second thread; `result` is read after the thread was joined.
+private final class FileCheckBatch: @unchecked Sendable {
+    let checks: [Registry.FileCheck]
+    var result = false
+
+    init(_ checks: [Registry.FileCheck]) { self.checks = checks }
+
+    func run() { result = checks.allSatisfy(\.unchanged) }
 }
