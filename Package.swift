@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "SchemeBridgeContract", targets: ["SchemeBridgeContract"]),
         .library(name: "SchemeBridgeCore", targets: ["SchemeBridgeCore"]),
         .executable(name: "schemebridged", targets: ["schemebridged"]),
         .executable(name: "schemebridge", targets: ["schemebridge"]),
@@ -27,17 +28,21 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        // The system funnel: our own threads, owned descriptors, the one small-file reader.
+        .target(name: "LinuxSystem", dependencies: ["CLinux"], swiftSettings: strict),
         // The Swift D-Bus layer: names, values, messages, connection, object export.
-        .target(name: "DBus", dependencies: ["CDBus", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
-        // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry. No D-Bus here.
-        .target(name: "SchemeBridgeCore", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "LinuxSystem", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        // The contract in one place: names, errors, option/result keys, typed signals and calls.
+        .target(name: "SchemeBridgeContract", dependencies: ["DBus"], swiftSettings: strict),
+        // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry, the rules. No D-Bus here.
+        .target(name: "SchemeBridgeCore", dependencies: ["CLinux", "LinuxSystem"], swiftSettings: strict),
         // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).
         .target(name: "CLinux"),
         // The session service.
         .executableTarget(
             name: "schemebridged",
             dependencies: [
-                "DBus", "SchemeBridgeCore",
+                "DBus", "SchemeBridgeContract", "SchemeBridgeCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -48,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "schemebridge",
             dependencies: [
-                "DBus",
+                "DBus", "SchemeBridgeContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -63,11 +68,11 @@ let package = Package(
         // The Swift side of `make bench`'s layer measurement.
         .executableTarget(name: "schemebridge-bench-service", dependencies: ["DBus"], path: "Benchmarks/SwiftService", swiftSettings: strict),
         // make bench: the least a `schemebridge open` process over the layer must do (no argument parser).
-        .executableTarget(name: "schemebridge-open-probe", dependencies: ["DBus"], path: "Benchmarks/OpenProbe", swiftSettings: strict),
+        .executableTarget(name: "schemebridge-open-probe", dependencies: ["DBus", "SchemeBridgeContract"], path: "Benchmarks/OpenProbe", swiftSettings: strict),
         // A private dbus-daemon per test suite, shared by every test target.
         .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ServiceTests", dependencies: ["DBus", "DBusTestSupport", "CPNG"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),

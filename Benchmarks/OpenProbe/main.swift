@@ -3,9 +3,8 @@
 // with nothing else: no swift-argument-parser (which loads FoundationEssentials), no Foundation.
 // make bench times it as the floor a Swift CLI over this layer can reach, next to `gio open`.
 import DBus
-#if canImport(Glibc)
 import Glibc
-#endif
+import SchemeBridgeContract
 
 /// Writes a line to standard error (fd 2; no shared FILE*).
 func complain(_ text: String) {
@@ -21,15 +20,17 @@ if urls.isEmpty {
 var status: Int32 = 0
 do {
     let connection = try await Connection.session()
+    let service = SchemeBridgeClient(connection: connection)
     for url in urls {
         do {
-            _ = try await connection.call(
-                destination: "io.github.schemebridge.SchemeBridge1", path: "/io/github/schemebridge/SchemeBridge1",
-                interface: "io.github.schemebridge.SchemeBridge1", member: "OpenURL", [.string(url)])
+            _ = try await service.perform(.openURL(url))
         } catch {
             complain(error.message)
-            let name = error.name.rawValue
-            status = name.hasSuffix(".NoHandler") || name.hasSuffix(".ServiceUnknown") ? 3 : name.hasSuffix(".InvalidURL") ? 1 : 4
+            switch error {
+            case ContractError.noHandler, ErrorName.serviceUnknown: status = 3
+            case ContractError.invalidURL: status = 1
+            default: status = 4
+            }
         }
     }
     connection.close()

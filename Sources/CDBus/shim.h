@@ -4,7 +4,6 @@
 #include <dbus/dbus.h>
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 
 /*
  * libdbus defines its type codes as macros such as ((int) 'y'), which Swift
@@ -48,8 +47,5 @@ static const int CDBUS_TIMEOUT_INFINITE = DBUS_TIMEOUT_INFINITE;
 /* A DBusError on the heap is awkward from Swift; these keep its use in one place. */
 static inline const char *cdbus_error_name(const DBusError *e) { return e->name; }
 static inline const char *cdbus_error_message(const DBusError *e) { return e->message; }
-
-/* Names the calling thread (visible in top, gdb and /proc). */
-static inline void cdbus_set_thread_name(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 #endif

@@ -1,8 +1,6 @@
 import CDBus
 import Logging
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The reply to `org.freedesktop.DBus.RequestName`.
 public enum RequestNameReply: UInt32, Sendable {
@@ -168,7 +166,7 @@ public final class Connection: Sendable {
     public func emitPropertiesChanged(
         path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = []
     ) throws(DBusError) {
-        try emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+        try emit(path: path, interface: .properties, member: "PropertiesChanged",
                  [.string(interface.rawValue), .vardict(changed), .strings(invalidated)])
     }
 

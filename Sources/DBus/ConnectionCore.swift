@@ -1,8 +1,6 @@
 import CDBus
 import Logging
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Where a reply goes: the call's serial and sender.
 struct ReplyAddress: Sendable {

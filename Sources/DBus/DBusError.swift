@@ -67,3 +67,13 @@ extension DBusError {
         return DBusError(.failed, String(describing: error))
     }
 }
+
+/// Matches an error by its D-Bus name, so a `catch` can name it:
+/// `catch ErrorName.invalidArgs { … }`. Any ``DBusErrorConvertible`` error matches by the
+/// name it would be sent with.
+public func ~= (pattern: ErrorName, error: any Error) -> Bool {
+    (error as? any DBusErrorConvertible)?.dbusError.name == pattern
+}
+
+/// Matches a ``DBusError`` by name (for typed `throws(DBusError)` code and `switch`).
+public func ~= (pattern: ErrorName, error: DBusError) -> Bool { error.name == pattern }

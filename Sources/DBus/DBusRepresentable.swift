@@ -83,7 +83,7 @@ public struct Variant: DBusRepresentable, Hashable {
 extension Array: DBusRepresentable where Element: DBusRepresentable {
     public static var dbusType: DBusType { .array(Element.dbusType) }
     public init?(dbusValue: DBusValue) {
-        guard case .array(let e, let items) = dbusValue, e == Element.dbusType else { return nil }
+        guard let items = dbusValue.arrayElements, dbusValue.type == .array(Element.dbusType) else { return nil }
         var out: [Element] = []
         out.reserveCapacity(items.count)
         for item in items {

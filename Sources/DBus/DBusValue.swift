@@ -10,7 +10,9 @@ public struct DictEntry: Hashable, Sendable {
 
 /// A D-Bus value of any type, keeping its exact D-Bus type: containers carry their
 /// element types, so an empty `as` stays an `as` and a variant keeps what it holds.
-public indirect enum DBusValue: Hashable, Sendable {
+/// A byte array (`ay`) is stored compactly as ``bytes(_:)`` (one byte a byte): received `ay`
+/// values always come as `.bytes`; `.array(element: .byte, …)` is still accepted for sending.
+public enum DBusValue: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -29,7 +31,9 @@ public indirect enum DBusValue: Hashable, Sendable {
     /// A dictionary `a{kv}`, its entries in wire order.
     case dictionary(key: DBusType, value: DBusType, [DictEntry])
     case structure([DBusValue])
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
+    /// An `ay`, stored compactly.
+    case bytes([UInt8])
 
     /// The exact D-Bus type of this value.
     public var type: DBusType {
@@ -51,8 +55,12 @@ public indirect enum DBusValue: Hashable, Sendable {
         case .dictionary(let k, let v, _): return .dictionary(key: k, value: v)
         case .structure(let fields): return .structure(fields.map(\.type))
         case .variant: return .variant
+        case .bytes: return .array(.byte)
         }
     }
+
+    /// The D-Bus specification's largest array, in bytes (64 MiB).
+    public static let maximumArrayBytes = 1 << 26
 
     /// Checks that every element of every container has the container's declared type
     /// and that strings hold no NUL byte (D-Bus strings cannot carry one).
@@ -81,6 +89,10 @@ public indirect enum DBusValue: Hashable, Sendable {
             for f in fields { try f.validate() }
         case .variant(let inner):
             try inner.validate()
+        case .bytes(let b):
+            if b.count > Self.maximumArrayBytes {
+                throw DBusError(.invalidArgs, "a D-Bus array holds at most 64 MiB (\(b.count) bytes given); send large data as a file descriptor")
+            }
         default:
             break
         }
@@ -117,8 +129,26 @@ extension DBusValue {
         default: return nil
         }
     }
-    /// The elements of an array, if this is one.
-    public var arrayElements: [DBusValue]? { if case .array(_, let items) = self { return items } else { return nil } }
+    /// The elements of an array, if this is one (a byte array's bytes as `.byte` values).
+    public var arrayElements: [DBusValue]? {
+        switch self {
+        case .array(_, let items): return items
+        case .bytes(let b): return b.map { .byte($0) }
+        default: return nil
+        }
+    }
+    /// The bytes of an `ay`, in either form.
+    public var byteArray: [UInt8]? {
+        switch self {
+        case .bytes(let b): return b
+        case .array(.byte, let items):
+            var out: [UInt8] = []
+            out.reserveCapacity(items.count)
+            for case .byte(let b) in items { out.append(b) }
+            return out.count == items.count ? out : nil
+        default: return nil
+        }
+    }
     /// The entries of a dictionary with string keys (`a{s…}`), if this is one; a later
     /// duplicate key wins.
     public var stringDictionary: [String: DBusValue]? {

@@ -4,17 +4,29 @@ public struct Argument: Sendable, Hashable {
     public let name: String
     /// The argument's single complete type.
     public let type: DBusType
+    /// For a string-keyed dictionary (`a{sv}` options): the keys the handler reads. Entries
+    /// with other keys are skipped unread when a call is decoded (D-Bus convention: unknown
+    /// option keys are ignored), so a large value under an unknown key costs nothing.
+    public let keys: Set<String>?
+    /// For a string: the longest the handler accepts, in bytes. A longer string is handed to
+    /// the handler cut to `maxBytes + 1` bytes — enough for it to see that it is too long and
+    /// say so in its own words — and is never copied whole out of the message.
+    public let maxBytes: Int?
 
-    public init(_ name: String, _ type: DBusType) {
+    public init(_ name: String, _ type: DBusType, keys: Set<String>? = nil, maxBytes: Int? = nil) {
         self.name = name
         self.type = type
+        self.keys = keys
+        self.maxBytes = maxBytes
     }
 
     /// An argument from a signature literal holding one complete type (e.g. `"a{sv}"`);
     /// an invalid literal is a programming error.
-    public init(_ name: String, _ signature: String) {
+    public init(_ name: String, _ signature: String, keys: Set<String>? = nil, maxBytes: Int? = nil) {
         do { self.type = try Signature.singleType(signature) } catch { preconditionFailure(error.description) }
         self.name = name
+        self.keys = keys
+        self.maxBytes = maxBytes
     }
 }
 
@@ -38,6 +50,7 @@ public struct Method: Sendable {
     /// Extra `<annotation>` elements for introspection (name → value).
     public let annotations: [(String, String)]
     let inputTypes: [DBusType]
+    let inputLimits: [Marshal.Limits]
     let inputSignature: String
     let outputTypes: [DBusType]
 
@@ -51,6 +64,7 @@ public struct Method: Sendable {
         self.handler = handler
         self.annotations = annotations
         self.inputTypes = inputs.map(\.type)
+        self.inputLimits = inputs.map { Marshal.Limits(keys: $0.keys, maxBytes: $0.maxBytes) }
         self.inputSignature = inputTypes.map(\.signature).joined()
         self.outputTypes = outputs.map(\.type)
     }

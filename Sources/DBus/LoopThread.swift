@@ -1,24 +1,11 @@
 import CDBus
+import LinuxSystem
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
-/// Starts a detached POSIX thread running `body`.
+/// Starts the detached loop thread running `body`.
 func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    let arg = Unmanaged.passRetained(Box({
-        name.withCString { cdbus_set_thread_name($0) }
-        body()
-    })).toOpaque()
-    var tid = pthread_t()
-    let rc = pthread_create(&tid, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
-        return nil
-    }, arg)
-    precondition(rc == 0, "pthread_create failed: \(rc)")
-    pthread_detach(tid)
+    OSThread.detached(name: name, body)
 }
 
 /// Milliseconds on the monotonic clock.

@@ -1,4 +1,5 @@
 import CDBus
+import Glibc
 
 /// Conversion between ``DBusValue`` and libdbus message iterators. Everything here runs on
 /// the connection's loop thread, the only thread that touches libdbus handles.
@@ -42,19 +43,12 @@ enum Marshal {
         case .objectPath(let p): try appendText(p.rawValue, code: CDBUS_TYPE_OBJECT_PATH, to: &iter)
         case .signature(let g): try appendText(g.rawValue, code: CDBUS_TYPE_SIGNATURE, to: &iter)
         case .unixFD(let fd): try appendBasic(fd.rawValue, code: CDBUS_TYPE_UNIX_FD, to: &iter)
+        case .bytes(let bytes):
+            try appendBytes(bytes, to: &iter)
         case .array(let element, let items):
             if element == .byte {
-                var bytes = [UInt8]()
-                bytes.reserveCapacity(items.count)
-                for case .byte(let b) in items { bytes.append(b) }
-                guard bytes.count == items.count else { throw DBusError(.invalidArgs, "array of 'y' holds other values") }
-                try container(CDBUS_TYPE_ARRAY, "y", &iter) { sub throws(DBusError) in
-                    let ok = bytes.withUnsafeBufferPointer { buf -> dbus_bool_t in
-                        var base = buf.baseAddress
-                        return withUnsafePointer(to: &base) { dbus_message_iter_append_fixed_array(&sub, CDBUS_TYPE_BYTE, $0, Int32(buf.count)) }
-                    }
-                    if ok == 0 { throw oom() }
-                }
+                guard let bytes = value.byteArray else { throw DBusError(.invalidArgs, "array of 'y' holds other values") }
+                try appendBytes(bytes, to: &iter)
             } else {
                 try container(CDBUS_TYPE_ARRAY, element.signature, &iter) { sub throws(DBusError) in
                     for item in items {
@@ -89,6 +83,16 @@ enum Marshal {
         }
     }
 
+    private static func appendBytes(_ bytes: [UInt8], to iter: inout DBusMessageIter) throws(DBusError) {
+        try container(CDBUS_TYPE_ARRAY, "y", &iter) { sub throws(DBusError) in
+            let ok = bytes.withUnsafeBufferPointer { buf -> dbus_bool_t in
+                var base = buf.baseAddress
+                return withUnsafePointer(to: &base) { dbus_message_iter_append_fixed_array(&sub, CDBUS_TYPE_BYTE, $0, Int32(buf.count)) }
+            }
+            if ok == 0 { throw oom() }
+        }
+    }
+
     private static func container(
         _ code: Int32, _ signature: String?, _ iter: inout DBusMessageIter,
         _ body: (inout DBusMessageIter) throws(DBusError) -> Void
@@ -112,18 +116,31 @@ enum Marshal {
 
     // MARK: - Decoding
 
-    /// Decodes the body of `message`, whose signature parses to `types`.
-    static func decodeBody(_ message: OpaquePointer, types: [DBusType]) throws(DBusError) -> [DBusValue] {
+    /// What a declared argument lets decoding skip (see ``Argument/keys`` and ``Argument/maxBytes``).
+    struct Limits: Sendable, Hashable {
+        var keys: Set<String>?
+        var maxBytes: Int?
+    }
+
+    /// Decodes the body of `message`, whose signature parses to `types`, within a
+    /// ``DecodeBudget``; `limits[i]`, when given, applies to argument `i`.
+    static func decodeBody(_ message: OpaquePointer, types: [DBusType], limits: [Limits] = []) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
+        var budget = DecodeBudget()
         var out: [DBusValue] = []
         out.reserveCapacity(types.count)
         for (i, t) in types.enumerated() {
             if i > 0 { dbus_message_iter_next(&iter) }
-            out.append(try decode(&iter, type: t))
+            if i < limits.count, let max = limits[i].maxBytes, t == .string {
+                out.append(.string(text(&iter, maxBytes: max)))
+                continue
+            }
+            out.append(try decode(&iter, type: t, budget: &budget, depth: 0, keys: i < limits.count ? limits[i].keys : nil))
         }
         return out
     }
+
 
     private static func mismatch(_ t: DBusType, _ got: Int32) -> DBusError {
         DBusError(.invalidArgs, "message body does not match its signature: expected '\(t.signature)', found type code \(got)")
@@ -143,9 +160,25 @@ enum Marshal {
         return String(cString: p)
     }
 
-    static func decode(_ iter: inout DBusMessageIter, type: DBusType) throws(DBusError) -> DBusValue {
+    /// A string argument, cut to `maxBytes + 1` bytes when longer (libdbus validated it as UTF-8).
+    private static func text(_ iter: inout DBusMessageIter, maxBytes: Int) -> String {
+        var p: UnsafePointer<CChar>? = nil
+        withUnsafeMutablePointer(to: &p) { dbus_message_iter_get_basic(&iter, $0) }
+        guard let p else { return "" }
+        let length = strnlen(p, maxBytes + 1)
+        return p.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    static func decode(_ iter: inout DBusMessageIter, type: DBusType, budget: inout DecodeBudget, depth: Int,
+                       keys: Set<String>? = nil) throws(DBusError) -> DBusValue {
         let code = dbus_message_iter_get_arg_type(&iter)
         guard code == type.code else { throw mismatch(type, code) }
+        guard depth < DecodeBudget.maximumDepth else {
+            throw DBusError(.invalidArgs, "the message nests containers more than \(DecodeBudget.maximumDepth) deep")
+        }
+        try budget.chargeValue()
         switch type {
         case .byte: return .byte(basic(&iter, UInt8(0)))
         case .boolean: return .boolean(basic(&iter, dbus_bool_t(0)) != 0)
@@ -170,11 +203,11 @@ enum Marshal {
                 var n: Int32 = 0
                 withUnsafeMutablePointer(to: &ptr) { dbus_message_iter_get_fixed_array(&sub, $0, &n) }
                 let bytes = ptr.map { UnsafeBufferPointer(start: $0, count: Int(n)) } ?? UnsafeBufferPointer(start: nil, count: 0)
-                return .array(element: .byte, bytes.map { .byte($0) })
+                return .bytes(Array(bytes))
             }
             var items: [DBusValue] = []
             while dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
-                items.append(try decode(&sub, type: element))
+                items.append(try decode(&sub, type: element, budget: &budget, depth: depth + 1))
                 dbus_message_iter_next(&sub)
             }
             return .array(element: element, items)
@@ -185,9 +218,14 @@ enum Marshal {
             while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
                 var e = DBusMessageIter()
                 dbus_message_iter_recurse(&sub, &e)
-                let key = try decode(&e, type: k)
+                let key = try decode(&e, type: k, budget: &budget, depth: depth + 1)
                 dbus_message_iter_next(&e)
-                let value = try decode(&e, type: v)
+                if let keys, case .string(let name) = key, !keys.contains(name) {
+                    // Not a key anyone reads: skip its value without building it.
+                    dbus_message_iter_next(&sub)
+                    continue
+                }
+                let value = try decode(&e, type: v, budget: &budget, depth: depth + 1)
                 entries.append(DictEntry(key, value))
                 dbus_message_iter_next(&sub)
             }
@@ -199,7 +237,7 @@ enum Marshal {
             values.reserveCapacity(fields.count)
             for (i, f) in fields.enumerated() {
                 if i > 0 { dbus_message_iter_next(&sub) }
-                values.append(try decode(&sub, type: f))
+                values.append(try decode(&sub, type: f, budget: &budget, depth: depth + 1))
             }
             return .structure(values)
         case .variant:
@@ -212,7 +250,7 @@ enum Marshal {
             dbus_free(raw)
             let inner: DBusType
             do { inner = try Signature.singleType(sigText) } catch { throw DBusError(.invalidArgs, error.description) }
-            return .variant(try decode(&sub, type: inner))
+            return .variant(try decode(&sub, type: inner, budget: &budget, depth: depth + 1))
         }
     }
 }

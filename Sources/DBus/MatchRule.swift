@@ -47,8 +47,21 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the signal `message` is selected by this rule.
     public func matches(_ message: Message) -> Bool {
+        guard matchesHeader(message) else { return false }
+        if let arg0 {
+            guard case .string(let s)? = message.body.first, s == arg0 else { return false }
+        }
+        return true
+    }
+
+    /// Whether the header of `message` is selected (everything but `arg0`): checked before a
+    /// signal's body is decoded, so a signal nobody asked for costs no decoding. A rule naming
+    /// the bus itself (`org.freedesktop.DBus`) compares the sender exactly: the bus driver
+    /// sends with that name, and another client cannot, so no one can forge the bus's signals
+    /// by sending them to us directly.
+    func matchesHeader(_ message: Message) -> Bool {
         guard message.kind == .signal else { return false }
-        if let sender, sender.isUnique, message.sender != sender.rawValue { return false }
+        if let sender, sender.isUnique || sender.rawValue == Self.busDriver, message.sender != sender.rawValue { return false }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
         if let path, message.path != path { return false }
@@ -56,9 +69,8 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
             guard let p = message.path?.rawValue else { return false }
             if ns.rawValue != "/" && p != ns.rawValue && !p.hasPrefix(ns.rawValue + "/") { return false }
         }
-        if let arg0 {
-            guard case .string(let s)? = message.body.first, s == arg0 else { return false }
-        }
         return true
     }
+
+    static let busDriver = "org.freedesktop.DBus"
 }

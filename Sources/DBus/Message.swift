@@ -58,6 +58,12 @@ public struct MethodCall: Sendable {
 extension Message {
     /// Decodes a libdbus message whose body signature parses to `types`.
     init(libdbus m: OpaquePointer, types: [DBusType]) throws(DBusError) {
+        self.init(libdbusHeader: m)
+        body = try Marshal.decodeBody(m, types: types)
+    }
+
+    /// The header fields of a libdbus message, with an empty body.
+    init(libdbusHeader m: OpaquePointer) {
         let kind: Message.Kind
         switch dbus_message_get_type(m) {
         case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
@@ -76,7 +82,7 @@ extension Message {
             member: dbus_message_get_member(m).map { MemberName(unchecked: String(cString: $0)) },
             errorName: dbus_message_get_error_name(m).map { ErrorName(unchecked: String(cString: $0)) },
             noReplyExpected: dbus_message_get_no_reply(m) != 0,
-            body: try Marshal.decodeBody(m, types: types))
+            body: [])
     }
 
     /// The body types of a libdbus message (parsed from its signature).

@@ -1,7 +1,6 @@
 import CDBus
 
 private let introspectableInterface = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
-private let propertiesInterface = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
 
 extension ConnectionCore {
     /// Routes one incoming method call to the exported object's declared method, or to
@@ -39,7 +38,7 @@ extension ConnectionCore {
             return
         }
 
-        if interface == propertiesInterface {
+        if interface == InterfaceName.properties {
             handleProperties(object, member, m, signature, address)
             return
         }
@@ -72,7 +71,7 @@ extension ConnectionCore {
             return
         }
         let arguments: [DBusValue]
-        do { arguments = try Marshal.decodeBody(m, types: method.inputTypes) } catch {
+        do { arguments = try Marshal.decodeBody(m, types: method.inputTypes, limits: method.inputLimits) } catch {
             sendError(address, error)
             return
         }
@@ -205,11 +204,11 @@ extension ConnectionCore {
         sendReply(address, [])
         switch property.emitsChanged {
         case .true:
-            sendSignal(path: object.path, interface: propertiesInterface, member: "PropertiesChanged",
+            sendSignal(path: object.path, interface: InterfaceName.properties, member: "PropertiesChanged",
                        arguments: [.string(iface.name.rawValue), .vardict([propertyText: property.get()]), .strings([])],
                        destination: nil)
         case .invalidates:
-            sendSignal(path: object.path, interface: propertiesInterface, member: "PropertiesChanged",
+            sendSignal(path: object.path, interface: InterfaceName.properties, member: "PropertiesChanged",
                        arguments: [.string(iface.name.rawValue), .vardict([:]), .strings([propertyText])],
                        destination: nil)
         case .const, .false:

@@ -173,6 +173,8 @@ public struct InterfaceName: Hashable, Sendable, Comparable, CustomStringConvert
     }
     public static func < (a: InterfaceName, b: InterfaceName) -> Bool { a.rawValue < b.rawValue }
     public var description: String { rawValue }
+    /// `org.freedesktop.DBus.Properties`.
+    public static let properties = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
 }
 
 /// A method, signal or property name such as `OpenURL`.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A Unix file descriptor carried in a D-Bus message (type `h`).
 ///

@@ -1,6 +1,3 @@
-/// SchemeBridgeCore: which installed apps handle which URL schemes, and how to start them.
-/// This module has no D-Bus in it.
-public enum SchemeBridgeCore {
-    /// The version of the D-Bus contract this core serves.
-    public static let contractVersion: UInt32 = 1
-}
+/// SchemeBridgeCore: which installed apps handle which URL schemes, how to start them, and the
+/// rules that decide who may open what (``Broker``). This module has no D-Bus in it.
+public enum SchemeBridgeCore {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import SchemeBridgeContract
 
 /// Options every subcommand that talks to the service accepts.
 struct ClientOptions: ParsableArguments {
@@ -10,13 +11,13 @@ struct ClientOptions: ParsableArguments {
     var timeout: Double = 30
 
     /// Connects to the bus that the options name.
-    func client() throws(Reported) -> ServiceClient {
+    func client() throws(Reported) -> SchemeBridgeBlockingClient {
         try ServiceClient.connect(address: address, timeout: timeout)
     }
 
     /// Connects and runs `body`. A D-Bus error from `body` is reported as "`subject`: message"
     /// and ends the command with the matching exit status.
-    func withService<T>(_ subject: @autoclosure () -> String, _ body: (ServiceClient) throws(DBusError) -> T) throws -> T {
+    func withService<T>(_ subject: @autoclosure () -> String, _ body: (SchemeBridgeBlockingClient) throws(DBusError) -> T) throws -> T {
         let service = try client()
         do {
             return try body(service)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import SchemeBridgeContract
 
 /// The exit statuses of `schemebridge`, the same as `xdg-open`'s.
 enum ExitStatus: Int32 {
@@ -17,13 +18,11 @@ enum ExitStatus: Int32 {
 
     /// The status for a D-Bus error from the service or the bus.
     init(_ error: DBusError) {
-        let name = error.name.rawValue
-        let contract = "io.github.schemebridge.SchemeBridge1.Error."
-        if name.hasPrefix(contract) {
-            switch name.dropFirst(contract.count) {
-            case "InvalidURL": self = .usage
-            case "InvalidHandler": self = .notFound
-            case "NoHandler", "ReservedScheme": self = .noHandler
+        if let contract = ContractError(error.name) {
+            switch contract {
+            case .invalidURL: self = .usage
+            case .invalidHandler: self = .notFound
+            case .noHandler, .reservedScheme: self = .noHandler
             default: self = .failed
             }
             return

@@ -84,6 +84,7 @@ enum JSON {
             return .object(entries.map { (keyText($0.key), value($0.value)) })
         case .structure(let fields): return .array(fields.map(value))
         case .variant(let inner): return value(inner)
+        case .bytes(let b): return .array(b.map { .number(String($0)) })
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import SchemeBridgeContract
 
 /// `schemebridge monitor`: prints the service's signals as they come.
 struct Monitor: ParsableCommand {
@@ -13,16 +14,16 @@ struct Monitor: ParsableCommand {
     func run() throws {
         let service = try client.client()
         do {
-            try service.connection.addMatch(MatchRule(interface: ServiceClient.interface, path: ServiceClient.objectPath))
+            try service.connection.addMatch(MatchRule(interface: Contract.interface, path: Contract.objectPath))
             // Starts the service (bus activation) so that it reports changes from now on.
-            _ = try service.property("Version")
+            _ = try service.property(ContractProperty.version)
         } catch {
             throw ServiceClient.report(error, "cannot monitor the SchemeBridge service")
         }
-        if !output.json { Terminal.error("monitoring \(ServiceClient.busName.rawValue); interrupt to stop") }
+        if !output.json { Terminal.error("monitoring \(Contract.busName.rawValue); interrupt to stop") }
         do {
             while let message = try service.connection.nextSignal() {
-                guard let member = message.member?.rawValue, message.interface == ServiceClient.interface else { continue }
+                guard let member = message.member?.rawValue, message.interface == Contract.interface else { continue }
                 Terminal.out(output.json ? Self.json(member, message.body) : Self.text(member, message.body))
             }
         } catch {
@@ -33,9 +34,9 @@ struct Monitor: ParsableCommand {
     static func json(_ member: String, _ body: [DBusValue]) -> String {
         let names: [String]
         switch member {
-        case "URLHandled": names = ["url", "scheme", "handler", "details"]
-        case "URLFailed": names = ["url", "error", "message"]
-        case "HandlersChanged": names = ["schemes"]
+        case URLHandled.member.rawValue: names = ["url", "scheme", "handler", "details"]
+        case URLFailed.member.rawValue: names = ["url", "error", "message"]
+        case HandlersChanged.member.rawValue: names = ["schemes"]
         default: names = []
         }
         var members: [(String, JSON.Value)] = [("signal", .string(member))]
@@ -44,27 +45,25 @@ struct Monitor: ParsableCommand {
     }
 
     static func text(_ member: String, _ body: [DBusValue]) -> String {
-        switch member {
-        case "URLHandled":
-            var line = "URLHandled \(Open.shown(body.first?.string ?? "")) handler=\(body.count > 2 ? body[2].string ?? "" : "")"
-            if body.count > 3, let details = body[3].stringDictionary {
-                for key in details.keys.sorted() {
-                    let v = details[key]!.unwrapped
-                    let shown: String
-                    switch v {
-                    case .string(let s): shown = s.isEmpty ? "\"\"" : Open.shown(s)
-                    default: shown = JSON.text(JSON.value(v))
-                    }
-                    line += " \(key)=\(shown)"
+        if let handled = URLHandled(arguments: body), member == URLHandled.member.rawValue {
+            var line = "URLHandled \(Open.shown(handled.url)) handler=\(handled.handler)"
+            for key in handled.details.keys.sorted() {
+                let v = handled.details[key]!
+                let shown: String
+                switch v {
+                case .string(let s): shown = s.isEmpty ? "\"\"" : Open.shown(s)
+                default: shown = JSON.text(JSON.value(v))
                 }
+                line += " \(key)=\(shown)"
             }
             return line
-        case "URLFailed":
-            return "URLFailed \(Open.shown(body.first?.string ?? "")) \(body.count > 1 ? body[1].string ?? "" : ""): \(body.count > 2 ? Open.shown(body[2].string ?? "") : "")"
-        case "HandlersChanged":
-            return "HandlersChanged " + (body.first?.stringList ?? []).joined(separator: " ")
-        default:
-            return member + " " + JSON.text(.array(body.map(JSON.value)))
         }
+        if let failed = URLFailed(arguments: body), member == URLFailed.member.rawValue {
+            return "URLFailed \(Open.shown(failed.url)) \(failed.errorName): \(Open.shown(failed.message))"
+        }
+        if let changed = HandlersChanged(arguments: body), member == HandlersChanged.member.rawValue {
+            return "HandlersChanged " + changed.schemes.joined(separator: " ")
+        }
+        return member + " " + JSON.text(.array(body.map(JSON.value)))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import SchemeBridgeContract
 
 /// `schemebridge open URL...`: like `xdg-open`, but only for URLs with a scheme, and through
 /// the service's policy. Returns once each handler has started; never waits for it to exit.
@@ -55,13 +56,11 @@ struct Open: ParsableCommand {
     /// Opens each URL; returns the first failure's status (or success). Errors are reported on
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
     static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, json: Bool,
-                        service: ServiceClient) throws -> ExitStatus {
-        var options: [String: DBusValue] = [:]
-        if let handler { options["handler"] = .string(handler) }
-        if let token = activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID") {
-            options["activation-token"] = .string(token)
-        }
-        if !launchImage { options["launch-image"] = .boolean(false) }
+                        service: SchemeBridgeBlockingClient) throws -> ExitStatus {
+        let options = OpenOptions(
+            handler: handler,
+            activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
+            launchImage: launchImage)
         var firstFailure: ExitStatus?
         for url in urls {
             let status = open(url, options: options, json: json, service: service)
@@ -70,19 +69,17 @@ struct Open: ParsableCommand {
         return firstFailure ?? .success
     }
 
-    private static func open(_ url: String, options: [String: DBusValue], json: Bool, service: ServiceClient) -> ExitStatus {
+    private static func open(_ url: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
         if let local = localPathStatus(url) { return local }
         do {
-            if options.isEmpty && !json {
-                _ = try service.call("OpenURL", [.string(url)])
+            if options == OpenOptions() && !json {
+                _ = try service.perform(.openURL(url))
                 return .success
             }
-            let reply = try service.call("OpenURLWithOptions", [.string(url), .vardict(options)])
+            let results = try service.perform(.openURL(url, options: options)).dictionary
             if json {
                 var members: [(String, JSON.Value)] = [("url", .string(url)), ("opened", .bool(true))]
-                if let results = reply.first?.stringDictionary {
-                    for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
-                }
+                for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
                 Terminal.out(JSON.text(.object(members)))
             }
             return .success
@@ -109,8 +106,5 @@ struct Open: ParsableCommand {
     }
 
     /// `url` fit for a one-line message.
-    static func shown(_ url: String) -> String {
-        let clean = String(url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
-    }
+    static func shown(_ url: String) -> String { URLText.shortened(url) }
 }

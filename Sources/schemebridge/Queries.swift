@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import SchemeBridgeContract
 
 /// `schemebridge can-open URL`: whether a handler would open the URL (exit 0 yes, 3 no).
 struct CanOpen: ParsableCommand {
@@ -15,7 +16,7 @@ struct CanOpen: ParsableCommand {
 
     func run() throws {
         let can = try client.withService("cannot check '\(Open.shown(url))'") { service throws(DBusError) in
-            try service.call("CanOpenURL", [.string(url)]).first?.bool ?? false
+            try service.perform(.canOpenURL(url))
         }
         Terminal.out(output.json ? JSON.text(.object([("url", .string(url)), ("can_open", .bool(can))])) : (can ? "yes" : "no"))
         if !can { throw ExitStatus.noHandler.exitCode }
@@ -35,7 +36,7 @@ struct Handlers: ParsableCommand {
 
     func run() throws {
         let ids = try client.withService("cannot list handlers of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            try service.call("HandlersForScheme", [.string(scheme)]).first?.stringList ?? []
+            try service.perform(.handlersForScheme(scheme))
         }
         if output.json {
             Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("handlers", .array(ids.map { .string($0) }))])))
@@ -66,7 +67,7 @@ struct Default: ParsableCommand {
     func run() throws {
         if let desktopID {
             _ = try client.withService("cannot make '\(Open.shown(desktopID))' the default for '\(Open.shown(scheme))'") { service throws(DBusError) in
-                try service.call("SetDefaultHandler", [.string(scheme), .string(desktopID)])
+                try service.perform(.setDefaultHandler(scheme, desktopID))
             }
             if output.json {
                 Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("default", .string(desktopID))])))
@@ -74,7 +75,7 @@ struct Default: ParsableCommand {
             return
         }
         let id = try client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            try service.call("DefaultHandler", [.string(scheme)]).first?.string ?? ""
+            try service.perform(.defaultHandler(scheme))
         }
         if output.json {
             Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("default", id.isEmpty ? .null : .string(id))])))
@@ -97,7 +98,7 @@ struct Schemes: ParsableCommand {
 
     func run() throws {
         let schemes = try client.withService("cannot list schemes") { service throws(DBusError) in
-            try service.property("Schemes").stringList ?? []
+            (try service.property(ContractProperty.schemes).arrayElements ?? []).compactMap(\.string)
         }
         if output.json {
             Terminal.out(JSON.text(.array(schemes.map { .string($0) })))
@@ -121,7 +122,7 @@ struct LaunchImage: ParsableCommand {
 
     func run() throws {
         let path = try client.withService("cannot look up the launch image of '\(Open.shown(url))'") { service throws(DBusError) in
-            try service.call("LaunchImageForURL", [.string(url)]).first?.string ?? ""
+            try service.perform(.launchImageForURL(url))
         }
         if output.json {
             Terminal.out(JSON.text(.object([("url", .string(url)), ("launch_image", path.isEmpty ? .null : .string(path))])))

@@ -1,7 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `schemebridge`: the command-line client of the SchemeBridge session service.
 ///
@@ -32,6 +30,12 @@ struct SchemeBridgeCommand: ParsableCommand {
     /// makes one call; `open URL...` without options skips the parser (``Open/fastPath(_:)``).
     static func main() {
         if let status = Open.fastPath(CommandLine.arguments) { Glibc.exit(status) }
+        if CommandLine.arguments.count < 2 {
+            // Like xdg-open: no arguments is a usage error (exit 1), with the usage on stderr.
+            Terminal.write(fd: 2, "usage: schemebridge open URL... | schemebridge <subcommand> [options]\n"
+                + "Run 'schemebridge --help' for the subcommands.\n")
+            Glibc.exit(ExitStatus.usage.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -1,16 +1,10 @@
 import DBus
-import Logging
+import SchemeBridgeContract
 
 /// The SchemeBridge service as seen from the command line: one blocking connection to the
-/// session bus (no loop thread, no tasks: a CLI makes a call or two and exits) and typed
-/// wrappers of the contract's methods. Errors come back as ``DBusError``s.
-struct ServiceClient {
-    static let busName: BusName = "io.github.schemebridge.SchemeBridge1"
-    static let objectPath: ObjectPath = "/io/github/schemebridge/SchemeBridge1"
-    static let interface: InterfaceName = "io.github.schemebridge.SchemeBridge1"
-
-    let connection: BlockingConnection
-    let timeout: Duration
+/// session bus (no loop thread, no tasks: a CLI makes a call or two and exits) through the
+/// contract's typed ``SchemeBridgeBlockingClient``. Errors come back as ``DBusError``s.
+enum ServiceClient {
 
     /// The bus address to use: `address`, else the session bus of the environment. A missing
     /// bus is reported (status 3) with what to do about it.
@@ -33,29 +27,14 @@ struct ServiceClient {
 
     /// Connects to the bus at `address`, or the session bus of the environment. An unreachable
     /// bus is reported (status 3).
-    static func connect(address: String?, timeout seconds: Double) throws(Reported) -> ServiceClient {
+    static func connect(address: String?, timeout seconds: Double) throws(Reported) -> SchemeBridgeBlockingClient {
         let address = try busAddress(address)
         do {
-            return ServiceClient(connection: try BlockingConnection(address: address), timeout: timeout(seconds))
+            return SchemeBridgeBlockingClient(connection: try BlockingConnection(address: address), timeout: timeout(seconds))
         } catch {
             Terminal.error("cannot connect to the session bus at \(address): \(error.message)")
             throw Reported(status: .noHandler)
         }
-    }
-
-    /// Calls a method of the contract.
-    func call(_ member: MemberName, _ arguments: [DBusValue] = []) throws(DBusError) -> [DBusValue] {
-        try connection.call(destination: Self.busName, path: Self.objectPath, interface: Self.interface,
-                            member: member, arguments, timeout: timeout)
-    }
-
-    /// Reads a property of the contract's interface.
-    func property(_ name: String) throws(DBusError) -> DBusValue {
-        let reply = try connection.call(destination: Self.busName, path: Self.objectPath,
-                                        interface: "org.freedesktop.DBus.Properties", member: "Get",
-                                        [.string(Self.interface.rawValue), .string(name)], timeout: timeout)
-        guard let first = reply.first else { throw DBusError(.failed, "the service sent an empty reply for \(name)") }
-        return first.unwrapped
     }
 
     /// The message to show for a D-Bus error, with advice where the bus itself failed.
@@ -75,18 +54,5 @@ struct ServiceClient {
     static func report(_ error: DBusError, _ subject: String) -> Reported {
         Terminal.error("\(subject): \(explain(error))")
         return Reported(status: ExitStatus(error))
-    }
-}
-
-extension DBusValue {
-    /// The strings of an `as` value (nil for anything else).
-    var stringList: [String]? {
-        guard case .array(_, let items) = self else { return nil }
-        var out: [String] = []
-        for item in items {
-            guard case .string(let s) = item else { return nil }
-            out.append(s)
-        }
-        return out
     }
 }

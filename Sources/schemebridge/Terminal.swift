@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Output helpers: stdout for data, stderr for messages, flushed per line so that
 /// `schemebridge monitor | other-program` sees each signal as it comes.

@@ -1,41 +1,33 @@
 import DBus
 import Logging
+import SchemeBridgeContract
 import SchemeBridgeCore
 import Synchronization
 
-/// The service's behaviour behind the D-Bus contract: validation, handler choice, launching
-/// or D-Bus activation, and the signals that report each outcome.
+/// The D-Bus adapter over the core's ``Broker``: it decodes calls, identifies callers, asks the
+/// broker, starts what the broker admitted (spawn or D-Bus activation, with the launch image),
+/// and reports every outcome with `URLHandled` / `URLFailed`. No policy is decided here.
 final class Bridge: Sendable {
-    let registry: Registry
-    let router: URLRouter
+    let broker: Broker
     let connection: Connection
     let callers = CallerCache()
     let logger: Logger
-    /// The environment handed to spawned handlers (before per-launch additions).
+    /// The environment handed to spawned handlers (before the launch context's variables).
     let childEnvironment: [String: String]
     let searchPath: [String]
     let launcher = ProcessLauncher()
-    let rateLimiter = LaunchRateLimiter()
-    let policy: PolicyStore
-    /// Launch images: the per-directory index and how they are shown.
-    let launchImages = LaunchImageIndex()
     let presenter: LaunchImagePresenter
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
-    private let inFlight = Mutex(0)
+
+    var registry: Registry { broker.registry }
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
-        self.registry = registry
-        self.policy = policy
-        self.router = URLRouter(registry: registry, ownDesktopIDs: [Contract.ownDesktopID], policyStore: policy)
+        self.broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID])
         self.connection = connection
         self.logger = logger
-        var env = environment
-        for key in ["DBUS_STARTER_ADDRESS", "DBUS_STARTER_BUS_TYPE", "DESKTOP_STARTUP_ID", "XDG_ACTIVATION_TOKEN", "SCHEMEBRIDGE_SOURCE"] {
-            env.removeValue(forKey: key)
-        }
-        if env["DBUS_SESSION_BUS_ADDRESS"] == nil { env["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
         self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
@@ -52,254 +44,132 @@ final class Bridge: Sendable {
         }
     }
 
-    /// The launch image `url` would show now ("" when none): its default handler's image for
-    /// its scheme at the session's scale.
-    func launchImage(for url: String) throws -> String {
-        let u: SchemeURL
-        do { u = try router.validate(url) } catch { throw BridgeError(error) }
-        guard policy.current.launchImages, let entry = router.effectiveDefault(forScheme: u.scheme.name) else { return "" }
-        return launchImages.image(for: entry, scheme: u.scheme.name, scale: sessionScale.load(ordering: .relaxed)) ?? ""
-    }
-
     // MARK: queries (inline: in-memory lookups only)
 
-    func canOpen(_ url: String) throws -> Bool {
-        do { return try router.canOpen(url) } catch { throw BridgeError(error) }
-    }
-
-    /// `CanOpenURL` for `sender`: with query privacy on, an identified app learns only about
-    /// the schemes its own entry lists in `X-SchemeBridge-QueriesSchemes=` (like iOS's
-    /// `LSApplicationQueriesSchemes`); for anything else the answer is `false`.
-    func canOpen(_ url: String, sender: String) throws -> Bool {
-        let u: SchemeURL
-        do { u = try router.validate(url) } catch { throw BridgeError(error) }
-        let queryPrivacy = policy.current.queryPrivacy
-        if queryPrivacy, callers.cached(sender) == nil {
+    /// `CanOpenURL` for `sender` (query privacy applies to identified callers).
+    func canOpen(_ url: String, sender: String) throws(DBusError) -> Bool {
+        let known = callers.cached(sender)
+        if known == nil, broker.policy.current.queryPrivacy {
             // Not identified yet (it connected before we started): identify it in the background
             // for its next calls; this answer cannot wait.
             let (connection, registry, callers) = (self.connection, self.registry, self.callers)
             Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
         }
-        if queryPrivacy, let appID = callers.cached(sender)?.appID,
-           let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") {
-            let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "")
-                .split(separator: ";").map { $0.lowercased() }
-            if !declared.contains(u.scheme.name) { return false }
-        }
-        return router.effectiveDefault(forScheme: u.scheme.name) != nil
+        return try adapt { () throws(OpenFailure) in try broker.canOpen(url, caller: known.map { Self.caller(sender, $0) }) }
     }
 
-    func handlers(forScheme scheme: String) throws -> [String] {
-        let s = try validScheme(scheme)
-        return router.handlers(forScheme: s)
+    func handlers(forScheme scheme: String) throws(DBusError) -> [String] {
+        try adapt { () throws(OpenFailure) in try broker.handlers(forScheme: scheme) }
     }
 
-    func defaultHandler(forScheme scheme: String) throws -> String {
-        let s = try validScheme(scheme)
-        return router.effectiveDefault(forScheme: s)?.id ?? ""
+    func defaultHandler(forScheme scheme: String) throws(DBusError) -> String {
+        try adapt { () throws(OpenFailure) in try broker.defaultHandler(forScheme: scheme) }
     }
 
-    func validScheme(_ scheme: String) throws -> String {
-        do { return try Scheme(scheme).name } catch {
-            throw BridgeError.invalidArgs(error.description)
-        }
+    func launchImage(for url: String) throws(DBusError) -> String {
+        try adapt { () throws(OpenFailure) in try broker.launchImage(for: url, scale: sessionScale.load(ordering: .relaxed)) }
     }
 
-    func setDefault(scheme: String, desktopID: String) throws {
-        let s = try validScheme(scheme)
-        if let e = registry.entry(id: desktopID) {
-            if router.routesBackToUs(e) {
-                throw BridgeError.invalidHandler("'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
-            }
-            if router.isHijack(e, scheme: s) || Policy.isNeverRouted(s) {
-                throw BridgeError.reservedScheme(RouteError.reservedScheme(scheme: s, desktopID: desktopID).description
-                    + " (SetDefaultHandler over D-Bus cannot do that, so no program can hijack it this way)")
-            }
-        }
-        do {
-            try registry.setDefault(scheme: s, desktopID: desktopID)
-        } catch {
-            switch error {
-            case .invalidScheme(let e): throw BridgeError.invalidArgs(e.description)
-            case .invalidHandler: throw BridgeError.invalidHandler(error.description)
-            case .writeFailed: throw DBusError(.failed, error.description)
-            }
-        }
+    func setDefault(scheme: String, desktopID: String) throws(DBusError) {
+        try adapt { () throws(OpenFailure) in try broker.setDefault(scheme: scheme, desktopID: desktopID) }
     }
 
     // MARK: opening
 
-    /// Options of `OpenURLWithOptions`, type-checked.
-    struct OpenOptions {
-        var handler: String?
-        var activationToken: String?
-        var annotation: DBusValue?
-        var launchImage = true
-        /// `scale`: the display scale to choose the launch image for (wins over the session's).
-        var scale: Int?
-
-        init(_ dict: [String: DBusValue]) throws {
-            func string(_ key: String) throws -> String? {
-                guard let v = dict[key]?.unwrappedOnceOrSelf else { return nil }
-                guard case .string(let s) = v else {
-                    throw BridgeError.invalidArgs("option '\(key)' must be a string (s), not '\(v.type)'")
-                }
-                return s
-            }
-            handler = try string("handler")
-            activationToken = try string("activation-token")
-            annotation = dict["annotation"]?.unwrappedOnceOrSelf
-            if let v = dict["launch-image"]?.unwrappedOnceOrSelf {
-                guard case .boolean(let b) = v else {
-                    throw BridgeError.invalidArgs("option 'launch-image' must be a boolean (b), not '\(v.type)'")
-                }
-                launchImage = b
-            }
-            if let v = dict["scale"]?.unwrappedOnceOrSelf {
-                switch v {
-                case .uint32(let n): scale = Int(n)
-                case .int32(let n): scale = Int(n)
-                case .byte(let n): scale = Int(n)
-                case .double(let d) where d.isFinite && d > 0 && d < 100: scale = Int(d.rounded())
-                default:
-                    throw BridgeError.invalidArgs("option 'scale' must be a number (u, i or d), not '\(v.type)'")
-                }
-                scale = scale.map(DisplayScale.clamp)
-            }
-            if let h = handler, h.isEmpty { handler = nil }
-            if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
-        }
-    }
-
-    /// Opens `url` for `sender`; returns the results dictionary. Every failure is also
-    /// announced with `URLFailed`, every success with `URLHandled`.
-    func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: String) async throws -> [String: DBusValue] {
+    /// Opens `url` for `sender`. Every failure is also announced with `URLFailed`, every success
+    /// with `URLHandled`.
+    func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName) async throws(DBusError) -> OpenResults {
         do {
-            let options = try OpenOptions(rawOptions)
-            return try await openChecked(url, options: options, sender: sender, method: method)
+            let options = try OpenOptions(decoding: rawOptions)
+            let known = await callers.caller(sender, connection: connection, registry: registry)
+            let request = OpenRequest(url: url, handler: options.handler, activationToken: options.activationToken,
+                                      launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
+            var splashAvailable = false
+            if case .splash = presenter.mode { splashAvailable = true }
+            let admission = try adapt { () throws(OpenFailure) in
+                try broker.admit(request, searchPath: searchPath, sessionScale: sessionScale.load(ordering: .relaxed),
+                                 splashAvailable: splashAvailable)
+            }
+            return try await launch(admission, annotation: options.annotation, caller: request.caller, method: method)
         } catch {
-            let e = DBusError.from(error)
-            logger.notice("could not open \(Self.shortened(url)): \(e.name.rawValue): \(e.message)")
-            try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "URLFailed",
-                                 [.string(Self.sanitized(url)), .string(e.name.rawValue), .string(e.message)])
-            throw e
+            logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
+            try? connection.emit(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message))
+            throw error
         }
     }
 
-    private func openChecked(_ url: String, options: OpenOptions, sender: String, method: String) async throws -> [String: DBusValue] {
-        let plan: LaunchPlan
-        do { plan = try router.plan(url, handler: options.handler, searchPath: searchPath) } catch { throw BridgeError(error) }
-        let caller = await callers.caller(sender, connection: connection, registry: registry)
-        guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
-            throw BridgeError.accessDenied("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
-                + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
-        }
-        let config = policy.current
-        guard rateLimiter.allow(caller.appID ?? sender, rate: config.maxLaunchRate, burst: config.launchBurst) else {
-            throw BridgeError.rateLimited("too many launches from \(caller.appID ?? sender); slow down and try again in a moment")
-        }
-        let admitted = inFlight.withLock { n -> Bool in
-            if n >= config.maxConcurrentLaunches { return false }
-            n += 1
-            return true
-        }
-        guard admitted else {
-            throw BridgeError.rateLimited("\(config.maxConcurrentLaunches) launches are already in progress; try again in a moment")
-        }
-        defer { inFlight.withLock { $0 -= 1 } }
-        var details: [String: DBusValue] = ["method": .string(method), "launch-image": .string("")]
-        details["source"] = .string(caller.appID ?? "")
-        var results: [String: DBusValue] = ["handler": .string(plan.entry.id), "launch-image": .string("")]
-        let scheme = plan.url.scheme.name
-
-        // The launch image. A splash needs a startup id that the handler gets as
-        // DESKTOP_STARTUP_ID: the caller's activation token, else a fresh one.
-        let image = (options.launchImage && config.launchImages)
-            ? launchImages.image(for: plan.entry, scheme: scheme, scale: options.scale ?? sessionScale.load(ordering: .relaxed)) : nil
-        var splashHelper: String? = nil
-        if image != nil, case .splash(let helper) = presenter.mode { splashHelper = helper }
-        let startupID = options.activationToken ?? (splashHelper != nil ? presenter.newStartupID() : nil)
-        /// Puts the image up (splash or notification) for a handler being started; returns
-        /// the splash's pid when there is one, and whether the image is shown.
-        func present(handlerPID: Int32?) async -> (splash: Int32?, shown: Bool) {
-            guard let image else { return (nil, false) }
-            if let splashHelper, let startupID {
-                let pid = presenter.showSplash(helper: splashHelper, image: image, pid: handlerPID, startupID: startupID,
-                                               entry: plan.entry, config: config)
-                return (pid, pid != nil)
-            }
-            return (nil, await presenter.notify(image: image, entry: plan.entry))
-        }
+    /// Starts what `admission` says and reports it.
+    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName) async throws(DBusError) -> OpenResults {
+        let (plan, context) = (admission.plan, admission.context)
+        var results = OpenResults(handler: plan.entry.id)
+        var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
+        let launchKind: URLHandled.Launch
         var shown = false
 
         switch plan.action {
         case .spawn(let commands):
-            var pids: [UInt32] = []
+            var pids: [Int32] = []
             for command in commands {
-                var env = childEnvironment
-                for (k, v) in command.environment { env[k] = v }
-                if let token = options.activationToken { env["XDG_ACTIVATION_TOKEN"] = token }
-                if let startupID { env["DESKTOP_STARTUP_ID"] = startupID }
-                if let source = caller.appID { env["SCHEMEBRIDGE_SOURCE"] = source }
                 let name = plan.entry.id
                 let log = logger
                 do {
-                    let pid = try launcher.spawn(argv: command.argv, environment: env, workingDirectory: command.workingDirectory,
-                                                 onExit: { code in
-                                                     if code != 0 { log.info("handler \(name) exited with status \(code)") }
-                                                 })
-                    pids.append(UInt32(bitPattern: pid))
+                    pids.append(try launcher.spawn(argv: command.argv, environment: context.environment(base: childEnvironment, command: command),
+                                                   workingDirectory: command.workingDirectory, onExit: { code in
+                                                       if code != 0 { log.info("handler \(name) exited with status \(code)") }
+                                                   }))
                 } catch {
-                    throw BridgeError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
+                    throw ContractError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
                 }
             }
-            if let first = pids.first {
-                results["pid"] = .uint32(first)
-                details["pid"] = .uint32(first)
-            }
-            shown = await present(handlerPID: pids.first.map { Int32(bitPattern: $0) }).shown
-            details["launch"] = .string("spawn")
+            results.pid = pids.first.map { UInt32(bitPattern: $0) }
+            shown = await present(admission, handlerPID: pids.first).shown
+            launchKind = .spawn
         case .activate(let busName, let objectPath):
             // The app may take a while to start on activation: the image goes up first, and
             // comes down at once when the activation fails.
-            let presented = await present(handlerPID: nil)
+            let presented = await present(admission, handlerPID: nil)
             shown = presented.shown
             do {
-                try await activate(plan, busName: busName, objectPath: objectPath, options: options, startupID: startupID, source: caller.appID)
+                try await activate(plan, busName: busName, objectPath: objectPath, context: context, annotation: annotation)
             } catch {
                 if let splash = presented.splash { presenter.takeDown(splash: splash) }
                 throw error
             }
-            details["launch"] = .string("dbus-activation")
-            if let pid = await pidOf(busName) {
-                results["pid"] = .uint32(pid)
-                details["pid"] = .uint32(pid)
-            }
+            results.pid = await pidOf(busName)
+            launchKind = .dbusActivation
         }
-        if shown, let image {
-            results["launch-image"] = .string(image)
-            details["launch-image"] = .string(image)
-        }
-        logger.info("opened \(Self.shortened(url)) with \(plan.entry.id) for \(caller.appID ?? sender)")
-        try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "URLHandled",
-                             [.string(plan.url.string), .string(scheme), .string(plan.entry.id), .vardict(details)])
+        if shown, let image = admission.image { results.launchImage = image }
+        details[URLHandled.Key.launch] = .string(launchKind.rawValue)
+        details[URLHandled.Key.launchImage] = .string(results.launchImage)
+        if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
+        logger.info("opened \(URLText.shortened(plan.url.string)) with \(plan.entry.id) for \(caller.displayName)")
+        try? connection.emit(URLHandled(url: plan.url.string, scheme: plan.url.scheme.name, handler: plan.entry.id, details: details))
         return results
     }
 
-    private func activate(_ plan: LaunchPlan, busName: String, objectPath: String, options: OpenOptions, startupID: String?, source: String?) async throws {
-        guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
-            throw BridgeError.launchFailed("\(plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
+    /// Puts the admitted launch image up (splash or notification) for a handler being started;
+    /// returns the splash's pid when there is one, and whether the image is shown.
+    private func present(_ admission: Admission, handlerPID: Int32?) async -> (splash: Int32?, shown: Bool) {
+        guard let image = admission.image else { return (nil, false) }
+        if case .splash(let helper) = presenter.mode, let startupID = admission.context.startupID {
+            let pid = presenter.showSplash(helper: helper, image: image, pid: handlerPID, startupID: startupID,
+                                           entry: admission.plan.entry, config: admission.config)
+            return (pid, pid != nil)
         }
-        var platform: [String: DBusValue] = [:]
-        if let token = options.activationToken { platform["activation-token"] = .string(token) }
-        if let startupID { platform["desktop-startup-id"] = .string(startupID) }
-        if let source { platform["source"] = .string(source) }
-        if let annotation = options.annotation { platform["annotation"] = annotation }
+        return (nil, await presenter.notify(image: image, entry: admission.plan.entry))
+    }
+
+    private func activate(_ plan: LaunchPlan, busName: String, objectPath: String, context: LaunchContext, annotation: DBusValue?) async throws(DBusError) {
+        guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
+            throw ContractError.launchFailed("\(plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
+        }
+        var platform = context.platformData.mapValues { DBusValue.string($0) }
+        if let annotation { platform["annotation"] = annotation }
         do {
             _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: "Open",
                                           [.strings([plan.url.string]), .vardict(platform)], timeout: .seconds(25))
         } catch {
-            throw BridgeError.launchFailed("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) did not open the URL over D-Bus: \(error.name.rawValue): \(error.message)")
+            throw ContractError.launchFailed("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) did not open the URL over D-Bus: \(error.name.rawValue): \(error.message)")
         }
     }
 
@@ -313,35 +183,35 @@ final class Bridge: Sendable {
 
     // MARK: helpers
 
+    static func caller(_ sender: String, _ known: CallerCache.Caller) -> Caller {
+        Caller(busName: sender, pid: known.pid, appID: known.appID)
+    }
+
+    /// Runs a broker call, turning its failure into the contract's D-Bus error.
+    private func adapt<T>(_ body: () throws(OpenFailure) -> T) throws(DBusError) -> T {
+        do { return try body() } catch { throw DBusError(error) }
+    }
+
     /// A URL safe to put in a log line or a signal: valid UTF-8 without NUL, at most 64 KiB.
     static func sanitized(_ url: String) -> String {
-        var s = url.utf8.contains(0) ? String(url.unicodeScalars.filter { $0 != "\0" }) : url
-        if s.utf8.count > SchemeURL.maximumByteCount { s = String(decoding: s.utf8.prefix(SchemeURL.maximumByteCount), as: UTF8.self) }
-        return s
-    }
-
-    static func shortened(_ url: String) -> String {
-        let clean = String(url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        return clean.count > 200 ? String(clean.prefix(200)) + "…" : clean
+        let s = url.utf8.count > SchemeURL.maximumByteCount ? String(decoding: url.utf8.prefix(SchemeURL.maximumByteCount), as: UTF8.self) : url
+        return s.utf8.contains(0) ? String(s.unicodeScalars.filter { $0 != "\0" }) : s
     }
 }
 
-extension BridgeError {
-    init(_ error: RouteError) {
-        switch error {
-        case .invalidURL(let e): self = .invalidURL(e.description)
-        case .noHandler(let scheme): self = .noHandler(scheme: scheme)
-        case .invalidHandler: self = .invalidHandler(error.description)
-        case .noTerminal: self = .launchFailed(error.description)
-        case .reservedScheme: self = .reservedScheme(error.description)
+extension DBusError {
+    /// The contract's error for a broker failure.
+    init(_ failure: OpenFailure) {
+        switch failure.kind {
+        case .invalidURL: self = ContractError.invalidURL(failure.message)
+        case .noHandler: self = ContractError.noHandler(failure.message)
+        case .invalidHandler: self = ContractError.invalidHandler(failure.message)
+        case .launchFailed: self = ContractError.launchFailed(failure.message)
+        case .accessDenied: self = ContractError.accessDenied(failure.message)
+        case .reservedScheme: self = ContractError.reservedScheme(failure.message)
+        case .rateLimited: self = ContractError.rateLimited(failure.message)
+        case .invalidArgument: self.init(.invalidArgs, failure.message)
+        case .failed: self.init(.failed, failure.message)
         }
-    }
-}
-
-extension DBusValue {
-    /// The value inside a variant, or the value itself.
-    var unwrappedOnceOrSelf: DBusValue {
-        if case .variant(let inner) = self { return inner }
-        return self
     }
 }

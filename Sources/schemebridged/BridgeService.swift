@@ -1,4 +1,5 @@
 import DBus
+import SchemeBridgeContract
 import SchemeBridgeCore
 import Logging
 import ServiceLifecycle
@@ -67,13 +68,12 @@ struct BridgeService: Service {
                     // Registry changes become HandlersChanged and a Schemes PropertiesChanged.
                     var lastSchemes = registry.schemes
                     for await changed in changes {
-                        try? connection.emit(path: Contract.objectPath, interface: Contract.interface, member: "HandlersChanged",
-                                             [.strings(changed.sorted())])
+                        try? connection.emit(HandlersChanged(schemes: changed.sorted()))
                         let schemes = registry.schemes
                         if schemes != lastSchemes {
                             lastSchemes = schemes
                             try? connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface,
-                                                                  changed: ["Schemes": .strings(schemes)])
+                                                                  changed: [ContractProperty.schemes.rawValue: .strings(schemes)])
                         }
                     }
                 }

@@ -3,9 +3,7 @@ import DBus
 import Logging
 import SchemeBridgeCore
 import ServiceLifecycle
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `schemebridged`: the SchemeBridge session service.
 @main

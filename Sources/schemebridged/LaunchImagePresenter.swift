@@ -22,7 +22,6 @@ final class LaunchImagePresenter: Sendable {
     let logger: Logger
     let helper: String?
     private let launcher = ProcessLauncher()
-    private let serial = Atomic<UInt64>(0)
 
     init(connection: Connection, environment: [String: String], logger: Logger) {
         self.connection = connection
@@ -35,13 +34,6 @@ final class LaunchImagePresenter: Sendable {
     var mode: Mode {
         if let display = environment["DISPLAY"], !display.isEmpty, let helper { return .splash(helper: helper) }
         return .notification
-    }
-
-    /// A fresh startup-notification id for a launch that has no activation token.
-    func newStartupID() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return "schemebridge-\(getpid())-\(serial.add(1, ordering: .relaxed).newValue)_TIME\(Int(ts.tv_sec) * 1000 + ts.tv_nsec / 1_000_000)"
     }
 
     /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on
@@ -128,6 +120,6 @@ final class LaunchImagePresenter: Sendable {
             let candidate = String(exe[..<slash]) + "/schemebridge-splash"
             if access(candidate, X_OK) == 0 { return candidate }
         }
-        return ProcessLauncher.resolve("schemebridge-splash", environment: environment)
+        return ProgramLookup.find("schemebridge-splash", searchPath: ProgramLookup.searchPath(environment: environment))
     }
 }

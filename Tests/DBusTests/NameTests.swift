@@ -2,7 +2,7 @@ import Testing
 @testable import DBus
 
 @Suite struct NameTests {
-    @Test(arguments: ["org.example.App", "io.github.schemebridge.SchemeBridge1", ":1.42", ":1.0", "a.b", "org.ex-ample._x", String(repeating: "a.", count: 127) + "b"])
+    @Test(arguments: ["org.example.App", "org.example.Todo1", ":1.42", ":1.0", "a.b", "org.ex-ample._x", String(repeating: "a.", count: 127) + "b"])
     func validBusNames(_ text: String) throws {
         #expect(try BusName(text).rawValue == text)
     }
@@ -18,7 +18,7 @@ import Testing
         #expect(throws: InvalidNameError.self) { try BusName(text) }
     }
 
-    @Test(arguments: ["/", "/a", "/io/github/schemebridge/SchemeBridge1", "/a_b/C9"])
+    @Test(arguments: ["/", "/a", "/org/example/Todo1", "/a_b/C9"])
     func validPaths(_ text: String) throws {
         #expect(try ObjectPath(text).rawValue == text)
     }
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func interfaceAndErrorNames() throws {
-        let good = ["org.freedesktop.DBus.Properties", "io.github.schemebridge.SchemeBridge1.Error.InvalidURL"]
+        let good = ["org.freedesktop.DBus.Properties", "org.example.Todo1.Error.InvalidURL"]
         for g in good {
             _ = try InterfaceName(g)
             _ = try ErrorName(g)

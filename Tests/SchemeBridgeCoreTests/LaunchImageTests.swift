@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SchemeBridgeCore
 
-/// The launch-image lookup of DESIGN.md ("Launch images"), file by file.
+/// The launch-image lookup of the README ("Launch images"), file by file.
 @Suite struct LaunchImageTests {
     /// A tree with one handler of `todolist`; returns the tree, its image directory and a lookup.
     func setUp(extra: String = "", id: String = "org.example.Todo.desktop", dir: Int = 0)

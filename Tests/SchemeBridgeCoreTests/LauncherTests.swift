@@ -96,8 +96,9 @@ import Testing
     }
 
     @Test func pathLookupUsesTheGivenEnvironment() {
-        #expect(ProcessLauncher.resolve("sh", environment: ["PATH": "/nonexistent:/bin"]) == "/bin/sh")
-        #expect(ProcessLauncher.resolve("sh", environment: ["PATH": "/nonexistent"]) == nil)
-        #expect(ProcessLauncher.resolve("./x", environment: [:]) == "./x")
+        #expect(ProgramLookup.find("sh", searchPath: ProgramLookup.searchPath(environment: ["PATH": "/nonexistent:/bin"])) == "/bin/sh")
+        #expect(ProgramLookup.find("sh", searchPath: ProgramLookup.searchPath(environment: ["PATH": "/nonexistent"])) == nil)
+        #expect(ProgramLookup.find("./x", searchPath: ["/bin"]) == nil, "a relative path would depend on the service's directory")
+        #expect(ProgramLookup.searchPath(environment: ["PATH": ""]) == ["/usr/local/bin", "/usr/bin", "/bin"])
     }
 }

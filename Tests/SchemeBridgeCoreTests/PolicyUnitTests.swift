@@ -22,9 +22,13 @@ import Testing
     }
 
     @Test func reservedSchemesIncludeTheWellKnown() {
-        for s in ["http", "https", "file", "ftp", "mailto", "tel", "sms"] {
-            #expect(Policy.defaultReservedSchemes.contains(s))
+        for s in ["http", "https", "file", "ftp", "ftps", "mailto", "tel", "sms", "webcal", "webcals", "sip", "sips", "ws", "wss", "irc", "ircs"] {
+            #expect(Policy.isReserved(s, in: Policy.defaultReservedSchemes), "\(s)")
         }
+        for s in ["todolist", "s", "bank", "banks"] {
+            #expect(!Policy.isReserved(s, in: Policy.defaultReservedSchemes), "\(s)")
+        }
+        #expect(Policy.isReserved("banks", in: ["bank"]), "the secure variant of a configured scheme is reserved too")
         #expect(Policy.isNeverRouted("file"))
     }
 }

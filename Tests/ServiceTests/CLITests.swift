@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// `schemebridge`, the command-line client, driven as a user (or a browser) runs it: real
 /// process, private bus, bus activation of the built daemon, handler scripts that record argv.
@@ -44,6 +45,8 @@ import DBusTestSupport
         // 1: usage — no URL, an unknown subcommand, a malformed URL.
         let none = try await Self.cli(f, "open")
         #expect(none.status == 1 && none.stderr.contains("Missing expected argument"), "\(none.status) \(none.stderr)")
+        let bare = try await Self.cli(f)
+        #expect(bare.status == 1 && bare.stderr.contains("usage: schemebridge open URL") && bare.stdout.isEmpty, "no arguments is a usage error, as for xdg-open: \(bare.status) \(bare.stderr)")
         let unknown = try await Self.cli(f, "frobnicate")
         #expect(unknown.status == 1, "\(unknown.status) \(unknown.stderr)")
         let malformed = try await Self.cli(f, "open", "no scheme here")
@@ -145,7 +148,7 @@ import DBusTestSupport
         #expect(await Tools.eventually(timeout: .seconds(10)) { lines().count >= 3 }, "\(lines())")
         let all = lines()
         #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLHandled\",\"url\":\"todolist://seen by the monitor\",\"scheme\":\"todolist\",\"handler\":\"a.desktop\",\"details\":{") && $0.contains("\"method\":\"OpenURL\"") }, "\(all)")
-        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"error\":\"io.github.schemebridge.SchemeBridge1.Error.NoHandler\"") }, "\(all)")
+        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"error\":\"\(ContractError.noHandler)\"") }, "\(all)")
         #expect(all.contains { $0 == "{\"signal\":\"HandlersChanged\",\"schemes\":[\"newscheme\"]}" }, "\(all)")
     }
 

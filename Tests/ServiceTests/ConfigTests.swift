@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// `$XDG_CONFIG_HOME/schemebridge/config`, read live: query privacy, extra reserved schemes,
 /// a cap on launches in flight.
 @Suite struct ConfigTests {
-    static let prefix = "io.github.schemebridge.SchemeBridge1.Error."
 
     func writeConfig(_ f: ServiceFixture, _ text: String) throws {
         let dir = f.configHome.appendingPathComponent("schemebridge")
@@ -26,8 +26,8 @@ import DBusTestSupport
         let script = """
             import sys, time, dbus
             bus = dbus.bus.BusConnection(sys.argv[1])
-            N = 'io.github.schemebridge.SchemeBridge1'
-            svc = dbus.Interface(bus.get_object(N, '/io/github/schemebridge/SchemeBridge1'), N)
+            \(ServiceFixture.pythonNames)
+            svc = dbus.Interface(bus.get_object(N, O), N)
             svc.CanOpenURL('todolist:warmup')
             time.sleep(0.3)   # identification of a new caller runs in the background
             print(bool(svc.CanOpenURL('todolist:x')), bool(svc.CanOpenURL('secretbank:x')))
@@ -47,7 +47,7 @@ import DBusTestSupport
         #expect(before.stdout.contains("boolean true"))
         try writeConfig(f, "# site policy\n[Policy]\nExtraReservedSchemes=bank;\nUnknownKey=1\n")
         let reserved = await Tools.eventually(timeout: .seconds(3)) {
-            ((try? await f.dbusSend("OpenURL", "string:bank://x"))?.stderr.contains(Self.prefix + "ReservedScheme")) == true
+            ((try? await f.dbusSend("OpenURL", "string:bank://x"))?.stderr.contains(ContractError.reservedScheme.description)) == true
         }
         #expect(reserved)
         try FileManager.default.removeItem(at: f.configHome.appendingPathComponent("schemebridge/config"))
@@ -86,7 +86,7 @@ import DBusTestSupport
         async let first = f.dbusSend("OpenURL", "string:slow://1")
         try await Task.sleep(for: .milliseconds(300))
         let second = try await f.dbusSend("OpenURL", "string:slow://2")
-        #expect(second.stderr.contains(Self.prefix + "RateLimited") && second.stderr.contains("in progress"), "\(second.stderr)")
+        #expect(second.stderr.contains(ContractError.rateLimited.description) && second.stderr.contains("in progress"), "\(second.stderr)")
         let firstResult = try await first
         #expect(firstResult.stdout.contains("boolean true"), "\(firstResult.stderr)")
     }

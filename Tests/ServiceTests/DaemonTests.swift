@@ -2,16 +2,17 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// schemebridged itself, started the ways users start it, against a private bus.
 @Suite struct DaemonTests {
-    static let name = "io.github.schemebridge.SchemeBridge1"
-    static let path = "/io/github/schemebridge/SchemeBridge1"
+    static let name = Contract.busName.rawValue
+    static let path = Contract.objectPath.rawValue
 
     /// A private bus whose service dir holds the shipped .service file, pointed at the built daemon.
     func activatableBus() throws -> PrivateBus {
         let bus = try PrivateBus()
-        let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/io.github.schemebridge.SchemeBridge1.service.in"), encoding: .utf8)
+        let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         let text = template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
         try text.write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)
         return bus
@@ -28,8 +29,8 @@ import DBusTestSupport
         #expect(version.stdout.contains("uint32 1"), "\(version.stdout)\(version.stderr)")
         let intro = try await Tools.run(["gdbus", "introspect", "--address", bus.address, "--dest", Self.name, "--object-path", Self.path])
         #expect(intro.stdout.contains("interface \(Self.name) {"), "\(intro.stdout)")
-        let parent = try await Tools.run(["gdbus", "introspect", "--address", bus.address, "--dest", Self.name, "--object-path", "/io/github/schemebridge"])
-        #expect(parent.stdout.contains("node SchemeBridge1"), "\(parent.stdout)")
+        let parent = try await Tools.run(["gdbus", "introspect", "--address", bus.address, "--dest", Self.name, "--object-path", String(Self.path[..<Self.path.lastIndex(of: "/")!])])
+        #expect(parent.stdout.contains("node \(Self.path.split(separator: "/").last!)"), "\(parent.stdout)")
     }
 
     @Test func sigtermStopsCleanlyAndReleasesTheName() async throws {

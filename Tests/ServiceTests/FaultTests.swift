@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Faults: a killed service, a write that cannot happen, racing writers, bad handlers.
 @Suite struct FaultTests {
@@ -56,8 +57,8 @@ import DBusTestSupport
         let script = """
             import sys, dbus
             bus = dbus.bus.BusConnection(sys.argv[1])
-            N = 'io.github.schemebridge.SchemeBridge1'
-            svc = dbus.Interface(bus.get_object(N, '/io/github/schemebridge/SchemeBridge1'), N)
+            \(ServiceFixture.pythonNames)
+            svc = dbus.Interface(bus.get_object(N, O), N)
             for s in sys.argv[2:]:
                 svc.SetDefaultHandler('s' + s, 'h' + s + '.desktop')
             """
@@ -88,7 +89,7 @@ import DBusTestSupport
         let crash = try await f.dbusSend("OpenURL", "string:crash://x")
         #expect(crash.stdout.contains("boolean true"), "it started; what it does then is its business: \(crash.stderr)")
         let noexec = try await f.dbusSend("OpenURL", "string:noexec://x")
-        #expect(noexec.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.LaunchFailed") && noexec.stderr.contains("permission denied"), "\(noexec.stderr)")
+        #expect(noexec.stderr.contains(ContractError.launchFailed.description) && noexec.stderr.contains("permission denied"), "\(noexec.stderr)")
         let still = try await f.dbusSend("CanOpenURL", "string:hang://y")
         #expect(still.stdout.contains("boolean true"))
     }

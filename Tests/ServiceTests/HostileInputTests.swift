@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Thousands of generated strings to every method through python3-dbus: every reply is a
 /// value or a documented error, the service stays up, its memory stays bounded.
@@ -14,11 +15,10 @@ import DBusTestSupport
             import sys, random, json, dbus
             random.seed(1234)
             bus = dbus.bus.BusConnection(sys.argv[1])
-            N, O = 'io.github.schemebridge.SchemeBridge1', '/io/github/schemebridge/SchemeBridge1'
+            \#(ServiceFixture.pythonNames)
             svc = dbus.Interface(bus.get_object(N, O), N)
             props = dbus.Interface(bus.get_object(N, O), 'org.freedesktop.DBus.Properties')
-            allowed = {'io.github.schemebridge.SchemeBridge1.Error.' + e for e in
-                       ['InvalidURL', 'NoHandler', 'LaunchFailed', 'AccessDenied', 'ReservedScheme', 'InvalidHandler', 'RateLimited']}
+            allowed = {\#(ContractError.allCases.map { "'\($0)'" }.joined(separator: ", "))}
             allowed |= {'org.freedesktop.DBus.Error.InvalidArgs'}
             def rand_string():
                 kind = random.randrange(9)

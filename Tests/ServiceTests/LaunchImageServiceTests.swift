@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Launch images through the service without an X display: `LaunchImageForURL`, the
 /// `launch-image`/`scale` options and results, `URLHandled` details, and the notification
@@ -31,7 +32,7 @@ import DBusTestSupport
         let noHandler = try await f.dbusSend("LaunchImageForURL", "string:nothing://x")
         #expect(noHandler.stdout.contains("string \"\""), "\(noHandler.stdout)\(noHandler.stderr)")
         let invalid = try await f.dbusSend("LaunchImageForURL", "string:not a url")
-        #expect(invalid.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.InvalidURL"), "\(invalid.stderr)")
+        #expect(invalid.stderr.contains(ContractError.invalidURL.description), "\(invalid.stderr)")
         let cli = try await Tools.run([try Built.executable("schemebridge"), "launch-image", "todolist://x"],
                                       environment: ["DBUS_SESSION_BUS_ADDRESS": f.bus.address])
         #expect(cli.status == 0 && cli.stdout == "\(dir)/Default-todolist.png\n", "\(cli.stdout)\(cli.stderr)")

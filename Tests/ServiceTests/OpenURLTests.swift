@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// The contract end to end: bus activation of the built daemon, real clients, real handler processes.
 @Suite struct OpenURLTests {
-    static let errorPrefix = "io.github.schemebridge.SchemeBridge1.Error."
 
     @Test func hostileURLReachesTheHandlerAsOneArgumentAndNoShellRuns() async throws {
         let f = try ServiceFixture()
@@ -40,7 +40,7 @@ import DBusTestSupport
         let wrongType = try await f.gdbus("OpenURLWithOptions", "todolist://x", "{'handler': <5>}")
         #expect(wrongType.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs") && wrongType.stderr.contains("must be a string"), "\(wrongType.stderr)")
         let notAHandler = try await f.gdbus("OpenURLWithOptions", "todolist://x", "{'handler': <'zzz.desktop'>}")
-        #expect(notAHandler.stderr.contains(Self.errorPrefix + "InvalidHandler"), "\(notAHandler.stderr)")
+        #expect(notAHandler.stderr.contains(ContractError.invalidHandler.description), "\(notAHandler.stderr)")
     }
 
     @Test func everyContractErrorAMessageCanAct() async throws {
@@ -49,19 +49,19 @@ import DBusTestSupport
         try f.entry("broken.desktop", "Name=Broken\nExec=\(f.bin.path)/missing-program %u\nMimeType=x-scheme-handler/broken;")
         try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
         let invalid = try await f.dbusSend("CanOpenURL", "string:no scheme here")
-        #expect(invalid.stderr.contains(Self.errorPrefix + "InvalidURL") && invalid.stderr.contains("no scheme"), "\(invalid.stderr)")
+        #expect(invalid.stderr.contains(ContractError.invalidURL.description) && invalid.stderr.contains("no scheme"), "\(invalid.stderr)")
         let control = try await f.dbusSend("OpenURL", "string:good://a\u{7}b")
-        #expect(control.stderr.contains(Self.errorPrefix + "InvalidURL") && control.stderr.contains("control character"), "\(control.stderr)")
+        #expect(control.stderr.contains(ContractError.invalidURL.description) && control.stderr.contains("control character"), "\(control.stderr)")
         let noHandler = try await f.dbusSend("OpenURL", "string:nothing://x")
-        #expect(noHandler.stderr.contains(Self.errorPrefix + "NoHandler") && noHandler.stderr.contains("MimeType=x-scheme-handler/nothing"), "\(noHandler.stderr)")
+        #expect(noHandler.stderr.contains(ContractError.noHandler.description) && noHandler.stderr.contains("MimeType=x-scheme-handler/nothing"), "\(noHandler.stderr)")
         let launch = try await f.dbusSend("OpenURL", "string:broken://x")
-        #expect(launch.stderr.contains(Self.errorPrefix + "LaunchFailed") && launch.stderr.contains("missing-program"), "\(launch.stderr)")
+        #expect(launch.stderr.contains(ContractError.launchFailed.description) && launch.stderr.contains("missing-program"), "\(launch.stderr)")
         let setBad = try await f.dbusSend("SetDefaultHandler", "string:good", "string:broken.desktop")
-        #expect(setBad.stderr.contains(Self.errorPrefix + "InvalidHandler") && setBad.stderr.contains("x-scheme-handler/good"), "\(setBad.stderr)")
+        #expect(setBad.stderr.contains(ContractError.invalidHandler.description) && setBad.stderr.contains("x-scheme-handler/good"), "\(setBad.stderr)")
         let badScheme = try await f.dbusSend("HandlersForScheme", "string:1nope")
         #expect(badScheme.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(badScheme.stderr)")
         let tooLong = try await f.dbusSend("CanOpenURL", "string:good:" + String(repeating: "a", count: 70_000))
-        #expect(tooLong.stderr.contains(Self.errorPrefix + "InvalidURL") && tooLong.stderr.contains("64 KiB"), "\(tooLong.stderr)")
+        #expect(tooLong.stderr.contains(ContractError.invalidURL.description) && tooLong.stderr.contains("64 KiB"), "\(tooLong.stderr)")
         let wrongSig = try await f.dbusSend("OpenURL", "int32:4")
         #expect(wrongSig.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(wrongSig.stderr)")
         // Still serving after all that.
@@ -91,10 +91,10 @@ import DBusTestSupport
     @Test func loopSafetySkipsSchemeBridgeItself() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        try f.entry("io.github.schemebridge.SchemeBridge.desktop", "Name=SchemeBridge\nExec=schemebridge open %u\nMimeType=x-scheme-handler/todolist;")
+        try f.entry(Contract.ownDesktopID, "Name=SchemeBridge\nExec=schemebridge open %u\nMimeType=x-scheme-handler/todolist;")
         try f.entry("other-router.desktop", "Name=Other copy\nExec=/usr/local/bin/schemebridge open %u\nMimeType=x-scheme-handler/todolist;")
         try f.entry("z.desktop", "Name=Z\nExec=\(try f.recorder("z")) %u\nMimeType=x-scheme-handler/todolist;")
-        try "[Default Applications]\nx-scheme-handler/todolist=io.github.schemebridge.SchemeBridge.desktop\n"
+        try "[Default Applications]\nx-scheme-handler/todolist=\(Contract.ownDesktopID)\n"
             .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
         let handlers = try await f.dbusSend("HandlersForScheme", "string:todolist")
         #expect(!handlers.stdout.contains("SchemeBridge.desktop") && !handlers.stdout.contains("other-router") && handlers.stdout.contains("z.desktop"), "\(handlers.stdout)")
@@ -107,7 +107,7 @@ import DBusTestSupport
         defer { f.stop() }
         let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
                                         ServiceFixture.path, "org.freedesktop.DBus.Introspectable.Introspect"])
-        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/io.github.schemebridge.SchemeBridge1.xml"), encoding: .utf8)
+        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.introspectionFileName), encoding: .utf8)
         func interfaceElement(_ text: String) -> String? {
             guard let start = text.range(of: "<interface name=\"\(ServiceFixture.interface)\">"),
                   let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Reserved schemes, per-handler caller restrictions and launch rate limits, end to end.
 @Suite struct PolicyTests {
-    static let prefix = "io.github.schemebridge.SchemeBridge1.Error."
 
     @Test func userDataDirEntryCannotHijackHTTPS() async throws {
         let f = try ServiceFixture()
@@ -19,16 +19,34 @@ import DBusTestSupport
         _ = try await f.dbusSend("OpenURL", "string:https://bank.example/login")
         #expect(await f.recordedArgv("browser") == ["https://bank.example/login"])
         let forced = try await f.gdbus("OpenURLWithOptions", "https://bank.example", "{'handler': <'evil.desktop'>}")
-        #expect(forced.stderr.contains(Self.prefix + "ReservedScheme") && forced.stderr.contains("mimeapps.list"), "\(forced.stderr)")
+        #expect(forced.stderr.contains(ContractError.reservedScheme.description) && forced.stderr.contains("mimeapps.list"), "\(forced.stderr)")
         let set = try await f.dbusSend("SetDefaultHandler", "string:https", "string:evil.desktop")
-        #expect(set.stderr.contains(Self.prefix + "ReservedScheme"), "\(set.stderr)")
+        #expect(set.stderr.contains(ContractError.reservedScheme.description), "\(set.stderr)")
         // Its own scheme is fine.
         let own = try await f.dbusSend("CanOpenURL", "string:evilscheme://x")
         #expect(own.stdout.contains("boolean true"))
         // file: is never routed.
         let file = try await f.dbusSend("OpenURL", "string:file:///etc/passwd")
-        #expect(file.stderr.contains(Self.prefix + "ReservedScheme") && file.stderr.contains("xdg-open"), "\(file.stderr)")
+        #expect(file.stderr.contains(ContractError.reservedScheme.description) && file.stderr.contains("xdg-open"), "\(file.stderr)")
         #expect(FileManager.default.fileExists(atPath: f.records.appendingPathComponent("evil.argv").path) == false)
+    }
+
+    @Test func menuEditorCopyOfTheBrowserStillHandlesHTTPS() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let browser = try f.recorder("browser")
+        try f.entry("firefox-esr.desktop", "Name=Firefox ESR\nExec=\(browser) %u\nMimeType=x-scheme-handler/http;x-scheme-handler/https;", system: true)
+        // What a menu editor (alacarte, menulibre) writes: the same id and program, a new name.
+        try f.entry("firefox-esr.desktop", "Name=My Browser\nExec=\(browser) %u\nMimeType=x-scheme-handler/http;x-scheme-handler/https;")
+        // A new program listing https in the same directory gets nothing.
+        try f.entry("grabber.desktop", "Name=Grabber\nExec=\(try f.recorder("grabber")) %u\nMimeType=x-scheme-handler/https;")
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:https")
+        #expect(handlers.stdout.contains("firefox-esr.desktop") && !handlers.stdout.contains("grabber.desktop"), "\(handlers.stdout)\(handlers.stderr)")
+        let opened = try await f.gdbus("OpenURLWithOptions", "https://example.org/", "{}")
+        #expect(opened.stdout.contains("'handler': <'firefox-esr.desktop'>"), "\(opened.stdout)\(opened.stderr)")
+        #expect(await f.recordedArgv("browser") == ["https://example.org/"])
+        let forced = try await f.gdbus("OpenURLWithOptions", "https://example.org/", "{'handler': <'grabber.desktop'>}")
+        #expect(forced.stderr.contains(ContractError.reservedScheme.description), "\(forced.stderr)")
     }
 
     @Test func onlyHijackerInstalledIsReservedNotMissing() async throws {
@@ -36,7 +54,7 @@ import DBusTestSupport
         defer { f.stop() }
         try f.entry("evil.desktop", "Name=Evil\nExec=\(try f.recorder("evil")) %u\nMimeType=x-scheme-handler/mailto;")
         let r = try await f.dbusSend("OpenURL", "string:mailto:a@b.example")
-        #expect(r.stderr.contains(Self.prefix + "ReservedScheme"), "\(r.stderr)")
+        #expect(r.stderr.contains(ContractError.reservedScheme.description), "\(r.stderr)")
         // Chosen explicitly in the user's config, it is a candidate.
         try "[Default Applications]\nx-scheme-handler/mailto=evil.desktop\n".write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
         #expect(await Tools.eventually {
@@ -49,7 +67,7 @@ import DBusTestSupport
         defer { f.stop() }
         try f.entry("vault.desktop", "Name=Vault\nExec=\(try f.recorder("vault")) %u\nMimeType=x-scheme-handler/vault;\nX-SchemeBridge-AllowedCallers=org.example.Trusted;/usr/bin/gdbus")
         let denied = try await f.dbusSend("OpenURL", "string:vault://open")
-        #expect(denied.stderr.contains(Self.prefix + "AccessDenied") && denied.stderr.contains("/usr/bin/dbus-send"), "\(denied.stderr)")
+        #expect(denied.stderr.contains(ContractError.accessDenied.description) && denied.stderr.contains("/usr/bin/dbus-send"), "\(denied.stderr)")
         let allowed = try await f.gdbus("OpenURL", "vault://open")
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(await f.recordedArgv("vault") == ["vault://open"])
@@ -77,7 +95,7 @@ import DBusTestSupport
                                           interface: InterfaceName(ServiceFixture.interface), member: "OpenURL", [.string("fast://\(i)")])
                 outcomes.append("ok")
             } catch {
-                outcomes.append(((error as? DBusError)?.name.rawValue ?? "\(error)").replacingOccurrences(of: Self.prefix, with: ""))
+                outcomes.append(((error as? DBusError)?.name.rawValue ?? "\(error)").replacingOccurrences(of: Contract.errorPrefix, with: ""))
             }
         }
         #expect(outcomes == ["ok", "ok", "ok", "RateLimited", "RateLimited"])

@@ -1,13 +1,17 @@
 import Foundation
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// A temp XDG tree (data, config, handler scripts) plus a private bus whose service dir holds
 /// the shipped activation file pointing at the built daemon. The daemon, started by bus
 /// activation, inherits the tree's XDG variables from the bus.
 final class ServiceFixture: @unchecked Sendable {
-    static let name = "io.github.schemebridge.SchemeBridge1"
-    static let path = "/io/github/schemebridge/SchemeBridge1"
-    static let interface = "io.github.schemebridge.SchemeBridge1"
+    static let name = Contract.busName.rawValue
+    static let path = Contract.objectPath.rawValue
+    static let interface = Contract.interface.rawValue
+    /// The contract's names for the python3-dbus test clients: `N` the bus name and
+    /// interface, `O` the object path.
+    static let pythonNames = "N, O = '\(name)', '\(path)'"
 
     let root: URL
     let bus: PrivateBus
@@ -34,7 +38,7 @@ final class ServiceFixture: @unchecked Sendable {
         ]
         for (k, v) in extraEnvironment { env[k] = v }
         bus = try PrivateBus(environment: env)
-        let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/io.github.schemebridge.SchemeBridge1.service.in"), encoding: .utf8)
+        let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
             .write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)
     }

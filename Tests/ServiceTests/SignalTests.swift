@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DBus
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Signals and D-Bus activation, seen by python3-dbus clients.
 @Suite struct SignalTests {
@@ -67,7 +68,7 @@ import DBusTestSupport
         }
         let failed = signals.first { $0["member"] as? String == "URLFailed" }?["args"] as? [Any] ?? []
         #expect(failed.first as? String == "nothing://x", "\(signals)")
-        #expect(failed.dropFirst().first as? String == "io.github.schemebridge.SchemeBridge1.Error.NoHandler")
+        #expect(failed.dropFirst().first as? String == ContractError.noHandler.description)
     }
 
     @Test func newEntryIsLiveAndAnnounced() async throws {
@@ -132,6 +133,6 @@ import DBusTestSupport
         app.terminate()
         _ = await app.wait()
         let gone = try await f.dbusSend("OpenURL", "string:act://again")
-        #expect(gone.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.LaunchFailed"), "\(gone.stderr)")
+        #expect(gone.stderr.contains(ContractError.launchFailed.description), "\(gone.stderr)")
     }
 }

@@ -2,6 +2,7 @@ import CPNG
 import Foundation
 import Testing
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Launch images on a real X server (Xvfb): `OpenURL` through the bus-activated service, the
 /// splash helper it spawns, and what a user sees on the screen.
@@ -137,7 +138,7 @@ import DBusTestSupport
         try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
         try Self.png(images.appendingPathComponent("Default.png").path, width: 120, height: 80, left: [200, 30, 40], right: [20, 60, 220])
         let r = try await s.f.dbusSend("OpenURL", "string:gone://x")
-        #expect(r.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.LaunchFailed"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains(ContractError.launchFailed.description), "\(r.stdout)\(r.stderr)")
         // Without a take-down it would show after 150 ms and stay for the 10 s timeout.
         let flashed = await Self.watchScreen(s.x, timeout: .milliseconds(1200)) { $0.boundingBox() != nil }
         #expect(flashed == nil, "the launch image of a failed activation must not stay up")

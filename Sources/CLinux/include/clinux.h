@@ -30,4 +30,7 @@ int clinux_pidfd_open(pid_t pid);
  * 0 when still running, -1 on error. */
 int clinux_reap(pid_t pid, int *code);
 
+/* Names the calling thread (visible in top, gdb, perf and /proc; 15 bytes are kept). */
+void clinux_set_thread_name(const char *name);
+
 #endif

@@ -114,7 +114,7 @@ public struct DesktopEntry: Sendable, Equatable {
     /// `searchPath` is the `PATH` used to find a bare `TryExec` name.
     public func ineligibility(searchPath: [String]) -> String? {
         if hidden { return "Hidden=true" }
-        if let tryExec, FileSystem.findProgram(tryExec, searchPath: searchPath) == nil {
+        if let tryExec, ProgramLookup.find(tryExec, searchPath: searchPath) == nil {
             return "TryExec program '\(tryExec)' is not installed"
         }
         if execError != nil && !dbusActivatable {

@@ -1,10 +1,8 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Finds the launch image of a handler for a scheme, by the iOS naming convention on disk
-/// (DESIGN.md, "Launch images").
+/// (docs/CONTRACT.md, "Launch images" in the README).
 ///
 /// The directory is the entry's `X-LaunchImageDir` (absolute, or relative to the entry's file),
 /// else `<data dir>/launch-images/<desktop id without .desktop>/`; the base name is

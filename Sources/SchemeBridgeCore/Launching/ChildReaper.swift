@@ -1,8 +1,7 @@
 import CLinux
+import LinuxSystem
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reaps every child the service starts, so none is left a zombie, and reports each exit.
 /// One thread polls a pidfd per child (plus an eventfd to learn of new children): cost is
@@ -22,14 +21,7 @@ public final class ChildReaper: Sendable {
 
     private init() {
         wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        pthread_create(&tid, nil, { raw in
-            let reaper = Unmanaged<ChildReaper>.fromOpaque(raw!).takeRetainedValue()
-            reaper.loop()
-            return nil
-        }, box)
-        pthread_detach(tid)
+        OSThread.detached(name: "reaper") { [self] in loop() }
     }
 
     /// Watches `pid` (a child of this process) and calls `onExit` with its exit code.
@@ -37,17 +29,12 @@ public final class ChildReaper: Sendable {
         let fd = clinux_pidfd_open(pid)
         if fd < 0 {
             // No pidfd (old kernel): a thread that waits for this one child.
-            let box = Unmanaged.passRetained(WaitBox(pid: pid, onExit: onExit)).toOpaque()
-            var tid = pthread_t()
-            pthread_create(&tid, nil, { raw in
-                let b = Unmanaged<WaitBox>.fromOpaque(raw!).takeRetainedValue()
+            OSThread.detached(name: "reaper-\(pid)") {
                 var status: Int32 = 0
-                while waitpid(b.pid, &status, 0) < 0 && errno == EINTR {}
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-                b.onExit?(code)
-                return nil
-            }, box)
-            pthread_detach(tid)
+                onExit?(code)
+            }
             return
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -58,15 +45,6 @@ public final class ChildReaper: Sendable {
 
     /// The number of children being watched.
     public var watchedCount: Int { children.withLock { $0.count } }
-
-    private final class WaitBox {
-        let pid: pid_t
-        let onExit: (@Sendable (Int32) -> Void)?
-        init(pid: pid_t, onExit: (@Sendable (Int32) -> Void)?) {
-            self.pid = pid
-            self.onExit = onExit
-        }
-    }
 
     private func loop() {
         var fds: [pollfd] = []

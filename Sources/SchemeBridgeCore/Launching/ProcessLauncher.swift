@@ -1,7 +1,5 @@
 import CLinux
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Why a program could not be started.
 public struct LaunchError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -21,21 +19,6 @@ public struct LaunchError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct ProcessLauncher: Sendable {
     public init() {}
 
-    /// Resolves `program` against `PATH` from `environment` (a name with a `/` is used as is).
-    public static func resolve(_ program: String, environment: [String: String]) -> String? {
-        if program.isEmpty { return nil }
-        if program.contains("/") { return program }
-        let path = environment["PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/bin:/usr/bin:/bin"
-        for dir in path.split(separator: ":", omittingEmptySubsequences: true) where dir.hasPrefix("/") {
-            let candidate = dir + "/" + program
-            var st = stat()
-            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
-                return candidate
-            }
-        }
-        return nil
-    }
-
     /// Starts `argv` with exactly `environment` as its environment. Returns the pid once
     /// the program has been executed; a program that cannot be executed throws.
     /// `onExit` (if given) is called with the exit code (128+signal when killed) once the
@@ -50,7 +33,9 @@ public struct ProcessLauncher: Sendable {
         for a in argv where a.utf8.contains(0) {
             throw LaunchError(program: program, code: EINVAL, reason: "an argument contains a NUL byte")
         }
-        guard let path = Self.resolve(program, environment: environment) else {
+        // An absolute path goes to exec as is, so its own error (permission denied, not an
+        // executable) is what the caller hears; a bare name is looked up on the child's PATH.
+        guard let path = program.hasPrefix("/") ? program : ProgramLookup.find(program, searchPath: ProgramLookup.searchPath(environment: environment)) else {
             throw LaunchError(program: program, code: ENOENT, reason: "no program '\(program)' on PATH (\(environment["PATH"] ?? "default PATH"))")
         }
         if let dir = workingDirectory {

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Edits a user's `mimeapps.list` in place, line-preserving (see ``KeyFileDocument``).
 public enum MimeAppsEditor {

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The `x-scheme-handler/*` part of one `mimeapps.list` (or `<desktop>-mimeapps.list`) file
 /// (MIME Apps spec 1.0.1).

@@ -4,11 +4,22 @@ import Synchronization
 public struct Policy: Sendable {
     /// Schemes an entry in the user's own data dir (`$XDG_DATA_HOME/applications`, where any
     /// program of the user can drop a file) cannot take by merely listing them: such an entry
-    /// becomes a candidate only when a config-dir `mimeapps.list` names it explicitly.
+    /// becomes a candidate only when a config-dir `mimeapps.list` names it explicitly, or when it
+    /// is a menu editor's copy of the system entry it masks (see ``URLRouter/isHijack(_:scheme:)``).
+    /// The secure variant of each (the name with an `s` added: `webcals`, `sips`) is reserved
+    /// too — see ``isReserved(_:in:)``.
     public static let defaultReservedSchemes: Set<String> = [
-        "http", "https", "file", "ftp", "ftps", "sftp", "ssh", "mailto", "tel", "sms", "mms", "data",
-        "javascript", "about", "blob", "ws", "wss", "irc", "ircs", "webcal", "geo", "magnet",
+        "http", "file", "ftp", "sftp", "ssh", "mailto", "tel", "sms", "mms", "data",
+        "javascript", "about", "blob", "ws", "irc", "webcal", "geo", "magnet", "sip", "xmpp",
     ]
+
+    /// The rule for reserved schemes: `scheme` is reserved when `list` names it, or when it is
+    /// the secure variant of a scheme `list` names (`https` for `http`, `webcals` for `webcal`,
+    /// `sips` for `sip`, `wss` for `ws`, `ircs` for `irc`, `ftps` for `ftp`).
+    public static func isReserved(_ scheme: String, in list: Set<String>) -> Bool {
+        if list.contains(scheme) { return true }
+        return scheme.count > 1 && scheme.hasSuffix("s") && list.contains(String(scheme.dropLast()))
+    }
 
     /// The reserved schemes in force.
     public var reservedSchemes: Set<String>

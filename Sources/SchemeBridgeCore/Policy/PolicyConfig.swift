@@ -1,7 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The user's policy settings, from `$XDG_CONFIG_HOME/schemebridge/config` (a key file):
 ///

@@ -183,6 +183,24 @@ public final class Registry: Sendable {
         }
     }
 
+    /// The application entries with desktop ID `id` that its effective entry masks (same ID in
+    /// lower-precedence applications directories), highest first. Ineligible ones are included:
+    /// what matters is what the masked file declares.
+    public func maskedEntries(id: String) -> [DesktopEntry] {
+        state.withLock { m in
+            guard var rest = m.idDirs[id] else { return [] }
+            rest &= rest - 1  // drop the effective (highest) directory
+            var out: [DesktopEntry] = []
+            while rest != 0 {
+                let dir = rest.trailingZeroBitCount
+                rest &= rest - 1
+                if let rel = m.appDirs[dir].path(for: id), let record = m.appDirs[dir].files[rel],
+                   case .application(let e, _) = record.state { out.append(e) }
+            }
+            return out
+        }
+    }
+
     /// The eligible applications whose `Exec` program is the executable at `path` (compared
     /// after resolving `PATH` and symlinks). A scan of the entries whose program has the same
     /// base name: meant for identifying a new caller once, not for every call.
@@ -199,7 +217,7 @@ public final class Registry: Sendable {
         }
         return candidates.filter { e in
             guard let program = e.execProgram,
-                  let found = FileSystem.findProgram(program, searchPath: directories.executableSearchPath) else { return false }
+                  let found = ProgramLookup.find(program, searchPath: directories.executableSearchPath) else { return false }
             return FileSystem.realPath(found) == target
         }.map(\.id).sorted()
     }

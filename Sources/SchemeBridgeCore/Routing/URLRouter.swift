@@ -20,7 +20,8 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidHandler(let id, let scheme):
             return "'\(id)' is not an installed application that handles '\(scheme)' (see HandlersForScheme)"
         case .noTerminal(let id):
-            return "'\(id)' runs in a terminal (Terminal=true) but neither xdg-terminal-exec nor x-terminal-emulator is installed"
+            return "'\(id)' runs in a terminal (Terminal=true) but no terminal emulator is installed (looked for "
+                + Terminals.known.map(\.program).joined(separator: ", ") + ")"
         case .reservedScheme(let scheme, let id):
             if scheme == "file" {
                 return "file: URLs are never routed to scheme handlers; open files with xdg-open or gio open"
@@ -70,13 +71,19 @@ public struct URLRouter: Sendable {
 
     private let userApplications: String
 
-    /// True when `entry` lives in the user's own data dir, lists reserved `scheme`, and no
-    /// config-dir `mimeapps.list` names it: a hijack attempt, not a candidate.
+    /// True when `entry` lives in the user's own data dir, lists reserved `scheme`, no
+    /// config-dir `mimeapps.list` names it, and it is not a menu editor's copy of a system entry
+    /// (same desktop id, same program, and the entry it masks lists `scheme` too): a hijack
+    /// attempt, not a candidate. A copy keeps what its system entry had; a new program gets nothing.
     public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
         let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
-        guard reserved.contains(scheme) else { return false }
+        guard Policy.isReserved(scheme, in: reserved) else { return false }
         guard entry.applicationsDirectory == userApplications else { return false }
-        return !registry.isNamedInConfigList(entry.id, forScheme: scheme)
+        if registry.isNamedInConfigList(entry.id, forScheme: scheme) { return false }
+        return !registry.maskedEntries(id: entry.id).contains { masked in
+            masked.applicationsDirectory != userApplications && masked.schemes.contains(scheme)
+                && masked.execProgram != nil && masked.execProgram == entry.execProgram
+        }
     }
 
     /// Whether `entry` may handle `scheme` at all.
@@ -146,14 +153,7 @@ public struct URLRouter: Sendable {
         var commands = entry.launchCommands(for: [u])
         if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: scheme) }
         if entry.terminal {
-            let prefix: [String]
-            if let t = FileSystem.findProgram("xdg-terminal-exec", searchPath: searchPath) {
-                prefix = [t]
-            } else if let t = FileSystem.findProgram("x-terminal-emulator", searchPath: searchPath) {
-                prefix = [t, "-e"]
-            } else {
-                throw .noTerminal(desktopID: entry.id)
-            }
+            guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
             commands = commands.map { LaunchCommand(argv: prefix + $0.argv, workingDirectory: $0.workingDirectory, environment: $0.environment) }
         }
         return LaunchPlan(url: u, entry: entry, action: .spawn(commands))

@@ -1,10 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LinuxSystem
 
 /// A failed file-system operation, with the path and the system's reason.
 public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -36,35 +31,16 @@ enum FileSystem {
 
     /// ``readFile(_:limit:)``, also returning the signature of the version read.
     static func readFileWithSignature(_ path: String, limit: Int = maximumFileSize) throws(FileSystemError) -> (bytes: [UInt8], signature: FileSignature) {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        if fd < 0 { throw .errno(path, "cannot open") }
-        defer { close(fd) }
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw .errno(path, "cannot stat") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw FileSystemError(path: path, code: 0, message: "not a regular file")
-        }
-        if Int(st.st_size) > limit {
-            throw FileSystemError(path: path, code: 0, message: "larger than the \(limit / 1024) KiB limit (\(st.st_size) bytes)")
-        }
-        var result: [UInt8] = []
-        var capacity = max(Int(st.st_size) + 1, 512)
-        capacity = min(capacity, limit + 1)
-        result.reserveCapacity(capacity)
-        var chunk = [UInt8](repeating: 0, count: min(capacity, 65536))
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if Glibc.errno == EINTR { continue }
-                throw .errno(path, "cannot read")
-            }
-            if n == 0 { break }
-            result.append(contentsOf: chunk[0..<n])
-            if result.count > limit {
-                throw FileSystemError(path: path, code: 0, message: "larger than the \(limit / 1024) KiB limit")
+        do {
+            let (bytes, st) = try SmallFile.read(path, limit: limit)
+            return (bytes, FileSignature(st))
+        } catch {
+            switch error {
+            case .system(let operation, let e): throw FileSystemError(path: path, code: e.code, message: "cannot \(operation): \(e)")
+            case .notRegular: throw FileSystemError(path: path, code: 0, message: "not a regular file")
+            case .tooLarge(let size, _): throw FileSystemError(path: path, code: 0, message: "larger than the \(limit / 1024) KiB limit (\(size) bytes)")
             }
         }
-        return (result, FileSignature(st))
     }
 
     enum Kind: Sendable, Equatable { case file, directory, other, missing }
@@ -128,24 +104,11 @@ enum FileSystem {
         return i.kind == .file && access(path, X_OK) == 0
     }
 
-    /// Finds `program` as `TryExec` does: an absolute path must be executable; a bare name is
-    /// looked up in `searchPath`. A relative path with a `/` is refused (it would depend on the
-    /// service's working directory).
     /// The canonical absolute path of `path` (symlinks resolved), or nil.
     static func realPath(_ path: String) -> String? {
         guard !path.isEmpty, let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    static func findProgram(_ program: String, searchPath: [String]) -> String? {
-        if program.hasPrefix("/") { return isExecutableFile(program) ? program : nil }
-        if program.contains("/") { return nil }
-        for dir in searchPath {
-            let candidate = XDGDirectories.join(dir, program)
-            if isExecutableFile(candidate) { return candidate }
-        }
-        return nil
     }
 
     /// Follows `path` through symlinks (even a dangling final one) to the file a write should

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The XDG Base Directory locations that matter to SchemeBridge, computed from an explicit
 /// environment dictionary (never from the process environment), per the XDG Base Directory
@@ -50,8 +44,7 @@ public struct XDGDirectories: Sendable, Equatable {
         let configDirs = XDGDirectories.pathList(environment["XDG_CONFIG_DIRS"])
         self.configDirs = configDirs.isEmpty ? ["/etc/xdg"] : configDirs
         self.currentDesktops = XDGDirectories.desktops(environment["XDG_CURRENT_DESKTOP"])
-        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        self.executableSearchPath = XDGDirectories.pathList(path)
+        self.executableSearchPath = ProgramLookup.searchPath(environment: environment)
     }
 
     /// The `applications` directories in precedence order: `$XDG_DATA_HOME/applications`, then

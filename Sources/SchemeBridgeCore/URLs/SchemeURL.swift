@@ -20,7 +20,8 @@ public enum SchemeURLError: Error, Sendable, Equatable, CustomStringConvertible 
         case .empty:
             return "the URL is empty; give a URL such as 'todolist://add?task=milk'"
         case .tooLong(let count, let limit):
-            return "the URL is \(count) bytes long; the limit is \(limit) bytes (64 KiB)"
+            _ = count
+            return "the URL is longer than the limit of \(limit) bytes (64 KiB)"
         case .controlCharacter(let scalar, let offset):
             let hex = String(scalar, radix: 16, uppercase: true)
             let padded = String(repeating: "0", count: max(0, 4 - hex.count)) + hex

@@ -1,0 +1,67 @@
+import Glibc
+
+/// An open file descriptor that this value owns: it is closed when the value goes away,
+/// exactly once, unless ``take()`` hands it on.
+public struct FileDescriptor: ~Copyable {
+    /// The descriptor number.
+    public let rawValue: Int32
+
+    /// Takes ownership of `rawValue`.
+    public init(owning rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Opens `path` with `flags` (`O_CLOEXEC` is always added); throws the `errno`.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
+        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+        if fd < 0 { throw Errno.current }
+        return FileDescriptor(owning: fd)
+    }
+
+    deinit { _ = Glibc.close(rawValue) }
+
+    /// Gives up ownership: the caller closes the descriptor.
+    public consuming func take() -> Int32 {
+        let fd = rawValue
+        discard self
+        return fd
+    }
+
+    /// `fstat` of the descriptor.
+    public func status() throws(Errno) -> stat {
+        var st = stat()
+        if fstat(rawValue, &st) != 0 { throw Errno.current }
+        return st
+    }
+
+    /// Reads up to `count` bytes into `buffer`, retrying on `EINTR`; 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            let n = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+
+    /// Writes all of `bytes`, retrying on `EINTR` and short writes.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        var written = 0
+        while written < bytes.count {
+            let n = Glibc.write(rawValue, bytes.baseAddress! + written, bytes.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno.current
+            }
+            written += n
+        }
+    }
+}
+
+/// A system error number.
+public struct Errno: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The `errno` value.
+    public let code: Int32
+    public init(_ code: Int32) { self.code = code }
+    /// The calling thread's `errno`.
+    public static var current: Errno { Errno(errno) }
+    /// `strerror`'s text.
+    public var description: String { String(cString: strerror(code)) }
+}

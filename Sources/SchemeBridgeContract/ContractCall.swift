@@ -1,0 +1,78 @@
+import DBus
+
+/// One call of the contract, typed: the member, its arguments and how to read its reply.
+/// Perform it with a ``SchemeBridgeClient`` (async, over ``Connection``) or a
+/// ``SchemeBridgeBlockingClient`` (blocking, over ``BlockingConnection``, for the CLI):
+/// `try client.perform(.canOpenURL("todolist://x"))`.
+public struct ContractCall<Result: Sendable>: Sendable {
+    /// The method.
+    public let member: MemberName
+    /// Its arguments.
+    public let arguments: [DBusValue]
+    /// Reads the reply's arguments.
+    public let decode: @Sendable ([DBusValue]) throws(DBusError) -> Result
+
+    public init(_ member: MemberName, _ arguments: [DBusValue],
+                decode: @escaping @Sendable ([DBusValue]) throws(DBusError) -> Result) {
+        self.member = member
+        self.arguments = arguments
+        self.decode = decode
+    }
+
+    static func unexpected(_ member: MemberName, _ reply: [DBusValue]) -> DBusError {
+        DBusError(.failed, "the service's reply to \(member) has the wrong signature '\(Signature(reply.map(\.type)))'")
+    }
+}
+
+extension ContractCall where Result == Bool {
+    /// `CanOpenURL(s) → b`.
+    public static func canOpenURL(_ url: String) -> Self { .single(ContractMethod.canOpenURL, [.string(url)], \.bool) }
+    /// `OpenURL(s) → b`.
+    public static func openURL(_ url: String) -> Self { .single(ContractMethod.openURL, [.string(url)], \.bool) }
+}
+
+extension ContractCall where Result == String {
+    /// `DefaultHandler(s) → s`.
+    public static func defaultHandler(_ scheme: String) -> Self { .single(ContractMethod.defaultHandler, [.string(scheme)], \.string) }
+    /// `LaunchImageForURL(s) → s`.
+    public static func launchImageForURL(_ url: String) -> Self { .single(ContractMethod.launchImageForURL, [.string(url)], \.string) }
+}
+
+extension ContractCall where Result == [String] {
+    /// `HandlersForScheme(s) → as`.
+    public static func handlersForScheme(_ scheme: String) -> Self {
+        .single(ContractMethod.handlersForScheme, [.string(scheme)]) { v in
+            v.arrayElements.flatMap { items in
+                let strings = items.compactMap(\.string)
+                return strings.count == items.count ? strings : nil
+            }
+        }
+    }
+}
+
+extension ContractCall where Result == OpenResults {
+    /// `OpenURLWithOptions(s, a{sv}) → a{sv}`.
+    public static func openURL(_ url: String, options: OpenOptions) -> Self {
+        .single(ContractMethod.openURLWithOptions, [.string(url), .vardict(options.dictionary)]) { v in
+            v.stringDictionary.map(OpenResults.init)
+        }
+    }
+}
+
+extension ContractCall where Result == Void {
+    /// `SetDefaultHandler(s, s)`.
+    public static func setDefaultHandler(_ scheme: String, _ desktopID: String) -> Self {
+        ContractCall(ContractMethod.setDefaultHandler, [.string(scheme), .string(desktopID)]) { _ in }
+    }
+}
+
+extension ContractCall {
+    /// A call whose reply is one value, read by `read` (nil: wrong signature).
+    static func single(_ member: MemberName, _ arguments: [DBusValue],
+                       _ read: @escaping @Sendable (DBusValue) -> Result?) -> Self {
+        ContractCall(member, arguments) { reply throws(DBusError) in
+            guard reply.count == 1, let value = read(reply[0]) else { throw unexpected(member, reply) }
+            return value
+        }
+    }
+}

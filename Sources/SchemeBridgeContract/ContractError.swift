@@ -1,0 +1,55 @@
+import DBus
+
+/// The contract's own errors: `io.github.schemebridge.SchemeBridge1.Error.<rawValue>`.
+/// Make one with a message (`ContractError.noHandler("…")` is a ``DBusError``), and match one
+/// in a `catch` or a `switch` (`catch ContractError.noHandler { … }`).
+///
+/// A struct of constants rather than an enum: Swift reads `catch SomeEnum.member` as an enum
+/// case pattern and never asks `~=`, so an enum could not be matched against a thrown error.
+public struct ContractError: Hashable, Sendable, CustomStringConvertible {
+    /// The last component of the name, e.g. `NoHandler`.
+    public let rawValue: String
+
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// The URL is malformed.
+    public static let invalidURL = ContractError("InvalidURL")
+    /// No eligible application handles the scheme.
+    public static let noHandler = ContractError("NoHandler")
+    /// The handler could not be started (or its D-Bus `Open` failed).
+    public static let launchFailed = ContractError("LaunchFailed")
+    /// The handler does not accept URLs from this caller.
+    public static let accessDenied = ContractError("AccessDenied")
+    /// A reserved scheme that the entry cannot take over.
+    public static let reservedScheme = ContractError("ReservedScheme")
+    /// The handler named is not an eligible handler of the scheme.
+    public static let invalidHandler = ContractError("InvalidHandler")
+    /// Too many launches: slow down.
+    public static let rateLimited = ContractError("RateLimited")
+
+    /// Every error of the contract.
+    public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler, .rateLimited]
+
+    /// The full D-Bus error name.
+    public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }
+
+    public var description: String { name.rawValue }
+
+    /// This error with `message`.
+    public func callAsFunction(_ message: String) -> DBusError { DBusError(name, message) }
+
+    /// The contract error `name` stands for, if any.
+    public init?(_ name: ErrorName) {
+        guard name.rawValue.hasPrefix(Contract.errorPrefix),
+              let known = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = known
+    }
+}
+
+/// Matches an error by its contract name: `catch ContractError.noHandler { … }`.
+public func ~= (pattern: ContractError, error: any Error) -> Bool {
+    pattern.name ~= error
+}
+
+/// Matches a ``DBusError`` by its contract name (typed `throws(DBusError)` code and `switch`).
+public func ~= (pattern: ContractError, error: DBusError) -> Bool { error.name == pattern.name }

@@ -1,0 +1,130 @@
+import DBus
+
+/// The options of `OpenURLWithOptions` (`a{sv}`), typed. Decoding checks every known key's
+/// type (a wrong one is `InvalidArgs` naming the key and the type expected); unknown keys are
+/// ignored, as D-Bus `a{sv}` conventions expect.
+public struct OpenOptions: Sendable, Equatable {
+    /// The option keys.
+    public enum Key {
+        /// `handler` (s): a desktop id to use instead of the default.
+        public static let handler = "handler"
+        /// `activation-token` (s): handed to the handler (XDG_ACTIVATION_TOKEN, DESKTOP_STARTUP_ID).
+        public static let activationToken = "activation-token"
+        /// `annotation` (v): handed to a D-Bus activated handler in `platform_data`.
+        public static let annotation = "annotation"
+        /// `launch-image` (b, default true): whether to show the handler's launch image.
+        public static let launchImage = "launch-image"
+        /// `scale` (u, i or d): the display scale to pick the launch image for.
+        public static let scale = "scale"
+        /// Every key the service reads; values under other keys are skipped unread.
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale]
+    }
+
+    public var handler: String?
+    public var activationToken: String?
+    public var annotation: DBusValue?
+    public var launchImage = true
+    public var scale: Int?
+
+    public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
+                launchImage: Bool = true, scale: Int? = nil) {
+        self.handler = handler
+        self.activationToken = activationToken
+        self.annotation = annotation
+        self.launchImage = launchImage
+        self.scale = scale
+    }
+
+    /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped;
+    /// a scale is rounded and clamped to 1...16.
+    public init(decoding dict: [String: DBusValue]) throws(DBusError) {
+        handler = try dict.contractString(Key.handler)
+        activationToken = try dict.contractString(Key.activationToken)
+        annotation = dict[Key.annotation].map(\.unwrappedOnceOrSelf)
+        if let v = dict[Key.launchImage]?.unwrappedOnceOrSelf {
+            guard case .boolean(let b) = v else { throw Self.wrongType(Key.launchImage, "a boolean (b)", v) }
+            launchImage = b
+        }
+        if let v = dict[Key.scale]?.unwrappedOnceOrSelf {
+            switch v {
+            case .uint32(let n): scale = Int(n)
+            case .int32(let n): scale = Int(n)
+            case .byte(let n): scale = Int(n)
+            case .double(let d) where d.isFinite && d > 0 && d < 100: scale = Int(d.rounded())
+            default: throw Self.wrongType(Key.scale, "a number (u, i or d)", v)
+            }
+            scale = scale.map { min(max($0, 1), 16) }
+        }
+        if handler?.isEmpty == true { handler = nil }
+        if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
+    }
+
+    /// The `a{sv}` form (only what is set).
+    public var dictionary: [String: DBusValue] {
+        var d: [String: DBusValue] = [:]
+        if let handler { d[Key.handler] = .string(handler) }
+        if let activationToken { d[Key.activationToken] = .string(activationToken) }
+        if let annotation { d[Key.annotation] = annotation }
+        if !launchImage { d[Key.launchImage] = .boolean(false) }
+        if let scale { d[Key.scale] = .uint32(UInt32(scale)) }
+        return d
+    }
+
+    static func wrongType(_ key: String, _ expected: String, _ v: DBusValue) -> DBusError {
+        DBusError(.invalidArgs, "option '\(key)' must be \(expected), not '\(v.type)'")
+    }
+}
+
+/// The results of `OpenURLWithOptions` (`a{sv}`).
+public struct OpenResults: Sendable, Equatable {
+    /// The result keys.
+    public enum Key {
+        /// `handler` (s): the desktop id that opened the URL.
+        public static let handler = "handler"
+        /// `pid` (u): the handler's process id, when known.
+        public static let pid = "pid"
+        /// `launch-image` (s): the image shown, "" when none.
+        public static let launchImage = "launch-image"
+    }
+
+    public var handler: String
+    public var pid: UInt32?
+    public var launchImage: String
+
+    public init(handler: String, pid: UInt32? = nil, launchImage: String = "") {
+        self.handler = handler
+        self.pid = pid
+        self.launchImage = launchImage
+    }
+
+    /// Reads a results dictionary (missing keys give empty values).
+    public init(_ dict: [String: DBusValue]) {
+        handler = dict[Key.handler]?.unwrapped.string ?? ""
+        pid = dict[Key.pid]?.unwrapped.integer.flatMap { UInt32(exactly: $0) }
+        launchImage = dict[Key.launchImage]?.unwrapped.string ?? ""
+    }
+
+    /// The `a{sv}` form.
+    public var dictionary: [String: DBusValue] {
+        var d: [String: DBusValue] = [Key.handler: .string(handler), Key.launchImage: .string(launchImage)]
+        if let pid { d[Key.pid] = .uint32(pid) }
+        return d
+    }
+}
+
+extension DBusValue {
+    /// The value inside one variant, or the value itself.
+    public var unwrappedOnceOrSelf: DBusValue {
+        if case .variant(let inner) = self { return inner }
+        return self
+    }
+}
+
+extension Dictionary where Key == String, Value == DBusValue {
+    /// Option `key` as a string; `InvalidArgs` when it is there with another type.
+    func contractString(_ key: String) throws(DBusError) -> String? {
+        guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
+        guard case .string(let s) = v else { throw OpenOptions.wrongType(key, "a string (s)", v) }
+        return s
+    }
+}

@@ -1,0 +1,123 @@
+import DBus
+
+/// A signal of the contract: one declaration gives its emitter (``arguments``) and its reader
+/// (``init(arguments:)``).
+public protocol ContractSignal: Sendable {
+    /// The signal's member name on ``Contract/interface``.
+    static var member: MemberName { get }
+    /// The signal's body.
+    var arguments: [DBusValue] { get }
+    /// Reads a received body; nil when it does not have the contract's signature.
+    init?(arguments: [DBusValue])
+}
+
+extension ContractSignal {
+    /// Reads `message` when it is this signal from the contract's interface.
+    public init?(_ message: Message) {
+        guard message.kind == .signal, message.interface == Contract.interface, message.member == Self.member else { return nil }
+        self.init(arguments: message.body)
+    }
+}
+
+/// `URLHandled(s url, s scheme, s handler, a{sv} details)`: a URL was opened.
+public struct URLHandled: ContractSignal, Equatable {
+    public static let member: MemberName = "URLHandled"
+
+    /// The detail keys.
+    public enum Key {
+        /// `source` (s): the caller's app id, "" when unknown.
+        public static let source = "source"
+        /// `pid` (u): the handler's pid, when known.
+        public static let pid = "pid"
+        /// `method` (s): the contract method that opened it.
+        public static let method = "method"
+        /// `launch` (s): ``Launch`` raw value.
+        public static let launch = "launch"
+        /// `launch-image` (s): the image shown, "" when none.
+        public static let launchImage = "launch-image"
+    }
+
+    /// How the handler was started (`launch` detail).
+    public enum Launch: String, Sendable {
+        case spawn
+        case dbusActivation = "dbus-activation"
+    }
+
+    public var url: String
+    public var scheme: String
+    public var handler: String
+    public var details: [String: DBusValue]
+
+    public init(url: String, scheme: String, handler: String, details: [String: DBusValue]) {
+        self.url = url
+        self.scheme = scheme
+        self.handler = handler
+        self.details = details
+    }
+
+    public init?(arguments a: [DBusValue]) {
+        guard a.count == 4, let url = a[0].string, let scheme = a[1].string, let handler = a[2].string,
+              let details = a[3].stringDictionary else { return nil }
+        self.init(url: url, scheme: scheme, handler: handler, details: details.mapValues(\.unwrapped))
+    }
+
+    public var arguments: [DBusValue] { [.string(url), .string(scheme), .string(handler), .vardict(details)] }
+
+    /// The `source` detail ("" when the caller was not identified).
+    public var source: String { details[Key.source]?.string ?? "" }
+    /// The `pid` detail.
+    public var pid: UInt32? { details[Key.pid]?.integer.flatMap { UInt32(exactly: $0) } }
+}
+
+/// `URLFailed(s url, s error_name, s message)`: opening a URL failed.
+public struct URLFailed: ContractSignal, Equatable {
+    public static let member: MemberName = "URLFailed"
+    public var url: String
+    public var errorName: String
+    public var message: String
+
+    public init(url: String, errorName: String, message: String) {
+        self.url = url
+        self.errorName = errorName
+        self.message = message
+    }
+
+    public init?(arguments a: [DBusValue]) {
+        guard a.count == 3, let url = a[0].string, let name = a[1].string, let message = a[2].string else { return nil }
+        self.init(url: url, errorName: name, message: message)
+    }
+
+    public var arguments: [DBusValue] { [.string(url), .string(errorName), .string(message)] }
+}
+
+/// `HandlersChanged(as schemes)`: the handlers of these schemes changed.
+public struct HandlersChanged: ContractSignal, Equatable {
+    public static let member: MemberName = "HandlersChanged"
+    public var schemes: [String]
+
+    public init(schemes: [String]) { self.schemes = schemes }
+
+    public init?(arguments a: [DBusValue]) {
+        guard a.count == 1, let items = a[0].arrayElements else { return nil }
+        var schemes: [String] = []
+        for item in items {
+            guard let s = item.string else { return nil }
+            schemes.append(s)
+        }
+        self.init(schemes: schemes)
+    }
+
+    public var arguments: [DBusValue] { [.strings(schemes)] }
+}
+
+extension Connection {
+    /// Emits `signal` from the contract's object.
+    public func emit(_ signal: some ContractSignal) throws(DBusError) {
+        try emit(path: Contract.objectPath, interface: Contract.interface, member: type(of: signal).member, signal.arguments)
+    }
+}
+
+extension MatchRule {
+    /// Every signal of the contract's interface (from whoever owns the bus name).
+    public static var contractSignals: MatchRule { MatchRule(interface: Contract.interface) }
+}

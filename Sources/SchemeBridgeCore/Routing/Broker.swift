@@ -1,0 +1,147 @@
+/// The rules of the service, testable without a bus: it takes an open request (URL, options,
+/// caller) and says whether it is admitted and what to launch with which context; it answers
+/// queries under the query-privacy rule and decides whether a default may be set. The D-Bus
+/// adapter only decodes, identifies the caller, calls this, and launches what it returns.
+public final class Broker: Sendable {
+    public let registry: Registry
+    public let router: URLRouter
+    public let policy: PolicyStore
+    public let launchImages: LaunchImageIndex
+    private let rateLimiter = LaunchRateLimiter()
+    private let slots = LaunchSlots()
+
+    /// - Parameter ownDesktopIDs: SchemeBridge's own entries, never handlers.
+    public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
+                launchImages: LaunchImageIndex = LaunchImageIndex()) {
+        self.registry = registry
+        self.policy = policy
+        self.launchImages = launchImages
+        self.router = URLRouter(registry: registry, ownDesktopIDs: ownDesktopIDs, policyStore: policy)
+    }
+
+    /// Launches in flight now.
+    public var launchesInFlight: Int { slots.inFlight }
+
+    // MARK: queries
+
+    /// `url`, validated.
+    public func validate(_ url: String) throws(OpenFailure) -> SchemeURL {
+        do { return try router.validate(url) } catch { throw OpenFailure(error) }
+    }
+
+    /// `scheme`, validated and lower-cased.
+    public func validScheme(_ scheme: String) throws(OpenFailure) -> String {
+        do { return try Scheme(scheme).name } catch { throw OpenFailure(.invalidArgument, error.description) }
+    }
+
+    /// Whether `caller` may learn that `url` can be opened. With query privacy on, an identified
+    /// app learns only about the schemes its own entry lists in `X-SchemeBridge-QueriesSchemes=`
+    /// (like iOS's `LSApplicationQueriesSchemes`); for any other scheme the answer is `false`.
+    public func canOpen(_ url: String, caller: Caller?) throws(OpenFailure) -> Bool {
+        let u = try validate(url)
+        if policy.current.queryPrivacy, let appID = caller?.appID, !mayQuery(u.scheme.name, appID: appID) { return false }
+        return router.effectiveDefault(forScheme: u.scheme.name) != nil
+    }
+
+    /// Whether the app `appID` declares `scheme` in `X-SchemeBridge-QueriesSchemes=` (true for
+    /// an app without an installed entry: nothing says what it may ask).
+    func mayQuery(_ scheme: String, appID: String) -> Bool {
+        guard let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else { return true }
+        return (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "")
+            .split(separator: ";").contains { Registry.lowercasedASCII(String($0)) == scheme }
+    }
+
+    /// The eligible handlers of `scheme`, default first.
+    public func handlers(forScheme scheme: String) throws(OpenFailure) -> [String] {
+        router.handlers(forScheme: try validScheme(scheme))
+    }
+
+    /// The handler that opens `scheme` ("" when none).
+    public func defaultHandler(forScheme scheme: String) throws(OpenFailure) -> String {
+        router.effectiveDefault(forScheme: try validScheme(scheme))?.id ?? ""
+    }
+
+    /// The launch image `url` would show at `scale` ("" when none or images are off).
+    public func launchImage(for url: String, scale: Int) throws(OpenFailure) -> String {
+        let u = try validate(url)
+        guard policy.current.launchImages, let entry = router.effectiveDefault(forScheme: u.scheme.name) else { return "" }
+        return launchImages.image(for: entry, scheme: u.scheme.name, scale: scale) ?? ""
+    }
+
+    // MARK: defaults
+
+    /// Checks that `desktopID` may become the default of `scheme` through the service (not
+    /// SchemeBridge itself, not a takeover of a reserved scheme); returns the scheme's name.
+    public func checkSetDefault(scheme: String, desktopID: String) throws(OpenFailure) -> String {
+        let s = try validScheme(scheme)
+        guard let e = registry.entry(id: desktopID) else { return s }
+        if router.routesBackToUs(e) {
+            throw OpenFailure(.invalidHandler, "'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
+        }
+        if router.isHijack(e, scheme: s) || Policy.isNeverRouted(s) {
+            throw OpenFailure(.reservedScheme, RouteError.reservedScheme(scheme: s, desktopID: desktopID).description
+                + " (SetDefaultHandler over D-Bus cannot do that, so no program can hijack it this way)")
+        }
+        return s
+    }
+
+    /// Makes `desktopID` the user's default for `scheme` after ``checkSetDefault(scheme:desktopID:)``.
+    public func setDefault(scheme: String, desktopID: String) throws(OpenFailure) {
+        let s = try checkSetDefault(scheme: scheme, desktopID: desktopID)
+        do {
+            _ = try registry.setDefault(scheme: s, desktopID: desktopID)
+        } catch {
+            switch error {
+            case .invalidScheme(let e): throw OpenFailure(.invalidArgument, e.description)
+            case .invalidHandler: throw OpenFailure(.invalidHandler, error.description)
+            case .writeFailed: throw OpenFailure(.failed, error.description)
+            }
+        }
+    }
+
+    // MARK: opening
+
+    /// Decides `request`: the handler and how to start it, or why not. In order: the URL and
+    /// handler (``URLRouter``), the handler's allowed callers, the caller's rate, the launches in
+    /// flight. An admitted request holds a launch slot until the returned value goes away.
+    /// - Parameters:
+    ///   - sessionScale: the display scale when the request names none.
+    ///   - splashAvailable: whether a launch image would be shown as a splash, which needs a
+    ///     startup id for the handler (one is made when the caller gave no token).
+    public func admit(_ request: OpenRequest, searchPath: [String], sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
+        let plan: LaunchPlan
+        do { plan = try router.plan(request.url, handler: request.handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
+        let caller = request.caller
+        guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
+            throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
+                + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
+        }
+        let config = policy.current
+        guard rateLimiter.allow(caller.rateKey, rate: config.maxLaunchRate, burst: config.launchBurst) else {
+            throw OpenFailure(.rateLimited, "too many launches from \(caller.rateKey); slow down and try again in a moment")
+        }
+        guard let slot = slots.take(limit: config.maxConcurrentLaunches) else {
+            throw OpenFailure(.rateLimited, "\(config.maxConcurrentLaunches) launches are already in progress; try again in a moment")
+        }
+        let image = request.launchImage && config.launchImages
+            ? launchImages.image(for: plan.entry, scheme: plan.url.scheme.name, scale: request.scale ?? sessionScale) : nil
+        let context = LaunchContext(
+            source: caller.appID, activationToken: request.activationToken,
+            startupID: request.activationToken ?? (image != nil && splashAvailable ? LaunchContext.newStartupID() : nil))
+        return Admission(plan: plan, context: context, image: image, config: config, slot: slot)
+    }
+}
+
+/// An admitted request: what to launch, how, and what to show.
+public struct Admission: Sendable {
+    /// The handler and how to start it.
+    public let plan: LaunchPlan
+    /// What the handler is told (environment / platform_data).
+    public let context: LaunchContext
+    /// The launch image to show, if any.
+    public let image: String?
+    /// The policy in force when the request was admitted.
+    public let config: PolicyConfig
+    /// The launch's slot among those in flight; given back when the admission goes away.
+    public let slot: LaunchSlot
+}
