@@ -271,6 +271,6 @@ final class FrozenIndex: @unchecked Sendable {
 
     /// Whether every `TryExec` program is found (or not) as it was when the index was written.
     func tryExecUnchanged() -> Bool {
-        tryExec.allSatisfy { (FileSystem.findProgram($0.program, searchPath: searchPath) != nil) == $0.found }
+        tryExec.allSatisfy { (ProgramLookup.find($0.program, searchPath: searchPath) != nil) == $0.found }
     }
 }

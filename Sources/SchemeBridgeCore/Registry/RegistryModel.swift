@@ -294,7 +294,7 @@ struct RegistryModel: Sendable, ResolverContext {
         for dir in appDirs {
             for record in dir.files.values {
                 guard case .application(let e, let eligible) = record.state, let program = e.tryExec else { continue }
-                let found = programs[program] ?? (FileSystem.findProgram(program, searchPath: searchPath) != nil)
+                let found = programs[program] ?? (ProgramLookup.find(program, searchPath: searchPath) != nil)
                 programs[program] = found
                 if (e.ineligibility(searchPath: searchPath) == nil) != eligible { return nil }
             }
