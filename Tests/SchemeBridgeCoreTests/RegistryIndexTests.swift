@@ -354,6 +354,26 @@ import Testing
         #expect(next.handlers(forScheme: "delta") == ["vendor-live.desktop"])
     }
 
+    /// Directories the index knows are watched without listing them; one it does not know yet
+    /// (it appeared since) is found and watched too, and later changes anywhere are seen.
+    @Test func watchesArmedFromTheIndexSeeEveryLaterChange() async throws {
+        let tree = try warmTree()
+        let warm = Registry(environment: tree.environment, watch: true)
+        #expect(warm.startup.usedIndex && warm.startup.filesParsed == 0)
+        tree.entry(1, "vendor/live.desktop", schemes: ["delta"])
+        #expect(await waitUntil(timeout: .seconds(10)) { warm.handlers(forScheme: "delta") == ["vendor-live.desktop"] } != nil)
+        warm.close()
+
+        tree.entry(1, "newsub/x.desktop", schemes: ["epsilon"])
+        let live = Registry(environment: tree.environment, watch: true)
+        defer { live.close() }
+        #expect(live.handlers(forScheme: "epsilon") == ["newsub-x.desktop"])
+        tree.entry(1, "newsub/y.desktop", schemes: ["zeta"])
+        tree.entry(1, "vendor/deeper/z.desktop", schemes: ["eta"])
+        #expect(await waitUntil(timeout: .seconds(10)) { live.handlers(forScheme: "zeta") == ["newsub-y.desktop"] } != nil)
+        #expect(await waitUntil(timeout: .seconds(10)) { live.handlers(forScheme: "eta") == ["vendor-deeper-z.desktop"] } != nil)
+    }
+
     @Test func otherLocaleUsesItsOwnIndex() throws {
         let tree = XDGTree()
         tree.entry(1, "a.desktop", schemes: ["alpha"], extra: "Name[de]=Deutsch")

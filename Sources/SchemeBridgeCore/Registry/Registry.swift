@@ -107,9 +107,12 @@ public final class Registry: Sendable {
         self.watcher = nil
         #endif
         box.registry = self
-        // Watch first, then scan: nothing written in between is missed.
-        watcher?.armAll()
-        let startup = writer.withLock { _ in buildInitial() }
+        // Watch first, then scan: nothing written in between is missed. (Directories the index
+        // knows are watched without listing them; the build checks them afterwards.)
+        let started = ContinuousClock.now
+        let prepared = prepareIndex()
+        watcher?.armAll(knownTrees: prepared.knownTrees)
+        let startup = writer.withLock { _ in buildInitial(prepared, started: started) }
         indexState.withLock { $0.startup = startup }
         if let reason = startup.indexRejection, let store {
             Registry.record(RegistryWarning(path: store.path, message: "registry index not used (\(reason)); the desktop files were read"),
@@ -409,6 +412,12 @@ public final class Registry: Sendable {
         guard !changed.isEmpty else { return }
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for c in continuations { c.yield(changed) }
+    }
+
+    /// Watches applications directory `dir` by listing it (after it was watched as the index
+    /// said, and the index turned out stale).
+    func armWatcherTree(dir: Int) {
+        watcher?.armTree(dir: dir)
     }
 
     /// Asks the index writer for a write (debounced).

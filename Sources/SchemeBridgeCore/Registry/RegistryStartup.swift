@@ -62,25 +62,20 @@ extension Registry {
     /// nothing is decoded. Otherwise the index's records are decoded and used where their
     /// signatures match; changed directories are walked and changed files parsed. Caller holds
     /// `writer`.
-    func buildInitial() -> RegistryStartup {
-        let clock = ContinuousClock()
-        let started = clock.now
+    func buildInitial(_ prepared: PreparedIndex, started: ContinuousClock.Instant) -> RegistryStartup {
         var report = RegistryStartup()
+        report.indexRejection = prepared.rejection
         let (appDirs, levels) = state.withLock { m in (m.appDirs.map(\.directory), m.mimeDirs.indices) }
         let affected = applyLocked(Set(levels.map { WatchChange.allLists(level: $0) }))
         var contents: IndexContents? = nil
-        if let indexStore {
-            switch indexStore.read() {
-            case .absent: break
-            case .rejected(let reason): report.indexRejection = reason.description
-            case .loaded(let buffer):
+        if let indexStore, let buffer = prepared.buffer {
                 do {
-                    if let frozen = try frozenIndex(buffer, directories: appDirs) {
+                    if let frozen = try frozenIndex(buffer, at: prepared.bodyOffset, directories: appDirs) {
                         state.withLock { $0.frozen = frozen }
                         report.usedIndex = true
                         let generation = state.withLock { $0.recordGeneration }
                         indexState.withLock { $0.savedGeneration = generation }
-                        report.duration = clock.now - started
+                        report.duration = ContinuousClock.now - started
                         return report
                     }
                     contents = try RegistryIndexCodec.decode(buffer.raw, configurationKey: indexStore.configurationKey,
@@ -90,7 +85,6 @@ extension Registry {
                 } catch {
                     report.indexRejection = error.description
                 }
-            }
         }
         var warnings: [RegistryWarning] = []
         var perDirectory: [[AppFileRecord]] = []
@@ -101,6 +95,8 @@ extension Registry {
                 continue
             }
             report.directoriesWalked += 1
+            // Watched as the index said: now watched by listing, before the walk.
+            if prepared.knownTrees[i] != nil { armWatcherTree(dir: i) }
             var known: [String: AppFileRecord] = [:]
             for r in indexed?.records ?? [] { known[r.relativePath] = r }
             let result = scanner.scan(directory: directory, prefix: "", knownRecords: known)
@@ -121,8 +117,52 @@ extension Registry {
         // The first scan leaves megabytes of freed parse buffers in malloc's arenas (one per
         // parsing thread); hand them back so the service's resident size is what it keeps.
         Registry.trimHeap()
-        report.duration = clock.now - started
+        report.duration = ContinuousClock.now - started
         return report
+    }
+
+    /// The index file read and its header checked, with the directories it says each
+    /// applications directory has (for the watcher: those are watched without listing them;
+    /// ``buildInitial(_:started:)`` then checks them).
+    struct PreparedIndex {
+        var buffer: IndexBuffer?
+        var bodyOffset = 0
+        var knownTrees: [Int: [String]] = [:]
+        var rejection: String?
+    }
+
+    func prepareIndex() -> PreparedIndex {
+        var prepared = PreparedIndex()
+        guard let indexStore else { return prepared }
+        switch indexStore.read() {
+        case .absent: return prepared
+        case .rejected(let reason):
+            prepared.rejection = reason.description
+            return prepared
+        case .loaded(let buffer):
+            do {
+                let body = try RegistryIndexCodec.checkHeader(buffer.raw, configurationKey: indexStore.configurationKey)
+                var r = IndexByteReader(buffer.raw, offset: body)
+                let count = try r.count(minimumSize: 9)
+                for i in 0..<count {
+                    let (complete, dirs) = try RegistryIndexCodec.decodeDirectories(&r)
+                    if complete && !dirs.isEmpty && dirs.allSatisfy({ !$0.recent && $0.kind == .directory }) {
+                        prepared.knownTrees[i] = dirs.map(\.relativePath)
+                    }
+                    let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
+                    for _ in 0..<m {
+                        let start = r.offset
+                        try r.seek(start + Int(try r.u32()))
+                    }
+                }
+                prepared.buffer = buffer
+                prepared.bodyOffset = body
+            } catch {
+                prepared.knownTrees = [:]
+                prepared.rejection = error.description
+            }
+            return prepared
+        }
     }
 
     /// The index as a ``FrozenIndex`` when nothing it stores can have changed: every directory
@@ -130,9 +170,8 @@ extension Registry {
     /// marked for re-reading, the lists just read are those it was resolved with, and every
     /// `TryExec` program is found as it was. Nil when something changed; throws when the file
     /// is damaged or foreign.
-    private func frozenIndex(_ buffer: IndexBuffer, directories appDirs: [ApplicationsDirectory]) throws(IndexRejection) -> FrozenIndex? {
-        guard let indexStore else { return nil }
-        var r = IndexByteReader(buffer.raw, offset: try RegistryIndexCodec.checkHeader(buffer.raw, configurationKey: indexStore.configurationKey))
+    private func frozenIndex(_ buffer: IndexBuffer, at body: Int, directories appDirs: [ApplicationsDirectory]) throws(IndexRejection) -> FrozenIndex? {
+        var r = IndexByteReader(buffer.raw, offset: body)
         let dirCount = try r.count(minimumSize: 9)
         guard dirCount == appDirs.count else { throw IndexRejection("directory count differs") }
         var unchanged = true
@@ -164,9 +203,16 @@ extension Registry {
                 try r.seek(start + length)
             }
         }
-        guard unchanged, FileCheck.allUnchanged(checks) else { return nil }
-        let frozen = try FrozenIndex(buffer: buffer, at: r.offset, directories: appDirs,
-                                     searchPath: directories.executableSearchPath, recordStarts: recordStarts)
+        guard unchanged else { return nil }
+        // The stored answers are checked while the files are (the stats take longest).
+        var stored: Result<FrozenIndex, IndexRejection>? = nil
+        let filesUnchanged = FileCheck.allUnchanged(checks) { [offset = r.offset, searchPath = directories.executableSearchPath] in
+            stored = Result { () throws(IndexRejection) -> FrozenIndex in
+                try FrozenIndex(buffer: buffer, at: offset, directories: appDirs, searchPath: searchPath, recordStarts: recordStarts)
+            }
+        }
+        guard filesUnchanged, let stored else { return nil }
+        let frozen = try stored.get()
         guard frozen.listsDigest == state.withLock({ $0.listsDigest }), frozen.tryExecUnchanged() else { return nil }
         return frozen
     }
@@ -183,12 +229,16 @@ extension Registry {
             return fstatat(directoryFD, path, &st, 0) == 0 && (st.st_mode & S_IFMT) == S_IFREG && FileSignature(st) == signature
         }
 
-        /// Whether every file is unchanged; with many files, half of them are checked on a
-        /// second thread (the `stat`s are most of a start-up from the index).
-        static func allUnchanged(_ checks: [FileCheck]) -> Bool {
+        /// Whether every file is unchanged, running `work` meanwhile. With many files, most of
+        /// them are checked on a second thread while this one does `work` and the rest (the
+        /// `stat`s are most of a start-up from the index).
+        static func allUnchanged(_ checks: [FileCheck], whileAlso work: () -> Void) -> Bool {
             let cpus = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-            guard checks.count >= 2048, cpus > 1 else { return checks.allSatisfy(\.unchanged) }
-            let half = checks.count / 2
+            guard checks.count >= 2048, cpus > 1 else {
+                work()
+                return checks.allSatisfy(\.unchanged)
+            }
+            let half = checks.count * 2 / 5
             let second = FileCheckBatch(Array(checks[half...]))
             var tid = pthread_t()
             let box = Unmanaged.passRetained(second).toOpaque()
@@ -198,8 +248,10 @@ extension Registry {
                 return nil
             }, box) == 0 else {
                 Unmanaged<FileCheckBatch>.fromOpaque(box).release()
+                work()
                 return checks.allSatisfy(\.unchanged)
             }
+            work()
             let first = checks[..<half].allSatisfy(\.unchanged)
             pthread_join(tid, nil)
             return first && second.result
