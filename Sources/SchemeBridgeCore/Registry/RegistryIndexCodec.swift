@@ -64,7 +64,7 @@ enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes.
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 48
 
     /// The string that must match for an index to be used.
@@ -99,6 +99,9 @@ enum RegistryIndexCodec {
                 w.signature(d.signature)
             }
             w.u32(UInt32(dir.records.count))
+            // The records' byte length, so a pass that needs only the directories steps over them.
+            let block = w.bytes.count
+            w.u64(0)
             var offsets: [String: (record: Int, exec: Int?)] = [:]
             for r in dir.records {
                 // Each record starts with its length, so a pass that only checks signatures can
@@ -109,6 +112,7 @@ enum RegistryIndexCodec {
                 if resolved != nil { offsets[r.relativePath] = (start, exec) }
                 w.patch32(UInt32(w.bytes.count - start), at: start)
             }
+            w.patch(UInt64(w.bytes.count - block - 8), at: block)
             recordOffsets.append(offsets)
         }
         if let resolved {
@@ -206,6 +210,7 @@ enum RegistryIndexCodec {
         for appDir in appDirs {
             let (complete, dirs) = try decodeDirectories(&r)
             let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
+            let blockEnd = try recordsEnd(&r)
             var records: [AppFileRecord] = []
             records.reserveCapacity(m)
             for _ in 0..<m {
@@ -215,10 +220,18 @@ enum RegistryIndexCodec {
                 records.append(try decodeRecord(&r, directory: appDir, searchPath: searchPath))
                 guard r.offset == start + length else { throw IndexRejection("corrupt record length") }
             }
+            guard r.offset == blockEnd else { throw IndexRejection("corrupt records length") }
             result.append(IndexedAppDirectory(complete: complete, directories: dirs, records: records))
         }
         // The resolved section follows (read by FrozenIndex, the start-up without decoding).
         return IndexContents(directories: result)
+    }
+
+    /// Reads the records' byte length (after their count); returns where they end.
+    static func recordsEnd(_ r: inout IndexByteReader) throws(IndexRejection) -> Int {
+        let length = try r.u64()
+        guard length <= UInt64(r.remaining) else { throw IndexRejection("corrupt records length") }
+        return r.offset + Int(length)
     }
 
     /// An applications directory's flag and walked directories.

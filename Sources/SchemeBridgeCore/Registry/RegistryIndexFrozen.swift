@@ -13,21 +13,61 @@ struct ResolvedSnapshot: Sendable {
     var tryExec: [(program: String, found: Bool)]
     /// Scheme → handlers (the default first), sorted by scheme (bytes).
     var resolved: [(scheme: String, handlers: [String])]
-    /// Every eligible effective entry, sorted by desktop ID (bytes).
-    var effective: [(id: String, dir: Int, relativePath: String)]
+    /// Every eligible effective entry, sorted by desktop ID (bytes), with its `Exec` program.
+    var effective: [(id: String, dir: Int, relativePath: String, execProgram: String?)]
 }
 
-/// An index file's buffer, owned (read in one call, freed with the last reference).
+/// An index file's bytes, owned (read in one call, freed with the last reference), and the
+/// open file they were read from.
 final class IndexBuffer: @unchecked Sendable {
     let raw: UnsafeRawBufferPointer
+    let file: IndexFile
     private let storage: UnsafeMutableRawBufferPointer
 
-    init(_ storage: UnsafeMutableRawBufferPointer, count: Int) {
+    init(_ storage: UnsafeMutableRawBufferPointer, count: Int, file: IndexFile) {
         self.storage = storage
+        self.file = file
         self.raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<count])
     }
 
     deinit { storage.deallocate() }
+}
+
+/// The index file that was read, kept open: a registry served from the index reads an entry's
+/// record from it when asked (`pread`, bounds-checked), instead of keeping every record in
+/// memory. A rename over the path does not change what this descriptor reads; a file changed
+/// in place gives records that fail their checks, never an out-of-bounds read.
+final class IndexFile: Sendable {
+    let fd: Int32
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    deinit { close(fd) }
+
+    /// `count` bytes at `offset`, nil when the file does not have them.
+    func read(_ count: Int, at offset: Int) -> IndexBuffer? {
+        guard count >= 0, offset >= 0 else { return nil }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        var got = 0
+        while got < count {
+            let n = pread(fd, storage.baseAddress! + got, count - got, off_t(offset + got))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        guard got == count else {
+            storage.deallocate()
+            return nil
+        }
+        return IndexBuffer(storage, count: count, file: self)
+    }
+
+    /// The whole file, in one `read` (nil when it cannot be read or exceeds the size limit).
+    func readAll() -> IndexBuffer? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, Int(st.st_size) <= RegistryIndexStore.maximumSize else { return nil }
+        return read(Int(st.st_size), at: 0)
+    }
 }
 
 extension RegistryIndexCodec {
@@ -39,14 +79,20 @@ extension RegistryIndexCodec {
             w.string(t.program)
             w.u8(t.found ? 1 : 0)
         }
-        // The desktop IDs once, referred to by offset from the two tables.
+        // The desktop IDs and programs once, referred to by offset from the tables (the only
+        // part a registry served from the index keeps in memory).
         var idOffset: [String: Int] = [:]
+        var execOffset: [String: Int] = [:]
         idOffset.reserveCapacity(s.effective.count)
         let poolStart = w.bytes.count
         w.u32(0)
         for e in s.effective {
             idOffset[e.id] = w.bytes.count
             w.string(e.id)
+            if let program = e.execProgram {
+                execOffset[e.id] = w.bytes.count
+                w.string(program)
+            }
         }
         w.patch32(UInt32(w.bytes.count - poolStart - 4), at: poolStart)
         w.u32(UInt32(s.effective.count))
@@ -55,7 +101,7 @@ extension RegistryIndexCodec {
             w.u32(UInt32(idOffset[e.id]!))
             w.u32(UInt32(at?.record ?? 0))
             w.u32(UInt32(e.dir))
-            w.u32(at?.exec.map(UInt32.init) ?? UInt32.max)
+            w.u32(execOffset[e.id].map(UInt32.init) ?? UInt32.max)
         }
         w.u32(UInt32(s.resolved.count))
         let rows = w.bytes.count
@@ -69,20 +115,25 @@ extension RegistryIndexCodec {
     }
 }
 
-/// The registry served straight from the index buffer, as long as nothing changed: lookups
+/// The registry served straight from the index, as long as nothing changed: lookups
 /// binary-search the stored tables and decode only what they return, so a start-up with a valid
-/// index builds no per-entry object at all. The first change (or a write such as
-/// `setDefault`) turns it into the full model (``Registry`` does that, on the thread making
-/// the change).
+/// index builds no per-entry object at all. Only the tables stay in memory (IDs, programs, the
+/// answers: ~75 bytes an entry); an entry's record is read from the open index file when it is
+/// asked for. The first change (or a write such as `setDefault`) turns it into the full model
+/// (``Registry`` does that, on the thread making the change).
 ///
-/// Every offset read from the buffer is checked against its bounds at use; a forged offset
-/// gives "not found", never an out-of-bounds read.
+/// Every offset is checked against its bounds at use; a forged offset gives "not found", never
+/// an out-of-bounds read.
 final class FrozenIndex: @unchecked Sendable {
-    let buffer: IndexBuffer
+    let file: IndexFile
     let directories: [ApplicationsDirectory]
     let searchPath: [String]
     let listsDigest: UInt64
     let tryExec: [(program: String, found: Bool)]
+    /// The stored section, copied out of the file's buffer; `base` is its offset in the file
+    /// (every offset in it is a file offset).
+    private let tables: IndexBuffer
+    private let base: Int
     private let idCount: Int
     private let idTable: Int
     private let schemeCount: Int
@@ -90,13 +141,13 @@ final class FrozenIndex: @unchecked Sendable {
     static let idRowSize = 16
 
     /// Reads the section at `offset` (just after the last record) and checks every reference in
-    /// it: each ID row's string lies in the ID pool (in increasing order) and names the record it
+    /// it: each ID row's string lies in the pool (in increasing order) and names the record it
     /// points to (`recordStarts`: every record's offset, ascending, from the pass that checked
     /// the signatures), and every handler of every scheme is one of those IDs. So a lookup can
     /// only return IDs of records whose files were just checked.
     init(buffer: IndexBuffer, at offset: Int, directories: [ApplicationsDirectory],
          searchPath: [String], recordStarts: [Int]) throws(IndexRejection) {
-        self.buffer = buffer
+        self.file = buffer.file
         self.directories = directories
         self.searchPath = searchPath
         var r = IndexByteReader(buffer.raw, offset: offset)
@@ -120,40 +171,69 @@ final class FrozenIndex: @unchecked Sendable {
         schemeCount = try r.count(minimumSize: 4)
         schemeTable = r.offset
         try r.skip(schemeCount * 4)
-        try validate(poolRange: poolStart..<(poolStart + pool), recordStarts: recordStarts)
+        try FrozenIndex.validate(buffer.raw, poolRange: poolStart..<(poolStart + pool), idCount: idCount, idTable: idTable,
+                                 schemeCount: schemeCount, schemeTable: schemeTable, directoryCount: directories.count,
+                                 recordStarts: recordStarts)
+        base = poolStart
+        let section = UnsafeRawBufferPointer(rebasing: buffer.raw[poolStart...])
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(section.count, 1), alignment: 16)
+        copy.copyMemory(from: section)
+        tables = IndexBuffer(copy, count: section.count, file: buffer.file)
     }
 
-    private func validate(poolRange: Range<Int>, recordStarts: [Int]) throws(IndexRejection) {
-        let raw = buffer.raw
+    /// The string at file offset `offset` of `raw` (whose first byte is at file offset `base`),
+    /// as a view; nil unless its length, bytes and NUL lie inside.
+    private static func view(_ raw: UnsafeRawBufferPointer, base: Int, at offset: Int) -> UnsafeRawBufferPointer? {
+        let at = offset - base
+        guard at >= 0, at <= raw.count - 4 else { return nil }
+        let n = Int(raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+        guard n <= raw.count - at - 5, raw[at + 4 + n] == 0 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: raw[(at + 4)..<(at + 4 + n)])
+    }
+
+    private static func u32(_ raw: UnsafeRawBufferPointer, base: Int, _ offset: Int) -> Int {
+        Int(raw.loadUnaligned(fromByteOffset: offset - base, as: UInt32.self))
+    }
+
+    private static func validate(_ raw: UnsafeRawBufferPointer, poolRange: Range<Int>, idCount: Int, idTable: Int,
+                                 schemeCount: Int, schemeTable: Int, directoryCount: Int,
+                                 recordStarts: [Int]) throws(IndexRejection) {
         var previous = -1
         for i in 0..<idCount {
-            let row = idTable + i * FrozenIndex.idRowSize
-            let idOff = u32(row)
-            guard idOff > previous, poolRange.contains(idOff), let id = view(at: idOff) else { throw IndexRejection("corrupt ID table") }
+            let row = idTable + i * idRowSize
+            let idOff = u32(raw, base: 0, row)
+            guard idOff > previous, poolRange.contains(idOff), let id = view(raw, base: 0, at: idOff) else {
+                throw IndexRejection("corrupt ID table")
+            }
             previous = idOff
-            let recordOff = u32(row + 4)
-            guard u32(row + 8) < directories.count, FrozenIndex.contains(recordStarts, recordOff),
-                  let rel = view(at: recordOff + 4), rel.count == id.count else { throw IndexRejection("corrupt ID table") }
+            let recordOff = u32(raw, base: 0, row + 4)
+            guard u32(raw, base: 0, row + 8) < directoryCount, contains(recordStarts, recordOff),
+                  let rel = view(raw, base: 0, at: recordOff + 4), rel.count == id.count else { throw IndexRejection("corrupt ID table") }
             // The ID is the record's path with `/` turned into `-`.
             for k in 0..<rel.count {
                 let b = rel[k] == UInt8(ascii: "/") ? UInt8(ascii: "-") : rel[k]
                 guard b == id[k] else { throw IndexRejection("corrupt ID table") }
             }
+            let exec = u32(raw, base: 0, row + 12)
+            guard exec == Int(UInt32.max) || (poolRange.contains(exec) && view(raw, base: 0, at: exec) != nil) else {
+                throw IndexRejection("corrupt ID table")
+            }
         }
         var lastScheme: UnsafeRawBufferPointer? = nil
         for i in 0..<schemeCount {
             var r = IndexByteReader(raw)
-            try r.seek(u32(schemeTable + 4 * i))
+            try r.seek(u32(raw, base: 0, schemeTable + 4 * i))
             let scheme = try r.stringBytes()
             if let last = lastScheme {
-                let c = FrozenIndex.compare(last, UnsafeBufferPointer(start: scheme.baseAddress?.assumingMemoryBound(to: UInt8.self), count: scheme.count))
-                guard c < 0 else { throw IndexRejection("schemes out of order") }
+                guard compare(last, scheme) < 0 else { throw IndexRejection("schemes out of order") }
             }
             lastScheme = scheme
             let n = try r.count(minimumSize: 4)
             guard n > 0 else { throw IndexRejection("a scheme without handlers") }
             for _ in 0..<n {
-                guard rowIndex(ofIDAt: Int(try r.u32())) != nil else { throw IndexRejection("a handler that is not an entry") }
+                guard rowIndex(raw, base: 0, idTable: idTable, idCount: idCount, ofIDAt: Int(try r.u32())) != nil else {
+                    throw IndexRejection("a handler that is not an entry")
+                }
             }
         }
     }
@@ -171,47 +251,45 @@ final class FrozenIndex: @unchecked Sendable {
     }
 
     /// The ID row whose string is at `offset` (rows are in increasing offset order).
-    private func rowIndex(ofIDAt offset: Int) -> Int? {
+    private static func rowIndex(_ raw: UnsafeRawBufferPointer, base: Int, idTable: Int, idCount: Int, ofIDAt offset: Int) -> Int? {
         var lo = 0
         var hi = idCount
         while lo < hi {
             let mid = (lo + hi) / 2
-            let v = u32(idTable + mid * FrozenIndex.idRowSize)
+            let v = u32(raw, base: base, idTable + mid * idRowSize)
             if v == offset { return mid }
             if v < offset { lo = mid + 1 } else { hi = mid }
         }
         return nil
     }
 
-    private func u32(_ at: Int) -> Int { Int(buffer.raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
-
-    /// The string at `offset`, as a view, or nil when the offset does not hold one.
-    private func view(at offset: Int) -> UnsafeRawBufferPointer? {
-        var r = IndexByteReader(buffer.raw)
-        guard (try? r.seek(offset)) != nil else { return nil }
-        return try? r.stringBytes()
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let n = min(a.count, b.count)
+        let c = n == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, n))
+        return c != 0 ? c : a.count - b.count
     }
+
+    // MARK: lookups (on the copied tables)
+
+    private func u32(_ offset: Int) -> Int { FrozenIndex.u32(tables.raw, base: base, offset) }
+
+    private func view(at offset: Int) -> UnsafeRawBufferPointer? { FrozenIndex.view(tables.raw, base: base, at: offset) }
 
     private func string(at offset: Int) -> String? {
         view(at: offset).flatMap(IndexByteReader.makeString)
     }
 
-    private static func compare(_ v: UnsafeRawBufferPointer, _ key: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = min(v.count, key.count)
-        let c = n == 0 ? 0 : Int(memcmp(v.baseAddress!, key.baseAddress!, n))
-        return c != 0 ? c : v.count - key.count
-    }
-
-    /// Binary search over `count` rows whose key string offset is at `row(i)`.
+    /// Binary search over `count` rows whose key string is at file offset `keyOffset(i)`.
     private func search(_ key: String, count: Int, keyOffset: (Int) -> Int) -> Int? {
         var key = key
         return key.withUTF8 { k -> Int? in
+            let keyView = UnsafeRawBufferPointer(k)
             var lo = 0
             var hi = count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 guard let v = view(at: keyOffset(mid)) else { return nil }
-                let c = FrozenIndex.compare(v, k)
+                let c = FrozenIndex.compare(v, keyView)
                 if c == 0 { return mid }
                 if c < 0 { lo = mid + 1 } else { hi = mid }
             }
@@ -221,8 +299,8 @@ final class FrozenIndex: @unchecked Sendable {
 
     func resolution(forScheme scheme: String) -> HandlerResolution {
         guard let i = search(scheme, count: schemeCount, keyOffset: { u32(schemeTable + 4 * $0) }) else { return .none }
-        var r = IndexByteReader(buffer.raw)
-        guard (try? r.seek(u32(schemeTable + 4 * i))) != nil, (try? r.stringBytes()) != nil,
+        var r = IndexByteReader(tables.raw)
+        guard (try? r.seek(u32(schemeTable + 4 * i) - base)) != nil, (try? r.stringBytes()) != nil,
               let n = try? r.count(minimumSize: 4) else { return .none }
         var handlers: [String] = []
         handlers.reserveCapacity(n)
@@ -238,12 +316,16 @@ final class FrozenIndex: @unchecked Sendable {
         (0..<schemeCount).compactMap { string(at: u32(schemeTable + 4 * $0)) }
     }
 
+    /// The record of ID row `i`, read from the file.
     private func record(row i: Int) -> AppFileRecord? {
-        let base = idTable + i * FrozenIndex.idRowSize
-        let dir = u32(base + 8)
-        guard dir < directories.count else { return nil }
-        var r = IndexByteReader(buffer.raw)
-        guard (try? r.seek(u32(base + 4))) != nil, (try? r.skip(4)) != nil else { return nil }
+        let row = idTable + i * FrozenIndex.idRowSize
+        let dir = u32(row + 8)
+        let offset = u32(row + 4)
+        guard dir < directories.count,
+              let head = file.read(4, at: offset),
+              case let length = Int(head.raw.loadUnaligned(as: UInt32.self)), length >= 4, length <= FileSystem.maximumFileSize,
+              let body = file.read(length, at: offset) else { return nil }
+        var r = IndexByteReader(body.raw, offset: 4)
         return try? RegistryIndexCodec.decodeRecord(&r, directory: directories[dir], searchPath: searchPath)
     }
 
@@ -255,7 +337,7 @@ final class FrozenIndex: @unchecked Sendable {
     }
 
     /// The eligible entries whose `Exec` program has the base name `base` (compared in the
-    /// buffer; only those are decoded).
+    /// tables; only those are read and decoded).
     func entries(withProgramBaseName base: [UInt8]) -> [DesktopEntry] {
         var result: [DesktopEntry] = []
         for i in 0..<idCount {
@@ -264,7 +346,8 @@ final class FrozenIndex: @unchecked Sendable {
             let matches = v.count >= base.count && !base.isEmpty
                 && v[(v.count - base.count)...].elementsEqual(base)
                 && (v.count == base.count || v[v.count - base.count - 1] == UInt8(ascii: "/"))
-            if matches, let e = record(row: i)?.eligibleEntry { result.append(e) }
+            guard matches, let rec = record(row: i), let e = rec.eligibleEntry, e.execProgram.map({ Array($0.utf8) }) == Array(v) else { continue }
+            result.append(e)
         }
         return result
     }

@@ -64,7 +64,7 @@ struct RegistryIndexStore: Sendable {
             let e = errno
             return e == ENOENT ? .absent : .rejected(IndexRejection("cannot open: \(String(cString: strerror(e)))"))
         }
-        defer { close(fd) }
+        let file = IndexFile(fd)
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .rejected(IndexRejection("cannot stat")) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .rejected(IndexRejection("not a regular file")) }
@@ -72,17 +72,9 @@ struct RegistryIndexStore: Sendable {
         guard st.st_uid == geteuid(), st.st_mode & 0o022 == 0 else {
             return .rejected(IndexRejection("not owned by this user, or writable by others"))
         }
-        let size = Int(st.st_size)
-        guard size <= RegistryIndexStore.maximumSize else { return .rejected(IndexRejection("too large")) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 16)
-        var got = 0
-        while got < size {
-            let n = Glibc.read(fd, buffer.baseAddress! + got, size - got)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            got += n
-        }
-        return .loaded(IndexBuffer(buffer, count: got))
+        guard Int(st.st_size) <= RegistryIndexStore.maximumSize else { return .rejected(IndexRejection("too large")) }
+        guard let buffer = file.readAll() else { return .rejected(IndexRejection("cannot read")) }
+        return .loaded(buffer)
     }
 
     /// Replaces the file atomically: a private temporary file in the cache directory (created

@@ -299,11 +299,11 @@ struct RegistryModel: Sendable, ResolverContext {
                 if (e.ineligibility(searchPath: searchPath) == nil) != eligible { return nil }
             }
         }
-        var effectiveRows: [(id: String, dir: Int, relativePath: String)] = []
+        var effectiveRows: [(id: String, dir: Int, relativePath: String, execProgram: String?)] = []
         effectiveRows.reserveCapacity(effective.count)
-        for id in effective.keys {
+        for (id, entry) in effective {
             guard let top = topDirectory(of: id), let rel = appDirs[top].path(for: id) else { return nil }
-            effectiveRows.append((id, top, rel))
+            effectiveRows.append((id, top, rel, entry.execProgram))
         }
         effectiveRows.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
         return ResolvedSnapshot(

@@ -149,11 +149,8 @@ extension Registry {
                     if complete && !dirs.isEmpty && dirs.allSatisfy({ !$0.recent && $0.kind == .directory }) {
                         prepared.knownTrees[i] = dirs.map(\.relativePath)
                     }
-                    let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
-                    for _ in 0..<m {
-                        let start = r.offset
-                        try r.seek(start + Int(try r.u32()))
-                    }
+                    _ = try r.count(minimumSize: 4 + 5 + 56 + 2)
+                    try r.seek(try RegistryIndexCodec.recordsEnd(&r))
                 }
                 prepared.buffer = buffer
                 prepared.bodyOffset = body
@@ -185,6 +182,7 @@ extension Registry {
             if rootFD >= 0 { rootFDs.append(rootFD) }
             unchanged = unchanged && complete && directoriesUnchanged(dirs, directory: directory, rootFD: rootFD)
             let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
+            let blockEnd = try RegistryIndexCodec.recordsEnd(&r)
             if unchanged && m > 0 && rootFD < 0 { unchanged = false }
             for _ in 0..<m {
                 let start = r.offset
@@ -202,6 +200,7 @@ extension Registry {
                 }
                 try r.seek(start + length)
             }
+            guard r.offset == blockEnd else { throw IndexRejection("corrupt records length") }
         }
         guard unchanged else { return nil }
         // The stored answers are checked while the files are (the stats take longest).
@@ -319,9 +318,13 @@ extension Registry {
     /// those the index gave. Caller holds `writer`.
     func materializeLocked() {
         guard let frozen = state.withLock({ $0.frozen }), let indexStore else { return }
-        let contents = try? RegistryIndexCodec.decode(frozen.buffer.raw, configurationKey: indexStore.configurationKey,
-                                                      directories: frozen.directories, locale: locale,
-                                                      searchPath: directories.executableSearchPath)
+        // The records are read again from the file read at start (the same inode, whatever
+        // was renamed over it since); a file changed in place fails the checks and is scanned.
+        let contents = frozen.file.readAll().flatMap { buffer in
+            try? RegistryIndexCodec.decode(buffer.raw, configurationKey: indexStore.configurationKey,
+                                           directories: frozen.directories, locale: locale,
+                                           searchPath: directories.executableSearchPath)
+        }
         state.withLock { m in
             m.frozen = nil
             let perDirectory = contents?.directories.map(\.records) ?? []
