@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// The registry's answers as the index stores them: valid while the mimeapps lists and the
 /// `TryExec` programs are what they were when it was written.
@@ -44,8 +45,9 @@ final class IndexFile: Sendable {
 
     deinit { close(fd) }
 
-    /// `count` bytes at `offset`, nil when the file does not have them.
-    func read(_ count: Int, at offset: Int) -> IndexBuffer? {
+    /// `count` bytes at `offset`, nil when the file does not have them (with `exact` false,
+    /// whatever part of them it has).
+    func read(_ count: Int, at offset: Int, exact: Bool = true) -> IndexBuffer? {
         guard count >= 0, offset >= 0 else { return nil }
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
         var got = 0
@@ -55,11 +57,11 @@ final class IndexFile: Sendable {
             if n <= 0 { break }
             got += n
         }
-        guard got == count else {
+        guard got == count || (!exact && got > 0) else {
             storage.deallocate()
             return nil
         }
-        return IndexBuffer(storage, count: count, file: self)
+        return IndexBuffer(storage, count: got, file: self)
     }
 
     /// The whole file, in one `read` (nil when it cannot be read or exceeds the size limit).
@@ -139,6 +141,12 @@ final class FrozenIndex: @unchecked Sendable {
     private let schemeCount: Int
     private let schemeTable: Int
     static let idRowSize = 16
+    /// Entries read so far (a lookup's handlers are each checked, so a scheme's entries are
+    /// asked for again at every call): read and decoded once. Only IDs that are in the table
+    /// are kept, so callers naming IDs cannot grow it past the number of entries.
+    private let entries = Mutex<[String: DesktopEntry]>([:])
+    /// Answers read so far, likewise (only schemes in the table).
+    private let answers = Mutex<[String: HandlerResolution]>([:])
 
     /// Reads the section at `offset` (just after the last record) and checks every reference in
     /// it: each ID row's string lies in the pool (in increasing order) and names the record it
@@ -298,6 +306,13 @@ final class FrozenIndex: @unchecked Sendable {
     }
 
     func resolution(forScheme scheme: String) -> HandlerResolution {
+        if let known = answers.withLock({ $0[scheme] }) { return known }
+        let answer = readResolution(forScheme: scheme)
+        if !answer.handlers.isEmpty { answers.withLock { $0[scheme] = answer } }
+        return answer
+    }
+
+    private func readResolution(forScheme scheme: String) -> HandlerResolution {
         guard let i = search(scheme, count: schemeCount, keyOffset: { u32(schemeTable + 4 * $0) }) else { return .none }
         var r = IndexByteReader(tables.raw)
         guard (try? r.seek(u32(schemeTable + 4 * i) - base)) != nil, (try? r.stringBytes()) != nil,
@@ -316,24 +331,29 @@ final class FrozenIndex: @unchecked Sendable {
         (0..<schemeCount).compactMap { string(at: u32(schemeTable + 4 * $0)) }
     }
 
-    /// The record of ID row `i`, read from the file.
+    /// The record of ID row `i`, read from the file (one `pread` for most records).
     private func record(row i: Int) -> AppFileRecord? {
         let row = idTable + i * FrozenIndex.idRowSize
         let dir = u32(row + 8)
         let offset = u32(row + 4)
-        guard dir < directories.count,
-              let head = file.read(4, at: offset),
-              case let length = Int(head.raw.loadUnaligned(as: UInt32.self)), length >= 4, length <= FileSystem.maximumFileSize,
-              let body = file.read(length, at: offset) else { return nil }
-        var r = IndexByteReader(body.raw, offset: 4)
+        guard dir < directories.count, var chunk = file.read(1024, at: offset, exact: false), chunk.raw.count >= 4 else { return nil }
+        let length = Int(chunk.raw.loadUnaligned(as: UInt32.self))
+        guard length >= 4, length <= FileSystem.maximumFileSize else { return nil }
+        if length > chunk.raw.count {
+            guard let whole = file.read(length, at: offset) else { return nil }
+            chunk = whole
+        }
+        var r = IndexByteReader(UnsafeRawBufferPointer(rebasing: chunk.raw[0..<length]), offset: 4)
         return try? RegistryIndexCodec.decodeRecord(&r, directory: directories[dir], searchPath: searchPath)
     }
 
-    /// The eligible effective entry with this ID, decoded from its record.
+    /// The eligible effective entry with this ID, decoded from its record (once).
     func entry(id: String) -> DesktopEntry? {
-        guard let i = search(id, count: idCount, keyOffset: { u32(idTable + $0 * FrozenIndex.idRowSize) }) else { return nil }
-        guard let rec = record(row: i), rec.id == id else { return nil }
-        return rec.eligibleEntry
+        if let known = entries.withLock({ $0[id] }) { return known }
+        guard let i = search(id, count: idCount, keyOffset: { u32(idTable + $0 * FrozenIndex.idRowSize) }),
+              let rec = record(row: i), rec.id == id, let entry = rec.eligibleEntry else { return nil }
+        entries.withLock { $0[id] = entry }
+        return entry
     }
 
     /// The eligible entries whose `Exec` program has the base name `base` (compared in the
