@@ -104,6 +104,13 @@ PIDS+=("$SB_PID")
 for name in io.github.schemebridge.BenchC io.github.schemebridge.BenchSwift io.github.schemebridge.SchemeBridge1; do
     wait_name "$name"
 done
+# The service writes its registry index about a second after a start without one (a walk and a
+# write, in the background); the round trips below measure the steady state after it.
+for _ in $(seq 100); do
+    ls "$WORK/t$BIG/home/.cache/schemebridge/"*.index >/dev/null 2>&1 && break
+    sleep 0.05
+done
+sleep 0.2
 
 echo "==> round trips: Ping, Echo, CanOpenURL ($ROUNDS interleaved rounds)"
 $CLIENT latency "$ADDR" "$ROUNDS" "$URL" > "$WORK/latency.json"
