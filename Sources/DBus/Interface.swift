@@ -37,6 +37,9 @@ public enum MethodHandler: Sendable {
     case inline(@Sendable (MethodCall) throws -> [DBusValue])
     /// Runs in a new task; the reply is sent when it returns or throws.
     case async(@Sendable (MethodCall) async throws -> [DBusValue])
+    /// Tries `inline` on the loop thread; when it returns nil (the answer needs something it
+    /// must wait for, such as who the caller is), runs `async` in a task instead.
+    case inlineOrAsync(inline: @Sendable (MethodCall) throws -> [DBusValue]?, async: @Sendable (MethodCall) async throws -> [DBusValue])
 }
 
 /// A method of an exported interface: its name, typed arguments and handler. Incoming
@@ -92,8 +95,9 @@ public struct Property: Sendable {
     public let type: DBusType
     public let access: Access
     public let emitsChanged: EmitsChanged
-    /// Reads the current value. Runs on the loop thread: it must be quick.
-    public let get: @Sendable () -> DBusValue
+    /// Reads the current value for a caller (its unique name; nil for a `PropertiesChanged`
+    /// signal everyone may see). Runs on the loop thread: it must be quick.
+    public let read: @Sendable (_ caller: String?) -> DBusValue
     /// Stores a new value (already checked to have ``type``); throw to refuse it.
     public let set: (@Sendable (DBusValue) throws -> Void)?
 
@@ -105,8 +109,19 @@ public struct Property: Sendable {
         self.type = type
         self.access = set == nil ? .read : .readwrite
         self.emitsChanged = emitsChanged
-        self.get = get
+        self.read = { _ in get() }
         self.set = set
+    }
+
+    /// A read-only property whose value depends on who asks (a per-caller view).
+    public init(_ name: MemberName, type: DBusType, emitsChanged: EmitsChanged = .true,
+                read: @escaping @Sendable (_ caller: String?) -> DBusValue) {
+        self.name = name
+        self.type = type
+        self.access = .read
+        self.emitsChanged = emitsChanged
+        self.read = read
+        self.set = nil
     }
 }
 

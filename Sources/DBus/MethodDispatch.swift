@@ -85,16 +85,31 @@ extension ConnectionCore {
             } catch {
                 sendError(address, DBusError.from(error))
             }
+        case .inlineOrAsync(let inline, let body):
+            do {
+                if let out = try inline(call) {
+                    finishCall(method, call, out, address)
+                } else {
+                    runAsync(body, method, call, address)
+                }
+            } catch {
+                sendError(address, DBusError.from(error))
+            }
         case .async(let body):
-            let queue = self.queue
-            Task {
-                let result: Result<[DBusValue], DBusError>
-                do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
-                queue.submit {
-                    switch result {
-                    case .success(let out): self.finishCall(method, call, out, address)
-                    case .failure(let e): self.sendError(address, e)
-                    }
+            runAsync(body, method, call, address)
+        }
+    }
+
+    /// Runs an async handler in a task and replies on the loop thread when it is done.
+    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue], _ method: Method, _ call: MethodCall, _ address: ReplyAddress) {
+        let queue = self.queue
+        Task {
+            let result: Result<[DBusValue], DBusError>
+            do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
+            queue.submit {
+                switch result {
+                case .success(let out): self.finishCall(method, call, out, address)
+                case .failure(let e): self.sendError(address, e)
                 }
             }
         }
@@ -162,7 +177,7 @@ extension ConnectionCore {
         if member.rawValue == "GetAll" {
             var entries: [DictEntry] = []
             for p in iface.properties where p.access != .write {
-                entries.append(DictEntry(.string(p.name.rawValue), .variant(p.get())))
+                entries.append(DictEntry(.string(p.name.rawValue), .variant(p.read(address.sender))))
             }
             sendReply(address, [.dictionary(key: .string, value: .variant, entries)])
             return
@@ -177,7 +192,7 @@ extension ConnectionCore {
                 sendError(address, DBusError(.accessDenied, "property '\(propertyText)' is write-only"))
                 return
             }
-            let value = property.get()
+            let value = property.read(address.sender)
             guard value.type == property.type else {
                 sendError(address, DBusError(.failed, "internal error: property '\(propertyText)' has the wrong type"))
                 return
@@ -205,7 +220,7 @@ extension ConnectionCore {
         switch property.emitsChanged {
         case .true:
             sendSignal(path: object.path, interface: InterfaceName.properties, member: "PropertiesChanged",
-                       arguments: [.string(iface.name.rawValue), .vardict([propertyText: property.get()]), .strings([])],
+                       arguments: [.string(iface.name.rawValue), .vardict([propertyText: property.read(nil)]), .strings([])],
                        destination: nil)
         case .invalidates:
             sendSignal(path: object.path, interface: InterfaceName.properties, member: "PropertiesChanged",

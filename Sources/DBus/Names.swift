@@ -107,7 +107,7 @@ enum NameRules {
 }
 
 /// A bus name: a unique connection name (`:1.42`) or a well-known name
-/// (`io.github.schemebridge.SchemeBridge1`).
+/// (`org.example.Todo1`).
 public struct BusName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name as text.
     public let rawValue: String
@@ -129,7 +129,7 @@ public struct BusName: Hashable, Sendable, CustomStringConvertible, ExpressibleB
     public var description: String { rawValue }
 }
 
-/// An object path such as `/io/github/schemebridge/SchemeBridge1`.
+/// An object path such as `/org/example/Todo1`.
 public struct ObjectPath: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The path as text.
     public let rawValue: String

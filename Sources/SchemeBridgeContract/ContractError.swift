@@ -1,6 +1,6 @@
 import DBus
 
-/// The contract's own errors: `io.github.schemebridge.SchemeBridge1.Error.<rawValue>`.
+/// The contract's own errors: `<the contract's interface>.Error.<rawValue>` (``Contract/errorPrefix``).
 /// Make one with a message (`ContractError.noHandler("…")` is a ``DBusError``), and match one
 /// in a `catch` or a `switch` (`catch ContractError.noHandler { … }`).
 ///

@@ -170,6 +170,8 @@ final class SplashSession {
                   let parsed = StartupNotification.parse(text) else { return }
             if parsed.type == "remove", let id = options.startupID, parsed.fields["ID"] == id {
                 note(.startupComplete)
+            } else if parsed.type == "remove" {
+                log.event("startup notification remove: of another launch ignored (ID \(parsed.fields["ID"] ?? "none"))")
             }
         case CreateNotify:
             guard reason == nil, event.xcreatewindow.parent == root else { return }

@@ -36,7 +36,7 @@ final class Bridge: Sendable {
         self.sessionScale = Atomic(explicitScale ?? 1)
         if explicitScale == nil {
             Task.detached { [self] in
-                guard let dpi = presenter.xftDPI() else { return }
+                guard let dpi = await presenter.xftDPI() else { return }
                 let s = DisplayScale.from(environment: [:], xftDPI: dpi)
                 sessionScale.store(s, ordering: .relaxed)
                 logger.info("display scale \(s) (Xft.dpi \(dpi))")
@@ -44,30 +44,53 @@ final class Bridge: Sendable {
         }
     }
 
-    // MARK: queries (inline: in-memory lookups only)
+    // MARK: queries (in-memory lookups, inline on the loop thread)
 
-    /// `CanOpenURL` for `sender` (query privacy applies to identified callers).
-    func canOpen(_ url: String, sender: String) throws(DBusError) -> Bool {
-        let known = callers.cached(sender)
-        if known == nil, broker.policy.current.queryPrivacy {
-            // Not identified yet (it connected before we started): identify it in the background
-            // for its next calls; this answer cannot wait.
-            let (connection, registry, callers) = (self.connection, self.registry, self.callers)
-            Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
+    /// Answers a query for `sender` within what it may learn (query privacy). Nil when the
+    /// answer needs the caller identified first: the query then goes to ``query(_:_:)``.
+    func queryNow<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) throws(DBusError) -> T? {
+        guard broker.queryPrivacy else { return try adapt { () throws(OpenFailure) in try answer(.all) } }
+        guard let known = callers.cached(sender) else { return nil }
+        let scope = broker.queryScope(for: Self.caller(sender, known))
+        return try adapt { () throws(OpenFailure) in try answer(scope) }
+    }
+
+    /// A query that waits for the caller to be identified (query privacy on, a new caller).
+    func query<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) async throws(DBusError) -> T {
+        let known = await callers.caller(sender, connection: connection, registry: registry)
+        let scope = broker.queryScope(for: Self.caller(sender, known))
+        return try adapt { () throws(OpenFailure) in try answer(scope) }
+    }
+
+    func canOpen(_ url: String) -> (QueryScope) throws(OpenFailure) -> Bool {
+        { [broker] scope throws(OpenFailure) in try broker.canOpen(url, scope: scope) }
+    }
+
+    func handlers(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> [String] {
+        { [broker] scope throws(OpenFailure) in try broker.handlers(forScheme: scheme, scope: scope) }
+    }
+
+    func defaultHandler(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> String {
+        { [broker] scope throws(OpenFailure) in try broker.defaultHandler(forScheme: scheme, scope: scope) }
+    }
+
+    func launchImage(for url: String) -> (QueryScope) throws(OpenFailure) -> String {
+        let scale = sessionScale.load(ordering: .relaxed)
+        return { [broker] scope throws(OpenFailure) in try broker.launchImage(for: url, scale: scale, scope: scope) }
+    }
+
+    /// The `Schemes` property as `sender` may see it (nil: a `PropertiesChanged` everyone sees).
+    /// A caller not identified yet sees nothing under query privacy, and is identified for next time.
+    func schemes(for sender: String?) -> [String] {
+        guard broker.queryPrivacy else { return broker.schemes() }
+        guard let sender, let known = callers.cached(sender) else {
+            if let sender {
+                let (connection, registry, callers) = (self.connection, self.registry, self.callers)
+                Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
+            }
+            return []
         }
-        return try adapt { () throws(OpenFailure) in try broker.canOpen(url, caller: known.map { Self.caller(sender, $0) }) }
-    }
-
-    func handlers(forScheme scheme: String) throws(DBusError) -> [String] {
-        try adapt { () throws(OpenFailure) in try broker.handlers(forScheme: scheme) }
-    }
-
-    func defaultHandler(forScheme scheme: String) throws(DBusError) -> String {
-        try adapt { () throws(OpenFailure) in try broker.defaultHandler(forScheme: scheme) }
-    }
-
-    func launchImage(for url: String) throws(DBusError) -> String {
-        try adapt { () throws(OpenFailure) in try broker.launchImage(for: url, scale: sessionScale.load(ordering: .relaxed)) }
+        return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
     }
 
     func setDefault(scheme: String, desktopID: String) throws(DBusError) {

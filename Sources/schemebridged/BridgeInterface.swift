@@ -16,7 +16,7 @@ struct BridgeInterface {
             Contract.interface,
             methods: [
                 Method(ContractMethod.canOpenURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("can_open", "b")],
-                       handler: .inline { call in [.boolean(try bridge.canOpen(call.string(0), sender: call.sender))] }),
+                       handler: Self.query(bridge) { call in bridge.canOpen(call.string(0)) } reply: { [.boolean($0)] }),
                 Method(ContractMethod.openURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("opened", "b")],
                        handler: .async { call in
                            _ = try await bridge.open(call.string(0), options: [:], sender: call.sender, method: call.member)
@@ -30,16 +30,16 @@ struct BridgeInterface {
                            return [.vardict(results.dictionary)]
                        }),
                 Method(ContractMethod.handlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
-                       handler: .inline { call in [.strings(try bridge.handlers(forScheme: call.string(0)))] }),
+                       handler: Self.query(bridge) { call in bridge.handlers(forScheme: call.string(0)) } reply: { [.strings($0)] }),
                 Method(ContractMethod.defaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
-                       handler: .inline { call in [.string(try bridge.defaultHandler(forScheme: call.string(0)))] }),
+                       handler: Self.query(bridge) { call in bridge.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
                 Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
                            try bridge.setDefault(scheme: call.string(0), desktopID: call.string(1))
                            return []
                        }),
                 Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
-                       handler: .inline { call in [.string(try bridge.launchImage(for: call.string(0)))] }),
+                       handler: Self.query(bridge) { call in bridge.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
             ],
             signals: [
                 SignalDeclaration(URLHandled.member, arguments: [Argument("url", "s"), Argument("scheme", "s"), Argument("handler", "s"), Argument("details", "a{sv}")]),
@@ -48,7 +48,16 @@ struct BridgeInterface {
             ],
             properties: [
                 Property(ContractProperty.version, type: .uint32, emitsChanged: .const, get: { .uint32(Contract.version) }),
-                Property(ContractProperty.schemes, type: .array(.string), get: { .strings(bridge.registry.schemes) }),
+                Property(ContractProperty.schemes, type: .array(.string), read: { caller in .strings(bridge.schemes(for: caller)) }),
             ])
+    }
+
+    /// A query method: answered inline on the loop thread, or — under query privacy, for a
+    /// caller not identified yet — in a task once the caller is known.
+    static func query<T>(_ bridge: Bridge, _ answer: @escaping @Sendable (MethodCall) -> (QueryScope) throws(OpenFailure) -> T,
+                         reply: @escaping @Sendable (T) -> [DBusValue]) -> MethodHandler {
+        .inlineOrAsync(
+            inline: { call in try bridge.queryNow(call.sender, answer(call)).map(reply) },
+            async: { call in reply(try await bridge.query(call.sender, answer(call))) })
     }
 }

@@ -68,12 +68,16 @@ struct BridgeService: Service {
                     // Registry changes become HandlersChanged and a Schemes PropertiesChanged.
                     var lastSchemes = registry.schemes
                     for await changed in changes {
-                        try? connection.emit(HandlersChanged(schemes: changed.sorted()))
+                        // Under query privacy the broadcasts name no scheme: "something changed, ask again".
+                        let privacy = bridge.broker.queryPrivacy
+                        try? connection.emit(HandlersChanged(schemes: privacy ? [] : changed.sorted()))
                         let schemes = registry.schemes
                         if schemes != lastSchemes {
                             lastSchemes = schemes
-                            try? connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface,
-                                                                  changed: [ContractProperty.schemes.rawValue: .strings(schemes)])
+                            try? connection.emitPropertiesChanged(
+                                path: Contract.objectPath, interface: Contract.interface,
+                                changed: privacy ? [:] : [ContractProperty.schemes.rawValue: .strings(schemes)],
+                                invalidated: privacy ? [ContractProperty.schemes.rawValue] : [])
                         }
                     }
                 }

@@ -1,5 +1,6 @@
 import DBus
 import Logging
+import SchemeBridgeContract
 import SchemeBridgeCore
 import ServiceLifecycle
 import Glibc

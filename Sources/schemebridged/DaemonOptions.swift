@@ -1,4 +1,5 @@
 import Logging
+import SchemeBridgeContract
 import Glibc
 
 /// The command line of `schemebridged`, parsed by hand: the service has five options, and
@@ -24,7 +25,7 @@ struct DaemonOptions: Equatable {
     static let usage = """
         OVERVIEW: The SchemeBridge session service: routes custom URL schemes to desktop apps over D-Bus.
 
-        Owns io.github.schemebridge.SchemeBridge1 on the session bus. Normally started by D-Bus
+        Owns \(Contract.busName) on the session bus. Normally started by D-Bus
         activation; run it by hand to see its log on stderr.
 
         USAGE: schemebridged [--address <address>] [--replace] [--max-launch-rate <rate>] [--launch-burst <burst>] [--log-level <level>]

@@ -1,10 +1,9 @@
 import DBus
 import Logging
+import SchemeBridgeContract
 import SchemeBridgeCore
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Shows a handler's launch image while it starts. On X (a `DISPLAY` in the session) the
 /// separate `schemebridge-splash` helper draws it, so the service itself never links or talks to
@@ -77,7 +76,7 @@ final class LaunchImagePresenter: Sendable {
                     interface: "org.freedesktop.Notifications", member: "Notify",
                     [.string("SchemeBridge"), .uint32(0), .string(""), .string("Opening \(name)"), .string(""),
                      .strings([]), .vardict(["image-path": .string(image), "transient": .boolean(true),
-                                             "desktop-entry": .string("io.github.schemebridge.SchemeBridge")]),
+                                             "desktop-entry": .string(String(Contract.ownDesktopID.dropLast(".desktop".count)))]),
                      .int32(3000)], timeout: .seconds(5))
             } catch {
                 logger.info("the notification server did not show the launch image: \(DBusError.from(error).message)")
@@ -87,9 +86,35 @@ final class LaunchImagePresenter: Sendable {
     }
 
     /// The X resource `Xft.dpi`, asked of the splash helper (the service never talks to X);
-    /// nil without a display, a helper or the resource. Blocks up to 2 s: call it off the hot path.
-    func xftDPI() -> Double? {
+    /// nil without a display, a helper or the resource. The helper's answer (at most 2 s) is
+    /// awaited on a thread of its own, never on one of the few threads every task shares: on a
+    /// loaded machine a slow helper must not slow the calls being served.
+    func xftDPI() async -> Double? {
         guard case .splash(let helper) = mode else { return nil }
+        return await withCheckedContinuation { continuation in
+            Self.onOwnThread { continuation.resume(returning: self.probeXftDPI(helper: helper)) }
+        }
+    }
+
+    /// Runs `body` on a new detached thread.
+    private static func onOwnThread(_ body: @escaping @Sendable () -> Void) {
+        final class Box: @unchecked Sendable { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
+        var tid = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let rc = pthread_create(&tid, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        if rc == 0 {
+            pthread_detach(tid)
+        } else {
+            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
+        }
+    }
+
+    /// Runs `schemebridge-splash --print-xft-dpi` and reads its answer; blocks up to 2 s.
+    private func probeXftDPI(helper: String) -> Double? {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return nil }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)

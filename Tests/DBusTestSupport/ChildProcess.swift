@@ -99,13 +99,14 @@ public final class ChildProcess: @unchecked Sendable {
         if isRunning { kill(pid, signal) }
     }
 
-    /// Asks the child to end (SIGTERM), and kills it if it has not after `grace`.
+    /// Asks the child to end (SIGTERM), and kills it if it has not after `grace`. Returns at
+    /// once: the wait (and the SIGKILL, if needed) happens on a thread of its own, so a test's
+    /// clean-up never holds one of the few threads every async test shares. ``wait()`` for the end.
     public func terminate(grace: Duration = .seconds(2)) {
         guard isRunning else { return }
         kill(pid, SIGTERM)
-        if !waitBlocking(timeout: grace) {
-            kill(pid, SIGKILL)
-            waitBlocking(timeout: .seconds(2))
+        Thread.detachNewThread { [self] in
+            if !waitBlocking(timeout: grace) { signal(SIGKILL) }
         }
     }
 }

@@ -38,7 +38,7 @@ public enum Tools {
     /// Runs `argv` to completion without blocking a Swift concurrency thread.
     /// Output is collected through temporary files; a run longer than `timeout` is killed.
     public static func run(
-        _ argv: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Duration = .seconds(30)
+        _ argv: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Duration = .seconds(120)
     ) async throws -> ProcessResult {
         let exe = argv[0].hasPrefix("/") ? argv[0] : try path(of: argv[0])
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-run-\(UUID().uuidString.prefix(8))")
@@ -68,16 +68,55 @@ public enum Tools {
         return try ChildProcess([exe] + argv.dropFirst(), environment: env, stdout: stdout?.path ?? "/dev/null", stderr: stderr?.path ?? "/dev/null")
     }
 
+    /// The ceiling of a wait for an event in an end-to-end test: generous, because a loaded
+    /// machine (two CPU-bound processes beside the suite) can slow anything down by seconds. A
+    /// correct run never comes near it; it only bounds how long a broken one takes to fail.
+    public static let eventCeiling: Duration = .seconds(60)
+
     /// Polls `condition` until it is true or `timeout` passes; returns whether it became true.
-    public static func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    /// The pause between polls grows from 10 ms to 250 ms, so a slow event costs little CPU
+    /// (conditions often start a process) while a quick one is seen at once.
+    public static func eventually(timeout: Duration = eventCeiling, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        var pause = Duration.milliseconds(10)
         while clock.now < deadline {
             if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(250))
         }
         return try await condition()
     }
+}
+
+/// A file-backed gate for handler programs in end-to-end tests: a handler blocks in
+/// ``shellWait(_:)`` until the test calls ``release(_:)`` (or removes the gate's folder), so a
+/// handler lives exactly as long as the test needs it, never a fixed time.
+public struct Gate: Sendable {
+    /// The folder holding the gates' files; removing it releases every gate.
+    public let directory: URL
+
+    public init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// The file whose existence opens gate `name`.
+    public func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// A shell command that returns once gate `name` is open or the folder is gone (a cheap
+    /// poll: one `test` and one `sleep 0.1` a tenth of a second).
+    public func shellWait(_ name: String) -> String {
+        "while [ ! -e '\(file(name))' ] && [ -d '\(directory.path)' ]; do sleep 0.1; done"
+    }
+
+    /// Opens gate `name`.
+    public func release(_ name: String) {
+        _ = FileManager.default.createFile(atPath: file(name), contents: Data())
+    }
+
+    /// Whether gate `name` was opened.
+    public func isReleased(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
 }
 
 /// Paths of this package's own built programs and files, for end-to-end tests.

@@ -87,32 +87,71 @@ public final class Xvfb: @unchecked Sendable {
 
     /// What the root window shows now, as RGB pixels (what a user would see).
     public func screenshot() throws -> Screenshot {
+        try screenshot(x: 0, y: 0, width: width, height: height)
+    }
+
+    /// The colour of one pixel of the screen now: a 1×1 read, cheap enough to poll.
+    public func pixel(_ x: Int, _ y: Int) throws -> [UInt8] {
+        try screenshot(x: x, y: y, width: 1, height: 1).pixel(0, 0)
+    }
+
+    /// What a rectangle of the root window shows now. A 24-bit TrueColor image (Xvfb's) is
+    /// copied from the server's bytes directly; anything else goes pixel by pixel.
+    public func screenshot(x: Int, y: Int, width w: Int, height h: Int) throws -> Screenshot {
         try withConnection { dpy in
             let screen = XDefaultScreen(dpy)
             let root = XRootWindow(dpy, screen)
-            let w = Int(XDisplayWidth(dpy, screen)), h = Int(XDisplayHeight(dpy, screen))
-            guard let image = XGetImage(dpy, root, 0, 0, UInt32(w), UInt32(h), UInt.max, ZPixmap) else {
+            guard let image = XGetImage(dpy, root, Int32(x), Int32(y), UInt32(w), UInt32(h), UInt.max, ZPixmap) else {
                 throw ToolError("XGetImage of the root window failed")
             }
             defer { _ = image.pointee.f.destroy_image(image) }
             let visual = XDefaultVisual(dpy, screen)!.pointee
+            var rgb = [UInt8](repeating: 0, count: w * h * 3)
+            let im = image.pointee
+            if im.bits_per_pixel == 32, im.byte_order == LSBFirst, visual.red_mask == 0xFF0000, visual.green_mask == 0xFF00,
+               visual.blue_mask == 0xFF, let data = im.data {
+                let stride = Int(im.bytes_per_line)
+                data.withMemoryRebound(to: UInt8.self, capacity: stride * h) { bytes in
+                    for row in 0..<h {
+                        var o = row * w * 3
+                        var i = row * stride
+                        for _ in 0..<w {
+                            rgb[o] = bytes[i + 2]; rgb[o + 1] = bytes[i + 1]; rgb[o + 2] = bytes[i]
+                            o += 3; i += 4
+                        }
+                    }
+                }
+                return Screenshot(width: w, height: h, rgb: rgb)
+            }
             func channel(_ pixel: UInt, _ mask: UInt) -> UInt8 {
                 let shift = UInt(mask.trailingZeroBitCount), bits = mask.nonzeroBitCount
                 let max = (UInt(1) << UInt(bits)) - 1
                 let v = (pixel >> shift) & max
                 return bits == 8 ? UInt8(v) : UInt8((v * 255 + max / 2) / max)
             }
-            var rgb = [UInt8](repeating: 0, count: w * h * 3)
-            for y in 0..<h {
-                for x in 0..<w {
-                    let pixel = image.pointee.f.get_pixel(image, Int32(x), Int32(y))
-                    let o = (y * w + x) * 3
+            for row in 0..<h {
+                for col in 0..<w {
+                    let pixel = image.pointee.f.get_pixel(image, Int32(col), Int32(row))
+                    let o = (row * w + col) * 3
                     rgb[o] = channel(pixel, visual.red_mask)
                     rgb[o + 1] = channel(pixel, visual.green_mask)
                     rgb[o + 2] = channel(pixel, visual.blue_mask)
                 }
             }
             return Screenshot(width: w, height: h, rgb: rgb)
+        }
+    }
+
+    /// Polls the screen until `condition` holds for a screenshot; returns the time it took, nil
+    /// after `timeout`. Polls are 25–100 ms apart, so watching costs little on a loaded machine.
+    public func watch(timeout: Duration = Tools.eventCeiling, _ condition: (Screenshot) -> Bool) async -> Duration? {
+        let clock = ContinuousClock(), start = clock.now
+        var pause = Duration.milliseconds(25)
+        while true {
+            if let shot = try? screenshot(), condition(shot) { return clock.now - start }
+            if clock.now - start >= timeout { return nil }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(100))
         }
     }
 
@@ -172,10 +211,19 @@ public struct Screenshot: Sendable {
     /// The smallest rectangle holding every pixel that is not `background` (nil when none).
     public func boundingBox(notMatching background: [UInt8] = [0, 0, 0]) -> (x: Int, y: Int, width: Int, height: Int)? {
         var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
-        for y in 0..<height {
-            for x in 0..<width where pixel(x, y) != background {
-                minX = min(minX, x); maxX = max(maxX, x)
-                minY = min(minY, y); maxY = max(maxY, y)
+        let (r, g, b) = (background[0], background[1], background[2])
+        rgb.withUnsafeBufferPointer { p in
+            var o = 0
+            for y in 0..<height {
+                for x in 0..<width {
+                    if p[o] != r || p[o + 1] != g || p[o + 2] != b {
+                        if x < minX { minX = x }
+                        if x > maxX { maxX = x }
+                        if y < minY { minY = y }
+                        maxY = y
+                    }
+                    o += 3
+                }
             }
         }
         guard maxX >= 0 else { return nil }

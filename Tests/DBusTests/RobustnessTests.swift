@@ -84,7 +84,7 @@ import DBusTestSupport
             try await group.waitForAll()
         }
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(20))
+            try await Task.sleep(for: .seconds(120))   // a ceiling for a deadlock, not a time limit
             counter.cancel()
         }
         let received = await counter.value
@@ -95,20 +95,21 @@ import DBusTestSupport
     @Test func callerVanishingMidCallDoesNotDisturbTheService() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
-        // dbus-send gives up after 50 ms and exits while the handler still sleeps.
+        // dbus-send gives up after 50 ms and exits while the handler still waits (until released).
         let r = try await Tools.run(["dbus-send", "--bus=\(service.bus.address)", "--print-reply", "--reply-timeout=50",
-                                     "--dest=\(TestService.name)", TestService.path.rawValue, "\(TestService.interface).Sleep", "uint32:300"])
+                                     "--dest=\(TestService.name)", TestService.path.rawValue, "\(TestService.interface).Block", "string:dbus-send"])
         #expect(r.status != 0)
-        // A python caller is killed mid-call.
+        // A python caller is killed mid-call: once its call is waiting in the service.
         let py = try Tools.spawn([Tools.systemPython, "-c", """
             import sys, dbus
             bus = dbus.bus.BusConnection(sys.argv[1])
-            bus.call_blocking('\(TestService.name)', '\(TestService.path)', '\(TestService.interface)', 'Sleep', 'u', (5000,))
+            bus.call_blocking('\(TestService.name)', '\(TestService.path)', '\(TestService.interface)', 'Block', 's', ('python',))
             """, service.bus.address])
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await Tools.eventually { service.hold.tags.contains("python") }, "the python call never reached the service")
         py.signal(SIGKILL)
         _ = await py.wait()
-        try await Task.sleep(for: .milliseconds(400))
+        // Both callers are gone: the service now replies to nobody.
+        service.hold.releaseAll()
         let client = try await Connection.connect(address: service.bus.address)
         defer { client.close() }
         let reply = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Concat", [.string("still"), .string(" here")])
@@ -119,9 +120,9 @@ import DBusTestSupport
         let service = try await TestService.start()
         let client = try await Connection.connect(address: service.bus.address)
         let pending = Task {
-            try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Sleep", [.uint32(10_000)])
+            try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Block", [.string("pending")])
         }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await Tools.eventually { service.hold.waiting == 1 })
         service.bus.stop()  // the bus goes away under both connections
         await service.connection.waitUntilDisconnected()
         await client.waitUntilDisconnected()

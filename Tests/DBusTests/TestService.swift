@@ -16,6 +16,42 @@ final class TestService: Sendable {
         let value = Mutex<UInt32>(0)
     }
 
+    /// Calls of `Block` wait here until the test releases them: a method that is "slow" for
+    /// exactly as long as the test needs, never for a fixed time.
+    final class Hold: Sendable {
+        private let state = Mutex<(waiting: [CheckedContinuation<Void, Never>], tags: [String], released: Bool)>(([], [], false))
+
+        /// How many `Block` calls are waiting now.
+        var waiting: Int { state.withLock { $0.waiting.count } }
+
+        /// The tags of the `Block` calls received so far, in order.
+        var tags: [String] { state.withLock { $0.tags } }
+
+        func wait(tag: String) async {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    s.tags.append(tag)
+                    if s.released { return true }
+                    s.waiting.append(c)
+                    return false
+                }
+                if now { c.resume() }
+            }
+        }
+
+        /// Lets every waiting call (and every later one) return.
+        func releaseAll() {
+            let waiting = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                s.released = true
+                defer { s.waiting = [] }
+                return s.waiting
+            }
+            for c in waiting { c.resume() }
+        }
+    }
+
+    let hold = Hold()
+
     struct Crash: Error {}
 
     private init(bus: PrivateBus, connection: Connection) {
@@ -35,6 +71,7 @@ final class TestService: Sendable {
     func declaration() -> Interface {
         let connection = self.connection
         let counter = self.counter
+        let hold = self.hold
         return Interface(
             Self.interface,
             methods: [
@@ -42,10 +79,8 @@ final class TestService: Sendable {
                        handler: .async { call in [call.arguments[0]] }),
                 Method("Concat", inputs: [Argument("a", "s"), Argument("b", "s")], outputs: [Argument("joined", "s")],
                        handler: .inline { call in [.string(call.string(0) + call.string(1))] }),
-                Method("Sleep", inputs: [Argument("milliseconds", "u")],
-                       handler: .async { call in
-                           let ms: UInt32 = try call.argument(0)
-                           try await Task.sleep(for: .milliseconds(Int(ms)))
+                Method("Block", inputs: [Argument("tag", "s")], handler: .async { call in
+                           await hold.wait(tag: call.string(0))
                            return []
                        }),
                 Method("Fail", inputs: [Argument("message", "s")],
@@ -72,6 +107,7 @@ final class TestService: Sendable {
     }
 
     func stop() {
+        hold.releaseAll()
         connection.close()
         bus.stop()
     }

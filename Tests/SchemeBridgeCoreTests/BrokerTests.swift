@@ -90,13 +90,27 @@ import Testing
         s.tree.entry(1, "bank.desktop", schemes: ["secretbank"])
         s.tree.entry(1, "org.example.Asker.desktop", exec: "/bin/true", extra: "X-SchemeBridge-QueriesSchemes=TodoList;")
         let open = s.broker()
-        #expect(try open.canOpen("secretbank:x", caller: Caller(busName: ":1.1", appID: "org.example.Asker")), "privacy is off by default")
-        let broker = s.broker(config: "[Policy]\nQueryPrivacy=true\n")
         let asker = Caller(busName: ":1.1", appID: "org.example.Asker")
-        #expect(try broker.canOpen("todolist:x", caller: asker))
-        #expect(try !broker.canOpen("secretbank:x", caller: asker), "not declared: false, as if not installed")
-        #expect(try !broker.canOpen("nothing:x", caller: asker))
-        #expect(kind { () throws(OpenFailure) in try broker.canOpen("no scheme", caller: asker) } == .invalidURL, "malformed is an error, not false")
+        #expect(open.queryScope(for: asker) == .all && open.queryScope(for: nil) == .all, "privacy is off by default")
+        #expect(try open.canOpen("secretbank:x", scope: .all))
+
+        let broker = s.broker(config: "[Policy]\nQueryPrivacy=true\n")
+        let scope = broker.queryScope(for: asker)
+        #expect(scope == .only(["todolist"]))
+        #expect(try broker.canOpen("todolist:x", scope: scope))
+        #expect(try !broker.canOpen("secretbank:x", scope: scope), "not declared: false, as if not installed")
+        #expect(try broker.handlers(forScheme: "secretbank", scope: scope).isEmpty)
+        #expect(try broker.defaultHandler(forScheme: "secretbank", scope: scope) == "")
+        #expect(broker.schemes(scope: scope) == ["todolist"])
+        #expect(broker.schemes() == ["secretbank", "todolist"])
+        #expect(kind { () throws(OpenFailure) in try broker.canOpen("no scheme", scope: scope) } == .invalidURL, "malformed is an error, not false")
+        // Unidentified, or identified without an entry: nothing.
+        for nobody in [nil, Caller(busName: ":1.2", appID: "/usr/bin/python3.11"), Caller(busName: ":1.3")] {
+            let none = broker.queryScope(for: nobody)
+            #expect(none == .only([]), "\(String(describing: nobody))")
+            #expect(try !broker.canOpen("todolist:x", scope: none))
+            #expect(broker.schemes(scope: none).isEmpty)
+        }
     }
 
     @Test func setDefaultRefusesOurselvesReservedSchemesAndFile() throws {

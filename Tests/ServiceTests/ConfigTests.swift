@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import DBus
 import DBusTestSupport
@@ -23,20 +24,52 @@ import SchemeBridgeContract
         let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
         try f.entry("org.example.Asker.desktop", "Name=Asker\nExec=\(python) -c pass\nX-SchemeBridge-QueriesSchemes=todolist;", system: true)
         try writeConfig(f, "[Policy]\nQueryPrivacy=true\n")
+        // The very first call of a new caller is answered for that caller (no warm-up): the
+        // service identifies it before answering.
         let script = """
-            import sys, time, dbus
+            import sys, dbus
             bus = dbus.bus.BusConnection(sys.argv[1])
             \(ServiceFixture.pythonNames)
             svc = dbus.Interface(bus.get_object(N, O), N)
-            svc.CanOpenURL('todolist:warmup')
-            time.sleep(0.3)   # identification of a new caller runs in the background
-            print(bool(svc.CanOpenURL('todolist:x')), bool(svc.CanOpenURL('secretbank:x')))
+            props = dbus.Interface(bus.get_object(N, O), 'org.freedesktop.DBus.Properties')
+            print(bool(svc.CanOpenURL('secretbank:x')), bool(svc.CanOpenURL('todolist:x')),
+                  list(svc.HandlersForScheme('secretbank')), str(svc.DefaultHandler('secretbank')) or '-',
+                  [str(x) for x in props.Get(N, 'Schemes')])
             """
         let asker = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
-        #expect(asker.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "True False", "\(asker.stdout)\(asker.stderr)")
-        // An unidentified caller (no entry runs dbus-send) gets the plain answer.
+        #expect(asker.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "False True [] - ['todolist']", "\(asker.stdout)\(asker.stderr)")
+        // A caller with no entry of its own (dbus-send) declares nothing, so learns nothing.
         let plain = try await f.dbusSend("CanOpenURL", "string:secretbank:x")
-        #expect(plain.stdout.contains("boolean true"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("boolean false"), "\(plain.stdout)")
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:secretbank")
+        #expect(!handlers.stdout.contains("secret.desktop"), "\(handlers.stdout)")
+        let schemes = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=\(ServiceFixture.name)", ServiceFixture.path,
+                                           "org.freedesktop.DBus.Properties.Get", "string:\(ServiceFixture.interface)", "string:Schemes"])
+        #expect(!schemes.stdout.contains("secretbank") && !schemes.stdout.contains("todolist"), "\(schemes.stdout)")
+        // Opening still works for everyone: privacy is about what may be asked, not what may be opened.
+        let open = try await f.dbusSend("OpenURL", "string:secretbank:x")
+        #expect(open.stdout.contains("boolean true"), "\(open.stdout)\(open.stderr)")
+    }
+
+    @Test func hostileConfigValuesAndFilesNeitherTrapNorBlock() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        // Values that used to trap a conversion (crash at start, so bus activation crash-looped).
+        try writeConfig(f, "[Policy]\nMaxConcurrentLaunches=1e19\nLaunchBurst=-5\nMaxLaunchRate=nan\n[LaunchImages]\nTimeout=99999999999999999999\n")
+        let opened = try await f.dbusSend("OpenURL", "string:todolist://after-bad-config")
+        #expect(opened.stdout.contains("boolean true"), "\(opened.stdout)\(opened.stderr)")
+        #expect(await f.recordedArgv("todo") == ["todolist://after-bad-config"])
+        // A FIFO in the config file's place: nothing may block on it (the loop thread reads the
+        // config when it changes).
+        let config = f.configHome.appendingPathComponent("schemebridge/config")
+        try FileManager.default.removeItem(at: config)
+        #expect(mkfifo(config.path, 0o600) == 0)
+        for i in 0..<3 {
+            let r = try await f.dbusSend("CanOpenURL", "string:todolist:\(i)")
+            #expect(r.stdout.contains("boolean true"), "\(r.stdout)\(r.stderr)")
+            try await Task.sleep(for: .milliseconds(250))   // past the 200 ms re-check interval
+        }
     }
 
     @Test func extraReservedSchemesApplyLive() async throws {
@@ -46,12 +79,12 @@ import SchemeBridgeContract
         let before = try await f.dbusSend("CanOpenURL", "string:bank://x")
         #expect(before.stdout.contains("boolean true"))
         try writeConfig(f, "# site policy\n[Policy]\nExtraReservedSchemes=bank;\nUnknownKey=1\n")
-        let reserved = await Tools.eventually(timeout: .seconds(3)) {
+        let reserved = await Tools.eventually {
             ((try? await f.dbusSend("OpenURL", "string:bank://x"))?.stderr.contains(ContractError.reservedScheme.description)) == true
         }
         #expect(reserved)
         try FileManager.default.removeItem(at: f.configHome.appendingPathComponent("schemebridge/config"))
-        let back = await Tools.eventually(timeout: .seconds(3)) {
+        let back = await Tools.eventually {
             ((try? await f.dbusSend("OpenURL", "string:bank://y"))?.stdout.contains("boolean true")) == true
         }
         #expect(back)
@@ -62,8 +95,10 @@ import SchemeBridgeContract
         defer { f.stop() }
         try writeConfig(f, "[Policy]\nMaxConcurrentLaunches=1\n")
         try f.entry("org.example.Slow.desktop", "Name=Slow\nDBusActivatable=true\nMimeType=x-scheme-handler/slow;")
+        // The app's Open says it started (a file), then returns only once the test opens the gate.
+        let started = f.root.appendingPathComponent("open-started").path
         let app = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, time, dbus, dbus.service
+            import os, sys, time, dbus, dbus.service
             from dbus.mainloop.glib import DBusGMainLoop
             from gi.repository import GLib
             DBusGMainLoop(set_as_default=True)
@@ -71,11 +106,13 @@ import SchemeBridgeContract
             class App(dbus.service.Object):
                 @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
                 def Open(self, uris, platform):
-                    time.sleep(1.0)
+                    open(sys.argv[2], 'w').close()
+                    while not os.path.exists(sys.argv[3]) and os.path.isdir(os.path.dirname(sys.argv[3])):
+                        time.sleep(0.05)
             name = dbus.service.BusName('org.example.Slow', bus)
             App(bus, '/org/example/Slow')
             GLib.MainLoop().run()
-            """, f.bus.address])
+            """, f.bus.address, started, f.gate.file("open")])
         defer { app.terminate() }
         _ = await Tools.eventually {
             let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -84,8 +121,10 @@ import SchemeBridgeContract
         }
         _ = try await f.dbusSend("CanOpenURL", "string:slow:warm")
         async let first = f.dbusSend("OpenURL", "string:slow://1")
-        try await Task.sleep(for: .milliseconds(300))
+        // The first launch is in flight (the app is inside Open) until the gate opens.
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: started) }, "the first Open never reached the app")
         let second = try await f.dbusSend("OpenURL", "string:slow://2")
+        f.release("open")
         #expect(second.stderr.contains(ContractError.rateLimited.description) && second.stderr.contains("in progress"), "\(second.stderr)")
         let firstResult = try await first
         #expect(firstResult.stdout.contains("boolean true"), "\(firstResult.stderr)")

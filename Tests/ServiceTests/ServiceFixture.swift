@@ -20,6 +20,8 @@ final class ServiceFixture: @unchecked Sendable {
     var configHome: URL { root.appendingPathComponent("config") }
     var bin: URL { root.appendingPathComponent("bin") }
     var records: URL { root.appendingPathComponent("records") }
+    /// Gates that handler programs wait on (``hold(_:)``); removing `root` at ``stop()`` opens them all.
+    let gate: Gate
 
     init(extraEnvironment: [String: String] = [:]) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
@@ -37,6 +39,7 @@ final class ServiceFixture: @unchecked Sendable {
             "XDG_CURRENT_DESKTOP": "",
         ]
         for (k, v) in extraEnvironment { env[k] = v }
+        gate = try Gate(directory: root.appendingPathComponent("gates"))
         bus = try PrivateBus(environment: env)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
@@ -53,8 +56,9 @@ final class ServiceFixture: @unchecked Sendable {
     /// A handler program that writes its argv (NUL-separated) and some environment to
     /// `records/<name>.argv` / `.env`, then exits.
     @discardableResult
-    func recorder(_ name: String) throws -> String {
+    func recorder(_ name: String, recordsAs record: String? = nil) throws -> String {
         let path = bin.appendingPathComponent(name).path
+        let name = record ?? name
         try """
             #!/bin/sh
             printf '%s\\0' "$@" > "\(records.path)/\(name).argv.tmp"
@@ -65,6 +69,50 @@ final class ServiceFixture: @unchecked Sendable {
         return path
     }
 
+    /// A handler program that records its argv and environment like ``recorder(_:)``, then stays
+    /// until the test opens gate `name` (``release(_:)``) or stops the fixture: a handler that
+    /// lives exactly as long as the test needs, however loaded the machine.
+    @discardableResult
+    func holdingRecorder(_ name: String) throws -> String {
+        let recorder = try self.recorder("\(name)-recorder", recordsAs: name)
+        let path = bin.appendingPathComponent(name).path
+        try "#!/bin/sh\n\(recorder) \"$@\"\n\(gate.shellWait(name))\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Lets the handler holding on gate `name` exit.
+    func release(_ name: String) { gate.release(name) }
+
+    /// `$XDG_CONFIG_HOME/schemebridge/config` (read live by the service).
+    func writeConfig(_ text: String) throws {
+        let dir = configHome.appendingPathComponent("schemebridge")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try text.write(to: dir.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+    }
+
+    /// The service's process id (nil when it is not running).
+    func servicePID() async -> Int32? {
+        let r = try? await Tools.run(["dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                      "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(Self.name)"])
+        guard r?.status == 0 else { return nil }
+        return r?.stdout.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// The launch-image helpers (`schemebridge-splash --image …`) the service is running now.
+    func splashHelpers() async -> [Int32] {
+        guard let service = await servicePID() else { return [] }
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service)/task")) ?? []
+        let children = tasks.flatMap { task -> [Int32] in
+            let text = (try? String(contentsOfFile: "/proc/\(service)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
+        return children.filter { pid in
+            let argv = ((try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return argv.first?.hasSuffix("/schemebridge-splash") == true && argv.contains("--image")
+        }
+    }
+
     /// Writes `applications/<id>` (in the user's data dir unless `system`).
     func entry(_ id: String, _ body: String, system: Bool = false) throws {
         let dir = system ? root.appendingPathComponent("sysdata/applications") : applications
@@ -72,7 +120,7 @@ final class ServiceFixture: @unchecked Sendable {
     }
 
     /// The argv a recorder received, once it has run.
-    func recordedArgv(_ name: String, timeout: Duration = .seconds(5)) async -> [String]? {
+    func recordedArgv(_ name: String, timeout: Duration = Tools.eventCeiling) async -> [String]? {
         let url = records.appendingPathComponent("\(name).argv")
         _ = await Tools.eventually(timeout: timeout) { FileManager.default.fileExists(atPath: url.path) }
         guard let data = try? Data(contentsOf: url) else { return nil }

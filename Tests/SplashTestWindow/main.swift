@@ -4,11 +4,12 @@ import Glibc
 // splash-test-window: a stand-in for a handler app in the launch-image tests. It maps one
 // top-level window (optionally after a delay) with chosen _NET_WM_PID / _NET_STARTUP_ID /
 // WM_CLASS, prints "mapped <window id>" on stdout once the server has mapped it, then stays
-// until killed or exits after --exit-after-ms.
+// until killed, until --exit-when's file exists, or exits after --exit-after-ms.
+// The *-when options wait for a file the test creates: the test decides when, never a timer.
 //
-//   splash-test-window [--delay-ms N] [--pid N|none] [--startup-id ID] [--wm-class NAME]
-//                      [--properties-after-map MS] [--geometry WxH+X+Y] [--color RRGGBB]
-//                      [--exit-after-ms N]
+//   splash-test-window [--delay-ms N] [--map-when FILE] [--pid N|none] [--startup-id ID]
+//                      [--wm-class NAME] [--properties-after-map MS] [--properties-when FILE]
+//                      [--geometry WxH+X+Y] [--color RRGGBB] [--exit-after-ms N] [--exit-when FILE]
 
 /// The test window's options.
 struct WindowOptions {
@@ -20,6 +21,9 @@ struct WindowOptions {
     var geometry = (w: 100, h: 80, x: 10, y: 10)
     var color: UInt = 0xFFFFFF
     var exitAfterMs: Int?
+    var mapWhen: String?
+    var propertiesWhen: String?
+    var exitWhen: String?
 
     init(_ arguments: [String]) {
         var args = arguments
@@ -38,6 +42,9 @@ struct WindowOptions {
                 if parts.count == 4 { geometry = (parts[0], parts[1], parts[2], parts[3]) }
             case "--color": color = UInt(value, radix: 16) ?? color
             case "--exit-after-ms": exitAfterMs = Int(value)
+            case "--map-when": mapWhen = value
+            case "--properties-when": propertiesWhen = value
+            case "--exit-when": exitWhen = value
             default: fail("unknown option \(option)")
             }
         }
@@ -55,6 +62,12 @@ func fail(_ message: String) -> Never {
 }
 
 func sleepMs(_ ms: Int) { if ms > 0 { usleep(UInt32(ms) * 1000) } }
+
+/// Returns once `path` exists (checked every 20 ms: one stat call).
+func waitForFile(_ path: String?) {
+    guard let path else { return }
+    while access(path, F_OK) != 0 { usleep(20_000) }
+}
 
 func setProperties(_ options: WindowOptions, display: OpaquePointer, window: Window) {
     func intern(_ name: String) -> Atom { XInternAtom(display, name, 0) }
@@ -83,15 +96,18 @@ func run() -> Never {
     let g = options.geometry
     let window = XCreateWindow(display, root, Int32(g.x), Int32(g.y), UInt32(g.w), UInt32(g.h), 0,
                                0, UInt32(InputOutput), nil, UInt(CWBackPixel | CWEventMask), &attributes)
-    if options.propertiesAfterMapMs == nil { setProperties(options, display: display, window: window) }
+    let propertiesLater = options.propertiesAfterMapMs != nil || options.propertiesWhen != nil
+    if !propertiesLater { setProperties(options, display: display, window: window) }
     _ = XSync(display, 0)
     sleepMs(options.delayMs)
+    waitForFile(options.mapWhen)
     _ = XMapWindow(display, window)
     var event = XEvent()
     repeat { XNextEvent(display, &event) } while !(event.type == MapNotify && event.xmap.window == window)
     say(1, "mapped 0x\(String(window, radix: 16))")
-    if let after = options.propertiesAfterMapMs {
-        sleepMs(after)
+    if propertiesLater {
+        sleepMs(options.propertiesAfterMapMs ?? 0)
+        waitForFile(options.propertiesWhen)
         setProperties(options, display: display, window: window)
         _ = XSync(display, 0)
         say(1, "properties set")
@@ -101,7 +117,13 @@ func run() -> Never {
         XCloseDisplay(display)
         exit(0)
     }
-    while true { XNextEvent(display, &event) }
+    guard let exitWhen = options.exitWhen else { while true { XNextEvent(display, &event) } }
+    while access(exitWhen, F_OK) != 0 {
+        while XPending(display) > 0 { XNextEvent(display, &event) }
+        usleep(20_000)
+    }
+    XCloseDisplay(display)
+    exit(0)
 }
 
 run()

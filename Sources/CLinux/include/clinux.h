@@ -30,6 +30,12 @@ int clinux_pidfd_open(pid_t pid);
  * 0 when still running, -1 on error. */
 int clinux_reap(pid_t pid, int *code);
 
+/* renameat2(RENAME_EXCHANGE): swaps two paths atomically. 0, or an errno value. */
+int clinux_rename_exchange(const char *a, const char *b);
+
+/* renameat2(RENAME_NOREPLACE): renames unless the target exists (EEXIST). 0, or an errno value. */
+int clinux_rename_noreplace(const char *from, const char *to);
+
 /* Names the calling thread (visible in top, gdb, perf and /proc; 15 bytes are kept). */
 void clinux_set_thread_name(const char *name);
 

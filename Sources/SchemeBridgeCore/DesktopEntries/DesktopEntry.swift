@@ -74,9 +74,10 @@ public struct DesktopEntry: Sendable, Equatable {
     /// The program of a valid `Exec` (a path or a name to look up in `PATH`), nil when `Exec` is
     /// absent or invalid. Kept from parsing, so lookups never re-parse `Exec`.
     public var execProgram: String? { storage.fields.execProgram }
-    /// Whether a valid `Exec` runs `schemebridge open …` (a program named `schemebridge`, in any
-    /// directory, whose first argument is `open`): such an entry hands URLs straight back to
-    /// SchemeBridge. Decided once, when the entry is parsed.
+    /// Whether a valid `Exec` hands URLs back to SchemeBridge or to the desktop's default opener
+    /// (see ``LoopSafety/handsURLsBack(_:)``: `schemebridge open`, also behind `env`, `nice`,
+    /// `setsid`… or inside `sh -c`; `xdg-open`, `gio open`, `kde-open`…). Such an entry is never
+    /// a handler. Decided once, when the entry is parsed.
     public var runsSchemeBridgeOpen: Bool { storage.fields.runsSchemeBridgeOpen }
 
     /// The parsed `Exec` (parsed again on each access; it is only needed at launch); nil when
@@ -271,9 +272,8 @@ struct DesktopEntryFields: Sendable, Equatable {
                 execProgram = command.program
                 // argv[0] is always the program; only then expand the argv a URL would get (the
                 // probe stands for any URL) to see whether the first argument is `open`.
-                let base = command.program.split(separator: "/").last.map(String.init) ?? command.program
-                if base == "schemebridge", let argv = command.argumentVectors(for: [DesktopEntryFields.probeURL]).first {
-                    runsSchemeBridgeOpen = argv.count > 1 && argv[1] == "open"
+                if let argv = command.argumentVectors(for: [DesktopEntryFields.probeURL]).first {
+                    runsSchemeBridgeOpen = LoopSafety.handsURLsBack(argv)
                 }
             } catch {
                 execError = error

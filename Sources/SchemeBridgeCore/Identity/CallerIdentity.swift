@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Who a caller is, from its process id: the app id the desktop knows it by.
 ///
@@ -13,9 +11,15 @@ public enum CallerIdentity {
     /// The app id of process `pid`, or nil when the process is gone or unreadable.
     /// `procRoot` is `/proc` except in tests.
     public static func appID(pid: Int32, procRoot: String = "/proc") -> String? {
+        launcherAppID(pid: pid, procRoot: procRoot) ?? executablePath(pid: pid, procRoot: procRoot)
+    }
+
+    /// The identity a launcher gave process `pid`: its Flatpak id, else the app id of its
+    /// systemd `app-…` scope or service; nil when it has neither (children inherit both).
+    public static func launcherAppID(pid: Int32, procRoot: String = "/proc") -> String? {
         if let flatpak = flatpakID(pid: pid, procRoot: procRoot) { return flatpak }
         if let text = readSmallFile("\(procRoot)/\(pid)/cgroup"), let id = appID(fromCgroup: text) { return id }
-        return executablePath(pid: pid, procRoot: procRoot)
+        return nil
     }
 
     /// The app id in a `/proc/<pid>/cgroup` text, if its unit follows the `app-…` naming.
@@ -73,18 +77,12 @@ public enum CallerIdentity {
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// A `/proc` file (or a Flatpak's info file) as text, through the core's one small-file
+    /// reader: opened non-blocking (a FIFO planted as `.flatpak-info` cannot hang us), regular
+    /// files only, at most `limit` bytes; nil otherwise.
     static func readSmallFile(_ path: String, limit: Int = 65536) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: limit)
-        var total = 0
-        while total < limit {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, limit - total) }
-            if n <= 0 { break }
-            total += n
-        }
-        return String(decoding: bytes[0..<total], as: UTF8.self)
+        guard let bytes = try? FileSystem.readFile(path, limit: limit) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -33,25 +33,74 @@ public enum MimeAppsEditor {
     /// Reads `listPath` (following symlinks), applies ``applyDefault(scheme:desktopID:to:)`` and
     /// writes it back atomically to the symlink's target. Creates missing directories (mode 0700)
     /// and the file (mode 0644; an existing file keeps its mode).
+    ///
+    /// Other programs (`gio mime`, `xdg-mime`, a desktop's settings) write the same file without
+    /// any lock. So the new file is swapped in with `renameat2(RENAME_EXCHANGE)`, which hands back
+    /// the file it replaced: when that is not the version we read, someone wrote in between, and
+    /// our change is applied again on top of theirs and swapped in again (a new file is created
+    /// only where none appeared meanwhile). A change another program made between our read and
+    /// our write is never lost by us.
     /// - Throws: ``SetDefaultError/writeFailed(path:reason:)``; the old file is then intact.
     static func setDefault(scheme: String, desktopID: String, listPath: String) throws(SetDefaultError) {
         do throws(FileSystemError) {
             let target = try FileSystem.resolveWriteTarget(listPath)
-            let existing: [UInt8]
-            switch FileSystem.info(target).kind {
-            case .missing:
-                existing = []
-            case .file:
-                existing = try FileSystem.readFile(target)
-            case .directory, .other:
-                throw FileSystemError(path: target, code: EISDIR, message: "is not a regular file")
-            }
-            var document = KeyFileDocument(bytes: existing)
-            applyDefault(scheme: scheme, desktopID: desktopID, to: &document)
             try FileSystem.makeDirectories(FileSystem.dirname(target))
-            try FileSystem.writeAtomically(document.bytes, to: target)
+            var source = try readVersion(target)
+            var expected = source
+            for _ in 0..<maximumAttempts {
+                var document = KeyFileDocument(bytes: source?.bytes ?? [])
+                applyDefault(scheme: scheme, desktopID: desktopID, to: &document)
+                let bytes = document.bytes
+                let temp = try FileSystem.writeTemporary(bytes, beside: target)
+                guard let previous = expected else {
+                    // No file when we read: create it, unless one appeared meanwhile.
+                    if try FileSystem.renameIfAbsent(temp.path, target) {
+                        FileSystem.syncDirectory(of: target)
+                        return
+                    }
+                    unlink(temp.path)
+                    source = try readVersion(target)
+                    expected = source
+                    continue
+                }
+                try FileSystem.exchange(temp.path, target)
+                // `temp.path` now holds the file we replaced.
+                let replaced = try readVersion(temp.path)
+                unlink(temp.path)
+                FileSystem.syncDirectory(of: target)
+                if let replaced, replaced.signature.device == previous.signature.device,
+                   replaced.signature.inode == previous.signature.inode, replaced.bytes == previous.bytes {
+                    return
+                }
+                // Someone wrote between our read and our swap: build on what they wrote.
+                source = replaced
+                expected = Version(bytes: bytes, signature: temp.signature)
+            }
+            throw FileSystemError(path: target, code: EBUSY, message: "kept changing while we wrote it (\(maximumAttempts) tries); try again")
         } catch {
             throw .writeFailed(path: error.path, reason: error.message)
+        }
+    }
+
+    /// How often a write is redone on top of another program's change before giving up.
+    static let maximumAttempts = 16
+
+    /// A version of a file: its bytes and what identifies it.
+    struct Version {
+        let bytes: [UInt8]
+        let signature: FileSignature
+    }
+
+    /// The file at `path` (nil when there is none); anything but a regular file is an error.
+    static func readVersion(_ path: String) throws(FileSystemError) -> Version? {
+        switch FileSystem.info(path).kind {
+        case .missing:
+            return nil
+        case .file:
+            let (bytes, signature) = try FileSystem.readFileWithSignature(path)
+            return Version(bytes: bytes, signature: signature)
+        case .directory, .other:
+            throw FileSystemError(path: path, code: EISDIR, message: "is not a regular file")
         }
     }
 }

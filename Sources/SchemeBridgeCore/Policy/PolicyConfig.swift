@@ -26,6 +26,8 @@ public struct PolicyConfig: Sendable, Equatable {
     public var maxLaunchRate: Double = 50
     public var launchBurst: Double = 100
     public var maxConcurrentLaunches = 32
+    /// The most `MaxConcurrentLaunches` may be.
+    public static let maximumConcurrentLaunches = 4096
     /// `[LaunchImages] Enabled`.
     public var launchImages = true
     /// `[LaunchImages] ShowDelay`, in milliseconds.
@@ -70,17 +72,19 @@ public struct PolicyConfig: Sendable, Equatable {
         }
         if let list = schemes("ReservedSchemes") { c.reservedSchemes = Set(list) }
         if let extra = schemes("ExtraReservedSchemes") { c.reservedSchemes.formUnion(extra) }
-        func number(_ key: String) -> Double? {
+        /// A number in `range`; anything else (huge, negative, not a number) is ignored with a
+        /// warning, so no value in the file can trap a conversion.
+        func number(_ key: String, _ range: ClosedRange<Double>) -> Double? {
             guard let s = g.string(key) else { return nil }
-            guard let v = Double(s), v >= 0, v.isFinite else {
-                warnings.append("\(path): \(key)=\(s) is not a non-negative number; ignored")
+            guard let v = Double(s), v.isFinite, range.contains(v) else {
+                warnings.append("\(path): \(key)=\(s) is not a number from \(range.lowerBound) to \(range.upperBound); ignored")
                 return nil
             }
             return v
         }
-        if let v = number("MaxLaunchRate") { c.maxLaunchRate = v }
-        if let v = number("LaunchBurst") { c.launchBurst = max(1, v) }
-        if let v = number("MaxConcurrentLaunches") { c.maxConcurrentLaunches = max(1, Int(v)) }
+        if let v = number("MaxLaunchRate", 0...1_000_000) { c.maxLaunchRate = v }
+        if let v = number("LaunchBurst", 1...1_000_000) { c.launchBurst = v }
+        if let v = number("MaxConcurrentLaunches", 1...Double(PolicyConfig.maximumConcurrentLaunches)) { c.maxConcurrentLaunches = Int(v) }
         return c
     }
 }
@@ -138,17 +142,23 @@ public final class PolicyStore: Sendable {
         if unchanged { return nil }
         var config = PolicyConfig()
         if sig != nil {
-            if let text = CallerIdentity.readSmallFile(path, limit: 1 << 20) {
-                var warnings: [String] = []
-                do {
-                    config = try PolicyConfig.parse(text, path: path, warnings: &warnings)
-                } catch {
-                    warn("\(error); keeping the previous settings")
-                    state.withLock { $0.signature = sig }
-                    return nil
-                }
-                for w in warnings { warn(w) }
+            // Non-blocking, regular files only, bounded: a FIFO or a device put in the config's
+            // place cannot block the caller (this runs on the D-Bus loop thread).
+            let read: [UInt8]
+            do { read = try FileSystem.readFile(path, limit: 1 << 20) } catch {
+                warn("\(error); keeping the previous settings")
+                state.withLock { $0.signature = sig }
+                return nil
             }
+            var warnings: [String] = []
+            do {
+                config = try PolicyConfig.parse(String(decoding: read, as: UTF8.self), path: path, warnings: &warnings)
+            } catch {
+                warn("\(error); keeping the previous settings")
+                state.withLock { $0.signature = sig }
+                return nil
+            }
+            for w in warnings { warn(w) }
         }
         overrides(&config)
         state.withLock {

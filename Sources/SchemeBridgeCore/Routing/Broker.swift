@@ -34,38 +34,54 @@ public final class Broker: Sendable {
         do { return try Scheme(scheme).name } catch { throw OpenFailure(.invalidArgument, error.description) }
     }
 
-    /// Whether `caller` may learn that `url` can be opened. With query privacy on, an identified
-    /// app learns only about the schemes its own entry lists in `X-SchemeBridge-QueriesSchemes=`
-    /// (like iOS's `LSApplicationQueriesSchemes`); for any other scheme the answer is `false`.
-    public func canOpen(_ url: String, caller: Caller?) throws(OpenFailure) -> Bool {
+    /// Whether query privacy is on (`[Policy] QueryPrivacy=true`).
+    public var queryPrivacy: Bool { policy.current.queryPrivacy }
+
+    /// What `caller` may learn about installed schemes (nil: a caller not identified yet).
+    /// Query privacy off: everything. On: only the schemes the caller's own entry lists in
+    /// `X-SchemeBridge-QueriesSchemes=` (like iOS's `LSApplicationQueriesSchemes`) — nothing for
+    /// a caller that is unidentified or has no installed entry. Every query method answers
+    /// within this scope, as if other schemes had no handler.
+    public func queryScope(for caller: Caller?) -> QueryScope {
+        guard queryPrivacy else { return .all }
+        guard let appID = caller?.appID,
+              let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else { return .only([]) }
+        let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "").split(separator: ";")
+        return .only(Set(declared.compactMap { (try? Scheme(String($0)))?.name }))
+    }
+
+    /// Whether `url` can be opened, as `scope` may learn it; a malformed URL is an error.
+    public func canOpen(_ url: String, scope: QueryScope) throws(OpenFailure) -> Bool {
         let u = try validate(url)
-        if policy.current.queryPrivacy, let appID = caller?.appID, !mayQuery(u.scheme.name, appID: appID) { return false }
-        return router.effectiveDefault(forScheme: u.scheme.name) != nil
+        return scope.allows(u.scheme.name) && router.effectiveDefault(forScheme: u.scheme.name) != nil
     }
 
-    /// Whether the app `appID` declares `scheme` in `X-SchemeBridge-QueriesSchemes=` (true for
-    /// an app without an installed entry: nothing says what it may ask).
-    func mayQuery(_ scheme: String, appID: String) -> Bool {
-        guard let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else { return true }
-        return (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "")
-            .split(separator: ";").contains { Registry.lowercasedASCII(String($0)) == scheme }
+    /// The eligible handlers of `scheme`, default first, as `scope` may learn them.
+    public func handlers(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> [String] {
+        let s = try validScheme(scheme)
+        return scope.allows(s) ? router.handlers(forScheme: s) : []
     }
 
-    /// The eligible handlers of `scheme`, default first.
-    public func handlers(forScheme scheme: String) throws(OpenFailure) -> [String] {
-        router.handlers(forScheme: try validScheme(scheme))
+    /// The handler that opens `scheme` ("" when none), as `scope` may learn it.
+    public func defaultHandler(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> String {
+        let s = try validScheme(scheme)
+        return scope.allows(s) ? router.effectiveDefault(forScheme: s)?.id ?? "" : ""
     }
 
-    /// The handler that opens `scheme` ("" when none).
-    public func defaultHandler(forScheme scheme: String) throws(OpenFailure) -> String {
-        router.effectiveDefault(forScheme: try validScheme(scheme))?.id ?? ""
-    }
-
-    /// The launch image `url` would show at `scale` ("" when none or images are off).
-    public func launchImage(for url: String, scale: Int) throws(OpenFailure) -> String {
+    /// The launch image `url` would show at `scale` ("" when none, images are off, or outside `scope`).
+    public func launchImage(for url: String, scale: Int, scope: QueryScope = .all) throws(OpenFailure) -> String {
         let u = try validate(url)
-        guard policy.current.launchImages, let entry = router.effectiveDefault(forScheme: u.scheme.name) else { return "" }
+        guard policy.current.launchImages, scope.allows(u.scheme.name),
+              let entry = router.effectiveDefault(forScheme: u.scheme.name) else { return "" }
         return launchImages.image(for: entry, scheme: u.scheme.name, scale: scale) ?? ""
+    }
+
+    /// Every scheme with a handler, as `scope` may learn them.
+    public func schemes(scope: QueryScope = .all) -> [String] {
+        switch scope {
+        case .all: return registry.schemes
+        case .only(let allowed): return allowed.isEmpty ? [] : registry.schemes.filter { allowed.contains($0) }
+        }
     }
 
     // MARK: defaults
@@ -129,6 +145,22 @@ public final class Broker: Sendable {
             source: caller.appID, activationToken: request.activationToken,
             startupID: request.activationToken ?? (image != nil && splashAvailable ? LaunchContext.newStartupID() : nil))
         return Admission(plan: plan, context: context, image: image, config: config, slot: slot)
+    }
+}
+
+/// What a caller may learn about installed schemes (see ``Broker/queryScope(for:)``).
+public enum QueryScope: Sendable, Equatable {
+    /// Everything (query privacy off).
+    case all
+    /// These schemes only.
+    case only(Set<String>)
+
+    /// Whether `scheme` (lower-case) is in scope.
+    public func allows(_ scheme: String) -> Bool {
+        switch self {
+        case .all: return true
+        case .only(let s): return s.contains(scheme)
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import LinuxSystem
 
@@ -158,35 +159,65 @@ enum FileSystem {
     /// the directory is `fsync`ed. On failure the old file is untouched and the temporary file is
     /// removed.
     static func writeAtomically(_ bytes: [UInt8], to path: String, defaultMode: mode_t = 0o644) throws(FileSystemError) {
+        let temp = try writeTemporary(bytes, beside: path, defaultMode: defaultMode)
+        if rename(temp.path, path) != 0 {
+            let e = FileSystemError.errno(path, "cannot replace")
+            unlink(temp.path)
+            throw e
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Writes `bytes` to a new, `fsync`ed temporary file beside `path` with `path`'s permissions
+    /// (or `defaultMode`); returns its path and signature. The caller renames or removes it.
+    static func writeTemporary(_ bytes: [UInt8], beside path: String, defaultMode: mode_t = 0o644) throws(FileSystemError) -> (path: String, signature: FileSignature) {
         let dir = dirname(path)
         var template = Array("\(dir)/.\(basename(path)).XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 { throw .errno(dir, "cannot create a temporary file") }
+        let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if raw < 0 { throw .errno(dir, "cannot create a temporary file") }
+        let fd = FileDescriptor(owning: raw)
         let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var ok = false
-        defer {
-            if !ok { unlink(tempPath) }
-        }
-        do {
-            defer { close(fd) }
+        do throws(FileSystemError) {
             var mode = defaultMode
             var st = stat()
             if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
-            if fchmod(fd, mode) != 0 { throw FileSystemError.errno(tempPath, "cannot set permissions") }
+            if fchmod(fd.rawValue, mode) != 0 { throw FileSystemError.errno(tempPath, "cannot set permissions") }
             var written = 0
             while written < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+                let n = bytes.withUnsafeBytes { write(fd.rawValue, $0.baseAddress! + written, bytes.count - written) }
                 if n < 0 {
                     if Glibc.errno == EINTR { continue }
                     throw FileSystemError.errno(tempPath, "cannot write")
                 }
                 written += n
             }
-            if fsync(fd) != 0 { throw FileSystemError.errno(tempPath, "cannot sync") }
+            if fsync(fd.rawValue) != 0 { throw FileSystemError.errno(tempPath, "cannot sync") }
+            var done = stat()
+            if fstat(fd.rawValue, &done) != 0 { throw FileSystemError.errno(tempPath, "cannot stat") }
+            return (tempPath, FileSignature(done))
+        } catch {
+            unlink(tempPath)
+            throw error
         }
-        if rename(tempPath, path) != 0 { throw .errno(path, "cannot replace") }
-        ok = true
-        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    /// Swaps `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`).
+    static func exchange(_ a: String, _ b: String) throws(FileSystemError) {
+        let rc = clinux_rename_exchange(a, b)
+        if rc != 0 { throw .errno(b, "cannot exchange with \(a)", rc) }
+    }
+
+    /// Renames `from` to `to` unless `to` exists; false when it does.
+    static func renameIfAbsent(_ from: String, _ to: String) throws(FileSystemError) -> Bool {
+        let rc = clinux_rename_noreplace(from, to)
+        if rc == EEXIST { return false }
+        if rc != 0 { throw .errno(to, "cannot create", rc) }
+        return true
+    }
+
+    /// `fsync`s the directory holding `path`, so a rename in it is durable.
+    static func syncDirectory(of path: String) {
+        let dfd = open(dirname(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 {
             _ = fsync(dfd)
             close(dfd)

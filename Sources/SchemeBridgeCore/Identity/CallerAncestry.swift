@@ -1,0 +1,175 @@
+import Glibc
+
+/// The app behind our own `schemebridge` command: when a browser, `xdg-open` or `gio open` runs
+/// our desktop entry (`Exec=schemebridge open %u`), the caller that counts for policy, `source`
+/// and rate limits is the app that asked, not our command.
+///
+/// The walk goes up the parent chain of a process that runs our CLI binary (``runsOurCLI(pid:)``),
+/// one `/proc/<pid>/stat` parent at a time while the CLI is alive (the service reads it while the
+/// CLI waits for its reply), and returns the first process identified as an installed app:
+/// - a process whose launcher-set identity (Flatpak id, systemd `app-…` scope, see
+///   ``CallerIdentity``) is not ours — such an identity is inherited by the children, so our CLI
+///   and the trampolines it ran through carry the app's scope when the app ran in one;
+/// - otherwise, skipping our CLI and the launch trampolines (``trampolines``, and shells running
+///   them: `sh /usr/bin/xdg-open URL`, `sh -c 'xdg-open …'`), a process whose script or
+///   executable is the program of exactly one installed entry (`installedApp`).
+///
+/// The walk stops at init (pid 1), at a process it cannot read, and after ``maximumDepth`` steps:
+/// a CLI that was reparented (its launcher exited, as `gio open` does at once: GLib spawns through
+/// an intermediate child) gives no ancestor, unless a scope names the app.
+///
+/// Trust: only a client whose `/proc/<pid>/exe` is our CLI binary (same device and inode as the
+/// file the service was told about) gets the walk; any other program, whatever its name, is
+/// identified as itself. A trampoline counts only when its file is a system file (owned by root,
+/// not writable by group or others), so a program merely named `xdg-open` is not skipped.
+public struct CallerAncestry: Sendable {
+    /// Launch trampolines: programs that run a desktop entry on another program's behalf.
+    public static let trampolines: Set<String> = ["xdg-open", "gio", "gio-launch-desktop", "kde-open", "kde-open5", "kde-open6", "env"]
+    /// Shells that may run a trampoline (a script such as `xdg-open`, or `sh -c 'xdg-open …'`).
+    public static let shells: Set<String> = ["sh", "dash", "bash", "zsh", "ksh", "mksh", "busybox"]
+    /// How many parents the walk visits at most.
+    public static let maximumDepth = 32
+    /// The largest `/proc/<pid>/cmdline` read (a longer one is not looked at).
+    static let commandLineLimit = 64 * 1024
+
+    /// `/proc`, except in tests.
+    public let procRoot: String
+    /// Our own app ids (without `.desktop`): a scope naming them is skipped, never the answer.
+    public let ownAppIDs: Set<String>
+    /// The path of our CLI binary the service trusts (nil: no client gets the walk).
+    public let cliPath: String?
+    private let isSystemFile: @Sendable (String) -> Bool
+
+    /// - Parameters:
+    ///   - cliPath: our `schemebridge` binary; see ``cliBeside(serviceExecutable:)``.
+    ///   - ownAppIDs: our desktop ids without `.desktop`.
+    ///   - procRoot: `/proc` except in tests.
+    ///   - isSystemFile: whether a trampoline's file may be trusted (default: owned by root, not
+    ///     writable by group or others); tests pass their own.
+    public init(cliPath: String?, ownAppIDs: Set<String>, procRoot: String = "/proc",
+                isSystemFile: @escaping @Sendable (String) -> Bool = CallerAncestry.isSystemFile) {
+        self.cliPath = cliPath
+        self.ownAppIDs = ownAppIDs
+        self.procRoot = procRoot
+        self.isSystemFile = isSystemFile
+    }
+
+    /// `schemebridge` in the folder of `serviceExecutable` (the running `schemebridged`, from
+    /// `/proc/self/exe`): where `make install` and `swift build` put both. Nil when there is none.
+    public static func cliBeside(serviceExecutable: String?) -> String? {
+        guard let exe = serviceExecutable, let slash = exe.lastIndex(of: "/") else { return nil }
+        let candidate = String(exe[..<slash]) + "/schemebridge"
+        var st = stat()
+        guard stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return candidate
+    }
+
+    /// Owned by root and not writable by group or others (what a package installs).
+    public static func isSystemFile(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        return st.st_uid == 0 && (st.st_mode & 0o022) == 0
+    }
+
+    /// Whether process `pid` runs our CLI binary: its `/proc/<pid>/exe` is the same file
+    /// (device and inode) as ``cliPath``. A program merely named `schemebridge` is not.
+    public func runsOurCLI(pid: Int32) -> Bool {
+        guard let cliPath else { return false }
+        var ours = stat(), theirs = stat()
+        guard stat(cliPath, &ours) == 0, stat("\(procRoot)/\(pid)/exe", &theirs) == 0 else { return false }
+        return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino
+    }
+
+    /// The app id of the nearest ancestor of our CLI process `pid` identified as an installed
+    /// app; nil when `pid` is not our CLI or no ancestor is one. `installedApp` maps a program's
+    /// absolute path to the id (without `.desktop`) of the one installed entry that runs it.
+    public func appBehindCLI(pid: Int32, installedApp: (String) -> String?) -> String? {
+        guard runsOurCLI(pid: pid) else { return nil }
+        var current = pid
+        var seen: Set<Int32> = []
+        for _ in 0..<Self.maximumDepth {
+            guard current > 1, seen.insert(current).inserted, let process = snapshot(pid: current) else { return nil }
+            if let id = process.launcherAppID, !ownAppIDs.contains(id) { return id }
+            let skipped = current == pid || runsOurCLI(pid: current) || isTrampoline(process)
+            if !skipped {
+                if let script = process.scriptPath, let id = installedApp(script) { return id }
+                if let exe = process.executable, let id = installedApp(exe) { return id }
+            }
+            current = process.parentPID
+        }
+        return nil
+    }
+
+    /// What the walk reads of one process.
+    public struct Snapshot: Sendable, Equatable {
+        /// Its id.
+        public var pid: Int32
+        /// Its parent's id (`/proc/<pid>/stat`, field 4).
+        public var parentPID: Int32
+        /// `/proc/<pid>/exe`.
+        public var executable: String?
+        /// `/proc/<pid>/cmdline`, split at NUL (empty when longer than the limit).
+        public var arguments: [String]
+        /// The identity its launcher gave it: Flatpak id or systemd `app-…` scope.
+        public var launcherAppID: String?
+
+        /// The script an interpreter runs: the first argument after `argv[0]` that is not an
+        /// option, when it is an absolute path (`/bin/sh /usr/bin/xdg-open URL`).
+        public var scriptPath: String? {
+            guard let first = arguments.dropFirst().prefix(3).first(where: { !$0.hasPrefix("-") }), first.hasPrefix("/") else { return nil }
+            return first
+        }
+    }
+
+    /// The parts of `/proc/<pid>` the walk uses; nil when the process is gone or unreadable.
+    public func snapshot(pid: Int32) -> Snapshot? {
+        guard let stat = try? FileSystem.readFile("\(procRoot)/\(pid)/stat", limit: 4096),
+              let parent = Self.parentPID(fromStat: stat) else { return nil }
+        let cmdline = (try? FileSystem.readFile("\(procRoot)/\(pid)/cmdline", limit: Self.commandLineLimit)) ?? []
+        let arguments = cmdline.split(separator: 0, omittingEmptySubsequences: false).dropLast(cmdline.last == 0 ? 1 : 0)
+            .map { String(decoding: $0, as: UTF8.self) }
+        return Snapshot(pid: pid, parentPID: parent, executable: CallerIdentity.executablePath(pid: pid, procRoot: procRoot),
+                        arguments: arguments, launcherAppID: CallerIdentity.launcherAppID(pid: pid, procRoot: procRoot))
+    }
+
+    /// Field 4 of a `/proc/<pid>/stat` text (after the parenthesised command, which may hold
+    /// spaces and parentheses itself).
+    public static func parentPID(fromStat bytes: [UInt8]) -> Int32? {
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 2 else { return nil }
+        return Int32(String(decoding: fields[1], as: UTF8.self))
+    }
+
+    /// Whether `process` is a launch trampoline (or a shell running one, or our CLI by name in
+    /// `sh -c`), judged by system files only.
+    func isTrampoline(_ process: Snapshot) -> Bool {
+        guard let exe = process.executable, isSystemFile(exe) else { return false }
+        let name = Self.baseName(exe)
+        if Self.trampolines.contains(name) { return true }
+        guard Self.shells.contains(name) else { return false }
+        let args = Array(process.arguments.dropFirst())
+        if let c = args.firstIndex(of: "-c"), c + 1 < args.count {
+            var words = args[c + 1].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            if words.first == "exec" { words.removeFirst() }
+            guard let first = words.first else { return false }
+            let base = Self.baseName(first.trimmingQuotes)
+            return Self.trampolines.contains(base) || base == "schemebridge"
+        }
+        guard let script = process.scriptPath else { return false }
+        return Self.trampolines.contains(Self.baseName(script)) && isSystemFile(script)
+    }
+
+    static func baseName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+extension String {
+    fileprivate var trimmingQuotes: String {
+        var s = Substring(self)
+        while let f = s.first, f == "'" || f == "\"" { s = s.dropFirst() }
+        while let l = s.last, l == "'" || l == "\"" { s = s.dropLast() }
+        return String(s)
+    }
+}
