@@ -30,6 +30,11 @@ test: deps
 	$(SWIFT) test --skip-build
 
 DATADIR = $(PREFIX)/share
+# The installed binaries are stripped (symbols and DWARF: see the README for their sizes; a
+# smaller file to map and read at every start). `make install KEEP_DEBUG=1` installs them as
+# built, with their debug info, for debuggers and symbolicated backtraces.
+KEEP_DEBUG ?=
+INSTALL_PROGRAM = install -m 755 $(if $(KEEP_DEBUG),,-s)
 
 install: release
 	$(eval RBIN := $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path))
@@ -37,7 +42,7 @@ install: release
 		$(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(DATADIR)/applications \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	install -m 755 $(RBIN)/schemebridged $(RBIN)/schemebridge $(RBIN)/schemebridge-splash $(DESTDIR)$(BINDIR)/
+	$(INSTALL_PROGRAM) $(RBIN)/schemebridged $(RBIN)/schemebridge $(RBIN)/schemebridge-splash $(DESTDIR)$(BINDIR)/
 	sed 's|@bindir@|$(BINDIR)|' dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service
 	sed 's|@bindir@|$(BINDIR)|' dbus/schemebridged.service.in \

@@ -43,7 +43,6 @@ let package = Package(
             name: "schemebridged",
             dependencies: [
                 "DBus", "SchemeBridgeContract", "SchemeBridgeCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -3,7 +3,8 @@
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
 # Results: printed, Benchmarks/results/bench.json, and README.md's "## Performance" table.
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), PROC_ROUNDS (40),
-# START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES.
+# START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
+# start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5000}"
@@ -14,7 +15,8 @@ LIVE_ROUNDS="${LIVE_ROUNDS:-15}"
 TP_SECONDS="${TP_SECONDS:-1}"
 TP_ROUNDS="${TP_ROUNDS:-5}"
 CLIENTS="${CLIENTS:-8}"
-SIZES="${SIZES:-100 1000 10000}"
+SIZES="${SIZES:-100 1000 10000 50000}"
+PROC_SIZE="${PROC_SIZE:-10000}"
 URL='todolist://add?task=milk'
 OUT=Benchmarks/results
 mkdir -p "$OUT" Benchmarks/bin
@@ -30,25 +32,28 @@ trap cleanup EXIT
 # compiler for the reference service and the client.
 sh scripts/deps.sh gcc libc6-dev
 
-echo "==> building (release)"
-swift build -c release --product schemebridged >/dev/null
-swift build -c release --product schemebridge-bench-service >/dev/null
-swift build -c release --product schemebridge-open-probe >/dev/null
-# The probe and the service again with the Swift runtime linked statically (own build dir):
-# process start-up of a Swift program is mostly the dynamic loader binding libswiftCore & co.
-swift build -c release --product schemebridge-open-probe --static-swift-stdlib --scratch-path .build-static >/dev/null
-# (Its link prints gold's note that FoundationEssentials.a, pulled in by swift-argument-parser,
-# uses mktemp: kept in the log.)
-swift build -c release --product schemebridged --static-swift-stdlib --scratch-path .build-static \
-    >"$WORK/static-build.log" 2>&1 || { cat "$WORK/static-build.log"; exit 1; }
-SBIN="$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)"
-RBIN="$(swift build -c release --show-bin-path)"
+echo "==> building (release, Swift runtime static, as make install builds)"
+# Its own build dir, so a debug build in .build is left alone. (The daemon's link prints gold's
+# note that FoundationEssentials.a, pulled in by swift-argument-parser, uses mktemp: kept in the log.)
+SB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
+for product in schemebridged schemebridge-splash schemebridge-bench-service schemebridge-open-probe; do
+    "${SB_BUILD[@]}" --product "$product" >>"$WORK/static-build.log" 2>&1 || { cat "$WORK/static-build.log"; exit 1; }
+done
+SBIN="$("${SB_BUILD[@]}" --show-bin-path)"
 CLI_NOTE=""
-# The CLI as make install ships it (Swift runtime static), and as a plain release build.
-if ! swift build -c release --product schemebridge >"$WORK/cli-build.log" 2>&1 ||
-   ! swift build -c release --product schemebridge --static-swift-stdlib --scratch-path .build-static >>"$WORK/cli-build.log" 2>&1; then
+if ! "${SB_BUILD[@]}" --product schemebridge >"$WORK/cli-build.log" 2>&1; then
     CLI_NOTE="the schemebridge CLI does not build"
 fi
+# The binaries as make install installs them: stripped (install -s). Their sizes go in the report.
+INST="$WORK/installed"
+mkdir -p "$INST"
+: > "$WORK/sizes.txt"
+for b in schemebridged schemebridge schemebridge-splash; do
+    [ -x "$SBIN/$b" ] || continue
+    install -s -m 755 "$SBIN/$b" "$INST/$b"
+    echo "$b $(stat -c %s "$SBIN/$b") $(stat -c %s "$INST/$b")" >> "$WORK/sizes.txt"
+done
+RBIN="$INST"
 CFLAGS="-O2 -Wall $(pkg-config --cflags dbus-1)"
 LIBS="$(pkg-config --libs dbus-1)"
 gcc $CFLAGS -o Benchmarks/bin/ref-service Benchmarks/c/ref-service.c $LIBS
@@ -56,11 +61,12 @@ gcc $CFLAGS -o Benchmarks/bin/layer-client Benchmarks/c/layer-client.c $LIBS
 CLIENT=Benchmarks/bin/layer-client
 
 echo "==> generating XDG trees ($SIZES installed entries)"
-for n in $SIZES; do
+for n in $SIZES $PROC_SIZE; do
+    [ -d "$WORK/t$n" ] && continue
     /usr/bin/python3 Benchmarks/gen-tree.py "$n" "$WORK/t$n" > "$WORK/t$n.env"
-    update-desktop-database "$WORK/t$n/share/applications"  # for gio and xdg-open only
 done
-BIG="${SIZES##* }"
+BIG="$PROC_SIZE"
+update-desktop-database "$WORK/t$BIG/share/applications"  # for gio and xdg-open only
 # Runs "$@" with the environment of tree $1 (no desktop, a Wayland name so xdg-open's generic
 # mode looks up handlers; nothing connects to it).
 tree_env() { echo $(cat "$WORK/t$1.env") XDG_CURRENT_DESKTOP= WAYLAND_DISPLAY=schemebridge-bench-none DISPLAY=; }
@@ -94,10 +100,17 @@ echo "==> services on the $BIG-entry tree"
 env $(tree_env "$BIG") Benchmarks/bin/ref-service "$ADDR" & PIDS+=($!)
 env $(tree_env "$BIG") "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 2>"$WORK/schemebridged.log" & SB_PID=$!
 PIDS+=("$SB_PID")
-"$RBIN/schemebridge-bench-service" "$ADDR" & PIDS+=($!)
+"$SBIN/schemebridge-bench-service" "$ADDR" & PIDS+=($!)
 for name in io.github.schemebridge.BenchC io.github.schemebridge.BenchSwift io.github.schemebridge.SchemeBridge1; do
     wait_name "$name"
 done
+# The service writes its registry index about a second after a start without one (a walk and a
+# write, in the background); the round trips below measure the steady state after it.
+for _ in $(seq 100); do
+    ls "$WORK/t$BIG/home/.cache/schemebridge/"*.index >/dev/null 2>&1 && break
+    sleep 0.05
+done
+sleep 0.2
 
 echo "==> round trips: Ping, Echo, CanOpenURL ($ROUNDS interleaved rounds)"
 $CLIENT latency "$ADDR" "$ROUNDS" "$URL" > "$WORK/latency.json"
@@ -117,9 +130,9 @@ if [ -n "$CLI_NOTE" ]; then :
 elif [ ! -x "$RBIN/schemebridge" ]; then CLI_NOTE="no schemebridge binary"
 elif echo "$CLI_OUT" | grep -qi "not implemented"; then CLI_NOTE="schemebridge open is not implemented yet on this branch"
 elif [ "$CLI_RC" != 0 ]; then CLI_NOTE="schemebridge open exited $CLI_RC: $(echo "$CLI_OUT" | head -c 200)"
-else PROCS=(schemebridge_open_static "$SBIN/schemebridge" open "$URL" :: schemebridge_open "$RBIN/schemebridge" open "$URL" ::)
+else PROCS=(schemebridge_open_static "$RBIN/schemebridge" open "$URL" ::)
 fi
-PROCS+=(open_probe "$RBIN/schemebridge-open-probe" "$URL" :: open_probe_static "$SBIN/schemebridge-open-probe" "$URL"
+PROCS+=(open_probe_static "$SBIN/schemebridge-open-probe" "$URL"
         :: gio_open gio open "$URL" :: xdg_open xdg-open "$URL"
         :: dbus_send_openurl dbus-send --session --print-reply "--dest=$N" "$O" "$N.OpenURL" "string:$URL"
         :: dbus_send_openurl_c_service dbus-send --session --print-reply --dest=io.github.schemebridge.BenchC "$O" "$N.OpenURL" "string:$URL")
@@ -127,12 +140,25 @@ with_tree "$BIG" $CLIENT proc "$PROC_ROUNDS" "${PROCS[@]}" > "$WORK/proc.json"
 
 echo "==> start-up to first CanOpenURL answer and RSS ($START_ROUNDS interleaved rounds per tree)"
 kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true  # the startup client waits until the name is free
+# cold: no index (its cache directory cannot exist, so nothing is read or written); warm: the
+# index a previous run wrote, every signature valid. Both go through env, so both pay its exec.
+NO_CACHE=/proc/schemebridge-bench-no-cache
 for n in $SIZES; do
+    CACHE="$WORK/cache$n"
+    # Two priming runs: the first writes the index; files changed just before it was written
+    # are re-read by the second, which rewrites it (see docs/REGISTRY.md, "racy" files).
+    sleep 0.3
+    for _ in 1 2; do
+        with_tree "$n" $CLIENT startup "$ADDR" 1 "$URL" \
+            prime=io.github.schemebridge.SchemeBridge1 env XDG_CACHE_HOME="$CACHE" "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 \
+            > /dev/null
+        sleep 0.3
+    done
     with_tree "$n" $CLIENT startup "$ADDR" "$START_ROUNDS" "$URL" \
-        schemebridged=io.github.schemebridge.SchemeBridge1 "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
-        schemebridged_static=io.github.schemebridge.SchemeBridge1 "$SBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
+        warm=io.github.schemebridge.SchemeBridge1 env XDG_CACHE_HOME="$CACHE" "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
+        cold=io.github.schemebridge.SchemeBridge1 env XDG_CACHE_HOME="$NO_CACHE" "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 :: \
         c_service=io.github.schemebridge.BenchCStart Benchmarks/bin/ref-service "$ADDR" io.github.schemebridge.BenchCStart \
         > "$WORK/startup-$n.json"
 done
 
-/usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" README.md "$CLI_NOTE" "$SIZES"
+/usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" README.md "$CLI_NOTE" "$SIZES" "$BIG"

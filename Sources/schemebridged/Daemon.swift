@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import Logging
 import SchemeBridgeContract
@@ -8,33 +7,32 @@ import Glibc
 
 /// `schemebridged`: the SchemeBridge session service.
 @main
-struct Daemon: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "schemebridged",
-        abstract: "The SchemeBridge session service: routes custom URL schemes to desktop apps over D-Bus.",
-        discussion: """
-            Owns \(Contract.busName) on the session bus. Normally started by \
-            D-Bus activation; run it by hand to see its log on stderr.
-            """,
-        version: "1")
+enum Daemon {
+    static func main() async {
+        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+        case .print(let text):
+            writeAll(1, text)
+            exit(0)
+        case .usageError(let message):
+            writeAll(2, "Error: \(message)\n" + DaemonOptions.usage)
+            exit(64)
+        case .run(let options):
+            exit(await run(options))
+        }
+    }
 
-    @Option(name: .long, help: "The bus address (default: $DBUS_SESSION_BUS_ADDRESS, or $DBUS_STARTER_ADDRESS under bus activation).")
-    var address: String?
+    private static func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            bytes = bytes.dropFirst(n)
+        }
+    }
 
-    @Flag(name: .long, help: "Take the bus name over from a running instance.")
-    var replace = false
-
-    @Option(name: .long, help: "Launches a second allowed per caller on average; 0 turns the limit off (default 50, or MaxLaunchRate in the config file).")
-    var maxLaunchRate: Double?
-
-    @Option(name: .long, help: "Launches a caller may make in a burst (default 100, or LaunchBurst in the config file).")
-    var launchBurst: Double?
-
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
-
-    func run() async throws {
-        let level = logLevel
+    /// Runs the service; returns the exit status.
+    static func run(_ options: DaemonOptions) async -> Int32 {
+        let level = options.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -45,12 +43,12 @@ struct Daemon: AsyncParsableCommand {
         for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
             if let v = getenv(key) { environment[key] = String(cString: v) }
         }
-        guard let busAddress = address ?? Connection.sessionBusAddress(in: environment) else {
+        guard let busAddress = options.address ?? Connection.sessionBusAddress(in: environment) else {
             logger.critical("no session bus: DBUS_SESSION_BUS_ADDRESS is not set; pass --address or run inside a desktop session (or `dbus-run-session -- schemebridged`)")
-            throw ExitCode(1)
+            return 1
         }
-        let service = BridgeService(address: busAddress, replace: replace, environment: ProcessEnvironment.current(),
-                                    policyOverrides: { [maxLaunchRate, launchBurst] c in
+        let service = BridgeService(address: busAddress, replace: options.replace, environment: ProcessEnvironment.current(),
+                                    policyOverrides: { [maxLaunchRate = options.maxLaunchRate, launchBurst = options.launchBurst] c in
                                         if let maxLaunchRate { c.maxLaunchRate = maxLaunchRate }
                                         if let launchBurst { c.launchBurst = launchBurst }
                                     }, logger: logger)
@@ -62,12 +60,14 @@ struct Daemon: AsyncParsableCommand {
             try await group.run()
         } catch let e as StartupError {
             logger.critical("\(e.description)")
-            throw ExitCode(1)
+            return 1
+        } catch {
+            logger.critical("\(error)")
+            return 1
         }
+        return 0
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// The process environment as a dictionary (read once, at start).
 enum ProcessEnvironment {

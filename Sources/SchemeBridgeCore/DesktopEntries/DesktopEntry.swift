@@ -98,6 +98,14 @@ public struct DesktopEntry: Sendable, Equatable {
         storage = Storage(fields)
     }
 
+    /// An entry from stored fields (the registry index), without parsing.
+    init(fields: DesktopEntryFields) {
+        storage = Storage(fields)
+    }
+
+    /// The stored fields (for the registry index).
+    var fields: DesktopEntryFields { storage.fields }
+
     public static func == (lhs: DesktopEntry, rhs: DesktopEntry) -> Bool {
         lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }

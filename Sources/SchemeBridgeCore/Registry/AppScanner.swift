@@ -24,6 +24,11 @@ struct AppScanner: Sendable {
         /// Relative path → record for every file found (unchanged ones reuse `known`).
         var records: [String: AppFileRecord] = [:]
         var warnings: [RegistryWarning] = []
+        /// Every directory walked, with its signature taken before it was listed (for the
+        /// registry index).
+        var directories: [IndexedDirectory] = []
+        /// How many files were read and parsed (the others were known and unchanged).
+        var parsedCount = 0
     }
 
     /// Walks `directory` below `prefix` ("" for all of it). Files whose signature equals the one
@@ -34,13 +39,20 @@ struct AppScanner: Sendable {
         var visited = Set<[UInt64]>()
         let start = prefix.isEmpty ? directory.path : XDGDirectories.join(directory.path, prefix)
         let info = FileSystem.info(start)
-        guard info.kind == .directory else { return result }
+        let now = FileSignature.now()
+        guard info.kind == .directory else {
+            result.directories.append(IndexedDirectory(relativePath: prefix, kind: .missing, signature: FileSignature(), recent: false))
+            return result
+        }
+        result.directories.append(IndexedDirectory(relativePath: prefix, kind: .directory, signature: info.signature,
+                                                   recent: info.signature.isRecent(now: now)))
         visited.insert([info.device, info.inode])
         var jobs: [ParseJob] = []
         walk(directory: directory, path: start, relative: prefix, depth: 0, visited: &visited,
              known: knownRecords, result: &result, jobs: &jobs)
         // The files to read, in walk order; parsed on several threads when there are many.
         let parsed = parseAll(directory: directory, jobs)
+        result.parsedCount = jobs.count
         for (job, p) in zip(jobs, parsed) {
             guard let p else { continue }
             result.records[job.relativePath] = p.0
@@ -126,10 +138,12 @@ struct AppScanner: Sendable {
                         result.warnings.append(RegistryWarning(path: full, message: "directory already scanned (symlink loop?); skipped"))
                         continue
                     }
+                    result.directories.append(IndexedDirectory(relativePath: rel, kind: .directory, signature: info.signature,
+                                                               recent: info.signature.isRecent(now: FileSignature.now())))
                     walk(directory: directory, path: full, relative: rel, depth: depth + 1,
                          visited: &visited, known: known, result: &result, jobs: &jobs)
                 case .file where isDesktop:
-                    if let old = known[rel], old.signature == info.signature {
+                    if let old = known[rel], old.signature == info.signature, !old.reread {
                         result.records[rel] = old
                     } else {
                         jobs.append(ParseJob(relativePath: rel, path: full))
@@ -150,18 +164,25 @@ struct AppScanner: Sendable {
             let (entry, keyWarnings, signature) = try DesktopEntry.loadWithSignature(path: path, id: id, directory: directory, locale: locale)
             var warnings = keyWarnings.map(RegistryWarning.init)
             guard let entry else {
-                return (AppFileRecord(relativePath: relativePath, id: id, signature: signature, state: .notApplication), warnings)
+                var record = AppFileRecord(relativePath: relativePath, id: id, signature: signature, state: .notApplication)
+                record.reread = !warnings.isEmpty || signature.isRecent(now: FileSignature.now())
+                return (record, warnings)
             }
             let reason = entry.ineligibility(searchPath: searchPath)
             if reason != nil, !entry.hidden, entry.execError != nil, !entry.dbusActivatable {
                 warnings.append(RegistryWarning(path: path, message: "skipped: \(reason!)"))
             }
-            return (AppFileRecord(relativePath: relativePath, id: id, signature: signature,
-                                  state: .application(entry, eligible: reason == nil)), warnings)
+            var record = AppFileRecord(relativePath: relativePath, id: id, signature: signature,
+                                       state: .application(entry, eligible: reason == nil))
+            record.reread = !warnings.isEmpty || signature.isRecent(now: FileSignature.now())
+            return (record, warnings)
         } catch {
             let info = FileSystem.info(path)
             if info.kind == .missing { return nil }
-            return (AppFileRecord(relativePath: relativePath, id: id, signature: info.signature, state: .invalid),
+            var record = AppFileRecord(relativePath: relativePath, id: id, signature: info.signature, state: .invalid)
+            // Read again at every start, so its warning is logged again.
+            record.reread = true
+            return (record,
                     [RegistryWarning(path: error.path, line: error.line, message: error.message + "; skipped")])
         }
     }

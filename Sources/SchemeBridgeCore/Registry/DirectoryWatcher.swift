@@ -92,9 +92,22 @@ final class DirectoryWatcher: Sendable {
     }
 
     /// Adds watches for every root (or its nearest existing ancestor). Call before the first scan.
-    func armAll() {
+    ///
+    /// `knownTrees` gives, for some applications directories, their subdirectories as the
+    /// registry index recorded them: those are watched without listing every directory. The
+    /// caller must then check that those directories are unchanged (after this call, so that a
+    /// change in between is reported) and call ``armTree(dir:)`` for any that changed.
+    func armAll(knownTrees: [Int: [String]] = [:]) {
         var changes = Set<WatchChange>()
-        state.withLock { s in rearm(&s, changes: &changes) }
+        state.withLock { s in rearm(&s, changes: &changes, knownTrees: knownTrees) }
+    }
+
+    /// Watches applications directory `dir` and every directory below it, listing them.
+    func armTree(dir: Int) {
+        state.withLock { s in
+            guard s.rootWatch[.apps(dir)] != nil else { return }
+            addTree(dir: dir, path: config.applicationsDirectories[dir], relativePath: "", depth: 0, &s)
+        }
     }
 
     /// Starts the watcher thread; `handler` is called on it with each batch of changes.
@@ -360,7 +373,7 @@ final class DirectoryWatcher: Sendable {
     }
 
     /// Arms every root that is not armed; waits for missing ones on their nearest ancestor.
-    private func rearm(_ s: inout State, changes: inout Set<WatchChange>) {
+    private func rearm(_ s: inout State, changes: inout Set<WatchChange>, knownTrees: [Int: [String]] = [:]) {
         var roots: [(Root, String)] = config.applicationsDirectories.enumerated().map { (.apps($0.offset), $0.element) }
         for (level, dir) in config.mimeDirectories.enumerated() where dir.applications == nil {
             roots.append((.config(level), dir.path))
@@ -371,7 +384,13 @@ final class DirectoryWatcher: Sendable {
                 if FileSystem.info(path).kind == .directory {
                     switch root {
                     case .apps(let k):
-                        addTree(dir: k, path: path, relativePath: "", depth: 0, &s)
+                        if let known = knownTrees[k] {
+                            for rel in known {
+                                _ = addWatch(rel.isEmpty ? path : XDGDirectories.join(path, rel), .tree(dir: k, relativePath: rel), &s)
+                            }
+                        } else {
+                            addTree(dir: k, path: path, relativePath: "", depth: 0, &s)
+                        }
                         let wd = inotify_add_watch(fd, path, DirectoryWatcher.mask)
                         if wd >= 0 {
                             s.rootWatch[root] = wd

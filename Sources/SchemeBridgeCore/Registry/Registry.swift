@@ -43,15 +43,21 @@ public final class Registry: Sendable {
     /// The locale used for `Name`/`Icon`.
     public let locale: LocaleMatcher
 
-    private let scanner: AppScanner
-    private let state: Mutex<RegistryModel>
+    let scanner: AppScanner
+    let state: Mutex<RegistryModel>
     /// Serializes writers (the watcher thread, `setDefault`, `rescan`) across their unlocked
     /// file-reading phases.
-    private let writer = Mutex(())
+    let writer = Mutex(())
     private let subscribers = Mutex(Subscribers())
     private let warningLog = WarningLog()
     private let warningHandler: (@Sendable (RegistryWarning) -> Void)?
     private let watcher: DirectoryWatcher?
+    /// The on-disk index (nil when disabled) and the thread that rewrites it.
+    let indexStore: RegistryIndexStore?
+    private let indexWriter: RegistryIndexWriter?
+    /// ``resolvedPrograms()``'s map, dropped at every change.
+    private let programMap = Mutex<[String: [String]]?>(nil)
+    let indexState = Mutex(IndexState())
 
     /// How many warnings ``recentWarnings`` keeps.
     public static let warningLogLimit = 200
@@ -68,8 +74,11 @@ public final class Registry: Sendable {
     ///     `XDG_CURRENT_DESKTOP` from.
     ///   - watch: start the inotify watcher (default true). Without it the index only changes
     ///     through ``rescan()`` and ``setDefault(scheme:desktopID:)``.
+    ///   - index: where the on-disk index of the desktop files lives (default: the cache
+    ///     directory of `environment`). When every signature in it still matches, start-up
+    ///     reads it instead of parsing the desktop files; otherwise it scans, as without one.
     ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
-    public init(environment: [String: String], watch: Bool = true,
+    public init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
                 warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
@@ -77,6 +86,12 @@ public final class Registry: Sendable {
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
         self.state = Mutex(RegistryModel(xdg: xdg))
+        let store = RegistryIndexStore(
+            location: index, environment: environment,
+            configurationKey: RegistryIndexCodec.configurationKey(directories: xdg.applicationsDirectories, locale: locale))
+        self.indexStore = store
+        let box = RegistryReference()
+        self.indexWriter = store == nil ? nil : RegistryIndexWriter { box.registry?.saveIndex() }
         #if canImport(Glibc)
         if watch {
             let log = self.warningLog
@@ -93,12 +108,19 @@ public final class Registry: Sendable {
         #else
         self.watcher = nil
         #endif
-        // Watch first, then scan: nothing written in between is missed.
-        watcher?.armAll()
-        _ = writer.withLock { _ in applyLocked([.everything]) }
-        // The first scan leaves megabytes of freed parse buffers in malloc's arenas (one per
-        // parsing thread); hand them back so the service's resident size is what it keeps.
-        Registry.trimHeap()
+        box.registry = self
+        // Watch first, then scan: nothing written in between is missed. (Directories the index
+        // knows are watched without listing them; the build checks them afterwards.)
+        let started = ContinuousClock.now
+        let prepared = prepareIndex()
+        watcher?.armAll(knownTrees: prepared.knownTrees)
+        let startup = writer.withLock { _ in buildInitial(prepared, started: started) }
+        indexState.withLock { $0.startup = startup }
+        if let reason = startup.indexRejection, let store {
+            Registry.record(RegistryWarning(path: store.path, message: "registry index not used (\(reason)); the desktop files were read"),
+                            log: warningLog, handler: warningHandler)
+        }
+        if startup.indexOutdated { indexWriter?.schedule(after: Registry.indexWriteDelay) }
         watcher?.start { [weak self] changes in
             self?.apply(changes)
         }
@@ -112,6 +134,7 @@ public final class Registry: Sendable {
     /// last state. Idempotent.
     public func close() {
         watcher?.stop()
+        indexWriter?.stop()
         let continuations = subscribers.withLock { s -> [AsyncStream<Set<String>>.Continuation] in
             s.closed = true
             defer { s.continuations.removeAll() }
@@ -136,13 +159,19 @@ public final class Registry: Sendable {
     /// The handlers and default of `scheme` in one probe.
     public func resolution(forScheme scheme: String) -> HandlerResolution {
         let key = Registry.lowercasedASCII(scheme)
-        return state.withLock { $0.resolved[key] } ?? .none
+        return state.withLock { m in
+            if let frozen = m.frozen { return frozen.resolution(forScheme: key) }
+            return m.resolved[key] ?? .none
+        }
     }
 
     /// The effective entry with desktop ID `id` when it is an eligible application (any
     /// application, whether or not it handles a scheme); nil otherwise.
     public func entry(id: String) -> DesktopEntry? {
-        state.withLock { $0.effective[id] }
+        state.withLock { m in
+            if let frozen = m.frozen { return frozen.entry(id: id) }
+            return m.effective[id]
+        }
     }
 
     /// Whether a `mimeapps.list` in a config directory (`$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,
@@ -179,20 +208,50 @@ public final class Registry: Sendable {
 
     /// The eligible applications whose `Exec` program is the executable at `path` (compared
     /// after resolving `PATH` and symlinks, on both sides: `Exec=python3` runs `python3.11`).
-    /// Resolves every entry's program (each distinct program once): meant for identifying a new
-    /// caller once, off the shared threads, not for every call.
+    /// First the entries whose program has the same base name (one probe of the index); only
+    /// when none matches, a map from every entry's resolved program, built once and kept until
+    /// the registry changes. Meant for identifying a new caller, off the shared threads.
     public func applicationIDs(executing path: String) -> [String] {
         guard let target = FileSystem.realPath(path) else { return [] }
+        let base = Array((target.split(separator: "/").last.map(String.init) ?? target).utf8)
+        // A byte comparison per entry (no allocation) when no index serves the lookup.
+        let candidates: [DesktopEntry] = state.withLock { m in
+            if let frozen = m.frozen { return frozen.entries(withProgramBaseName: base) }
+            return m.effective.values.filter { e in
+                guard let program = e.execProgram else { return false }
+                return Registry.path(program, hasBaseName: base)
+            }
+        }
+        let direct = candidates.filter { e in
+            e.execProgram.flatMap { ProgramLookup.find($0, searchPath: directories.executableSearchPath) }.flatMap(FileSystem.realPath) == target
+        }
+        if !direct.isEmpty { return direct.map(\.id).sorted() }
+        return resolvedPrograms()[target] ?? []
+    }
+
+    /// Resolved program path → the eligible IDs running it (sorted), for `Exec`s that name a
+    /// program through a symlink. Built on first use after a change.
+    private func resolvedPrograms() -> [String: [String]] {
+        if let cached = programMap.withLock({ $0 }) { return cached }
         let programs: [(id: String, program: String)] = state.withLock { m in
-            m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
+            if let frozen = m.frozen { return frozen.programs() }
+            return m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
         }
         var resolved: [String: String?] = [:]
-        return programs.filter { candidate in
-            if let known = resolved[candidate.program] { return known == target }
-            let real = ProgramLookup.find(candidate.program, searchPath: directories.executableSearchPath).flatMap(FileSystem.realPath)
-            resolved[candidate.program] = .some(real)
-            return real == target
-        }.map(\.id).sorted()
+        var map: [String: [String]] = [:]
+        for candidate in programs {
+            let real: String?
+            if let known = resolved[candidate.program] {
+                real = known
+            } else {
+                real = ProgramLookup.find(candidate.program, searchPath: directories.executableSearchPath).flatMap(FileSystem.realPath)
+                resolved[candidate.program] = .some(real)
+            }
+            if let real { map[real, default: []].append(candidate.id) }
+        }
+        for key in map.keys { map[key]!.sort() }
+        programMap.withLock { $0 = map }
+        return map
     }
 
     /// Whether `id` is one of the eligible handlers of `scheme`.
@@ -202,7 +261,7 @@ public final class Registry: Sendable {
 
     /// Every scheme with at least one eligible handler, sorted.
     public var schemes: [String] {
-        state.withLock { $0.sortedSchemes }
+        state.withLock { m in m.frozen?.schemes ?? m.sortedSchemes }
     }
 
     /// The most recent warnings (at most ``warningLogLimit``), oldest first.
@@ -258,6 +317,7 @@ public final class Registry: Sendable {
         guard DesktopID.isValid(desktopID) else {
             throw .invalidHandler(desktopID: desktopID, scheme: name, reason: "not a valid desktop ID")
         }
+        writer.withLock { _ in materializeLocked() }
         let verdict: String? = state.withLock { m in
             guard let entry = m.effective[desktopID] else {
                 if let rec = m.effectiveRecord(desktopID) {
@@ -290,11 +350,14 @@ public final class Registry: Sendable {
 
     func apply(_ changes: Set<WatchChange>) {
         let changed = writer.withLock { _ in applyLocked(changes) }
+        programMap.withLock { $0 = nil }
         publish(changed)
+        scheduleIndexWriteIfChanged()
     }
 
     /// Applies `changes`; returns the schemes whose resolution changed. Caller holds `writer`.
-    private func applyLocked(_ changes: Set<WatchChange>) -> Set<String> {
+    func applyLocked(_ changes: Set<WatchChange>) -> Set<String> {
+        materializeLocked()
         var affected = Set<String>()
         var warnings: [RegistryWarning] = []
         let (appDirs, mimeDirs, listNames) = state.withLock { m in
@@ -379,6 +442,22 @@ public final class Registry: Sendable {
         guard !changed.isEmpty else { return }
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for c in continuations { c.yield(changed) }
+    }
+
+    /// Watches applications directory `dir` by listing it (after it was watched as the index
+    /// said, and the index turned out stale).
+    func armWatcherTree(dir: Int) {
+        watcher?.armTree(dir: dir)
+    }
+
+    /// Asks the index writer for a write (debounced).
+    func scheduleIndexWrite() {
+        indexWriter?.schedule(after: Registry.indexWriteDelay)
+    }
+
+    /// Logs `warning` and keeps it in ``recentWarnings``.
+    func warn(_ warning: RegistryWarning) {
+        Registry.record(warning, log: warningLog, handler: warningHandler)
     }
 
     private static func record(_ warning: RegistryWarning, log: WarningLog,

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// One `.desktop` file found in an applications directory.
 struct AppFileRecord: Sendable, Equatable {
     enum State: Sendable, Equatable {
@@ -13,6 +19,10 @@ struct AppFileRecord: Sendable, Equatable {
     var id: String
     var signature: FileSignature
     var state: State
+    /// Read again at the next start even when its signature matches the registry index: it
+    /// changed just before it was read (a later change could keep the same signature), it is
+    /// invalid, or it gave warnings (which are logged again).
+    var reread = false
 
     var eligibleEntry: DesktopEntry? {
         if case .application(let e, true) = state { return e }
@@ -40,7 +50,7 @@ struct AppDirModel: Sendable {
         }
         if current == rel { return }
         var all = (collisions[id] ?? []) + [current, rel]
-        all.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        all.sort { RegistryModel.bytewiseLess($0, $1) }
         idPath[id] = all.removeFirst()
         collisions[id] = all
     }
@@ -81,6 +91,11 @@ struct RegistryModel: Sendable, ResolverContext {
     var resolved: [String: HandlerResolution] = [:]
     /// The keys of `resolved`, sorted.
     var sortedSchemes: [String] = []
+    /// Counts changes to the file records (the registry index is rewritten when it moved).
+    var recordGeneration = 0
+    /// While set, the applications directories' part of the model is empty and lookups are
+    /// answered from the index (see ``FrozenIndex``); cleared by ``Registry`` before any change.
+    var frozen: FrozenIndex?
 
     init(xdg: XDGDirectories) {
         appDirs = xdg.applicationsDirectories.map { AppDirModel(directory: $0) }
@@ -98,7 +113,7 @@ struct RegistryModel: Sendable, ResolverContext {
 
     func listingIDs(scheme: String, applicationsIndex index: Int) -> [String] {
         guard let ids = listings[scheme]?[index] else { return [] }
-        return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return ids.sorted { RegistryModel.bytewiseLess($0, $1) }
     }
 
     // MARK: queries
@@ -132,6 +147,7 @@ struct RegistryModel: Sendable, ResolverContext {
         let id = record?.id ?? appDirs[dir].files[relativePath]?.id ?? DesktopID.make(relativePath: relativePath)
         if record == nil && appDirs[dir].files[relativePath] == nil { return }
         let before = effectiveRecord(id)
+        recordGeneration &+= 1
 
         if appDirs[dir].files.removeValue(forKey: relativePath) != nil {
             appDirs[dir].removePath(relativePath, for: id)
@@ -204,9 +220,110 @@ struct RegistryModel: Sendable, ResolverContext {
             }
         }
         if !changed.isEmpty {
-            sortedSchemes = resolved.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            sortedSchemes = resolved.keys.sorted { RegistryModel.bytewiseLess($0, $1) }
         }
         return changed
+    }
+
+    /// Fills the applications directories at once (the first build): the same state as
+    /// ``setRecord(dir:relativePath:record:affected:)`` for each record, without its per-record
+    /// bookkeeping. `records[i]` are the files of directory `i`, whose model must be empty.
+    /// Returns every scheme to resolve.
+    mutating func load(_ records: [[AppFileRecord]]) -> Set<String> {
+        var affected = Set<String>()
+        for (dir, list) in records.enumerated() where !list.isEmpty {
+            precondition(appDirs[dir].files.isEmpty, "load() is for an empty model")
+            appDirs[dir].files.reserveCapacity(list.count)
+            appDirs[dir].idPath.reserveCapacity(list.count)
+            for r in list {
+                appDirs[dir].files[r.relativePath] = r
+                appDirs[dir].addPath(r.relativePath, for: r.id)
+            }
+        }
+        let total = records.reduce(0) { $0 + $1.count }
+        idDirs.reserveCapacity(total)
+        effective.reserveCapacity(total)
+        for dir in appDirs.indices {
+            let bit = UInt64(1) << UInt64(dir)
+            for (id, rel) in appDirs[dir].idPath {
+                if let bits = idDirs[id] {
+                    idDirs[id] = bits | bit
+                    continue
+                }
+                idDirs[id] = bit
+                guard let e = appDirs[dir].files[rel]?.eligibleEntry else { continue }
+                effective[id] = e
+                for s in e.schemes {
+                    listings[s, default: [:]][dir, default: []].insert(id)
+                    affected.insert(s)
+                }
+            }
+        }
+        recordGeneration &+= 1
+        return affected.union(allSchemes)
+    }
+
+    /// A digest of every list read (levels, names, groups, keys and values): the index's stored
+    /// answers hold while it is the same.
+    var listsDigest: UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        func mix(_ s: String) {
+            for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
+            h = (h ^ 0xFF) &* 0x100_0000_01B3
+        }
+        for (level, byName) in lists.enumerated() {
+            for name in byName.keys.sorted() {
+                guard let list = byName[name] else { continue }
+                mix("\(level)/\(name)")
+                for (group, table) in [("d", list.defaults), ("a", list.added), ("r", list.removed)] {
+                    mix(group)
+                    for key in table.keys.sorted() {
+                        mix(key)
+                        for id in table[key] ?? [] { mix(id) }
+                    }
+                }
+            }
+        }
+        return h
+    }
+
+    /// What the index stores of the answers, or nil when they may be stale (an entry whose
+    /// `TryExec` verdict changed since it was read: `PATH` changes are not watched).
+    func resolvedSnapshot(searchPath: [String]) -> ResolvedSnapshot? {
+        var programs: [String: Bool] = [:]
+        for dir in appDirs {
+            for record in dir.files.values {
+                guard case .application(let e, let eligible) = record.state, let program = e.tryExec else { continue }
+                let found = programs[program] ?? (ProgramLookup.find(program, searchPath: searchPath) != nil)
+                programs[program] = found
+                if (e.ineligibility(searchPath: searchPath) == nil) != eligible { return nil }
+            }
+        }
+        var effectiveRows: [(id: String, dir: Int, relativePath: String, execProgram: String?)] = []
+        effectiveRows.reserveCapacity(effective.count)
+        for (id, entry) in effective {
+            guard let top = topDirectory(of: id), let rel = appDirs[top].path(for: id) else { return nil }
+            effectiveRows.append((id, top, rel, entry.execProgram))
+        }
+        effectiveRows.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
+        return ResolvedSnapshot(
+            listsDigest: listsDigest,
+            tryExec: programs.keys.sorted().map { ($0, programs[$0]!) },
+            resolved: sortedSchemes.compactMap { s in resolved[s].map { (s, $0.handlers) } },
+            effective: effectiveRows)
+    }
+
+    /// Byte-wise (UTF-8, so code point) order of two strings, as `memcmp` gives it.
+    static func bytewiseLess(_ a: String, _ b: String) -> Bool {
+        let r = a.utf8.withContiguousStorageIfAvailable { pa in
+            b.utf8.withContiguousStorageIfAvailable { pb -> Bool in
+                let n = min(pa.count, pb.count)
+                let c = n == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, n)
+                return c != 0 ? c < 0 : pa.count < pb.count
+            }
+        }
+        if let r, let r { return r }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// Every scheme that anything mentions (for a full resolve).

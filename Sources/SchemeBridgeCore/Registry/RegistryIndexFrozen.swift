@@ -1,0 +1,391 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// The registry's answers as the index stores them: valid while the mimeapps lists and the
+/// `TryExec` programs are what they were when it was written.
+struct ResolvedSnapshot: Sendable {
+    /// ``RegistryModel/listsDigest`` of the lists the answers were resolved with.
+    var listsDigest: UInt64
+    /// Every `TryExec` program of an application entry, and whether it was found.
+    var tryExec: [(program: String, found: Bool)]
+    /// Scheme → handlers (the default first), sorted by scheme (bytes).
+    var resolved: [(scheme: String, handlers: [String])]
+    /// Every eligible effective entry, sorted by desktop ID (bytes), with its `Exec` program.
+    var effective: [(id: String, dir: Int, relativePath: String, execProgram: String?)]
+}
+
+/// An index file's bytes, owned (read in one call, freed with the last reference), and the
+/// open file they were read from.
+final class IndexBuffer: @unchecked Sendable {
+    let raw: UnsafeRawBufferPointer
+    let file: IndexFile
+    private let storage: UnsafeMutableRawBufferPointer
+
+    init(_ storage: UnsafeMutableRawBufferPointer, count: Int, file: IndexFile) {
+        self.storage = storage
+        self.file = file
+        self.raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<count])
+    }
+
+    deinit { storage.deallocate() }
+}
+
+/// The index file that was read, kept open: a registry served from the index reads an entry's
+/// record from it when asked (`pread`, bounds-checked), instead of keeping every record in
+/// memory. A rename over the path does not change what this descriptor reads; a file changed
+/// in place gives records that fail their checks, never an out-of-bounds read.
+final class IndexFile: Sendable {
+    let fd: Int32
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    deinit { close(fd) }
+
+    /// `count` bytes at `offset`, nil when the file does not have them (with `exact` false,
+    /// whatever part of them it has).
+    func read(_ count: Int, at offset: Int, exact: Bool = true) -> IndexBuffer? {
+        guard count >= 0, offset >= 0 else { return nil }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        var got = 0
+        while got < count {
+            let n = pread(fd, storage.baseAddress! + got, count - got, off_t(offset + got))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        guard got == count || (!exact && got > 0) else {
+            storage.deallocate()
+            return nil
+        }
+        return IndexBuffer(storage, count: got, file: self)
+    }
+
+    /// The whole file, in one `read` (nil when it cannot be read or exceeds the size limit).
+    func readAll() -> IndexBuffer? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, Int(st.st_size) <= RegistryIndexStore.maximumSize else { return nil }
+        return read(Int(st.st_size), at: 0)
+    }
+}
+
+extension RegistryIndexCodec {
+    static func encodeResolved(_ s: ResolvedSnapshot, recordOffsets: [[String: (record: Int, exec: Int?)]],
+                               into w: inout IndexByteWriter) {
+        w.u64(s.listsDigest)
+        w.u32(UInt32(s.tryExec.count))
+        for t in s.tryExec {
+            w.string(t.program)
+            w.u8(t.found ? 1 : 0)
+        }
+        // The desktop IDs and programs once, referred to by offset from the tables (the only
+        // part a registry served from the index keeps in memory).
+        var idOffset: [String: Int] = [:]
+        var execOffset: [String: Int] = [:]
+        idOffset.reserveCapacity(s.effective.count)
+        let poolStart = w.bytes.count
+        w.u32(0)
+        for e in s.effective {
+            idOffset[e.id] = w.bytes.count
+            w.string(e.id)
+            if let program = e.execProgram {
+                execOffset[e.id] = w.bytes.count
+                w.string(program)
+            }
+        }
+        w.patch32(UInt32(w.bytes.count - poolStart - 4), at: poolStart)
+        w.u32(UInt32(s.effective.count))
+        for e in s.effective {
+            let at = recordOffsets[e.dir][e.relativePath]
+            w.u32(UInt32(idOffset[e.id]!))
+            w.u32(UInt32(at?.record ?? 0))
+            w.u32(UInt32(e.dir))
+            w.u32(execOffset[e.id].map(UInt32.init) ?? UInt32.max)
+        }
+        w.u32(UInt32(s.resolved.count))
+        let rows = w.bytes.count
+        for _ in s.resolved { w.u32(0) }
+        for (i, r) in s.resolved.enumerated() {
+            w.patch32(UInt32(w.bytes.count), at: rows + 4 * i)
+            w.string(r.scheme)
+            w.u32(UInt32(r.handlers.count))
+            for h in r.handlers { w.u32(UInt32(idOffset[h] ?? 0)) }
+        }
+    }
+}
+
+/// The registry served straight from the index, as long as nothing changed: lookups
+/// binary-search the stored tables and decode only what they return, so a start-up with a valid
+/// index builds no per-entry object at all. Only the tables stay in memory (IDs, programs, the
+/// answers: ~75 bytes an entry); an entry's record is read from the open index file when it is
+/// asked for. The first change (or a write such as `setDefault`) turns it into the full model
+/// (``Registry`` does that, on the thread making the change).
+///
+/// Every offset is checked against its bounds at use; a forged offset gives "not found", never
+/// an out-of-bounds read.
+final class FrozenIndex: @unchecked Sendable {
+    let file: IndexFile
+    let directories: [ApplicationsDirectory]
+    let searchPath: [String]
+    let listsDigest: UInt64
+    let tryExec: [(program: String, found: Bool)]
+    /// The stored section, copied out of the file's buffer; `base` is its offset in the file
+    /// (every offset in it is a file offset).
+    private let tables: IndexBuffer
+    private let base: Int
+    private let idCount: Int
+    private let idTable: Int
+    private let schemeCount: Int
+    private let schemeTable: Int
+    static let idRowSize = 16
+    /// Entries read so far (a lookup's handlers are each checked, so a scheme's entries are
+    /// asked for again at every call): read and decoded once. Only IDs that are in the table
+    /// are kept, so callers naming IDs cannot grow it past the number of entries.
+    private let entries = Mutex<[String: DesktopEntry]>([:])
+    /// Answers read so far, likewise (only schemes in the table).
+    private let answers = Mutex<[String: HandlerResolution]>([:])
+
+    /// Reads the section at `offset` (just after the last record) and checks every reference in
+    /// it: each ID row's string lies in the pool (in increasing order) and names the record it
+    /// points to (`recordStarts`: every record's offset, ascending, from the pass that checked
+    /// the signatures), and every handler of every scheme is one of those IDs. So a lookup can
+    /// only return IDs of records whose files were just checked.
+    init(buffer: IndexBuffer, at offset: Int, directories: [ApplicationsDirectory],
+         searchPath: [String], recordStarts: [Int]) throws(IndexRejection) {
+        self.file = buffer.file
+        self.directories = directories
+        self.searchPath = searchPath
+        var r = IndexByteReader(buffer.raw, offset: offset)
+        guard try r.u8() == 1 else { throw IndexRejection("no resolved section") }
+        listsDigest = try r.u64()
+        let t = try r.count(minimumSize: 6)
+        var tryExec: [(program: String, found: Bool)] = []
+        for _ in 0..<t {
+            let p = try r.string()
+            let f = try r.u8()
+            guard f <= 1 else { throw IndexRejection("corrupt TryExec flag") }
+            tryExec.append((p, f == 1))
+        }
+        self.tryExec = tryExec
+        let pool = Int(try r.u32())
+        let poolStart = r.offset
+        try r.skip(pool)
+        idCount = try r.count(minimumSize: FrozenIndex.idRowSize)
+        idTable = r.offset
+        try r.skip(idCount * FrozenIndex.idRowSize)
+        schemeCount = try r.count(minimumSize: 4)
+        schemeTable = r.offset
+        try r.skip(schemeCount * 4)
+        try FrozenIndex.validate(buffer.raw, poolRange: poolStart..<(poolStart + pool), idCount: idCount, idTable: idTable,
+                                 schemeCount: schemeCount, schemeTable: schemeTable, directoryCount: directories.count,
+                                 recordStarts: recordStarts)
+        base = poolStart
+        let section = UnsafeRawBufferPointer(rebasing: buffer.raw[poolStart...])
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(section.count, 1), alignment: 16)
+        copy.copyMemory(from: section)
+        tables = IndexBuffer(copy, count: section.count, file: buffer.file)
+    }
+
+    /// The string at file offset `offset` of `raw` (whose first byte is at file offset `base`),
+    /// as a view; nil unless its length, bytes and NUL lie inside.
+    private static func view(_ raw: UnsafeRawBufferPointer, base: Int, at offset: Int) -> UnsafeRawBufferPointer? {
+        let at = offset - base
+        guard at >= 0, at <= raw.count - 4 else { return nil }
+        let n = Int(raw.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+        guard n <= raw.count - at - 5, raw[at + 4 + n] == 0 else { return nil }
+        return UnsafeRawBufferPointer(rebasing: raw[(at + 4)..<(at + 4 + n)])
+    }
+
+    private static func u32(_ raw: UnsafeRawBufferPointer, base: Int, _ offset: Int) -> Int {
+        Int(raw.loadUnaligned(fromByteOffset: offset - base, as: UInt32.self))
+    }
+
+    private static func validate(_ raw: UnsafeRawBufferPointer, poolRange: Range<Int>, idCount: Int, idTable: Int,
+                                 schemeCount: Int, schemeTable: Int, directoryCount: Int,
+                                 recordStarts: [Int]) throws(IndexRejection) {
+        var previous = -1
+        for i in 0..<idCount {
+            let row = idTable + i * idRowSize
+            let idOff = u32(raw, base: 0, row)
+            guard idOff > previous, poolRange.contains(idOff), let id = view(raw, base: 0, at: idOff) else {
+                throw IndexRejection("corrupt ID table")
+            }
+            previous = idOff
+            let recordOff = u32(raw, base: 0, row + 4)
+            guard u32(raw, base: 0, row + 8) < directoryCount, contains(recordStarts, recordOff),
+                  let rel = view(raw, base: 0, at: recordOff + 4), rel.count == id.count else { throw IndexRejection("corrupt ID table") }
+            // The ID is the record's path with `/` turned into `-`.
+            for k in 0..<rel.count {
+                let b = rel[k] == UInt8(ascii: "/") ? UInt8(ascii: "-") : rel[k]
+                guard b == id[k] else { throw IndexRejection("corrupt ID table") }
+            }
+            let exec = u32(raw, base: 0, row + 12)
+            guard exec == Int(UInt32.max) || (poolRange.contains(exec) && view(raw, base: 0, at: exec) != nil) else {
+                throw IndexRejection("corrupt ID table")
+            }
+        }
+        var lastScheme: UnsafeRawBufferPointer? = nil
+        for i in 0..<schemeCount {
+            var r = IndexByteReader(raw)
+            try r.seek(u32(raw, base: 0, schemeTable + 4 * i))
+            let scheme = try r.stringBytes()
+            if let last = lastScheme {
+                guard compare(last, scheme) < 0 else { throw IndexRejection("schemes out of order") }
+            }
+            lastScheme = scheme
+            let n = try r.count(minimumSize: 4)
+            guard n > 0 else { throw IndexRejection("a scheme without handlers") }
+            for _ in 0..<n {
+                guard rowIndex(raw, base: 0, idTable: idTable, idCount: idCount, ofIDAt: Int(try r.u32())) != nil else {
+                    throw IndexRejection("a handler that is not an entry")
+                }
+            }
+        }
+    }
+
+    /// Whether the ascending `starts` holds `value`.
+    private static func contains(_ starts: [Int], _ value: Int) -> Bool {
+        var lo = 0
+        var hi = starts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if starts[mid] == value { return true }
+            if starts[mid] < value { lo = mid + 1 } else { hi = mid }
+        }
+        return false
+    }
+
+    /// The ID row whose string is at `offset` (rows are in increasing offset order).
+    private static func rowIndex(_ raw: UnsafeRawBufferPointer, base: Int, idTable: Int, idCount: Int, ofIDAt offset: Int) -> Int? {
+        var lo = 0
+        var hi = idCount
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let v = u32(raw, base: base, idTable + mid * idRowSize)
+            if v == offset { return mid }
+            if v < offset { lo = mid + 1 } else { hi = mid }
+        }
+        return nil
+    }
+
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let n = min(a.count, b.count)
+        let c = n == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, n))
+        return c != 0 ? c : a.count - b.count
+    }
+
+    // MARK: lookups (on the copied tables)
+
+    private func u32(_ offset: Int) -> Int { FrozenIndex.u32(tables.raw, base: base, offset) }
+
+    private func view(at offset: Int) -> UnsafeRawBufferPointer? { FrozenIndex.view(tables.raw, base: base, at: offset) }
+
+    private func string(at offset: Int) -> String? {
+        view(at: offset).flatMap(IndexByteReader.makeString)
+    }
+
+    /// Binary search over `count` rows whose key string is at file offset `keyOffset(i)`.
+    private func search(_ key: String, count: Int, keyOffset: (Int) -> Int) -> Int? {
+        var key = key
+        return key.withUTF8 { k -> Int? in
+            let keyView = UnsafeRawBufferPointer(k)
+            var lo = 0
+            var hi = count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                guard let v = view(at: keyOffset(mid)) else { return nil }
+                let c = FrozenIndex.compare(v, keyView)
+                if c == 0 { return mid }
+                if c < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            return nil
+        }
+    }
+
+    func resolution(forScheme scheme: String) -> HandlerResolution {
+        if let known = answers.withLock({ $0[scheme] }) { return known }
+        let answer = readResolution(forScheme: scheme)
+        if !answer.handlers.isEmpty { answers.withLock { $0[scheme] = answer } }
+        return answer
+    }
+
+    private func readResolution(forScheme scheme: String) -> HandlerResolution {
+        guard let i = search(scheme, count: schemeCount, keyOffset: { u32(schemeTable + 4 * $0) }) else { return .none }
+        var r = IndexByteReader(tables.raw)
+        guard (try? r.seek(u32(schemeTable + 4 * i) - base)) != nil, (try? r.stringBytes()) != nil,
+              let n = try? r.count(minimumSize: 4) else { return .none }
+        var handlers: [String] = []
+        handlers.reserveCapacity(n)
+        for _ in 0..<n {
+            guard let off = try? r.u32(), let id = string(at: Int(off)) else { return .none }
+            handlers.append(id)
+        }
+        return handlers.isEmpty ? .none : HandlerResolution(defaultHandler: handlers[0], handlers: handlers)
+    }
+
+    /// Every scheme with a handler, sorted.
+    var schemes: [String] {
+        (0..<schemeCount).compactMap { string(at: u32(schemeTable + 4 * $0)) }
+    }
+
+    /// The record of ID row `i`, read from the file (one `pread` for most records).
+    private func record(row i: Int) -> AppFileRecord? {
+        let row = idTable + i * FrozenIndex.idRowSize
+        let dir = u32(row + 8)
+        let offset = u32(row + 4)
+        guard dir < directories.count, var chunk = file.read(1024, at: offset, exact: false), chunk.raw.count >= 4 else { return nil }
+        let length = Int(chunk.raw.loadUnaligned(as: UInt32.self))
+        guard length >= 4, length <= FileSystem.maximumFileSize else { return nil }
+        if length > chunk.raw.count {
+            guard let whole = file.read(length, at: offset) else { return nil }
+            chunk = whole
+        }
+        var r = IndexByteReader(UnsafeRawBufferPointer(rebasing: chunk.raw[0..<length]), offset: 4)
+        return try? RegistryIndexCodec.decodeRecord(&r, directory: directories[dir], searchPath: searchPath)
+    }
+
+    /// The eligible effective entry with this ID, decoded from its record (once).
+    func entry(id: String) -> DesktopEntry? {
+        if let known = entries.withLock({ $0[id] }) { return known }
+        guard let i = search(id, count: idCount, keyOffset: { u32(idTable + $0 * FrozenIndex.idRowSize) }),
+              let rec = record(row: i), rec.id == id, let entry = rec.eligibleEntry else { return nil }
+        entries.withLock { $0[id] = entry }
+        return entry
+    }
+
+    /// The eligible entries whose `Exec` program has the base name `base` (compared in the
+    /// tables; only those are read and decoded).
+    func entries(withProgramBaseName base: [UInt8]) -> [DesktopEntry] {
+        var result: [DesktopEntry] = []
+        for i in 0..<idCount {
+            let exec = u32(idTable + i * FrozenIndex.idRowSize + 12)
+            guard exec != Int(UInt32.max), let v = view(at: exec) else { continue }
+            let matches = v.count >= base.count && !base.isEmpty
+                && v[(v.count - base.count)...].elementsEqual(base)
+                && (v.count == base.count || v[v.count - base.count - 1] == UInt8(ascii: "/"))
+            guard matches, let rec = record(row: i), let e = rec.eligibleEntry, e.execProgram.map({ Array($0.utf8) }) == Array(v) else { continue }
+            result.append(e)
+        }
+        return result
+    }
+
+    /// Every eligible entry's ID and `Exec` program, read from the tables.
+    func programs() -> [(id: String, program: String)] {
+        var out: [(id: String, program: String)] = []
+        for i in 0..<idCount {
+            let row = idTable + i * FrozenIndex.idRowSize
+            let exec = u32(row + 12)
+            guard exec != Int(UInt32.max), let program = view(at: exec), let id = view(at: u32(row)) else { continue }
+            out.append((String(decoding: id, as: UTF8.self), String(decoding: program, as: UTF8.self)))
+        }
+        return out
+    }
+
+    /// Whether every `TryExec` program is found (or not) as it was when the index was written.
+    func tryExecUnchanged() -> Bool {
+        tryExec.allSatisfy { (ProgramLookup.find($0.program, searchPath: searchPath) != nil) == $0.found }
+    }
+}

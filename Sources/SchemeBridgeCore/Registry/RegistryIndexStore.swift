@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where the registry keeps its index, if anywhere.
+public enum RegistryIndexLocation: Sendable, Equatable {
+    /// `$XDG_CACHE_HOME/schemebridge/` (or `~/.cache/schemebridge/`) of the registry's
+    /// environment.
+    case automatic
+    /// No index: every start scans the desktop files.
+    case disabled
+    /// This directory (tests, benchmarks).
+    case directory(String)
+}
+
+/// The index file of one configuration: finding, trusting, reading and replacing it.
+struct RegistryIndexStore: Sendable {
+    /// The cache directory.
+    let directory: String
+    /// The index file (its name carries a hash of the configuration, so two configurations —
+    /// another locale, other data directories — keep two files instead of rewriting one).
+    let path: String
+    let configurationKey: String
+
+    /// The largest index file read (1 GiB); anything bigger is refused.
+    static let maximumSize = 1 << 30
+
+    init?(location: RegistryIndexLocation, environment: [String: String], configurationKey: String) {
+        let dir: String
+        switch location {
+        case .disabled:
+            return nil
+        case .directory(let d):
+            dir = d
+        case .automatic:
+            if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+                dir = XDGDirectories.join(cache, "schemebridge")
+            } else {
+                dir = XDGDirectories.join(XDGDirectories(environment: environment).home, ".cache/schemebridge")
+            }
+        }
+        self.directory = dir
+        self.configurationKey = configurationKey
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in configurationKey.utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
+        let hex = String(hash, radix: 16)
+        self.path = XDGDirectories.join(dir, "registry-" + String(repeating: "0", count: 16 - hex.count) + hex + ".index")
+    }
+
+    /// The outcome of reading the index.
+    enum Loaded {
+        /// There is none yet (first start, or the cache was cleared): not worth a warning.
+        case absent
+        case rejected(IndexRejection)
+        case loaded(IndexBuffer)
+    }
+
+    /// Reads the file in one `read` into one buffer, after checking who owns it.
+    func read() -> Loaded {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        if fd < 0 {
+            let e = errno
+            return e == ENOENT ? .absent : .rejected(IndexRejection("cannot open: \(String(cString: strerror(e)))"))
+        }
+        let file = IndexFile(fd)
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .rejected(IndexRejection("cannot stat")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .rejected(IndexRejection("not a regular file")) }
+        // The index is trusted as much as the user's own files, and no more.
+        guard st.st_uid == geteuid(), st.st_mode & 0o022 == 0 else {
+            return .rejected(IndexRejection("not owned by this user, or writable by others"))
+        }
+        guard Int(st.st_size) <= RegistryIndexStore.maximumSize else { return .rejected(IndexRejection("too large")) }
+        guard let buffer = file.readAll() else { return .rejected(IndexRejection("cannot read")) }
+        return .loaded(buffer)
+    }
+
+    /// Replaces the file atomically: a private temporary file in the cache directory (created
+    /// 0700 if missing), written, then renamed over the index. Two services writing at once
+    /// each rename a complete file; the last one wins. No `fsync`: a file torn by a crash fails
+    /// the length or checksum check and is simply not used.
+    func save(_ bytes: [UInt8]) throws(FileSystemError) {
+        try FileSystem.makeDirectories(directory, mode: 0o700)
+        var template = Array(XDGDirectories.join(directory, ".registry.XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw .errno(directory, "cannot create a temporary file") }
+        let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(tempPath) }
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fchmod(fd, 0o600)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .errno(tempPath, "cannot write")
+            }
+            written += n
+        }
+        if rename(tempPath, path) != 0 { throw .errno(path, "cannot replace") }
+        ok = true
+    }
+}

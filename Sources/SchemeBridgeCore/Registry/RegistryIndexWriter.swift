@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// Runs the registry's index writes on a thread of its own, debounced: ``schedule(after:)``
+/// asks for a write no later than the given delay after the first request, so a burst of
+/// changes gives one write. ``stop()`` performs a pending write at once, then ends the thread.
+final class RegistryIndexWriter: Sendable {
+    private struct State: Sendable {
+        var due: ContinuousClock.Instant? = nil
+        var stopping = false
+        var started = false
+        var thread: pthread_t? = nil
+    }
+
+    private let state = Mutex(State())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let job: @Sendable () -> Void
+
+    /// Nil when no pipe could be made (then nothing is written and the registry scans at each
+    /// start, as without an index).
+    init?(job: @escaping @Sendable () -> Void) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        self.job = job
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Asks for a write within `delay` (an earlier request keeps its earlier time). Starts the
+    /// thread on first use.
+    func schedule(after delay: Duration) {
+        let start = state.withLock { s -> Bool in
+            if s.stopping { return false }
+            let due = ContinuousClock.now.advanced(by: delay)
+            if s.due == nil || due < s.due! { s.due = due }
+            if s.started { return false }
+            s.started = true
+            return true
+        }
+        if start { startThread() }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Writes now if a write is pending, and ends the thread. Idempotent.
+    func stop() {
+        let thread: pthread_t? = state.withLock { s in
+            if s.stopping { return nil }
+            s.stopping = true
+            return s.thread
+        }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        if let thread {
+            if pthread_equal(thread, pthread_self()) != 0 { pthread_detach(thread) } else { pthread_join(thread, nil) }
+        }
+        // A request made before the thread ever started is honoured here.
+        let pending = state.withLock { s -> Bool in
+            defer { s.due = nil }
+            return s.due != nil
+        }
+        if pending { job() }
+    }
+
+    private func startThread() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let writer = Unmanaged<RegistryIndexWriter>.fromOpaque(raw!).takeRetainedValue()
+            writer.run()
+            return nil
+        }, box)
+        if rc == 0 {
+            state.withLock { $0.thread = tid }
+        } else {
+            Unmanaged<RegistryIndexWriter>.fromOpaque(box).release()
+        }
+    }
+
+    private func run() {
+        var drain = [UInt8](repeating: 0, count: 64)
+        while true {
+            let (due, stopping) = state.withLock { ($0.due, $0.stopping) }
+            if stopping { return }
+            var timeout: Int32 = -1
+            if let due {
+                let left = ContinuousClock.now.duration(to: due)
+                if left <= .zero {
+                    state.withLock { $0.due = nil }
+                    job()
+                    continue
+                }
+                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                timeout = Int32(min(ms, 60_000))
+            }
+            var p = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, timeout)
+            _ = drain.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) }
+        }
+    }
+}

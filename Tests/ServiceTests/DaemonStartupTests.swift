@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import DBus
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// schemebridged's start-up: its command line, and the registry index it keeps between runs.
+@Suite struct DaemonStartupTests {
+    /// One run of the daemon on the fixture's tree, as a session would start it; returns its log
+    /// once it answered `CanOpenURL` for `probe` as expected and was stopped with SIGTERM.
+    func run(_ f: ServiceFixture, probe: [String: Bool]) async throws -> String {
+        let log = f.root.appendingPathComponent("daemon-\(UUID().uuidString.prefix(6)).log")
+        let env = [
+            "XDG_DATA_HOME": f.dataHome.path,
+            "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+            "XDG_CONFIG_HOME": f.configHome.path,
+            "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path,
+            "HOME": f.root.path,
+            "XDG_CACHE_HOME": f.root.appendingPathComponent("cache").path,
+        ]
+        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address], environment: env, stderr: log)
+        // Waits for the name (a method call now would start a second daemon by bus activation).
+        let up = await Tools.eventually(timeout: .seconds(20)) {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(ServiceFixture.name)"])
+            return r?.stdout.contains("boolean true") == true
+        }
+        #expect(up, "the daemon did not answer")
+        for (scheme, expected) in probe {
+            let reply = try await f.dbusSend("CanOpenURL", "string:\(scheme):x")
+            #expect(reply.stdout.contains("boolean \(expected)"), "\(scheme): \(reply.stdout)\(reply.stderr)")
+        }
+        daemon.signal(SIGTERM)
+        let status = await daemon.wait()
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(text)")
+        return text
+    }
+
+    var indexFiles: (ServiceFixture) -> [URL] = { f in
+        let dir = f.root.appendingPathComponent("cache/schemebridge")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+            .filter { $0.hasSuffix(".index") }.map { dir.appendingPathComponent($0) }
+    }
+
+    @Test func theNextStartAnswersWhatTheFilesSay() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("a.desktop", "Name=A\nExec=/bin/true %u\nMimeType=x-scheme-handler/first;")
+        try f.entry("b.desktop", "Name=B\nExec=/bin/true %u\nMimeType=x-scheme-handler/gone;", system: true)
+        usleep(250_000)
+        _ = try await run(f, probe: ["first": true, "gone": true, "later": false])
+        #expect(indexFiles(f).count == 1)
+
+        // Between two runs: one entry added, one removed, one edited.
+        try f.entry("c.desktop", "Name=C\nExec=/bin/true %u\nMimeType=x-scheme-handler/later;", system: true)
+        try FileManager.default.removeItem(at: f.root.appendingPathComponent("sysdata/applications/b.desktop"))
+        try f.entry("a.desktop", "Name=A\nExec=/bin/true %u\nMimeType=x-scheme-handler/first;x-scheme-handler/more;")
+        let second = try await run(f, probe: ["first": true, "gone": false, "later": true, "more": true])
+        #expect(!second.contains("registry index not used"), "\(second)")
+
+        // A damaged index: the service scans, says so once, and answers the same.
+        let index = try #require(indexFiles(f).first)
+        var bytes = try Data(contentsOf: index)
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: index)
+        let third = try await run(f, probe: ["first": true, "gone": false, "later": true, "more": true])
+        #expect(third.components(separatedBy: "registry index not used").count == 2, "\(third)")
+    }
+
+    @Test func commandLine() async throws {
+        let daemon = try Built.executable("schemebridged")
+        let version = try await Tools.run([daemon, "--version"])
+        #expect(version.status == 0 && version.stdout == "1\n")
+        let help = try await Tools.run([daemon, "--help"])
+        #expect(help.status == 0 && help.stdout.contains("--max-launch-rate <rate>"))
+        let unknown = try await Tools.run([daemon, "--bogus"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("Unknown option '--bogus'"))
+        let bad = try await Tools.run([daemon, "--log-level", "loud"])
+        #expect(bad.status == 64 && bad.stderr.contains("invalid for '--log-level <level>'"))
+        let missing = try await Tools.run([daemon, "--address"])
+        #expect(missing.status == 64 && missing.stderr.contains("Missing value"))
+    }
+}
