@@ -292,9 +292,11 @@ struct DesktopEntryFields: Sendable, Equatable {
         startupWMClass = g.string("StartupWMClass").flatMap { $0.isEmpty ? nil : $0 }
         dbusActivatable = g.boolean("DBusActivatable") ?? false
         var schemes: [String] = []
+        // A set beside the list: a MimeType= of a million schemes costs linear time, not quadratic.
+        var seen = Set<String>()
         if !hidden, let types = g.stringList("MimeType") {
             for t in types {
-                if let s = Scheme.fromMimeType(t), !schemes.contains(s) { schemes.append(s) }
+                if let s = Scheme.fromMimeType(t), seen.insert(s).inserted { schemes.append(s) }
             }
         }
         self.schemes = schemes

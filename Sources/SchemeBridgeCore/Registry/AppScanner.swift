@@ -130,6 +130,14 @@ struct AppScanner: Sendable {
                 let info = FileSystem.info(full)
                 switch info.kind {
                 case .directory:
+                    guard ApplicationsTree.mayDescend(into: full, type: type, root: directory.path) else {
+                        result.warnings.append(RegistryWarning(path: full, message: "a symbolic link out of \(directory.path); not followed"))
+                        continue
+                    }
+                    guard visited.count < ApplicationsTree.maximumDirectories else {
+                        result.warnings.append(RegistryWarning(path: full, message: "more than \(ApplicationsTree.maximumDirectories) directories below \(directory.path); the rest is skipped"))
+                        continue
+                    }
                     guard depth + 1 < AppScanner.maximumDepth else {
                         result.warnings.append(RegistryWarning(path: full, message: "nested more than \(AppScanner.maximumDepth) levels deep; skipped"))
                         continue

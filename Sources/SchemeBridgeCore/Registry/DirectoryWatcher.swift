@@ -283,8 +283,9 @@ final class DirectoryWatcher: Sendable {
                     changes.insert(.appFile(dir: dir, relativePath: child))
                 } else if rel.isEmpty && config.listNames.contains(name) {
                     continue
-                } else if appeared && FileSystem.info(childPath).kind == .directory {
-                    // A symlink to a directory.
+                } else if appeared && FileSystem.info(childPath).kind == .directory
+                            && ApplicationsTree.mayDescend(into: childPath, type: UInt8(DT_LNK), root: config.applicationsDirectories[dir]) {
+                    // A symlink to a directory inside the tree.
                     addTree(dir: dir, path: childPath, relativePath: child, depth: child.split(separator: "/").count, &s)
                     changes.insert(.appSubtree(dir: dir, relativePath: child))
                 } else if vanished && dropTree(dir: dir, relativePath: child, &s) {
@@ -320,14 +321,16 @@ final class DirectoryWatcher: Sendable {
     private func addTree(dir: Int, path: String, relativePath: String, depth: Int,
                          visited: inout Set<[UInt64]>, _ s: inout State) {
         let info = FileSystem.info(path)
-        guard info.kind == .directory, depth < AppScanner.maximumDepth,
+        guard info.kind == .directory, depth < AppScanner.maximumDepth, visited.count < ApplicationsTree.maximumDirectories,
               visited.insert([info.device, info.inode]).inserted else { return }
         guard addWatch(path, .tree(dir: dir, relativePath: relativePath), &s) != nil else { return }
         guard let listing = try? FileSystem.list(path, types: Self.possibleDirectoryTypes) else { return }
-        for (name, _) in listing.entries where !name.hasPrefix(".") {
+        let root = config.applicationsDirectories[dir]
+        for (name, type) in listing.entries where !name.hasPrefix(".") {
+            let child = XDGDirectories.join(path, name)
+            guard ApplicationsTree.mayDescend(into: child, type: type, root: root) else { continue }
             let childRel = relativePath.isEmpty ? name : relativePath + "/" + name
-            addTree(dir: dir, path: XDGDirectories.join(path, name), relativePath: childRel, depth: depth + 1,
-                    visited: &visited, &s)
+            addTree(dir: dir, path: child, relativePath: childRel, depth: depth + 1, visited: &visited, &s)
         }
     }
 
