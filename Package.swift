@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "schemebridged",
             dependencies: [
-                "DBus", "SchemeBridgeContract", "SchemeBridgeCore",
+                "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -4,6 +4,7 @@ import SchemeBridgeContract
 import SchemeBridgeCore
 import Synchronization
 import Glibc
+import LinuxSystem
 
 /// Shows a handler's launch image while it starts. On X (a `DISPLAY` in the session) the
 /// separate `schemebridge-splash` helper draws it, so the service itself never links or talks to
@@ -98,19 +99,7 @@ final class LaunchImagePresenter: Sendable {
 
     /// Runs `body` on a new detached thread.
     private static func onOwnThread(_ body: @escaping @Sendable () -> Void) {
-        final class Box: @unchecked Sendable { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-        var tid = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let rc = pthread_create(&tid, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        if rc == 0 {
-            pthread_detach(tid)
-        } else {
-            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
-        }
+        if let thread = OSThread.start(name: "xft-dpi", body) { thread.detach() } else { body() }
     }
 
     /// Runs `schemebridge-splash --print-xft-dpi` and reads its answer; blocks up to 2 s.

@@ -113,12 +113,16 @@ extension WatcherTests {
             t.entry(0, "../staging/tree/inner/two.desktop", schemes: ["moved"])
             rename(t.dataHome + "/staging/tree", t.apps(0) + "/tree")
             #expect(await waitUntil { r.handlers(forScheme: "moved") == ["tree-inner-two.desktop", "tree-one.desktop"] } != nil)
-            // A symlink to a directory, added and removed.
-            t.write(t.root + "/elsewhere/pkg/app.desktop", XDGTree.desktopFile(schemes: ["linked"]))
-            try FileManager.default.createSymbolicLink(atPath: t.apps(1) + "/pkg", withDestinationPath: t.root + "/elsewhere/pkg")
+            // A symlink to a directory inside the tree, added and removed; one out of the tree is
+            // not followed (it could point at / and take the user's inotify watches).
+            t.write(t.root + "/elsewhere/pkg/app.desktop", XDGTree.desktopFile(schemes: ["outside"]))
+            try FileManager.default.createSymbolicLink(atPath: t.apps(1) + "/out", withDestinationPath: t.root + "/elsewhere/pkg")
+            t.write(t.apps(1) + "/.store/pkg/app.desktop", XDGTree.desktopFile(schemes: ["linked"]))
+            try FileManager.default.createSymbolicLink(atPath: t.apps(1) + "/pkg", withDestinationPath: t.apps(1) + "/.store/pkg")
             #expect(await waitUntil { r.handlers(forScheme: "linked") == ["pkg-app.desktop"] } != nil)
-            t.write(t.root + "/elsewhere/pkg/second.desktop", XDGTree.desktopFile(schemes: ["linked"]))
+            t.write(t.apps(1) + "/.store/pkg/second.desktop", XDGTree.desktopFile(schemes: ["linked"]))
             #expect(await waitUntil { r.handlers(forScheme: "linked") == ["pkg-app.desktop", "pkg-second.desktop"] } != nil)
+            #expect(r.handlers(forScheme: "outside").isEmpty)
             unlink(t.apps(1) + "/pkg")
             #expect(await waitUntil { r.handlers(forScheme: "linked").isEmpty } != nil)
             // ... and moved out again.

@@ -1,11 +1,6 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LinuxSystem
 
 /// Reads applications directories into ``AppFileRecord``s. Runs without the registry lock.
 ///
@@ -82,22 +77,9 @@ struct AppScanner: Sendable {
             return jobs.map { parse(directory: directory, relativePath: $0.relativePath, path: $0.path) }
         }
         let shared = ParallelParse(scanner: self, directory: directory, jobs: jobs)
-        var tids: [pthread_t] = []
-        for _ in 1..<threads {
-            var tid = pthread_t()
-            let box = Unmanaged.passRetained(shared).toOpaque()
-            if pthread_create(&tid, nil, { raw in
-                let work = Unmanaged<ParallelParse>.fromOpaque(raw!).takeRetainedValue()
-                work.run()
-                return nil
-            }, box) == 0 {
-                tids.append(tid)
-            } else {
-                Unmanaged<ParallelParse>.fromOpaque(box).release()
-            }
-        }
+        let helpers = (1..<threads).compactMap { _ in OSThread.start(name: "parse") { shared.run() } }
         shared.run()
-        for tid in tids { pthread_join(tid, nil) }
+        for thread in helpers { thread.join() }
         return shared.results()
     }
 

@@ -15,6 +15,6 @@ enum ApplicationsTree {
         if type == UInt8(DT_DIR) { return true }
         guard FileSystem.isSymlink(path) else { return true }
         guard let real = FileSystem.realPath(path), let realRoot = FileSystem.realPath(root) else { return false }
-        return real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
+        return real == realRoot || real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
     }
 }

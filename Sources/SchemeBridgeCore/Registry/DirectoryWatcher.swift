@@ -1,5 +1,5 @@
-#if canImport(Glibc)
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// Something on disk that changed and must be re-read.
@@ -52,7 +52,7 @@ final class DirectoryWatcher: Sendable {
     private struct Lifecycle: Sendable {
         var running = false
         var stopRequested = false
-        var thread: pthread_t? = nil
+        var thread: OSThread? = nil
     }
 
     private let fd: Int32
@@ -114,20 +114,12 @@ final class DirectoryWatcher: Sendable {
     func start(handler: @escaping @Sendable (Set<WatchChange>) -> Void) {
         lifecycle.withLock { l in
             guard !l.running && !l.stopRequested else { return }
-            let body = ThreadBody { [self] in self.run(handler: handler) }
-            let unmanaged = Unmanaged.passRetained(body)
-            var tid = pthread_t()
-            let rc = pthread_create(&tid, nil, { arg in
-                let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
-                body.run()
-                return nil
-            }, unmanaged.toOpaque())
-            if rc == 0 {
-                l.running = true
-                l.thread = tid
-            } else {
-                unmanaged.release()
+            let warn = self.warn
+            if let thread = OSThread.start(name: "watcher", failed: { rc in
                 warn(RegistryWarning(path: "thread", message: "cannot start the watcher thread (error \(rc))"))
+            }, { [self] in self.run(handler: handler) }) {
+                l.running = true
+                l.thread = thread
             }
         }
     }
@@ -135,7 +127,7 @@ final class DirectoryWatcher: Sendable {
     /// Stops the thread and releases the inotify instance. Idempotent; safe from any thread,
     /// including the watcher thread itself (it is then detached instead of joined).
     func stop() {
-        let thread: pthread_t? = lifecycle.withLock { l in
+        let thread: OSThread? = lifecycle.withLock { l in
             if l.stopRequested { return nil }
             l.stopRequested = true
             if l.running {
@@ -150,10 +142,10 @@ final class DirectoryWatcher: Sendable {
             return nil
         }
         guard let thread else { return }
-        if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)
+        if thread.isCurrent {
+            thread.detach()
         } else {
-            pthread_join(thread, nil)
+            thread.join()
         }
     }
 
@@ -435,10 +427,3 @@ final class DirectoryWatcher: Sendable {
         }
     }
 }
-
-/// Carries a closure into a pthread.
-private final class ThreadBody: Sendable {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-}
-#endif

@@ -1,7 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Why ``Registry/setDefault(scheme:desktopID:)`` refused or failed.
 public enum SetDefaultError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -92,7 +90,6 @@ public final class Registry: Sendable {
         self.indexStore = store
         let box = RegistryReference()
         self.indexWriter = store == nil ? nil : RegistryIndexWriter { box.registry?.saveIndex() }
-        #if canImport(Glibc)
         if watch {
             let log = self.warningLog
             let config = DirectoryWatcher.Configuration(
@@ -105,9 +102,6 @@ public final class Registry: Sendable {
         } else {
             self.watcher = nil
         }
-        #else
-        self.watcher = nil
-        #endif
         box.registry = self
         // Watch first, then scan: nothing written in between is missed. (Directories the index
         // knows are watched without listing them; the build checks them afterwards.)
@@ -482,12 +476,10 @@ public final class Registry: Sendable {
 
     /// glibc's `malloc_trim(0)` when present (looked up at run time: it is not in every libc).
     static func trimHeap() {
-        #if canImport(Glibc)
         typealias Trim = @convention(c) (Int) -> Int32
         if let sym = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
             _ = unsafeBitCast(sym, to: Trim.self)(0)
         }
-        #endif
     }
 
     static func lowercasedASCII(_ s: String) -> String {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The byte layer of the registry index file: a growable writer and a bounds-checked reader.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One directory an applications-directory walk listed, with its signature taken before the
 /// listing: while the signature still matches, the directory holds the same names.

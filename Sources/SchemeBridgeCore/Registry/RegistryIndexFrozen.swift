@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Synchronization
 
 /// The registry's answers as the index stores them: valid while the mimeapps lists and the

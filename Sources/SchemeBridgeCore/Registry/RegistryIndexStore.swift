@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Where the registry keeps its index, if anywhere.
 public enum RegistryIndexLocation: Sendable, Equatable {

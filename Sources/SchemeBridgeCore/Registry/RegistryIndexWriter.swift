@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import LinuxSystem
 import Synchronization
 
 /// Runs the registry's index writes on a thread of its own, debounced: ``schedule(after:)``
@@ -13,7 +10,7 @@ final class RegistryIndexWriter: Sendable {
         var due: ContinuousClock.Instant? = nil
         var stopping = false
         var started = false
-        var thread: pthread_t? = nil
+        var thread: OSThread? = nil
     }
 
     private let state = Mutex(State())
@@ -58,7 +55,7 @@ final class RegistryIndexWriter: Sendable {
 
     /// Writes now if a write is pending, and ends the thread. Idempotent.
     func stop() {
-        let thread: pthread_t? = state.withLock { s in
+        let thread: OSThread? = state.withLock { s in
             if s.stopping { return nil }
             s.stopping = true
             return s.thread
@@ -66,7 +63,7 @@ final class RegistryIndexWriter: Sendable {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
         if let thread {
-            if pthread_equal(thread, pthread_self()) != 0 { pthread_detach(thread) } else { pthread_join(thread, nil) }
+            if thread.isCurrent { thread.detach() } else { thread.join() }
         }
         // A request made before the thread ever started is honoured here.
         let pending = state.withLock { s -> Bool in
@@ -77,17 +74,8 @@ final class RegistryIndexWriter: Sendable {
     }
 
     private func startThread() {
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let writer = Unmanaged<RegistryIndexWriter>.fromOpaque(raw!).takeRetainedValue()
-            writer.run()
-            return nil
-        }, box)
-        if rc == 0 {
-            state.withLock { $0.thread = tid }
-        } else {
-            Unmanaged<RegistryIndexWriter>.fromOpaque(box).release()
+        if let thread = OSThread.start(name: "index-writer", { [self] in run() }) {
+            state.withLock { $0.thread = thread }
         }
     }
 

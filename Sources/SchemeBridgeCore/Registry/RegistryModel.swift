@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One `.desktop` file found in an applications directory.
 struct AppFileRecord: Sendable, Equatable {

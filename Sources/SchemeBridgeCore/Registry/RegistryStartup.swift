@@ -1,8 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import LinuxSystem
 import Synchronization
 
 /// How the registry's first build went: from the on-disk index, or by reading desktop files.
@@ -239,20 +236,13 @@ extension Registry {
             }
             let half = checks.count * 2 / 5
             let second = FileCheckBatch(Array(checks[half...]))
-            var tid = pthread_t()
-            let box = Unmanaged.passRetained(second).toOpaque()
-            guard pthread_create(&tid, nil, { raw in
-                let batch = Unmanaged<FileCheckBatch>.fromOpaque(raw!).takeRetainedValue()
-                batch.run()
-                return nil
-            }, box) == 0 else {
-                Unmanaged<FileCheckBatch>.fromOpaque(box).release()
+            guard let thread = OSThread.start(name: "index-check", { second.run() }) else {
                 work()
                 return checks.allSatisfy(\.unchanged)
             }
             work()
             let first = checks[..<half].allSatisfy(\.unchanged)
-            pthread_join(tid, nil)
+            thread.join()
             return first && second.result
         }
     }
