@@ -38,6 +38,16 @@ if [ ! -s /etc/machine-id ] && [ ! -s /var/lib/dbus/machine-id ]; then
     fi
 fi
 
+# The test suites run many private buses and services at once, each holding an inotify
+# instance; the default limit of 128 per user runs out beside a desktop session's own.
+if [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 1024)" -lt 1024 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo 1024 > /proc/sys/fs/inotify/max_user_instances 2>/dev/null || true
+    else
+        echo "note: fs.inotify.max_user_instances is below 1024; the tests may run out (sudo sysctl fs.inotify.max_user_instances=1024)" >&2
+    fi
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
     echo "the Swift toolchain (6.x) is not on PATH: install it from swift.org and add its usr/bin to PATH" >&2
     exit 1
