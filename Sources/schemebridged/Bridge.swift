@@ -210,6 +210,7 @@ final class Bridge: Sendable {
                 throw error
             }
             results.pid = await pidOf(busName)
+            if let pid = results.pid { recentLaunches.activated(url: plan.url.string, busName: busName, pid: Int32(bitPattern: pid)) }
             launchKind = .dbusActivation
             if let reply, let owner = await replies.ownerOf(busName) {
                 replies.started(reply, handler: .activated(owner: owner, pid: results.pid.map { Int32(bitPattern: $0) }))

@@ -48,6 +48,14 @@ public final class RecentLaunches: Sendable {
         }
     }
 
+    /// Notes the pid that owns `busName`, activated for `url` (known once the activation is
+    /// over), so later checks need no question to the bus.
+    public func activated(url: String, busName: String, pid: Int32) {
+        launches.withLock { all in
+            for i in all.indices where all[i].url == url && all[i].busName == busName && all[i].pid == nil { all[i].pid = pid }
+        }
+    }
+
     /// The recent launches of `url`, newest first.
     public func launches(of url: String) -> [Launch] {
         let now = ContinuousClock.now
@@ -59,9 +67,13 @@ public final class RecentLaunches: Sendable {
     /// now (asked only when a recent launch of this URL was an activation).
     public func handingBack(_ url: String, lineage: [Int32], activatedPID: (String) async -> Int32?) async -> Launch? {
         guard !lineage.isEmpty else { return nil }
-        for launch in launches(of: url) {
-            if let pid = launch.pid, lineage.contains(pid) { return launch }
-            if let name = launch.busName, let pid = await activatedPID(name), lineage.contains(pid) { return launch }
+        let recent = launches(of: url)
+        if let spawned = recent.first(where: { $0.pid.map(lineage.contains) ?? false }) { return spawned }
+        // Activations still under way (their pid not noted yet): the bus is asked once a name.
+        var asked = Set<String>()
+        for launch in recent where launch.pid == nil {
+            guard let name = launch.busName, asked.insert(name).inserted else { continue }
+            if let pid = await activatedPID(name), lineage.contains(pid) { return launch }
         }
         return nil
     }
