@@ -94,13 +94,18 @@ struct Open: ParsableCommand {
             }
             return .success
         } catch {
-            Terminal.error("cannot open '\(shown(url))': \(ServiceClient.explain(error))")
-            if json {
-                Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
-                                                ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
-            }
-            return ExitStatus(error)
+            return failed(url, error, json: json)
         }
+    }
+
+    /// Reports that `url` could not be opened (stderr, and a JSON line with `json`); its status.
+    static func failed(_ url: String, _ error: DBusError, json: Bool) -> ExitStatus {
+        Terminal.error("cannot open '\(shown(url))': \(ServiceClient.explain(error))")
+        if json {
+            Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
+                                            ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
+        }
+        return ExitStatus(error)
     }
 
     /// The options the command line asks for (the token from the environment when not given).

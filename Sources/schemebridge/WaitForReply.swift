@@ -21,12 +21,7 @@ enum WaitForReply {
             let path = try service.perform(.openURLWithReply(url, options: options))
             response = try waitForResponse(at: path, connection: service.connection)
         } catch {
-            Terminal.error("cannot open '\(Open.shown(url))': \(ServiceClient.explain(error))")
-            if json {
-                Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
-                                                ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
-            }
-            return ExitStatus(error)
+            return Open.failed(url, error, json: json)
         }
         let code = ReplyCode(rawValue: response.code) ?? .failed
         let name: String
