@@ -6,7 +6,7 @@ import datetime, json, os, platform, re, subprocess, sys
 
 work, out_json, readme, cli_note, sizes, big = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(), sys.argv[6]
 load = lambda name: json.load(open(os.path.join(work, name)))
-lat, tp, opn, live, proc = (load(n + ".json") for n in ("latency", "throughput", "open", "live", "proc"))
+lat, tp, opn, rep, live, proc = (load(n + ".json") for n in ("latency", "throughput", "open", "reply", "live", "proc"))
 start = {n: load(f"startup-{n}.json") for n in sizes}
 sizes_installed = {}
 for line in open(os.path.join(work, "sizes.txt")):
@@ -84,6 +84,19 @@ rows.append(("`OpenURL` → `/bin/true` spawned, p50 / p99", f"{sb_open['p50_us'
              f"C service {c_open['p50_us']:.0f} / {c_open['p99_us']:.0f} µs", f"{r:.2f}×", "≤ 1.3×",
              aim("OpenURL latency p50 ≤ 1.3× C service", r, 1.3, "<=", "×")))
 
+# Request → reply round trips (OpenURLWithReply … Response), against a plain OpenURL to the same
+# running D-Bus handler (the service's Open call) in the same rounds.
+plain, rd = rep["schemebridged_openurl_dbus_handler"], rep["schemebridged_reply_dbus_handler"]
+ps, rs = rep["schemebridged_openurl_spawned_handler"], rep["schemebridged_reply_spawned_handler"]
+r = rd["p50_us"] / plain["p50_us"]
+rows.append(("request → reply round trip, running D-Bus handler (`OpenURLWithReply` → `Open` → `Reply` → `Response`), p50 / p99",
+             f"{rd['p50_us']:.0f} / {rd['p99_us']:.0f} µs", f"plain `OpenURL` + `Open` {plain['p50_us']:.0f} / {plain['p99_us']:.0f} µs",
+             f"{r:.2f}×", "≤ 1.5×", aim("reply round trip to a running D-Bus handler p50 ≤ 1.5× plain OpenURL + Open", r, 1.5, "<=", "×")))
+rows.append(("request → reply round trip, spawned handler (C: starts, connects, `Reply`), p50 / p99",
+             f"{rs['p50_us']:.0f} / {rs['p99_us']:.0f} µs", f"plain `OpenURL` + `Open` {plain['p50_us']:.0f} µs",
+             f"{rs['p50_us'] / plain['p50_us']:.2f}×", "",
+             f"{rs['p50_us'] / ps['p50_us']:.2f}× `OpenURL` spawning it ({ps['p50_us']:.0f} µs)"))
+
 # Whole processes. A command that failed is flagged: its time would not mean anything.
 failed = {k: v["failures"] for k, v in proc.items() if isinstance(v, dict) and v.get("failures")}
 if failed:
@@ -159,13 +172,13 @@ header = ["measurement", "SchemeBridge", "baseline, same run", "ratio", "aim", "
 table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
 table += ["| " + " | ".join(row) + " |" for row in rows]
 footer = ((f"**Failed runs** (times not meaningful): {failed}. " if failed else "") + f"{machine}; {date}; `{command}` at commit {commit()}; round trips {lat['rounds']:,} interleaved rounds, "
-          f"OpenURL {opn['rounds']:,}, processes {proc['rounds']}, start-up {start[sizes[-1]]['rounds']} per tree, "
+          f"OpenURL {opn['rounds']:,}, replies {rep['rounds']:,}, processes {proc['rounds']}, start-up {start[sizes[-1]]['rounds']} per tree, "
           f"throughput {tp['rounds']} × {tp['seconds']:.0f} s.")
 
 result = {
     "machine": machine, "date": date, "command": command, "commit": commit(),
     "aims": aims,
-    "latency": lat, "throughput": tp, "openurl": opn, "processes": proc, "cli_note": cli_note or None,
+    "latency": lat, "throughput": tp, "openurl": opn, "replies": rep, "processes": proc, "cli_note": cli_note or None,
     "startup": start, "live_update": live, "binary_sizes": sizes_installed,
 }
 json.dump(result, open(out_json, "w"), indent=2)

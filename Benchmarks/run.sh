@@ -2,13 +2,14 @@
 # make bench: SchemeBridge side by side with a C libdbus reference service, the bus's own Ping,
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
 # Results: printed, Benchmarks/results/bench.json, and README.md's "## Performance" table.
-# Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), PROC_ROUNDS (40),
+# Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5000}"
 OPEN_ROUNDS="${OPEN_ROUNDS:-2000}"
+REPLY_ROUNDS="${REPLY_ROUNDS:-1000}"
 PROC_ROUNDS="${PROC_ROUNDS:-40}"
 START_ROUNDS="${START_ROUNDS:-7}"
 LIVE_ROUNDS="${LIVE_ROUNDS:-15}"
@@ -58,6 +59,7 @@ CFLAGS="-O2 -Wall $(pkg-config --cflags dbus-1)"
 LIBS="$(pkg-config --libs dbus-1)"
 gcc $CFLAGS -o Benchmarks/bin/ref-service Benchmarks/c/ref-service.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/layer-client Benchmarks/c/layer-client.c $LIBS
+gcc $CFLAGS -o Benchmarks/bin/reply-handler Benchmarks/c/reply-handler.c $LIBS
 CLIENT=Benchmarks/bin/layer-client
 
 echo "==> generating XDG trees ($SIZES installed entries)"
@@ -118,6 +120,28 @@ echo "==> CanOpenURL throughput ($CLIENTS connections, ${TP_SECONDS}s × $TP_ROU
 $CLIENT throughput "$ADDR" "$TP_SECONDS" "$CLIENTS" "$TP_ROUNDS" "$URL" > "$WORK/throughput.json"
 echo "==> OpenURL spawning /bin/true ($OPEN_ROUNDS interleaved rounds)"
 $CLIENT open "$ADDR" "$OPEN_ROUNDS" "$URL" > "$WORK/open.json"
+
+echo "==> request → reply round trips: OpenURLWithReply → handler → Reply → Response ($REPLY_ROUNDS interleaved rounds)"
+# Two handlers (Benchmarks/c/reply-handler.c), added to the user's dir of the running service:
+# a running D-Bus-activatable app (bus name = desktop id) and one spawned per URL.
+REPLY_APPS="$WORK/t$BIG/data-home/applications"
+REPLY_APP=io.github.schemebridge.BenchReply
+printf '[Desktop Entry]\nType=Application\nName=Bench Reply (D-Bus)\nDBusActivatable=true\nExec=%s %%u\nMimeType=x-scheme-handler/benchreply;\n' \
+    "$PWD/Benchmarks/bin/reply-handler" > "$REPLY_APPS/$REPLY_APP.desktop"
+printf '[Desktop Entry]\nType=Application\nName=Bench Reply (spawned)\nExec=%s %%u\nMimeType=x-scheme-handler/benchspawn;\n' \
+    "$PWD/Benchmarks/bin/reply-handler" > "$REPLY_APPS/bench-reply-spawned.desktop"
+Benchmarks/bin/reply-handler serve "$ADDR" "$REPLY_APP" & REPLY_PID=$!
+PIDS+=("$REPLY_PID")
+wait_name "$REPLY_APP"
+for url in benchreply:x benchspawn:x; do
+    for _ in $(seq 250); do
+        dbus-send --bus="$ADDR" --print-reply --dest=io.github.schemebridge.SchemeBridge1 /io/github/schemebridge/SchemeBridge1 \
+            io.github.schemebridge.SchemeBridge1.CanOpenURL "string:$url" 2>/dev/null | grep -q "boolean true" && break
+        sleep 0.02
+    done
+done
+$CLIENT reply "$ADDR" "$REPLY_ROUNDS" 'benchreply://pick?color=teal' 'benchspawn://pick?color=teal' > "$WORK/reply.json"
+kill "$REPLY_PID"; wait "$REPLY_PID" 2>/dev/null || true
 echo "==> live update ($LIVE_ROUNDS new entries; baseline update-desktop-database + gio mime)"
 with_tree "$BIG" $CLIENT live "$ADDR" "$LIVE_ROUNDS" "$WORK/t$BIG/data-home/applications" \
     "$WORK/t$BIG/share/applications" > "$WORK/live.json"

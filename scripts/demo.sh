@@ -1,7 +1,9 @@
 #!/bin/bash
 # `make run`: build, start a private session bus (always: the demo never touches your own
-# session), install a demo handler into a temporary XDG tree, let the bus activate
+# session), install the demo apps into a temporary XDG tree, let the bus activate
 # schemebridged, and drive it with dbus-send and gdbus while dbus-monitor prints its signals.
+# Then replies: an app asks a handler for a color and prints its answer (`schemebridge open
+# --wait`, and desktop/demo/sketch-demo over D-Bus), and a forged reply is refused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +11,9 @@ BIN="$(swift build --show-bin-path)"
 WORK="$(mktemp -d /tmp/schemebridge-demo.XXXXXX)"
 BUS_PID=""
 MON_PID=""
+SKETCH_PID=""
 cleanup() {
+    [ -n "$SKETCH_PID" ] && kill "$SKETCH_PID" 2>/dev/null || true
     [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null || true
     [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null || true
     rm -rf "$WORK"
@@ -19,10 +23,12 @@ trap cleanup EXIT
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
-say "a private session bus, a temporary XDG tree, the demo handler"
+say "a private session bus, a temporary XDG tree, the demo apps"
 mkdir -p "$WORK/services" "$WORK/data/applications" "$WORK/config"
 sed "s|@bindir@|$BIN|" dbus/io.github.schemebridge.SchemeBridge1.service.in > "$WORK/services/io.github.schemebridge.SchemeBridge1.service"
-sed "s|@demodir@|$PWD/desktop/demo|" desktop/demo/org.example.TodoList.desktop.in > "$WORK/data/applications/org.example.TodoList.desktop"
+for app in org.example.TodoList org.example.ColorPicker org.example.Sketch; do
+    sed "s|@demodir@|$PWD/desktop/demo|" "desktop/demo/$app.desktop.in" > "$WORK/data/applications/$app.desktop"
+done
 cat > "$WORK/bus.conf" <<CONF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -37,6 +43,10 @@ CONF
 export XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" XDG_CONFIG_HOME="$WORK/config" XDG_CONFIG_DIRS="$WORK/none"
 export SCHEMEBRIDGE_DEMO_LOG="$WORK/handler.log"
 : > "$SCHEMEBRIDGE_DEMO_LOG"
+# The color picker's user: the demo writes the pick into this file (colorpicker-demo waits for it).
+export SCHEMEBRIDGE_DEMO_PICK="$WORK/pick"
+# The handlers (and the demo) run `schemebridge` from the build, as if installed.
+export PATH="$BIN:$PATH"
 read -r DBUS_SESSION_BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
 export DBUS_SESSION_BUS_ADDRESS
 echo "bus: $DBUS_SESSION_BUS_ADDRESS"
@@ -80,4 +90,61 @@ say "what the handler got"
 cat "$SCHEMEBRIDGE_DEMO_LOG"
 say "the signals dbus-monitor saw"
 grep -A26 -E "member=(URLHandled|URLFailed)" "$WORK/monitor.log" | grep -vE "^--$" | sed -n "1,80p"
+
+# ---- replies -------------------------------------------------------------------------------
+LOGGED=$(wc -l < "$SCHEMEBRIDGE_DEMO_LOG")
+# Prints what the demo handlers logged since the last call.
+handler_said() {
+    sleep 0.05
+    tail -n +"$((LOGGED + 1))" "$SCHEMEBRIDGE_DEMO_LOG" | sed 's/^/    | /'
+    LOGGED=$(wc -l < "$SCHEMEBRIDGE_DEMO_LOG")
+}
+status() { "$@" && echo "exit status 0" || echo "exit status $?"; }
+echo "teal" > "$SCHEMEBRIDGE_DEMO_PICK"
+
+say "replies: open a URL and wait for the handler's answer (pickcolor: → colorpicker-demo, which runs \`schemebridge reply\`)"
+echo "$ schemebridge open --wait 'pickcolor://choose?for=cli'"
+status schemebridge open --wait 'pickcolor://choose?for=cli'
+handler_said
+
+say "the same from an app: sketch-demo (python3-dbus) calls OpenURLWithReply and waits for its Response signal"
+echo "$ desktop/demo/sketch-demo 'pickcolor://choose?for=sketch'"
+status desktop/demo/sketch-demo 'pickcolor://choose?for=sketch'
+handler_said
+
+say "the user cancels in the picker: status=cancelled, exit status 5"
+echo "cancel" > "$SCHEMEBRIDGE_DEMO_PICK"
+echo "$ schemebridge open --wait 'pickcolor://choose?for=cli'"
+status schemebridge open --wait 'pickcolor://choose?for=cli'
+handler_said
+
+say "a forged reply: a process that learned the handler's token still cannot answer (NotTheHandler)"
+: > "$SCHEMEBRIDGE_DEMO_PICK"   # the user has not picked yet: the picker waits
+desktop/demo/sketch-demo 'pickcolor://choose?for=sketch' > "$WORK/sketch.out" 2>&1 &
+SKETCH_PID=$!
+HANDLER_PID=""
+for _ in $(seq 200); do
+    HANDLER_PID=$(awk -v from="$LOGGED" 'NR > from && /^colorpicker-demo \(pid [0-9]+\): asked for / { sub(/\).*/, ""); print $3; exit }' "$SCHEMEBRIDGE_DEMO_LOG")
+    [ -n "$HANDLER_PID" ] && break
+    sleep 0.05
+done
+[ -n "$HANDLER_PID" ] || { echo "colorpicker-demo did not start" >&2; exit 1; }
+handler_said
+# Any process of the same user can read another's environment (or the handler may leak its
+# token): the service also checks that a reply comes from the handler's process or a child of it.
+STOLEN=$(tr '\0' '\n' < "/proc/$HANDLER_PID/environ" | sed -n 's/^SCHEMEBRIDGE_REPLY_TOKEN=//p')
+echo "(the demo script, not a child of the handler, read SCHEMEBRIDGE_REPLY_TOKEN from /proc/$HANDLER_PID/environ: ${#STOLEN} hex digits)"
+echo "$ SCHEMEBRIDGE_REPLY_TOKEN=<stolen> schemebridge reply color=black"
+SCHEMEBRIDGE_REPLY_TOKEN="$STOLEN" status schemebridge reply color=black
+echo "$ gdbus call --session --dest $NAME --object-path $OBJ --method $NAME.Reply <stolen> 0 \"{'color': <'black'>}\""
+gdbus call --session --dest $NAME --object-path $OBJ --method $NAME.Reply "$STOLEN" 0 "{'color': <'black'>}" 2>&1 || true
+echo "(now the user picks orange in the real picker)"
+echo "orange" > "$SCHEMEBRIDGE_DEMO_PICK"
+wait "$SKETCH_PID" && SKETCH_RC=0 || SKETCH_RC=$?
+SKETCH_PID=""
+echo "$ desktop/demo/sketch-demo 'pickcolor://choose?for=sketch'   (started before the forgery, in the background)"
+cat "$WORK/sketch.out"
+echo "exit status $SKETCH_RC"
+handler_said
+
 say "done: the private bus and the service stop now"

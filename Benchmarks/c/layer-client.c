@@ -9,6 +9,11 @@
  *   layer-client open ADDR ROUNDS URL
  *       OpenURL(URL) round trips (the handler spawned) on the C reference and on schemebridged,
  *       and Peer.Ping.
+ *   layer-client reply ADDR ROUNDS DBUS_URL SPAWN_URL
+ *       request → reply round trips (issue 13): OpenURLWithReply(URL, {}) until the request's
+ *       Response arrives, to a running D-Bus-activatable handler (DBUS_URL) and to a spawned one
+ *       (SPAWN_URL; both Benchmarks/c/reply-handler), next to plain OpenURL of the same URLs (the
+ *       service's Open call / spawn) and Peer.Ping.
  *   layer-client throughput ADDR SECONDS CLIENTS ROUNDS URL
  *       CLIENTS processes, each with its own connection, call as fast as they can for SECONDS:
  *       CanOpenURL(URL) on the C reference, on schemebridged, and the bus's Peer.Ping.
@@ -71,6 +76,8 @@ static DBusConnection *connect_bus(const char *address) {
 typedef struct {
     const char *name, *dest, *path, *iface, *member;
     int with_url;  /* 1: one string argument (the URL / echo text) */
+    int reply;     /* 1: OpenURLWithReply(url, {}), timed until the request's Response */
+    const char *url; /* the URL of this call, instead of the mode's: each call adds "&n=<serial>" */
 } Call;
 
 static const Call PING = {"bus_ping", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Peer", "Ping", 0};
@@ -81,6 +88,39 @@ static const Call C_CAN = {"c_service_canopen", C_NAME, SB_PATH, SB_IFACE, "CanO
 static const Call SB_CAN = {"schemebridged_canopen", SB_NAME, SB_PATH, SB_IFACE, "CanOpenURL", 1};
 static const Call C_OPEN = {"c_service_openurl", C_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
 static const Call SB_OPEN = {"schemebridged_openurl", SB_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
+/* reply mode: the URLs are set from the command line */
+static Call SB_OPEN_DBUS = {"schemebridged_openurl_dbus_handler", SB_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
+static Call SB_REPLY_DBUS = {"schemebridged_reply_dbus_handler", SB_NAME, SB_PATH, SB_IFACE, "OpenURLWithReply", 1, 1};
+static Call SB_OPEN_SPAWN = {"schemebridged_openurl_spawned_handler", SB_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
+static Call SB_REPLY_SPAWN = {"schemebridged_reply_spawned_handler", SB_NAME, SB_PATH, SB_IFACE, "OpenURLWithReply", 1, 1};
+
+#define REQUEST_IFACE "io.github.schemebridge.Request1"
+
+/* Waits for the Response signal of the request at `path` (unicast to us: no match rule needed);
+ * exits unless its code is 0. */
+static void wait_response(DBusConnection *c, const char *path, const char *name) {
+    double t0 = now_us();
+    for (;;) {
+        DBusMessage *m = dbus_connection_pop_message(c);
+        if (!m) {
+            if (now_us() - t0 > 10e6) { fprintf(stderr, "layer-client: %s: no Response in 10 s\n", name); exit(1); }
+            if (!dbus_connection_read_write(c, 1000)) { fprintf(stderr, "layer-client: %s: disconnected\n", name); exit(1); }
+            continue;
+        }
+        int ours = dbus_message_is_signal(m, REQUEST_IFACE, "Response") && dbus_message_get_path(m) &&
+                   strcmp(dbus_message_get_path(m), path) == 0;
+        if (ours) {
+            DBusMessageIter it;
+            dbus_uint32_t code = 99;
+            if (dbus_message_iter_init(m, &it) && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_UINT32)
+                dbus_message_iter_get_basic(&it, &code);
+            dbus_message_unref(m);
+            if (code != 0) { fprintf(stderr, "layer-client: %s: Response code %u\n", name, code); exit(1); }
+            return;
+        }
+        dbus_message_unref(m);
+    }
+}
 
 /* One call; returns its round-trip time in µs. Exits on an error, or when a boolean reply is
  * false (every boolean asked for here must be true). */
@@ -88,12 +128,38 @@ static double once(DBusConnection *c, const Call *k, const char *url) {
     DBusError err;
     dbus_error_init(&err);
     DBusMessage *m = dbus_message_new_method_call(k->dest, k->path, k->iface, k->member);
+    /* A new URL each call, as each request of an app is: the service's hand-back check asks the
+     * bus for the pid of every recent D-Bus activation of the same URL (RecentLaunches), so
+     * the same URL again and again would measure that list (up to 512 lookups), not a request. */
+    static long serial;
+    char numbered[1024];
+    if (k->url) {
+        snprintf(numbered, sizeof numbered, "%s&n=%ld", k->url, ++serial);
+        url = numbered;
+    }
     if (k->with_url) dbus_message_append_args(m, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
+    if (k->reply) { /* options: {} */
+        DBusMessageIter it, dict;
+        dbus_message_iter_init_append(m, &it);
+        dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+        dbus_message_iter_close_container(&it, &dict);
+    }
     double t0 = now_us();
     DBusMessage *r = dbus_connection_send_with_reply_and_block(c, m, 10000, &err);
     double t1 = now_us();
     dbus_message_unref(m);
     if (!r) { fprintf(stderr, "layer-client: %s: %s: %s\n", k->name, err.name, err.message); exit(1); }
+    if (k->reply) {
+        const char *path = NULL;
+        if (!dbus_message_get_args(r, NULL, DBUS_TYPE_OBJECT_PATH, &path, DBUS_TYPE_INVALID)) {
+            fprintf(stderr, "layer-client: %s: no request path\n", k->name);
+            exit(1);
+        }
+        wait_response(c, path, k->name);
+        t1 = now_us();
+        dbus_message_unref(r);
+        return t1 - t0;
+    }
     dbus_bool_t b = 1;
     if (dbus_message_get_args(r, NULL, DBUS_TYPE_BOOLEAN, &b, DBUS_TYPE_INVALID) && !b) {
         fprintf(stderr, "layer-client: %s(%s) answered false\n", k->name, url);
@@ -435,7 +501,7 @@ static int proc(int rounds, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    const char *usage = "usage: layer-client latency|open ADDR ROUNDS URL | throughput ADDR SECONDS CLIENTS ROUNDS URL |"
+    const char *usage = "usage: layer-client latency|open ADDR ROUNDS URL | reply ADDR ROUNDS DBUS_URL SPAWN_URL | throughput ADDR SECONDS CLIENTS ROUNDS URL |"
                         " startup ADDR ROUNDS URL NAME CMD... [:: NAME CMD...] | live ADDR ROUNDS DIR GIO_DIR |"
                         " proc ROUNDS NAME CMD... [:: NAME CMD...]\n";
     signal(SIGPIPE, SIG_IGN);
@@ -446,6 +512,12 @@ int main(int argc, char **argv) {
     if (argc >= 5 && strcmp(argv[1], "open") == 0) {
         const Call *kinds[] = {&PING, &C_OPEN, &SB_OPEN};
         return interleaved(argv[2], atoi(argv[3]), argv[4], kinds, 3);
+    }
+    if (argc >= 6 && strcmp(argv[1], "reply") == 0) {
+        SB_OPEN_DBUS.url = SB_REPLY_DBUS.url = argv[4];
+        SB_OPEN_SPAWN.url = SB_REPLY_SPAWN.url = argv[5];
+        const Call *kinds[] = {&PING, &SB_OPEN_DBUS, &SB_REPLY_DBUS, &SB_OPEN_SPAWN, &SB_REPLY_SPAWN};
+        return interleaved(argv[2], atoi(argv[3]), argv[4], kinds, 5);
     }
     if (argc >= 7 && strcmp(argv[1], "throughput") == 0)
         return throughput(argv[2], atof(argv[3]), atoi(argv[4]), atoi(argv[5]), argv[6]);
