@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Turns the raw measurements of Benchmarks/run.sh into Benchmarks/results/bench.json, a table
-on stdout, and the table between <!-- bench:begin --> and <!-- bench:end --> in README.md.
+on stdout, and the table between <!-- bench:begin --> and <!-- bench:end --> in docs/PERFORMANCE.md.
 Usage: report.py WORKDIR OUT_JSON README CLI_NOTE "SIZES" PROC_SIZE"""
 import datetime, json, os, platform, re, subprocess, sys
 
@@ -195,6 +195,6 @@ block = begin + "\n" + "\n".join(table) + "\n\n" + footer + "\n" + end
 if begin in text and end in text:
     text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
     open(readme, "w").write(text)
-    print(f"(README.md updated; raw figures in {out_json})")
+    print(f"(docs/PERFORMANCE.md updated; raw figures in {out_json})")
 else:
-    print(f"(README.md has no {begin} … {end} markers; not updated)")
+    print(f"(docs/PERFORMANCE.md has no {begin} … {end} markers; not updated)")

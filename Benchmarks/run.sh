@@ -1,7 +1,7 @@
 #!/bin/bash
 # make bench: SchemeBridge side by side with a C libdbus reference service, the bus's own Ping,
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
-# Results: printed, Benchmarks/results/bench.json, and README.md's "## Performance" table.
+# Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md.
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use).
@@ -185,4 +185,4 @@ for n in $SIZES; do
         > "$WORK/startup-$n.json"
 done
 
-/usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" README.md "$CLI_NOTE" "$SIZES" "$BIG"
+/usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"
