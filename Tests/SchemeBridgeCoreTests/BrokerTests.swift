@@ -199,6 +199,23 @@ import Testing
         #expect(!broker.router.trust.isTrusted(t.apps(1)) && !broker.router.trust.isTrusted(t.apps(2)) && broker.router.trust.isTrusted(t.apps(3)))
     }
 
+    @Test func anAssociationListInAnApplicationsDirCannotPointAReservedSchemeElsewhere() throws {
+        let t = XDGTree(dataDirCount: 1)
+        t.entry(1, "browser.desktop", schemes: ["https"])
+        t.entry(1, "terminal.desktop", exec: "/bin/true")
+        // ~/.local/share/applications/mimeapps.list: any program of the user can write it.
+        t.list(t.apps(0) + "/mimeapps.list", defaults: ["https": "terminal.desktop", "todolist": "terminal.desktop"],
+               added: ["https": "terminal.desktop", "todolist": "terminal.desktop"])
+        let broker = Broker(registry: t.registry(), policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [])
+        #expect(try broker.defaultHandler(forScheme: "https") == "browser.desktop", "the list cannot re-point https")
+        #expect(try broker.handlers(forScheme: "https") == ["browser.desktop"])
+        #expect(try broker.defaultHandler(forScheme: "todolist") == "terminal.desktop", "other schemes follow the spec")
+        // The user's own config still decides.
+        t.list(t.configHome + "/mimeapps.list", defaults: ["https": "terminal.desktop"], added: ["https": "terminal.desktop"])
+        let chosen = Broker(registry: t.registry(), policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [])
+        #expect(try chosen.defaultHandler(forScheme: "https") == "terminal.desktop")
+    }
+
     @Test func secureVariantsAreReservedToo() throws {
         let s = Setup()
         s.tree.entry(0, "cal.desktop", schemes: ["webcals", "sips", "todolists"])

@@ -83,8 +83,13 @@ public struct URLRouter: Sendable {
     public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
         let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
         guard Policy.isReserved(scheme, in: reserved) else { return false }
-        guard !trust.isTrusted(entry.applicationsDirectory) else { return false }
         if registry.isNamedInConfigList(entry.id, forScheme: scheme) { return false }
+        // An entry that does not list the scheme itself is a handler only through an association
+        // list; for a reserved scheme only the user's or the admin's config lists count (one in
+        // an applications directory, such as ~/.local/share/applications/mimeapps.list, could
+        // point https at a terminal).
+        if !entry.schemes.contains(scheme) { return true }
+        guard !trust.isTrusted(entry.applicationsDirectory) else { return false }
         return !registry.maskedEntries(id: entry.id).contains { masked in
             trust.isTrusted(masked.applicationsDirectory) && masked.schemes.contains(scheme)
                 && masked.execProgram != nil && masked.execProgram == entry.execProgram
