@@ -10,7 +10,7 @@ enum LoadDeadline {
     static func arm(start: Int64, timeoutMs: Int64, log: Log) {
         let left = start + timeoutMs - monotonicMilliseconds()
         guard left > 0 else {
-            log.event("timeout (\(timeoutMs) ms) passed before the image was loaded")
+            log.event("timeout (\(timeoutMs) ms) passed; the image is not decoded")
             exit(ExitStatus.takenDown.rawValue)
         }
         _ = signal(SIGALRM) { _ in _exit(ExitStatus.takenDown.rawValue) }
