@@ -128,7 +128,7 @@ import SchemeBridgeContract
 
     /// 2,000 `SetDefaultHandler` calls queued by one client, another client's `OpenURL` meanwhile:
     /// the writes wait on a thread of their own. The limit is lifted here so that all 2,000 really
-    /// are queued writes. The other client is answered before the flood's last write; how soon is
+    /// are queued writes. The other client is answered before half of them are done; how soon is
     /// measured and printed, not asserted (speed depends on the machine; the property itself — queued writes hold no shared
     /// thread — is asserted without a clock in `LimitsTests.writesRunOffTheSharedThreads`).
     @Test func aSetDefaultFloodDoesNotHoldUpOthers() async throws {
@@ -182,7 +182,8 @@ import SchemeBridgeContract
         #expect(times.count == 2)
         guard times.count == 2, replies.count == 2000 else { return }
         let answeredBefore = replies.filter { $0 < times[1] }.count
-        #expect(answeredBefore < 2000, "the other caller is answered while the flood's writes are still queued")
+        // Before the fix: after 1,999 of the 2,000 (5.6 s); since: after a few dozen at most.
+        #expect(answeredBefore < 1000, "the other caller is answered while most of the flood's writes are still queued")
         print("limits: OpenURL during a 2000-call SetDefaultHandler flood answered in \(Int((times[1] - times[0]) * 1000)) ms, after \(answeredBefore) of the flood's replies; the flood took \(Int(((replies.max() ?? 0) - (replies.min() ?? 0)) * 1000)) ms")
     }
 
