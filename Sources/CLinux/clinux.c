@@ -57,6 +57,10 @@ int clinux_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+int clinux_pidfd_send_signal(int pidfd, int sig) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
 int clinux_reap(pid_t pid, int *code) {
     int status = 0;
     pid_t r;

@@ -21,9 +21,12 @@ func run() -> ExitStatus {
     do throws(SplashFailure) {
         // Signals first: a SIGTERM while the image loads still ends the helper cleanly.
         let signals = try SignalWatcher()
+        // The timeout holds while the image is decoded and prepared, too.
+        LoadDeadline.arm(start: startedAt, timeoutMs: options.timeoutMs, log: log)
         let image = try PNGLoader.load(path: options.imagePath)
         log.event("loaded \(options.imagePath) (\(image.width)x\(image.height))")
         let session = try SplashSession(options: options, image: image, signals: signals, log: log)
+        LoadDeadline.disarm()
         _ = try session.run()
         return .takenDown
     } catch {

@@ -99,8 +99,10 @@ final class Bridge: Sendable {
         return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
     }
 
-    func setDefault(scheme: String, desktopID: String) throws(DBusError) {
-        try adapt { () throws(OpenFailure) in try broker.setDefault(scheme: scheme, desktopID: desktopID) }
+    /// Sets a default for `sender`: limited per caller, written off the shared task threads.
+    func setDefault(scheme: String, desktopID: String, sender: String) async throws(DBusError) {
+        let known = await callers.caller(sender, connection: connection, registry: registry)
+        do { try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: Self.caller(sender, known)) } catch { throw DBusError(error) }
     }
 
     // MARK: opening

@@ -35,7 +35,7 @@ struct BridgeInterface {
                        handler: Self.query(bridge) { call in bridge.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
                 Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
-                           try bridge.setDefault(scheme: call.string(0), desktopID: call.string(1))
+                           try await bridge.setDefault(scheme: call.string(0), desktopID: call.string(1), sender: call.sender)
                            return []
                        }),
                 Method(ContractMethod.openURLWithReply, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],

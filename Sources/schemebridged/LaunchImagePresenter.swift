@@ -22,6 +22,8 @@ final class LaunchImagePresenter: Sendable {
     let logger: Logger
     let helper: String?
     private let launcher = ProcessLauncher()
+    /// The splash helpers running now.
+    let helpers = HelperProcesses()
 
     init(connection: Connection, environment: [String: String], logger: Logger) {
         self.connection = connection
@@ -37,7 +39,8 @@ final class LaunchImagePresenter: Sendable {
     }
 
     /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on
-    /// SIGTERM). Returns the helper's pid, nil when it could not start.
+    /// SIGTERM). Returns the helper's pid; nil when it could not start, or when `[LaunchImages]
+    /// MaxHelpers` helpers already run (the image is skipped, never the launch).
     func showSplash(helper: String, image: String, pid: Int32?, startupID: String, entry: DesktopEntry, config: PolicyConfig) -> Int32? {
         var argv = [helper, "--image", image, "--startup-id", startupID,
                     "--show-delay-ms", String(config.splashShowDelay), "--min-show-ms", String(config.splashMinimumDuration),
@@ -46,9 +49,11 @@ final class LaunchImagePresenter: Sendable {
         if let wmClass = entry.startupWMClass, !wmClass.isEmpty { argv += ["--wm-class", wmClass] }
         let log = logger
         do {
-            return try launcher.spawn(argv: argv, environment: environment, onExit: { status in
+            let pid = try helpers.start(argv: argv, environment: environment, limit: config.splashMaxHelpers, onExit: { status in
                 if status != 0 { log.warning("schemebridge-splash exited with status \(status) (launch image \(image) not shown)") }
             })
+            if pid == nil { logger.notice("\(config.splashMaxHelpers) launch images are already up (MaxHelpers); \(image) not shown") }
+            return pid
         } catch {
             logger.warning("cannot start schemebridge-splash: \(error.reason)")
             return nil
@@ -56,9 +61,10 @@ final class LaunchImagePresenter: Sendable {
     }
 
     /// Takes a splash down before its time (the launch failed): the helper unmaps it and exits
-    /// on SIGTERM.
+    /// on SIGTERM, sent through its pidfd (a helper that already ended is not signalled, nor is
+    /// a process that has its pid now).
     func takeDown(splash pid: Int32) {
-        kill(pid, SIGTERM)
+        helpers.terminate(pid)
     }
 
     /// Shows `image` in a notification when a notification server is on the bus; returns

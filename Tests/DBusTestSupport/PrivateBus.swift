@@ -34,12 +34,14 @@ public final class PrivateBus: @unchecked Sendable {
               <listen>unix:path=\(dir.path)/bus</listen>
               <auth>EXTERNAL</auth>
               <servicedir>\(serviceDirectory.path)</servicedir>
-              <!-- A real session bus's limits (Debian's session.conf): messages up to ~1 GB. -->
+              <!-- A real session bus's limits (Debian's session.conf): messages up to ~1 GB,
+                   50,000 calls awaiting replies per connection. -->
               <limit name="max_incoming_bytes">1000000000</limit>
               <limit name="max_outgoing_bytes">1000000000</limit>
               <limit name="max_message_size">1000000000</limit>
               <limit name="max_incoming_unix_fds">250000000</limit>
               <limit name="max_outgoing_unix_fds">250000000</limit>
+              <limit name="max_replies_per_connection">50000</limit>
               <policy context="default">\(anyUser ? "\n    <allow user=\"*\"/>" : "")
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>

@@ -15,6 +15,7 @@ import SchemeBridgeContract
             try f.entry("g\(i).desktop", "Name=G\(i)\nExec=/bin/true %u\nMimeType=x-scheme-handler/g\(i);", system: true)
             try f.entry("s\(i).desktop", "Name=S\(i)\nExec=/bin/true %u\nMimeType=x-scheme-handler/s\(i);", system: true)
         }
+        try f.writeConfig("[Policy]\nMaxSetDefaultRate=0\n")   // this test is about the file, not the rate
         _ = try await f.dbusSend("CanOpenURL", "string:s0:warm")
         let environment = [
             "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,

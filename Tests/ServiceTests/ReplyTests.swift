@@ -247,11 +247,20 @@ import SchemeBridgeContract
         // because its caller left — killed, or done.
         let pids = f.records.appendingPathComponent("bulk.pids").path
         let h = try Self.handler(f, "bulk", "echo $$ >> '\(pids)'; exec sleep 3600")
-        defer {
-            for line in ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n") {
-                if let pid = Int32(line) { kill(pid, SIGKILL) }
+        /// Kills the recorded handlers that are still ours (a pid is checked to run our
+        /// `sleep 3600` first: the others were reaped, and their numbers may be anyone's now).
+        func killHandlers() -> [Int32] {
+            let recorded = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+            var killed: [Int32] = []
+            for pid in recorded {
+                let cmdline = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+                guard cmdline == Data("sleep\u{0}3600\u{0}".utf8) else { continue }
+                kill(pid, SIGKILL)
+                killed.append(pid)
             }
+            return killed
         }
+        defer { _ = killHandlers() }
         try f.entry("bulk.desktop", "Name=Bulk\nExec=\(h) %u\nMimeType=x-scheme-handler/bulk;")
         try f.writeConfig("[Policy]\nMaxLaunchRate=0\nMaxConcurrentLaunches=4096\n[LaunchImages]\nEnabled=false\n")
         _ = try await f.dbusSend("CanOpenURL", "string:bulk:warm")
@@ -287,9 +296,8 @@ import SchemeBridgeContract
             let left = (try? await listed()) ?? ""
             #expect(gone, "request objects are left: \(left)")
             // The handlers go too (killed; the service reaps them): what is left is the service's.
-            let handlerPIDs = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-            for p in handlerPIDs { kill(p, SIGKILL) }
-            #expect(await Tools.eventually(timeout: .seconds(120)) { handlerPIDs.allSatisfy { !FileManager.default.fileExists(atPath: "/proc/\($0)") } })
+            let handlerPIDs = killHandlers()
+            #expect(await Tools.eventually(timeout: .seconds(120)) { handlerPIDs.allSatisfy { (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\($0)/cmdline"))) != Data("sleep\u{0}3600\u{0}".utf8) } })
             rss.append(MemoryBombTests.memory(pid, "VmRSS"))
             print("MEASURE round \(round + 1): \(clock.now - started), service RSS \(rss.last!) KiB")
         }

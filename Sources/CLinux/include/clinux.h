@@ -26,6 +26,10 @@ int clinux_spawn_io(const char *path, char *const argv[], char *const envp[], co
 /* pidfd_open(2): a descriptor that becomes readable when the process exits; -1 and errno on failure. */
 int clinux_pidfd_open(pid_t pid);
 
+/* pidfd_send_signal(2): signals the process `pidfd` refers to, never another that reused its pid;
+ * 0, or -1 and errno (ESRCH once it has been reaped). */
+int clinux_pidfd_send_signal(int pidfd, int sig);
+
 /* waitpid(pid, WNOHANG); returns pid when reaped (status in *code as "exit code or 128+signal"),
  * 0 when still running, -1 on error. */
 int clinux_reap(pid_t pid, int *code);

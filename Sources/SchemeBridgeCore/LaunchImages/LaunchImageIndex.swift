@@ -22,6 +22,11 @@ import Glibc
 /// directory scan on the hot path unless the directory changed. A listing read less than a
 /// second after the directory's last change is re-read on the next lookup, so a file added in
 /// the same clock tick is not missed.
+///
+/// A listing reads at most ``maximumFiles`` entries. A directory found to hold more is never
+/// listed again: its lookups `stat` the few candidate names instead (each name as the entry
+/// and scheme spell it, and lower-cased; at most 36), so a directory of 200,000 files costs a
+/// lookup no more than a small one.
 public final class LaunchImageIndex: Sendable {
     /// The most files of one directory that are indexed.
     public static let maximumFiles = 4096
@@ -34,6 +39,8 @@ public final class LaunchImageIndex: Sendable {
         var modified: (Int, Int) = (0, 0)
         /// Re-read on the next lookup: the directory changed within a second of the read.
         var racy = true
+        /// More than ``maximumFiles`` entries: looked up by name, never listed again.
+        var huge = false
     }
 
     private let listings = Mutex<[String: Listing]>([:])
@@ -49,10 +56,31 @@ public final class LaunchImageIndex: Sendable {
         let listing = current(dir)
         guard listing.exists else { return nil }
         let scale = DisplayScale.clamp(scale)
-        let specific = (base + "-" + Registry.lowercasedASCII(scheme)).lowercased()
+        let specificStem = base + "-" + Registry.lowercasedASCII(scheme)
+        if listing.huge {
+            return Self.probe(dir, stems: [specificStem, base], scale: scale)
+        }
+        let specific = specificStem.lowercased()
         let generic = base.lowercased()
         let name = Self.pick(listing.stems[specific], scale: scale) ?? Self.pick(listing.stems[generic], scale: scale)
         return name.map { XDGDirectories.join(dir, $0) }
+    }
+
+    /// The image among `stems` (in order) found by `stat` of each candidate name, spelled as
+    /// given and lower-cased: the exact scale, the unscaled file, then the nearest other scale.
+    static func probe(_ dir: String, stems: [String], scale: Int) -> String? {
+        var others = (1...DisplayScale.maximum).filter { $0 != scale }
+        others.sort { (abs($0 - scale), -$0) < (abs($1 - scale), -$1) }
+        for stem in stems {
+            let spellings = stem == stem.lowercased() ? [stem] : [stem, stem.lowercased()]
+            for suffix in ["@\(scale)x", ""] + others.map({ "@\($0)x" }) {
+                for spelling in spellings {
+                    let path = XDGDirectories.join(dir, spelling + suffix + ".png")
+                    if FileSystem.info(path).kind == .file { return path }
+                }
+            }
+        }
+        return nil
     }
 
     /// The launch-image directory of `entry` (nil when `X-LaunchImageDir` is unusable).
@@ -93,14 +121,15 @@ public final class LaunchImageIndex: Sendable {
         var st = stat()
         let found = stat(dir, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
         let modified = found ? (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec)) : (0, 0)
-        if let cached = listings.withLock({ $0[dir] }), !cached.racy, cached.exists == found, cached.modified == modified {
+        if let cached = listings.withLock({ $0[dir] }), cached.exists == found,
+           cached.huge || (!cached.racy && cached.modified == modified) {
             return cached
         }
         var listing = Listing()
         listing.exists = found
         listing.modified = modified
         if found {
-            listing.stems = Self.read(dir)
+            (listing.stems, listing.huge) = Self.read(dir)
             directoryReads.add(1, ordering: .relaxed)
         }
         var now = timespec()
@@ -113,11 +142,22 @@ public final class LaunchImageIndex: Sendable {
         return listing
     }
 
-    /// Reads the PNG files of `dir` into stems and scales.
-    static func read(_ dir: String) -> [String: [Int: String]] {
-        guard let (entries, _) = try? FileSystem.list(dir) else { return [:] }
+    /// Reads the PNG files of `dir` into stems and scales, reading at most ``maximumFiles``
+    /// entries; `huge` when there were more.
+    static func read(_ dir: String) -> (stems: [String: [Int: String]], huge: Bool) {
+        guard let handle = opendir(dir) else { return ([:], false) }
+        defer { closedir(handle) }
+        var entries: [(name: String, type: UInt8)] = []
+        while let ent = readdir(handle) {
+            if entries.count >= maximumFiles { return ([:], true) }
+            let name: String? = withUnsafePointer(to: &ent.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(validatingCString: $0) }
+            }
+            guard let name, name != ".", name != ".." else { continue }
+            entries.append((name, ent.pointee.d_type))
+        }
         var stems: [String: [Int: String]] = [:]
-        for (count, e) in entries.enumerated() where count < maximumFiles {
+        for e in entries {
             let lower = e.name.lowercased()
             guard lower.hasSuffix(".png"), lower.count > 4 else { continue }
             if e.type != UInt8(DT_REG) {
@@ -135,6 +175,6 @@ public final class LaunchImageIndex: Sendable {
             }
             stems[String(stem), default: [:]][scale] = e.name
         }
-        return stems
+        return (stems, false)
     }
 }

@@ -22,10 +22,11 @@ public struct ProcessLauncher: Sendable {
     /// Starts `argv` with exactly `environment` as its environment. Returns the pid once
     /// the program has been executed; a program that cannot be executed throws.
     /// `onExit` (if given) is called with the exit code (128+signal when killed) once the
-    /// process has ended and been reaped.
+    /// process has ended and been reaped. `onStart` (if given) is called with the pid before
+    /// the child can be reaped, so a pidfd opened there is surely this child's.
     public func spawn(
         argv: [String], environment: [String: String], workingDirectory: String? = nil,
-        stdout: Int32 = -1, stderr: Int32 = -1, onExit: (@Sendable (Int32) -> Void)? = nil
+        stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws(LaunchError) -> Int32 {
         guard let program = argv.first, !program.isEmpty else {
             throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
@@ -70,6 +71,7 @@ public struct ProcessLauncher: Sendable {
             }
             throw LaunchError(program: program, code: rc, reason: reason)
         }
+        onStart?(pid)
         ChildReaper.shared.watch(pid: pid, onExit: onExit)
         return pid
     }

@@ -1,31 +1,66 @@
 import Synchronization
 
-/// Counts launches in flight against a limit. A ``LaunchSlot`` is held for the whole launch
-/// and given back when the last reference to it goes, so no path can forget to.
+/// Counts launches in flight against a limit, in all and per caller. A ``LaunchSlot`` is held
+/// for the whole launch and given back when the last reference to it goes, so no path can
+/// forget to.
 public final class LaunchSlots: Sendable {
-    private let count = Mutex(0)
+    private struct Counts {
+        var total = 0
+        /// Launches in flight per caller key; a key is removed when its count is back to 0, so
+        /// the table never holds more keys than launches in flight.
+        var perCaller: [String: Int] = [:]
+    }
+    private let counts = Mutex(Counts())
+
+    /// Why no slot was given.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// `limit` launches are in flight in all.
+        case total(limit: Int)
+        /// The caller has `limit` launches in flight.
+        case caller(limit: Int)
+    }
 
     public init() {}
 
     /// A slot, or nil when `limit` launches are already in flight.
-    public func take(limit: Int) -> LaunchSlot? {
-        let ok = count.withLock { n -> Bool in
-            if n >= limit { return false }
-            n += 1
-            return true
+    public func take(limit: Int) -> LaunchSlot? { try? take(caller: "", limit: limit, perCaller: limit) }
+
+    /// A slot for `caller`: refused when `limit` launches are in flight in all, or `perCaller`
+    /// of them are this caller's.
+    public func take(caller: String, limit: Int, perCaller: Int) throws(Refusal) -> LaunchSlot {
+        let refusal = counts.withLock { c -> Refusal? in
+            if c.total >= limit { return .total(limit: limit) }
+            if c.perCaller[caller, default: 0] >= perCaller { return .caller(limit: perCaller) }
+            c.total += 1
+            c.perCaller[caller, default: 0] += 1
+            return nil
         }
-        return ok ? LaunchSlot(owner: self) : nil
+        if let refusal { throw refusal }
+        return LaunchSlot(owner: self, caller: caller)
     }
 
     /// Launches in flight now.
-    public var inFlight: Int { count.withLock { $0 } }
+    public var inFlight: Int { counts.withLock { $0.total } }
 
-    fileprivate func give() { count.withLock { $0 -= 1 } }
+    /// Launches in flight now for `caller`.
+    public func inFlight(caller: String) -> Int { counts.withLock { $0.perCaller[caller, default: 0] } }
+
+    fileprivate func give(_ caller: String) {
+        counts.withLock { c in
+            c.total -= 1
+            let left = c.perCaller[caller, default: 1] - 1
+            c.perCaller[caller] = left > 0 ? left : nil
+        }
+    }
 }
 
 /// One launch in flight; given back when released.
 public final class LaunchSlot: Sendable {
     private let owner: LaunchSlots
-    fileprivate init(owner: LaunchSlots) { self.owner = owner }
-    deinit { owner.give() }
+    private let caller: String
+    fileprivate init(owner: LaunchSlots, caller: String) {
+        self.owner = owner
+        self.caller = caller
+    }
+    deinit { owner.give(caller) }
 }

@@ -10,13 +10,19 @@ import Glibc
 /// ExtraReservedSchemes=bank;      # adds to it
 /// MaxLaunchRate=50                # launches per second per caller; 0 = no limit
 /// LaunchBurst=100
+/// UnidentifiedLaunchRate=2        # per second, all unidentified callers together; 0 = no limit
+/// UnidentifiedLaunchBurst=10
 /// MaxConcurrentLaunches=32        # D-Bus activations / spawns in flight at once
+/// MaxLaunchesPerCaller=8          # of those, in flight for one caller
+/// MaxSetDefaultRate=2             # SetDefaultHandler calls per second per caller; 0 = no limit
+/// SetDefaultBurst=20
 ///
 /// [LaunchImages]
 /// Enabled=true                    # false: never show launch images
 /// ShowDelay=150                   # ms: apps up sooner never show their image
 /// MinimumDuration=300             # ms: once shown, an image stays at least this long
 /// Timeout=10000                   # ms: the image goes away after this at the latest
+/// MaxHelpers=4                    # splash helpers at once; past it a launch shows no image
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -25,7 +31,17 @@ public struct PolicyConfig: Sendable, Equatable {
     public var reservedSchemes = Policy.defaultReservedSchemes
     public var maxLaunchRate: Double = 50
     public var launchBurst: Double = 100
+    /// `UnidentifiedLaunchRate`: the one bucket every unidentified caller shares.
+    public var unidentifiedLaunchRate: Double = 2
+    /// `UnidentifiedLaunchBurst`.
+    public var unidentifiedLaunchBurst: Double = 10
     public var maxConcurrentLaunches = 32
+    /// `MaxLaunchesPerCaller`: launches in flight for one caller (unidentified callers count as one).
+    public var maxLaunchesPerCaller = 8
+    /// `MaxSetDefaultRate`: `SetDefaultHandler` calls a second per caller.
+    public var maxSetDefaultRate: Double = 2
+    /// `SetDefaultBurst`.
+    public var setDefaultBurst: Double = 20
     /// The most `MaxConcurrentLaunches` may be.
     public static let maximumConcurrentLaunches = 4096
     /// `[Callbacks] Enabled`: check x-callback URLs against the caller's entry and deliver them
@@ -39,6 +55,10 @@ public struct PolicyConfig: Sendable, Equatable {
     public var splashMinimumDuration = 300
     /// `[LaunchImages] Timeout`, in milliseconds.
     public var splashTimeout = 10_000
+    /// `[LaunchImages] MaxHelpers`: splash helpers running at once.
+    public var splashMaxHelpers = 4
+    /// The most `MaxHelpers` may be.
+    public static let maximumSplashHelpers = 64
 
     public init() {}
 
@@ -47,7 +67,7 @@ public struct PolicyConfig: Sendable, Equatable {
         var c = PolicyConfig()
         let file = try KeyFile(text: text, path: path)
         if let images = file.group("LaunchImages") {
-            let known: Set<String> = ["Enabled", "ShowDelay", "MinimumDuration", "Timeout"]
+            let known: Set<String> = ["Enabled", "ShowDelay", "MinimumDuration", "Timeout", "MaxHelpers"]
             for e in images.entries where !known.contains(e.key) {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
             }
@@ -63,6 +83,11 @@ public struct PolicyConfig: Sendable, Equatable {
             if let v = milliseconds("ShowDelay") { c.splashShowDelay = v }
             if let v = milliseconds("MinimumDuration") { c.splashMinimumDuration = v }
             if let v = milliseconds("Timeout") { c.splashTimeout = max(v, 1) }
+            if let s = images.string("MaxHelpers") {
+                if let v = Int(s), v >= 0, v <= maximumSplashHelpers { c.splashMaxHelpers = v } else {
+                    warnings.append("\(path): MaxHelpers=\(s) is not a number from 0 to \(maximumSplashHelpers); ignored")
+                }
+            }
         }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
@@ -71,7 +96,8 @@ public struct PolicyConfig: Sendable, Equatable {
             if let b = callbacks.boolean("Enabled") { c.callbacks = b }
         }
         guard let g = file.group("Policy") else { return c }
-        let known: Set<String> = ["QueryPrivacy", "ReservedSchemes", "ExtraReservedSchemes", "MaxLaunchRate", "LaunchBurst", "MaxConcurrentLaunches"]
+        let known: Set<String> = ["QueryPrivacy", "ReservedSchemes", "ExtraReservedSchemes", "MaxLaunchRate", "LaunchBurst", "MaxConcurrentLaunches",
+                                  "UnidentifiedLaunchRate", "UnidentifiedLaunchBurst", "MaxLaunchesPerCaller", "MaxSetDefaultRate", "SetDefaultBurst"]
         for e in g.entries where !known.contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
@@ -94,6 +120,11 @@ public struct PolicyConfig: Sendable, Equatable {
         if let v = number("MaxLaunchRate", 0...1_000_000) { c.maxLaunchRate = v }
         if let v = number("LaunchBurst", 1...1_000_000) { c.launchBurst = v }
         if let v = number("MaxConcurrentLaunches", 1...Double(PolicyConfig.maximumConcurrentLaunches)) { c.maxConcurrentLaunches = Int(v) }
+        if let v = number("UnidentifiedLaunchRate", 0...1_000_000) { c.unidentifiedLaunchRate = v }
+        if let v = number("UnidentifiedLaunchBurst", 1...1_000_000) { c.unidentifiedLaunchBurst = v }
+        if let v = number("MaxLaunchesPerCaller", 1...Double(PolicyConfig.maximumConcurrentLaunches)) { c.maxLaunchesPerCaller = Int(v) }
+        if let v = number("MaxSetDefaultRate", 0...1_000_000) { c.maxSetDefaultRate = v }
+        if let v = number("SetDefaultBurst", 1...1_000_000) { c.setDefaultBurst = v }
         return c
     }
 }

@@ -7,14 +7,22 @@ public final class Broker: Sendable {
     public let router: URLRouter
     public let policy: PolicyStore
     public let launchImages: LaunchImageIndex
-    private let rateLimiter = LaunchRateLimiter()
+    private let rateLimiter: LaunchRateLimiter
+    private let setDefaultLimiter: LaunchRateLimiter
     private let slots = LaunchSlots()
     /// x-callback URLs handed out, pinned to the entries of the apps that asked.
     public let callbackRoutes = CallbackRoutes()
+    /// Writes defaults on a thread of its own, never on the shared task threads.
+    private let defaultsWriter = SerialWriter<Result<Void, OpenFailure>>(name: "defaults")
 
-    /// - Parameter ownDesktopIDs: SchemeBridge's own entries, never handlers.
+    /// - Parameters:
+    ///   - ownDesktopIDs: SchemeBridge's own entries, never handlers.
+    ///   - clock: monotonic seconds for the rate limits (tests pass their own).
     public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
-                launchImages: LaunchImageIndex = LaunchImageIndex()) {
+                launchImages: LaunchImageIndex = LaunchImageIndex(),
+                clock: @escaping @Sendable () -> Double = LaunchRateLimiter.monotonicSeconds) {
+        self.rateLimiter = LaunchRateLimiter(clock: clock)
+        self.setDefaultLimiter = LaunchRateLimiter(clock: clock)
         self.registry = registry
         self.policy = policy
         self.launchImages = launchImages
@@ -23,6 +31,14 @@ public final class Broker: Sendable {
 
     /// Launches in flight now.
     public var launchesInFlight: Int { slots.inFlight }
+
+    /// The rate buckets kept now (for tests and figures).
+    public var rateBuckets: Int { rateLimiter.bucketCount }
+
+    /// The key a caller's launches are counted under: its app id; every unidentified caller
+    /// shares one (a caller that disconnects before it is identified must not get a fresh
+    /// bucket with each connection).
+    static func limitKey(_ caller: Caller) -> String? { caller.appID }
 
     // MARK: queries
 
@@ -103,9 +119,33 @@ public final class Broker: Sendable {
         return s
     }
 
-    /// Makes `desktopID` the user's default for `scheme` after ``checkSetDefault(scheme:desktopID:)``.
+    /// Makes `desktopID` the user's default for `scheme` for `caller`: checked
+    /// (``checkSetDefault(scheme:desktopID:)``), limited per caller (`MaxSetDefaultRate`,
+    /// `SetDefaultBurst`; unidentified callers share one bucket), then written on the defaults
+    /// writer's own thread — the caller's task waits without holding a shared thread, and
+    /// identical requests queued together are written once.
+    public func setDefault(scheme: String, desktopID: String, caller: Caller) async throws(OpenFailure) {
+        let s = try checkSetDefault(scheme: scheme, desktopID: desktopID)
+        let config = policy.current
+        let limits = LaunchRateLimiter.Limits(rate: config.maxSetDefaultRate, burst: config.setDefaultBurst)
+        guard setDefaultLimiter.allow(Self.limitKey(caller), limits, shared: limits) else {
+            throw OpenFailure(.rateLimited, "too many default changes from \(caller.displayName); slow down and try again in a moment")
+        }
+        let registry = self.registry
+        let result: Result<Void, OpenFailure> = await defaultsWriter.run(key: s + "\u{0}" + desktopID) {
+            Result { () throws(OpenFailure) in try Self.write(registry, scheme: s, desktopID: desktopID) }
+        }
+        try result.get()
+    }
+
+    /// Makes `desktopID` the user's default for `scheme` after ``checkSetDefault(scheme:desktopID:)``,
+    /// on the calling thread, without a rate limit (in-process callers).
     public func setDefault(scheme: String, desktopID: String) throws(OpenFailure) {
         let s = try checkSetDefault(scheme: scheme, desktopID: desktopID)
+        try Self.write(registry, scheme: s, desktopID: desktopID)
+    }
+
+    private static func write(_ registry: Registry, scheme s: String, desktopID: String) throws(OpenFailure) {
         do {
             _ = try registry.setDefault(scheme: s, desktopID: desktopID)
         } catch {
@@ -153,11 +193,23 @@ public final class Broker: Sendable {
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
         }
         let config = policy.current
-        guard rateLimiter.allow(caller.rateKey, rate: config.maxLaunchRate, burst: config.launchBurst) else {
-            throw OpenFailure(.rateLimited, "too many launches from \(caller.rateKey); slow down and try again in a moment")
+        let key = Self.limitKey(caller)
+        guard rateLimiter.allow(key, .init(rate: config.maxLaunchRate, burst: config.launchBurst),
+                                shared: .init(rate: config.unidentifiedLaunchRate, burst: config.unidentifiedLaunchBurst)) else {
+            throw OpenFailure(.rateLimited, key == nil
+                ? "too many launches from unidentified callers (they share one limit); slow down and try again in a moment"
+                : "too many launches from \(caller.displayName); slow down and try again in a moment")
         }
-        guard let slot = slots.take(limit: config.maxConcurrentLaunches) else {
-            throw OpenFailure(.rateLimited, "\(config.maxConcurrentLaunches) launches are already in progress; try again in a moment")
+        let slot: LaunchSlot
+        do {
+            slot = try slots.take(caller: key ?? LaunchRateLimiter.overflowKey, limit: config.maxConcurrentLaunches, perCaller: config.maxLaunchesPerCaller)
+        } catch {
+            switch error {
+            case .total(let limit):
+                throw OpenFailure(.rateLimited, "\(limit) launches are already in progress; try again in a moment")
+            case .caller(let limit):
+                throw OpenFailure(.rateLimited, "\(caller.displayName) already has \(limit) launches in progress (MaxLaunchesPerCaller); try again in a moment")
+            }
         }
         let image = request.launchImage && config.launchImages
             ? launchImages.image(for: plan.entry, scheme: plan.url.scheme.name, scale: request.scale ?? sessionScale) : nil
