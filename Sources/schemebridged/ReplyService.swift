@@ -17,8 +17,8 @@ final class ReplyService: Sendable {
     /// then, and its timeout.
     private struct Tracking {
         var published = false
-        var held: Response?
-        var heldCaller: String?
+        /// An outcome that came before publication, and whom it is for.
+        var held: (response: Response, caller: String)?
     }
     /// The requests' timeouts (one thread for all; a finished request's is cancelled at once).
     private let timeouts: DeadlineTimer
@@ -58,11 +58,11 @@ final class ReplyService: Sendable {
 
     /// The reply naming request `id` was sent: a held outcome may go now.
     func publish(_ id: UInt64) {
-        let held: Response? = tracking.withLock { t in
+        let held = tracking.withLock { t in
             t[id]?.published = true
             return t[id]?.held
         }
-        if let held, let caller = table.request(id)?.caller ?? heldCaller(id) { send(held, id: id, to: caller) }
+        if let held { send(held.response, id: id, to: held.caller) }
     }
 
     /// The handler of `id` started as `handler`.
@@ -163,13 +163,12 @@ final class ReplyService: Sendable {
         timeouts.cancel(r.id)
         let now: Bool = tracking.withLock { t in
             guard let published = t[r.id]?.published else { return false }
-            if !published { t[r.id]?.held = response; t[r.id]?.heldCaller = r.caller }
+            if !published { t[r.id]?.held = (response, r.caller) }
             return published
         }
         if now { send(response, id: r.id, to: r.caller) }
     }
 
-    private func heldCaller(_ id: UInt64) -> String? { tracking.withLock { $0[id]?.heldCaller } }
 
     private func send(_ response: Response, id: UInt64, to caller: String) {
         if let destination = try? BusName(caller) {

@@ -9,12 +9,6 @@ import SchemeBridgeContract
 /// a cap on launches in flight.
 @Suite struct ConfigTests {
 
-    func writeConfig(_ f: ServiceFixture, _ text: String) throws {
-        let dir = f.configHome.appendingPathComponent("schemebridge")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try text.write(to: dir.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-    }
-
     @Test func queryPrivacyAnswersOnlyDeclaredSchemes() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
@@ -23,7 +17,7 @@ import SchemeBridgeContract
         // The python client is identified as org.example.Asker: its entry runs the same executable.
         let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
         try f.entry("org.example.Asker.desktop", "Name=Asker\nExec=\(python) -c pass\nX-SchemeBridge-QueriesSchemes=todolist;", system: true)
-        try writeConfig(f, "[Policy]\nQueryPrivacy=true\n")
+        try f.writeConfig("[Policy]\nQueryPrivacy=true\n")
         // The very first call of a new caller is answered for that caller (no warm-up): the
         // service identifies it before answering.
         let script = """
@@ -56,7 +50,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
         // Values that used to trap a conversion (crash at start, so bus activation crash-looped).
-        try writeConfig(f, "[Policy]\nMaxConcurrentLaunches=1e19\nLaunchBurst=-5\nMaxLaunchRate=nan\n[LaunchImages]\nTimeout=99999999999999999999\n")
+        try f.writeConfig("[Policy]\nMaxConcurrentLaunches=1e19\nLaunchBurst=-5\nMaxLaunchRate=nan\n[LaunchImages]\nTimeout=99999999999999999999\n")
         let opened = try await f.dbusSend("OpenURL", "string:todolist://after-bad-config")
         #expect(opened.stdout.contains("boolean true"), "\(opened.stdout)\(opened.stderr)")
         #expect(await f.recordedArgv("todo") == ["todolist://after-bad-config"])
@@ -78,7 +72,7 @@ import SchemeBridgeContract
         try f.entry("bankapp.desktop", "Name=Bank\nExec=\(try f.recorder("bank")) %u\nMimeType=x-scheme-handler/bank;")
         let before = try await f.dbusSend("CanOpenURL", "string:bank://x")
         #expect(before.stdout.contains("boolean true"))
-        try writeConfig(f, "# site policy\n[Policy]\nExtraReservedSchemes=bank;\nUnknownKey=1\n")
+        try f.writeConfig("# site policy\n[Policy]\nExtraReservedSchemes=bank;\nUnknownKey=1\n")
         let reserved = await Tools.eventually {
             ((try? await f.dbusSend("OpenURL", "string:bank://x"))?.stderr.contains(ContractError.reservedScheme.description)) == true
         }
@@ -93,7 +87,7 @@ import SchemeBridgeContract
     @Test func launchesInFlightAreCapped() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        try writeConfig(f, "[Policy]\nMaxConcurrentLaunches=1\n")
+        try f.writeConfig("[Policy]\nMaxConcurrentLaunches=1\n")
         try f.entry("org.example.Slow.desktop", "Name=Slow\nDBusActivatable=true\nMimeType=x-scheme-handler/slow;")
         // The app's Open says it started (a file), then returns only once the test opens the gate.
         let started = f.root.appendingPathComponent("open-started").path
