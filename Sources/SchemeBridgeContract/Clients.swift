@@ -15,8 +15,8 @@ public struct SchemeBridgeClient: Sendable {
     /// Performs `call`; a contract error comes back as a ``DBusError`` (match it with
     /// `catch ContractError.noHandler`).
     public func perform<R>(_ call: ContractCall<R>) async throws(DBusError) -> R {
-        let reply = try await connection.call(destination: Contract.busName, path: Contract.objectPath,
-                                              interface: Contract.interface, member: call.member, call.arguments, timeout: timeout)
+        let reply = try await connection.call(destination: Contract.busName, path: call.path,
+                                              interface: call.interface, member: call.member, call.arguments, timeout: timeout)
         return try call.decode(reply)
     }
 
@@ -49,8 +49,8 @@ public struct SchemeBridgeBlockingClient {
 
     /// Performs `call`, blocking until the reply comes.
     public func perform<R>(_ call: ContractCall<R>) throws(DBusError) -> R {
-        let reply = try connection.call(destination: Contract.busName, path: Contract.objectPath,
-                                        interface: Contract.interface, member: call.member, call.arguments, timeout: timeout)
+        let reply = try connection.call(destination: Contract.busName, path: call.path,
+                                        interface: call.interface, member: call.member, call.arguments, timeout: timeout)
         return try call.decode(reply)
     }
 

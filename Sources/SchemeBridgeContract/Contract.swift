@@ -16,6 +16,12 @@ public enum Contract {
     public static let requestInterface: InterfaceName = "io.github.schemebridge.Request1"
     /// Request objects live below this path: `…/request/<id>`.
     public static let requestPathPrefix = objectPath.rawValue + "/request"
+    /// The interface of pasteboard creation and lookup, on ``objectPath`` (version 2).
+    public static let pasteboardsInterface: InterfaceName = "io.github.schemebridge.Pasteboards1"
+    /// The interface of each pasteboard's object (version 2).
+    public static let pasteboardInterface: InterfaceName = "io.github.schemebridge.Pasteboard1"
+    /// Pasteboard objects live below this path: `…/pasteboard/<id>`.
+    public static let pasteboardPathPrefix = objectPath.rawValue + "/pasteboard"
     /// The prefix of every contract error name (`…SchemeBridge1.Error.NoHandler`).
     public static let errorPrefix = interface.rawValue + ".Error."
     /// SchemeBridge's own desktop entry (`desktop/`): `Exec=schemebridge open %u`. Never a
@@ -42,6 +48,25 @@ public enum ContractMethod {
     public static let reply: MemberName = "Reply"
     /// `Close()` on a request object: the caller gives up.
     public static let close: MemberName = "Close"
+
+    /// `CreatePasteboard(s name, a{sv} options) → (o, s)` on ``Contract/pasteboardsInterface``.
+    public static let createPasteboard: MemberName = "CreatePasteboard"
+    /// `FindPasteboard(s name) → o` on ``Contract/pasteboardsInterface``.
+    public static let findPasteboard: MemberName = "FindPasteboard"
+    /// `SetItems(aa{sv}) → u` on a pasteboard.
+    public static let setItems: MemberName = "SetItems"
+    /// `Types() → aas` on a pasteboard.
+    public static let types: MemberName = "Types"
+    /// `Read(u item, s type) → h` on a pasteboard.
+    public static let read: MemberName = "Read"
+    /// `ReadBytes(u item, s type) → ay` on a pasteboard.
+    public static let readBytes: MemberName = "ReadBytes"
+    /// `Grant(as app_ids)` on a pasteboard.
+    public static let grant: MemberName = "Grant"
+    /// `Revoke(as app_ids)` on a pasteboard.
+    public static let revoke: MemberName = "Revoke"
+    /// `Delete()` on a pasteboard.
+    public static let delete: MemberName = "Delete"
 }
 
 /// The codes of a `Response`.
@@ -57,4 +82,10 @@ public enum ContractProperty {
     public static let version: MemberName = "Version"
     /// `Schemes` (as): every scheme with a handler; emits `PropertiesChanged`.
     public static let schemes: MemberName = "Schemes"
+    /// A pasteboard's `Name` (s).
+    public static let name: MemberName = "Name"
+    /// A pasteboard's `ChangeCount` (u): how many times `SetItems` replaced its items.
+    public static let changeCount: MemberName = "ChangeCount"
+    /// A pasteboard's `Persistent` (b).
+    public static let persistent: MemberName = "Persistent"
 }

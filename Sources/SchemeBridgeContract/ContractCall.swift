@@ -5,6 +5,10 @@ import DBus
 /// ``SchemeBridgeBlockingClient`` (blocking, over ``BlockingConnection``, for the CLI):
 /// `try client.perform(.canOpenURL("todolist://x"))`.
 public struct ContractCall<Result: Sendable>: Sendable {
+    /// The object called: the service's one object unless it is a request or pasteboard.
+    public let path: ObjectPath
+    /// The interface of ``member``.
+    public let interface: InterfaceName
     /// The method.
     public let member: MemberName
     /// Its arguments.
@@ -12,8 +16,11 @@ public struct ContractCall<Result: Sendable>: Sendable {
     /// Reads the reply's arguments.
     public let decode: @Sendable ([DBusValue]) throws(DBusError) -> Result
 
-    public init(_ member: MemberName, _ arguments: [DBusValue],
+    public init(_ member: MemberName, _ arguments: [DBusValue], path: ObjectPath = Contract.objectPath,
+                interface: InterfaceName = Contract.interface,
                 decode: @escaping @Sendable ([DBusValue]) throws(DBusError) -> Result) {
+        self.path = path
+        self.interface = interface
         self.member = member
         self.arguments = arguments
         self.decode = decode
@@ -83,9 +90,10 @@ extension ContractCall where Result == Void {
 
 extension ContractCall {
     /// A call whose reply is one value, read by `read` (nil: wrong signature).
-    static func single(_ member: MemberName, _ arguments: [DBusValue],
+    static func single(_ member: MemberName, _ arguments: [DBusValue], path: ObjectPath = Contract.objectPath,
+                       interface: InterfaceName = Contract.interface,
                        _ read: @escaping @Sendable (DBusValue) -> Result?) -> Self {
-        ContractCall(member, arguments) { reply throws(DBusError) in
+        ContractCall(member, arguments, path: path, interface: interface) { reply throws(DBusError) in
             guard reply.count == 1, let value = read(reply[0]) else { throw unexpected(member, reply) }
             return value
         }

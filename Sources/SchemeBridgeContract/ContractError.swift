@@ -33,10 +33,17 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     public static let notTheHandler = ContractError("NotTheHandler")
     /// An x-callback URL whose scheme the caller's own entry does not declare (version 2).
     public static let callbackNotOwned = ContractError("CallbackNotOwned")
+    /// No pasteboard of that name or path that the caller may see (never a hint that one exists).
+    public static let noSuchPasteboard = ContractError("NoSuchPasteboard")
+    /// The caller's pasteboards would exceed its count or byte quota (or the disk is full).
+    public static let quotaExceeded = ContractError("QuotaExceeded")
+    /// The pasteboard item has no data of that type (or there is no such item).
+    public static let noSuchType = ContractError("NoSuchType")
 
     /// Every error of the contract.
     public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler,
-                                                   .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned]
+                                                   .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned,
+                                                   .noSuchPasteboard, .quotaExceeded, .noSuchType]
 
     /// The full D-Bus error name.
     public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }

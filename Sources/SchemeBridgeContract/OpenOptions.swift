@@ -18,8 +18,11 @@ public struct OpenOptions: Sendable, Equatable {
         public static let scale = "scale"
         /// `timeout` (u): seconds `OpenURLWithReply` waits for the handler's answer (default 300).
         public static let timeout = "timeout"
+        /// `pasteboard` (o or s): a pasteboard of the caller's, by path or name, that the resolved
+        /// handler is granted read access to before it starts.
+        public static let pasteboard = "pasteboard"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard]
     }
 
     public var handler: String?
@@ -29,19 +32,22 @@ public struct OpenOptions: Sendable, Equatable {
     public var scale: Int?
     /// Seconds to wait for a reply (`OpenURLWithReply`).
     public var timeout: UInt32?
+    /// The pasteboard to grant the handler (its object path or its name).
+    public var pasteboard: String?
 
     /// The default and the longest reply timeouts, in seconds.
     public static let defaultTimeout: UInt32 = 300
     public static let maximumTimeout: UInt32 = 86_400
 
     public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
-                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil) {
+                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil) {
         self.handler = handler
         self.activationToken = activationToken
         self.annotation = annotation
         self.launchImage = launchImage
         self.scale = scale
         self.timeout = timeout
+        self.pasteboard = pasteboard
     }
 
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped;
@@ -68,6 +74,14 @@ public struct OpenOptions: Sendable, Equatable {
             guard let n = v.integer, n > 0 else { throw Self.wrongType(Key.timeout, "a positive number of seconds (u)", v) }
             timeout = UInt32(min(n, Int64(Self.maximumTimeout)))
         }
+        if let v = dict[Key.pasteboard]?.unwrappedOnceOrSelf {
+            switch v {
+            case .string(let name) where !name.isEmpty: pasteboard = name
+            case .string: break
+            case .objectPath(let path): pasteboard = path.rawValue
+            default: throw Self.wrongType(Key.pasteboard, "a pasteboard's path (o) or name (s)", v)
+            }
+        }
         if handler?.isEmpty == true { handler = nil }
         if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
     }
@@ -81,6 +95,9 @@ public struct OpenOptions: Sendable, Equatable {
         if !launchImage { d[Key.launchImage] = .boolean(false) }
         if let scale { d[Key.scale] = .uint32(UInt32(scale)) }
         if let timeout { d[Key.timeout] = .uint32(timeout) }
+        if let pasteboard {
+            d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
+        }
         return d
     }
 
