@@ -92,3 +92,44 @@ import SchemeBridgeContract
         #expect(r.stdout == "\(quota)\nTrue\n\(quota)\n\(quota)\n4000 1\n", "\(r.stdout)\(r.stderr)")
     }
 }
+
+/// A full disk: the write that does not fit is refused with a clear error, and the pasteboard
+/// keeps what it had — across a restart too. The state directory is a 1 MiB tmpfs (mounting
+/// needs root, which CI and this machine's test runs have).
+@Suite struct PasteboardFullDiskTests {
+    @Test func aFullDiskIsAClearErrorAndLosesNothing() async throws {
+        let state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-small-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let mounted = try await Tools.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", state.path])
+        try #require(mounted.status == 0, "cannot mount a small tmpfs (this test needs root): \(mounted.stderr)")
+        defer {
+            _ = Glibc.umount2(state.path, Int32(MNT_DETACH))
+            try? FileManager.default.removeItem(at: state)
+        }
+        let f = try ServiceFixture(extraEnvironment: ["XDG_STATE_HOME": state.path])
+        defer { f.stop() }
+        let writer = try f.pythonNamed("disk-filler")
+        let r = try await f.runPython("""
+            from pb import *
+            import dbus
+            b = bus()
+            path, name = boards(b).CreatePasteboard('on-a-small-disk', {'persistent': True})
+            p = board(b, path)
+            p.SetItems([{'text/plain': dbus.ByteArray(b'fits' * 1000)}])
+            print(error(lambda: p.SetItems([{'text/plain': dbus.types.UnixFd(sealed(b'z' * (3 << 20)))}])))
+            print(len(bytes(p.ReadBytes(0, 'text/plain'))))
+            """, python: writer)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix(ContractError.quotaExceeded.rawValue) && lines[0].contains("disk is full"), "\(r.stdout)\(r.stderr)")
+        #expect(lines.last == "4000")
+        let pid = try #require(await f.servicePID())
+        kill(pid, SIGKILL)
+        #expect(await Tools.eventually { await f.servicePID() != pid })
+        let after = try await f.runPython("""
+            from pb import *
+            b = bus()
+            print(len(bytes(board(b, boards(b).FindPasteboard('on-a-small-disk')).ReadBytes(0, 'text/plain'))))
+            """, python: writer)
+        #expect(after.stdout == "4000\n", "\(after.stdout)\(after.stderr)\n\(f.serviceLog)")
+    }
+}

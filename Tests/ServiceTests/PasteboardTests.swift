@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DBus
 import DBusTestSupport
 import SchemeBridgeContract
 
@@ -250,5 +251,62 @@ import SchemeBridgeContract
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let peak = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) } ?? .max
         #expect(peak < 64 * 1024, "the service's peak RSS was \(peak) KiB")
+    }
+
+    @Test func bothInterfacesMatchTheShippedXMLAndChangesReachOwnerAndGranteesOnly() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let reader = try f.pythonNamed("change-reader"), stranger = try f.pythonNamed("stranger")
+        // The owner makes a pasteboard and grants the reader; each then waits for Changed.
+        let made = try await f.runPython("""
+            from pb import *
+            b = bus()
+            path, name = boards(b).CreatePasteboard('watched', {})
+            board(b, path).Grant(['\(reader)'])
+            print(path)
+            """, python: try f.pythonNamed("change-owner"))
+        let path = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(path.hasPrefix(Contract.pasteboardPathPrefix + "/"), "\(made.stdout)\(made.stderr)")
+        let watch = """
+            from pb import *
+            import sys
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            b = bus()
+            print(error(lambda: boards(b).FindPasteboard('watched')).split(':')[0], flush=True)
+            loop = GLib.MainLoop()
+            b.add_signal_receiver(lambda n: (print('Changed', int(n), flush=True), loop.quit()), 'Changed', PB, N, sys.argv[1])
+            open(sys.argv[2], 'w').close()
+            GLib.timeout_add_seconds(int(sys.argv[3]), loop.quit)
+            loop.run()
+            """
+        let readerReady = f.records.appendingPathComponent("reader.ready").path, strangerReady = f.records.appendingPathComponent("stranger.ready").path
+        async let readerSaw = f.runPython(watch, python: reader, [path, readerReady, "60"])
+        // The stranger listens (a match rule on the path) but is never sent the signal; it gives up
+        // after the reader got its Changed.
+        async let strangerSaw = f.runPython(watch, python: stranger, [path, strangerReady, "8"])
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: readerReady) && FileManager.default.fileExists(atPath: strangerReady) })
+        let set = try await f.runPython("""
+            from pb import *
+            import dbus
+            print(int(board(bus(), '\(path)').SetItems([{'text/plain': dbus.ByteArray(b'new')}])))
+            """, python: try f.pythonNamed("change-owner"))
+        #expect(set.stdout == "1\n", "\(set.stderr)")
+        let (r, s) = (try await readerSaw, try await strangerSaw)
+        #expect(r.stdout == "no error\nChanged 1\n", "\(r.stdout)\(r.stderr)")
+        #expect(s.stdout == "NoSuchPasteboard\n", "\(s.stdout)\(s.stderr)")
+        // Introspection is what dbus/ ships, for both interfaces.
+        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.introspectionFileName), encoding: .utf8)
+        func element(_ text: String, _ interface: InterfaceName) -> String? {
+            guard let start = text.range(of: "<interface name=\"\(interface)\">"),
+                  let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }
+            return String(text[start.lowerBound..<end.upperBound])
+        }
+        for (object, interface) in [(ServiceFixture.path, Contract.pasteboardsInterface), (path, Contract.pasteboardInterface)] {
+            let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
+                                            object, "org.freedesktop.DBus.Introspectable.Introspect"])
+            #expect(element(live.stdout, interface) != nil && element(live.stdout, interface) == element(shipped, interface), "\(live.stdout)")
+        }
     }
 }
