@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import SchemeBridgeCore
+
+/// The pasteboard rules without a bus: who sees what, names per owner, grants, patterns, quotas
+/// and the disk format surviving a reload.
+@Suite struct PasteboardStoreTests {
+    let owner = PasteboardCaller(busName: ":1.1", appID: "org.example.Editor", lineage: [100])
+    let viewer = PasteboardCaller(busName: ":1.2", appID: "org.example.Viewer", lineage: [200, 1])
+    let stranger = PasteboardCaller(busName: ":1.3", appID: "org.example.Stranger", lineage: [300])
+
+    /// One item of `text/plain` (plus `extra` types).
+    func text(_ s: String, _ extra: [(type: String, data: SealedData)] = []) throws -> [[(type: String, data: SealedData)]] {
+        [[(type: "text/plain", data: try SealedData.make(bytes: Array(s.utf8)))] + extra]
+    }
+
+    @Test func onlyOwnerAndGranteesSeeItAndNamesArePerOwner() throws {
+        let store = PasteboardStore(disk: nil)
+        let board = try store.create(name: "notes", persistent: false, expiresIn: nil, caller: owner)
+        #expect(throws: PasteboardError.noSuchPasteboard) { try store.find(name: "notes", caller: stranger) }
+        #expect(throws: PasteboardError.noSuchPasteboard) { try store.board(board.id, caller: stranger) }
+        // The stranger's own "notes" is another pasteboard; the owner still finds its own.
+        let theirs = try store.create(name: "notes", persistent: false, expiresIn: nil, caller: stranger)
+        #expect(theirs.id != board.id)
+        #expect(try store.find(name: "notes", caller: owner).id == board.id)
+        try store.changeGrants(board.id, [try AppIDPattern("org.example.*")], revoke: false, caller: owner)
+        #expect(try store.find(name: "notes", caller: viewer).id == board.id)
+        // A reader may not write or grant; the owner's own app from another connection may.
+        #expect(throws: PasteboardError.self) { try store.setItems(board.id, try text("x"), caller: viewer) }
+        let ownerElsewhere = PasteboardCaller(busName: ":1.9", appID: "org.example.Editor")
+        #expect(try store.setItems(board.id, try text("hello"), caller: ownerElsewhere).0 == 1)
+        try store.changeGrants(board.id, [try AppIDPattern("org.example.*")], revoke: true, caller: owner)
+        #expect(throws: PasteboardError.noSuchPasteboard) { try store.find(name: "notes", caller: viewer) }
+    }
+
+    @Test func aLaunchGrantFollowsTheProcessAndItsChildrenUntilDropped() throws {
+        let store = PasteboardStore(disk: nil)
+        let board = try store.create(name: "", persistent: false, expiresIn: nil, caller: owner)
+        #expect(board.name.hasPrefix("pasteboard-") && board.name.count == 43)
+        store.addLaunchGrant(board.id, .process(200))
+        let child = PasteboardCaller(busName: ":1.7", appID: "/usr/bin/python3", lineage: [201, 200, 1])
+        #expect(try store.board(board.id, caller: child).1 == .reader)
+        store.dropLaunchGrant(.process(200))
+        #expect(throws: PasteboardError.noSuchPasteboard) { try store.board(board.id, caller: child) }
+    }
+
+    @Test func patternsAreCheckedAndMatchByPrefix() throws {
+        #expect(throws: PasteboardError.self) { try AppIDPattern("*") }
+        #expect(throws: PasteboardError.self) { try AppIDPattern("org*") }
+        #expect(throws: PasteboardError.self) { try AppIDPattern("org.ex ample") }
+        let p = try AppIDPattern("org.example.*")
+        #expect(p.matches("org.example.Viewer") && !p.matches("org.examples.Viewer") && !p.matches("org.example"))
+        #expect(try AppIDPattern("/usr/bin/python3.11").matches("/usr/bin/python3.11"))
+    }
+
+    @Test func quotasCountPerOwner() throws {
+        var limits = PasteboardLimits()
+        limits.maximumPerOwner = 1
+        limits.maximumBytesPerOwner = 10
+        let store = PasteboardStore(disk: nil, limits: { [limits] in limits })
+        let board = try store.create(name: "a", persistent: false, expiresIn: nil, caller: owner)
+        #expect(throws: PasteboardError.self) { try store.create(name: "b", persistent: false, expiresIn: nil, caller: owner) }
+        _ = try store.create(name: "b", persistent: false, expiresIn: nil, caller: stranger)
+        #expect(throws: PasteboardError.self) { try store.setItems(board.id, try text("eleven bytes"), caller: owner) }
+        #expect(try store.setItems(board.id, try text("ten bytes!"), caller: owner).0 == 1)
+    }
+
+    @Test func persistentPasteboardsComeBackFromDiskWithGrantsAndData() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sb-pb-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let disk = PasteboardDisk(directory: dir)
+        let first = PasteboardStore(disk: disk)
+        let board = try first.create(name: "kept name %09%", persistent: true, expiresIn: 3600, caller: owner)
+        _ = try first.setItems(board.id, try text("persisted", [(type: "image/png", data: try SealedData.make(bytes: [1, 2, 3]))]), caller: owner)
+        try first.changeGrants(board.id, [try AppIDPattern("org.example.Viewer")], revoke: false, caller: owner)
+        // Damage next to it is removed with a warning, never loaded.
+        try FileManager.default.createDirectory(atPath: dir + "/" + String(repeating: "a", count: 32), withIntermediateDirectories: true)
+        let second = PasteboardStore(disk: disk)
+        var warnings: [String] = []
+        #expect(second.restore { warnings.append($0) } == 1)
+        #expect(warnings.count == 1)
+        let found = try second.find(name: "kept name %09%", caller: viewer)
+        #expect(found.id == board.id && found.changeCount == 1 && found.persistent)
+        #expect(try second.data(board.id, item: 0, type: "TEXT/PLAIN", caller: viewer).bytes() == Array("persisted".utf8))
+        #expect(try second.data(board.id, item: 0, type: "image/png", caller: owner).bytes() == [1, 2, 3])
+        try second.delete(board.id, caller: viewer)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [])
+    }
+}
