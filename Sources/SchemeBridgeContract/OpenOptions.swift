@@ -21,8 +21,10 @@ public struct OpenOptions: Sendable, Equatable {
         /// `pasteboard` (o or s): a pasteboard of the caller's, by path or name, that the resolved
         /// handler is granted read access to before it starts.
         public static let pasteboard = "pasteboard"
+        /// `ask` (b, default false): let the user pick among the eligible handlers (a chooser).
+        public static let ask = "ask"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, ask]
     }
 
     public var handler: String?
@@ -34,13 +36,15 @@ public struct OpenOptions: Sendable, Equatable {
     public var timeout: UInt32?
     /// The pasteboard to grant the handler (its object path or its name).
     public var pasteboard: String?
+    /// Whether the user picks the handler in a chooser (unless `handler` names one).
+    public var ask = false
 
     /// The default and the longest reply timeouts, in seconds.
     public static let defaultTimeout: UInt32 = 300
     public static let maximumTimeout: UInt32 = 86_400
 
     public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
-                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil) {
+                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil, ask: Bool = false) {
         self.handler = handler
         self.activationToken = activationToken
         self.annotation = annotation
@@ -48,6 +52,7 @@ public struct OpenOptions: Sendable, Equatable {
         self.scale = scale
         self.timeout = timeout
         self.pasteboard = pasteboard
+        self.ask = ask
     }
 
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped;
@@ -59,6 +64,10 @@ public struct OpenOptions: Sendable, Equatable {
         if let v = dict[Key.launchImage]?.unwrappedOnceOrSelf {
             guard case .boolean(let b) = v else { throw Self.wrongType(Key.launchImage, "a boolean (b)", v) }
             launchImage = b
+        }
+        if let v = dict[Key.ask]?.unwrappedOnceOrSelf {
+            guard case .boolean(let b) = v else { throw Self.wrongType(Key.ask, "a boolean (b)", v) }
+            ask = b
         }
         if let v = dict[Key.scale]?.unwrappedOnceOrSelf {
             switch v {
@@ -95,6 +104,7 @@ public struct OpenOptions: Sendable, Equatable {
         if !launchImage { d[Key.launchImage] = .boolean(false) }
         if let scale { d[Key.scale] = .uint32(UInt32(scale)) }
         if let timeout { d[Key.timeout] = .uint32(timeout) }
+        if ask { d[Key.ask] = .boolean(true) }
         if let pasteboard {
             d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
         }

@@ -32,6 +32,13 @@ import Glibc
 /// MaxBytesPerApp=2147483648       # data of one app's pasteboards together
 /// MaxPasteboards=4096             # all apps together
 /// MaxBytes=8589934592             # data of all apps' pasteboards together
+///
+/// [Chooser]                       # see ``ChooserSettings``
+/// Command=my-chooser
+/// Timeout=120
+///
+/// [Routes]                        # see ``Route``
+/// mailto from org.mozilla.firefox=org.example.Mail.desktop
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -70,6 +77,10 @@ public struct PolicyConfig: Sendable, Equatable {
     public static let maximumSplashHelpers = 64
     /// `[Pasteboards]`.
     public var pasteboards = PasteboardLimits()
+    /// `[Chooser]`: who asks the user when an open has `ask`.
+    public var chooser = ChooserSettings()
+    /// `[Routes]`: per-caller handlers, before the defaults (in file order).
+    public var routes: [Route] = []
 
     public init() {}
 
@@ -103,6 +114,8 @@ public struct PolicyConfig: Sendable, Equatable {
         if let group = file.group("Pasteboards") {
             parsePasteboards(group, path: path, into: &c.pasteboards, warnings: &warnings)
         }
+        if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, warnings: &warnings) }
+        if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
