@@ -35,13 +35,15 @@ struct Handlers: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let ids = try client.withService("cannot list handlers of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            try service.perform(.handlersForScheme(scheme))
+        let (ids, routes) = try client.withService("cannot list handlers of '\(Open.shown(scheme))'") { service throws(DBusError) in
+            (try service.perform(.handlersForScheme(scheme)), Self.routes(for: scheme, service: service))
         }
         if output.json {
-            Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("handlers", .array(ids.map { .string($0) }))])))
+            Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("handlers", .array(ids.map { .string($0) })),
+                                            ("routes", .array(routes.map { .object([("from", .string($0.caller)), ("handler", .string($0.desktopID))]) }))])))
         } else {
             for id in ids { Terminal.out(id) }
+            for line in Self.routeLines(routes) { Terminal.out(line) }
         }
         if ids.isEmpty {
             if !output.json { Terminal.error("no application handles '\(Open.shown(scheme))'") }
