@@ -63,7 +63,10 @@ final class ChooserService: Sendable {
         }
     }
 
-    /// Shows the first chooser available and returns its answer.
+    /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
+    /// content type (`kind` follows from it), `url` is nil for a document: `OpenFile`'s `ask`
+    /// (issue 15) calls this with the type's handlers as candidates, then remembers "always" with
+    /// `broker.remember(_:for:caller:)` as ``askedHandler(for:caller:)`` does for a URL.
     func choose(subject: String, url: String?, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
         let key = caller.appID ?? ""
         let admitted = open.withLock { o -> Bool in

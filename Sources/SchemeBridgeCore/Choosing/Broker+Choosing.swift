@@ -15,12 +15,18 @@ extension Broker {
     /// The handler `caller` gets for `url` before the defaults (remembered, else routed); nil
     /// when neither applies (or `url` is malformed: admission reports that).
     public func preferredHandler(for url: String, caller: Caller) -> (desktopID: String, preference: Preference)? {
-        guard let appID = caller.appID, let scheme = try? SchemeURL(url).scheme.name else { return nil }
+        // Most opens have neither: no second look at the URL then.
+        guard let appID = caller.appID, choices.hasChoices(caller: appID) || !policy.current.routes.isEmpty,
+              let scheme = try? SchemeURL(url).scheme.name else { return nil }
         return preferredHandler(subject: scheme, appID: appID, isUsable: { usable($0, scheme: scheme, caller: caller) })
     }
 
     /// ``preferredHandler(for:caller:)`` for any subject (a scheme, or a content type with its
-    /// own `isUsable` test — the hook for `OpenFile`).
+    /// own `isUsable` test). The hook for `OpenFile` (issue 15): with the document's content type
+    /// as `subject` and an `isUsable` that checks the type's eligible handlers, it gives the
+    /// remembered or routed handler before the type's default; `ask` then offers the type's
+    /// handlers through `ChooserService.choose` in the service, and "always" goes to
+    /// ``remember(_:for:caller:)`` with the type as subject (the choices file takes types).
     public func preferredHandler(subject: String, appID: String, isUsable: (String) -> Bool) -> (desktopID: String, preference: Preference)? {
         if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (id, .remembered) }
         if let route = policy.current.routes.first(for: subject, caller: appID), isUsable(route.desktopID) {

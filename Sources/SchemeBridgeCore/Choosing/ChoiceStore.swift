@@ -60,6 +60,12 @@ public final class ChoiceStore: Sendable {
         return state.withLock { $0.choices[caller]?[subject] }
     }
 
+    /// Whether `caller` has any remembered choice (one lock, no copy: the open path asks first).
+    public func hasChoices(caller: String) -> Bool {
+        reload(force: false)
+        return state.withLock { $0.choices[caller] != nil }
+    }
+
     /// Every remembered choice, by caller then subject.
     public var all: [Choice] {
         reload(force: false)
