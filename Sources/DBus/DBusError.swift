@@ -38,6 +38,8 @@ extension ErrorName {
     public static let noMemory = ErrorName(unchecked: "org.freedesktop.DBus.Error.NoMemory")
     /// `org.freedesktop.DBus.Error.AccessDenied`.
     public static let accessDenied = ErrorName(unchecked: "org.freedesktop.DBus.Error.AccessDenied")
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`: more than the method handles.
+    public static let limitsExceeded = ErrorName(unchecked: "org.freedesktop.DBus.Error.LimitsExceeded")
     /// `org.freedesktop.DBus.Error.ServiceUnknown`.
     public static let serviceUnknown = ErrorName(unchecked: "org.freedesktop.DBus.Error.ServiceUnknown")
     /// `org.freedesktop.DBus.Error.NameHasNoOwner`.

@@ -21,6 +21,8 @@ final class Bridge: Sendable {
     let presenter: LaunchImagePresenter
     /// Requests waiting for a handler's reply (`OpenURLWithReply`).
     let replies: ReplyService
+    /// The pasteboards (`Pasteboards1` and each pasteboard's object).
+    let pasteboards: PasteboardService
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 
@@ -37,6 +39,9 @@ final class Bridge: Sendable {
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
+        self.pasteboards = PasteboardService(
+            store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
+            connection: connection, callers: callers, registry: registry, logger: logger)
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
         let explicitScale = DisplayScale.set(by: environment)
         self.sessionScale = Atomic(explicitScale ?? 1)
@@ -134,17 +139,24 @@ final class Bridge: Sendable {
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
+            let pasteboardCaller = PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)
+            let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: pasteboardCaller) }
             var admission = try adapt { () throws(OpenFailure) in
                 try broker.admit(request, searchPath: searchPath, sessionScale: sessionScale.load(ordering: .relaxed),
                                  splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)))
             }
+            if let pasteboard {
+                // The handler may read it before it starts: its app id now, its process once spawned.
+                let (store, appID) = (pasteboards.store, String(admission.plan.entry.id.dropLast(admission.plan.entry.id.hasSuffix(".desktop") ? 8 : 0)))
+                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, appID: appID, caller: pasteboardCaller) }
+            }
             guard reply == true else {
-                return (try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: nil), nil)
+                return (try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: nil, pasteboard: pasteboard), nil)
             }
             let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id, timeout: timeout)
             admission.context.replyToken = pending.token
             do throws(DBusError) {
-                let results = try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: pending.id)
+                let results = try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: pending.id, pasteboard: pasteboard)
                 return (results, pending.id)
             } catch {
                 replies.abandon(pending.id)
@@ -168,7 +180,10 @@ final class Bridge: Sendable {
     }
 
     /// Starts what `admission` says and reports it.
-    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?) async throws(DBusError) -> OpenResults {
+    /// `pasteboard`: a pasteboard the started handler may read (its process, or the connection
+    /// that owns its activated name).
+    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?,
+                        pasteboard: String? = nil) async throws(DBusError) -> OpenResults {
         let (plan, context) = (admission.plan, admission.context)
         var results = OpenResults(handler: plan.entry.id)
         var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
@@ -180,12 +195,18 @@ final class Bridge: Sendable {
             var pids: [Int32] = []
             for command in commands {
                 let name = plan.entry.id
-                let (log, replies) = (logger, self.replies)
+                let (log, replies, store) = (logger, self.replies, pasteboards.store)
                 // The first process is the one a reply request watches.
                 let watched = pids.isEmpty ? reply : nil
+                // The pid, for dropping its pasteboard grant when it ends (before it can be reused).
+                let started = Mutex<Int32?>(nil)
                 do {
                     pids.append(try launcher.spawn(argv: command.argv, environment: context.environment(base: childEnvironment, command: command),
-                                                   workingDirectory: command.workingDirectory, onExit: { code in
+                                                   workingDirectory: command.workingDirectory, onStart: { pid in
+                                                       if let pasteboard { store.addLaunchGrant(pasteboard, .process(pid)) }
+                                                       started.withLock { $0 = pid }
+                                                   }, onExit: { code in
+                                                       if pasteboard != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
                                                        if code != 0 { log.info("handler \(name) exited with status \(code)") }
                                                        if let watched { replies.handlerExited(watched, status: code) }
                                                    }))
@@ -205,6 +226,10 @@ final class Bridge: Sendable {
             shown = presented.shown
             if let reply { replies.started(reply, handler: .activating(busName: busName)) }
             recentLaunches.record(url: plan.url.string, entry: plan.entry, busName: busName)
+            if let pasteboard {
+                // The app may read inside its Open: start it first, and grant its connection.
+                await grantActivated(busName, pasteboard: pasteboard)
+            }
             do {
                 try await activate(plan, busName: busName, objectPath: objectPath, context: context, annotation: annotation)
             } catch {
@@ -251,6 +276,14 @@ final class Bridge: Sendable {
         } catch {
             throw ContractError.launchFailed("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) did not open the URL over D-Bus: \(error.name.rawValue): \(error.message)")
         }
+    }
+
+    /// Starts `busName` by activation (if it is not running) and grants its owner's connection
+    /// read access to `pasteboard`. A failure to start is reported by the `Open` call after it.
+    private func grantActivated(_ busName: String, pasteboard: String) async {
+        _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                       member: "StartServiceByName", [.string(busName), .uint32(0)], timeout: .seconds(25))
+        if let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(pasteboard, .connection(owner)) }
     }
 
     private func pidOf(_ busName: String) async -> UInt32? {

@@ -35,7 +35,8 @@ struct BridgeService: Service {
                             policy: PolicyStore(path: PolicyStore.defaultPath(directories: registry.directories), overrides: policyOverrides,
                                                 warn: { registryLogger.warning("\($0)") }),
                             logger: logger)
-        try connection.export([BridgeInterface(bridge: bridge).declaration()], at: Contract.objectPath)
+        try connection.export([BridgeInterface(bridge: bridge).declaration(), bridge.pasteboards.declaration()], at: Contract.objectPath)
+        bridge.pasteboards.restore()
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
@@ -60,6 +61,7 @@ struct BridgeService: Service {
                               case .string(let new) = message.body[2], new.isEmpty else { continue }
                         bridge.callers.forget(name)
                         bridge.replies.nameLeft(name)
+                        bridge.pasteboards.store.connectionLeft(name)
                     }
                 }
                 group.addTask {

@@ -46,4 +46,21 @@ long clinux_getrandom(void *buf, unsigned long length);
 /* Names the calling thread (visible in top, gdb, perf and /proc; 15 bytes are kept). */
 void clinux_set_thread_name(const char *name);
 
+/* memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING): an anonymous file that can be sealed;
+ * -1 and errno on failure. */
+int clinux_memfd(const char *name);
+
+/* Seals `fd` against writes, growing and shrinking, and against further sealing
+ * (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL). 0, or -1 and errno. */
+int clinux_seal(int fd);
+
+/* Whether `fd` is sealed so that its content can never change again (F_SEAL_WRITE, F_SEAL_SHRINK
+ * and F_SEAL_GROW all set): 1 yes, 0 no (or not sealable), -1 and errno on a bad descriptor. */
+int clinux_is_sealed(int fd);
+
+/* Copies up to `count` bytes of `in` from offset `*offset` (advanced; `in`'s own file offset is
+ * left alone) to `out` at its file offset, in the kernel (sendfile, falling back to
+ * pread/write). Returns the bytes copied (fewer at the end of `in`), or -1 and errno. */
+long long clinux_copy(int in, long long *offset, int out, long long count);
+
 #endif

@@ -27,7 +27,13 @@ public final class IdentificationThreads: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(timeout: Duration = .seconds(3), maximumThreads: Int = 16, maximumWaiting: Int = 1024) {
+    /// The name its threads carry (`ps`, `perf`).
+    public let threadName: String
+
+    /// `threadName` names the threads; other blocking work (copying a caller's descriptor)
+    /// uses an instance of its own with a longer timeout.
+    public init(timeout: Duration = .seconds(3), maximumThreads: Int = 16, maximumWaiting: Int = 1024, threadName: String = "sb-identify") {
+        self.threadName = threadName
         self.timeout = timeout
         self.maximumThreads = max(1, maximumThreads)
         self.maximumWaiting = max(0, maximumWaiting)
@@ -50,7 +56,7 @@ public final class IdentificationThreads: Sendable {
             acquire { [self, outcome] slot in
                 guard let slot else { return outcome.finish(nil) }
                 guard !outcome.isFinished else { return release(slot) }
-                let started = OSThread.start(name: "sb-identify") { [self, outcome] in
+                let started = OSThread.start(name: threadName) { [self, outcome] in
                     outcome.finish(job())
                     release(slot)
                 }

@@ -23,6 +23,14 @@ import Glibc
 /// MinimumDuration=300             # ms: once shown, an image stays at least this long
 /// Timeout=10000                   # ms: the image goes away after this at the latest
 /// MaxHelpers=4                    # splash helpers at once; past it a launch shows no image
+///
+/// [Pasteboards]
+/// DefaultExpiry=600               # seconds a pasteboard lives unless its creator says
+/// PersistentDefaultExpiry=604800  # the same for persistent ones
+/// MaxExpiry=604800                # the longest any lives
+/// MaxPasteboardsPerApp=64
+/// MaxBytesPerApp=2147483648       # data of one app's pasteboards together
+/// MaxPasteboards=4096             # all apps together
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -59,6 +67,8 @@ public struct PolicyConfig: Sendable, Equatable {
     public var splashMaxHelpers = 4
     /// The most `MaxHelpers` may be.
     public static let maximumSplashHelpers = 64
+    /// `[Pasteboards]`.
+    public var pasteboards = PasteboardLimits()
 
     public init() {}
 
@@ -88,6 +98,9 @@ public struct PolicyConfig: Sendable, Equatable {
                     warnings.append("\(path): MaxHelpers=\(s) is not a number from 0 to \(maximumSplashHelpers); ignored")
                 }
             }
+        }
+        if let group = file.group("Pasteboards") {
+            parsePasteboards(group, path: path, into: &c.pasteboards, warnings: &warnings)
         }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
@@ -126,6 +139,31 @@ public struct PolicyConfig: Sendable, Equatable {
         if let v = number("MaxSetDefaultRate", 0...1_000_000) { c.maxSetDefaultRate = v }
         if let v = number("SetDefaultBurst", 1...1_000_000) { c.setDefaultBurst = v }
         return c
+    }
+}
+
+extension PolicyConfig {
+    /// Reads `[Pasteboards]`: whole numbers in range; anything else is ignored with a warning.
+    static func parsePasteboards(_ g: KeyFile.Group, path: String, into p: inout PasteboardLimits, warnings: inout [String]) {
+        let known: Set<String> = ["DefaultExpiry", "PersistentDefaultExpiry", "MaxExpiry", "MaxPasteboardsPerApp", "MaxBytesPerApp", "MaxPasteboards"]
+        for e in g.entries where !known.contains(e.key) {
+            warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+        }
+        func number(_ key: String, _ range: ClosedRange<Int64>) -> Int64? {
+            guard let s = g.string(key) else { return nil }
+            guard let v = Int64(s), range.contains(v) else {
+                warnings.append("\(path): \(key)=\(s) is not a whole number from \(range.lowerBound) to \(range.upperBound); ignored")
+                return nil
+            }
+            return v
+        }
+        let year: Int64 = 366 * 86_400
+        if let v = number("DefaultExpiry", 1...year) { p.defaultExpiry = UInt64(v) }
+        if let v = number("PersistentDefaultExpiry", 1...year) { p.persistentDefaultExpiry = UInt64(v) }
+        if let v = number("MaxExpiry", 1...year) { p.maximumExpiry = UInt64(v) }
+        if let v = number("MaxPasteboardsPerApp", 1...100_000) { p.maximumPerOwner = Int(v) }
+        if let v = number("MaxBytesPerApp", 0...(1 << 50)) { p.maximumBytesPerOwner = v }
+        if let v = number("MaxPasteboards", 1...100_000) { p.maximumTotal = Int(v) }
     }
 }
 

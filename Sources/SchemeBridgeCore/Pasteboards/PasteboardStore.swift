@@ -1,0 +1,337 @@
+import Glibc
+import Synchronization
+
+/// Every pasteboard, with the rules of who may see, read, write and delete each, their quotas
+/// and their lifetime. Thread-safe. Methods that touch the disk (persistent pasteboards) or a
+/// caller's descriptor block: the service calls them from threads of their own.
+///
+/// Names: a pasteboard is found by its name among those the caller may see, its own first (so
+/// two apps may use the same name without learning of each other); a name asked of an app that
+/// may not see it is `NoSuchPasteboard`, exactly as a name that does not exist.
+public final class PasteboardStore: Sendable {
+    /// Why a pasteboard went away.
+    public enum Removal: Sendable { case deleted, expired }
+
+    /// What the service must do when a pasteboard went away: tell its watchers, drop its object.
+    public typealias Removed = @Sendable (_ board: Pasteboard, _ why: Removal) -> Void
+
+    private struct State {
+        var boards: [String: Pasteboard] = [:]
+        /// Name → ids of the pasteboards with that name.
+        var byName: [String: [String]] = [:]
+        /// Expiry timer ids.
+        var timerIDs: [String: UInt64] = [:]
+        var boardsByTimer: [UInt64: String] = [:]
+        var nextTimer: UInt64 = 0
+    }
+    private let state = Mutex(State())
+    /// Writes of persistent pasteboards, one at a time (so their versions land in order).
+    private let diskLock = Mutex(())
+    /// Where persistent pasteboards live; nil keeps none (tests of the rules alone).
+    public let disk: PasteboardDisk?
+    private let limits: @Sendable () -> PasteboardLimits
+    private let removedHandler = Mutex<Removed?>(nil)
+    private let timers: DeadlineTimer
+
+    /// `limits` is asked at each operation (the config can change while running).
+    public init(disk: PasteboardDisk?, limits: @escaping @Sendable () -> PasteboardLimits = { PasteboardLimits() }) {
+        self.disk = disk
+        self.limits = limits
+        let box = StoreBox()
+        self.timers = DeadlineTimer(name: "sb-pb-expiry") { timer in box.store?.expire(timer: timer) }
+        box.store = self
+    }
+
+    /// Called for every pasteboard that expired or was deleted (after it is gone).
+    public func onRemoved(_ handler: @escaping Removed) { removedHandler.withLock { $0 = handler } }
+
+    /// Loads the persistent pasteboards stored on disk (at start); expired ones are removed.
+    /// Returns how many were loaded.
+    @discardableResult
+    public func restore(warn: (String) -> Void) -> Int {
+        guard let disk else { return 0 }
+        let now = Self.now()
+        var loaded = 0
+        for record in disk.load(warn: warn) {
+            guard record.expires > now else {
+                disk.remove(record.id)
+                continue
+            }
+            var board = Pasteboard(id: record.id, name: record.name, ownerApp: record.owner, creatorBus: nil, persistent: true,
+                                   expires: record.expires)
+            board.changeCount = record.changeCount
+            board.grants = record.grants.compactMap { try? AppIDPattern($0) }
+            board.items = record.items.map { item in item.map { (type: $0.type, data: Pasteboard.Stored.disk(path: $0.file, size: $0.size)) } }
+            state.withLock { s in insert(board, into: &s) }
+            loaded += 1
+        }
+        return loaded
+    }
+
+    // MARK: finding
+
+    /// Creates pasteboard `name` for `caller` ("" makes a unique name), or returns the caller's
+    /// own pasteboard of that name when there is one.
+    public func create(name requested: String, persistent: Bool, expiresIn: UInt64?, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+        let limits = self.limits()
+        let name = requested.isEmpty ? Self.uniqueName() : try Self.validatedName(requested)
+        if persistent && caller.appID == nil {
+            throw PasteboardError(.accessDenied, "the service cannot tell which app you are, so it cannot keep a persistent pasteboard for you")
+        }
+        let seconds = min(expiresIn ?? (persistent ? limits.persistentDefaultExpiry : limits.defaultExpiry), limits.maximumExpiry)
+        var board = Pasteboard(id: Self.newID(), name: name, ownerApp: caller.appID, creatorBus: caller.busName, persistent: persistent,
+                               expires: Self.now() + Int64(seconds))
+        board.watchers[caller.busName] = caller
+        let existing: Pasteboard? = try state.withLock { s throws(PasteboardError) -> Pasteboard? in
+            let boards = s.boards
+            if let own = (s.byName[name] ?? []).compactMap({ boards[$0] }).first(where: { $0.access(for: caller) == .owner }) {
+                s.boards[own.id]?.watchers[caller.busName] = caller
+                return own
+            }
+            guard s.boards.count < limits.maximumTotal else {
+                throw PasteboardError(.quotaExceeded, "the service holds \(limits.maximumTotal) pasteboards, its most; try again when some have expired")
+            }
+            let count = s.boards.values.reduce(0) { $0 + ($1.ownerKey == board.ownerKey ? 1 : 0) }
+            guard count < limits.maximumPerOwner else {
+                throw PasteboardError(.quotaExceeded, "you have \(count) pasteboards, the most one app may have (MaxPasteboardsPerApp); delete some first")
+            }
+            return nil
+        }
+        if let existing { return existing }
+        if persistent {
+            try diskLock.withLock { _ throws(PasteboardError) in try disk?.save(board) }
+        }
+        state.withLock { s in insert(board, into: &s) }
+        return board
+    }
+
+    /// The pasteboard named `name` that `caller` may see: its own, else the newest one granted to it.
+    public func find(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+        try state.withLock { s throws(PasteboardError) -> Pasteboard in
+            let candidates = (s.byName[name] ?? []).compactMap { s.boards[$0] }
+            guard let found = candidates.first(where: { $0.access(for: caller) == .owner })
+                    ?? candidates.last(where: { $0.access(for: caller) != nil }) else { throw .noSuchPasteboard }
+            s.boards[found.id]?.watchers[caller.busName] = caller
+            return found
+        }
+    }
+
+    /// Pasteboard `id` if `caller` may see it (and what it may do), noting the caller as a watcher.
+    public func board(_ id: String, caller: PasteboardCaller) throws(PasteboardError) -> (Pasteboard, Pasteboard.Access) {
+        try state.withLock { s throws(PasteboardError) -> (Pasteboard, Pasteboard.Access) in
+            guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
+            s.boards[id]?.watchers[caller.busName] = caller
+            return (b, access)
+        }
+    }
+
+    // MARK: changing
+
+    /// Replaces the items of pasteboard `id` (its owner only); returns the new change count.
+    public func setItems(_ id: String, _ items: [[(type: String, data: SealedData)]], caller: PasteboardCaller) throws(PasteboardError) -> (UInt32, Pasteboard) {
+        let limits = self.limits()
+        guard items.count <= limits.maximumItems else {
+            throw PasteboardError(.invalidArgument, "\(items.count) items: a pasteboard holds at most \(limits.maximumItems)")
+        }
+        let newBytes = items.reduce(Int64(0)) { $0 + $1.reduce(0) { $0 + $1.data.size } }
+        let stored: [Pasteboard.Item] = items.map { $0.map { (type: $0.type, data: .memory($0.data)) } }
+        return try diskLock.withLock { _ throws(PasteboardError) -> (UInt32, Pasteboard) in
+            var next = try state.withLock { s throws(PasteboardError) -> Pasteboard in
+                guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
+                guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may change its items") }
+                let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.ownerKey == b.ownerKey && $1.id != id ? $1.bytes : 0) }
+                guard used + newBytes <= limits.maximumBytesPerOwner else {
+                    throw PasteboardError(.quotaExceeded, "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(limits.maximumBytesPerOwner) (MaxBytesPerApp)")
+                }
+                var next = b
+                next.items = stored
+                next.changeCount = b.changeCount &+ 1
+                return next
+            }
+            if next.persistent { try disk?.save(next) }
+            // Data now on disk is read from memory while the service runs.
+            return state.withLock { s -> (UInt32, Pasteboard) in
+                guard var b = s.boards[id] else { return (next.changeCount, next) }
+                b.items = stored
+                b.changeCount = next.changeCount
+                s.boards[id] = b
+                next = b
+                return (b.changeCount, b)
+            }
+        }
+    }
+
+    /// Bytes `caller`'s app may still store (for copying a descriptor in with a limit).
+    public func bytesLeft(for caller: PasteboardCaller, replacing id: String) -> Int64 {
+        let limits = self.limits()
+        return state.withLock { s in
+            guard let b = s.boards[id] else { return 0 }
+            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.ownerKey == b.ownerKey && $1.id != id ? $1.bytes : 0) }
+            return max(0, limits.maximumBytesPerOwner - used)
+        }
+    }
+
+    /// Adds (or with `revoke`, removes) app id grants (owner only). Revoking also drops launch
+    /// grants and watchers that no longer may read.
+    public func changeGrants(_ id: String, _ patterns: [AppIDPattern], revoke: Bool, caller: PasteboardCaller) throws(PasteboardError) {
+        let limits = self.limits()
+        try diskLock.withLock { _ throws(PasteboardError) in
+            let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in
+                guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
+                guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may grant or revoke access") }
+                var next = b
+                if revoke {
+                    next.grants.removeAll { patterns.contains($0) }
+                    next.launchGrants = []
+                } else {
+                    for p in patterns where !next.grants.contains(p) { next.grants.append(p) }
+                    guard next.grants.count <= limits.maximumGrants else {
+                        throw PasteboardError(.invalidArgument, "a pasteboard holds at most \(limits.maximumGrants) grants")
+                    }
+                }
+                return next
+            }
+            if next.persistent { try disk?.save(next) }
+            state.withLock { s in
+                guard var b = s.boards[id] else { return }
+                b.grants = next.grants
+                if revoke { b.launchGrants = [] }
+                b.watchers = b.watchers.filter { b.access(for: $0.value) != nil }
+                s.boards[id] = b
+            }
+        }
+    }
+
+    /// Grants the handler the broker is launching read access: its app id (kept, like any
+    /// grant) now, its process or connection with ``addLaunchGrant(_:_:)`` once started.
+    public func grantHandler(_ id: String, appID: String, caller: PasteboardCaller) throws(PasteboardError) {
+        guard let pattern = try? AppIDPattern(appID) else { return }
+        try changeGrants(id, [pattern], revoke: false, caller: caller)
+    }
+
+    /// Adds a launch grant to pasteboard `id`.
+    public func addLaunchGrant(_ id: String, _ grant: LaunchGrant) {
+        state.withLock { s in s.boards[id]?.launchGrants.append(grant) }
+    }
+
+    /// Drops a launch grant everywhere (the process ended, the connection left).
+    public func dropLaunchGrant(_ grant: LaunchGrant) {
+        state.withLock { s in
+            for id in s.boards.keys where s.boards[id]!.launchGrants.contains(grant) {
+                s.boards[id]!.launchGrants.removeAll { $0 == grant }
+            }
+        }
+    }
+
+    /// `name` left the bus: it watches nothing any more (pasteboards it made stay until they expire).
+    public func connectionLeft(_ name: String) {
+        dropLaunchGrant(.connection(name))
+        state.withLock { s in
+            for id in s.boards.keys where s.boards[id]!.watchers[name] != nil { s.boards[id]!.watchers[name] = nil }
+        }
+    }
+
+    /// The data of `type` in item `item` of pasteboard `id`, in memory (data of a restored
+    /// pasteboard is copied from disk into memory at its first read).
+    public func data(_ id: String, item: Int, type: String, caller: PasteboardCaller) throws(PasteboardError) -> SealedData {
+        let (board, _) = try board(id, caller: caller)
+        switch try board.data(item: item, type: type) {
+        case .memory(let data):
+            return data
+        case .disk(let path, let size):
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot read the stored data") }
+            defer { close(fd) }
+            let data = try SealedData.take(fd, limit: size)
+            state.withLock { s in
+                guard var b = s.boards[id], b.items.indices.contains(item),
+                      let j = b.items[item].firstIndex(where: { $0.type == type.lowercased() }) else { return }
+                if case .disk(let p, _) = b.items[item][j].data, p == path {
+                    b.items[item][j].data = .memory(data)
+                    s.boards[id] = b
+                }
+            }
+            return data
+        }
+    }
+
+    /// Deletes pasteboard `id` (its owner or a reader: the seed's viewer cleans up after reading).
+    public func delete(_ id: String, caller: PasteboardCaller) throws(PasteboardError) {
+        _ = try board(id, caller: caller)
+        remove(id, .deleted)
+    }
+
+    /// The limits in force now.
+    public var currentLimits: PasteboardLimits { limits() }
+
+    /// The ids of every pasteboard.
+    public var ids: [String] { state.withLock { Array($0.boards.keys) } }
+
+    /// Pasteboards now (tests and leak checks).
+    public var count: Int { state.withLock { $0.boards.count } }
+
+    /// The pasteboard `id` as it is now, whoever may see it (for the service's own use).
+    public func peek(_ id: String) -> Pasteboard? { state.withLock { $0.boards[id] } }
+
+    // MARK: internals
+
+    private func insert(_ board: Pasteboard, into s: inout State) {
+        s.boards[board.id] = board
+        s.byName[board.name, default: []].append(board.id)
+        s.nextTimer += 1
+        s.timerIDs[board.id] = s.nextTimer
+        s.boardsByTimer[s.nextTimer] = board.id
+        let left = max(0, board.expires - Self.now())
+        timers.schedule(s.nextTimer, at: .now + .seconds(left))
+    }
+
+    private func expire(timer: UInt64) {
+        guard let id = state.withLock({ $0.boardsByTimer[timer] }) else { return }
+        remove(id, .expired)
+    }
+
+    private func remove(_ id: String, _ why: Removal) {
+        let removed: Pasteboard? = state.withLock { s in
+            guard let b = s.boards.removeValue(forKey: id) else { return nil }
+            s.byName[b.name]?.removeAll { $0 == id }
+            if s.byName[b.name]?.isEmpty == true { s.byName[b.name] = nil }
+            if let t = s.timerIDs.removeValue(forKey: id) {
+                s.boardsByTimer[t] = nil
+                timers.cancel(t)
+            }
+            return b
+        }
+        guard let removed else { return }
+        if removed.persistent { diskLock.withLock { _ in disk?.remove(id) } }
+        removedHandler.withLock { $0 }?(removed, why)
+    }
+
+    static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec)
+    }
+
+    static func newID() -> String { String(ReplyToken.make().prefix(32)) }
+
+    /// A name nobody can guess: 128 random bits.
+    static func uniqueName() -> String { "pasteboard-" + newID() }
+
+    /// Names: 1 to 255 bytes, no control characters.
+    static func validatedName(_ name: String) throws(PasteboardError) -> String {
+        guard name.utf8.count <= 255, !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw PasteboardError(.invalidArgument, "a pasteboard name is 1 to 255 bytes without control characters")
+        }
+        return name
+    }
+}
+
+/// The store, for a timer made before the store exists.
+private final class StoreBox: @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private weak var stored: PasteboardStore?
+    var store: PasteboardStore? {
+        get { lock.withLock { _ in stored } }
+        set { lock.withLock { _ in stored = newValue } }
+    }
+}
