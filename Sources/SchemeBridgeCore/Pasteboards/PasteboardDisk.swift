@@ -71,7 +71,12 @@ public struct PasteboardDisk: Sendable {
                         file = FileSystem.basename(path)
                     case .memory(let data):
                         file = "c\(board.changeCount)-\(i)-\(j)"
-                        try write(data, to: XDGDirectories.join(dir, file))
+                        let path = XDGDirectories.join(dir, file)
+                        // Written by an earlier save of this change count (a grant saves again):
+                        // the data of a change count never changes. Another size is a crash's leftover.
+                        if Self.isRegularFile(path, size: data.size) { break }
+                        unlink(path)
+                        try write(data, to: path)
                         written.append(file)
                     }
                     lines.append("item\t\(i)\t\(value.type)\t\(file)\t\(value.data.size)")
@@ -165,6 +170,12 @@ public struct PasteboardDisk: Sendable {
             unlink(path)
             throw error
         }
+    }
+
+    /// Whether `path` is a regular file (not followed through a link) of `size` bytes.
+    static func isRegularFile(_ path: String, size: Int64) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && Int64(st.st_size) == size
     }
 
     /// Whether `name` is a pasteboard id (32 lower-case hex digits).
