@@ -65,9 +65,7 @@ struct PasteboardWrite: ParsableCommand {
             throw ServiceClient.report(error, subject)
         }
         let items = try list.items.map { item in
-            try Dictionary(uniqueKeysWithValues: item.map { entry in
-                (entry.type, PasteboardData.descriptor(try Self.sealedCopy(entry.source, inputs, subject)))
-            })
+            try item.map { entry in (type: entry.type, data: PasteboardData.descriptor(try Self.sealedCopy(entry.source, inputs, subject))) }
         }
         let changeCount: UInt32
         do {
