@@ -2,6 +2,7 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
+import Synchronization
 
 /// The pasteboards on the bus: `Pasteboards1` on the main object, one object with `Pasteboard1`
 /// per pasteboard, and their signals, sent to the owner's and grantees' connections only.
@@ -13,9 +14,15 @@ final class PasteboardService: Sendable {
     let callers: CallerCache
     let registry: Registry
     let logger: Logger
-    /// Where descriptors are copied and persistent pasteboards written: never the loop thread
-    /// or the shared pool; a descriptor on a file system that never answers costs one thread.
-    let io = IdentificationThreads(timeout: .seconds(300), maximumThreads: 8, maximumWaiting: 256, threadName: "sb-pasteboard")
+    /// Where persistent pasteboards are written and read back: never the loop thread or the
+    /// shared pool.
+    let io = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 256, threadName: "sb-pb-disk")
+    /// Where callers' descriptors that are not sealed memfds are copied: a descriptor on a file
+    /// system that never answers holds one of these threads, never the disk threads, the loop
+    /// thread or the shared pool; and one app copies at most ``copiesPerCaller`` at once.
+    let copies = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 64, threadName: "sb-pb-copy")
+    static let copiesPerCaller = 2
+    private let copying = Mutex<[String: Int]>([:])
 
     init(store: PasteboardStore, connection: Connection, callers: CallerCache, registry: Registry, logger: Logger) {
         self.store = store
@@ -49,9 +56,9 @@ final class PasteboardService: Sendable {
         return PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)
     }
 
-    /// Runs blocking `work` on an I/O thread.
-    func blocking<T: Sendable>(_ work: @escaping @Sendable () throws(PasteboardError) -> T) async throws(DBusError) -> T {
-        let outcome = await io.run { () -> Result<T, PasteboardError> in
+    /// Runs blocking `work` on a disk thread (or `threads`).
+    func blocking<T: Sendable>(on threads: IdentificationThreads? = nil, _ work: @escaping @Sendable () throws(PasteboardError) -> T) async throws(DBusError) -> T {
+        let outcome = await (threads ?? io).run { () -> Result<T, PasteboardError> in
             do throws(PasteboardError) { return .success(try work()) } catch { return .failure(error) }
         }
         switch outcome {
@@ -147,30 +154,46 @@ final class PasteboardService: Sendable {
                        let (_, access) = try Self.adapt { () throws(PasteboardError) in try store.board(id, caller: caller) }
                        guard access == .owner else { throw ContractError.accessDenied("only the pasteboard's owner may change its items") }
                        let limits = store.currentLimits
-                       let (count, board) = try await blocking { () throws(PasteboardError) in
-                           var left = store.bytesLeft(for: caller, replacing: id)
-                           var sealed: [[(type: String, data: SealedData)]] = []
-                           for item in items {
-                               var values: [(type: String, data: SealedData)] = []
-                               for (type, value) in item {
-                                   let data: SealedData
-                                   switch value {
-                                   case .bytes(let bytes):
-                                       guard bytes.count <= limits.maximumInlineBytes else {
-                                           throw PasteboardError(.invalidArgument, "'\(type)' holds \(bytes.count) bytes as ay; send data over \(limits.maximumInlineBytes) bytes as a file descriptor (h)")
-                                       }
+                       var left = store.bytesLeft(for: caller, replacing: id)
+                       // Bytes and sealed memfds are taken here (neither can block); other
+                       // descriptors are copied on the copy threads.
+                       var sealed: [[(type: String, data: SealedData?)]] = []
+                       var toCopy: [(item: Int, value: Int, fd: UnixFD)] = []
+                       for (i, item) in items.enumerated() {
+                           var values: [(type: String, data: SealedData?)] = []
+                           for (type, value) in item {
+                               switch value {
+                               case .bytes(let bytes):
+                                   guard bytes.count <= limits.maximumInlineBytes else {
+                                       throw DBusError(.invalidArgs, "'\(type)' holds \(bytes.count) bytes as ay; send data over \(limits.maximumInlineBytes) bytes as a file descriptor (h)")
+                                   }
+                                   let data = try Self.adapt { () throws(PasteboardError) in
                                        guard Int64(bytes.count) <= left else { throw SealedData.tooLarge(Int64(bytes.count), left) }
-                                       data = try SealedData.make(bytes: bytes)
-                                   case .descriptor(let fd):
-                                       data = try SealedData.take(fd.rawValue, limit: left)
+                                       return try SealedData.make(bytes: bytes)
                                    }
                                    left -= data.size
                                    values.append((type, data))
+                               case .descriptor(let fd):
+                                   if let data = try Self.adapt({ () throws(PasteboardError) in try SealedData.adoptSealed(fd.rawValue, limit: left) }) {
+                                       left -= data.size
+                                       values.append((type, data))
+                                   } else {
+                                       toCopy.append((i, values.count, fd))
+                                       values.append((type, nil))
+                                   }
                                }
-                               sealed.append(values)
                            }
-                           return try store.setItems(id, sealed, caller: caller)
+                           sealed.append(values)
                        }
+                       if !toCopy.isEmpty {
+                           let copied = try await copy(toCopy.map(\.fd), limit: left, caller: caller)
+                           for (slot, data) in zip(toCopy, copied) { sealed[slot.item][slot.value].data = data }
+                       }
+                       let ready = sealed.map { $0.map { (type: $0.type, data: $0.data!) } }
+                       let persistent = store.peek(id)?.persistent ?? false
+                       let (count, board) = persistent
+                           ? try await blocking { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
+                           : try Self.adapt { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
                        changed(board)
                        return [.uint32(count)]
                    }),
@@ -184,24 +207,19 @@ final class PasteboardService: Sendable {
                    handler: .async { [self] call in
                        let caller = await caller(call.sender)
                        let (item, type) = (Int(call.arguments[0].integer ?? 0), call.string(1))
-                       let fd = try await blocking { () throws(PasteboardError) in
-                           try store.data(id, item: item, type: type, caller: caller).openForReading()
-                       }
-                       return [.unixFD(UnixFD(owning: fd))]
+                       return [.unixFD(UnixFD(owning: try await data(id, item: item, type: type, caller: caller) { d throws(PasteboardError) in try d.openForReading() }))]
                    }),
             Method(ContractMethod.readBytes, inputs: [Argument("item", "u"), Argument("type", "s", maxBytes: 255)], outputs: [Argument("data", "ay")],
                    handler: .async { [self] call in
                        let caller = await caller(call.sender)
                        let (item, type) = (Int(call.arguments[0].integer ?? 0), call.string(1))
                        let limit = store.currentLimits.maximumReadBytes
-                       let bytes = try await blocking { () throws(PasteboardError) in
-                           let data = try store.data(id, item: item, type: type, caller: caller)
+                       return [.bytes(try await data(id, item: item, type: type, caller: caller) { data throws(PasteboardError) in
                            guard data.size <= limit else {
                                throw PasteboardError(.limitsExceeded, "item \(item)'s '\(type)' is \(data.size) bytes; ReadBytes returns at most \(limit): use Read, which returns a file descriptor")
                            }
                            return try data.bytes()
-                       }
-                       return [.bytes(bytes)]
+                       })]
                    }),
             Method(ContractMethod.grant, inputs: [Argument("app_ids", "as")],
                    handler: .async { [self] call in try await changeGrants(call, revoke: false) }),
@@ -221,6 +239,45 @@ final class PasteboardService: Sendable {
             property(ContractProperty.changeCount, .uint32, .uint32(0)) { .uint32($0.changeCount) },
             property(ContractProperty.persistent, .boolean, .boolean(false)) { .boolean($0.persistent) },
         ])
+    }
+
+    /// `use` of an item's data: at once when it is in memory, on a disk thread when it must be
+    /// read back from disk first (a persistent pasteboard after a restart).
+    private func data<T: Sendable>(_ id: String, item: Int, type: String, caller: PasteboardCaller,
+                                   _ use: @escaping @Sendable (SealedData) throws(PasteboardError) -> T) async throws(DBusError) -> T {
+        let store = self.store
+        if let data = try Self.adapt({ () throws(PasteboardError) in try store.dataInMemory(id, item: item, type: type, caller: caller) }) {
+            return try Self.adapt { () throws(PasteboardError) in try use(data) }
+        }
+        return try await blocking { () throws(PasteboardError) in try use(try store.data(id, item: item, type: type, caller: caller)) }
+    }
+
+    /// Copies `descriptors` into sealed memfds on the copy threads, at most ``copiesPerCaller``
+    /// runs at once per app; `limit` bytes in all.
+    private func copy(_ descriptors: [UnixFD], limit: Int64, caller: PasteboardCaller) async throws(DBusError) -> [SealedData] {
+        let key = caller.appID ?? caller.busName
+        let admitted = copying.withLock { running -> Bool in
+            guard running[key, default: 0] < Self.copiesPerCaller else { return false }
+            running[key, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            throw DBusError(.limitsExceeded, "\(Self.copiesPerCaller) SetItems calls of yours are still copying descriptors; wait for them, or send sealed memfds (taken without a copy)")
+        }
+        defer { copying.withLock { running in
+            running[key, default: 1] -= 1
+            if running[key] == 0 { running[key] = nil }
+        } }
+        return try await blocking(on: copies) { () throws(PasteboardError) in
+            var left = limit
+            var out: [SealedData] = []
+            for fd in descriptors {
+                let data = try SealedData.take(fd.rawValue, limit: left)
+                left -= data.size
+                out.append(data)
+            }
+            return out
+        }
     }
 
     private func changeGrants(_ call: MethodCall, revoke: Bool) async throws(DBusError) -> [DBusValue] {

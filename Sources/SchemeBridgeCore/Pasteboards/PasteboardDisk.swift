@@ -71,13 +71,7 @@ public struct PasteboardDisk: Sendable {
                         file = FileSystem.basename(path)
                     case .memory(let data):
                         file = "c\(board.changeCount)-\(i)-\(j)"
-                        let path = XDGDirectories.join(dir, file)
-                        // Written by an earlier save of this change count (a grant saves again):
-                        // the data of a change count never changes. Another size is a crash's leftover.
-                        if Self.isRegularFile(path, size: data.size) { break }
-                        unlink(path)
-                        try write(data, to: path)
-                        written.append(file)
+                        if try write(data, to: XDGDirectories.join(dir, file)) { written.append(file) }
                     }
                     lines.append("item\t\(i)\t\(value.type)\t\(file)\t\(value.data.size)")
                 }
@@ -97,7 +91,7 @@ public struct PasteboardDisk: Sendable {
             return f.count == 5 && f[0] == "item" ? String(f[3]) : nil
         })
         if let listing = try? FileSystem.list(dir) {
-            for entry in listing.entries where entry.name != "meta" && !used.contains(entry.name) && !entry.name.hasPrefix(".meta.") {
+            for entry in listing.entries where entry.name != "meta" && !used.contains(entry.name) {
                 unlink(XDGDirectories.join(dir, entry.name))
             }
         }
@@ -159,23 +153,26 @@ public struct PasteboardDisk: Sendable {
         return r.name.isEmpty || r.owner.isEmpty ? nil : r
     }
 
-    private func write(_ data: SealedData, to path: String) throws(PasteboardError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot create \(path)") }
+    /// Writes `data` to `path` through a temporary file (so `path` is always whole), unless
+    /// `path` is there already: data files are named by change count, item and type, and never
+    /// change, so one that exists with the right size was written by an earlier save.
+    /// Returns whether it wrote.
+    private func write(_ data: SealedData, to path: String) throws(PasteboardError) -> Bool {
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int64(st.st_size) == data.size { return false }
+        let temp = XDGDirectories.join(FileSystem.dirname(path), "." + FileSystem.basename(path) + ".tmp")
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot create \(temp)") }
         defer { close(fd) }
         do throws(PasteboardError) {
             try data.copy(to: fd)
             guard fsync(fd) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
+            guard rename(temp, path) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
+            return true
         } catch {
-            unlink(path)
+            unlink(temp)
             throw error
         }
-    }
-
-    /// Whether `path` is a regular file (not followed through a link) of `size` bytes.
-    static func isRegularFile(_ path: String, size: Int64) -> Bool {
-        var st = stat()
-        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG && Int64(st.st_size) == size
     }
 
     /// Whether `name` is a pasteboard id (32 lower-case hex digits).

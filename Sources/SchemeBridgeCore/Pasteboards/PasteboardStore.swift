@@ -231,6 +231,14 @@ public final class PasteboardStore: Sendable {
         }
     }
 
+    /// The data of `type` in item `item` of pasteboard `id` when it is in memory; nil when it is
+    /// still on disk (then ``data(_:item:type:caller:)``, which reads, on a thread that may block).
+    public func dataInMemory(_ id: String, item: Int, type: String, caller: PasteboardCaller) throws(PasteboardError) -> SealedData? {
+        let (board, _) = try board(id, caller: caller)
+        if case .memory(let data) = try board.data(item: item, type: type) { return data }
+        return nil
+    }
+
     /// The data of `type` in item `item` of pasteboard `id`, in memory (data of a restored
     /// pasteboard is copied from disk into memory at its first read).
     public func data(_ id: String, item: Int, type: String, caller: PasteboardCaller) throws(PasteboardError) -> SealedData {

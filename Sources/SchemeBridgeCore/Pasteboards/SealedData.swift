@@ -37,6 +37,24 @@ public final class SealedData: Sendable {
         return try sealed(fd, size: Int64(bytes.count))
     }
 
+    /// A caller's memfd that is sealed against writes, growing and shrinking, taken as it is;
+    /// nil for any other descriptor. Never blocks: the seals are asked first (`F_GET_SEALS`
+    /// answers from the descriptor alone, on any file system), and only a sealed memfd (which
+    /// lives in memory) is examined further.
+    public static func adoptSealed(_ fd: Int32, limit: Int64) throws(PasteboardError) -> SealedData? {
+        guard clinux_is_sealed(fd) == 1 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, flags & Self.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
+            throw PasteboardError(.invalidArgument, "the file descriptor is not open for reading")
+        }
+        guard Int64(st.st_size) <= limit else { throw tooLarge(Int64(st.st_size), limit) }
+        let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard own >= 0 else { throw PasteboardError.failure(errno: errno, "cannot keep the descriptor") }
+        return SealedData(owning: own, size: Int64(st.st_size))
+    }
+
     /// Data from a caller's descriptor: a memfd sealed against writes, growing and shrinking is
     /// taken as it is; a regular file or an unsealed memfd is copied (what it holds now: later
     /// changes to it are not seen). Anything else (a pipe, a socket, a directory, a device, an
@@ -53,12 +71,7 @@ public final class SealedData: Sendable {
         guard flags >= 0, flags & Self.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw PasteboardError(.invalidArgument, "the file descriptor is not open for reading")
         }
-        if clinux_is_sealed(fd) == 1 {
-            guard Int64(st.st_size) <= limit else { throw tooLarge(Int64(st.st_size), limit) }
-            let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-            guard own >= 0 else { throw PasteboardError.failure(errno: errno, "cannot keep the descriptor") }
-            return SealedData(owning: own, size: Int64(st.st_size))
-        }
+        if let sealed = try adoptSealed(fd, limit: limit) { return sealed }
         let out = try newMemfd()
         var offset: Int64 = 0
         let copied = clinux_copy(fd, &offset, out, limit + 1)

@@ -1,0 +1,64 @@
+import Foundation
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// Pasteboard tests' helpers on a ``ServiceFixture``: a python3-dbus module the test clients
+/// import (`pb.py`), and copies of the python interpreter under other names, so a client can be
+/// another app (the service tells apps apart by their executable when nothing else names them).
+extension ServiceFixture {
+    /// Writes `pb.py` beside the records and returns the directory to put on `PYTHONPATH`.
+    func pasteboardModule() throws -> String {
+        let dir = root.appendingPathComponent("py").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try """
+            import dbus, os, fcntl, sys
+            N, O = '\(Self.name)', '\(Self.path)'
+            PBS, PB = '\(Contract.pasteboardsInterface.rawValue)', '\(Contract.pasteboardInterface.rawValue)'
+            ERR = '\(Contract.errorPrefix)'
+            def bus(): return dbus.bus.BusConnection(os.environ['SB_BUS'])
+            def boards(b): return dbus.Interface(b.get_object(N, O), PBS)
+            def board(b, path): return dbus.Interface(b.get_object(N, path), PB)
+            def sealed(data, seal=True):
+                fd = os.memfd_create('test', os.MFD_ALLOW_SEALING)
+                os.write(fd, data) if isinstance(data, bytes) else os.ftruncate(fd, data)
+                if seal: fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+                return fd
+            def read_all(fd):
+                out, off = [], 0
+                while True:
+                    chunk = os.pread(fd, 1 << 20, off)
+                    if not chunk: return b''.join(out)
+                    out.append(chunk); off += len(chunk)
+            def error(call):
+                try:
+                    call(); return 'no error'
+                except dbus.DBusException as e:
+                    return e.get_dbus_name().replace(ERR, '').replace('org.freedesktop.DBus.Error.', '') + ': ' + str(e)
+            """.write(toFile: dir + "/pb.py", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    /// A copy of the system python named `name` in `bin/`: a client of another identity.
+    func pythonNamed(_ name: String) throws -> String {
+        let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
+        let path = bin.appendingPathComponent(name).path
+        if !FileManager.default.fileExists(atPath: path) { try FileManager.default.copyItem(atPath: real, toPath: path) }
+        return path
+    }
+
+    /// Runs python `script` (with `pb.py` importable and `SB_BUS` set) under `python`.
+    func runPython(_ script: String, python: String = Tools.systemPython, _ args: [String] = []) async throws -> ProcessResult {
+        let module = try pasteboardModule()
+        return try await Tools.run([python, "-c", script] + args, environment: ["PYTHONPATH": module, "SB_BUS": bus.address])
+    }
+
+    /// `$XDG_STATE_HOME/schemebridge/pasteboards` of the service (HOME is the fixture's root).
+    var pasteboardStorage: URL { root.appendingPathComponent(".local/state/schemebridge/pasteboards") }
+
+    /// The memfds the service holds open now (its pasteboards' data).
+    func serviceMemfds() async -> Int {
+        guard let pid = await servicePID() else { return -1 }
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return fds.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "").contains("memfd:schemebridge-pasteboard") }.count
+    }
+}
