@@ -26,6 +26,9 @@ struct PasteboardItemList: Equatable {
 
     /// The separator between items.
     static let separator = "+"
+    /// The most values one `write` sends: each goes as a descriptor, and `dbus-daemon` carries 16
+    /// descriptors a message (`max_message_unix_fds`; it disconnects a client that sends more).
+    static let maximumValues = 16
 
     /// Parses the arguments; the error says what is wrong, for a usage error.
     init(_ arguments: [String]) throws(ItemListError) {
@@ -64,6 +67,10 @@ struct PasteboardItemList: Equatable {
             items[items.count - 1].append(Entry(type: type, source: source))
         }
         guard !items[items.count - 1].isEmpty else { throw ItemListError("nothing after the last '+'") }
+        let values = items.reduce(0) { $0 + $1.count }
+        guard values <= Self.maximumValues else {
+            throw ItemListError("\(values) TYPE FILE pairs: one write sends at most \(Self.maximumValues) (the session bus carries \(Self.maximumValues) file descriptors a message)")
+        }
         self.items = items
     }
 }

@@ -21,7 +21,8 @@ struct PasteboardWrite: ParsableCommand {
             at once (one SetItems): a reader sees the old items or the new ones, never a mix.
 
             Each FILE is copied into a sealed memfd (inside the kernel) and passed by descriptor, so \
-            there is no size limit but the service's quota. Prints nothing; --json prints the name and \
+            there is no size limit but the service's quota; the session bus carries 16 descriptors a \
+            message, so one write takes at most 16 pairs. Prints nothing; --json prints the name and \
             the new change count.
             """)
 

@@ -76,6 +76,14 @@ import SchemeBridgeContract
         #expect(twice.status == 1 && twice.stderr.contains("standard input can be read once"), "\(twice.status) \(twice.stderr)")
         let trailing = try await w.pasteboard(w.owner, "write", "mine", "text/plain", plain, "+")
         #expect(trailing.status == 1, "\(trailing.status) \(trailing.stderr)")
+        // 16 values at most (descriptors a message); 16 items of one type each are fine.
+        let sixteen = (0..<16).flatMap { i in (i == 0 ? [] : ["+"]) + ["text/x-n\(i)", plain] }
+        #expect(try await w.pasteboard(w.owner, "create", "many").status == 0)
+        let many = try await w.run(w.owner, ["pasteboard", "write", "many"] + sixteen)
+        #expect(many.status == 0, "\(many.status) \(many.stderr)")
+        #expect(try await w.pasteboard(w.owner, "types", "many").stdout.split(separator: "\n").count == 16)
+        let tooMany = try await w.run(w.owner, ["pasteboard", "write", "many"] + sixteen + ["+", "text/x-17", plain])
+        #expect(tooMany.status == 1 && tooMany.stderr.contains("at most 16"), "\(tooMany.status) \(tooMany.stderr)")
         let zero = try await w.pasteboard(w.owner, "create", "--expires", "0")
         #expect(zero.status == 1, "\(zero.status) \(zero.stderr)")
         // 2: no such pasteboard, item, type, or file.
