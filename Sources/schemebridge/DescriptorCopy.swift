@@ -39,13 +39,17 @@ enum DescriptorCopy {
     /// Runs `method` until the end of the input, or until the kernel says it does not apply.
     private static func run(_ method: Method, _ input: Int32, _ position: inout Int64?, _ output: Int32,
                             _ total: inout Int64) throws(Errno) -> Outcome {
+        var moved = false
         while true {
             let n = step(method, input, &position, output)
             if n > 0 {
                 total += Int64(n)
+                moved = true
                 continue
             }
-            if n == 0 { return .finished }
+            // copy_file_range sees nothing in some files (procfs, sysfs on kernels 5.3 to 5.18):
+            // when it copied nothing at all, the next method looks again (an empty file costs a call).
+            if n == 0 { return method == .copyFileRange && !moved ? .notApplicable : .finished }
             switch errno {
             case EINTR: continue
             case EAGAIN: waitUntilReady(input, output)
