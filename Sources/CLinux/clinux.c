@@ -7,7 +7,9 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/fs.h>
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -137,4 +139,8 @@ long long clinux_copy(int in, long long *offset, int out, long long count) {
         done += n;
     }
     return done;
+}
+
+int clinux_reflink(int dst, int src) {
+    return ioctl(dst, FICLONE, src);
 }

@@ -324,6 +324,7 @@ extension DBusError {
         case .reservedScheme: self = ContractError.reservedScheme(failure.message)
         case .rateLimited: self = ContractError.rateLimited(failure.message)
         case .callbackNotOwned: self = ContractError.callbackNotOwned(failure.message)
+        case .quotaExceeded: self = ContractError.quotaExceeded(failure.message)
         case .invalidArgument: self.init(.invalidArgs, failure.message)
         case .failed: self.init(.failed, failure.message)
         }

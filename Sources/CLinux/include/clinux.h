@@ -63,4 +63,8 @@ int clinux_is_sealed(int fd);
  * pread/write). Returns the bytes copied (fewer at the end of `in`), or -1 and errno. */
 long long clinux_copy(int in, long long *offset, int out, long long count);
 
+/* ioctl(dst, FICLONE, src): makes `dst` share `src`'s blocks (a reflink, copy on write) where the
+ * file system supports it. 0, or -1 and errno (EOPNOTSUPP, EXDEV, EINVAL where it does not). */
+int clinux_reflink(int dst, int src);
+
 #endif

@@ -10,6 +10,8 @@ public struct PasteboardLimits: Sendable, Equatable {
     public var maximumPerOwner = 64
     /// `MaxBytesPerApp`: bytes of data one owner's pasteboards may hold together (2 GiB).
     public var maximumBytesPerOwner: Int64 = 2 << 30
+    /// `MaxBytes`: bytes of data of all owners' pasteboards together (8 GiB).
+    public var maximumTotalBytes: Int64 = 8 << 30
     /// `MaxPasteboards`: pasteboards of all owners together.
     public var maximumTotal = 4096
     /// Items in one pasteboard.

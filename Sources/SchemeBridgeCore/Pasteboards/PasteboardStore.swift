@@ -143,6 +143,10 @@ public final class PasteboardStore: Sendable {
                 guard used + newBytes <= limits.maximumBytesPerOwner else {
                     throw PasteboardError(.quotaExceeded, "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(limits.maximumBytesPerOwner) (MaxBytesPerApp)")
                 }
+                let all = s.boards.values.reduce(Int64(0)) { $0 + ($1.id != id ? $1.bytes : 0) }
+                guard all + newBytes <= limits.maximumTotalBytes else {
+                    throw PasteboardError(.quotaExceeded, "the service holds \(all) bytes of pasteboard data, and takes at most \(limits.maximumTotalBytes) (MaxBytes); try again when some pasteboards have expired")
+                }
                 var next = b
                 next.items = stored
                 next.changeCount = b.changeCount &+ 1

@@ -31,6 +31,7 @@ import Glibc
 /// MaxPasteboardsPerApp=64
 /// MaxBytesPerApp=2147483648       # data of one app's pasteboards together
 /// MaxPasteboards=4096             # all apps together
+/// MaxBytes=8589934592             # data of all apps' pasteboards together
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -145,7 +146,7 @@ public struct PolicyConfig: Sendable, Equatable {
 extension PolicyConfig {
     /// Reads `[Pasteboards]`: whole numbers in range; anything else is ignored with a warning.
     static func parsePasteboards(_ g: KeyFile.Group, path: String, into p: inout PasteboardLimits, warnings: inout [String]) {
-        let known: Set<String> = ["DefaultExpiry", "PersistentDefaultExpiry", "MaxExpiry", "MaxPasteboardsPerApp", "MaxBytesPerApp", "MaxPasteboards"]
+        let known: Set<String> = ["DefaultExpiry", "PersistentDefaultExpiry", "MaxExpiry", "MaxPasteboardsPerApp", "MaxBytesPerApp", "MaxPasteboards", "MaxBytes"]
         for e in g.entries where !known.contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
@@ -164,6 +165,7 @@ extension PolicyConfig {
         if let v = number("MaxPasteboardsPerApp", 1...100_000) { p.maximumPerOwner = Int(v) }
         if let v = number("MaxBytesPerApp", 0...(1 << 50)) { p.maximumBytesPerOwner = v }
         if let v = number("MaxPasteboards", 1...100_000) { p.maximumTotal = Int(v) }
+        if let v = number("MaxBytes", 0...(1 << 50)) { p.maximumTotalBytes = v }
     }
 }
 

@@ -188,6 +188,25 @@ public final class Broker: Sendable {
         }
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
+        let admission = try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
+        if let callbacks { callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
+        return admission
+    }
+
+    /// Decides a document's opening: `url` (its copy in `entry`'s Inbox) with `entry`, the
+    /// handler chosen for its type; the same checks as a URL's (allowed callers, rate, launches
+    /// in flight) and the same launch image.
+    public func admit(document url: SchemeURL, entry: DesktopEntry, request: OpenRequest, searchPath: [String], sessionScale: Int,
+                      splashAvailable: Bool) throws(OpenFailure) -> Admission {
+        let plan: LaunchPlan
+        do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath) } catch { throw OpenFailure(error) }
+        return try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
+    }
+
+    /// The checks every launch passes once its plan is made: allowed callers, rate, slots;
+    /// then the launch image and the handler's context.
+    private func admit(_ plan: LaunchPlan, _ request: OpenRequest, sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
+        let caller = request.caller
         guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
             throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
@@ -216,7 +235,6 @@ public final class Broker: Sendable {
         let context = LaunchContext(
             source: caller.appID, activationToken: request.activationToken,
             startupID: request.activationToken ?? (image != nil && splashAvailable ? LaunchContext.newStartupID() : nil))
-        if let callbacks { callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
         return Admission(plan: plan, context: context, image: image, config: config, slot: slot)
     }
 

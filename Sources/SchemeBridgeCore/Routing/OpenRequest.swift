@@ -52,6 +52,8 @@ public struct OpenFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidURL, noHandler, invalidHandler, launchFailed, accessDenied, reservedScheme, rateLimited
         /// An x-callback URL whose scheme the caller's own entry does not declare.
         case callbackNotOwned
+        /// Over a quota (an Inbox's bytes), or out of disk.
+        case quotaExceeded
         /// A wrong argument (D-Bus `InvalidArgs`).
         case invalidArgument
         /// Anything else (D-Bus `Failed`).

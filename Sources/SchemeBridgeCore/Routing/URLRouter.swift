@@ -157,11 +157,24 @@ public struct URLRouter: Sendable {
             }
             entry = e
         }
+        return try launchPlan(u, entry: entry, searchPath: searchPath)
+    }
+
+    /// The plan for handing `url` (a local file's `file://` URL, in an Inbox) to `entry`, the
+    /// handler chosen for the document's type: its `Exec` gets the path (`%f`/`%F`) or the URL
+    /// (`%u`/`%U`), or it is activated over D-Bus with the URL.
+    public func plan(document url: SchemeURL, entry: DesktopEntry, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+        guard !routesBackToUs(entry) else { throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name) }
+        return try launchPlan(url, entry: entry, searchPath: searchPath)
+    }
+
+    /// How to start `entry` for `u`: D-Bus activation, or its `Exec` (in a terminal when it asks).
+    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         if entry.dbusActivatable {
             return LaunchPlan(url: u, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
         }
         var commands = entry.launchCommands(for: [u])
-        if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: scheme) }
+        if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
         if entry.terminal {
             guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
             commands = commands.map { LaunchCommand(argv: prefix + $0.argv, workingDirectory: $0.workingDirectory, environment: $0.environment) }
