@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "schemebridge",
             dependencies: [
-                "DBus", "SchemeBridgeContract",
+                "CLinux", "DBus", "LinuxSystem", "SchemeBridgeContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

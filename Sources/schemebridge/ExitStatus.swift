@@ -7,7 +7,8 @@ enum ExitStatus: Int32 {
     case success = 0
     /// Error in the command line: a malformed URL, a wrong argument.
     case usage = 1
-    /// A file named on the command line does not exist, or the handler asked for is not installed.
+    /// A file named on the command line does not exist, the handler asked for is not installed,
+    /// or the pasteboard (or its item or type) does not exist for this caller.
     case notFound = 2
     /// No application handles the scheme, or no SchemeBridge service is reachable.
     case noHandler = 3
@@ -24,7 +25,7 @@ enum ExitStatus: Int32 {
         if let contract = ContractError(error.name) {
             switch contract {
             case .invalidURL: self = .usage
-            case .invalidHandler: self = .notFound
+            case .invalidHandler, .noSuchPasteboard, .noSuchType: self = .notFound
             case .noHandler, .reservedScheme: self = .noHandler
             default: self = .failed
             }

@@ -25,6 +25,9 @@ struct Open: ParsableCommand {
     @Flag(name: .long, help: "Do not show the handler's launch image.")
     var noLaunchImage = false
 
+    @Option(name: .long, help: ArgumentHelp("A pasteboard of yours (its name or path) that the URL's handler is granted read access to before it starts.", valueName: "name"))
+    var pasteboard: String?
+
     @Flag(name: .long, help: "Wait for the handler's reply and print it (exit 0 success, 4 failed, 5 cancelled).")
     var wait = false
 
@@ -41,13 +44,13 @@ struct Open: ParsableCommand {
     func run() throws {
         if wait {
             let status = try WaitForReply.openAll(urls, options: Self.options(handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                                                              timeout: replyTimeout),
+                                                                              timeout: replyTimeout, pasteboard: pasteboard),
                                                   json: output.json, service: client.client())
             if status != .success { throw status.exitCode }
             return
         }
         let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                      json: output.json, service: client.client())
+                                      pasteboard: pasteboard, json: output.json, service: client.client())
         if status != .success { throw status.exitCode }
     }
 
@@ -68,9 +71,9 @@ struct Open: ParsableCommand {
 
     /// Opens each URL; returns the first failure's status (or success). Errors are reported on
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
-    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, json: Bool,
-                        service: SchemeBridgeBlockingClient) throws -> ExitStatus {
-        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage)
+    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil,
+                        json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
+        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard)
         var firstFailure: ExitStatus?
         for url in urls {
             let status = open(url, options: options, json: json, service: service)
@@ -109,10 +112,11 @@ struct Open: ParsableCommand {
     }
 
     /// The options the command line asks for (the token from the environment when not given).
-    static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil) -> OpenOptions {
+    static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil,
+                        pasteboard: String? = nil) -> OpenOptions {
         OpenOptions(handler: handler,
                     activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
-                    launchImage: launchImage, timeout: timeout)
+                    launchImage: launchImage, timeout: timeout, pasteboard: pasteboard)
     }
 
     /// xdg-open also takes file names. SchemeBridge routes URL schemes only: a name without a

@@ -16,12 +16,13 @@ struct SchemeBridgeCommand: ParsableCommand {
             entries. `schemebridge open URL` asks the session service to start the handler and returns as soon \
             as it has started, like xdg-open.
 
-            Exit status (as xdg-open): 0 success, 1 usage error or malformed URL, 2 a file or the handler \
-            asked for was not found, 3 no handler for the scheme or no SchemeBridge service on the session bus, \
-            4 the action failed (launch failed, access denied, rate limited).
+            Exit status (as xdg-open): 0 success, 1 usage error or malformed URL, 2 a file, the handler \
+            or the pasteboard asked for was not found, 3 no handler for the scheme or no SchemeBridge service on the session bus, \
+            4 the action failed (launch failed, access denied, rate limited, quota exceeded).
             """,
         version: "1",
-        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Schemes.self, LaunchImage.self, Monitor.self]
+        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Schemes.self, LaunchImage.self, Monitor.self,
+                      PasteboardCommand.self]
     )
 
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not
