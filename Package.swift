@@ -78,5 +78,8 @@ let package = Package(
         .testTarget(name: "SplashTests", dependencies: ["DBusTestSupport", "CX11", "CPNG"], swiftSettings: strict),
         // Index-scale benchmark of the core registry (not a test; prints numbers).
         .executableTarget(name: "IndexBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/IndexBench", swiftSettings: strict),
+        // Content-type detection: per-file time next to gio info and file --mime-type (make bench), and
+        // a detect mode for scripts (not a test; prints numbers or types).
+        .executableTarget(name: "ContentTypeBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/ContentTypeBench", swiftSettings: strict),
     ]
 )
