@@ -2,7 +2,13 @@
 """Turns the raw measurements of Benchmarks/run.sh into Benchmarks/results/bench.json, a table
 on stdout, and the table between <!-- bench:begin --> and <!-- bench:end --> in docs/PERFORMANCE.md.
 Usage: report.py WORKDIR OUT_JSON README CLI_NOTE "SIZES" PROC_SIZE"""
-import datetime, json, os, platform, re, subprocess, sys
+import datetime, json, os, sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_common  # noqa: E402
+
+commit = report_common.commit
 
 work, out_json, readme, cli_note, sizes, big = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(), sys.argv[6]
 load = lambda name: json.load(open(os.path.join(work, name)))
@@ -13,44 +19,7 @@ for line in open(os.path.join(work, "sizes.txt")):
     name, built, stripped = line.split()
     sizes_installed[name] = {"built_bytes": int(built), "installed_bytes": int(stripped)}
 
-
-def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def debian():
-    try:
-        return "Debian " + open("/etc/debian_version").read().strip()
-    except OSError:
-        return platform.system()
-
-
-def swift_version():
-    try:
-        v = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout + \
-            subprocess.run(["swift", "--version"], capture_output=True, text=True).stderr
-        m = re.search(r"Swift version (\S+)", v)
-        return m.group(1) if m else "?"
-    except OSError:
-        return "?"
-
-
-def commit():
-    try:
-        r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        d = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
-        return r.stdout.strip() + ("+dirty" if d.stdout.strip() else "")
-    except OSError:
-        return "?"
-
-
-machine = f"{debian()}, kernel {platform.release()}, {cpu_model()}, {os.cpu_count()} cores, Swift {swift_version()}"
+machine = report_common.machine()
 date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 rows = []  # (measurement, ours, baseline, ratio, aim, verdict)
 aims = []
@@ -183,18 +152,4 @@ result = {
 }
 json.dump(result, open(out_json, "w"), indent=2)
 
-print()
-for line in table:
-    print(line)
-print()
-print(footer)
-
-text = open(readme).read()
-begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
-block = begin + "\n" + "\n".join(table) + "\n\n" + footer + "\n" + end
-if begin in text and end in text:
-    text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
-    open(readme, "w").write(text)
-    print(f"(docs/PERFORMANCE.md updated; raw figures in {out_json})")
-else:
-    print(f"(docs/PERFORMANCE.md has no {begin} … {end} markers; not updated)")
+report_common.publish(table, footer, readme, "bench", out_json)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make bench: SchemeBridge side by side with a C libdbus reference service, the bus's own Ping,
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
-# Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md.
+# Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md; content-type
+# detection has its own script, run at the end (Benchmarks/content-types.sh, its own table there).
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use).
@@ -29,15 +30,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The packages of make test (gio, xdg-open, update-desktop-database among them), and a C
-# compiler for the reference service and the client.
-sh scripts/deps.sh gcc libc6-dev
+# The packages of make test (gio, xdg-open, update-desktop-database among them), a C
+# compiler for the reference service and the client, and file (the content-type baseline).
+sh scripts/deps.sh gcc libc6-dev file
 
 echo "==> building (release, Swift runtime static, as make install builds)"
 # Its own build dir, so a debug build in .build is left alone. (The daemon's link prints gold's
 # note that FoundationEssentials.a, pulled in by swift-argument-parser, uses mktemp: kept in the log.)
 SB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
-for product in schemebridged schemebridge-splash schemebridge-bench-service schemebridge-open-probe; do
+for product in schemebridged schemebridge-splash schemebridge-bench-service schemebridge-open-probe ContentTypeBench; do
     "${SB_BUILD[@]}" --product "$product" >>"$WORK/static-build.log" 2>&1 || { cat "$WORK/static-build.log"; exit 1; }
 done
 SBIN="$("${SB_BUILD[@]}" --show-bin-path)"
@@ -184,5 +185,7 @@ for n in $SIZES; do
         c_service=io.github.schemebridge.BenchCStart Benchmarks/bin/ref-service "$ADDR" io.github.schemebridge.BenchCStart \
         > "$WORK/startup-$n.json"
 done
+
+bash Benchmarks/content-types.sh "$SBIN/ContentTypeBench"
 
 /usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"
