@@ -23,6 +23,8 @@ final class Bridge: Sendable {
     let replies: ReplyService
     /// The pasteboards (`Pasteboards1` and each pasteboard's object).
     let pasteboards: PasteboardService
+    /// Threads for reading callers' descriptors (pasteboard data, documents).
+    let descriptors = DescriptorWork()
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 
@@ -41,7 +43,7 @@ final class Bridge: Sendable {
         self.replies = ReplyService(connection: connection, logger: logger)
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
-            connection: connection, callers: callers, registry: registry, logger: logger)
+            connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
         let explicitScale = DisplayScale.set(by: environment)
         self.sessionScale = Atomic(explicitScale ?? 1)
