@@ -25,6 +25,10 @@ final class Bridge: Sendable {
     let pasteboards: PasteboardService
     /// Threads for reading callers' descriptors (pasteboard data, documents).
     let descriptors = DescriptorWork()
+    /// Content types, handlers by type and the Inboxes.
+    let documents: Documents
+    /// When the Inboxes were last swept (seconds since the epoch).
+    let inboxSweep = Atomic<Int64>(0)
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 
@@ -41,6 +45,8 @@ final class Bridge: Sendable {
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
+        self.documents = Documents(types: ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
+                                   handlersOfType: { _ in [] })
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
             connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)
@@ -184,11 +190,12 @@ final class Bridge: Sendable {
     /// Starts what `admission` says and reports it.
     /// `pasteboard`: a pasteboard the started handler may read (its process, or the connection
     /// that owns its activated name).
-    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?,
-                        pasteboard: String? = nil) async throws(DBusError) -> OpenResults {
+    func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?,
+                pasteboard: String? = nil, contentType: String? = nil) async throws(DBusError) -> OpenResults {
         let (plan, context) = (admission.plan, admission.context)
         var results = OpenResults(handler: plan.entry.id)
         var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
+        if let contentType { details[URLHandled.Key.contentType] = .string(contentType) }
         let launchKind: URLHandled.Launch
         var shown = false
 
