@@ -21,7 +21,7 @@ struct SchemeBridgeCommand: ParsableCommand {
             4 the action failed (launch failed, access denied, rate limited, quota exceeded).
             """,
         version: "1",
-        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Schemes.self, LaunchImage.self, Monitor.self,
+        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
                       PasteboardCommand.self]
     )
 
