@@ -46,6 +46,7 @@ public final class Documents: Sendable {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
         }
         let name = Self.name(of: fd)
+        _ = types.reloadIfChanged()  // live: a stat per mime directory
         if let contentType {
             let type = Self.lowercased(contentType)
             guard Self.isMIMEType(type) else { throw OpenFailure(.invalidArgument, "'\(contentType.prefix(80))' is not a content type (type/subtype)") }
@@ -62,6 +63,7 @@ public final class Documents: Sendable {
     public func contentType(of fd: Int32, name: String) throws(OpenFailure) -> String {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
+        _ = types.reloadIfChanged()
         do {
             return try types.contentType(forFileDescriptor: fd, name: name.isEmpty ? nil : name)
         } catch {
