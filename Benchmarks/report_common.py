@@ -31,9 +31,12 @@ def swift_version():
 
 
 def commit():
+    """The commit measured; "+dirty" when files other than the benchmarks' own outputs (which an
+    earlier report of the same run may have written already) differ from it."""
     try:
         r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        d = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True)
+        d = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ":/",
+                            ":(top,exclude)Benchmarks/results", ":(top,exclude)docs/PERFORMANCE.md"], capture_output=True, text=True)
         return r.stdout.strip() + ("+dirty" if d.stdout.strip() else "")
     except OSError:
         return "?"
