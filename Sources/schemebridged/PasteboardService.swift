@@ -144,7 +144,7 @@ final class PasteboardService: Sendable {
         }
         return Interface(Contract.pasteboardInterface, methods: [
             Method(ContractMethod.setItems, inputs: [Argument("items", "aa{sv}")], outputs: [Argument("change_count", "u")],
-                   handler: .async { [self] call in
+                   handler: .asyncThen { [self] call in
                        let caller = await caller(call.sender)
                        let items = try Self.items(call.arguments[0], limits: store.currentLimits)
                        let (_, access) = try Self.adapt { () throws(PasteboardError) in try store.board(id, caller: caller) }
@@ -190,8 +190,8 @@ final class PasteboardService: Sendable {
                        let (count, board) = persistent
                            ? try await blocking { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
                            : try Self.adapt { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
-                       changed(board)
-                       return [.uint32(count)]
+                       // Changed goes out after the reply: the caller hears of its own change last.
+                       return MethodResult([.uint32(count)], followUp: { [self] in changed(board) })
                    }),
             Method(ContractMethod.types, outputs: [Argument("types", "aas")],
                    handler: .async { [self] call in
