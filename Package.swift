@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "schemebridge",
             dependencies: [
-                "DBus", "SchemeBridgeContract",
+                "CLinux", "DBus", "LinuxSystem", "SchemeBridgeContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -72,11 +72,14 @@ let package = Package(
         .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG"], swiftSettings: strict),
-        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore"], swiftSettings: strict),
+        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),
         .testTarget(name: "SplashTests", dependencies: ["DBusTestSupport", "CX11", "CPNG"], swiftSettings: strict),
         // Index-scale benchmark of the core registry (not a test; prints numbers).
         .executableTarget(name: "IndexBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/IndexBench", swiftSettings: strict),
+        // Content-type detection: per-file time next to gio info and file --mime-type (make bench), and
+        // a detect mode for scripts (not a test; prints numbers or types).
+        .executableTarget(name: "ContentTypeBench", dependencies: ["SchemeBridgeCore"], path: "Benchmarks/ContentTypeBench", swiftSettings: strict),
     ]
 )

@@ -1,10 +1,12 @@
 #!/bin/bash
 # make bench: SchemeBridge side by side with a C libdbus reference service, the bus's own Ping,
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
-# Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md.
+# Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md; content-type
+# detection has its own script, run at the end (Benchmarks/content-types.sh, its own table there).
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
-# start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use).
+# start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use),
+# PB_SIZES (pasteboard hand-off sizes in bytes) and PB_ROUNDS (rounds for each of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5000}"
@@ -18,6 +20,8 @@ TP_ROUNDS="${TP_ROUNDS:-5}"
 CLIENTS="${CLIENTS:-8}"
 SIZES="${SIZES:-100 1000 10000 50000}"
 PROC_SIZE="${PROC_SIZE:-10000}"
+PB_SIZES="${PB_SIZES:-4096 1048576 104857600 1073741824}"
+PB_ROUNDS="${PB_ROUNDS:-1000 1000 30 8}"
 URL='todolist://add?task=milk'
 OUT=Benchmarks/results
 mkdir -p "$OUT" Benchmarks/bin
@@ -29,15 +33,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The packages of make test (gio, xdg-open, update-desktop-database among them), and a C
-# compiler for the reference service and the client.
-sh scripts/deps.sh gcc libc6-dev
+# The packages of make test (gio, xdg-open, update-desktop-database among them), a C
+# compiler for the reference service and the client, and file (the content-type baseline).
+sh scripts/deps.sh gcc libc6-dev file
 
 echo "==> building (release, Swift runtime static, as make install builds)"
 # Its own build dir, so a debug build in .build is left alone. (The daemon's link prints gold's
 # note that FoundationEssentials.a, pulled in by swift-argument-parser, uses mktemp: kept in the log.)
 SB_BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
-for product in schemebridged schemebridge-splash schemebridge-bench-service schemebridge-open-probe; do
+for product in schemebridged schemebridge-splash schemebridge-bench-service schemebridge-open-probe ContentTypeBench; do
     "${SB_BUILD[@]}" --product "$product" >>"$WORK/static-build.log" 2>&1 || { cat "$WORK/static-build.log"; exit 1; }
 done
 SBIN="$("${SB_BUILD[@]}" --show-bin-path)"
@@ -60,6 +64,7 @@ LIBS="$(pkg-config --libs dbus-1)"
 gcc $CFLAGS -o Benchmarks/bin/ref-service Benchmarks/c/ref-service.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/layer-client Benchmarks/c/layer-client.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/reply-handler Benchmarks/c/reply-handler.c $LIBS
+gcc $CFLAGS -o Benchmarks/bin/pasteboard-bench Benchmarks/c/pasteboard-bench.c $LIBS
 CLIENT=Benchmarks/bin/layer-client
 
 echo "==> generating XDG trees ($SIZES installed entries)"
@@ -98,6 +103,17 @@ wait_name() {
     exit 1
 }
 
+# Waits until the service can open each URL given (it has seen the entries just written).
+wait_can_open() {
+    for url in "$@"; do
+        for _ in $(seq 250); do
+            dbus-send --bus="$ADDR" --print-reply --dest=io.github.schemebridge.SchemeBridge1 /io/github/schemebridge/SchemeBridge1 \
+                io.github.schemebridge.SchemeBridge1.CanOpenURL "string:$url" 2>/dev/null | grep -q "boolean true" && break
+            sleep 0.02
+        done
+    done
+}
+
 echo "==> services on the $BIG-entry tree"
 env $(tree_env "$BIG") Benchmarks/bin/ref-service "$ADDR" & PIDS+=($!)
 env $(tree_env "$BIG") "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 2>"$WORK/schemebridged.log" & SB_PID=$!
@@ -133,15 +149,27 @@ printf '[Desktop Entry]\nType=Application\nName=Bench Reply (spawned)\nExec=%s %
 Benchmarks/bin/reply-handler serve "$ADDR" "$REPLY_APP" & REPLY_PID=$!
 PIDS+=("$REPLY_PID")
 wait_name "$REPLY_APP"
-for url in benchreply:x benchspawn:x; do
-    for _ in $(seq 250); do
-        dbus-send --bus="$ADDR" --print-reply --dest=io.github.schemebridge.SchemeBridge1 /io/github/schemebridge/SchemeBridge1 \
-            io.github.schemebridge.SchemeBridge1.CanOpenURL "string:$url" 2>/dev/null | grep -q "boolean true" && break
-        sleep 0.02
-    done
-done
+wait_can_open benchreply:x benchspawn:x
 $CLIENT reply "$ADDR" "$REPLY_ROUNDS" 'benchreply://pick?color=teal' 'benchspawn://pick?color=teal' > "$WORK/reply.json"
 kill "$REPLY_PID"; wait "$REPLY_PID" 2>/dev/null || true
+
+echo "==> pasteboard hand-off: writer → schemebridged → reader, beside the memfd sent directly and ay ($PB_SIZES bytes; $PB_ROUNDS rounds)"
+# Two apps with desktop entries of their own (programs under $HOME, so an entry in the user's dir
+# may name them): the writer owns the pasteboards and grants the reader's app id. The reader's
+# entry declares a scheme only so that we can ask when the service has seen it.
+PB_BIN="$WORK/t$BIG/home/bin"
+mkdir -p "$PB_BIN"
+cp Benchmarks/bin/pasteboard-bench "$PB_BIN/pasteboard-writer"
+cp Benchmarks/bin/pasteboard-bench "$PB_BIN/pasteboard-reader"
+PB_READER=io.github.schemebridge.BenchPasteboardReader
+printf '[Desktop Entry]\nType=Application\nName=Bench Pasteboard Writer\nExec=%s\nMimeType=x-scheme-handler/benchpbwriter;\n' \
+    "$PB_BIN/pasteboard-writer" > "$REPLY_APPS/io.github.schemebridge.BenchPasteboardWriter.desktop"
+printf '[Desktop Entry]\nType=Application\nName=Bench Pasteboard Reader\nExec=%s\nMimeType=x-scheme-handler/benchpbreader;\n' \
+    "$PB_BIN/pasteboard-reader" > "$REPLY_APPS/$PB_READER.desktop"
+wait_can_open benchpbwriter:x benchpbreader:x
+with_tree "$BIG" "$PB_BIN/pasteboard-writer" writer "$ADDR" "$PB_BIN/pasteboard-reader" "$PB_READER" "$PB_SIZES" "$PB_ROUNDS" \
+    > "$WORK/pasteboard.json"
+
 echo "==> live update ($LIVE_ROUNDS new entries; baseline update-desktop-database + gio mime)"
 with_tree "$BIG" $CLIENT live "$ADDR" "$LIVE_ROUNDS" "$WORK/t$BIG/data-home/applications" \
     "$WORK/t$BIG/share/applications" > "$WORK/live.json"
@@ -184,5 +212,7 @@ for n in $SIZES; do
         c_service=io.github.schemebridge.BenchCStart Benchmarks/bin/ref-service "$ADDR" io.github.schemebridge.BenchCStart \
         > "$WORK/startup-$n.json"
 done
+
+bash Benchmarks/content-types.sh "$SBIN/ContentTypeBench"
 
 /usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"

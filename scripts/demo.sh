@@ -3,7 +3,9 @@
 # session), install the demo apps into a temporary XDG tree, let the bus activate
 # schemebridged, and drive it with dbus-send and gdbus while dbus-monitor prints its signals.
 # Then replies: an app asks a handler for a color and prints its answer (`schemebridge open
-# --wait`, and desktop/demo/sketch-demo over D-Bus), and a forged reply is refused.
+# --wait`, and desktop/demo/sketch-demo over D-Bus), and a forged reply is refused. Then
+# pasteboards (seed 001): desktop/demo/person-editor hands a person and a photo to the viewer:
+# handler, desktop/demo/person-viewer, through a private pasteboard.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,9 +26,9 @@ say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
 say "a private session bus, a temporary XDG tree, the demo apps"
-mkdir -p "$WORK/services" "$WORK/data/applications" "$WORK/config"
+mkdir -p "$WORK/services" "$WORK/data/applications" "$WORK/config" "$WORK/state"
 sed "s|@bindir@|$BIN|" dbus/io.github.schemebridge.SchemeBridge1.service.in > "$WORK/services/io.github.schemebridge.SchemeBridge1.service"
-for app in org.example.TodoList org.example.ColorPicker org.example.Sketch; do
+for app in org.example.TodoList org.example.ColorPicker org.example.Sketch org.example.PersonEditor org.example.PersonViewer; do
     sed "s|@demodir@|$PWD/desktop/demo|" "desktop/demo/$app.desktop.in" > "$WORK/data/applications/$app.desktop"
 done
 cat > "$WORK/bus.conf" <<CONF
@@ -41,6 +43,8 @@ cat > "$WORK/bus.conf" <<CONF
 </busconfig>
 CONF
 export XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" XDG_CONFIG_HOME="$WORK/config" XDG_CONFIG_DIRS="$WORK/none"
+# Persistent pasteboards live under $XDG_STATE_HOME/schemebridge: the demo's own, never yours.
+export XDG_STATE_HOME="$WORK/state"
 export SCHEMEBRIDGE_DEMO_LOG="$WORK/handler.log"
 : > "$SCHEMEBRIDGE_DEMO_LOG"
 # The color picker's user: the demo writes the pick into this file (colorpicker-demo waits for it).
@@ -146,5 +150,26 @@ echo "$ desktop/demo/sketch-demo 'pickcolor://choose?for=sketch'   (started befo
 cat "$WORK/sketch.out"
 echo "exit status $SKETCH_RC"
 handler_said
+
+# ---- pasteboards ----------------------------------------------------------------------------
+say "pasteboards (seed 001): person-editor (python3-dbus) creates a unique persistent pasteboard, writes a person and a photo, opens viewer://?ReadPasteboardData#<name> with the pasteboard option"
+echo "$ desktop/demo/person-editor --first Jane --last Appleseed --born 1990-04-01"
+EDITOR_OUT="$WORK/editor.out"
+"$PWD/desktop/demo/person-editor" --first Jane --last Appleseed --born 1990-04-01 > "$EDITOR_OUT" 2>&1 && EDITOR_RC=0 || EDITOR_RC=$?
+cat "$EDITOR_OUT"
+echo "exit status $EDITOR_RC"
+# The editor returns on Deleted, which the viewer's delete sends before the viewer logs it.
+for _ in $(seq 100); do grep -q "^person-viewer: deleted pasteboard" "$SCHEMEBRIDGE_DEMO_LOG" && break; sleep 0.05; done
+echo "(person-viewer, the viewer: handler, is a shell script using schemebridge pasteboard types/read/delete:)"
+handler_said
+PB=$(sed -n 's/^person-editor: created persistent pasteboard //p' "$EDITOR_OUT")
+say "afterwards the pasteboard is gone for everybody, and so is its storage under \$XDG_STATE_HOME/schemebridge"
+echo "$ schemebridge pasteboard read $PB"
+status schemebridge pasteboard read "$PB"
+echo "$ gdbus call --session --dest $NAME --object-path $OBJ --method io.github.schemebridge.Pasteboards1.FindPasteboard $PB"
+gdbus call --session --dest $NAME --object-path $OBJ --method io.github.schemebridge.Pasteboards1.FindPasteboard "$PB" 2>&1 || true
+echo "$ ls -A \$XDG_STATE_HOME/schemebridge/pasteboards"
+ls -A "$XDG_STATE_HOME/schemebridge/pasteboards" 2>/dev/null || true
+echo "(empty)"
 
 say "done: the private bus and the service stop now"

@@ -49,6 +49,17 @@ public enum ContractMethod {
     /// `Close()` on a request object: the caller gives up.
     public static let close: MemberName = "Close"
 
+    /// `OpenFile(h fd, a{sv} options) → a{sv}`: open a document with the app for its type.
+    public static let openFile: MemberName = "OpenFile"
+    /// `ContentTypeForFile(h fd, s name) → s`.
+    public static let contentTypeForFile: MemberName = "ContentTypeForFile"
+    /// `HandlersForType(s type) → as`.
+    public static let handlersForType: MemberName = "HandlersForType"
+    /// `DefaultHandlerForType(s type) → s`.
+    public static let defaultHandlerForType: MemberName = "DefaultHandlerForType"
+    /// `SetDefaultHandlerForType(s type, s desktop_id)`.
+    public static let setDefaultHandlerForType: MemberName = "SetDefaultHandlerForType"
+
     /// `CreatePasteboard(s name, a{sv} options) → (o, s)` on ``Contract/pasteboardsInterface``.
     public static let createPasteboard: MemberName = "CreatePasteboard"
     /// `FindPasteboard(s name) → o` on ``Contract/pasteboardsInterface``.

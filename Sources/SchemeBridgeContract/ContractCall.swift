@@ -46,14 +46,17 @@ extension ContractCall where Result == String {
 }
 
 extension ContractCall where Result == [String] {
+    /// Reads an `as`.
+    static func strings(_ v: DBusValue) -> [String]? {
+        v.arrayElements.flatMap { items in
+            let strings = items.compactMap(\.string)
+            return strings.count == items.count ? strings : nil
+        }
+    }
+
     /// `HandlersForScheme(s) → as`.
     public static func handlersForScheme(_ scheme: String) -> Self {
-        .single(ContractMethod.handlersForScheme, [.string(scheme)]) { v in
-            v.arrayElements.flatMap { items in
-                let strings = items.compactMap(\.string)
-                return strings.count == items.count ? strings : nil
-            }
-        }
+        .single(ContractMethod.handlersForScheme, [.string(scheme)], Self.strings)
     }
 }
 

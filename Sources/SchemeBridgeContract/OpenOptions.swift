@@ -21,10 +21,12 @@ public struct OpenOptions: Sendable, Equatable {
         /// `pasteboard` (o or s): a pasteboard of the caller's, by path or name, that the resolved
         /// handler is granted read access to before it starts.
         public static let pasteboard = "pasteboard"
+        /// `content-type` (s): `OpenFile` only: the document's type, instead of detecting it.
+        public static let contentType = "content-type"
         /// `ask` (b, default false): let the user pick among the eligible handlers (a chooser).
         public static let ask = "ask"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, ask]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask]
     }
 
     public var handler: String?
@@ -36,6 +38,8 @@ public struct OpenOptions: Sendable, Equatable {
     public var timeout: UInt32?
     /// The pasteboard to grant the handler (its object path or its name).
     public var pasteboard: String?
+    /// `OpenFile`: the document's content type, instead of detecting it.
+    public var contentType: String?
     /// Whether the user picks the handler in a chooser (unless `handler` names one).
     public var ask = false
 
@@ -44,7 +48,8 @@ public struct OpenOptions: Sendable, Equatable {
     public static let maximumTimeout: UInt32 = 86_400
 
     public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
-                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil, ask: Bool = false) {
+                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil, contentType: String? = nil,
+                ask: Bool = false) {
         self.handler = handler
         self.activationToken = activationToken
         self.annotation = annotation
@@ -52,6 +57,7 @@ public struct OpenOptions: Sendable, Equatable {
         self.scale = scale
         self.timeout = timeout
         self.pasteboard = pasteboard
+        self.contentType = contentType
         self.ask = ask
     }
 
@@ -91,6 +97,8 @@ public struct OpenOptions: Sendable, Equatable {
             default: throw Self.wrongType(Key.pasteboard, "a pasteboard's path (o) or name (s)", v)
             }
         }
+        contentType = try dict.contractString(Key.contentType)
+        if contentType?.isEmpty == true { contentType = nil }
         if handler?.isEmpty == true { handler = nil }
         if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
     }
@@ -104,6 +112,7 @@ public struct OpenOptions: Sendable, Equatable {
         if !launchImage { d[Key.launchImage] = .boolean(false) }
         if let scale { d[Key.scale] = .uint32(UInt32(scale)) }
         if let timeout { d[Key.timeout] = .uint32(timeout) }
+        if let contentType { d[Key.contentType] = .string(contentType) }
         if ask { d[Key.ask] = .boolean(true) }
         if let pasteboard {
             d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
@@ -126,16 +135,26 @@ public struct OpenResults: Sendable, Equatable {
         public static let pid = "pid"
         /// `launch-image` (s): the image shown, "" when none.
         public static let launchImage = "launch-image"
+        /// `content-type` (s): `OpenFile`: the document's type.
+        public static let contentType = "content-type"
+        /// `path` (s): `OpenFile`: what the handler was given, the copy in its Inbox.
+        public static let path = "path"
     }
 
     public var handler: String
     public var pid: UInt32?
     public var launchImage: String
+    /// `OpenFile` only.
+    public var contentType: String?
+    /// `OpenFile` only.
+    public var path: String?
 
-    public init(handler: String, pid: UInt32? = nil, launchImage: String = "") {
+    public init(handler: String, pid: UInt32? = nil, launchImage: String = "", contentType: String? = nil, path: String? = nil) {
         self.handler = handler
         self.pid = pid
         self.launchImage = launchImage
+        self.contentType = contentType
+        self.path = path
     }
 
     /// Reads a results dictionary (missing keys give empty values).
@@ -143,12 +162,16 @@ public struct OpenResults: Sendable, Equatable {
         handler = dict[Key.handler]?.unwrapped.string ?? ""
         pid = dict[Key.pid]?.unwrapped.integer.flatMap { UInt32(exactly: $0) }
         launchImage = dict[Key.launchImage]?.unwrapped.string ?? ""
+        contentType = dict[Key.contentType]?.unwrapped.string
+        path = dict[Key.path]?.unwrapped.string
     }
 
     /// The `a{sv}` form.
     public var dictionary: [String: DBusValue] {
         var d: [String: DBusValue] = [Key.handler: .string(handler), Key.launchImage: .string(launchImage)]
         if let pid { d[Key.pid] = .uint32(pid) }
+        if let contentType { d[Key.contentType] = .string(contentType) }
+        if let path { d[Key.path] = .string(path) }
         return d
     }
 }

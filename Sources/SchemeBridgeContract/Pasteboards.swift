@@ -111,10 +111,16 @@ extension ContractCall where Result == ObjectPath {
 }
 
 extension ContractCall where Result == UInt32 {
-    /// `SetItems(aa{sv}) → u` on the pasteboard at `path`.
+    /// `SetItems(aa{sv}) → u` on the pasteboard at `path` (each item's types in key order).
     public static func setItems(_ items: [[String: PasteboardData]], at path: ObjectPath) -> Self {
+        setItems(items.map { $0.sorted { $0.key < $1.key }.map { (type: $0.key, data: $0.value) } }, at: path)
+    }
+
+    /// `SetItems(aa{sv}) → u` on the pasteboard at `path`, each item's types in the order given:
+    /// the service keeps it (`Types` lists them so, and a reader takes the first by default).
+    public static func setItems(_ items: [[(type: String, data: PasteboardData)]], at path: ObjectPath) -> Self {
         let value = DBusValue.array(element: .dictionary(key: .string, value: .variant), items.map { item in
-            .vardict(item.mapValues(\.value))
+            .dictionary(key: .string, value: .variant, item.map { DictEntry(.string($0.type), .variant($0.data.value)) })
         })
         return .single(ContractMethod.setItems, [value], path: path, interface: Contract.pasteboardInterface) { v in
             if case .uint32(let n) = v { return n }

@@ -69,6 +69,8 @@ public struct URLHandled: ContractSignal, Equatable {
         public static let launch = "launch"
         /// `launch-image` (s): the image shown, "" when none.
         public static let launchImage = "launch-image"
+        /// `content-type` (s): `OpenFile`: the document's type (the URL is its Inbox copy's `file://` URL).
+        public static let contentType = "content-type"
     }
 
     /// How the handler was started (`launch` detail).

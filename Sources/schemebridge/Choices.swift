@@ -67,11 +67,16 @@ extension ClientOptions {
 }
 
 extension Handlers {
-    /// Shows the `[Routes]` that send `scheme` to another handler for some callers (text: after
-    /// the handlers, each "route: from PATTERN → DESKTOP-ID"; JSON: a `routes` array).
+    /// The `[Routes]` that send `scheme` (or a content type) to another handler for some callers
+    /// (text: after the handlers, each "route: from PATTERN → DESKTOP-ID"; JSON: a `routes` array).
     static func routes(for scheme: String, service: SchemeBridgeBlockingClient) -> [RememberedChoice] {
         let lowered = scheme.lowercased()
         return ((try? service.perform(.routes)) ?? []).filter { $0.subject == lowered }
+    }
+
+    /// The JSON for `routes` (only shown when there are some).
+    static func routesJSON(_ routes: [RememberedChoice]) -> JSON.Value {
+        .array(routes.map { .object([("from", .string($0.caller)), ("handler", .string($0.desktopID))]) })
     }
 
     /// The text lines for `routes`.

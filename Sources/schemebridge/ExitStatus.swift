@@ -7,7 +7,8 @@ enum ExitStatus: Int32 {
     case success = 0
     /// Error in the command line: a malformed URL, a wrong argument.
     case usage = 1
-    /// A file named on the command line does not exist, or the handler asked for is not installed.
+    /// A file named on the command line does not exist, the handler asked for is not installed,
+    /// or the pasteboard (or its item or type) does not exist for this caller.
     case notFound = 2
     /// No application handles the scheme, or no SchemeBridge service is reachable (or, with
     /// `--ask`, no chooser).
@@ -26,7 +27,7 @@ enum ExitStatus: Int32 {
         if let contract = ContractError(error.name) {
             switch contract {
             case .invalidURL: self = .usage
-            case .invalidHandler: self = .notFound
+            case .invalidHandler, .noSuchPasteboard, .noSuchType: self = .notFound
             case .noHandler, .reservedScheme, .noChooser: self = .noHandler
             case .cancelled: self = .cancelled
             default: self = .failed

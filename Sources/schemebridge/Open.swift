@@ -2,18 +2,22 @@ import ArgumentParser
 import DBus
 import SchemeBridgeContract
 
-/// `schemebridge open URL...`: like `xdg-open`, but only for URLs with a scheme, and through
-/// the service's policy. Returns once each handler has started; never waits for it to exit.
+/// `schemebridge open URL|FILE...`: like `xdg-open`, through the service's policy: URLs go to
+/// their scheme's handler, files (paths and `file://` URIs) to the app for their type, which gets
+/// a read-only copy in its Inbox. Returns once each handler has started; never waits for it to exit.
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Open URLs with the applications that handle their schemes (like xdg-open).",
+        abstract: "Open URLs and files with the applications that handle them (like xdg-open).",
         discussion: """
             Each URL is handed to the default handler of its scheme (or --handler) as exactly one \
-            argument; no shell runs. The command returns as soon as the handler has started. With several \
-            URLs every one is tried and the status is that of the first failure.
+            argument; no shell runs. A file (a path, or a file:// URI) is opened here and handed to the service \
+            as a descriptor; the application for its type gets a read-only copy in its Inbox \
+            ($XDG_DATA_HOME/schemebridge/inbox/APP/). The command returns as soon as the handler has started. \
+            With several arguments every one is tried and the status is that of the first failure \
+            (2: a file that does not exist).
             """)
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The URLs to open, e.g. 'todolist://add?task=milk'.", valueName: "url"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The URLs and files to open, e.g. 'todolist://add?task=milk' or ./report.pdf.", valueName: "url-or-file"))
     var urls: [String]
 
     @Option(name: .long, help: ArgumentHelp("Use this desktop entry instead of the default (see `schemebridge handlers`).", valueName: "desktop-id"))
@@ -24,6 +28,9 @@ struct Open: ParsableCommand {
 
     @Flag(name: .long, help: "Do not show the handler's launch image.")
     var noLaunchImage = false
+
+    @Option(name: .long, help: ArgumentHelp("A pasteboard of yours (its name or path) that the URL's handler is granted read access to before it starts.", valueName: "name"))
+    var pasteboard: String?
 
     @Flag(name: .long, help: "Let the user choose the application in a chooser (exit 5 when cancelled).")
     var ask = false
@@ -44,13 +51,13 @@ struct Open: ParsableCommand {
     func run() throws {
         if wait {
             let status = try WaitForReply.openAll(urls, options: Self.options(handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                                                              timeout: replyTimeout, ask: ask),
+                                                                              timeout: replyTimeout, pasteboard: pasteboard, ask: ask),
                                                   json: output.json, service: client.client(asking: ask))
             if status != .success { throw status.exitCode }
             return
         }
-        let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage, ask: ask,
-                                      json: output.json, service: client.client(asking: ask))
+        let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
+                                      pasteboard: pasteboard, ask: ask, json: output.json, service: client.client(asking: ask))
         if status != .success { throw status.exitCode }
     }
 
@@ -71,9 +78,9 @@ struct Open: ParsableCommand {
 
     /// Opens each URL; returns the first failure's status (or success). Errors are reported on
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
-    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, ask: Bool = false, json: Bool,
-                        service: SchemeBridgeBlockingClient) throws -> ExitStatus {
-        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, ask: ask)
+    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil, ask: Bool = false,
+                        json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
+        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard, ask: ask)
         var firstFailure: ExitStatus?
         for url in urls {
             let status = open(url, options: options, json: json, service: service)
@@ -83,7 +90,9 @@ struct Open: ParsableCommand {
     }
 
     private static func open(_ url: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
-        if let local = localPathStatus(url) { return local }
+        if let path = OpenDocument.path(url) {
+            return OpenDocument.open(path, argument: url, options: options, json: json, service: service)
+        }
         do {
             if options == OpenOptions() && !json {
                 _ = try service.perform(.openURL(url))
@@ -112,22 +121,11 @@ struct Open: ParsableCommand {
     }
 
     /// The options the command line asks for (the token from the environment when not given).
-    static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil, ask: Bool = false) -> OpenOptions {
+    static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil,
+                        pasteboard: String? = nil, ask: Bool = false) -> OpenOptions {
         OpenOptions(handler: handler,
                     activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
-                    launchImage: launchImage, timeout: timeout, ask: ask)
-    }
-
-    /// xdg-open also takes file names. SchemeBridge routes URL schemes only: a name without a
-    /// scheme that does not exist is "not found" (2), one that exists belongs to the file manager (3).
-    static func localPathStatus(_ argument: String) -> ExitStatus? {
-        guard argument.hasPrefix("/") || argument.hasPrefix("./") || argument.hasPrefix("../") || argument.hasPrefix("~") else { return nil }
-        if Terminal.exists(argument) {
-            Terminal.error("'\(shown(argument))' is a file; SchemeBridge opens URLs with a scheme — open files with xdg-open or gio open")
-            return .noHandler
-        }
-        Terminal.error("'\(shown(argument))': no such file, and not a URL (a URL starts with a scheme, as in todolist://...)")
-        return .notFound
+                    launchImage: launchImage, timeout: timeout, pasteboard: pasteboard, ask: ask)
     }
 
     /// `url` fit for a one-line message.

@@ -23,24 +23,36 @@ struct CanOpen: ParsableCommand {
     }
 }
 
-/// `schemebridge handlers SCHEME`: the eligible handlers, the default first.
+/// `schemebridge handlers SCHEME` / `--type TYPE`: the eligible handlers, the default first.
 struct Handlers: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the applications that handle a scheme, the default first (exit 3 when none).")
+        abstract: "List the applications that handle a scheme (or, with --type, a content type), the default first (exit 3 when none).")
 
     @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist.", valueName: "scheme"))
-    var scheme: String
+    var scheme: String?
+
+    @Option(name: .customLong("type"), help: ArgumentHelp("A content type instead, e.g. application/pdf.", valueName: "type"))
+    var contentType: String?
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if (scheme == nil) == (contentType == nil) { throw ValidationError("give a scheme or --type TYPE") }
+    }
+
     func run() throws {
-        let (ids, routes) = try client.withService("cannot list handlers of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            (try service.perform(.handlersForScheme(scheme)), Self.routes(for: scheme, service: service))
+        let (key, name) = contentType.map { ("type", $0) } ?? ("scheme", scheme ?? "")
+        let (ids, routes) = try client.withService("cannot list handlers of '\(Open.shown(name))'") { service throws(DBusError) in
+            let ids: [String]
+            if let contentType { ids = try service.perform(.handlersForType(contentType)) } else { ids = try service.perform(.handlersForScheme(name)) }
+            return (ids, Self.routes(for: name, service: service))
         }
+        let scheme = name
         if output.json {
-            Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("handlers", .array(ids.map { .string($0) })),
-                                            ("routes", .array(routes.map { .object([("from", .string($0.caller)), ("handler", .string($0.desktopID))]) }))])))
+            var members: [(String, JSON.Value)] = [(key, .string(scheme)), ("handlers", .array(ids.map { .string($0) }))]
+            if !routes.isEmpty { members.append(("routes", Self.routesJSON(routes))) }
+            Terminal.out(JSON.text(.object(members)))
         } else {
             for id in ids { Terminal.out(id) }
             for line in Self.routeLines(routes) { Terminal.out(line) }
@@ -52,35 +64,46 @@ struct Handlers: ParsableCommand {
     }
 }
 
-/// `schemebridge default SCHEME [DESKTOP-ID]`: show or set the default handler.
+/// `schemebridge default SCHEME [DESKTOP-ID]` / `--type TYPE [DESKTOP-ID]`: show or set the default handler.
 struct Default: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the default handler of a scheme, or set it (written to ~/.config/mimeapps.list, as gio and xdg-mime do).")
+        abstract: "Show the default handler of a scheme (or, with --type, a content type), or set it (written to ~/.config/mimeapps.list, as gio and xdg-mime do).")
 
-    @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist.", valueName: "scheme"))
-    var scheme: String
+    @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist (without --type); with --type, the desktop id to set.", valueName: "scheme"))
+    var first: String?
 
     @ArgumentParser.Argument(help: ArgumentHelp("The desktop entry to make the default, e.g. org.example.Todo.desktop.", valueName: "desktop-id"))
-    var desktopID: String?
+    var second: String?
+
+    @Option(name: .customLong("type"), help: ArgumentHelp("A content type instead of a scheme, e.g. application/pdf.", valueName: "type"))
+    var contentType: String?
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if contentType == nil && first == nil { throw ValidationError("give a scheme or --type TYPE") }
+        if contentType != nil && second != nil { throw ValidationError("with --type, give at most one desktop id") }
+    }
+
     func run() throws {
+        let key = contentType == nil ? "scheme" : "type"
+        let scheme = contentType ?? first ?? ""
+        let desktopID = contentType == nil ? second : first
         if let desktopID {
             _ = try client.withService("cannot make '\(Open.shown(desktopID))' the default for '\(Open.shown(scheme))'") { service throws(DBusError) in
-                try service.perform(.setDefaultHandler(scheme, desktopID))
+                if contentType != nil { try service.perform(.setDefaultHandlerForType(scheme, desktopID)) } else { try service.perform(.setDefaultHandler(scheme, desktopID)) }
             }
             if output.json {
-                Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("default", .string(desktopID))])))
+                Terminal.out(JSON.text(.object([(key, .string(scheme)), ("default", .string(desktopID))])))
             }
             return
         }
         let id = try client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            try service.perform(.defaultHandler(scheme))
+            contentType != nil ? try service.perform(.defaultHandlerForType(scheme)) : try service.perform(.defaultHandler(scheme))
         }
         if output.json {
-            Terminal.out(JSON.text(.object([("scheme", .string(scheme)), ("default", id.isEmpty ? .null : .string(id))])))
+            Terminal.out(JSON.text(.object([(key, .string(scheme)), ("default", id.isEmpty ? .null : .string(id))])))
         } else if !id.isEmpty {
             Terminal.out(id)
         }

@@ -15,7 +15,10 @@ enum WaitForReply {
     }
 
     static func openAndWait(_ url: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
-        if let local = Open.localPathStatus(url) { return local }
+        if OpenDocument.path(url) != nil {
+            Terminal.error("'\(Open.shown(url))' is a file: --wait waits for a URL handler's reply; open files without it")
+            return .usage
+        }
         let response: Response
         do {
             let path = try service.perform(.openURLWithReply(url, options: options))

@@ -27,6 +27,12 @@ final class Bridge: Sendable {
     let choosers: ChooserService
     /// SchemeBridge as the desktop's scheme handler (`IntegrationService.swift`).
     let integration: IntegrationService
+    /// Threads for reading callers' descriptors (pasteboard data, documents).
+    let descriptors = DescriptorWork()
+    /// Content types, handlers by type and the Inboxes.
+    let documents: Documents
+    /// When the Inboxes were last swept (seconds since the epoch).
+    let inboxSweep = Atomic<Int64>(0)
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 
@@ -46,9 +52,11 @@ final class Bridge: Sendable {
         self.choosers = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
         self.integration = IntegrationService(broker: broker, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
+        self.documents = Documents(types: ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
+                                   handlersOfType: { _ in [] })
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
-            connection: connection, callers: callers, registry: registry, logger: logger)
+            connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
         let explicitScale = DisplayScale.set(by: environment)
         self.sessionScale = Atomic(explicitScale ?? 1)
@@ -191,11 +199,12 @@ final class Bridge: Sendable {
     /// Starts what `admission` says and reports it.
     /// `pasteboard`: a pasteboard the started handler may read (its process, or the connection
     /// that owns its activated name).
-    private func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?,
-                        pasteboard: String? = nil) async throws(DBusError) -> OpenResults {
+    func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?,
+                pasteboard: String? = nil, contentType: String? = nil) async throws(DBusError) -> OpenResults {
         let (plan, context) = (admission.plan, admission.context)
         var results = OpenResults(handler: plan.entry.id)
         var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
+        if let contentType { details[URLHandled.Key.contentType] = .string(contentType) }
         let launchKind: URLHandled.Launch
         var shown = false
 

@@ -49,6 +49,28 @@ struct BridgeInterface {
                                                           results: call.arguments[2].stringDictionary ?? [:], sender: call.sender)
                            return []
                        }),
+                Method(ContractMethod.openFile, inputs: [Argument("fd", "h"), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
+                       outputs: [Argument("results", "a{sv}")],
+                       handler: .async { call in
+                           guard case .unixFD(let fd) = call.arguments[0] else { throw DBusError(.invalidArgs, "fd must be a file descriptor (h)") }
+                           let results = try await bridge.openFile(fd, options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+                           return [.vardict(results.dictionary)]
+                       }),
+                Method(ContractMethod.contentTypeForFile, inputs: [Argument("fd", "h"), Argument("name", "s", maxBytes: Self.nameLimit)],
+                       outputs: [Argument("content_type", "s")],
+                       handler: .async { call in
+                           guard case .unixFD(let fd) = call.arguments[0] else { throw DBusError(.invalidArgs, "fd must be a file descriptor (h)") }
+                           return [.string(try await bridge.contentType(of: fd, name: call.string(1), sender: call.sender))]
+                       }),
+                Method(ContractMethod.handlersForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
+                       handler: .inline { call in [.strings(bridge.handlers(forType: call.string(0)))] }),
+                Method(ContractMethod.defaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
+                       handler: .inline { call in [.string(bridge.handlers(forType: call.string(0)).first ?? "")] }),
+                Method(ContractMethod.setDefaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
+                       handler: .async { call in
+                           try await bridge.setDefault(type: call.string(0), desktopID: call.string(1), sender: call.sender)
+                           return []
+                       }),
                 Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
                        handler: Self.query(bridge) { call in bridge.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
             ] + Self.choosingMethods(bridge),

@@ -2,7 +2,6 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
 /// The pasteboards on the bus: `Pasteboards1` on the main object, one object with `Pasteboard1`
 /// per pasteboard, and their signals, sent to the owner's and grantees' connections only.
@@ -17,15 +16,12 @@ final class PasteboardService: Sendable {
     /// Where persistent pasteboards are written and read back: never the loop thread or the
     /// shared pool.
     let io = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 256, threadName: "sb-pb-disk")
-    /// Where callers' descriptors that are not sealed memfds are copied: a descriptor on a file
-    /// system that never answers holds one of these threads, never the disk threads, the loop
-    /// thread or the shared pool; and one app copies at most ``copiesPerCaller`` at once.
-    let copies = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 64, threadName: "sb-pb-copy")
-    static let copiesPerCaller = 2
-    private let copying = Mutex<[String: Int]>([:])
+    /// Where callers' descriptors that are not sealed memfds are copied (shared with documents).
+    let descriptors: DescriptorWork
 
-    init(store: PasteboardStore, connection: Connection, callers: CallerCache, registry: Registry, logger: Logger) {
+    init(store: PasteboardStore, connection: Connection, callers: CallerCache, registry: Registry, descriptors: DescriptorWork, logger: Logger) {
         self.store = store
+        self.descriptors = descriptors
         self.connection = connection
         self.callers = callers
         self.registry = registry
@@ -56,9 +52,9 @@ final class PasteboardService: Sendable {
         return PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)
     }
 
-    /// Runs blocking `work` on a disk thread (or `threads`).
-    func blocking<T: Sendable>(on threads: IdentificationThreads? = nil, _ work: @escaping @Sendable () throws(PasteboardError) -> T) async throws(DBusError) -> T {
-        let outcome = await (threads ?? io).run { () -> Result<T, PasteboardError> in
+    /// Runs blocking `work` on a disk thread.
+    func blocking<T: Sendable>(_ work: @escaping @Sendable () throws(PasteboardError) -> T) async throws(DBusError) -> T {
+        let outcome = await io.run { () -> Result<T, PasteboardError> in
             do throws(PasteboardError) { return .success(try work()) } catch { return .failure(error) }
         }
         switch outcome {
@@ -148,7 +144,7 @@ final class PasteboardService: Sendable {
         }
         return Interface(Contract.pasteboardInterface, methods: [
             Method(ContractMethod.setItems, inputs: [Argument("items", "aa{sv}")], outputs: [Argument("change_count", "u")],
-                   handler: .async { [self] call in
+                   handler: .asyncThen { [self] call in
                        let caller = await caller(call.sender)
                        let items = try Self.items(call.arguments[0], limits: store.currentLimits)
                        let (_, access) = try Self.adapt { () throws(PasteboardError) in try store.board(id, caller: caller) }
@@ -194,8 +190,8 @@ final class PasteboardService: Sendable {
                        let (count, board) = persistent
                            ? try await blocking { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
                            : try Self.adapt { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
-                       changed(board)
-                       return [.uint32(count)]
+                       // Changed goes out after the reply: the caller hears of its own change last.
+                       return MethodResult([.uint32(count)], followUp: { [self] in changed(board) })
                    }),
             Method(ContractMethod.types, outputs: [Argument("types", "aas")],
                    handler: .async { [self] call in
@@ -252,31 +248,19 @@ final class PasteboardService: Sendable {
         return try await blocking { () throws(PasteboardError) in try use(try store.data(id, item: item, type: type, caller: caller)) }
     }
 
-    /// Copies `descriptors` into sealed memfds on the copy threads, at most ``copiesPerCaller``
-    /// runs at once per app; `limit` bytes in all.
+    /// Copies `descriptors` into sealed memfds on the descriptor threads; `limit` bytes in all.
     private func copy(_ descriptors: [UnixFD], limit: Int64, caller: PasteboardCaller) async throws(DBusError) -> [SealedData] {
-        let key = caller.appID ?? caller.busName
-        let admitted = copying.withLock { running -> Bool in
-            guard running[key, default: 0] < Self.copiesPerCaller else { return false }
-            running[key, default: 0] += 1
-            return true
-        }
-        guard admitted else {
-            throw DBusError(.limitsExceeded, "\(Self.copiesPerCaller) SetItems calls of yours are still copying descriptors; wait for them, or send sealed memfds (taken without a copy)")
-        }
-        defer { copying.withLock { running in
-            running[key, default: 1] -= 1
-            if running[key] == 0 { running[key] = nil }
-        } }
-        return try await blocking(on: copies) { () throws(PasteboardError) in
-            var left = limit
-            var out: [SealedData] = []
-            for fd in descriptors {
-                let data = try SealedData.take(fd.rawValue, limit: left)
-                left -= data.size
-                out.append(data)
+        try await self.descriptors.run(for: caller.appID ?? caller.busName) { () throws(DBusError) in
+            try Self.adapt { () throws(PasteboardError) in
+                var left = limit
+                var out: [SealedData] = []
+                for fd in descriptors {
+                    let data = try SealedData.take(fd.rawValue, limit: left)
+                    left -= data.size
+                    out.append(data)
+                }
+                return out
             }
-            return out
         }
     }
 

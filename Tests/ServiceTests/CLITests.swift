@@ -45,18 +45,21 @@ import SchemeBridgeContract
         #expect(bare.status == 1 && bare.stderr.contains("usage: schemebridge open URL") && bare.stdout.isEmpty, "no arguments is a usage error, as for xdg-open: \(bare.status) \(bare.stderr)")
         let unknown = try await Self.cli(f, "frobnicate")
         #expect(unknown.status == 1, "\(unknown.status) \(unknown.stderr)")
-        let malformed = try await Self.cli(f, "open", "no scheme here")
-        #expect(malformed.status == 1 && malformed.stderr.contains("no scheme"), "\(malformed.status) \(malformed.stderr)")
+        let malformed = try await Self.cli(f, "open", "good://a\u{01}b")
+        #expect(malformed.status == 1 && malformed.stderr.contains("control character"), "\(malformed.status) \(malformed.stderr)")
         // 2: not found — a file that does not exist, a handler that is not installed.
         let missingFile = try await Self.cli(f, "open", "/nonexistent/file.txt")
-        #expect(missingFile.status == 2 && missingFile.stderr.contains("no such file"), "\(missingFile.status) \(missingFile.stderr)")
+        #expect(missingFile.status == 2 && missingFile.stderr.contains("No such file"), "\(missingFile.status) \(missingFile.stderr)")
+        // Without a scheme an argument is a file, as for xdg-open.
+        let noScheme = try await Self.cli(f, "open", "no scheme here")
+        #expect(noScheme.status == 2 && noScheme.stderr.contains("No such file"), "\(noScheme.status) \(noScheme.stderr)")
         let missingHandler = try await Self.cli(f, "open", "--handler", "zzz.desktop", "good://2")
         #expect(missingHandler.status == 2 && missingHandler.stderr.contains("zzz.desktop"), "\(missingHandler.status) \(missingHandler.stderr)")
-        // 3: no handler (and file: is never routed).
+        // 3: no handler (for a scheme, or for a file's type).
         let noHandler = try await Self.cli(f, "open", "nothing://x")
         #expect(noHandler.status == 3 && noHandler.stderr.contains("MimeType=x-scheme-handler/nothing"), "\(noHandler.status) \(noHandler.stderr)")
         let file = try await Self.cli(f, "open", "file:///etc/hostname")
-        #expect(file.status == 3 && file.stderr.contains("xdg-open"), "\(file.status) \(file.stderr)")
+        #expect(file.status == 3 && file.stderr.contains("text/plain"), "\(file.status) \(file.stderr)")
         // 4: the action failed.
         let failed = try await Self.cli(f, "open", "broken://x")
         #expect(failed.status == 4 && failed.stderr.contains("missing-program"), "\(failed.status) \(failed.stderr)")

@@ -40,6 +40,8 @@ final class ServiceFixture: @unchecked Sendable {
             "XDG_CURRENT_DESKTOP": "",
         ]
         for (k, v) in extraEnvironment { env[k] = v }
+        // The system's shared-mime-info database (documents' content types), and nothing else of /usr/share.
+        try fm.createSymbolicLink(at: root.appendingPathComponent("sysdata/mime"), withDestinationURL: URL(fileURLWithPath: "/usr/share/mime"))
         gate = try Gate(directory: root.appendingPathComponent("gates"))
         bus = try PrivateBus(environment: env, anyUser: anyUser)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)

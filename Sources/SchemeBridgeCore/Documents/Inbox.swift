@@ -130,6 +130,18 @@ public struct Inbox: Sendable {
         return String(name.dropLast(ext.count)) + " (\(n))" + ext
     }
 
+    /// The `file://` URL of an absolute `path`: every byte but unreserved characters and `/`
+    /// %-encoded.
+    public static func fileURL(_ path: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out = Array("file://".utf8)
+        for b in path.utf8 {
+            let plain = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~/".utf8.contains(b)
+            if plain { out.append(b) } else { out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]] }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// `.pdf` of `report.pdf`, `.tar.gz` of `a.tar.gz`; "" when there is none.
     static func extensionOf(_ name: String) -> String {
         guard let dot = name.dropFirst().firstIndex(of: ".") else { return "" }

@@ -135,33 +135,44 @@ public final class PasteboardStore: Sendable {
         }
         let newBytes = items.reduce(Int64(0)) { $0 + $1.reduce(0) { $0 + $1.data.size } }
         let stored: [Pasteboard.Item] = items.map { $0.map { (type: $0.type, data: .memory($0.data)) } }
+        // The data replaced is freed on a thread of its own (DataRelease), never under the lock.
+        var replaced: [Pasteboard.Item] = []
+        defer { DataRelease.shared.release(&replaced) }
+        /// Checks the caller and quotas against the current state; the pasteboard with the new items.
+        func checked(_ s: State) throws(PasteboardError) -> Pasteboard {
+            guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
+            guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may change its items") }
+            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.ownerKey == b.ownerKey && $1.id != id ? $1.bytes : 0) }
+            guard used + newBytes <= limits.maximumBytesPerOwner else {
+                throw PasteboardError(.quotaExceeded, "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(limits.maximumBytesPerOwner) (MaxBytesPerApp)")
+            }
+            let all = s.boards.values.reduce(Int64(0)) { $0 + ($1.id != id ? $1.bytes : 0) }
+            guard all + newBytes <= limits.maximumTotalBytes else {
+                throw PasteboardError(.quotaExceeded, "the service holds \(all) bytes of pasteboard data, and takes at most \(limits.maximumTotalBytes) (MaxBytes); try again when some pasteboards have expired")
+            }
+            var next = b
+            next.items = stored
+            next.changeCount = b.changeCount &+ 1
+            return next
+        }
+        /// Puts `next`'s items and count in place; the pasteboard as it is then.
+        func commit(_ next: Pasteboard, _ s: inout State) -> (UInt32, Pasteboard) {
+            guard var b = s.boards[id] else { return (next.changeCount, next) }
+            replaced = b.items
+            b.items = stored
+            b.changeCount = next.changeCount
+            s.boards[id] = b
+            return (b.changeCount, b)
+        }
+        guard state.withLock({ $0.boards[id]?.persistent }) == true else {
+            // In memory only: one step under the state lock, no disk lock to wait for.
+            return try state.withLock { s throws(PasteboardError) -> (UInt32, Pasteboard) in commit(try checked(s), &s) }
+        }
+        // Persistent: its writes one at a time, so versions land on disk in order.
         return try diskLock.withLock { _ throws(PasteboardError) -> (UInt32, Pasteboard) in
-            var next = try state.withLock { s throws(PasteboardError) -> Pasteboard in
-                guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
-                guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may change its items") }
-                let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.ownerKey == b.ownerKey && $1.id != id ? $1.bytes : 0) }
-                guard used + newBytes <= limits.maximumBytesPerOwner else {
-                    throw PasteboardError(.quotaExceeded, "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(limits.maximumBytesPerOwner) (MaxBytesPerApp)")
-                }
-                let all = s.boards.values.reduce(Int64(0)) { $0 + ($1.id != id ? $1.bytes : 0) }
-                guard all + newBytes <= limits.maximumTotalBytes else {
-                    throw PasteboardError(.quotaExceeded, "the service holds \(all) bytes of pasteboard data, and takes at most \(limits.maximumTotalBytes) (MaxBytes); try again when some pasteboards have expired")
-                }
-                var next = b
-                next.items = stored
-                next.changeCount = b.changeCount &+ 1
-                return next
-            }
-            if next.persistent { try disk?.save(next) }
-            // Data now on disk is read from memory while the service runs.
-            return state.withLock { s -> (UInt32, Pasteboard) in
-                guard var b = s.boards[id] else { return (next.changeCount, next) }
-                b.items = stored
-                b.changeCount = next.changeCount
-                s.boards[id] = b
-                next = b
-                return (b.changeCount, b)
-            }
+            let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in try checked(s) }
+            try disk?.save(next)
+            return state.withLock { s in commit(next, &s) }
         }
     }
 
@@ -313,9 +324,10 @@ public final class PasteboardStore: Sendable {
             }
             return b
         }
-        guard let removed else { return }
+        guard var removed else { return }
         if removed.persistent { diskLock.withLock { _ in disk?.remove(id) } }
         removedHandler.withLock { $0 }?(removed, why)
+        DataRelease.shared.release(&removed.items)
     }
 
     static func now() -> Int64 {

@@ -122,7 +122,7 @@ public final class SealedData: Sendable {
     // MARK: internals
 
     /// `O_PATH` (not exported by Glibc's module): a descriptor that names a file but cannot read it.
-    static let pathOnlyFlag: Int32 = 0o10_000_000
+    public static let pathOnlyFlag: Int32 = 0o10_000_000
 
     static func newMemfd() throws(PasteboardError) -> Int32 {
         let fd = clinux_memfd("schemebridge-pasteboard")

@@ -33,6 +33,10 @@ import Glibc
 /// MaxPasteboards=4096             # all apps together
 /// MaxBytes=8589934592             # data of all apps' pasteboards together
 ///
+/// [Documents]
+/// MaxInboxBytes=1073741824        # one app's Inbox
+/// Retention=604800                # seconds an Inbox file is kept
+///
 /// [Chooser]                       # see ``ChooserSettings``
 /// Command=my-chooser
 /// Timeout=120
@@ -77,6 +81,10 @@ public struct PolicyConfig: Sendable, Equatable {
     public static let maximumSplashHelpers = 64
     /// `[Pasteboards]`.
     public var pasteboards = PasteboardLimits()
+    /// `[Documents] MaxInboxBytes`: what one app's Inbox may hold (1 GiB).
+    public var inboxBytes: Int64 = 1 << 30
+    /// `[Documents] Retention`: seconds an Inbox file is kept (7 days).
+    public var inboxRetention: Int64 = 7 * 86_400
     /// `[Chooser]`: who asks the user when an open has `ask`.
     public var chooser = ChooserSettings()
     /// `[Routes]`: per-caller handlers, before the defaults (in file order).
@@ -113,6 +121,19 @@ public struct PolicyConfig: Sendable, Equatable {
         }
         if let group = file.group("Pasteboards") {
             parsePasteboards(group, path: path, into: &c.pasteboards, warnings: &warnings)
+        }
+        if let group = file.group("Documents") {
+            for e in group.entries where e.key != "MaxInboxBytes" && e.key != "Retention" {
+                warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+            }
+            for (key, range) in [("MaxInboxBytes", Int64(0)...(Int64(1) << 50)), ("Retention", Int64(1)...(Int64(10) * 366 * 86_400))] {
+                guard let text = group.string(key) else { continue }
+                guard let v = Int64(text), range.contains(v) else {
+                    warnings.append("\(path): \(key)=\(text) is not a whole number from \(range.lowerBound) to \(range.upperBound); ignored")
+                    continue
+                }
+                if key == "Retention" { c.inboxRetention = v } else { c.inboxBytes = v }
+            }
         }
         if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, warnings: &warnings) }
         if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) }

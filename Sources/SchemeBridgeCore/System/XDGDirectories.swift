@@ -51,13 +51,21 @@ public struct XDGDirectories: Sendable, Equatable {
     /// each `$XDG_DATA_DIRS/applications`. Duplicates are removed (first one kept); at most the
     /// first 64 are used.
     public var applicationsDirectories: [ApplicationsDirectory] {
+        dataSubdirectories("applications").map { ApplicationsDirectory(path: $0.path, dataDirectory: $0.dataDirectory) }
+    }
+
+    /// The shared-mime-info database directories in precedence order: `$XDG_DATA_HOME/mime`,
+    /// then each `$XDG_DATA_DIRS/mime` (duplicates removed, at most 64).
+    public var mimeDirectories: [String] { dataSubdirectories("mime").map(\.path) }
+
+    /// `name` in `$XDG_DATA_HOME`, then in each `$XDG_DATA_DIRS`: duplicates removed (first one
+    /// kept), at most the first 64.
+    private func dataSubdirectories(_ name: String) -> [(path: String, dataDirectory: String)] {
         var seen = Set<String>()
-        var result: [ApplicationsDirectory] = []
+        var result: [(path: String, dataDirectory: String)] = []
         for dataDir in [dataHome] + dataDirs {
-            let path = XDGDirectories.join(dataDir, "applications")
-            if seen.insert(path).inserted && result.count < 64 {
-                result.append(ApplicationsDirectory(path: path, dataDirectory: dataDir))
-            }
+            let path = XDGDirectories.join(dataDir, name)
+            if seen.insert(path).inserted && result.count < 64 { result.append((path, dataDir)) }
         }
         return result
     }

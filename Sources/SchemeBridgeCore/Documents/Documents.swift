@@ -1,0 +1,93 @@
+import Glibc
+
+/// Documents (seed 000): what a caller's file is, which app opens it, and its copy in that
+/// app's Inbox. The caller's descriptor is the proof that it may read the file: the service never
+/// opens a path a caller names. Reading a caller's descriptor can block (a file system that never
+/// answers): ``inspect(_:contentType:)`` and ``Inbox/place(_:name:desktopID:maximumBytes:)`` run on
+/// threads of their own.
+public final class Documents: Sendable {
+    /// The shared-mime-info database.
+    public let types: ContentTypeDatabase
+    /// The apps' Inboxes.
+    public let inbox: Inbox
+    /// The eligible handlers of exactly one type, default first (the registry's answer).
+    private let handlersOfType: @Sendable (String) -> [String]
+
+    public init(types: ContentTypeDatabase, inbox: Inbox, handlersOfType: @escaping @Sendable (String) -> [String]) {
+        self.types = types
+        self.inbox = inbox
+        self.handlersOfType = handlersOfType
+    }
+
+    /// The handlers for `type`: those of the first type along its parent chain (the type, its
+    /// declared parents, `text/plain` for text, `application/octet-stream`) that has any, and
+    /// that type. `inode/*` types are never opened as documents.
+    public func handlers(forType type: String) -> (type: String, handlers: [String]) {
+        let canonical = types.canonicalType(Self.lowercased(type))
+        for candidate in types.parentChain(of: canonical) {
+            let found = handlersOfType(candidate)
+            if !found.isEmpty { return (candidate, found) }
+        }
+        return (canonical, [])
+    }
+
+    /// What the caller handed over: a readable regular file (else `AccessDenied` for an `O_PATH`
+    /// or write-only descriptor, `InvalidArgs` for anything that is not a regular file), its name
+    /// (the last component of the path it was opened by), and its type (`contentType` when the
+    /// caller says, else detected from the name and content). Blocking.
+    public func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: String) {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
+            throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
+        }
+        let name = Self.name(of: fd)
+        _ = types.reloadIfChanged()  // live: a stat per mime directory
+        if let contentType {
+            let type = Self.lowercased(contentType)
+            guard Self.isMIMEType(type) else { throw OpenFailure(.invalidArgument, "'\(contentType.prefix(80))' is not a content type (type/subtype)") }
+            return (name, types.canonicalType(type))
+        }
+        do {
+            return (name, try types.contentType(forFileDescriptor: fd, name: name))
+        } catch {
+            throw OpenFailure(error.code == EBADF ? .accessDenied : .failed, error.description)
+        }
+    }
+
+    /// The type of a caller's descriptor named `name` (`ContentTypeForFile`). Blocking.
+    public func contentType(of fd: Int32, name: String) throws(OpenFailure) -> String {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
+        _ = types.reloadIfChanged()
+        do {
+            return try types.contentType(forFileDescriptor: fd, name: name.isEmpty ? nil : name)
+        } catch {
+            throw OpenFailure(error.code == EBADF ? .accessDenied : .failed, error.description)
+        }
+    }
+
+    /// The name a descriptor was opened by: the last component of its path in `/proc/self/fd`
+    /// (without ` (deleted)`); "document" when it has none (a memfd, a pipe).
+    static func name(of fd: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard n > 0 else { return "document" }
+        var path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard path.hasPrefix("/") else { return "document" }
+        if path.hasSuffix(" (deleted)") { path.removeLast(10) }
+        let base = FileSystem.basename(path)
+        return base.isEmpty ? "document" : base
+    }
+
+    /// `type/subtype` of MIME's token characters.
+    static func isMIMEType(_ s: String) -> Bool {
+        (try? PasteboardType.validated(s)) != nil
+    }
+
+    static func lowercased(_ s: String) -> String { Registry.lowercasedASCII(s) }
+}

@@ -1,0 +1,88 @@
+import DBus
+import Glibc
+import SchemeBridgeContract
+
+/// Files on `schemebridge open`: a path (absolute or relative) or a `file://` URI is a document.
+/// The command opens it itself and hands the service the descriptor — the proof that the caller
+/// may read it; the service never opens a path it is told.
+enum OpenDocument {
+    /// The local path `argument` names, or nil when it is a URL with another scheme. As
+    /// `xdg-open`: `file:` URIs and anything without a scheme are files.
+    static func path(_ argument: String) -> String? {
+        if argument.hasPrefix("file:") { return fileURIPath(argument) }
+        return hasScheme(argument) ? nil : argument
+    }
+
+    /// Whether `argument` starts with `scheme:` (a letter, then letters, digits, `+ . -`).
+    static func hasScheme(_ argument: String) -> Bool {
+        guard let colon = argument.firstIndex(of: ":"), colon != argument.startIndex else { return false }
+        let scheme = argument[..<colon].utf8
+        guard let first = scheme.first, (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return false }
+        return scheme.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2E || $0 == 0x2D }
+    }
+
+    /// `/a b` of `file:///a%20b` or `file://localhost/a%20b`; "" for a URI of another host.
+    static func fileURIPath(_ uri: String) -> String {
+        var rest = Substring(uri.dropFirst("file:".count))
+        if rest.hasPrefix("//") {
+            rest = rest.dropFirst(2)
+            let host = rest.prefix { $0 != "/" }
+            guard host.isEmpty || host == "localhost" else { return "" }
+            rest = rest.dropFirst(host.count)
+        }
+        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
+        var bytes: [UInt8] = []
+        var it = Array(rest.utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(v)
+                it = it.dropFirst(2)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Opens `path` for reading: the descriptor, or the exit status already reported (2 for a
+    /// file that does not exist, as `xdg-open`; 3 for a folder; 4 when it cannot be read).
+    static func descriptor(_ path: String, shown: String) -> Result<UnixFD, Reported> {
+        guard !path.isEmpty else {
+            Terminal.error("'\(shown)': only local files can be opened (file:// URIs of another host are not)")
+            return .failure(Reported(status: .notFound))
+        }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else {
+            let e = errno
+            Terminal.error("cannot open '\(shown)': \(String(cString: strerror(e)))")
+            return .failure(Reported(status: e == ENOENT || e == ENOTDIR ? .notFound : .failed))
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+            close(fd)
+            Terminal.error("'\(shown)' is a folder; SchemeBridge opens files and URLs (open folders with your file manager)")
+            return .failure(Reported(status: .noHandler))
+        }
+        return .success(UnixFD(owning: fd))
+    }
+
+    /// Opens the document at `path` through the service; its status.
+    static func open(_ path: String, argument: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
+        let fd: UnixFD
+        switch descriptor(path, shown: Open.shown(argument)) {
+        case .success(let d): fd = d
+        case .failure(let reported): return reported.status
+        }
+        do {
+            let results = try service.perform(.openFile(fd, options: options)).dictionary
+            if json {
+                var members: [(String, JSON.Value)] = [("file", .string(argument)), ("opened", .bool(true))]
+                for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
+                Terminal.out(JSON.text(.object(members)))
+            }
+            return .success
+        } catch {
+            return Open.failed(argument, error, json: json)
+        }
+    }
+}
