@@ -42,6 +42,16 @@ import SchemeBridgeContract
         #expect(text.hasPrefix("# my own defaults, written by hand\n[Default Applications]\ntext/html=firefox.desktop\n"), "\(text)")
         // Our own resolution still uses the default that was there, never our entry.
         #expect(try await f.dbusSend("DefaultHandler", "string:notes").stdout.contains("\"notes-b.desktop\""))
+        // …while the desktop's tools now name our entry, for a scheme that had a default too.
+        let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+                   "XDG_CONFIG_HOME": f.configHome.path, "HOME": f.root.path, "PATH": Built.binDirectory.path + ":/usr/bin:/bin",
+                   "XDG_CURRENT_DESKTOP": "", "DISPLAY": ":999"]
+        for scheme in ["notes", "alpha"] {
+            let xdg = try await Tools.run(["xdg-mime", "query", "default", "x-scheme-handler/\(scheme)"], environment: env)
+            #expect(xdg.stdout == Contract.ownDesktopID + "\n", "\(scheme): \(xdg.stdout)\(xdg.stderr)")
+            let gio = try await Tools.run(["gio", "mime", "x-scheme-handler/\(scheme)"], environment: env)
+            #expect(gio.stdout.contains(": \(Contract.ownDesktopID)\n"), "\(scheme): \(gio.stdout)\(gio.stderr)")
+        }
         let status = try await CLITests.cli(f, "integrate", "status", "--json")
         #expect(status.stdout.contains("\"enabled\":true") && status.stdout.contains("\"not_routed\":[\"mailto\"]"), "\(status.stdout)")
 
