@@ -91,7 +91,7 @@ final class IntegrationService: Sendable {
 
     private func catchUp() async {
         do {
-            let added = try await integration.follow(available)
+            let added = try await integration.follow { [self] in available }
             if !added.isEmpty { logger.info("routing new schemes through SchemeBridge: \(added.joined(separator: " "))") }
         } catch {
             logger.warning("cannot keep new schemes routed through SchemeBridge: \(error)")

@@ -71,11 +71,11 @@ import Testing
     @Test func followAddsNewSchemesButNotThoseLeftOut() async throws {
         let s = Setup()
         let integration = s.integration
-        #expect(try await integration.follow(["todo"]).isEmpty, "nothing while integration is off")
+        #expect(try await integration.follow { ["todo"] }.isEmpty, "nothing while integration is off")
         _ = try await integration.enable(["todo"], all: true)
-        #expect(try await Set(integration.follow(["todo", "notes", "bank"])) == ["bank", "notes"])
+        #expect(try await Set(integration.follow { ["todo", "notes", "bank"] }) == ["bank", "notes"])
         _ = try await integration.disable(["bank"])
-        #expect(try await integration.follow(["todo", "notes", "bank"]).isEmpty, "a scheme disabled by name stays out")
+        #expect(try await integration.follow { ["todo", "notes", "bank"] }.isEmpty, "a scheme disabled by name stays out")
         #expect(try integration.state().leftOut == ["bank"])
         _ = try await integration.enable(["bank"], all: false)
         #expect(try integration.check().routed == ["bank", "notes", "todo"])

@@ -71,13 +71,15 @@ public final class Integration: Sendable {
         }
     }
 
-    /// While integration is on: routes those of `available` (every non-reserved scheme with a
-    /// handler now) that are neither routed nor left out. Returns the schemes added.
-    public func follow(_ available: [String]) async throws(FileSystemError) -> [String] {
+    /// While integration is on: routes those of `available()` (every non-reserved scheme with a
+    /// handler now; asked only when integration is on) that are neither routed nor left out.
+    /// Returns the schemes added.
+    public func follow(_ available: @escaping @Sendable () -> [String]) async throws(FileSystemError) -> [String] {
         try await onWriter { [self] () throws(FileSystemError) in
             var state = try self.state()
-            let new = available.filter { state.edits[$0] == nil && !state.leftOut.contains($0) }
-            guard state.enabled, !new.isEmpty else { return Outcome() }
+            guard state.enabled else { return Outcome() }
+            let new = available().filter { state.edits[$0] == nil && !state.leftOut.contains($0) }
+            guard !new.isEmpty else { return Outcome() }
             let outcome = try edit(&state) { document, s in
                 Outcome(schemes: new.filter { IntegrationEdit.route($0, to: ownID, in: &document, state: &s) })
             }
