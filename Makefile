@@ -43,11 +43,12 @@ install: release
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	$(INSTALL_PROGRAM) $(RBIN)/schemebridged $(RBIN)/schemebridge $(RBIN)/schemebridge-splash $(DESTDIR)$(BINDIR)/
+	install -m 755 scripts/schemebridge-chooser $(DESTDIR)$(BINDIR)/
 	sed 's|@bindir@|$(BINDIR)|' dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service
 	sed 's|@bindir@|$(BINDIR)|' dbus/schemebridged.service.in \
 		> $(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service
-	install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
+	install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml dbus/io.github.schemebridge.Chooser1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
 	sed 's|^Exec=schemebridge |Exec=$(BINDIR)/schemebridge |' desktop/io.github.schemebridge.SchemeBridge.desktop \
 		> $(DESTDIR)$(DATADIR)/applications/io.github.schemebridge.SchemeBridge.desktop
 	$(RBIN)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
@@ -56,8 +57,10 @@ install: release
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/schemebridged $(DESTDIR)$(BINDIR)/schemebridge $(DESTDIR)$(BINDIR)/schemebridge-splash \
+		$(DESTDIR)$(BINDIR)/schemebridge-chooser \
 		$(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service \
 		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.SchemeBridge1.xml \
+		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.Chooser1.xml \
 		$(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service \
 		$(DESTDIR)$(DATADIR)/applications/io.github.schemebridge.SchemeBridge.desktop \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge \

@@ -39,11 +39,16 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     public static let quotaExceeded = ContractError("QuotaExceeded")
     /// The pasteboard item has no data of that type (or there is no such item).
     public static let noSuchType = ContractError("NoSuchType")
+    /// The user cancelled the chooser (`ask`), or it gave no answer in time: nothing was opened.
+    public static let cancelled = ContractError("Cancelled")
+    /// `ask` was given, but no chooser is configured, on the bus, or usable (no display, no
+    /// zenity or kdialog for the shipped one).
+    public static let noChooser = ContractError("NoChooser")
 
     /// Every error of the contract.
     public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler,
                                                    .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned,
-                                                   .noSuchPasteboard, .quotaExceeded, .noSuchType]
+                                                   .noSuchPasteboard, .quotaExceeded, .noSuchType, .cancelled, .noChooser]
 
     /// The full D-Bus error name.
     public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }

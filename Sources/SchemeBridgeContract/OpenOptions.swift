@@ -23,8 +23,10 @@ public struct OpenOptions: Sendable, Equatable {
         public static let pasteboard = "pasteboard"
         /// `content-type` (s): `OpenFile` only: the document's type, instead of detecting it.
         public static let contentType = "content-type"
+        /// `ask` (b, default false): let the user pick among the eligible handlers (a chooser).
+        public static let ask = "ask"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask]
     }
 
     public var handler: String?
@@ -38,13 +40,16 @@ public struct OpenOptions: Sendable, Equatable {
     public var pasteboard: String?
     /// `OpenFile`: the document's content type, instead of detecting it.
     public var contentType: String?
+    /// Whether the user picks the handler in a chooser (unless `handler` names one).
+    public var ask = false
 
     /// The default and the longest reply timeouts, in seconds.
     public static let defaultTimeout: UInt32 = 300
     public static let maximumTimeout: UInt32 = 86_400
 
     public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
-                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil, contentType: String? = nil) {
+                launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil, contentType: String? = nil,
+                ask: Bool = false) {
         self.handler = handler
         self.activationToken = activationToken
         self.annotation = annotation
@@ -53,6 +58,7 @@ public struct OpenOptions: Sendable, Equatable {
         self.timeout = timeout
         self.pasteboard = pasteboard
         self.contentType = contentType
+        self.ask = ask
     }
 
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped;
@@ -64,6 +70,10 @@ public struct OpenOptions: Sendable, Equatable {
         if let v = dict[Key.launchImage]?.unwrappedOnceOrSelf {
             guard case .boolean(let b) = v else { throw Self.wrongType(Key.launchImage, "a boolean (b)", v) }
             launchImage = b
+        }
+        if let v = dict[Key.ask]?.unwrappedOnceOrSelf {
+            guard case .boolean(let b) = v else { throw Self.wrongType(Key.ask, "a boolean (b)", v) }
+            ask = b
         }
         if let v = dict[Key.scale]?.unwrappedOnceOrSelf {
             switch v {
@@ -103,6 +113,7 @@ public struct OpenOptions: Sendable, Equatable {
         if let scale { d[Key.scale] = .uint32(UInt32(scale)) }
         if let timeout { d[Key.timeout] = .uint32(timeout) }
         if let contentType { d[Key.contentType] = .string(contentType) }
+        if ask { d[Key.ask] = .boolean(true) }
         if let pasteboard {
             d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
         }

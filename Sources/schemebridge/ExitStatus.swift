@@ -10,12 +10,14 @@ enum ExitStatus: Int32 {
     /// A file named on the command line does not exist, the handler asked for is not installed,
     /// or the pasteboard (or its item or type) does not exist for this caller.
     case notFound = 2
-    /// No application handles the scheme, or no SchemeBridge service is reachable.
+    /// No application handles the scheme, or no SchemeBridge service is reachable (or, with
+    /// `--ask`, no chooser).
     case noHandler = 3
     /// The action failed: the handler could not be started, the caller is not allowed, rate limited;
     /// with `--wait`, the handler answered that it failed (or never answered).
     case failed = 4
-    /// With `--wait`: the request was cancelled (the handler's answer, or `Close`).
+    /// With `--wait`: the request was cancelled (the handler's answer, or `Close`); with `--ask`,
+    /// the user cancelled the chooser.
     case cancelled = 5
 
     var exitCode: ExitCode { ExitCode(rawValue) }
@@ -26,7 +28,8 @@ enum ExitStatus: Int32 {
             switch contract {
             case .invalidURL: self = .usage
             case .invalidHandler, .noSuchPasteboard, .noSuchType: self = .notFound
-            case .noHandler, .reservedScheme: self = .noHandler
+            case .noHandler, .reservedScheme, .noChooser: self = .noHandler
+            case .cancelled: self = .cancelled
             default: self = .failed
             }
             return

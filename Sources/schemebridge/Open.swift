@@ -32,6 +32,9 @@ struct Open: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A pasteboard of yours (its name or path) that the URL's handler is granted read access to before it starts.", valueName: "name"))
     var pasteboard: String?
 
+    @Flag(name: .long, help: "Let the user choose the application in a chooser (exit 5 when cancelled).")
+    var ask = false
+
     @Flag(name: .long, help: "Wait for the handler's reply and print it (exit 0 success, 4 failed, 5 cancelled).")
     var wait = false
 
@@ -48,13 +51,13 @@ struct Open: ParsableCommand {
     func run() throws {
         if wait {
             let status = try WaitForReply.openAll(urls, options: Self.options(handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                                                              timeout: replyTimeout, pasteboard: pasteboard),
-                                                  json: output.json, service: client.client())
+                                                                              timeout: replyTimeout, pasteboard: pasteboard, ask: ask),
+                                                  json: output.json, service: client.client(asking: ask))
             if status != .success { throw status.exitCode }
             return
         }
         let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                      pasteboard: pasteboard, json: output.json, service: client.client())
+                                      pasteboard: pasteboard, ask: ask, json: output.json, service: client.client(asking: ask))
         if status != .success { throw status.exitCode }
     }
 
@@ -75,9 +78,9 @@ struct Open: ParsableCommand {
 
     /// Opens each URL; returns the first failure's status (or success). Errors are reported on
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
-    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil,
+    static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil, ask: Bool = false,
                         json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
-        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard)
+        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard, ask: ask)
         var firstFailure: ExitStatus?
         for url in urls {
             let status = open(url, options: options, json: json, service: service)
@@ -119,10 +122,10 @@ struct Open: ParsableCommand {
 
     /// The options the command line asks for (the token from the environment when not given).
     static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil,
-                        pasteboard: String? = nil) -> OpenOptions {
+                        pasteboard: String? = nil, ask: Bool = false) -> OpenOptions {
         OpenOptions(handler: handler,
                     activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
-                    launchImage: launchImage, timeout: timeout, pasteboard: pasteboard)
+                    launchImage: launchImage, timeout: timeout, pasteboard: pasteboard, ask: ask)
     }
 
     /// `url` fit for a one-line message.

@@ -43,15 +43,19 @@ struct Handlers: ParsableCommand {
 
     func run() throws {
         let (key, name) = contentType.map { ("type", $0) } ?? ("scheme", scheme ?? "")
-        let ids = try client.withService("cannot list handlers of '\(Open.shown(name))'") { service throws(DBusError) in
-            if let contentType { return try service.perform(.handlersForType(contentType)) }
-            return try service.perform(.handlersForScheme(name))
+        let (ids, routes) = try client.withService("cannot list handlers of '\(Open.shown(name))'") { service throws(DBusError) in
+            let ids: [String]
+            if let contentType { ids = try service.perform(.handlersForType(contentType)) } else { ids = try service.perform(.handlersForScheme(name)) }
+            return (ids, Self.routes(for: name, service: service))
         }
         let scheme = name
         if output.json {
-            Terminal.out(JSON.text(.object([(key, .string(scheme)), ("handlers", .array(ids.map { .string($0) }))])))
+            var members: [(String, JSON.Value)] = [(key, .string(scheme)), ("handlers", .array(ids.map { .string($0) }))]
+            if !routes.isEmpty { members.append(("routes", Self.routesJSON(routes))) }
+            Terminal.out(JSON.text(.object(members)))
         } else {
             for id in ids { Terminal.out(id) }
+            for line in Self.routeLines(routes) { Terminal.out(line) }
         }
         if ids.isEmpty {
             if !output.json { Terminal.error("no application handles '\(Open.shown(scheme))'") }

@@ -17,12 +17,13 @@ struct SchemeBridgeCommand: ParsableCommand {
             as it has started, like xdg-open.
 
             Exit status (as xdg-open): 0 success, 1 usage error or malformed URL, 2 a file, the handler \
-            or the pasteboard asked for was not found, 3 no handler for the scheme or no SchemeBridge service on the session bus, \
-            4 the action failed (launch failed, access denied, rate limited, quota exceeded).
+            or the pasteboard asked for was not found, 3 no handler for the scheme or no SchemeBridge service on the session bus \
+            (or no chooser for open --ask), 4 the action failed (launch failed, access denied, rate limited, quota exceeded), \
+            5 cancelled (open --wait, open --ask).
             """,
         version: "1",
         subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
-                      PasteboardCommand.self]
+                      PasteboardCommand.self, Choices.self, Integrate.self]
     )
 
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not

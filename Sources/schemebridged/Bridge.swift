@@ -23,6 +23,10 @@ final class Bridge: Sendable {
     let replies: ReplyService
     /// The pasteboards (`Pasteboards1` and each pasteboard's object).
     let pasteboards: PasteboardService
+    /// The `ask` option's choosers (`ChooserService.swift`).
+    let choosers: ChooserService
+    /// SchemeBridge as the desktop's scheme handler (`IntegrationService.swift`).
+    let integration: IntegrationService
     /// Threads for reading callers' descriptors (pasteboard data, documents).
     let descriptors = DescriptorWork()
     /// Content types, handlers by type and the Inboxes.
@@ -36,7 +40,8 @@ final class Bridge: Sendable {
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
-        self.broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID])
+        self.broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
+                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }))
         self.connection = connection
         self.logger = logger
         self.callers = CallerCache(logger: logger)
@@ -44,6 +49,8 @@ final class Bridge: Sendable {
         self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
+        self.choosers = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
+        self.integration = IntegrationService(broker: broker, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
         self.documents = Documents(types: ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
                                    handlersOfType: { _ in [] })
@@ -142,7 +149,9 @@ final class Bridge: Sendable {
             let options = try OpenOptions(decoding: rawOptions)
             let known = await callers.caller(sender, connection: connection, registry: registry)
             try await refuseHandBack(url, from: known)
-            let request = OpenRequest(url: url, handler: options.handler, activationToken: options.activationToken,
+            // `ask`: the user picks (unless the handler is named); the pick is then as if named.
+            let handler = options.ask && options.handler == nil ? try await choosers.askedHandler(for: url, caller: Self.caller(sender, known)) : options.handler
+            let request = OpenRequest(url: url, handler: handler, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
@@ -334,6 +343,8 @@ extension DBusError {
         case .rateLimited: self = ContractError.rateLimited(failure.message)
         case .callbackNotOwned: self = ContractError.callbackNotOwned(failure.message)
         case .quotaExceeded: self = ContractError.quotaExceeded(failure.message)
+        case .cancelled: self = ContractError.cancelled(failure.message)
+        case .noChooser: self = ContractError.noChooser(failure.message)
         case .invalidArgument: self.init(.invalidArgs, failure.message)
         case .failed: self.init(.failed, failure.message)
         }

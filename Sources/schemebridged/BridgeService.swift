@@ -81,6 +81,8 @@ struct BridgeService: Service {
                         }
                     }
                 }
+                // While integration is on, new schemes are routed through us as handlers appear.
+                group.addTask { [changes = registry.changes()] in await bridge.integration.follow(changes) }
                 group.addTask {
                     for await _ in lost {
                         logger.notice("\(Contract.busName) was taken over by another process; exiting")

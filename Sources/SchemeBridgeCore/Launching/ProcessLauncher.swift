@@ -23,10 +23,11 @@ public struct ProcessLauncher: Sendable {
     /// the program has been executed; a program that cannot be executed throws.
     /// `onExit` (if given) is called with the exit code (128+signal when killed) once the
     /// process has ended and been reaped. `onStart` (if given) is called with the pid before
-    /// the child can be reaped, so a pidfd opened there is surely this child's.
+    /// the child can be reaped, so a pidfd opened there is surely this child's. `stdin`,
+    /// `stdout` and `stderr` are descriptors for the child's (-1: /dev/null).
     public func spawn(
         argv: [String], environment: [String: String], workingDirectory: String? = nil,
-        stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
+        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws(LaunchError) -> Int32 {
         guard let program = argv.first, !program.isEmpty else {
             throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
@@ -56,9 +57,9 @@ public struct ProcessLauncher: Sendable {
         let rc: Int32 = cArgs.withUnsafeBufferPointer { argvBuf in
             cEnv.withUnsafeBufferPointer { envBuf in
                 if let dir = workingDirectory {
-                    return dir.withCString { clinux_spawn(path, argvBuf.baseAddress, envBuf.baseAddress, $0, stdout, stderr, &pid) }
+                    return dir.withCString { clinux_spawn_io(path, argvBuf.baseAddress, envBuf.baseAddress, $0, stdin, stdout, stderr, 1, &pid) }
                 }
-                return clinux_spawn(path, argvBuf.baseAddress, envBuf.baseAddress, nil, stdout, stderr, &pid)
+                return clinux_spawn_io(path, argvBuf.baseAddress, envBuf.baseAddress, nil, stdin, stdout, stderr, 1, &pid)
             }
         }
         guard rc == 0 else {

@@ -43,13 +43,26 @@ public enum MimeAppsEditor {
     /// change is made again. A new file is created only where none appeared meanwhile.
     /// - Throws: ``SetDefaultError/writeFailed(path:reason:)``; the old file is then intact.
     static func setDefault(scheme: String, desktopID: String, listPath: String) throws(SetDefaultError) {
-        do throws(FileSystemError) {
+        do {
+            try edit(listPath: listPath) { applyDefault(scheme: scheme, desktopID: desktopID, to: &$0) }
+        } catch {
+            throw .writeFailed(path: error.path, reason: error.message)
+        }
+    }
+
+    /// Reads `listPath` (following symlinks), applies `change` and writes the result back the
+    /// way ``setDefault(scheme:desktopID:listPath:)`` does: atomically, to the symlink's target,
+    /// made again on top of another program's write that lands meanwhile — so `change` may run
+    /// more than once, each time on the newest content, and must depend on nothing else.
+    static func edit(listPath: String, _ change: (inout KeyFileDocument) -> Void) throws(FileSystemError) {
+        // One scope for the attempts (the body of what was `setDefault`).
+        do {
             let target = try FileSystem.resolveWriteTarget(listPath)
             try FileSystem.makeDirectories(FileSystem.dirname(target))
             var base = try readVersion(target)
             for _ in 0..<maximumAttempts {
                 var document = KeyFileDocument(bytes: base?.bytes ?? [])
-                applyDefault(scheme: scheme, desktopID: desktopID, to: &document)
+                change(&document)
                 let temp = try FileSystem.writeTemporary(document.bytes, beside: target)
                 let now = try readVersion(target)
                 guard Version.same(now, base) else {
@@ -80,8 +93,6 @@ public enum MimeAppsEditor {
                 unlink(temp.path)
             }
             throw FileSystemError(path: target, code: EBUSY, message: "kept changing while we wrote it (\(maximumAttempts) tries); try again")
-        } catch {
-            throw .writeFailed(path: error.path, reason: error.message)
         }
     }
 

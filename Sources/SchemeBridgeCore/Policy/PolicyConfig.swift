@@ -36,6 +36,13 @@ import Glibc
 /// [Documents]
 /// MaxInboxBytes=1073741824        # one app's Inbox
 /// Retention=604800                # seconds an Inbox file is kept
+///
+/// [Chooser]                       # see ``ChooserSettings``
+/// Command=my-chooser
+/// Timeout=120
+///
+/// [Routes]                        # see ``Route``
+/// mailto from org.mozilla.firefox=org.example.Mail.desktop
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -78,6 +85,10 @@ public struct PolicyConfig: Sendable, Equatable {
     public var inboxBytes: Int64 = 1 << 30
     /// `[Documents] Retention`: seconds an Inbox file is kept (7 days).
     public var inboxRetention: Int64 = 7 * 86_400
+    /// `[Chooser]`: who asks the user when an open has `ask`.
+    public var chooser = ChooserSettings()
+    /// `[Routes]`: per-caller handlers, before the defaults (in file order).
+    public var routes: [Route] = []
 
     public init() {}
 
@@ -124,6 +135,8 @@ public struct PolicyConfig: Sendable, Equatable {
                 if key == "Retention" { c.inboxRetention = v } else { c.inboxBytes = v }
             }
         }
+        if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, warnings: &warnings) }
+        if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")

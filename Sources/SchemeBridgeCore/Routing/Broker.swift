@@ -14,13 +14,18 @@ public final class Broker: Sendable {
     public let callbackRoutes = CallbackRoutes()
     /// Writes defaults on a thread of its own, never on the shared task threads.
     private let defaultsWriter = SerialWriter<Result<Void, OpenFailure>>(name: "defaults")
+    /// The choices callers' users made with "always" (see `Broker+Choosing.swift`).
+    public let choices: ChoiceStore
 
     /// - Parameters:
     ///   - ownDesktopIDs: SchemeBridge's own entries, never handlers.
     ///   - clock: monotonic seconds for the rate limits (tests pass their own).
+    ///   - choices: remembered choices (in memory only when not given).
     public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
                 launchImages: LaunchImageIndex = LaunchImageIndex(),
-                clock: @escaping @Sendable () -> Double = LaunchRateLimiter.monotonicSeconds) {
+                clock: @escaping @Sendable () -> Double = LaunchRateLimiter.monotonicSeconds,
+                choices: ChoiceStore = ChoiceStore(path: nil)) {
+        self.choices = choices
         self.rateLimiter = LaunchRateLimiter(clock: clock)
         self.setDefaultLimiter = LaunchRateLimiter(clock: clock)
         self.registry = registry
@@ -186,6 +191,8 @@ public final class Broker: Sendable {
                 }
             }
         }
+        // Precedence: the handler asked for (or a pinned callback) > remembered > [Routes] > defaults.
+        if handler == nil { handler = preferredHandler(for: url, caller: caller)?.desktopID }
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
         let admission = try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)

@@ -54,6 +54,10 @@ public struct OpenFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case callbackNotOwned
         /// Over a quota (an Inbox's bytes), or out of disk.
         case quotaExceeded
+        /// The user cancelled the chooser (or it gave no answer in time).
+        case cancelled
+        /// `ask` without any chooser to show.
+        case noChooser
         /// A wrong argument (D-Bus `InvalidArgs`).
         case invalidArgument
         /// Anything else (D-Bus `Failed`).

@@ -1,0 +1,155 @@
+import DBus
+
+/// The chooser interface: a desktop shell (or any client) that owns ``busName`` is asked to let
+/// the user pick a handler when an open has the `ask` option and no `[Chooser] Command=` is
+/// configured. The service calls
+/// `Choose(s scheme_or_type, a(sss) candidates, a{sv} context) → (s desktop_id, b always)`
+/// on ``objectPath``; `""` means cancelled. Shipped as `dbus/io.github.schemebridge.Chooser1.xml`.
+public enum ChooserContract {
+    /// The name a chooser owns on the session bus.
+    public static let busName: BusName = "io.github.schemebridge.Chooser1"
+    /// The object the service calls.
+    public static let objectPath: ObjectPath = "/io/github/schemebridge/Chooser1"
+    /// The chooser's interface.
+    public static let interface: InterfaceName = "io.github.schemebridge.Chooser1"
+    /// `Choose(s, a(sss), a{sv}) → (s, b)`.
+    public static let choose: MemberName = "Choose"
+    /// The introspection XML's name in `dbus/` and `$XDG_DATA_DIRS/dbus-1/interfaces/`.
+    public static let introspectionFileName = interface.rawValue + ".xml"
+
+    /// The keys of `Choose`'s `context`.
+    public enum ContextKey {
+        /// `caller` (s): the app id of the app that asked, `""` when unidentified.
+        public static let caller = "caller"
+        /// `caller-name` (s): that app's `Name=`, when it has an installed entry.
+        public static let callerName = "caller-name"
+        /// `url` (s): the URL being opened (for a URL; a document has none).
+        public static let url = "url"
+        /// `kind` (s): `scheme` or `type` — what the first argument is.
+        public static let kind = "kind"
+        /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).
+        public static let canRemember = "can-remember"
+    }
+}
+
+/// What the choosing methods of ``Contract/interface`` are called.
+extension ContractMethod {
+    /// `Choices() → a(sss)`: every remembered choice (caller, scheme or type, desktop id).
+    public static let choices: MemberName = "Choices"
+    /// `ForgetChoice(s caller, s scheme_or_type) → ()`.
+    public static let forgetChoice: MemberName = "ForgetChoice"
+    /// `Routes() → a(sss)`: the `[Routes]` of the config (caller pattern, scheme, desktop id).
+    public static let routes: MemberName = "Routes"
+    /// `EnableIntegration(as schemes) → as`: our entry becomes the desktop's default for schemes.
+    public static let enableIntegration: MemberName = "EnableIntegration"
+    /// `DisableIntegration(as schemes) → as`: removes the lines ``enableIntegration`` added.
+    public static let disableIntegration: MemberName = "DisableIntegration"
+    /// `IntegrationStatus() → a{sv}`.
+    public static let integrationStatus: MemberName = "IntegrationStatus"
+}
+
+/// A remembered choice: `caller` opens `subject` (a scheme or a content type) with `desktopID`.
+public struct RememberedChoice: Sendable, Equatable, Hashable {
+    public var caller: String
+    public var subject: String
+    public var desktopID: String
+
+    public init(caller: String, subject: String, desktopID: String) {
+        self.caller = caller
+        self.subject = subject
+        self.desktopID = desktopID
+    }
+
+    /// The `(sss)` form.
+    public var value: DBusValue { .structure([.string(caller), .string(subject), .string(desktopID)]) }
+
+    /// Reads `a(sss)`; nil for another signature.
+    public static func list(_ v: DBusValue) -> [RememberedChoice]? {
+        guard let items = v.arrayElements else { return nil }
+        var out: [RememberedChoice] = []
+        for item in items {
+            guard case .structure(let f) = item, f.count == 3, let a = f[0].string, let b = f[1].string, let c = f[2].string else { return nil }
+            out.append(RememberedChoice(caller: a, subject: b, desktopID: c))
+        }
+        return out
+    }
+}
+
+/// The `IntegrationStatus` answer (`a{sv}`).
+public struct IntegrationReport: Sendable, Equatable {
+    /// The keys.
+    public enum Key {
+        /// `enabled` (b): every non-reserved scheme is routed, new ones as they appear.
+        public static let enabled = "enabled"
+        /// `schemes` (as): the schemes whose default our lines in `mimeapps.list` make SchemeBridge.
+        public static let schemes = "schemes"
+        /// `changed` (as): schemes whose line we wrote was changed since by someone else (left alone).
+        public static let changed = "changed"
+        /// `not-routed` (as): schemes with a handler that are not routed (reserved, or left out).
+        public static let notRouted = "not-routed"
+        /// `list` (s): the `mimeapps.list` written.
+        public static let list = "list"
+    }
+
+    public var enabled = false
+    public var schemes: [String] = []
+    public var changed: [String] = []
+    public var notRouted: [String] = []
+    public var list = ""
+
+    public init(enabled: Bool = false, schemes: [String] = [], changed: [String] = [], notRouted: [String] = [], list: String = "") {
+        self.enabled = enabled
+        self.schemes = schemes
+        self.changed = changed
+        self.notRouted = notRouted
+        self.list = list
+    }
+
+    /// Reads the dictionary (missing keys give empty values).
+    public init(_ d: [String: DBusValue]) {
+        func strings(_ key: String) -> [String] { (d[key]?.unwrapped.arrayElements ?? []).compactMap(\.string) }
+        enabled = d[Key.enabled]?.unwrapped.bool ?? false
+        schemes = strings(Key.schemes)
+        changed = strings(Key.changed)
+        notRouted = strings(Key.notRouted)
+        list = d[Key.list]?.unwrapped.string ?? ""
+    }
+
+    /// The `a{sv}` form.
+    public var dictionary: [String: DBusValue] {
+        [Key.enabled: .boolean(enabled), Key.schemes: .strings(schemes), Key.changed: .strings(changed),
+         Key.notRouted: .strings(notRouted), Key.list: .string(list)]
+    }
+}
+
+extension ContractCall where Result == [RememberedChoice] {
+    /// `Choices() → a(sss)`.
+    public static var choices: Self { .single(ContractMethod.choices, [], RememberedChoice.list) }
+    /// `Routes() → a(sss)`: `caller` is the route's caller pattern, `subject` its scheme.
+    public static var routes: Self { .single(ContractMethod.routes, [], RememberedChoice.list) }
+}
+
+extension ContractCall where Result == Void {
+    /// `ForgetChoice(s caller, s scheme_or_type)`.
+    public static func forgetChoice(caller: String, _ subject: String) -> Self {
+        ContractCall(ContractMethod.forgetChoice, [.string(caller), .string(subject)]) { _ in }
+    }
+}
+
+extension ContractCall where Result == [String] {
+    /// `EnableIntegration(as) → as`: `[]` is every non-reserved scheme, now and as they appear.
+    public static func enableIntegration(_ schemes: [String]) -> Self {
+        .single(ContractMethod.enableIntegration, [.strings(schemes)]) { v in v.arrayElements?.compactMap(\.string) }
+    }
+    /// `DisableIntegration(as) → as`: `[]` is every scheme routed, and no more new ones.
+    public static func disableIntegration(_ schemes: [String]) -> Self {
+        .single(ContractMethod.disableIntegration, [.strings(schemes)]) { v in v.arrayElements?.compactMap(\.string) }
+    }
+}
+
+extension ContractCall where Result == IntegrationReport {
+    /// `IntegrationStatus() → a{sv}`.
+    public static var integrationStatus: Self {
+        .single(ContractMethod.integrationStatus, []) { v in v.stringDictionary.map(IntegrationReport.init) }
+    }
+}

@@ -1,0 +1,67 @@
+/// An application offered in a chooser: its desktop id, its name and its icon as the entry
+/// gives them.
+public struct ChooserCandidate: Sendable, Equatable {
+    public var desktopID: String
+    /// `Name=` (localized), else the desktop id.
+    public var name: String
+    /// `Icon=` (a theme name or an absolute path), `""` when none.
+    public var icon: String
+
+    public init(desktopID: String, name: String, icon: String) {
+        self.desktopID = desktopID
+        self.name = name
+        self.icon = icon
+    }
+
+    /// The candidate for `entry`.
+    public init(_ entry: DesktopEntry) {
+        self.init(desktopID: entry.id, name: entry.name ?? entry.id, icon: entry.icon ?? "")
+    }
+}
+
+/// What a chooser answered.
+public enum ChooserAnswer: Sendable, Equatable {
+    /// The user picked `desktopID`; `always`: remember it for this caller.
+    case picked(String, always: Bool)
+    /// Nothing was picked (cancelled, closed, timed out, failed); `reason` says which, for a person.
+    case cancelled(reason: String)
+}
+
+/// The line protocol of a chooser program (`[Chooser] Command=` and the shipped
+/// `schemebridge-chooser`): candidates on stdin, one `desktop-id<TAB>name<TAB>icon` line each
+/// (tabs and line breaks in a name become spaces); the chosen desktop id on stdout, optionally
+/// followed by a TAB and `always`. Nothing printed, or a non-zero exit, is a cancel.
+public enum ChooserLines {
+    /// The program's stdin for `candidates`.
+    public static func input(_ candidates: [ChooserCandidate]) -> [UInt8] {
+        var out: [UInt8] = []
+        for c in candidates {
+            out += Array(field(c.desktopID).utf8) + [0x09] + Array(field(c.name).utf8) + [0x09] + Array(field(c.icon).utf8) + [0x0A]
+        }
+        return out
+    }
+
+    /// The answer in a finished program's `output` and exit `status`.
+    public static func answer(status: Int32, output: [UInt8]) -> ChooserAnswer {
+        guard status == 0 else {
+            return .cancelled(reason: status > 128 ? "the chooser was killed by signal \(status - 128)" : "the chooser was cancelled (exit status \(status))")
+        }
+        let line = output.split(separator: 0x0A, omittingEmptySubsequences: true).first ?? []
+        let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map { trimmed(String(decoding: $0, as: UTF8.self)) }
+        guard let id = fields.first, !id.isEmpty else { return .cancelled(reason: "the chooser was closed without a choice") }
+        return .picked(id, always: fields.count > 1 && fields[1] == "always")
+    }
+
+    /// `text` without leading and trailing spaces and a trailing CR.
+    static func trimmed(_ text: String) -> String {
+        var s = Substring(text)
+        while let c = s.first, c == " " { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\r" { s = s.dropLast() }
+        return String(s)
+    }
+
+    /// `text` without tabs, line breaks or other control characters (they become spaces).
+    static func field(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+    }
+}

@@ -1,0 +1,186 @@
+import CLinux
+import Glibc
+import LinuxSystem
+import Synchronization
+
+/// Runs a chooser program: its input on stdin, its answer read from stdout, stopped when it
+/// takes too long. The waiting happens on a thread of its own (one `poll` over the pipes and an
+/// eventfd the exit is reported on); the calling task is suspended, so neither the D-Bus loop
+/// thread nor the shared task threads wait for a person to pick. The program is started by
+/// ``ProcessLauncher`` (argv as given, never a shell, a new session, a clean signal mask) and
+/// signalled only through a pidfd opened before it could be reaped, never by a pid that may
+/// have been reused.
+public enum ChooserProcess {
+    /// How a run ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The program exited with `status` (128+signal when killed) after printing `output`.
+        case finished(status: Int32, output: [UInt8])
+        /// It did not finish in time and was stopped (SIGTERM, then SIGKILL 2 s later).
+        case timedOut
+        /// It could not be started.
+        case failedToStart(LaunchError)
+    }
+
+    /// At most this much of the program's output is kept (a choice is one short line).
+    public static let outputLimit = 64 * 1024
+
+    /// Runs `argv` with `environment`, writes `input` to its stdin (then closes it), and returns
+    /// once it has exited (or been stopped after `timeout`). Its stderr is the service's own.
+    public static func run(argv: [String], environment: [String: String], input: [UInt8], timeout: Duration,
+                           launcher: ProcessLauncher = ProcessLauncher()) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            start(argv: argv, environment: environment, input: input, timeout: timeout, launcher: launcher) { continuation.resume(returning: $0) }
+        }
+    }
+
+    private static func start(argv: [String], environment: [String: String], input: [UInt8], timeout: Duration,
+                              launcher: ProcessLauncher, done: @escaping @Sendable (Outcome) -> Void) {
+        // stdin is a socket, so a write to a chooser that went away is EPIPE, never SIGPIPE.
+        var sockets: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
+            return done(.failedToStart(LaunchError(program: argv.first ?? "", code: errno, reason: "cannot make its input: \(Errno.current)")))
+        }
+        guard pipe(&output) == 0 else {
+            let e = Errno.current
+            close(sockets[0]); close(sockets[1])
+            return done(.failedToStart(LaunchError(program: argv.first ?? "", code: e.code, reason: "cannot make its output: \(e)")))
+        }
+        // Close-on-exec (no child of ours inherits more than its own three descriptors anyway).
+        for fd in sockets + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let run = Run(input: input, inputFD: sockets[0], outputFD: output[0], timeout: timeout)
+        do {
+            _ = try launcher.spawn(argv: argv, environment: environment, stdin: sockets[1], stdout: output[1], stderr: STDERR_FILENO,
+                                   onStart: { pid in run.started(pid) }, onExit: { code in run.exited(code) })
+        } catch {
+            close(sockets[1]); close(output[1])
+            run.closeAll()
+            return done(.failedToStart(error))
+        }
+        close(sockets[1]); close(output[1])
+        OSThread.detached(name: "chooser") { done(run.wait()) }
+    }
+
+    /// One running chooser: its descriptors, and what the reaper reported.
+    private final class Run: Sendable {
+        private let input: [UInt8]
+        private let inputFD: Int32, outputFD: Int32, wakeFD: Int32
+        private let timeout: Duration
+        private struct State {
+            var pidfd: Int32 = -1
+            var pid: Int32 = 0
+            var exitCode: Int32?
+        }
+        private let state = Mutex(State())
+
+        init(input: [UInt8], inputFD: Int32, outputFD: Int32, timeout: Duration) {
+            self.input = input
+            self.inputFD = inputFD
+            self.outputFD = outputFD
+            self.timeout = timeout
+            wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+            _ = fcntl(inputFD, F_SETFL, O_NONBLOCK)
+            _ = fcntl(outputFD, F_SETFL, O_NONBLOCK)
+        }
+
+        func started(_ pid: Int32) {
+            let fd = clinux_pidfd_open(pid)
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            state.withLock { $0.pidfd = fd; $0.pid = pid }
+        }
+
+        func exited(_ code: Int32) {
+            state.withLock { $0.exitCode = code }
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+
+        /// Signals the program while it has not been reported ended (so never another process).
+        private func signal(_ sig: Int32) {
+            state.withLock { s in
+                guard s.exitCode == nil else { return }
+                if s.pidfd >= 0 { _ = clinux_pidfd_send_signal(s.pidfd, sig) } else if s.pid > 0 { _ = kill(s.pid, sig) }
+            }
+        }
+
+        /// The poll loop: feeds stdin, collects stdout, and ends when the program has exited.
+        func wait() -> Outcome {
+            defer { closeAll() }
+            let start = Self.milliseconds()
+            let limit = Int64(timeout.components.seconds) * 1000 + Int64(timeout.components.attoseconds / 1_000_000_000_000_000)
+            var termAt: Int64? = nil, killAt: Int64? = nil
+            var written = 0, inputOpen = true, outputOpen = true
+            var output: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            if input.isEmpty { shutdown(inputFD, Int32(SHUT_WR)); inputOpen = false }
+            while true {
+                if let code = state.withLock({ $0.exitCode }) {
+                    // Whatever it wrote before it exited is in the pipe now.
+                    while outputOpen, let n = readSome(&buffer), n > 0 { append(buffer[0..<n], to: &output) }
+                    return termAt == nil ? .finished(status: code, output: output) : .timedOut
+                }
+                let now = Self.milliseconds()
+                if termAt == nil && now - start >= limit {
+                    termAt = now
+                    killAt = now + 2000
+                    signal(SIGTERM)
+                } else if let k = killAt, now >= k {
+                    killAt = nil
+                    signal(SIGKILL)
+                } else if let t = termAt, now - t > 10_000 {
+                    // Not reported ended even after SIGKILL (stuck in the kernel): the reaper
+                    // still reaps it when it goes; the answer cannot wait any longer.
+                    return .timedOut
+                }
+                var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+                if outputOpen { fds.append(pollfd(fd: outputFD, events: Int16(POLLIN), revents: 0)) }
+                if inputOpen { fds.append(pollfd(fd: inputFD, events: Int16(POLLOUT), revents: 0)) }
+                let next = killAt ?? (termAt == nil ? start + limit : now + 1000)
+                _ = poll(&fds, nfds_t(fds.count), Int32(clamping: max(next - now, 0) + 1))
+                if outputOpen {
+                    switch readSome(&buffer) {
+                    case .some(0): outputOpen = false
+                    case .some(let n): append(buffer[0..<n], to: &output)
+                    case .none: break
+                    }
+                }
+                if inputOpen {
+                    let n = input.withUnsafeBytes { send(inputFD, $0.baseAddress! + written, input.count - written, Int32(MSG_NOSIGNAL)) }
+                    if n > 0 { written += n }
+                    if written == input.count || (n < 0 && errno != EAGAIN && errno != EINTR) {
+                        shutdown(inputFD, Int32(SHUT_WR))
+                        inputOpen = false
+                    }
+                }
+                var drained: UInt64 = 0
+                _ = read(wakeFD, &drained, 8)
+            }
+        }
+
+        /// Reads what is there: the count (0 at end of file), nil when nothing is ready.
+        private func readSome(_ buffer: inout [UInt8]) -> Int? {
+            let n = buffer.withUnsafeMutableBytes { read(outputFD, $0.baseAddress, $0.count) }
+            if n >= 0 { return n }
+            return errno == EAGAIN || errno == EINTR ? nil : 0
+        }
+
+        private func append(_ bytes: ArraySlice<UInt8>, to output: inout [UInt8]) {
+            output.append(contentsOf: bytes.prefix(ChooserProcess.outputLimit - output.count))
+        }
+
+        func closeAll() {
+            close(inputFD)
+            close(outputFD)
+            close(wakeFD)
+            state.withLock { s in
+                if s.pidfd >= 0 { close(s.pidfd) }
+                s.pidfd = -1
+            }
+        }
+
+        static func milliseconds() -> Int64 {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// `[Chooser]` in `$XDG_CONFIG_HOME/schemebridge/config`: the program that lets the user pick a
+/// handler when an open asks (`ask`), and how long it may take.
+///
+/// ```ini
+/// [Chooser]
+/// Command=my-chooser --flag     # split like a desktop entry's Exec (quotes, no shell)
+/// Timeout=120                   # seconds; then the chooser is stopped and the open is Cancelled
+/// ```
+public struct ChooserSettings: Sendable, Equatable {
+    /// The program and its arguments; nil when none is configured (then a `Chooser1` client on
+    /// the bus, else the shipped `schemebridge-chooser`).
+    public var command: [String]?
+    /// Seconds a chooser may take before it is stopped (and the open is `Cancelled`).
+    public var timeout = ChooserSettings.defaultTimeout
+
+    /// `Timeout=`'s default: two minutes, time enough to read the list.
+    public static let defaultTimeout = 120
+    /// The longest `Timeout=` (a day).
+    public static let maximumTimeout = 86_400
+
+    public init(command: [String]? = nil, timeout: Int = ChooserSettings.defaultTimeout) {
+        self.command = command
+        self.timeout = timeout
+    }
+
+    /// Reads `[Chooser]`; what cannot be used is ignored with a warning.
+    static func parse(_ g: KeyFile.Group, path: String, warnings: inout [String]) -> ChooserSettings {
+        var c = ChooserSettings()
+        for e in g.entries where e.key != "Command" && e.key != "Timeout" {
+            warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+        }
+        if let text = g.string("Command"), !text.isEmpty {
+            do {
+                let argv = try ExecCommand.tokenize(Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) }
+                if argv.isEmpty || argv.contains(where: { $0.utf8.contains(0) }) {
+                    warnings.append("\(path): [Chooser] Command is empty; ignored")
+                } else {
+                    c.command = argv
+                }
+            } catch {
+                warnings.append("\(path): [Chooser] Command=\(text) cannot be split into a command line (\(error)); ignored")
+            }
+        }
+        if let s = g.string("Timeout") {
+            if let v = Int(s), v >= 1, v <= maximumTimeout { c.timeout = v } else {
+                warnings.append("\(path): [Chooser] Timeout=\(s) is not a number of seconds from 1 to \(maximumTimeout); ignored")
+            }
+        }
+        return c
+    }
+}

@@ -1,0 +1,179 @@
+import DBus
+import Glibc
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+import Synchronization
+
+/// The `ask` option: shows a chooser and returns the handler the user picked. Choosers, in
+/// order: `[Chooser] Command=` in the config; a client owning `io.github.schemebridge.Chooser1`
+/// on the bus; the shipped `schemebridge-chooser` (zenity, else kdialog) when there is a display.
+/// A chooser program runs through ``ChooserProcess`` (its own thread waits; the calling task is
+/// suspended), a `Chooser1` call is an ordinary asynchronous call: nothing here holds the D-Bus
+/// loop thread or a shared task thread while a person decides.
+final class ChooserService: Sendable {
+    let broker: Broker
+    let connection: Connection
+    let registry: Registry
+    /// The environment chooser programs run with (the handlers' base environment).
+    let environment: [String: String]
+    let logger: Logger
+    /// Choosers open now, per caller (an app id; "" for the unidentified together).
+    private let open = Mutex<[String: Int]>([:])
+
+    /// Choosers open at once for one caller, and for all together.
+    static let perCaller = 1, total = 4
+    /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
+    static let shippedChooser = "schemebridge-chooser"
+
+    init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
+        self.broker = broker
+        self.connection = connection
+        self.registry = broker.registry
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// The handler for an open with `ask` by `caller`: the caller's remembered choice or route
+    /// when there is one, else the user's pick (remembered when they chose "always"); nil when
+    /// there is nothing to choose from (the open then reports why). `Cancelled` when the user
+    /// cancels or the chooser times out, `NoChooser` when none can be shown.
+    func askedHandler(for url: String, caller: Caller) async throws(DBusError) -> String? {
+        let plan: Broker.AskPlan
+        do { plan = try broker.askPlan(for: url, caller: caller) } catch { throw DBusError(error) }
+        switch plan {
+        case .nothingToChoose: return nil
+        case .decided(let id): return id
+        case .choose(let subject, let candidates):
+            let answer = try await choose(subject: subject, url: url, candidates: candidates, caller: caller)
+            switch answer {
+            case .cancelled(let reason):
+                throw ContractError.cancelled("nothing was opened: \(reason)")
+            case .picked(let id, let always):
+                guard candidates.contains(where: { $0.desktopID == id }) else {
+                    throw ContractError.invalidHandler("the chooser picked '\(id.prefix(200))', which is not one of the applications offered for '\(subject)'")
+                }
+                if always {
+                    do { try await broker.remember(id, for: subject, caller: caller) } catch {
+                        logger.notice("\(error.message)")
+                    }
+                }
+                return id
+            }
+        }
+    }
+
+    /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
+    /// content type (`kind` follows from it), `url` is nil for a document: `OpenFile`'s `ask`
+    /// (issue 15) calls this with the type's handlers as candidates, then remembers "always" with
+    /// `broker.remember(_:for:caller:)` as ``askedHandler(for:caller:)`` does for a URL.
+    func choose(subject: String, url: String?, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
+        let key = caller.appID ?? ""
+        let admitted = open.withLock { o -> Bool in
+            guard o[key, default: 0] < Self.perCaller, o.values.reduce(0, +) < Self.total else { return false }
+            o[key, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            throw ContractError.rateLimited("a chooser is already open for \(caller.displayName) (or \(Self.total) are open); answer it first")
+        }
+        defer { open.withLock { o in o[key]! -= 1; if o[key] == 0 { o[key] = nil } } }
+        let settings = broker.policy.current.chooser
+        let timeout = Duration.seconds(settings.timeout)
+        let kind = ChoiceSubject.isContentType(subject) ? "type" : "scheme"
+        if let command = settings.command {
+            return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
+                                        candidates: candidates, caller: caller, timeout: timeout)
+        }
+        if await busChooserAvailable() {
+            return await askBusChooser(subject: subject, kind: kind, url: url, candidates: candidates, caller: caller, timeout: timeout)
+        }
+        return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
+                                    candidates: candidates, caller: caller, timeout: timeout)
+    }
+
+    // MARK: a chooser program
+
+    private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
+                            caller: Caller, timeout: Duration) async throws(DBusError) -> ChooserAnswer {
+        var env = environment
+        env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
+        env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
+        env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
+        env["SCHEMEBRIDGE_CHOOSER_CALLER_NAME"] = callerName(caller)
+        env["SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER"] = ChoiceStore.canRemember(caller: caller.appID) ? "1" : "0"
+        logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
+        switch await ChooserProcess.run(argv: argv, environment: env, input: ChooserLines.input(candidates), timeout: timeout) {
+        case .failedToStart(let error):
+            throw ContractError.noChooser("\(what) cannot be started: \(error.reason)")
+        case .timedOut:
+            return .cancelled(reason: "the chooser gave no answer in \(timeout.components.seconds) s ([Chooser] Timeout=) and was closed")
+        case .finished(let status, let output):
+            return ChooserLines.answer(status: status, output: output)
+        }
+    }
+
+    /// The shipped chooser: beside this executable (as `make install` puts it), else on `PATH`;
+    /// it needs a display and zenity or kdialog.
+    private func shippedChooser() throws(DBusError) -> String {
+        let path = ProgramLookup.searchPath(environment: environment)
+        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + Self.shippedChooser }
+        let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        let dialog = ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path)
+        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(Self.shippedChooser, searchPath: path),
+              display, dialog != nil else {
+            throw ContractError.noChooser("no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
+                + "run a client of \(ChooserContract.busName), or "
+                + (display ? "" : "give the session a display (DISPLAY) and ") + "install zenity (or kdialog) for the shipped schemebridge-chooser")
+        }
+        return chooser
+    }
+
+    // MARK: a Chooser1 client on the bus
+
+    /// Whether a client owns (or the bus can start) `io.github.schemebridge.Chooser1`.
+    private func busChooserAvailable() async -> Bool {
+        let name = ChooserContract.busName.rawValue
+        if case .boolean(true)? = try? await busCall("NameHasOwner", [.string(name)]).first { return true }
+        let activatable = try? await busCall("ListActivatableNames", []).first?.arrayElements
+        return activatable?.contains(.string(name)) ?? false
+    }
+
+    private func askBusChooser(subject: String, kind: String, url: String?, candidates: [ChooserCandidate], caller: Caller,
+                               timeout: Duration) async -> ChooserAnswer {
+        var context: [String: DBusValue] = [
+            ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
+            ChooserContract.ContextKey.kind: .string(kind),
+            ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.appID)),
+        ]
+        if let url { context[ChooserContract.ContextKey.url] = .string(url) }
+        let list = DBusValue.array(element: .structure([.string, .string, .string]),
+                                   candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
+        logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")
+        do {
+            let reply = try await connection.call(destination: ChooserContract.busName, path: ChooserContract.objectPath,
+                                                  interface: ChooserContract.interface, member: ChooserContract.choose,
+                                                  [.string(subject), list, .vardict(context)], timeout: timeout)
+            guard reply.count == 2, case .string(let id) = reply[0], case .boolean(let always) = reply[1] else {
+                return .cancelled(reason: "the chooser on the bus answered with the wrong signature (expected (sb))")
+            }
+            return id.isEmpty ? .cancelled(reason: "the user cancelled the chooser") : .picked(id, always: always)
+        } catch {
+            if error.name == .noReply {
+                return .cancelled(reason: "the chooser on the bus gave no answer in \(timeout.components.seconds) s ([Chooser] Timeout=)")
+            }
+            return .cancelled(reason: "the chooser on the bus failed: \(error.name.rawValue): \(error.message)")
+        }
+    }
+
+    private func busCall(_ member: MemberName, _ arguments: [DBusValue]) async throws(DBusError) -> [DBusValue] {
+        try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                  member: member, arguments, timeout: .seconds(5))
+    }
+
+    /// The caller's `Name=` when it has an installed entry ("" otherwise).
+    private func callerName(_ caller: Caller) -> String {
+        guard let id = caller.appID else { return "" }
+        return registry.entry(id: id.hasSuffix(".desktop") ? id : id + ".desktop")?.name ?? ""
+    }
+}

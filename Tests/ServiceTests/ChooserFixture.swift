@@ -1,0 +1,68 @@
+import Foundation
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// Choosing tests' helpers on a ``ServiceFixture``: two handlers of `todo` (Alpha `a.desktop`,
+/// the default by id order, and Beta `b.desktop`), scripted chooser programs, and callers that
+/// are apps of their own (copies of python under other names).
+extension ServiceFixture {
+    /// Installs recording handlers `a.desktop` (Alpha) and `b.desktop` (Beta) for `todo`, and
+    /// `c.desktop` (Gamma) when asked.
+    func installTodoHandlers(gamma: Bool = false) throws {
+        try entry("a.desktop", "Name=Alpha\nIcon=alpha\nExec=\(try recorder("a")) %u\nMimeType=x-scheme-handler/todo;")
+        try entry("b.desktop", "Name=Beta\nExec=\(try recorder("b")) %u\nMimeType=x-scheme-handler/todo;")
+        if gamma { try entry("c.desktop", "Name=Gamma\nExec=\(try recorder("c")) %u\nMimeType=x-scheme-handler/todo;") }
+    }
+
+    /// A chooser program in `bin/`: `body` is its shell script; it appends its stdin and its
+    /// SCHEMEBRIDGE_CHOOSER_* environment to `records/<name>.seen` first.
+    @discardableResult
+    func chooser(_ name: String, _ body: String) throws -> String {
+        let path = bin.appendingPathComponent(name).path
+        let seen = records.appendingPathComponent("\(name).seen").path
+        try """
+            #!/bin/sh
+            { cat; env | grep '^SCHEMEBRIDGE_CHOOSER_' | sort; echo --; } >> '\(seen)'
+            \(body)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// What chooser `name` saw (each run's stdin and environment, ended by `--`).
+    func chooserSaw(_ name: String) -> String {
+        (try? String(contentsOf: records.appendingPathComponent("\(name).seen"), encoding: .utf8)) ?? ""
+    }
+
+    /// How many times chooser `name` ran.
+    func chooserRuns(_ name: String) -> Int { chooserSaw(name).components(separatedBy: "--\n").count - 1 }
+
+    /// `OpenURLWithOptions(url, options)` from `python` (a caller of its own): prints
+    /// `opened <handler>` or `error <ErrorName> <message>`. `mode` is `ask`, `plain` (OpenURL) or a
+    /// desktop id for the `handler` option.
+    func open(_ url: String, from python: String, _ mode: String = "ask") async throws -> String {
+        let r = try await Tools.run([python, "-c", """
+            import dbus, os, sys
+            \(Self.pythonNames)
+            svc = dbus.Interface(dbus.bus.BusConnection(os.environ['SB_BUS']).get_object(N, O), N)
+            url, mode = sys.argv[1], sys.argv[2]
+            try:
+                if mode == 'plain':
+                    svc.OpenURL(url); print('opened')
+                else:
+                    options = {'ask': True} if mode == 'ask' else {'handler': mode}
+                    print('opened', svc.OpenURLWithOptions(url, options, timeout=600)['handler'])
+            except dbus.DBusException as e:
+                print('error', e.get_dbus_name().split('.')[-1], e.get_dbus_message())
+            """, url, mode], environment: ["SB_BUS": bus.address])
+        return (r.stdout + r.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Waits until handler `name` recorded exactly `url` as its argv.
+    func handled(_ name: String, _ url: String) async -> Bool {
+        let file = records.appendingPathComponent("\(name).argv")
+        return await Tools.eventually {
+            (try? Data(contentsOf: file)).map { String(decoding: $0, as: UTF8.self) == url + "\0" } ?? false
+        }
+    }
+}

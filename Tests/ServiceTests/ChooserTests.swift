@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// The `ask` option end to end: scripted chooser programs (`[Chooser] Command=`) that pick, cancel
+/// or hang, a python3-dbus `Chooser1` client on the bus, and no chooser at all.
+@Suite struct ChooserTests {
+    @Test func aConfiguredChooserPicksAndSeesTheCandidates() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("picker", "echo b.desktop"))\n")
+        let asker = try f.pythonNamed("asker-app")
+        #expect(try await f.open("todo://pick?x=1", from: asker) == "opened b.desktop")
+        #expect(await f.handled("b", "todo://pick?x=1"))
+        let saw = f.chooserSaw("picker")
+        #expect(saw.hasPrefix("a.desktop\tAlpha\talpha\nb.desktop\tBeta\t\n"), "\(saw)")
+        #expect(saw.contains("SCHEMEBRIDGE_CHOOSER_CALLER=\(asker)\n") && saw.contains("SCHEMEBRIDGE_CHOOSER_SUBJECT=todo\n")
+                && saw.contains("SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER=1\n"), "\(saw)")
+        // `handler` wins over `ask`: no chooser.
+        #expect(try await f.open("todo://named", from: asker, "a.desktop") == "opened a.desktop")
+        #expect(f.chooserRuns("picker") == 1)
+        // The CLI asks the same way; OpenURLWithReply takes `ask` too.
+        let cli = try await CLITests.cli(f, "open", "--ask", "--json", "todo://cli")
+        #expect(cli.status == 0 && cli.stdout.contains("\"handler\":\"b.desktop\""), "\(cli.stdout)\(cli.stderr)")
+        let reply = try await f.gdbus("OpenURLWithReply", "todo://reply", "{'ask': <true>}")
+        #expect(reply.status == 0 && reply.stdout.contains("/request/"), "\(reply.stdout)\(reply.stderr)")
+        #expect(await f.handled("b", "todo://reply"))
+        #expect(f.chooserRuns("picker") == 3)
+    }
+
+    @Test func cancellingLaunchesNothing() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("canceller", "exit 1"))\n")
+        let r = try await f.open("todo://cancel", from: try f.pythonNamed("asker-app"))
+        #expect(r.hasPrefix("error Cancelled "), "\(r)")
+        let cli = try await CLITests.cli(f, "open", "--ask", "todo://cancel-cli")
+        #expect(cli.status == 5, "a cancelled chooser is exit 5: \(cli.status) \(cli.stderr)")
+        // A chooser that prints nothing cancels too (asked again until the service has read the new config).
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("silent", "exit 0"))\n")
+        var last = ""
+        let ran = try await Tools.eventually {
+            last = try await f.open("todo://silent", from: try f.pythonNamed("asker-app"))
+            return f.chooserRuns("silent") > 0
+        }
+        #expect(ran)
+        #expect(last.hasPrefix("error Cancelled "), "\(last)")
+        for name in ["a", "b"] {
+            #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("\(name).argv").path), "\(name) was started")
+        }
+    }
+
+    @Test func aChooserThatHangsIsStoppedAfterItsTimeout() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        // It holds on a gate nobody opens: only the service's timeout ends it.
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("hanger", f.gate.shellWait("never")))\nTimeout=1\n")
+        let r = try await f.open("todo://hang", from: try f.pythonNamed("asker-app"))
+        #expect(r.hasPrefix("error Cancelled ") && r.contains("no answer in 1 s"), "\(r)")
+        #expect(f.chooserRuns("hanger") == 1)
+        // The chooser is gone (stopped, reaped): no child of the service runs it any more.
+        #expect(await Tools.eventually { await !Self.serviceRuns(f, "hanger") }, "the hanging chooser is still running")
+        #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("a.argv").path))
+    }
+
+    @Test func aChooser1ClientOnTheBusIsAsked() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        let asked = f.records.appendingPathComponent("chooser1.log").path
+        let client = try Tools.spawn([Tools.systemPython, "-c", """
+            import dbus, dbus.service, os, json
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            bus = dbus.bus.BusConnection(os.environ['SB_BUS'])
+            class Chooser(dbus.service.Object):
+                @dbus.service.method('\(ChooserContract.interface)', in_signature='sa(sss)a{sv}', out_signature='sb')
+                def Choose(self, subject, candidates, context):
+                    with open('\(asked)', 'a') as log:
+                        log.write(json.dumps([str(subject), [[str(x) for x in c] for c in candidates],
+                                              {str(k): (bool(v) if isinstance(v, dbus.Boolean) else str(v)) for k, v in context.items()}]) + '\\n')
+                    return ('b.desktop', True) if 'remember' in context.get('url', '') else ('' if 'cancel' in context['url'] else 'b.desktop', False)
+            name = dbus.service.BusName('\(ChooserContract.busName)', bus)
+            Chooser(bus, '\(ChooserContract.objectPath)')
+            GLib.MainLoop().run()
+            """], environment: ["SB_BUS": f.bus.address], stderr: f.records.appendingPathComponent("chooser1.err"))
+        defer { client.signal(SIGTERM) }
+        let owned = try await Tools.eventually {
+            try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                 "org.freedesktop.DBus.NameHasOwner", "string:\(ChooserContract.busName)"]).stdout.contains("true")
+        }
+        try #require(owned, "the Chooser1 client did not start")
+        let asker = try f.pythonNamed("asker-app")
+        #expect(try await f.open("todo://once", from: asker) == "opened b.desktop")
+        #expect(try await f.open("todo://cancel", from: asker).hasPrefix("error Cancelled"))
+        let log = (try? String(contentsOfFile: asked, encoding: .utf8)) ?? ""
+        #expect(log.contains(#"["todo", [["a.desktop", "Alpha", "alpha"], ["b.desktop", "Beta", ""]], {"#), "\(log)")
+        #expect(log.contains(#""caller": "\#(asker)""#) && log.contains(#""url": "todo://once""#) && log.contains(#""kind": "scheme""#)
+                && log.contains(#""can-remember": true"#), "\(log)")
+        // "always" from the client is remembered for this caller.
+        #expect(try await f.open("todo://remember", from: asker) == "opened b.desktop")
+        let choices = try await f.gdbus("Choices")
+        #expect(choices.stdout.contains("('\(asker)', 'todo', 'b.desktop')"), "\(choices.stdout)\(choices.stderr)")
+    }
+
+    @Test func withoutAnyChooserAskIsAClearError() async throws {
+        // No config, no client on the bus, no display for the shipped chooser.
+        let f = try ServiceFixture(extraEnvironment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        let r = try await f.open("todo://nobody", from: try f.pythonNamed("asker-app"))
+        #expect(r.hasPrefix("error NoChooser ") && r.contains("[Chooser] Command="), "\(r)")
+        let cli = try await CLITests.cli(f, "open", "--ask", "todo://nobody")
+        #expect(cli.status == 3 && cli.stderr.contains("no chooser"), "\(cli.status) \(cli.stderr)")
+        // A scheme nobody handles is NoHandler, with or without a chooser.
+        #expect(try await f.open("nothing://x", from: try f.pythonNamed("asker-app")).hasPrefix("error NoHandler"))
+    }
+
+    /// Whether a child of the service runs a program whose command line mentions `name`.
+    static func serviceRuns(_ f: ServiceFixture, _ name: String) async -> Bool {
+        guard let service = await f.servicePID() else { return false }
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service)/task")) ?? []
+        return tasks.contains { task in
+            let children = (try? String(contentsOfFile: "/proc/\(service)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return children.split(separator: " ").contains { pid in
+                ((try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()).range(of: Data(name.utf8)) != nil
+            }
+        }
+    }
+}

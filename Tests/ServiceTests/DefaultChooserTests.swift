@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// The shipped chooser (`scripts/schemebridge-chooser`, from the source tree) on a private Xvfb:
+/// zenity's list comes up on the screen, synthesized keys (xdotool) pick, and "Always…" (its
+/// mnemonic, Alt+A) asks which app to always use and remembers it.
+@Suite struct DefaultChooserTests {
+    /// A display, a fixture whose service uses it with the shipped chooser on its PATH, the
+    /// `todo` handlers, and an app of its own that asks.
+    struct Screen {
+        let x: Xvfb
+        let f: ServiceFixture
+        let asker: String
+        let xdotool: String
+
+        init() throws {
+            _ = try Tools.path(of: "zenity")
+            xdotool = try Tools.path(of: "xdotool")
+            x = try Xvfb(width: 800, height: 600)
+            f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""])
+            try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-chooser").path,
+                                                       withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-chooser").path)
+            try f.installTodoHandlers()
+            asker = try f.pythonNamed("asker-app")
+        }
+
+        func stop() {
+            f.stop()
+            x.stop()
+        }
+
+        /// The zenity window titled `title` mapped now, once it is drawn on the screen.
+        func dialog(_ title: String) async throws -> TopLevelWindow? {
+            let found = try await Tools.run([xdotool, "search", "--sync", "--onlyvisible", "--name", "^\(title)$"], environment: ["DISPLAY": x.display],
+                                            timeout: Tools.eventCeiling)
+            guard let id = found.stdout.split(separator: "\n").first.flatMap({ UInt($0) }) else { return nil }
+            var window: TopLevelWindow?
+            _ = await Tools.eventually {
+                window = try? x.topLevelWindows().first { $0.id == id && $0.resClass == "Zenity" && $0.isMapped && $0.width > 100 && $0.height > 100 }
+                return window != nil
+            }
+            guard let w = window else { return nil }
+            // Drawn: the screen is not black over most of it.
+            let drawn = await x.watch { shot in shot.boundingBox().map { $0.width >= w.width / 2 && $0.height >= w.height / 2 } ?? false }
+            return drawn == nil ? nil : w
+        }
+
+        /// Focuses `window` and types `keys` (xdotool key names).
+        func type(_ keys: [String], into window: TopLevelWindow) async throws {
+            let env = ["DISPLAY": x.display]
+            #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(window.id)], environment: env).status == 0)
+            #expect(try await Tools.run([xdotool, "key", "--delay", "100"] + keys, environment: env).status == 0)
+        }
+    }
+
+    @Test func zenitysListIsShownAndAKeyPicks() async throws {
+        let s = try Screen()
+        defer { s.stop() }
+        let opened = Task { try await s.f.open("todo://chosen-on-screen", from: s.asker) }
+        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
+        // Down to the second application (Beta), Return opens it.
+        try await s.type(["Down", "Return"], into: w)
+        #expect(try await opened.value == "opened b.desktop")
+        #expect(await s.f.handled("b", "todo://chosen-on-screen"))
+        #expect(await Tools.eventually { (try? s.x.topLevelWindows().contains { $0.resClass == "Zenity" && $0.isMapped }) == false })
+        #expect(try await CLITests.cli(s.f, "choices").stdout.isEmpty, "once is not always")
+    }
+
+    @Test func alwaysAsksWhichAppAndRemembersIt() async throws {
+        let s = try Screen()
+        defer { s.stop() }
+        let opened = Task { try await s.f.open("todo://always", from: s.asker) }
+        let first = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
+        try await s.type(["alt+a"], into: first)
+        let second = try #require(try await s.dialog("Always open todo links"), "no second list for Always\n\(s.f.serviceLog)")
+        try await s.type(["Down", "Return"], into: second)
+        #expect(try await opened.value == "opened b.desktop")
+        #expect(try await CLITests.cli(s.f, "choices").stdout == "\(s.asker)\ttodo\tb.desktop\n")
+    }
+}
