@@ -53,7 +53,7 @@ final class Bridge: Sendable {
         self.integration = IntegrationService(broker: broker, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
         self.documents = Documents(types: ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
-                                   handlersOfType: { _ in [] })
+                                   handlersOfType: { [registry] type in registry.handlers(forType: type) })
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
             connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)

@@ -89,7 +89,10 @@ extension Bridge {
 
     /// `SetDefaultHandlerForType`: as `SetDefaultHandler`, for a content type.
     func setDefault(type: String, desktopID: String, sender: String) async throws(DBusError) {
-        throw DBusError(.failed, "SetDefaultHandlerForType is not served yet")
+        let known = await callers.caller(sender, connection: connection, registry: registry)
+        try await Self.adaptAsync { () async throws(OpenFailure) in
+            try await broker.setDefault(type: type, desktopID: desktopID, caller: Self.caller(sender, known))
+        }
     }
 
     /// Removes Inbox files past `retention`, at most once a minute (on a descriptor thread).
@@ -100,6 +103,11 @@ extension Bridge {
         Task.detached { [descriptors] in
             _ = try? await descriptors.run(for: "inbox sweep") { () throws(DBusError) in inbox.sweep(retention: retention, now: now) }
         }
+    }
+
+    /// Runs an async core call, turning its failure into the contract's D-Bus error.
+    static func adaptAsync<T>(_ body: () async throws(OpenFailure) -> T) async throws(DBusError) -> T {
+        do { return try await body() } catch { throw DBusError(error) }
     }
 
     /// Runs a core call, turning its failure into the contract's D-Bus error.

@@ -37,6 +37,7 @@ struct BridgeService: Service {
                             logger: logger)
         try connection.export([BridgeInterface(bridge: bridge).declaration(), bridge.pasteboards.declaration()], at: Contract.objectPath)
         bridge.pasteboards.restore()
+        bridge.sweepInboxes(retention: bridge.broker.policy.current.inboxRetention)
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {

@@ -64,6 +64,24 @@ public struct DesktopEntry: Sendable, Equatable {
     /// The lower-cased schemes of `MimeType=x-scheme-handler/…` values, in file order, without
     /// duplicates. Other MIME types are not kept.
     public var schemes: [String] { storage.fields.schemes }
+    /// The content types of `MimeType` (every value but `x-scheme-handler/…`), lower-cased, in
+    /// file order, without duplicates: the documents the app opens.
+    public var mimeTypes: [String] { storage.fields.mimeTypes }
+    /// The most content types kept of one entry (the rest are ignored).
+    public static let maximumContentTypes = 1024
+
+    /// The content types among `MimeType` values: `type/subtype` of MIME token characters,
+    /// lower-cased, deduplicated, at most ``maximumContentTypes``.
+    static func contentTypes(_ values: [String]) -> [String] {
+        var types: [String] = []
+        var seen = Set<String>()
+        for v in values where Scheme.fromMimeType(v) == nil && !v.isEmpty {
+            guard types.count < maximumContentTypes else { break }
+            guard let t = try? PasteboardType.validated(v), !t.hasPrefix("x-scheme-handler/"), seen.insert(t).inserted else { continue }
+            types.append(t)
+        }
+        return types
+    }
     /// `X-LaunchImage` (the launch image base name; nil means the default `Default`).
     public var launchImage: String? { storage.fields.launchImage }
     /// `X-LaunchImageDir`, as written (absolute, or relative to the entry's file).
@@ -216,6 +234,9 @@ struct DesktopEntryFields: Sendable, Equatable {
     /// The lower-cased schemes of `MimeType=x-scheme-handler/…` values, in file order, without
     /// duplicates. Other MIME types are not kept.
     let schemes: [String]
+    /// The other `MimeType` values (content types), lower-cased, in file order, without
+    /// duplicates; at most ``DesktopEntry/maximumContentTypes``.
+    let mimeTypes: [String]
     /// `X-LaunchImage` (the launch image base name; nil means the default `Default`).
     let launchImage: String?
     /// `X-LaunchImageDir`, as written (absolute, or relative to the entry's file).
@@ -300,6 +321,7 @@ struct DesktopEntryFields: Sendable, Equatable {
             }
         }
         self.schemes = schemes
+        self.mimeTypes = hidden ? [] : DesktopEntry.contentTypes(g.stringList("MimeType") ?? [])
         var launchImage: String? = nil
         var launchImageDirectory: String? = nil
         var ext: [String: String] = [:]

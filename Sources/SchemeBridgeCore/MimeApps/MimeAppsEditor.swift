@@ -9,8 +9,20 @@ public enum MimeAppsEditor {
     /// Keys are matched case-insensitively on the scheme; the last matching line (the one parsers
     /// use) is rewritten, other lines are untouched.
     public static func applyDefault(scheme: String, desktopID: String, to document: inout KeyFileDocument) {
-        let key = "x-scheme-handler/" + scheme
-        let matches: (String) -> Bool = { k in !k.contains("[") && Scheme.fromMimeType(k) == scheme }
+        applyDefault(key: "x-scheme-handler/" + scheme, desktopID: desktopID, to: &document) { k in
+            !k.contains("[") && Scheme.fromMimeType(k) == scheme
+        }
+    }
+
+    /// ``applyDefault(scheme:desktopID:to:)`` for a content type (`text/markdown`), keys matched
+    /// case-insensitively.
+    public static func applyDefault(contentType: String, desktopID: String, to document: inout KeyFileDocument) {
+        applyDefault(key: contentType, desktopID: desktopID, to: &document) { k in
+            !k.contains("[") && Registry.lowercasedASCII(k) == contentType
+        }
+    }
+
+    private static func applyDefault(key: String, desktopID: String, to document: inout KeyFileDocument, matches: @escaping (String) -> Bool) {
         document.setValue(desktopID, forKey: key, inGroup: MimeAppsList.defaultGroup, matching: matches)
 
         let oldAdded = document.rawValue(inGroup: MimeAppsList.addedGroup, where: matches)
@@ -45,6 +57,15 @@ public enum MimeAppsEditor {
     static func setDefault(scheme: String, desktopID: String, listPath: String) throws(SetDefaultError) {
         do {
             try edit(listPath: listPath) { applyDefault(scheme: scheme, desktopID: desktopID, to: &$0) }
+        } catch {
+            throw .writeFailed(path: error.path, reason: error.message)
+        }
+    }
+
+    /// ``setDefault(scheme:desktopID:listPath:)`` for a content type `key` (lower-case).
+    static func setDefault(key: String, desktopID: String, listPath: String) throws(SetDefaultError) {
+        do {
+            try edit(listPath: listPath) { applyDefault(contentType: key, desktopID: desktopID, to: &$0) }
         } catch {
             throw .writeFailed(path: error.path, reason: error.message)
         }

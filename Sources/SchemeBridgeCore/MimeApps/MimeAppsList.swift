@@ -3,8 +3,8 @@ import Glibc
 /// The `x-scheme-handler/*` part of one `mimeapps.list` (or `<desktop>-mimeapps.list`) file
 /// (MIME Apps spec 1.0.1).
 ///
-/// Only keys `x-scheme-handler/<scheme>` are kept, with the scheme lower-cased; other MIME types
-/// are ignored. Values are `;`-lists of desktop IDs; malformed IDs are dropped and repeats
+/// Keys `x-scheme-handler/<scheme>` are kept by scheme (lower-cased); other keys that are content
+/// types (`type/subtype`) by type (lower-cased), in tables of their own. Values are `;`-lists of desktop IDs; malformed IDs are dropped and repeats
 /// removed (first kept). Keys that differ only in case are the same key (the later one wins).
 public struct MimeAppsList: Sendable, Equatable {
     /// The file.
@@ -15,6 +15,10 @@ public struct MimeAppsList: Sendable, Equatable {
     public var added: [String: [String]]
     /// `[Removed Associations]`: scheme → desktop IDs.
     public var removed: [String: [String]]
+    /// The same three groups for content types: type → desktop IDs.
+    public var typeDefaults: [String: [String]] = [:]
+    public var typeAdded: [String: [String]] = [:]
+    public var typeRemoved: [String: [String]] = [:]
 
     static let defaultGroup = "Default Applications"
     static let addedGroup = "Added Associations"
@@ -33,10 +37,10 @@ public struct MimeAppsList: Sendable, Equatable {
     /// the spec only allows defaults there.
     public init(keyFile: KeyFile, allowsAssociations: Bool, warnings: inout [KeyFileError]) {
         self.path = keyFile.path
-        self.defaults = MimeAppsList.read(keyFile.group(MimeAppsList.defaultGroup))
+        (self.defaults, self.typeDefaults) = MimeAppsList.read(keyFile.group(MimeAppsList.defaultGroup))
         if allowsAssociations {
-            self.added = MimeAppsList.read(keyFile.group(MimeAppsList.addedGroup))
-            self.removed = MimeAppsList.read(keyFile.group(MimeAppsList.removedGroup))
+            (self.added, self.typeAdded) = MimeAppsList.read(keyFile.group(MimeAppsList.addedGroup))
+            (self.removed, self.typeRemoved) = MimeAppsList.read(keyFile.group(MimeAppsList.removedGroup))
         } else {
             self.added = [:]
             self.removed = [:]
@@ -50,19 +54,23 @@ public struct MimeAppsList: Sendable, Equatable {
         warnings.append(contentsOf: keyFile.warnings)
     }
 
-    private static func read(_ group: KeyFile.Group?) -> [String: [String]] {
-        guard let group else { return [:] }
-        var result: [String: [String]] = [:]
+    /// A group's keys: schemes (of `x-scheme-handler/…`) and content types, each to its IDs.
+    private static func read(_ group: KeyFile.Group?) -> (schemes: [String: [String]], types: [String: [String]]) {
+        guard let group else { return ([:], [:]) }
+        var schemes: [String: [String]] = [:]
+        var types: [String: [String]] = [:]
         for entry in group.entries where entry.locale == nil {
-            guard let scheme = Scheme.fromMimeType(entry.key) else { continue }
+            let scheme = Scheme.fromMimeType(entry.key)
+            let type = scheme == nil ? (try? PasteboardType.validated(entry.key)).flatMap { $0.hasPrefix("x-scheme-handler/") ? nil : $0 } : nil
+            guard scheme != nil || type != nil else { continue }
             var ids: [String] = []
             for id in KeyFileValue.splitList(entry.rawValue) {
                 let trimmed = id.trimmingSpaces()
                 if DesktopID.isValid(trimmed), !ids.contains(trimmed) { ids.append(trimmed) }
             }
-            result[scheme] = ids
+            if let scheme { schemes[scheme] = ids } else if let type { types[type] = ids }
         }
-        return result
+        return (schemes, types)
     }
 
     /// Every scheme this file mentions in any group.

@@ -54,6 +54,23 @@ protocol ResolverContext {
 /// Failing that, the first association is the default.
 enum HandlerResolver {
     static func resolve(scheme: String, levels: [ResolverLevel], context: some ResolverContext) -> HandlerResolution {
+        resolve(scheme, levels: levels, context: context, defaults: \.defaults, added: \.added, removed: \.removed) { index in
+            context.listingIDs(scheme: scheme, applicationsIndex: index)
+        }
+    }
+
+    /// The same rules for a content type: the lists' content-type groups, and `listing` — the
+    /// eligible effective entries of an applications directory whose `MimeType` lists the type.
+    static func resolve(type: String, levels: [ResolverLevel], context: some ResolverContext,
+                        listing: (Int) -> [String]) -> HandlerResolution {
+        resolve(type, levels: levels, context: context, defaults: \.typeDefaults, added: \.typeAdded, removed: \.typeRemoved, listing: listing)
+    }
+
+    private static func resolve(_ key: String, levels: [ResolverLevel], context: some ResolverContext,
+                                defaults: KeyPath<MimeAppsList, [String: [String]]>, added: KeyPath<MimeAppsList, [String: [String]]>,
+                                removed removedTable: KeyPath<MimeAppsList, [String: [String]]>,
+                                listing: (Int) -> [String]) -> HandlerResolution {
+        let scheme = key
         var associations: [String] = []
         var associated = Set<String>()
         var removed = Set<String>()
@@ -65,15 +82,15 @@ enum HandlerResolver {
 
         for level in levels {
             if let list = level.associationList {
-                for id in list.added[scheme] ?? [] where !removed.contains(id) && !maskedAbove(id, level: level) {
+                for id in list[keyPath: added][scheme] ?? [] where !removed.contains(id) && !maskedAbove(id, level: level) {
                     if associated.insert(id).inserted { associations.append(id) }
                 }
-                for id in list.removed[scheme] ?? [] where !maskedAbove(id, level: level) {
+                for id in list[keyPath: removedTable][scheme] ?? [] where !maskedAbove(id, level: level) {
                     removed.insert(id)
                 }
             }
             if let k = level.applicationsIndex {
-                for id in context.listingIDs(scheme: scheme, applicationsIndex: k) where !removed.contains(id) {
+                for id in listing(k) where !removed.contains(id) {
                     if associated.insert(id).inserted { associations.append(id) }
                 }
             }
@@ -86,7 +103,7 @@ enum HandlerResolver {
         var chosen: String? = nil
         search: for level in levels {
             for list in level.lists {
-                for id in list.defaults[scheme] ?? [] where eligibleSet.contains(id) {
+                for id in list[keyPath: defaults][scheme] ?? [] where eligibleSet.contains(id) {
                     chosen = id
                     break search
                 }

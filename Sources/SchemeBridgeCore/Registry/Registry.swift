@@ -432,7 +432,7 @@ public final class Registry: Sendable {
         return changed
     }
 
-    private func publish(_ changed: Set<String>) {
+    func publish(_ changed: Set<String>) {
         guard !changed.isEmpty else { return }
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for c in continuations { c.yield(changed) }

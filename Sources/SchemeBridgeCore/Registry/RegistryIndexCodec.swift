@@ -60,7 +60,7 @@ enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes.
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let headerSize = 48
 
     /// The string that must match for an index to be used.
@@ -180,6 +180,8 @@ enum RegistryIndexCodec {
             w.optionalString(f.launchImageDirectory)
             w.u32(UInt32(f.schemes.count))
             for s in f.schemes { w.string(s) }
+            w.u32(UInt32(f.mimeTypes.count))
+            for t in f.mimeTypes { w.string(t) }
             w.u32(UInt32(f.extensionKeys.count))
             for (k, v) in f.extensionKeys.sorted(by: { $0.key < $1.key }) {
                 w.string(k)
@@ -313,6 +315,16 @@ enum RegistryIndexCodec {
                 guard let parsed = try? Scheme(s), parsed.name == s else { throw IndexRejection("an invalid scheme") }
                 schemes.append(s)
             }
+            let typeCount = try r.count(minimumSize: 7)
+            guard typeCount <= DesktopEntry.maximumContentTypes else { throw IndexRejection("too many content types") }
+            var mimeTypes: [String] = []
+            mimeTypes.reserveCapacity(typeCount)
+            for _ in 0..<typeCount {
+                let t = try r.string()
+                // A content type as the parser stores it: valid and lower-cased.
+                guard (try? PasteboardType.validated(t)) == t else { throw IndexRejection("an invalid content type") }
+                mimeTypes.append(t)
+            }
             let extCount = try r.count(minimumSize: 10)
             var ext: [String: String] = [:]
             for _ in 0..<extCount {
@@ -344,7 +356,7 @@ enum RegistryIndexCodec {
                 workingDirectory: workingDirectory, terminal: flags.contains(.terminal),
                 noDisplay: flags.contains(.noDisplay),
                 startupNotify: flags.contains(.startupNotifySet) ? flags.contains(.startupNotify) : nil,
-                startupWMClass: startupWMClass, dbusActivatable: flags.contains(.dbusActivatable), schemes: schemes,
+                startupWMClass: startupWMClass, dbusActivatable: flags.contains(.dbusActivatable), schemes: schemes, mimeTypes: mimeTypes,
                 launchImage: launchImage, launchImageDirectory: launchImageDirectory, extensionKeys: ext)
             let entry = DesktopEntry(fields: fields)
             record.state = .application(entry, eligible: entry.ineligibility(searchPath: searchPath) == nil)
@@ -376,7 +388,7 @@ extension DesktopEntryFields {
     init(id: String, pathTail: String, applicationsDirectory: String, dataDirectory: String, hidden: Bool,
          name: String?, icon: String?, exec: String?, execError: ExecError?, execProgram: String?,
          runsSchemeBridgeOpen: Bool, tryExec: String?, workingDirectory: String?, terminal: Bool, noDisplay: Bool,
-         startupNotify: Bool?, startupWMClass: String?, dbusActivatable: Bool, schemes: [String],
+         startupNotify: Bool?, startupWMClass: String?, dbusActivatable: Bool, schemes: [String], mimeTypes: [String],
          launchImage: String?, launchImageDirectory: String?, extensionKeys: [String: String]) {
         self.id = id
         self.pathTail = pathTail
@@ -397,6 +409,7 @@ extension DesktopEntryFields {
         self.startupWMClass = startupWMClass
         self.dbusActivatable = dbusActivatable
         self.schemes = schemes
+        self.mimeTypes = mimeTypes
         self.launchImage = launchImage
         self.launchImageDirectory = launchImageDirectory
         self.extensionKeys = extensionKeys

@@ -89,6 +89,9 @@ struct RegistryModel: Sendable, ResolverContext {
     var sortedSchemes: [String] = []
     /// Counts changes to the file records (the registry index is rewritten when it moved).
     var recordGeneration = 0
+    /// Content type → applications directory → eligible effective IDs listing it, built on the
+    /// first type query after the records changed (``Registry/resolution(forType:)``).
+    var typeListings: (generation: Int, map: [String: [Int: [String]]])?
     /// While set, the applications directories' part of the model is empty and lookups are
     /// answered from the index (see ``FrozenIndex``); cleared by ``Registry`` before any change.
     var frozen: FrozenIndex?

@@ -143,6 +143,21 @@ public final class Broker: Sendable {
         try result.get()
     }
 
+    /// Makes `desktopID` the user's default for content type `type`: the same limit and writer
+    /// thread as ``setDefault(scheme:desktopID:caller:)``.
+    public func setDefault(type: String, desktopID: String, caller: Caller) async throws(OpenFailure) {
+        let config = policy.current
+        let limits = LaunchRateLimiter.Limits(rate: config.maxSetDefaultRate, burst: config.setDefaultBurst)
+        guard setDefaultLimiter.allow(Self.limitKey(caller), limits, shared: limits) else {
+            throw OpenFailure(.rateLimited, "too many default changes from \(caller.displayName); slow down and try again in a moment")
+        }
+        let registry = self.registry
+        let result: Result<Void, OpenFailure> = await defaultsWriter.run(key: "type\u{0}" + type + "\u{0}" + desktopID) {
+            Result { () throws(OpenFailure) in try Self.written { () throws(SetDefaultError) in _ = try registry.setDefault(type: type, desktopID: desktopID) } }
+        }
+        try result.get()
+    }
+
     /// Makes `desktopID` the user's default for `scheme` after ``checkSetDefault(scheme:desktopID:)``,
     /// on the calling thread, without a rate limit (in-process callers).
     public func setDefault(scheme: String, desktopID: String) throws(OpenFailure) {
@@ -151,8 +166,13 @@ public final class Broker: Sendable {
     }
 
     private static func write(_ registry: Registry, scheme s: String, desktopID: String) throws(OpenFailure) {
+        try written { () throws(SetDefaultError) in _ = try registry.setDefault(scheme: s, desktopID: desktopID) }
+    }
+
+    /// Runs a registry write, turning its failure into the broker's.
+    private static func written(_ body: () throws(SetDefaultError) -> Void) throws(OpenFailure) {
         do {
-            _ = try registry.setDefault(scheme: s, desktopID: desktopID)
+            try body()
         } catch {
             switch error {
             case .invalidScheme(let e): throw OpenFailure(.invalidArgument, e.description)
