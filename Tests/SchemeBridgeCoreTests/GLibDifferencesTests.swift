@@ -10,9 +10,9 @@ import Testing
     func answers(_ t: XDGTree, runUpdateDesktopDatabase: Bool = true) throws -> (ours: String?, glib: String?)? {
         guard let gio = requireTool("gio", package: "libglib2.0-bin"),
               let udd = requireTool("update-desktop-database", package: "desktop-file-utils") else { return nil }
-        if runUpdateDesktopDatabase { try DifferentialTests.updateDesktopDatabase(t, tool: udd) }
+        if runUpdateDesktopDatabase { try GioMime.updateDesktopDatabase(t, tool: udd) }
         let ours = t.registry().defaultHandler(forScheme: "s")
-        let glib = try DifferentialTests.gioMime(t, scheme: "s", gio: gio).defaultID
+        let glib = try GioMime.query(t, scheme: "s", gio: gio).defaultID
         return (ours, glib)
     }
 
