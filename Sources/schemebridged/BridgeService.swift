@@ -27,7 +27,8 @@ struct BridgeService: Service {
         }
         let started = ContinuousClock.now
         let registryLogger = logger
-        let registry = Registry(environment: environment) { warning in
+        // One content-type database for the registry (aliases) and the documents (detection).
+        let registry = Registry(environment: environment, contentTypes: ContentTypeDatabase(environment: environment)) { warning in
             registryLogger.warning("\(warning)")
         }
         defer { registry.close() }

@@ -107,4 +107,22 @@ import Testing
         #expect(a.ours == nil)
         #expect(a.glib == ".dot.desktop")
     }
+
+    @Test func glibLooksOnlyAtDeclaredParents() throws {
+        // text/x-schemebridge-unknown is in no database: a text type, so a text/plain (spec:
+        // "all text/* types are subtypes of text/plain"); image/png declares no parent, and every
+        // type is an application/octet-stream.
+        let t = TypeResolutionTests.tree()
+        t.entry(1, "plain.desktop", mimeTypes: ["text/plain"])
+        t.entry(1, "hex.desktop", mimeTypes: ["application/octet-stream"])
+        let text = try #require(try TypeResolutionTests.answers(t, "text/x-schemebridge-unknown"))
+        #expect(text.ours == ["plain.desktop"])
+        #expect(text.glib.defaultID == nil)
+        let png = try #require(try TypeResolutionTests.answers(t, "image/png"))
+        #expect(png.ours == ["hex.desktop"])
+        #expect(png.glib.defaultID == nil)
+        // A declared parent both follow: text/markdown is a text/plain by declaration.
+        let markdown = try #require(try TypeResolutionTests.answers(t, "text/markdown"))
+        #expect(markdown.ours == ["plain.desktop"] && markdown.glib.defaultID == "plain.desktop")
+    }
 }

@@ -40,6 +40,9 @@ public final class Registry: Sendable {
     public let directories: XDGDirectories
     /// The locale used for `Name`/`Icon`.
     public let locale: LocaleMatcher
+    /// The shared-mime-info database whose aliases content-type lookups resolve
+    /// (``resolution(forType:)``); nil: a type is only ever its own name.
+    public let contentTypes: ContentTypeDatabase?
 
     let scanner: AppScanner
     let state: Mutex<RegistryModel>
@@ -75,12 +78,15 @@ public final class Registry: Sendable {
     ///   - index: where the on-disk index of the desktop files lives (default: the cache
     ///     directory of `environment`). When every signature in it still matches, start-up
     ///     reads it instead of parsing the desktop files; otherwise it scans, as without one.
+    ///   - contentTypes: the content types whose aliases name the same type (an entry listing
+    ///     `text/x-markdown` handles `text/markdown`); nil: every name is a type of its own.
     ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
     public init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
-                warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
+                contentTypes: ContentTypeDatabase? = nil, warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
         self.locale = LocaleMatcher(environment: environment)
+        self.contentTypes = contentTypes
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
         self.state = Mutex(RegistryModel(xdg: xdg))
