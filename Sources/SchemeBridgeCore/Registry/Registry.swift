@@ -76,8 +76,16 @@ public final class Registry: Sendable {
     ///     directory of `environment`). When every signature in it still matches, start-up
     ///     reads it instead of parsing the desktop files; otherwise it scans, as without one.
     ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
-    public init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
-                warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
+    public convenience init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
+                            warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
+        self.init(environment: environment, watch: watch ? DirectoryWatcher.Options() : nil, index: index,
+                  warningHandler: warningHandler)
+    }
+
+    /// ``init(environment:watch:index:warningHandler:)`` with the watcher's options (nil: no
+    /// watcher), for tests that make inotify fail.
+    init(environment: [String: String], watch: DirectoryWatcher.Options?, index: RegistryIndexLocation = .automatic,
+         warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
         self.locale = LocaleMatcher(environment: environment)
@@ -90,13 +98,13 @@ public final class Registry: Sendable {
         self.indexStore = store
         let box = RegistryReference()
         self.indexWriter = store == nil ? nil : RegistryIndexWriter { box.registry?.saveIndex() }
-        if watch {
+        if let watch {
             let log = self.warningLog
             let config = DirectoryWatcher.Configuration(
                 applicationsDirectories: xdg.applicationsDirectories.map(\.path),
                 mimeDirectories: xdg.mimeappsDirectories,
                 listNames: Set(xdg.mimeappsFileNames))
-            self.watcher = DirectoryWatcher(configuration: config) { w in
+            self.watcher = DirectoryWatcher(configuration: config, options: watch) { w in
                 Registry.record(w, log: log, handler: warningHandler)
             }
         } else {
