@@ -60,7 +60,7 @@ enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes.
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let headerSize = 48
 
     /// The string that must match for an index to be used.

@@ -74,6 +74,13 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Per mime level: file name → list (present files only).
     var lists: [[String: MimeAppsList]]
     var levels: [ResolverLevel] = []
+    /// What reserved schemes are resolved with: ``levels`` under ``reservedRule``.
+    var trustedLevels: [ResolverLevel] = []
+    /// The reserved-scheme rule the answers are resolved under.
+    var reservedRule: ReservedSchemeRule
+    /// Every scheme some list mentions (in any group): only their answers can depend on the
+    /// reserved-scheme rule.
+    var listedSchemes: Set<String> = []
     /// Desktop ID → bit set of the applications directories holding a file with that ID
     /// (bit 0 = highest precedence; at most 64 directories are indexed).
     var idDirs: [String: UInt64] = [:]
@@ -93,7 +100,8 @@ struct RegistryModel: Sendable, ResolverContext {
     /// answered from the index (see ``FrozenIndex``); cleared by ``Registry`` before any change.
     var frozen: FrozenIndex?
 
-    init(xdg: XDGDirectories) {
+    init(xdg: XDGDirectories, reservedRule: ReservedSchemeRule) {
+        self.reservedRule = reservedRule
         appDirs = xdg.applicationsDirectories.map { AppDirModel(directory: $0) }
         mimeDirs = xdg.mimeappsDirectories
         listNames = xdg.mimeappsFileNames
@@ -187,12 +195,15 @@ struct RegistryModel: Sendable, ResolverContext {
         lists[level][name] = list
         rebuildLevels()
         var mentions: [String: Set<String>] = [:]
+        var mentioned = Set<String>()
         for levelLists in lists {
             for l in levelLists.values {
                 for (id, schemes) in l.mentionedIDs { mentions[id, default: []].formUnion(schemes) }
+                mentioned.formUnion(l.mentionedSchemes)
             }
         }
         listMentions = mentions
+        listedSchemes = mentioned
         return (old?.mentionedSchemes ?? []).union(list?.mentionedSchemes ?? [])
     }
 
@@ -202,13 +213,28 @@ struct RegistryModel: Sendable, ResolverContext {
                           associationList: lists[i]["mimeapps.list"],
                           applicationsIndex: dir.applications)
         }
+        trustedLevels = reservedRule.trustedLevels(levels)
+    }
+
+    /// The schemes that putting `reservedSchemes` in force would resolve again: those some list
+    /// mentions whose reservation changes (the others resolve alike either way).
+    func schemesAffected(reserving reservedSchemes: Set<String>) -> Set<String> {
+        var new = reservedRule
+        new.reservedSchemes = reservedSchemes
+        return listedSchemes.filter { reservedRule.applies(to: $0) != new.applies(to: $0) }
+    }
+
+    /// The resolution of `scheme` from the current state (``HandlerResolver``), reserved
+    /// schemes without the lists the rule ignores.
+    func resolution(of scheme: String) -> HandlerResolution {
+        HandlerResolver.resolve(scheme: scheme, levels: reservedRule.applies(to: scheme) ? trustedLevels : levels, context: self)
     }
 
     /// Re-resolves `schemes`; returns those whose resolution changed.
     mutating func resolve(_ schemes: Set<String>) -> Set<String> {
         var changed = Set<String>()
         for scheme in schemes {
-            let new = HandlerResolver.resolve(scheme: scheme, levels: levels, context: self)
+            let new = resolution(of: scheme)
             let old = resolved[scheme] ?? .none
             if new != old {
                 changed.insert(scheme)
@@ -259,14 +285,15 @@ struct RegistryModel: Sendable, ResolverContext {
         return affected.union(allSchemes)
     }
 
-    /// A digest of every list read (levels, names, groups, keys and values): the index's stored
-    /// answers hold while it is the same.
+    /// A digest of every list read (levels, names, groups, keys and values) and of the
+    /// reserved-scheme rule: the index's stored answers hold while it is the same.
     var listsDigest: UInt64 {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         func mix(_ s: String) {
             for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
             h = (h ^ 0xFF) &* 0x100_0000_01B3
         }
+        mix(reservedRule.fingerprint)
         for (level, byName) in lists.enumerated() {
             for name in byName.keys.sorted() {
                 guard let list = byName[name] else { continue }
