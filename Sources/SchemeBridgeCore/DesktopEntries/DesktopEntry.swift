@@ -92,7 +92,16 @@ public struct DesktopEntry: Sendable, Equatable {
     /// - Throws: ``DesktopEntryError`` when there is no `[Desktop Entry]` first group or no `Type`.
     public init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
                  locale: LocaleMatcher) throws(DesktopEntryError) {
-        guard let fields = try DesktopEntryFields(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale) else {
+        var ignored: [KeyFileError] = []
+        try self.init(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale, warnings: &ignored)
+    }
+
+    /// ``init(keyFile:id:path:directory:locale:)``, adding the problems that leave the entry
+    /// usable (more schemes than ``maximumSchemes``) to `warnings`.
+    init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
+          locale: LocaleMatcher, warnings: inout [KeyFileError]) throws(DesktopEntryError) {
+        guard let fields = try DesktopEntryFields(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale,
+                                                  warnings: &warnings) else {
             return nil
         }
         storage = Storage(fields)
@@ -162,8 +171,9 @@ public struct DesktopEntry: Sendable, Equatable {
         } catch {
             throw DesktopEntryError(path: error.path, line: error.line, message: error.message)
         }
-        let entry = try DesktopEntry(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale)
-        return (entry, keyFile.warnings, read.signature)
+        var warnings = keyFile.warnings
+        let entry = try DesktopEntry(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale, warnings: &warnings)
+        return (entry, warnings, read.signature)
     }
 }
 
@@ -225,9 +235,11 @@ struct DesktopEntryFields: Sendable, Equatable {
 
     /// Parses an entry from its key file. Returns nil when the file is a valid desktop entry but
     /// not an application (`Type=Link`, `Type=Directory`, …).
+    /// Problems that leave the entry usable (more schemes than ``DesktopEntry/maximumSchemes``)
+    /// are added to `warnings`.
     /// - Throws: ``DesktopEntryError`` when there is no `[Desktop Entry]` first group or no `Type`.
     init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
-                 locale: LocaleMatcher) throws(DesktopEntryError) {
+          locale: LocaleMatcher, warnings: inout [KeyFileError]) throws(DesktopEntryError) {
         guard let first = keyFile.groups.first else {
             throw DesktopEntryError(path: path, line: 0, message: "has no [Desktop Entry] group")
         }
@@ -291,15 +303,7 @@ struct DesktopEntryFields: Sendable, Equatable {
         startupNotify = g.boolean("StartupNotify")
         startupWMClass = g.string("StartupWMClass").flatMap { $0.isEmpty ? nil : $0 }
         dbusActivatable = g.boolean("DBusActivatable") ?? false
-        var schemes: [String] = []
-        // A set beside the list: a MimeType= of a million schemes costs linear time, not quadratic.
-        var seen = Set<String>()
-        if !hidden, let types = g.stringList("MimeType") {
-            for t in types {
-                if let s = Scheme.fromMimeType(t), seen.insert(s).inserted { schemes.append(s) }
-            }
-        }
-        self.schemes = schemes
+        self.schemes = hidden ? [] : DesktopEntryFields.schemes(g.entry("MimeType"), path: path, warnings: &warnings)
         var launchImage: String? = nil
         var launchImageDirectory: String? = nil
         var ext: [String: String] = [:]

@@ -305,6 +305,7 @@ enum RegistryIndexCodec {
             let launchImage = try r.optionalString()
             let launchImageDirectory = try r.optionalString()
             let schemeCount = try r.count(minimumSize: 5)
+            guard schemeCount <= DesktopEntry.maximumSchemes else { throw IndexRejection("more schemes than an entry may declare") }
             var schemes: [String] = []
             schemes.reserveCapacity(schemeCount)
             for _ in 0..<schemeCount {
