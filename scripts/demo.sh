@@ -28,7 +28,7 @@ show() { printf '$ %s\n' "$*"; "$@"; }
 say "a private session bus, a temporary XDG tree, the demo apps"
 mkdir -p "$WORK/services" "$WORK/data/applications" "$WORK/config" "$WORK/state"
 sed "s|@bindir@|$BIN|" dbus/io.github.schemebridge.SchemeBridge1.service.in > "$WORK/services/io.github.schemebridge.SchemeBridge1.service"
-for app in org.example.TodoList org.example.ColorPicker org.example.Sketch org.example.PersonEditor org.example.PersonViewer; do
+for app in org.example.TodoList org.example.ColorPicker org.example.Sketch org.example.PersonEditor org.example.PersonViewer org.example.NotesViewer; do
     sed "s|@demodir@|$PWD/desktop/demo|" "desktop/demo/$app.desktop.in" > "$WORK/data/applications/$app.desktop"
 done
 cat > "$WORK/bus.conf" <<CONF
@@ -42,7 +42,9 @@ cat > "$WORK/bus.conf" <<CONF
   <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
 </busconfig>
 CONF
-export XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/none" XDG_CONFIG_HOME="$WORK/config" XDG_CONFIG_DIRS="$WORK/none"
+# The system's shared-mime-info database (documents' types), and none of its applications.
+mkdir -p "$WORK/sysdata" && ln -s /usr/share/mime "$WORK/sysdata/mime"
+export XDG_DATA_HOME="$WORK/data" XDG_DATA_DIRS="$WORK/sysdata" XDG_CONFIG_HOME="$WORK/config" XDG_CONFIG_DIRS="$WORK/none"
 # Persistent pasteboards live under $XDG_STATE_HOME/schemebridge: the demo's own, never yours.
 export XDG_STATE_HOME="$WORK/state"
 export SCHEMEBRIDGE_DEMO_LOG="$WORK/handler.log"
@@ -171,5 +173,26 @@ gdbus call --session --dest $NAME --object-path $OBJ --method io.github.schemebr
 echo "$ ls -A \$XDG_STATE_HOME/schemebridge/pasteboards"
 ls -A "$XDG_STATE_HOME/schemebridge/pasteboards" 2>/dev/null || true
 echo "(empty)"
+
+# ---- documents ------------------------------------------------------------------------------
+say "documents (seed 000): a Markdown file goes to the app for its type, as a read-only copy in that app's Inbox"
+NOTES="$WORK/shopping list.md"
+printf '# Shopping list\n- milk\n- bread\n' > "$NOTES"
+echo "$ schemebridge type '$NOTES'"
+schemebridge type "$NOTES"
+echo "$ schemebridge handlers --type text/markdown"
+schemebridge handlers --type text/markdown
+echo "$ schemebridge open --json '$NOTES'"
+status schemebridge open --json "$NOTES"
+for _ in $(seq 100); do grep -q "^notes-viewer: done reading" "$SCHEMEBRIDGE_DEMO_LOG" && break; sleep 0.05; done
+handler_said
+echo "$ ls -l \$XDG_DATA_HOME/schemebridge/inbox/org.example.NotesViewer"
+ls -l "$XDG_DATA_HOME/schemebridge/inbox/org.example.NotesViewer"
+say "a file nobody opens, and one that does not exist: real errors and xdg-open's exit statuses"
+printf 'x' > "$WORK/data.unknownext"
+echo "$ schemebridge open --handler org.example.NotesViewer.desktop '$WORK/data.unknownext'"
+status schemebridge open --handler org.example.NotesViewer.desktop "$WORK/data.unknownext"
+echo "$ schemebridge open /nonexistent/notes.md"
+status schemebridge open /nonexistent/notes.md
 
 say "done: the private bus and the service stop now"

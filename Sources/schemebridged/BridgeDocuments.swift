@@ -20,7 +20,7 @@ extension Bridge {
                 try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: options.contentType) }
             }
             shownName = name
-            let entry = try handlerEntry(for: type, requested: options.handler)
+            let entry = try await handlerEntry(for: type, requested: options.handler, ask: options.ask, caller: Self.caller(sender, known))
             let config = broker.policy.current
             sweepInboxes(retention: config.inboxRetention)
             let path = try await descriptors.run(for: key) { () throws(DBusError) in
@@ -64,8 +64,10 @@ extension Bridge {
     }
 
     /// The entry to open a document of `type` with: `requested` (it must open that type or one
-    /// along its parent chain), else the default of the first type along the chain with a handler.
-    func handlerEntry(for type: String, requested: String?) throws(DBusError) -> DesktopEntry {
+    /// along its parent chain); else the caller's remembered choice or route for the type; else,
+    /// with `ask`, the user's pick among the type's handlers; else the default of the first type
+    /// along the chain with a handler.
+    func handlerEntry(for type: String, requested: String?, ask: Bool, caller: Caller) async throws(DBusError) -> DesktopEntry {
         let chain = documents.types.parentChain(of: type)
         if let requested {
             let opens = chain.contains { documents.handlers(forType: $0).handlers.contains(requested) }
@@ -74,11 +76,34 @@ extension Bridge {
             }
             return entry
         }
-        let found = documents.handlers(forType: type)
-        for id in found.handlers {
-            if let entry = registry.entry(id: id), !broker.router.routesBackToUs(entry) { return entry }
+        let found = handlers(forType: type)
+        guard !found.isEmpty else {
+            throw ContractError.noHandler("no installed application opens \(type) documents (declare it with MimeType=\(type); in a desktop entry)")
         }
-        throw ContractError.noHandler("no installed application opens \(type) documents (declare it with MimeType=\(type); in a desktop entry)")
+        let usable = found.filter { id in registry.entry(id: id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
+        if let appID = caller.appID, let preferred = broker.preferredHandler(subject: type, appID: appID, isUsable: { usable.contains($0) }),
+           let entry = registry.entry(id: preferred.desktopID) {
+            return entry
+        }
+        if ask, !usable.isEmpty {
+            let candidates = usable.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+            switch try await choosers.choose(subject: type, url: nil, candidates: candidates, caller: caller) {
+            case .cancelled(let reason):
+                throw ContractError.cancelled("nothing was opened: \(reason)")
+            case .picked(let id, let always):
+                guard usable.contains(id), let entry = registry.entry(id: id) else {
+                    throw ContractError.invalidHandler("the chooser picked '\(id.prefix(200))', which is not one of the applications offered for \(type)")
+                }
+                if always {
+                    do { try await broker.remember(id, for: type, caller: caller) } catch { logger.notice("\(error.message)") }
+                }
+                return entry
+            }
+        }
+        guard let entry = registry.entry(id: found[0]) else {
+            throw ContractError.noHandler("no installed application opens \(type) documents")
+        }
+        return entry
     }
 
     /// The eligible handlers of `type` (or of the first type along its parent chain that has

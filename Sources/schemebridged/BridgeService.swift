@@ -27,15 +27,17 @@ struct BridgeService: Service {
         }
         let started = ContinuousClock.now
         let registryLogger = logger
-        // One content-type database for the registry (aliases) and the documents (detection).
-        let registry = Registry(environment: environment, contentTypes: ContentTypeDatabase(environment: environment)) { warning in
+        // The policy first: the registry resolves reserved schemes by its rule. One content-type
+        // database for the registry (aliases) and the documents (detection).
+        let policy = PolicyStore(path: PolicyStore.defaultPath(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
+                                 warn: { registryLogger.warning("\($0)") })
+        let registry = Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes,
+                                contentTypes: ContentTypeDatabase(environment: environment)) { warning in
             registryLogger.warning("\(warning)")
         }
         defer { registry.close() }
         let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address,
-                            policy: PolicyStore(path: PolicyStore.defaultPath(directories: registry.directories), overrides: policyOverrides,
-                                                warn: { registryLogger.warning("\($0)") }),
-                            logger: logger)
+                            policy: policy, logger: logger)
         try connection.export([BridgeInterface(bridge: bridge).declaration(), bridge.pasteboards.declaration()], at: Contract.objectPath)
         bridge.pasteboards.restore()
         bridge.sweepInboxes(retention: bridge.broker.policy.current.inboxRetention)

@@ -214,6 +214,52 @@ import Testing
         #expect(try chosen.defaultHandler(forScheme: "https") == "terminal.desktop")
     }
 
+    @Test func aListInAWritableApplicationsDirCannotTakeTheBrowserOffAReservedScheme() throws {
+        let t = XDGTree(dataDirCount: 1)
+        t.entry(1, "browser.desktop", schemes: ["https", "todolist"])
+        t.entry(1, "other-browser.desktop", schemes: ["https"])
+        // ~/.local/share/applications/mimeapps.list: any program of the user can write it.
+        t.list(t.apps(0) + "/mimeapps.list", defaults: ["https": "other-browser.desktop"],
+               removed: ["https": "browser.desktop;", "todolist": "browser.desktop;"])
+        let registry = t.registry()
+        #expect(registry.handlers(forScheme: "https") == ["browser.desktop", "other-browser.desktop"],
+                "neither its removal nor its default counts for https")
+        #expect(registry.handlers(forScheme: "todolist").isEmpty, "other schemes follow the spec")
+        let broker = Broker(registry: registry, policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [])
+        #expect(try broker.defaultHandler(forScheme: "https") == "browser.desktop")
+        #expect(try broker.handlers(forScheme: "HTTPS") == ["browser.desktop", "other-browser.desktop"])
+
+        // Reserved schemes added in the config file count at once, on the same registry.
+        t.write(t.configHome + "/schemebridge/config", "[Policy]\nExtraReservedSchemes=todolist;\n")
+        let configured = Broker(registry: registry, policy: PolicyStore(path: t.configHome + "/schemebridge/config"), ownDesktopIDs: [])
+        #expect(try configured.handlers(forScheme: "todolist") == ["browser.desktop"])
+        #expect(registry.handlers(forScheme: "todolist") == ["browser.desktop"])
+
+        // The user's own config lists still decide.
+        t.list(t.configHome + "/mimeapps.list", defaults: ["https": "other-browser.desktop"], removed: ["todolist": "browser.desktop;"])
+        let chosen = t.registry()
+        #expect(chosen.handlers(forScheme: "https") == ["other-browser.desktop", "browser.desktop"])
+        let chosenBroker = Broker(registry: chosen, policy: PolicyStore(path: t.configHome + "/schemebridge/config"), ownDesktopIDs: [])
+        #expect(try chosenBroker.handlers(forScheme: "todolist").isEmpty, "a config-dir removal counts for a reserved scheme")
+        t.list(t.configHome + "/mimeapps.list", removed: ["https": "browser.desktop;"])
+        #expect(t.registry().handlers(forScheme: "https") == ["other-browser.desktop"])
+    }
+
+    @Test func aListInAProtectedApplicationsDirStillCountsForReservedSchemes() throws {
+        let t = XDGTree(dataDirCount: 2)
+        t.entry(2, "browser.desktop", schemes: ["https"])
+        t.entry(2, "other-browser.desktop", schemes: ["https"])
+        // The admin's list, in a directory only root can write (the test runs as root, see
+        // aDataDirTheUserCanWriteCannotClaimReservedSchemes).
+        t.list(t.apps(1) + "/mimeapps.list", defaults: ["https": "other-browser.desktop"], removed: ["https": "browser.desktop;"])
+        let registry = t.registry()
+        #expect(registry.trust.isTrusted(t.apps(1)))
+        #expect(registry.handlers(forScheme: "https") == ["other-browser.desktop"])
+        // The same directory, once other users can write it, counts for nothing.
+        chmod(t.dataDirs[0], 0o777)
+        #expect(t.registry().handlers(forScheme: "https") == ["browser.desktop", "other-browser.desktop"])
+    }
+
     @Test func secureVariantsAreReservedToo() throws {
         let s = Setup()
         s.tree.entry(0, "cal.desktop", schemes: ["webcals", "sips", "todolists"])

@@ -385,4 +385,37 @@ import Testing
         #expect(de.entry(id: "a.desktop")?.name == "Deutsch")
         #expect(run(tree).entry(id: "a.desktop")?.name == "Deutsch")
     }
+
+    /// The index stores answers, and reserved schemes are resolved without the association lists
+    /// of applications directories the user can write: answers resolved under another set of
+    /// reserved schemes are never served (the records still are).
+    @Test func answersFollowTheReservedSchemesInForce() async throws {
+        let tree = XDGTree(dataDirCount: 1)
+        tree.entry(1, "bank.desktop", schemes: ["bank"])
+        tree.list(tree.apps(0) + "/mimeapps.list", removed: ["bank": "bank.desktop;"])
+        settle()
+        func run(reserving extra: Set<String>) -> Registry {
+            let r = Registry(environment: tree.environment, watch: false, reservedSchemes: Policy.defaultReservedSchemes.union(extra))
+            r.close()
+            return r
+        }
+        #expect(run(reserving: []).handlers(forScheme: "bank").isEmpty, "not reserved: the removal counts")
+        let warm = run(reserving: [])
+        #expect(warm.startup.usedIndex && warm.startup.filesParsed == 0)
+        #expect(warm.handlers(forScheme: "bank").isEmpty)
+        let reserved = run(reserving: ["bank"])
+        #expect(reserved.startup.usedIndex && reserved.startup.filesParsed == 0, "the records are used")
+        #expect(reserved.handlers(forScheme: "bank") == ["bank.desktop"], "the answer stored under the other rule is not")
+
+        // Served from the index, a registry told of a new reserved scheme answers by it, and says so.
+        let live = Registry(environment: tree.environment, watch: false)
+        defer { live.close() }
+        #expect(live.startup.usedIndex && live.handlers(forScheme: "bank").isEmpty)
+        let changes = ChangeCollector(live.changes())
+        live.useReservedSchemes(Policy.defaultReservedSchemes.union(["bank"]))
+        #expect(live.handlers(forScheme: "bank") == ["bank.desktop"])
+        #expect(await waitUntil(timeout: .seconds(30)) { changes.all == ["bank"] } != nil, "\(changes.all)")
+        live.useReservedSchemes(Policy.defaultReservedSchemes)
+        #expect(live.handlers(forScheme: "bank").isEmpty)
+    }
 }

@@ -147,4 +147,33 @@ import SchemeBridgeContract
         #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: copy) }, "the old Inbox file is removed")
         #expect(try await Self.cli(f, "open", big).status == 0, "the Inbox has room again")
     }
+
+    @Test func askOffersTheTypesHandlersAndAlwaysIsRememberedForThatCallerOnly() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Text.desktop", "Name=Text\nExec=\(try f.recorder("text")) %f\nMimeType=text/plain;", system: true)
+        try f.entry("org.example.Other.desktop", "Name=Other\nExec=\(try f.recorder("other")) %f\nMimeType=text/plain;", system: true)
+        // The chooser picks the second offered app (Text: the default, Other, comes first), "always".
+        let chooser = try f.chooser("pick-second", "printf 'org.example.Text.desktop\\talways\\n'")
+        try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
+        let file = f.root.appendingPathComponent("c.txt").path
+        try "text".write(toFile: file, atomically: true, encoding: .utf8)
+        let open = """
+            from pb import *
+            import os, dbus, sys
+            svc = dbus.Interface(bus().get_object(N, O), N)
+            r = svc.OpenFile(dbus.types.UnixFd(os.open(sys.argv[1], os.O_RDONLY)), {'ask': sys.argv[2] == 'ask'}, timeout=120)
+            print(r['handler'])
+            """
+        let asker = try f.pythonNamed("doc-asker")
+        let first = try await f.runPython(open, python: asker, [file, "ask"])
+        #expect(first.stdout == "org.example.Text.desktop\n", "\(first.stdout)\(first.stderr)")
+        #expect(f.chooserSaw("pick-second").contains("org.example.Other.desktop\tOther") && f.chooserSaw("pick-second").contains("SCHEMEBRIDGE_CHOOSER_KIND=type"))
+        // Remembered for this caller: a plain open goes there without asking; another caller gets the default.
+        let again = try await f.runPython(open, python: asker, [file, "plain"])
+        #expect(again.stdout == "org.example.Text.desktop\n", "\(again.stdout)\(again.stderr)")
+        #expect(f.chooserRuns("pick-second") == 1)
+        let other = try await f.runPython(open, python: try f.pythonNamed("doc-other"), [file, "plain"])
+        #expect(other.stdout == "org.example.Other.desktop\n", "\(other.stdout)\(other.stderr)")
+    }
 }

@@ -31,6 +31,29 @@ import SchemeBridgeContract
         #expect(FileManager.default.fileExists(atPath: f.records.appendingPathComponent("evil.argv").path) == false)
     }
 
+    @Test func aRemovalInTheUserDataDirCannotTakeTheBrowserOffHTTPS() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("browser.desktop", "Name=Browser\nExec=\(try f.recorder("browser")) %u\nMimeType=x-scheme-handler/https;x-scheme-handler/gopher;", system: true)
+        // ~/.local/share/applications/mimeapps.list: any program of the user can write it.
+        try "[Removed Associations]\nx-scheme-handler/https=browser.desktop;\nx-scheme-handler/gopher=browser.desktop;\n"
+            .write(to: f.applications.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        let handlers = try await f.dbusSend("HandlersForScheme", "string:https")
+        #expect(handlers.stdout.contains("browser.desktop"), "\(handlers.stdout)\(handlers.stderr)")
+        let opened = try await f.dbusSend("OpenURL", "string:https://bank.example/login")
+        #expect(opened.stdout.contains("boolean true"), "\(opened.stdout)\(opened.stderr)")
+        #expect(await f.recordedArgv("browser") == ["https://bank.example/login"])
+        // Other schemes follow the spec: the removal counts.
+        let gopher = try await f.dbusSend("CanOpenURL", "string:gopher://example.org")
+        #expect(gopher.stdout.contains("boolean false"), "\(gopher.stdout)\(gopher.stderr)")
+        // The user's own config still decides, live.
+        try "[Removed Associations]\nx-scheme-handler/https=browser.desktop;\n"
+            .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        #expect(await Tools.eventually {
+            ((try? await f.dbusSend("CanOpenURL", "string:https://example.org"))?.stdout.contains("boolean false")) == true
+        })
+    }
+
     @Test func menuEditorCopyOfTheBrowserStillHandlesHTTPS() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }

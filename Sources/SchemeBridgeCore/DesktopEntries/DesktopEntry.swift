@@ -70,15 +70,20 @@ public struct DesktopEntry: Sendable, Equatable {
     /// The most content types kept of one entry (the rest are ignored).
     public static let maximumContentTypes = 1024
 
-    /// The content types among `MimeType` values: `type/subtype` of MIME token characters,
-    /// lower-cased, deduplicated, at most ``maximumContentTypes``.
-    static func contentTypes(_ values: [String]) -> [String] {
+    /// The content types among the `MimeType` values: `type/subtype` of MIME token characters,
+    /// lower-cased, deduplicated, at most ``maximumContentTypes``. Only the first
+    /// ``maximumSchemes`` + ``maximumContentTypes`` values are looked at: a huge line is never
+    /// split whole.
+    static func contentTypes(_ mimeType: KeyFile.Entry?) -> [String] {
+        guard let mimeType else { return [] }
         var types: [String] = []
         var seen = Set<String>()
-        for v in values where Scheme.fromMimeType(v) == nil && !v.isEmpty {
-            guard types.count < maximumContentTypes else { break }
-            guard let t = try? PasteboardType.validated(v), !t.hasPrefix("x-scheme-handler/"), seen.insert(t).inserted else { continue }
-            types.append(t)
+        var looked = 0
+        KeyFileValue.forEachListElement(mimeType.rawValue) { v in
+            looked += 1
+            guard looked <= maximumSchemes + maximumContentTypes, types.count < maximumContentTypes else { return false }
+            if let t = try? PasteboardType.validated(String(v)), !t.hasPrefix("x-scheme-handler/"), seen.insert(t).inserted { types.append(t) }
+            return true
         }
         return types
     }
@@ -110,7 +115,16 @@ public struct DesktopEntry: Sendable, Equatable {
     /// - Throws: ``DesktopEntryError`` when there is no `[Desktop Entry]` first group or no `Type`.
     public init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
                  locale: LocaleMatcher) throws(DesktopEntryError) {
-        guard let fields = try DesktopEntryFields(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale) else {
+        var ignored: [KeyFileError] = []
+        try self.init(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale, warnings: &ignored)
+    }
+
+    /// ``init(keyFile:id:path:directory:locale:)``, adding the problems that leave the entry
+    /// usable (more schemes than ``maximumSchemes``) to `warnings`.
+    init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
+          locale: LocaleMatcher, warnings: inout [KeyFileError]) throws(DesktopEntryError) {
+        guard let fields = try DesktopEntryFields(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale,
+                                                  warnings: &warnings) else {
             return nil
         }
         storage = Storage(fields)
@@ -180,8 +194,9 @@ public struct DesktopEntry: Sendable, Equatable {
         } catch {
             throw DesktopEntryError(path: error.path, line: error.line, message: error.message)
         }
-        let entry = try DesktopEntry(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale)
-        return (entry, keyFile.warnings, read.signature)
+        var warnings = keyFile.warnings
+        let entry = try DesktopEntry(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale, warnings: &warnings)
+        return (entry, warnings, read.signature)
     }
 }
 
@@ -246,9 +261,11 @@ struct DesktopEntryFields: Sendable, Equatable {
 
     /// Parses an entry from its key file. Returns nil when the file is a valid desktop entry but
     /// not an application (`Type=Link`, `Type=Directory`, …).
+    /// Problems that leave the entry usable (more schemes than ``DesktopEntry/maximumSchemes``)
+    /// are added to `warnings`.
     /// - Throws: ``DesktopEntryError`` when there is no `[Desktop Entry]` first group or no `Type`.
     init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
-                 locale: LocaleMatcher) throws(DesktopEntryError) {
+          locale: LocaleMatcher, warnings: inout [KeyFileError]) throws(DesktopEntryError) {
         guard let first = keyFile.groups.first else {
             throw DesktopEntryError(path: path, line: 0, message: "has no [Desktop Entry] group")
         }
@@ -312,16 +329,8 @@ struct DesktopEntryFields: Sendable, Equatable {
         startupNotify = g.boolean("StartupNotify")
         startupWMClass = g.string("StartupWMClass").flatMap { $0.isEmpty ? nil : $0 }
         dbusActivatable = g.boolean("DBusActivatable") ?? false
-        var schemes: [String] = []
-        // A set beside the list: a MimeType= of a million schemes costs linear time, not quadratic.
-        var seen = Set<String>()
-        if !hidden, let types = g.stringList("MimeType") {
-            for t in types {
-                if let s = Scheme.fromMimeType(t), seen.insert(s).inserted { schemes.append(s) }
-            }
-        }
-        self.schemes = schemes
-        self.mimeTypes = hidden ? [] : DesktopEntry.contentTypes(g.stringList("MimeType") ?? [])
+        self.schemes = hidden ? [] : DesktopEntryFields.schemes(g.entry("MimeType"), path: path, warnings: &warnings)
+        self.mimeTypes = hidden ? [] : DesktopEntry.contentTypes(g.entry("MimeType"))
         var launchImage: String? = nil
         var launchImageDirectory: String? = nil
         var ext: [String: String] = [:]

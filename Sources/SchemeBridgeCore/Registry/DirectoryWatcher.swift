@@ -24,11 +24,28 @@ enum WatchChange: Hashable, Sendable {
 /// as they appear (before they are reported, so no file written into them is missed). Events are
 /// coalesced for up to 5 ms of quiet (50 ms at most) before the handler is called, so that a file
 /// created and then written is read once, complete.
+///
+/// When the kernel refuses an inotify instance (the user's `fs.inotify.max_user_instances` are
+/// used up), the watcher says so once and tries again after 1 s, then at doubling intervals up
+/// to every 8 s; after each failed attempt it reports ``WatchChange/everything``, so changes are
+/// still seen (a rescan reads only the files whose signature changed). Once an instance is had,
+/// every directory is watched, one more full rescan catches what changed meanwhile, and it
+/// works as usual.
 final class DirectoryWatcher: Sendable {
     struct Configuration: Sendable {
         var applicationsDirectories: [String]
         var mimeDirectories: [MimeAppsDirectory]
         var listNames: Set<String>
+    }
+
+    /// How the inotify instance is had, and how often it is asked for again after a refusal.
+    struct Options: Sendable {
+        /// Returns a new inotify descriptor (non-blocking, close-on-exec), or -1 with `errno` set.
+        var makeInstance: @Sendable () -> Int32 = { inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK)) }
+        /// The wait before the first new attempt after a refusal; doubled after each.
+        var retryInterval: Duration = .seconds(1)
+        /// The longest wait between attempts (and so between rescans meanwhile).
+        var maximumRetryInterval: Duration = .seconds(8)
     }
 
     private enum Target: Hashable, Sendable {
@@ -43,6 +60,8 @@ final class DirectoryWatcher: Sendable {
     }
 
     private struct State: Sendable {
+        /// The inotify descriptor; -1 while the kernel refuses one.
+        var inotify: Int32 = -1
         var targets: [Int32: Set<Target>] = [:]
         var rootWatch: [Root: Int32] = [:]
         var pendingWatch: [String: Int32] = [:]
@@ -55,10 +74,10 @@ final class DirectoryWatcher: Sendable {
         var thread: OSThread? = nil
     }
 
-    private let fd: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let config: Configuration
+    private let options: Options
     private let state = Mutex(State())
     private let lifecycle = Mutex(Lifecycle())
     private let warn: @Sendable (RegistryWarning) -> Void
@@ -67,28 +86,33 @@ final class DirectoryWatcher: Sendable {
         | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ATTRIB) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)
         | UInt32(IN_ONLYDIR)
 
-    /// Creates the inotify instance; nil (with a warning) when the kernel refuses.
-    init?(configuration: Configuration, warn: @escaping @Sendable (RegistryWarning) -> Void) {
-        let fd = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
-        guard fd >= 0 else {
-            warn(RegistryWarning(path: "inotify", message: "cannot watch for changes: \(String(cString: strerror(errno))); the index will not update live"))
-            return nil
-        }
+    /// Creates the inotify instance (when the kernel refuses, with a warning: the thread asks
+    /// again, see above); nil (with a warning) when not even a wake-up pipe can be had.
+    init?(configuration: Configuration, options: Options = Options(), warn: @escaping @Sendable (RegistryWarning) -> Void) {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else {
-            close(fd)
-            warn(RegistryWarning(path: "pipe", message: "cannot create a wake-up pipe: \(String(cString: strerror(errno)))"))
+            warn(RegistryWarning(path: "pipe", message: "cannot create a wake-up pipe: \(String(cString: strerror(errno))); changes are not watched"))
             return nil
         }
         for p in pipeFDs {
             _ = fcntl(p, F_SETFD, FD_CLOEXEC)
             _ = fcntl(p, F_SETFL, fcntl(p, F_GETFL) | O_NONBLOCK)
         }
-        self.fd = fd
         self.wakeRead = pipeFDs[0]
         self.wakeWrite = pipeFDs[1]
         self.config = configuration
+        self.options = options
         self.warn = warn
+        let fd = options.makeInstance()
+        if fd >= 0 {
+            state.withLock { $0.inotify = fd }
+        } else {
+            let code = errno
+            let reason = code == EMFILE ? "the user's inotify instances (fs.inotify.max_user_instances) are used up"
+                : String(cString: strerror(code))
+            warn(RegistryWarning(path: "inotify", message: "cannot watch for changes: \(reason); "
+                + "trying again every few seconds, and reading the applications directories again meanwhile"))
+        }
     }
 
     /// Adds watches for every root (or its nearest existing ancestor). Call before the first scan.
@@ -99,13 +123,16 @@ final class DirectoryWatcher: Sendable {
     /// change in between is reported) and call ``armTree(dir:)`` for any that changed.
     func armAll(knownTrees: [Int: [String]] = [:]) {
         var changes = Set<WatchChange>()
-        state.withLock { s in rearm(&s, changes: &changes, knownTrees: knownTrees) }
+        state.withLock { s in
+            guard s.inotify >= 0 else { return }
+            rearm(&s, changes: &changes, knownTrees: knownTrees)
+        }
     }
 
     /// Watches applications directory `dir` and every directory below it, listing them.
     func armTree(dir: Int) {
         state.withLock { s in
-            guard s.rootWatch[.apps(dir)] != nil else { return }
+            guard s.inotify >= 0, s.rootWatch[.apps(dir)] != nil else { return }
             addTree(dir: dir, path: config.applicationsDirectories[dir], relativePath: "", depth: 0, &s)
         }
     }
@@ -136,9 +163,7 @@ final class DirectoryWatcher: Sendable {
                 return l.thread
             }
             // Never started: release now.
-            close(fd)
-            close(wakeRead)
-            close(wakeWrite)
+            closeDescriptors()
             return nil
         }
         guard let thread else { return }
@@ -153,7 +178,21 @@ final class DirectoryWatcher: Sendable {
 
     private func run(handler: @Sendable (Set<WatchChange>) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var retry = options.retryInterval
         loop: while true {
+            let fd = state.withLock { $0.inotify }
+            if fd < 0 {
+                // No inotify instance: wait, ask again, and rescan meanwhile.
+                if waitForStop(retry) { break }
+                if becameWatched() {
+                    handler([.everything])
+                    warn(RegistryWarning(path: "inotify", message: "watching for changes again"))
+                    continue
+                }
+                handler([.everything])
+                retry = min(retry * 2, options.maximumRetryInterval)
+                continue
+            }
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             let rc = poll(&fds, 2, -1)
@@ -164,7 +203,7 @@ final class DirectoryWatcher: Sendable {
             if fds[1].revents != 0 { break }
             guard fds[0].revents != 0 else { continue }
             var changes = Set<WatchChange>()
-            readEvents(&buffer, changes: &changes)
+            readEvents(fd, &buffer, changes: &changes)
             // Coalesce: keep reading while events arrive within 5 ms, for at most 50 ms.
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: .milliseconds(50))
@@ -174,20 +213,49 @@ final class DirectoryWatcher: Sendable {
                 let r = poll(&more, 2, 5)
                 if r <= 0 { break }
                 if more[1].revents != 0 { break loop }
-                readEvents(&buffer, changes: &changes)
+                readEvents(fd, &buffer, changes: &changes)
             }
             if !changes.isEmpty { handler(changes) }
             if lifecycle.withLock({ $0.stopRequested }) { break }
         }
         lifecycle.withLock { l in
             l.running = false
-            close(fd)
-            close(wakeRead)
-            close(wakeWrite)
+            closeDescriptors()
         }
     }
 
-    private func readEvents(_ buffer: inout [UInt8], changes: inout Set<WatchChange>) {
+    private func closeDescriptors() {
+        let fd = state.withLock { s in
+            defer { s.inotify = -1 }
+            return s.inotify
+        }
+        if fd >= 0 { close(fd) }
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Waits `duration`; true when a stop was asked for meanwhile.
+    private func waitForStop(_ duration: Duration) -> Bool {
+        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        var wake = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        let rc = poll(&wake, 1, Int32(clamping: max(ms, 1)))
+        return (rc > 0 && wake[0].revents != 0) || lifecycle.withLock { $0.stopRequested }
+    }
+
+    /// Asks for an inotify instance again; when the kernel gives one, watches everything (the
+    /// caller then rescans, for what changed while nothing was watched).
+    private func becameWatched() -> Bool {
+        let fd = options.makeInstance()
+        guard fd >= 0 else { return false }
+        var changes = Set<WatchChange>()
+        state.withLock { s in
+            s.inotify = fd
+            rearm(&s, changes: &changes)
+        }
+        return true
+    }
+
+    private func readEvents(_ fd: Int32, _ buffer: inout [UInt8], changes: inout Set<WatchChange>) {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { return }
@@ -289,7 +357,7 @@ final class DirectoryWatcher: Sendable {
     }
 
     private func addWatch(_ path: String, _ target: Target, _ s: inout State) -> Int32? {
-        let wd = inotify_add_watch(fd, path, DirectoryWatcher.mask)
+        let wd = inotify_add_watch(s.inotify, path, DirectoryWatcher.mask)
         if wd < 0 {
             let code = errno
             if code == ENOSPC && !s.warnedNoSpace {
@@ -343,7 +411,7 @@ final class DirectoryWatcher: Sendable {
                 dropped = true
                 if remaining.isEmpty {
                     s.targets[wd] = nil
-                    inotify_rm_watch(fd, wd)
+                    inotify_rm_watch(s.inotify, wd)
                 } else {
                     s.targets[wd] = remaining
                 }
@@ -357,7 +425,7 @@ final class DirectoryWatcher: Sendable {
         targets.remove(target)
         if targets.isEmpty {
             s.targets[wd] = nil
-            inotify_rm_watch(fd, wd)
+            inotify_rm_watch(s.inotify, wd)
         } else {
             s.targets[wd] = targets
         }
@@ -386,7 +454,7 @@ final class DirectoryWatcher: Sendable {
                         } else {
                             addTree(dir: k, path: path, relativePath: "", depth: 0, &s)
                         }
-                        let wd = inotify_add_watch(fd, path, DirectoryWatcher.mask)
+                        let wd = inotify_add_watch(s.inotify, path, DirectoryWatcher.mask)
                         if wd >= 0 {
                             s.rootWatch[root] = wd
                             if let level = config.mimeDirectories.firstIndex(where: { $0.applications == k }) {
@@ -420,7 +488,7 @@ final class DirectoryWatcher: Sendable {
             targets.remove(.pending)
             if targets.isEmpty {
                 s.targets[wd] = nil
-                inotify_rm_watch(fd, wd)
+                inotify_rm_watch(s.inotify, wd)
             } else {
                 s.targets[wd] = targets
             }

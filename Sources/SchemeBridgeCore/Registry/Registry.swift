@@ -43,6 +43,9 @@ public final class Registry: Sendable {
     /// The shared-mime-info database whose aliases content-type lookups resolve
     /// (``resolution(forType:)``); nil: a type is only ever its own name.
     public let contentTypes: ContentTypeDatabase?
+    /// Which applications directories are protected (may claim reserved schemes, and whose
+    /// association lists count for them).
+    public let trust: TrustedDirectories
 
     let scanner: AppScanner
     let state: Mutex<RegistryModel>
@@ -78,31 +81,48 @@ public final class Registry: Sendable {
     ///   - index: where the on-disk index of the desktop files lives (default: the cache
     ///     directory of `environment`). When every signature in it still matches, start-up
     ///     reads it instead of parsing the desktop files; otherwise it scans, as without one.
+    ///   - reservedSchemes: the reserved schemes (``Policy/reservedSchemes``; the secure variant
+    ///     of each is reserved too). For them the association lists of applications directories
+    ///     the user can write are ignored (see ``useReservedSchemes(_:)``).
     ///   - contentTypes: the content types whose aliases name the same type (an entry listing
     ///     `text/x-markdown` handles `text/markdown`); nil: every name is a type of its own.
     ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
-    public init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
-                contentTypes: ContentTypeDatabase? = nil, warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
+    public convenience init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
+                            reservedSchemes: Set<String> = Policy.defaultReservedSchemes, contentTypes: ContentTypeDatabase? = nil,
+                            warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
+        self.init(environment: environment, watch: watch ? DirectoryWatcher.Options() : nil, index: index,
+                  reservedSchemes: reservedSchemes, contentTypes: contentTypes, warningHandler: warningHandler)
+    }
+
+    /// ``init(environment:watch:index:reservedSchemes:contentTypes:warningHandler:)`` with the
+    /// watcher's options (nil: no watcher), for tests that make inotify fail.
+    init(environment: [String: String], watch: DirectoryWatcher.Options?, index: RegistryIndexLocation = .automatic,
+         reservedSchemes: Set<String> = Policy.defaultReservedSchemes, contentTypes: ContentTypeDatabase? = nil,
+         warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
         self.locale = LocaleMatcher(environment: environment)
         self.contentTypes = contentTypes
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
-        self.state = Mutex(RegistryModel(xdg: xdg))
+        let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"))
+        self.trust = trust
+        let untrusted = xdg.applicationsDirectories.indices.filter { !trust.isTrusted(xdg.applicationsDirectories[$0].path) }
+        self.state = Mutex(RegistryModel(xdg: xdg, reservedRule: ReservedSchemeRule(reservedSchemes: reservedSchemes,
+                                                                                    untrustedDirectories: Set(untrusted))))
         let store = RegistryIndexStore(
             location: index, environment: environment,
             configurationKey: RegistryIndexCodec.configurationKey(directories: xdg.applicationsDirectories, locale: locale))
         self.indexStore = store
         let box = RegistryReference()
         self.indexWriter = store == nil ? nil : RegistryIndexWriter { box.registry?.saveIndex() }
-        if watch {
+        if let watch {
             let log = self.warningLog
             let config = DirectoryWatcher.Configuration(
                 applicationsDirectories: xdg.applicationsDirectories.map(\.path),
                 mimeDirectories: xdg.mimeappsDirectories,
                 listNames: Set(xdg.mimeappsFileNames))
-            self.watcher = DirectoryWatcher(configuration: config) { w in
+            self.watcher = DirectoryWatcher(configuration: config, options: watch) { w in
                 Registry.record(w, log: log, handler: warningHandler)
             }
         } else {
@@ -172,6 +192,29 @@ public final class Registry: Sendable {
             if let frozen = m.frozen { return frozen.entry(id: id) }
             return m.effective[id]
         }
+    }
+
+    /// Puts `reservedSchemes` in force (the config file changed): the schemes whose resolution
+    /// depends on it are resolved again and published on ``changes()``. For a reserved scheme
+    /// (or its secure variant), the `mimeapps.list` files of applications directories the user
+    /// can write (``trust``) are ignored — their added and removed associations and their
+    /// defaults; the config-dir lists still count. Cheap when nothing changed (one comparison).
+    public func useReservedSchemes(_ reservedSchemes: Set<String>) {
+        if state.withLock({ $0.reservedRule.reservedSchemes == reservedSchemes }) { return }
+        let changed = writer.withLock { _ -> Set<String>? in
+            if state.withLock({ $0.reservedRule.reservedSchemes == reservedSchemes }) { return nil }
+            // Served from the index, the model is built first, under the rule its answers had.
+            let affected = state.withLock { $0.schemesAffected(reserving: reservedSchemes) }
+            if !affected.isEmpty { materializeLocked() }
+            return state.withLock { m in
+                m.reservedRule.reservedSchemes = reservedSchemes
+                return m.resolve(affected)
+            }
+        }
+        guard let changed else { return }
+        publish(changed)
+        // The index's answers are stored under the rule.
+        scheduleIndexWrite()
     }
 
     /// Whether a `mimeapps.list` in a config directory (`$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,

@@ -60,7 +60,7 @@ enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes.
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     static let headerSize = 48
 
     /// The string that must match for an index to be used.
@@ -307,6 +307,7 @@ enum RegistryIndexCodec {
             let launchImage = try r.optionalString()
             let launchImageDirectory = try r.optionalString()
             let schemeCount = try r.count(minimumSize: 5)
+            guard schemeCount <= DesktopEntry.maximumSchemes else { throw IndexRejection("more schemes than an entry may declare") }
             var schemes: [String] = []
             schemes.reserveCapacity(schemeCount)
             for _ in 0..<schemeCount {

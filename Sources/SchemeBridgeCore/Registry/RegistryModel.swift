@@ -74,6 +74,13 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Per mime level: file name → list (present files only).
     var lists: [[String: MimeAppsList]]
     var levels: [ResolverLevel] = []
+    /// What reserved schemes are resolved with: ``levels`` under ``reservedRule``.
+    var trustedLevels: [ResolverLevel] = []
+    /// The reserved-scheme rule the answers are resolved under.
+    var reservedRule: ReservedSchemeRule
+    /// Every scheme some list mentions (in any group): the others are resolved from the
+    /// entries' `MimeType` alone (``resolution(of:)``).
+    var listedSchemes: Set<String> = []
     /// Desktop ID → bit set of the applications directories holding a file with that ID
     /// (bit 0 = highest precedence; at most 64 directories are indexed).
     var idDirs: [String: UInt64] = [:]
@@ -96,7 +103,8 @@ struct RegistryModel: Sendable, ResolverContext {
     /// answered from the index (see ``FrozenIndex``); cleared by ``Registry`` before any change.
     var frozen: FrozenIndex?
 
-    init(xdg: XDGDirectories) {
+    init(xdg: XDGDirectories, reservedRule: ReservedSchemeRule) {
+        self.reservedRule = reservedRule
         appDirs = xdg.applicationsDirectories.map { AppDirModel(directory: $0) }
         mimeDirs = xdg.mimeappsDirectories
         listNames = xdg.mimeappsFileNames
@@ -112,6 +120,7 @@ struct RegistryModel: Sendable, ResolverContext {
 
     func listingIDs(scheme: String, applicationsIndex index: Int) -> [String] {
         guard let ids = listings[scheme]?[index] else { return [] }
+        if ids.count == 1 { return [ids.first!] }
         return ids.sorted { RegistryModel.bytewiseLess($0, $1) }
     }
 
@@ -190,12 +199,15 @@ struct RegistryModel: Sendable, ResolverContext {
         lists[level][name] = list
         rebuildLevels()
         var mentions: [String: Set<String>] = [:]
+        var mentioned = Set<String>()
         for levelLists in lists {
             for l in levelLists.values {
                 for (id, schemes) in l.mentionedIDs { mentions[id, default: []].formUnion(schemes) }
+                mentioned.formUnion(l.mentionedSchemes)
             }
         }
         listMentions = mentions
+        listedSchemes = mentioned
         return (old?.mentionedSchemes ?? []).union(list?.mentionedSchemes ?? [])
     }
 
@@ -205,21 +217,60 @@ struct RegistryModel: Sendable, ResolverContext {
                           associationList: lists[i]["mimeapps.list"],
                           applicationsIndex: dir.applications)
         }
+        trustedLevels = reservedRule.trustedLevels(levels)
+    }
+
+    /// The schemes that putting `reservedSchemes` in force would resolve again: those some list
+    /// mentions whose reservation changes (the others resolve alike either way).
+    func schemesAffected(reserving reservedSchemes: Set<String>) -> Set<String> {
+        var new = reservedRule
+        new.reservedSchemes = reservedSchemes
+        return listedSchemes.filter { reservedRule.applies(to: $0) != new.applies(to: $0) }
+    }
+
+    /// The resolution of `scheme` from the current state (``HandlerResolver``).
+    func resolution(of scheme: String) -> HandlerResolution {
+        let levels = reservedRule.applies(to: scheme) ? trustedLevels : levels
+        guard listedSchemes.contains(scheme) else {
+            let fast = resolutionFromListings(scheme)
+            assert(fast == HandlerResolver.resolve(scheme: scheme, levels: levels, context: self))
+            return fast
+        }
+        return HandlerResolver.resolve(scheme: scheme, levels: levels, context: self)
+    }
+
+    /// What ``HandlerResolver`` answers for a scheme that no list mentions (most schemes), in a
+    /// few lookups: the entries listing it, directory by directory in precedence order (each in
+    /// desktop-ID order), the first the default. `listings` holds only eligible effective
+    /// entries, each under its one directory, so nothing is left to filter. (A start with
+    /// thousands of schemes resolves each in about a microsecond.)
+    private func resolutionFromListings(_ scheme: String) -> HandlerResolution {
+        guard let byDirectory = listings[scheme] else { return .none }
+        var handlers: [String] = []
+        for level in levels {
+            guard let k = level.applicationsIndex, let ids = byDirectory[k] else { continue }
+            if ids.count == 1 {
+                handlers.append(ids.first!)
+            } else {
+                handlers.append(contentsOf: ids.sorted { RegistryModel.bytewiseLess($0, $1) })
+            }
+        }
+        return handlers.isEmpty ? .none : HandlerResolution(defaultHandler: handlers[0], handlers: handlers)
     }
 
     /// Re-resolves `schemes`; returns those whose resolution changed.
     mutating func resolve(_ schemes: Set<String>) -> Set<String> {
         var changed = Set<String>()
+        if resolved.isEmpty { resolved.reserveCapacity(schemes.count) }
         for scheme in schemes {
-            let new = HandlerResolver.resolve(scheme: scheme, levels: levels, context: self)
-            let old = resolved[scheme] ?? .none
-            if new != old {
-                changed.insert(scheme)
-                resolved[scheme] = new.handlers.isEmpty ? nil : new
-            }
+            let new = resolution(of: scheme)
+            // One hash each: the old value comes back from the update.
+            let old = new.handlers.isEmpty ? resolved.removeValue(forKey: scheme) : resolved.updateValue(new, forKey: scheme)
+            if new != old ?? .none { changed.insert(scheme) }
         }
         if !changed.isEmpty {
-            sortedSchemes = resolved.keys.sorted { RegistryModel.bytewiseLess($0, $1) }
+            // Schemes are ASCII: the standard order is the byte order, and its ASCII path is fast.
+            sortedSchemes = resolved.keys.sorted()
         }
         return changed
     }
@@ -229,7 +280,6 @@ struct RegistryModel: Sendable, ResolverContext {
     /// bookkeeping. `records[i]` are the files of directory `i`, whose model must be empty.
     /// Returns every scheme to resolve.
     mutating func load(_ records: [[AppFileRecord]]) -> Set<String> {
-        var affected = Set<String>()
         for (dir, list) in records.enumerated() where !list.isEmpty {
             precondition(appDirs[dir].files.isEmpty, "load() is for an empty model")
             appDirs[dir].files.reserveCapacity(list.count)
@@ -254,22 +304,22 @@ struct RegistryModel: Sendable, ResolverContext {
                 effective[id] = e
                 for s in e.schemes {
                     listings[s, default: [:]][dir, default: []].insert(id)
-                    affected.insert(s)
                 }
             }
         }
         recordGeneration &+= 1
-        return affected.union(allSchemes)
+        return allSchemes
     }
 
-    /// A digest of every list read (levels, names, groups, keys and values): the index's stored
-    /// answers hold while it is the same.
+    /// A digest of every list read (levels, names, groups, keys and values) and of the
+    /// reserved-scheme rule: the index's stored answers hold while it is the same.
     var listsDigest: UInt64 {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         func mix(_ s: String) {
             for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
             h = (h ^ 0xFF) &* 0x100_0000_01B3
         }
+        mix(reservedRule.fingerprint)
         for (level, byName) in lists.enumerated() {
             for name in byName.keys.sorted() {
                 guard let list = byName[name] else { continue }

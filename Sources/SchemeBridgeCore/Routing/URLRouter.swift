@@ -66,13 +66,21 @@ public struct URLRouter: Sendable {
         self.ownDesktopIDs = ownDesktopIDs
         self.policy = policy
         self.policyStore = policyStore
-        self.userApplications = XDGDirectories.join(registry.directories.dataHome, "applications")
-        self.trust = TrustedDirectories(userApplications: userApplications)
+        reservedSchemesInForce()
     }
 
-    private let userApplications: String
-    /// Which applications directories may claim reserved schemes.
-    public let trust: TrustedDirectories
+    /// Which applications directories may claim reserved schemes (the registry's).
+    public var trust: TrustedDirectories { registry.trust }
+
+    /// The reserved schemes in force, handed to the registry first (whose answers ignore the
+    /// association lists of writable applications directories for them): a change of the
+    /// config file counts from the first lookup that reads it.
+    @discardableResult
+    private func reservedSchemesInForce() -> Set<String> {
+        let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
+        registry.useReservedSchemes(reserved)
+        return reserved
+    }
 
     /// True when `entry` lives in a directory the user's programs can write (the user's data dir,
     /// a user Flatpak installation's exports, any directory not protected — see
@@ -81,8 +89,7 @@ public struct URLRouter: Sendable {
     /// and the entry it masks lists `scheme` too): a hijack attempt, not a candidate. A copy keeps
     /// what its system entry had; a new program gets nothing.
     public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
-        let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
-        guard Policy.isReserved(scheme, in: reserved) else { return false }
+        guard Policy.isReserved(scheme, in: reservedSchemesInForce()) else { return false }
         if registry.isNamedInConfigList(entry.id, forScheme: scheme) { return false }
         // An entry that does not list the scheme itself is a handler only through an association
         // list; for a reserved scheme only the user's or the admin's config lists count (one in
@@ -110,6 +117,7 @@ public struct URLRouter: Sendable {
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.
     public func handlers(forScheme scheme: String) -> [String] {
         let key = Registry.lowercasedASCII(scheme)
+        reservedSchemesInForce()
         return registry.handlers(forScheme: key).filter { id in
             guard let e = registry.entry(id: id) else { return false }
             return isCandidate(e, scheme: key)
@@ -119,6 +127,7 @@ public struct URLRouter: Sendable {
     /// The handler that opens `scheme`: the default, or the next one when the default is us.
     public func effectiveDefault(forScheme scheme: String) -> DesktopEntry? {
         let key = Registry.lowercasedASCII(scheme)
+        reservedSchemesInForce()
         for id in registry.handlers(forScheme: key) {
             if let e = registry.entry(id: id), isCandidate(e, scheme: key) { return e }
         }
@@ -142,6 +151,7 @@ public struct URLRouter: Sendable {
         let u = try validate(url)
         let scheme = u.scheme.name
         if Policy.isNeverRouted(scheme) { throw .reservedScheme(scheme: scheme, desktopID: nil) }
+        reservedSchemesInForce()
         let entry: DesktopEntry
         if let handler {
             guard registry.isHandler(handler, forScheme: scheme), let e = registry.entry(id: handler), !routesBackToUs(e) else {

@@ -79,7 +79,9 @@ public struct Scheme: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static func isValid(_ string: String) -> Bool { isValid(string.utf8) }
 
     static func lowercase<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        String(decoding: bytes.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        // Most schemes are lower-case already: then no intermediate array.
+        guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(decoding: bytes, as: UTF8.self) }
+        return String(decoding: bytes.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The MIME type that desktop entries use to declare this scheme: `x-scheme-handler/<name>`.
@@ -92,18 +94,22 @@ public struct Scheme: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// If `mimeType` is `x-scheme-handler/<scheme>` (case-insensitive) with a valid scheme,
     /// the lower-cased scheme; otherwise nil.
     public static func fromMimeType(_ mimeType: some StringProtocol) -> String? {
-        let utf8 = Array(mimeType.utf8)
-        let prefix = Array("x-scheme-handler/".utf8)
-        guard utf8.count > prefix.count else { return nil }
-        for i in 0..<prefix.count {
+        let utf8 = mimeType.utf8
+        var i = utf8.startIndex
+        // "x-scheme-handler/", case-insensitively, without copying the bytes.
+        for p in mimeTypePrefix {
+            guard i != utf8.endIndex else { return nil }
             var b = utf8[i]
             if b >= 0x41 && b <= 0x5A { b += 0x20 }
-            if b != prefix[i] { return nil }
+            guard b == p else { return nil }
+            i = utf8.index(after: i)
         }
-        let rest = utf8[prefix.count...]
+        let rest = utf8[i...]
         guard isValid(rest) else { return nil }
         return lowercase(rest)
     }
+
+    private static let mimeTypePrefix: [UInt8] = Array("x-scheme-handler/".utf8)
 }
 
 /// A URL that SchemeBridge accepts: a valid scheme before the first `:`, no control characters,
