@@ -52,8 +52,11 @@ final class Bridge: Sendable {
         self.choosers = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
         self.integration = IntegrationService(broker: broker, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
-        self.documents = Documents(types: ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
-                                   handlersOfType: { [registry] type in registry.handlers(forType: type) })
+        self.documents = Documents(types: registry.contentTypes ?? ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
+                                   handlersAlongChain: { [registry] chain in
+                                       let found = registry.resolution(alongChain: chain)
+                                       return (found.type, found.resolution.handlers)
+                                   })
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
             connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)

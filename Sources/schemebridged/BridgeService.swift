@@ -27,10 +27,12 @@ struct BridgeService: Service {
         }
         let started = ContinuousClock.now
         let registryLogger = logger
-        // The policy first: the registry resolves reserved schemes by its rule.
+        // The policy first: the registry resolves reserved schemes by its rule. One content-type
+        // database for the registry (aliases) and the documents (detection).
         let policy = PolicyStore(path: PolicyStore.defaultPath(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
                                  warn: { registryLogger.warning("\($0)") })
-        let registry = Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes) { warning in
+        let registry = Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes,
+                                contentTypes: ContentTypeDatabase(environment: environment)) { warning in
             registryLogger.warning("\(warning)")
         }
         defer { registry.close() }

@@ -10,9 +10,9 @@ import Testing
     func answers(_ t: XDGTree, runUpdateDesktopDatabase: Bool = true) throws -> (ours: String?, glib: String?)? {
         guard let gio = requireTool("gio", package: "libglib2.0-bin"),
               let udd = requireTool("update-desktop-database", package: "desktop-file-utils") else { return nil }
-        if runUpdateDesktopDatabase { try DifferentialTests.updateDesktopDatabase(t, tool: udd) }
+        if runUpdateDesktopDatabase { try GioMime.updateDesktopDatabase(t, tool: udd) }
         let ours = t.registry().defaultHandler(forScheme: "s")
-        let glib = try DifferentialTests.gioMime(t, scheme: "s", gio: gio).defaultID
+        let glib = try GioMime.query(t, scheme: "s", gio: gio).defaultID
         return (ours, glib)
     }
 
@@ -106,5 +106,23 @@ import Testing
         let a = try #require(try answers(t))
         #expect(a.ours == nil)
         #expect(a.glib == ".dot.desktop")
+    }
+
+    @Test func glibLooksOnlyAtDeclaredParents() throws {
+        // text/x-schemebridge-unknown is in no database: a text type, so a text/plain (spec:
+        // "all text/* types are subtypes of text/plain"); image/png declares no parent, and every
+        // type is an application/octet-stream.
+        let t = TypeResolutionTests.tree()
+        t.entry(1, "plain.desktop", mimeTypes: ["text/plain"])
+        t.entry(1, "hex.desktop", mimeTypes: ["application/octet-stream"])
+        let text = try #require(try TypeResolutionTests.answers(t, "text/x-schemebridge-unknown"))
+        #expect(text.ours == ["plain.desktop"])
+        #expect(text.glib.defaultID == nil)
+        let png = try #require(try TypeResolutionTests.answers(t, "image/png"))
+        #expect(png.ours == ["hex.desktop"])
+        #expect(png.glib.defaultID == nil)
+        // A declared parent both follow: text/markdown is a text/plain by declaration.
+        let markdown = try #require(try TypeResolutionTests.answers(t, "text/markdown"))
+        #expect(markdown.ours == ["plain.desktop"] && markdown.glib.defaultID == "plain.desktop")
     }
 }

@@ -53,6 +53,14 @@ enum GioContentTypes {
 /// Runs `argv` (absolute program path) with `environment`, standard output to a temporary file,
 /// and returns what it wrote once it has exited.
 func runCapturingOutput(_ argv: [String], environment: [String: String]) throws -> [UInt8] {
+    try runTool(argv, environment: environment).output
+}
+
+/// Runs `argv` (absolute program path) with `environment` (standard input and error on
+/// `/dev/null`) and returns its exit status — 128 + the signal when one ended it — and what it
+/// wrote to standard output. Our own spawn, never Foundation's `Process` beside the core's
+/// child reaper.
+func runTool(_ argv: [String], environment: [String: String]) throws -> (status: Int32, output: [UInt8]) {
     var template = Array("/tmp/schemebridge-tool-XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw ToolFailure("cannot create a temporary file") }
@@ -69,6 +77,7 @@ func runCapturingOutput(_ argv: [String], environment: [String: String]) throws 
     guard rc == 0 else { throw ToolFailure("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     var offset: off_t = 0
@@ -78,7 +87,7 @@ func runCapturingOutput(_ argv: [String], environment: [String: String]) throws 
         output += buffer[0..<n]
         offset += off_t(n)
     }
-    return output
+    return (code, output)
 }
 
 struct ToolFailure: Error, CustomStringConvertible {

@@ -75,34 +75,37 @@ final class XDGTree: @unchecked Sendable {
         try? String(contentsOfFile: path, encoding: .utf8)
     }
 
-    /// Writes a desktop entry into applications directory `dir` at `relativePath`.
+    /// Writes a desktop entry into applications directory `dir` at `relativePath`: its
+    /// `MimeType` lists `x-scheme-handler/S` for each of `schemes`, then `mimeTypes` as written.
     @discardableResult
-    func entry(_ dir: Int, _ relativePath: String, schemes: [String] = [], exec: String = "/bin/true %u",
-               extra: String = "") -> String {
+    func entry(_ dir: Int, _ relativePath: String, schemes: [String] = [], mimeTypes: [String] = [],
+               exec: String = "/bin/true %u", extra: String = "") -> String {
         let path = apps(dir) + "/" + relativePath
-        write(path, XDGTree.desktopFile(schemes: schemes, exec: exec, extra: extra))
+        write(path, XDGTree.desktopFile(schemes: schemes, mimeTypes: mimeTypes, exec: exec, extra: extra))
         return path
     }
 
-    static func desktopFile(name: String = "Test App", schemes: [String], exec: String = "/bin/true %u",
-                            extra: String = "") -> String {
+    static func desktopFile(name: String = "Test App", schemes: [String], mimeTypes: [String] = [],
+                            exec: String = "/bin/true %u", extra: String = "") -> String {
         var s = "[Desktop Entry]\nType=Application\nName=\(name)\nExec=\(exec)\n"
-        if !schemes.isEmpty {
-            s += "MimeType=" + schemes.map { "x-scheme-handler/\($0);" }.joined() + "\n"
+        let listed = schemes.map { "x-scheme-handler/" + $0 } + mimeTypes
+        if !listed.isEmpty {
+            s += "MimeType=" + listed.map { $0 + ";" }.joined() + "\n"
         }
         if !extra.isEmpty { s += extra.hasSuffix("\n") ? extra : extra + "\n" }
         return s
     }
 
-    /// Writes a mimeapps list.
+    /// Writes a mimeapps list. The tables' keys are schemes (written `x-scheme-handler/S`), or
+    /// MIME types as written with `keyPrefix` "".
     func list(_ path: String, defaults: [String: String] = [:], added: [String: String] = [:],
-              removed: [String: String] = [:]) {
+              removed: [String: String] = [:], keyPrefix: String = "x-scheme-handler/") {
         var s = ""
         for (group, table) in [("Default Applications", defaults), ("Added Associations", added),
                                ("Removed Associations", removed)] where !table.isEmpty {
             s += "[\(group)]\n"
             for (scheme, value) in table.sorted(by: { $0.key < $1.key }) {
-                s += "x-scheme-handler/\(scheme)=\(value)\n"
+                s += "\(keyPrefix)\(scheme)=\(value)\n"
             }
         }
         write(path, s)

@@ -108,6 +108,14 @@ public final class ContentTypeDatabase: Sendable {
     /// `application/pdf`); `type` itself otherwise.
     public func canonicalType(_ type: String) -> String { snapshot.canonicalType(type) }
 
+    /// The aliases of `type`'s canonical name, in byte order (`text/markdown` and
+    /// `text/x-markdown` both give `["text/x-markdown"]`). An entry or a mimeapps list naming an
+    /// alias names the type.
+    public func aliases(of type: String) -> [String] {
+        let mime = snapshot
+        return mime.aliases(of: mime.canonicalType(type))
+    }
+
     /// Whether `type` is `base` or a sub-class of it (aliases resolved; `text/*` types are
     /// `text/plain`, all but `inode/*` are `application/octet-stream`; `base` may be a
     /// super-type pattern such as `image/*`).

@@ -96,6 +96,20 @@ struct MimeData: Sendable {
         }
     }
 
+    /// The aliases of `type` (already canonical): every name the caches list as an alias whose
+    /// canonical name (taken from the first cache listing it) is `type`, in byte order.
+    func aliases(of type: String) -> [String] {
+        Array(type.utf8).withUnsafeBufferPointer { k in
+            var result: [String] = []
+            for cache in caches {
+                for alias in cache.aliases(of: k) where !result.contains(alias) && canonicalType(alias) == type {
+                    result.append(alias)
+                }
+            }
+            return result.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+    }
+
     /// The parents the caches declare for `type` (already canonical), merged in precedence
     /// order without repeats.
     func declaredParents(of type: String) -> [String] {

@@ -10,25 +10,25 @@ public final class Documents: Sendable {
     public let types: ContentTypeDatabase
     /// The apps' Inboxes.
     public let inbox: Inbox
-    /// The eligible handlers of exactly one type, default first (the registry's answer).
-    private let handlersOfType: @Sendable (String) -> [String]
+    /// The eligible handlers (default first) of the first type along a parent chain that has
+    /// any, and that type: the registry's ``Registry/resolution(alongChain:)``.
+    private let handlersAlongChain: @Sendable ([String]) -> (type: String, handlers: [String])
 
-    public init(types: ContentTypeDatabase, inbox: Inbox, handlersOfType: @escaping @Sendable (String) -> [String]) {
+    public init(types: ContentTypeDatabase, inbox: Inbox,
+                handlersAlongChain: @escaping @Sendable ([String]) -> (type: String, handlers: [String])) {
         self.types = types
         self.inbox = inbox
-        self.handlersOfType = handlersOfType
+        self.handlersAlongChain = handlersAlongChain
     }
 
     /// The handlers for `type`: those of the first type along its parent chain (the type, its
     /// declared parents, `text/plain` for text, `application/octet-stream`) that has any, and
-    /// that type. `inode/*` types are never opened as documents.
+    /// that type — an application removed for a type is not taken back by its parents.
+    /// `inode/*` types are never opened as documents.
     public func handlers(forType type: String) -> (type: String, handlers: [String]) {
         let canonical = types.canonicalType(Self.lowercased(type))
-        for candidate in types.parentChain(of: canonical) {
-            let found = handlersOfType(candidate)
-            if !found.isEmpty { return (candidate, found) }
-        }
-        return (canonical, [])
+        let found = handlersAlongChain(types.parentChain(of: canonical))
+        return found.handlers.isEmpty ? (canonical, []) : found
     }
 
     /// What the caller handed over: a readable regular file (else `AccessDenied` for an `O_PATH`

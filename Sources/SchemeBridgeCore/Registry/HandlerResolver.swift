@@ -54,26 +54,42 @@ protocol ResolverContext {
 /// Failing that, the first association is the default.
 enum HandlerResolver {
     static func resolve(scheme: String, levels: [ResolverLevel], context: some ResolverContext) -> HandlerResolution {
-        resolve(scheme, levels: levels, context: context, defaults: \.defaults, added: \.added, removed: \.removed) { index in
+        var removed = Set<String>()
+        return resolve(levels: levels, context: context, defaults: { $0.defaults[scheme] ?? [] }, added: { $0.added[scheme] ?? [] },
+                       removed: { $0.removed[scheme] ?? [] }, blacklist: &removed) { index in
             context.listingIDs(scheme: scheme, applicationsIndex: index)
         }
     }
 
-    /// The same rules for a content type: the lists' content-type groups, and `listing` — the
-    /// eligible effective entries of an applications directory whose `MimeType` lists the type.
-    static func resolve(type: String, levels: [ResolverLevel], context: some ResolverContext,
-                        listing: (Int) -> [String]) -> HandlerResolution {
-        resolve(type, levels: levels, context: context, defaults: \.typeDefaults, added: \.typeAdded, removed: \.typeRemoved, listing: listing)
+    /// The same rules for a content type known by `names` (its canonical name and its aliases,
+    /// in byte order — the order of `update-desktop-database`'s keys, so GLib agrees): the lists'
+    /// content-type groups, a list's IDs for every name in that order, and `listing` — the
+    /// eligible effective entries of an applications directory whose `MimeType` lists one of
+    /// the names, in the same order. `removed` holds the IDs removed for the types looked at
+    /// before this one along a parent chain (none of them is associated with this one either)
+    /// and gets this type's removals added.
+    static func resolve(type names: [String], levels: [ResolverLevel], context: some ResolverContext,
+                        removed: inout Set<String>, listing: (Int) -> [String]) -> HandlerResolution {
+        func ids(_ table: KeyPath<MimeAppsList, [String: [String]]>) -> (MimeAppsList) -> [String] {
+            { list in joined(names.map { list[keyPath: table][$0] ?? [] }) }
+        }
+        return resolve(levels: levels, context: context, defaults: ids(\.typeDefaults), added: ids(\.typeAdded),
+                       removed: ids(\.typeRemoved), blacklist: &removed, listing: listing)
     }
 
-    private static func resolve(_ key: String, levels: [ResolverLevel], context: some ResolverContext,
-                                defaults: KeyPath<MimeAppsList, [String: [String]]>, added: KeyPath<MimeAppsList, [String: [String]]>,
-                                removed removedTable: KeyPath<MimeAppsList, [String: [String]]>,
+    /// The lists one after the other, each ID once (where it first comes).
+    static func joined(_ lists: [[String]]) -> [String] {
+        guard lists.count > 1 else { return lists.first ?? [] }
+        var seen = Set<String>()
+        return lists.joined().filter { seen.insert($0).inserted }
+    }
+
+    private static func resolve(levels: [ResolverLevel], context: some ResolverContext,
+                                defaults: (MimeAppsList) -> [String], added: (MimeAppsList) -> [String],
+                                removed removedIDs: (MimeAppsList) -> [String], blacklist removed: inout Set<String>,
                                 listing: (Int) -> [String]) -> HandlerResolution {
-        let scheme = key
         var associations: [String] = []
         var associated = Set<String>()
-        var removed = Set<String>()
 
         func maskedAbove(_ id: String, level: ResolverLevel) -> Bool {
             guard let k = level.applicationsIndex, let top = context.topDirectory(of: id) else { return false }
@@ -82,10 +98,10 @@ enum HandlerResolver {
 
         for level in levels {
             if let list = level.associationList {
-                for id in list[keyPath: added][scheme] ?? [] where !removed.contains(id) && !maskedAbove(id, level: level) {
+                for id in added(list) where !removed.contains(id) && !maskedAbove(id, level: level) {
                     if associated.insert(id).inserted { associations.append(id) }
                 }
-                for id in list[keyPath: removedTable][scheme] ?? [] where !maskedAbove(id, level: level) {
+                for id in removedIDs(list) where !maskedAbove(id, level: level) {
                     removed.insert(id)
                 }
             }
@@ -103,7 +119,7 @@ enum HandlerResolver {
         var chosen: String? = nil
         search: for level in levels {
             for list in level.lists {
-                for id in list[keyPath: defaults][scheme] ?? [] where eligibleSet.contains(id) {
+                for id in defaults(list) where eligibleSet.contains(id) {
                     chosen = id
                     break search
                 }

@@ -40,6 +40,9 @@ public final class Registry: Sendable {
     public let directories: XDGDirectories
     /// The locale used for `Name`/`Icon`.
     public let locale: LocaleMatcher
+    /// The shared-mime-info database whose aliases content-type lookups resolve
+    /// (``resolution(forType:)``); nil: a type is only ever its own name.
+    public let contentTypes: ContentTypeDatabase?
     /// Which applications directories are protected (may claim reserved schemes, and whose
     /// association lists count for them).
     public let trust: TrustedDirectories
@@ -81,22 +84,25 @@ public final class Registry: Sendable {
     ///   - reservedSchemes: the reserved schemes (``Policy/reservedSchemes``; the secure variant
     ///     of each is reserved too). For them the association lists of applications directories
     ///     the user can write are ignored (see ``useReservedSchemes(_:)``).
+    ///   - contentTypes: the content types whose aliases name the same type (an entry listing
+    ///     `text/x-markdown` handles `text/markdown`); nil: every name is a type of its own.
     ///   - warningHandler: called (on the calling or the watcher thread) for each problem found.
     public convenience init(environment: [String: String], watch: Bool = true, index: RegistryIndexLocation = .automatic,
-                            reservedSchemes: Set<String> = Policy.defaultReservedSchemes,
+                            reservedSchemes: Set<String> = Policy.defaultReservedSchemes, contentTypes: ContentTypeDatabase? = nil,
                             warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         self.init(environment: environment, watch: watch ? DirectoryWatcher.Options() : nil, index: index,
-                  reservedSchemes: reservedSchemes, warningHandler: warningHandler)
+                  reservedSchemes: reservedSchemes, contentTypes: contentTypes, warningHandler: warningHandler)
     }
 
-    /// ``init(environment:watch:index:reservedSchemes:warningHandler:)`` with the watcher's
-    /// options (nil: no watcher), for tests that make inotify fail.
+    /// ``init(environment:watch:index:reservedSchemes:contentTypes:warningHandler:)`` with the
+    /// watcher's options (nil: no watcher), for tests that make inotify fail.
     init(environment: [String: String], watch: DirectoryWatcher.Options?, index: RegistryIndexLocation = .automatic,
-         reservedSchemes: Set<String> = Policy.defaultReservedSchemes,
+         reservedSchemes: Set<String> = Policy.defaultReservedSchemes, contentTypes: ContentTypeDatabase? = nil,
          warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
         self.locale = LocaleMatcher(environment: environment)
+        self.contentTypes = contentTypes
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
         let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"))

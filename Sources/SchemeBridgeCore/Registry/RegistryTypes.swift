@@ -4,9 +4,30 @@
 /// of the lists — never a scan of the applications directories.
 extension Registry {
     /// The eligible handlers and default of content type `type` (exactly that type; callers fall
-    /// back along its parent chain themselves).
+    /// back along its parent chain themselves, or use ``resolution(alongChain:)``). With
+    /// ``contentTypes``, a type and its aliases are one type: entries and lists naming
+    /// `text/x-markdown` count for `text/markdown`, as the shared-mime-info spec has it (and
+    /// GLib does).
     public func resolution(forType type: String) -> HandlerResolution {
-        let key = Registry.lowercasedASCII(type)
+        resolution(alongChain: [type]).resolution
+    }
+
+    /// The resolution of the first type along `chain` (a type and its parents, nearest first)
+    /// that has a handler, and that type (canonical); the first type and no handler when none
+    /// has one. An application removed for a type (`[Removed Associations]`) is not a handler of
+    /// the types after it either: the user took it away from this type, and a parent does not
+    /// give it back (GLib's lookup along the chain does the same).
+    public func resolution(alongChain chain: [String]) -> (type: String, resolution: HandlerResolution) {
+        let found = resolutions(alongChain: chain, untilFound: true)
+        guard let last = found.last, !last.resolution.handlers.isEmpty else { return (found.first?.type ?? "", .none) }
+        return last
+    }
+
+    /// The resolution of each type along `chain` as ``resolution(alongChain:)`` sees it (the
+    /// removals of the types before it carried), up to the first with a handler when
+    /// `untilFound`.
+    func resolutions(alongChain chain: [String], untilFound: Bool) -> [(type: String, resolution: HandlerResolution)] {
+        let types = chain.map { typeNames(Registry.lowercasedASCII($0)) }
         if state.withLock({ $0.frozen != nil }) {
             // Started from the index, which stores scheme answers only: read the records now.
             writer.withLock { _ in materializeLocked() }
@@ -15,9 +36,28 @@ extension Registry {
             if m.typeListings?.generation != m.recordGeneration {
                 m.typeListings = (m.recordGeneration, Self.typeListings(m))
             }
-            let listings = m.typeListings?.map[key] ?? [:]
-            return HandlerResolver.resolve(type: key, levels: m.levels, context: m) { index in listings[index] ?? [] }
+            var removed = Set<String>()
+            var result: [(type: String, resolution: HandlerResolution)] = []
+            for type in types {
+                let listings = type.all.map { m.typeListings?.map[$0] ?? [:] }
+                let found = HandlerResolver.resolve(type: type.all, levels: m.levels, context: m, removed: &removed) { index in
+                    HandlerResolver.joined(listings.map { $0[index] ?? [] })
+                }
+                result.append((type.canonical, found))
+                if untilFound && !found.handlers.isEmpty { break }
+            }
+            return result
         }
+    }
+
+    /// The canonical name of lower-cased `type` and all its names (the canonical one and its
+    /// aliases, lower-cased, in byte order).
+    func typeNames(_ type: String) -> (canonical: String, all: [String]) {
+        guard let contentTypes else { return (type, [type]) }
+        let found = contentTypes.canonicalType(type)
+        let canonical = Registry.lowercasedASCII(found)
+        let all = Set([canonical] + contentTypes.aliases(of: found).map(Registry.lowercasedASCII))
+        return (canonical, all.sorted { RegistryModel.bytewiseLess($0, $1) })
     }
 
     /// The eligible handlers of content type `type`, the default first.
@@ -25,16 +65,18 @@ extension Registry {
 
     /// Makes `desktopID` the default for content type `type` as ``setDefault(scheme:desktopID:)``
     /// does for a scheme (`$XDG_CONFIG_HOME/mimeapps.list`, every other byte kept, atomic).
-    /// The entry must list `type` or already be one of its handlers.
+    /// The entry must list `type` (or an alias of it) or already be one of its handlers. The
+    /// line written names the canonical type.
     @discardableResult
     public func setDefault(type: String, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
-        guard let key = try? PasteboardType.validated(type), !key.hasPrefix("x-scheme-handler/") else {
+        guard let validated = try? PasteboardType.validated(type), !validated.hasPrefix("x-scheme-handler/") else {
             throw .invalidHandler(desktopID: desktopID, scheme: type, reason: "'\(type)' is not a content type")
         }
+        let (key, names) = typeNames(validated)
         guard DesktopID.isValid(desktopID), let entry = entry(id: desktopID) else {
             throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "no such application is installed (or it cannot be started)")
         }
-        guard entry.mimeTypes.contains(key) || handlers(forType: key).contains(desktopID) else {
+        guard entry.mimeTypes.contains(where: names.contains) || handlers(forType: key).contains(desktopID) else {
             throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "it does not declare MimeType=\(key)")
         }
         let path = directories.userMimeappsList
