@@ -176,4 +176,51 @@ import SchemeBridgeContract
         let other = try await f.runPython(open, python: try f.pythonNamed("doc-other"), [file, "plain"])
         #expect(other.stdout == "org.example.Other.desktop\n", "\(other.stdout)\(other.stderr)")
     }
+
+    @Test func aPDFWithAHostileNameReachesItsHandlerAsOneArgumentAndSpecialFilesAreClearErrors() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.PDF.desktop", "Name=PDF\nExec=\(try f.recorder("pdf")) --file %f\nMimeType=application/pdf;", system: true)
+        let name = "-rf 'quoted' \"double\" $(touch pwned) spaced ;name.pdf"
+        let pdf = f.root.appendingPathComponent(name)
+        let body = Data("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n".utf8) + Data(repeating: 7, count: 100_000)
+        try body.write(to: pdf)
+        let r = try await Self.cli(f, "open", pdf.path)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let argv = await f.recordedArgv("pdf") ?? []
+        let copy = Self.inbox(f, "org.example.PDF").appendingPathComponent(name).path
+        #expect(argv == ["--file", copy], "\(argv)")
+        #expect(FileManager.default.contents(atPath: copy) == body, "the copy equals the original")
+        let mode = (try? FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int) ?? 0
+        #expect(mode == 0o444, "read-only for its owner too: mode \(String(mode, radix: 8))")
+        #expect(!FileManager.default.fileExists(atPath: f.root.appendingPathComponent("pwned").path) && !FileManager.default.fileExists(atPath: "pwned"))
+        // A newline in a name is dropped from the Inbox copy's name (the argument stays one).
+        let newline = f.root.appendingPathComponent("two\nlines.pdf")
+        try body.write(to: newline)
+        #expect(try await Self.cli(f, "open", newline.path).status == 0)
+        #expect(FileManager.default.fileExists(atPath: Self.inbox(f, "org.example.PDF").appendingPathComponent("twolines.pdf").path))
+        // Special files: clear errors, nothing hangs.
+        let fifo = f.root.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fifoOpen = try await Self.cli(f, "open", fifo)
+        #expect(fifoOpen.status == 1 && fifoOpen.stderr.contains("regular files"), "\(fifoOpen.status) \(fifoOpen.stderr)")
+        let zero = try await Self.cli(f, "open", "/dev/zero")
+        #expect(zero.status == 1 && zero.stderr.contains("regular files"), "\(zero.status) \(zero.stderr)")
+        let folder = try await Self.cli(f, "open", f.root.path)
+        #expect(folder.status == 3 && folder.stderr.contains("folder"), "\(folder.status) \(folder.stderr)")
+        // A Unix socket cannot be opened as a file at all.
+        let socketPath = f.root.appendingPathComponent("sock").path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in socketPath.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        defer { close(fd) }
+        #expect(bound == 0)
+        let sock = try await Self.cli(f, "open", socketPath)
+        #expect(sock.status == 4 && sock.stderr.contains("cannot open"), "\(sock.status) \(sock.stderr)")
+        #expect(await f.servicePID() != nil, "the service is still there")
+    }
 }
