@@ -6,7 +6,8 @@
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use),
-# PB_SIZES (pasteboard hand-off sizes in bytes) and PB_ROUNDS (rounds for each of them).
+# PB_SIZES (pasteboard hand-off sizes in bytes) and PB_ROUNDS (rounds for each of them), DOC_ROUNDS (whole
+# processes opening a file, 60) and DOC_RT_ROUNDS (OpenFile round trips, 500).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5000}"
@@ -22,6 +23,8 @@ SIZES="${SIZES:-100 1000 10000 50000}"
 PROC_SIZE="${PROC_SIZE:-10000}"
 PB_SIZES="${PB_SIZES:-4096 1048576 104857600 1073741824}"
 PB_ROUNDS="${PB_ROUNDS:-1000 1000 30 8}"
+DOC_ROUNDS="${DOC_ROUNDS:-60}"
+DOC_RT_ROUNDS="${DOC_RT_ROUNDS:-500}"
 URL='todolist://add?task=milk'
 OUT=Benchmarks/results
 mkdir -p "$OUT" Benchmarks/bin
@@ -73,6 +76,39 @@ for n in $SIZES $PROC_SIZE; do
     /usr/bin/python3 Benchmarks/gen-tree.py "$n" "$WORK/t$n" > "$WORK/t$n.env"
 done
 BIG="$PROC_SIZE"
+# Documents (issue 15) on the same tree: the installed shared-mime-info database (the top-level
+# files of /usr/share/mime: mime.cache, which we and gio read, and the globs, magic, aliases and
+# sub-classes it is built from), and a viewer — a copy of /bin/true under $HOME, so the check
+# below can put a recorder in its place — for application/pdf, which no generated entry lists,
+# and text/plain, which every one of them does (9,999 handlers); mimeapps.list makes it the
+# default of both, for us, gio and xdg-open alike (xdg-open in generic mode: `file --mime-type`,
+# then `xdg-mime query default`, then the entry's Exec).
+DOC_TREE="$WORK/t$BIG"
+DOC_APP=io.github.schemebridge.BenchViewer
+DOC_VIEWER="$DOC_TREE/home/bin/bench-viewer"
+DOC_INBOX="$DOC_TREE/data-home/schemebridge/inbox/$DOC_APP"
+mkdir -p "$DOC_TREE/share/mime" "$DOC_TREE/home/bin"
+find /usr/share/mime -maxdepth 1 -type f -exec cp {} "$DOC_TREE/share/mime/" \;
+cp /bin/true "$DOC_VIEWER"
+printf '[Desktop Entry]\nType=Application\nName=Bench Viewer\nExec=%s %%f\nMimeType=application/pdf;text/plain;\n' \
+    "$DOC_VIEWER" > "$DOC_TREE/share/applications/$DOC_APP.desktop"
+printf '[Default Applications]\napplication/pdf=%s.desktop\ntext/plain=%s.desktop\n' "$DOC_APP" "$DOC_APP" > "$DOC_TREE/config/mimeapps.list"
+# The documents, 1 MiB each, and a 4 KiB one (what the copy's size costs): a PDF (its magic and
+# its name agree: `file`, gio and we all say application/pdf) and plain text.
+/usr/bin/python3 - "$WORK" <<'PY'
+import random, sys
+random.seed(15)
+line = lambda: bytes(random.choice(b"abcdefghijklmnopqrstuvwxyz     ") for _ in range(77))
+pdf = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+while len(pdf) < 1 << 20:
+    pdf += b"% " + line() + b"\n"
+text = bytearray()
+while len(text) < 1 << 20:
+    text += line() + b"\n"
+open(f"{sys.argv[1]}/report.pdf", "wb").write(pdf[:1 << 20])
+open(f"{sys.argv[1]}/small.pdf", "wb").write(pdf[:4096])
+open(f"{sys.argv[1]}/notes.txt", "wb").write(text[:1 << 20])
+PY
 update-desktop-database "$WORK/t$BIG/share/applications"  # for gio and xdg-open only
 # Runs "$@" with the environment of tree $1 (no desktop, a Wayland name so xdg-open's generic
 # mode looks up handlers; nothing connects to it).
@@ -189,6 +225,55 @@ PROCS+=(open_probe_static "$SBIN/schemebridge-open-probe" "$URL"
         :: dbus_send_openurl dbus-send --session --print-reply "--dest=$N" "$O" "$N.OpenURL" "string:$URL"
         :: dbus_send_openurl_c_service dbus-send --session --print-reply --dest=io.github.schemebridge.BenchC "$O" "$N.OpenURL" "string:$URL")
 with_tree "$BIG" $CLIENT proc "$PROC_ROUNDS" "${PROCS[@]}" > "$WORK/proc.json"
+
+echo "==> documents: the same viewer for schemebridge open, gio open and xdg-open"
+# The viewer is replaced for a moment by a script that records its arguments: each command must
+# launch it with the file (ours: with the Inbox copy's path).
+printf '#!/bin/sh\nprintf "%%s\\n" "$*" >> %s\n' "$WORK/viewer.log" > "$DOC_VIEWER.new"
+chmod 755 "$DOC_VIEWER.new"
+mv "$DOC_VIEWER.new" "$DOC_VIEWER"
+viewer_got() {  # CMD... FILE: runs the command, prints what the viewer got
+    : > "$WORK/viewer.log"
+    with_tree "$BIG" timeout 10 "$@" >/dev/null 2>&1 || { echo "$* failed" >&2; return 1; }
+    for _ in $(seq 250); do [ -s "$WORK/viewer.log" ] && break; sleep 0.02; done
+    sleep 0.05
+    cat "$WORK/viewer.log"
+}
+DOC_SB=()
+[ -n "$CLI_NOTE" ] || DOC_SB=("$RBIN/schemebridge" open)
+for f in report.pdf notes.txt; do
+    for cmd in "gio open" "xdg-open" ${DOC_SB:+"${DOC_SB[*]}"}; do
+        got="$(viewer_got $cmd "$WORK/$f")"
+        want="$WORK/$f"
+        [ "$cmd" = "${DOC_SB[*]}" ] && want="$DOC_INBOX/$f"
+        if [ "$got" != "$want" ]; then
+            echo "$cmd $f: the viewer got '$got', not '$want'" >&2
+            exit 1
+        fi
+        echo "    ${cmd##*/} $f → bench-viewer $got"
+        rm -f "$DOC_INBOX"/*
+    done
+done
+cp /bin/true "$DOC_VIEWER.new"
+mv "$DOC_VIEWER.new" "$DOC_VIEWER"
+
+echo "==> whole processes: open FILE, 1 MiB ($DOC_ROUNDS interleaved rounds; the Inbox emptied after each, untimed)"
+DOCS=()
+[ -n "$CLI_NOTE" ] || DOCS=(schemebridge_open_pdf "$RBIN/schemebridge" open "$WORK/report.pdf"
+    :: schemebridge_open_txt "$RBIN/schemebridge" open "$WORK/notes.txt"
+    :: schemebridge_open_small_pdf "$RBIN/schemebridge" open "$WORK/small.pdf"
+    :: schemebridge_open_url "$RBIN/schemebridge" open "$URL" ::)
+DOCS+=(gio_open_pdf gio open "$WORK/report.pdf" :: gio_open_txt gio open "$WORK/notes.txt"
+       :: xdg_open_pdf xdg-open "$WORK/report.pdf" :: xdg_open_txt xdg-open "$WORK/notes.txt")
+with_tree "$BIG" $CLIENT proc "$DOC_ROUNDS" --clean "$DOC_INBOX" "${DOCS[@]}" > "$WORK/proc-documents.json"
+echo "==> OpenFile round trips beside OpenURL, one connection ($DOC_RT_ROUNDS interleaved rounds)"
+$CLIENT openfile "$ADDR" "$DOC_RT_ROUNDS" "$DOC_INBOX" "$URL" "$WORK/report.pdf" "$WORK/small.pdf" "$WORK/notes.txt" \
+    > "$WORK/openfile.json"
+# The start-up rounds below measure the 10,000-entry tree as it was before the documents were
+# added (the shared-mime-info database alone adds ~0.2–0.4 MiB to the service's RSS at start).
+rm -rf "$DOC_TREE/share/mime" "$DOC_INBOX"
+rm -f "$DOC_TREE/share/applications/$DOC_APP.desktop" "$DOC_TREE/config/mimeapps.list"
+update-desktop-database "$DOC_TREE/share/applications"
 
 echo "==> start-up to first CanOpenURL answer and RSS ($START_ROUNDS interleaved rounds per tree)"
 kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true  # the startup client waits until the name is free

@@ -24,11 +24,19 @@
  *       write a new desktop entry into DIR and call CanOpenURL on schemebridged in a tight loop
  *       until it is true; baseline: write one into GIO_DIR, run update-desktop-database on it and
  *       `gio mime x-scheme-handler/S` until gio names it (what GLib needs to see a new handler).
- *   layer-client proc ROUNDS NAME CMD... [:: NAME CMD...]...
+ *   layer-client openfile ADDR ROUNDS INBOX URL FILE...
+ *       OpenFile(fd, {}) round trips of each FILE (opened for each call, as the CLI does) next to
+ *       OpenURL(URL), interleaved, on one connection (a caller the service knows already): what
+ *       the service adds for a document (detection, the copy into the Inbox, its launch). The
+ *       Inbox INBOX is emptied after every call, outside the timed part.
+ *   layer-client proc ROUNDS [--clean DIR] NAME CMD... [:: NAME CMD...]...
  *       whole-process time of each command (spawned, waited for; stdout/stderr to /dev/null).
+ *       With --clean, the files in DIR (an app's Inbox that the commands fill) are removed after
+ *       every command, outside the timed part.
  */
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +70,7 @@ static int cmp(const void *a, const void *b) {
 
 static void sort(double *v, int n) { qsort(v, n, sizeof(double), cmp); }
 static double p50(double *v, int n) { return v[n / 2]; }
+static double p90(double *v, int n) { return v[n * 9 / 10 < n ? n * 9 / 10 : n - 1]; }
 static double p99(double *v, int n) { return v[n * 99 / 100 < n ? n * 99 / 100 : n - 1]; }
 
 static DBusConnection *connect_bus(const char *address) {
@@ -474,27 +484,106 @@ static int live(const char *address, int rounds, const char *dir, const char *gi
     return 0;
 }
 
+/* ---- documents: OpenFile round trips ---- */
+
+static void clean_dir(const char *dir);
+
+/* One OpenFile(fd of `path`, {}) round trip in µs; exits on an error. */
+static double open_file_once(DBusConnection *c, const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "layer-client: cannot open %s: %s\n", path, strerror(errno)); exit(1); }
+    DBusMessage *m = dbus_message_new_method_call(SB_NAME, SB_PATH, SB_IFACE, "OpenFile");
+    DBusMessageIter it, dict;
+    dbus_message_iter_init_append(m, &it);
+    dbus_message_iter_append_basic(&it, DBUS_TYPE_UNIX_FD, &fd); /* libdbus sends a duplicate */
+    dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+    dbus_message_iter_close_container(&it, &dict);
+    DBusError err;
+    dbus_error_init(&err);
+    double t0 = now_us();
+    DBusMessage *r = dbus_connection_send_with_reply_and_block(c, m, 10000, &err);
+    double t1 = now_us();
+    dbus_message_unref(m);
+    close(fd);
+    if (!r) { fprintf(stderr, "layer-client: OpenFile(%s): %s: %s\n", path, err.name, err.message); exit(1); }
+    dbus_message_unref(r);
+    return t1 - t0;
+}
+
+static int open_files(const char *address, int rounds, const char *inbox, const char *url, int nfiles, char **files) {
+    DBusConnection *c = connect_bus(address);
+    int n = nfiles + 1; /* 0: OpenURL, 1…: the files */
+    for (int i = 0; i < rounds / 10 + 5; i++) /* warm-up */
+        for (int k = 0; k < n; k++) {
+            if (k == 0) once(c, &SB_OPEN, url);
+            else open_file_once(c, files[k - 1]);
+            clean_dir(inbox);
+        }
+    double *samples[n];
+    for (int k = 0; k < n; k++) samples[k] = calloc(rounds, sizeof(double));
+    for (int i = 0; i < rounds; i++)
+        for (int j = 0; j < n; j++) {
+            int k = (i + j) % n;
+            samples[k][i] = k == 0 ? once(c, &SB_OPEN, url) : open_file_once(c, files[k - 1]);
+            clean_dir(inbox);
+        }
+    printf("{\"rounds\": %d, ", rounds);
+    sort(samples[0], rounds);
+    printf("\"schemebridged_openurl\": {\"p50_us\": %.1f, \"p90_us\": %.1f}, \"files\": [", p50(samples[0], rounds), p90(samples[0], rounds));
+    for (int k = 1; k < n; k++) {
+        struct stat st;
+        long long bytes = stat(files[k - 1], &st) == 0 ? (long long)st.st_size : -1;
+        sort(samples[k], rounds);
+        printf("%s{\"path\": \"%s\", \"bytes\": %lld, \"p50_us\": %.1f, \"p90_us\": %.1f}", k > 1 ? ", " : "", files[k - 1], bytes,
+               p50(samples[k], rounds), p90(samples[k], rounds));
+    }
+    printf("]}\n");
+    dbus_connection_close(c);
+    dbus_connection_unref(c);
+    return 0;
+}
+
 /* ---- whole processes ---- */
 
+/* Removes the files in `dir` (not its subfolders; a missing folder is empty). */
+static void clean_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_type != DT_DIR) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
 static int proc(int rounds, int argc, char **argv) {
+    const char *clean = NULL;
+    if (argc >= 2 && strcmp(argv[0], "--clean") == 0) {
+        clean = argv[1];
+        argc -= 2;
+        argv += 2;
+    }
     Command cmds[8];
     int n = parse_commands(argc, argv, cmds, 8);
     double ms[n][rounds];
     int failures[n];
     memset(failures, 0, sizeof failures);
-    for (int k = 0; k < n; k++) wait_for(start(cmds[k].argv, 1)); /* warm-up (page cache) */
+    for (int k = 0; k < n; k++) { /* warm-up (page cache) */
+        wait_for(start(cmds[k].argv, 1));
+        if (clean) clean_dir(clean);
+    }
     for (int i = 0; i < rounds; i++)
         for (int j = 0; j < n; j++) {
             int k = (i + j) % n;
             double t0 = now_us();
             if (wait_for(start(cmds[k].argv, 1)) != 0) failures[k]++;
             ms[k][i] = (now_us() - t0) / 1000;
+            if (clean) clean_dir(clean);
         }
     printf("{\"rounds\": %d", rounds);
     for (int k = 0; k < n; k++) {
         sort(ms[k], rounds);
-        printf(", \"%s\": {\"p50_ms\": %.2f, \"p99_ms\": %.2f, \"failures\": %d}", cmds[k].name, p50(ms[k], rounds),
-               p99(ms[k], rounds), failures[k]);
+        printf(", \"%s\": {\"p50_ms\": %.2f, \"p90_ms\": %.2f, \"p99_ms\": %.2f, \"failures\": %d}", cmds[k].name, p50(ms[k], rounds),
+               p90(ms[k], rounds), p99(ms[k], rounds), failures[k]);
     }
     printf("}\n");
     return 0;
@@ -502,8 +591,8 @@ static int proc(int rounds, int argc, char **argv) {
 
 int main(int argc, char **argv) {
     const char *usage = "usage: layer-client latency|open ADDR ROUNDS URL | reply ADDR ROUNDS DBUS_URL SPAWN_URL | throughput ADDR SECONDS CLIENTS ROUNDS URL |"
-                        " startup ADDR ROUNDS URL NAME CMD... [:: NAME CMD...] | live ADDR ROUNDS DIR GIO_DIR |"
-                        " proc ROUNDS NAME CMD... [:: NAME CMD...]\n";
+                        " startup ADDR ROUNDS URL NAME CMD... [:: NAME CMD...] | live ADDR ROUNDS DIR GIO_DIR | openfile ADDR ROUNDS INBOX URL FILE... |"
+                        " proc ROUNDS [--clean DIR] NAME CMD... [:: NAME CMD...]\n";
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 5 && strcmp(argv[1], "latency") == 0) {
         const Call *kinds[] = {&PING, &C_ECHO, &SWIFT_INLINE, &SWIFT_ASYNC, &C_CAN, &SB_CAN};
@@ -524,6 +613,7 @@ int main(int argc, char **argv) {
     if (argc >= 7 && strcmp(argv[1], "startup") == 0)
         return startup(argv[2], atoi(argv[3]), argv[4], argc - 5, argv + 5);
     if (argc >= 6 && strcmp(argv[1], "live") == 0) return live(argv[2], atoi(argv[3]), argv[4], argv[5]);
+    if (argc >= 7 && strcmp(argv[1], "openfile") == 0) return open_files(argv[2], atoi(argv[3]), argv[4], argv[5], argc - 6, argv + 6);
     if (argc >= 4 && strcmp(argv[1], "proc") == 0) return proc(atoi(argv[2]), argc - 3, argv + 3);
     fputs(usage, stderr);
     return 1;
