@@ -63,9 +63,9 @@ struct BridgeInterface {
                            return [.string(try await bridge.contentType(of: fd, name: call.string(1), sender: call.sender))]
                        }),
                 Method(ContractMethod.handlersForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
-                       handler: .inline { call in [.strings(bridge.handlers(forType: call.string(0)))] }),
+                       handler: .async { call in [.strings(bridge.handlers(forType: call.string(0)))] }),
                 Method(ContractMethod.defaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
-                       handler: .inline { call in [.string(bridge.handlers(forType: call.string(0)).first ?? "")] }),
+                       handler: .async { call in [.string(bridge.handlers(forType: call.string(0)).first ?? "")] }),
                 Method(ContractMethod.setDefaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
                            try await bridge.setDefault(type: call.string(0), desktopID: call.string(1), sender: call.sender)

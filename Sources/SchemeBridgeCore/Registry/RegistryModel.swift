@@ -99,6 +99,11 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Content type → applications directory → eligible effective IDs listing it, built on the
     /// first type query after the records changed (``Registry/resolution(forType:)``).
     var typeListings: (generation: Int, map: [String: [Int: [String]]])?
+    /// Counts rebuilds of ``levels`` (a list changed).
+    var levelsGeneration = 0
+    /// Answers of ``Registry/resolutions(alongChain:untilFound:)`` since the records and lists
+    /// last changed (at most 4,096 chains): a type's answer is computed once, not per open.
+    var typeResolutions: (records: Int, levels: Int, map: [String: [(type: String, resolution: HandlerResolution)]]) = (-1, -1, [:])
     /// While set, the applications directories' part of the model is empty and lookups are
     /// answered from the index (see ``FrozenIndex``); cleared by ``Registry`` before any change.
     var frozen: FrozenIndex?
@@ -212,6 +217,7 @@ struct RegistryModel: Sendable, ResolverContext {
     }
 
     mutating func rebuildLevels() {
+        levelsGeneration &+= 1
         levels = mimeDirs.enumerated().map { (i, dir) in
             ResolverLevel(lists: listNames.compactMap { lists[i][$0] },
                           associationList: lists[i]["mimeapps.list"],

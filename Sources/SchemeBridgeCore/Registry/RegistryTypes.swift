@@ -32,7 +32,12 @@ extension Registry {
             // Started from the index, which stores scheme answers only: read the records now.
             writer.withLock { _ in materializeLocked() }
         }
+        let key = (untilFound ? "1" : "0") + types.map(\.canonical).joined(separator: "\u{0}")
         return state.withLock { m in
+            if m.typeResolutions.records != m.recordGeneration || m.typeResolutions.levels != m.levelsGeneration || m.typeResolutions.map.count >= 4096 {
+                m.typeResolutions = (m.recordGeneration, m.levelsGeneration, [:])
+            }
+            if let known = m.typeResolutions.map[key] { return known }
             if m.typeListings?.generation != m.recordGeneration {
                 m.typeListings = (m.recordGeneration, Self.typeListings(m))
             }
@@ -46,6 +51,7 @@ extension Registry {
                 result.append((type.canonical, found))
                 if untilFound && !found.handlers.isEmpty { break }
             }
+            m.typeResolutions.map[key] = result
             return result
         }
     }
