@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import DBusTestSupport
 import SchemeBridgeContract
 
@@ -42,7 +43,14 @@ extension ServiceFixture {
     func pythonNamed(_ name: String) throws -> String {
         let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
         let path = bin.appendingPathComponent(name).path
-        if !FileManager.default.fileExists(atPath: path) { try FileManager.default.copyItem(atPath: real, toPath: path) }
+        // A hard link where it can be (the same file under another name, so another app): a copy
+        // is open for writing while it is made, and a child that another test thread forks meanwhile
+        // inherits that descriptor until it execs, so exec'ing the copy can fail with ETXTBSY.
+        if !FileManager.default.fileExists(atPath: path), link(real, path) != 0 {
+            let temp = path + ".copying"
+            try FileManager.default.copyItem(atPath: real, toPath: temp)
+            try FileManager.default.moveItem(atPath: temp, toPath: path)
+        }
         return path
     }
 

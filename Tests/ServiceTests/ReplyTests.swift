@@ -44,7 +44,7 @@ import SchemeBridgeContract
                 GLib.timeout_add(300, loop.quit)   # wait a little for a second (forbidden) response
             bus.add_signal_receiver(on_response, 'Response', '\(Contract.requestInterface)', path_keyword='path')
             try:
-                path = svc.OpenURLWithReply(sys.argv[2], \(options))
+                path = svc.OpenURLWithReply(sys.argv[2], \(options), timeout=300)
             except dbus.DBusException as e:
                 print(json.dumps({'error': e.get_dbus_name(), 'message': str(e)})); sys.exit(0)
             gate = sys.argv[3] if len(sys.argv) > 3 else ''
