@@ -28,7 +28,14 @@ import SchemeBridgeContract
                 return str(v)
             bus.add_signal_receiver(record, dbus_interface='\(ServiceFixture.interface)', member_keyword='member')
             bus.add_signal_receiver(record, signal_name='PropertiesChanged', dbus_interface='org.freedesktop.DBus.Properties', member_keyword='member')
-            svc = dbus.Interface(bus.get_object('\(ServiceFixture.name)', '\(ServiceFixture.path)'), '\(ServiceFixture.interface)')
+            class Patient:
+                # Calls wait up to 120 s, not libdbus's 25: the first one starts the service by bus
+                # activation, which a machine busy with the whole suite can make slow.
+                def __init__(self, proxy): self.proxy = proxy
+                def __getattr__(self, name):
+                    method = getattr(self.proxy, name)
+                    return lambda *a, **k: method(*a, timeout=k.pop('timeout', 120), **k)
+            svc = Patient(dbus.Interface(bus.get_object('\(ServiceFixture.name)', '\(ServiceFixture.path)'), '\(ServiceFixture.interface)'))
             def act():
             \(actions.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 return False
