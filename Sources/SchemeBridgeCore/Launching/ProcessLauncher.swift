@@ -54,13 +54,21 @@ public struct ProcessLauncher: Sendable {
             for p in cEnv { free(p) }
         }
         var pid: pid_t = 0
-        let rc: Int32 = cArgs.withUnsafeBufferPointer { argvBuf in
-            cEnv.withUnsafeBufferPointer { envBuf in
-                if let dir = workingDirectory {
-                    return dir.withCString { clinux_spawn_io(path, argvBuf.baseAddress, envBuf.baseAddress, $0, stdin, stdout, stderr, 1, &pid) }
+        var rc: Int32 = 0
+        // ETXTBSY: the program was just written, and a child that another thread forked meanwhile
+        // still holds the writer's descriptor until it execs (microseconds, longer on a loaded
+        // machine). Asked again a few times, 5 ms apart (100 ms at most).
+        for attempt in 0..<20 {
+            if attempt > 0 { usleep(5_000) }
+            rc = cArgs.withUnsafeBufferPointer { argvBuf in
+                cEnv.withUnsafeBufferPointer { envBuf in
+                    if let dir = workingDirectory {
+                        return dir.withCString { clinux_spawn_io(path, argvBuf.baseAddress, envBuf.baseAddress, $0, stdin, stdout, stderr, 1, &pid) }
+                    }
+                    return clinux_spawn_io(path, argvBuf.baseAddress, envBuf.baseAddress, nil, stdin, stdout, stderr, 1, &pid)
                 }
-                return clinux_spawn_io(path, argvBuf.baseAddress, envBuf.baseAddress, nil, stdin, stdout, stderr, 1, &pid)
             }
+            if rc != ETXTBSY { break }
         }
         guard rc == 0 else {
             let reason: String
