@@ -136,7 +136,12 @@ final class PasteboardService: Sendable {
         let store = self.store
         /// A property as `caller` may see it: empty for a caller that may not (or is not known yet).
         func property(_ name: MemberName, _ type: DBusType, _ empty: DBusValue, _ value: @escaping @Sendable (Pasteboard) -> DBusValue) -> Property {
-            Property(name, type: type, emitsChanged: .false, read: { [callers] sender in
+            Property(name, type: type, emitsChanged: .false, read: { [callers, connection, registry] sender in
+                // Read on the loop thread: a caller not identified yet sees empty values, and is
+                // identified (off this thread) so that its next read is answered.
+                if let sender, callers.cached(sender) == nil {
+                    Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
+                }
                 guard let sender, let known = callers.cached(sender), let board = store.peek(id),
                       board.access(for: PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)) != nil else { return empty }
                 return value(board)

@@ -73,6 +73,10 @@ import Testing
         let board = try first.create(name: "kept name %09%", persistent: true, expiresIn: 3600, caller: owner)
         _ = try first.setItems(board.id, try text("persisted", [(type: "image/png", data: try SealedData.make(bytes: [1, 2, 3]))]), caller: owner)
         try first.changeGrants(board.id, [try AppIDPattern("org.example.Viewer")], revoke: false, caller: owner)
+        // A lifetime edited into the file (the state directory is the user's) is held to MaxExpiry.
+        let meta = dir + "/" + board.id + "/meta"
+        let text = try String(contentsOfFile: meta, encoding: .utf8)
+        try text.replacingOccurrences(of: "expires\t\(board.expires)", with: "expires\t99999999999").write(toFile: meta, atomically: true, encoding: .utf8)
         // Damage next to it is removed with a warning, never loaded.
         try FileManager.default.createDirectory(atPath: dir + "/" + String(repeating: "a", count: 32), withIntermediateDirectories: true)
         let second = PasteboardStore(disk: disk)
@@ -81,6 +85,7 @@ import Testing
         #expect(warnings.count == 1)
         let found = try second.find(name: "kept name %09%", caller: viewer)
         #expect(found.id == board.id && found.changeCount == 1 && found.persistent)
+        #expect(found.expires <= PasteboardStore.now() + 7 * 86_400, "\(found.expires)")
         #expect(try second.data(board.id, item: 0, type: "TEXT/PLAIN", caller: viewer).bytes() == Array("persisted".utf8))
         #expect(try second.data(board.id, item: 0, type: "image/png", caller: owner).bytes() == [1, 2, 3])
         try second.delete(board.id, caller: viewer)

@@ -269,7 +269,7 @@ import SchemeBridgeContract
         try #require(path.hasPrefix(Contract.pasteboardPathPrefix + "/"), "\(made.stdout)\(made.stderr)")
         let watch = """
             from pb import *
-            import sys
+            import sys, os
             from dbus.mainloop.glib import DBusGMainLoop
             from gi.repository import GLib
             DBusGMainLoop(set_as_default=True)
@@ -278,6 +278,12 @@ import SchemeBridgeContract
             loop = GLib.MainLoop()
             b.add_signal_receiver(lambda n: (print('Changed', int(n), flush=True), loop.quit()), 'Changed', PB, N, sys.argv[1])
             open(sys.argv[2], 'w').close()
+            # The reader quits on its Changed (60 s at most); the stranger when the test says the
+            # reader got it (the gate file appears), so it listened the whole time.
+            def released():
+                if len(sys.argv) > 4 and os.path.exists(sys.argv[4]): loop.quit(); return False
+                return True
+            GLib.timeout_add(50, released)
             GLib.timeout_add_seconds(int(sys.argv[3]), loop.quit)
             loop.run()
             """
@@ -285,7 +291,8 @@ import SchemeBridgeContract
         async let readerSaw = f.runPython(watch, python: reader, [path, readerReady, "60"])
         // The stranger listens (a match rule on the path) but is never sent the signal; it gives up
         // after the reader got its Changed.
-        async let strangerSaw = f.runPython(watch, python: stranger, [path, strangerReady, "8"])
+        let heardIt = f.records.appendingPathComponent("reader.heard").path
+        async let strangerSaw = f.runPython(watch, python: stranger, [path, strangerReady, "120", heardIt])
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: readerReady) && FileManager.default.fileExists(atPath: strangerReady) })
         let set = try await f.runPython("""
             from pb import *
@@ -293,7 +300,9 @@ import SchemeBridgeContract
             print(int(board(bus(), '\(path)').SetItems([{'text/plain': dbus.ByteArray(b'new')}])))
             """, python: try f.pythonNamed("change-owner"))
         #expect(set.stdout == "1\n", "\(set.stderr)")
-        let (r, s) = (try await readerSaw, try await strangerSaw)
+        let r = try await readerSaw
+        _ = FileManager.default.createFile(atPath: heardIt, contents: nil)
+        let s = try await strangerSaw
         #expect(r.stdout == "no error\nChanged 1\n", "\(r.stdout)\(r.stderr)")
         #expect(s.stdout == "NoSuchPasteboard\n", "\(s.stdout)\(s.stderr)")
         // Introspection is what dbus/ ships, for both interfaces.

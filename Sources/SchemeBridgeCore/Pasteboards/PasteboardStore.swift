@@ -52,13 +52,17 @@ public final class PasteboardStore: Sendable {
         guard let disk else { return 0 }
         let now = Self.now()
         var loaded = 0
+        let limits = self.limits()
         for record in disk.load(warn: warn) {
-            guard record.expires > now else {
+            // The state directory is the user's: any program of the session can write there. What
+            // comes back is held to the same limits as what is made (count, lifetime).
+            guard record.expires > now, loaded < limits.maximumTotal else {
+                if record.expires > now { warn("pasteboard storage \(record.id) is over MaxPasteboards (\(limits.maximumTotal)); removed") }
                 disk.remove(record.id)
                 continue
             }
             var board = Pasteboard(id: record.id, name: record.name, ownerApp: record.owner, creatorBus: nil, persistent: true,
-                                   expires: record.expires)
+                                   expires: min(record.expires, now + Int64(limits.maximumExpiry)))
             board.changeCount = record.changeCount
             board.grants = record.grants.compactMap { try? AppIDPattern($0) }
             board.items = record.items.map { item in item.map { (type: $0.type, data: Pasteboard.Stored.disk(path: $0.file, size: $0.size)) } }
