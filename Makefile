@@ -25,9 +25,14 @@ run: build
 	@bash scripts/demo.sh
 
 # Builds everything (the service binaries too: end-to-end tests run them), then runs every suite.
+# TEST_WIDTH bounds how many tests run at once (Swift Testing's maximum parallelization width).
+# Unbounded, the suite ran over 100 private buses and services at once on two cores; each
+# end-to-end test then waited behind all the others, and bus activation beside a parallel build
+# outlasted its ceilings. Sixteen keeps the machine as busy while bounding the suite's own load.
+TEST_WIDTH ?= 16
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
 
 DATADIR = $(PREFIX)/share
 # The installed binaries are stripped (symbols and DWARF: see the README for their sizes; a

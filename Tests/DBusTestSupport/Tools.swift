@@ -38,7 +38,7 @@ public enum Tools {
     /// Runs `argv` to completion without blocking a Swift concurrency thread.
     /// Output is collected through temporary files; a run longer than `timeout` is killed.
     public static func run(
-        _ argv: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Duration = .seconds(120)
+        _ argv: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Duration = .seconds(300)
     ) async throws -> ProcessResult {
         let exe = argv[0].hasPrefix("/") ? argv[0] : try path(of: argv[0])
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-run-\(UUID().uuidString.prefix(8))")
@@ -71,7 +71,8 @@ public enum Tools {
     /// The ceiling of a wait for an event in an end-to-end test: generous, because a loaded
     /// machine (two CPU-bound processes beside the suite) can slow anything down by seconds. A
     /// correct run never comes near it; it only bounds how long a broken one takes to fail.
-    public static let eventCeiling: Duration = .seconds(60)
+    /// Three minutes: a bus activation beside a parallel release build once took 93 s.
+    public static let eventCeiling: Duration = .seconds(180)
 
     /// Polls `condition` until it is true or `timeout` passes; returns whether it became true.
     /// The pause between polls grows from 10 ms to 250 ms, so a slow event costs little CPU

@@ -69,7 +69,7 @@ import DBusTestSupport
                 if len(seen) == 3: loop.quit()
             bus.add_signal_receiver(tick, 'Tick', '\(TestService.interface)')
             test.Emit(dbus.UInt32(3))
-            GLib.timeout_add(60000, loop.quit)   # a ceiling: the loop ends after the third tick
+            GLib.timeout_add(240000, loop.quit)   # a ceiling: the loop ends after the third tick
             loop.run()
             print('ticks', seen)
             """

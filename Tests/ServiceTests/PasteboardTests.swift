@@ -57,7 +57,7 @@ import SchemeBridgeContract
             b.add_signal_receiver(lambda: (deleted.append(1), loop.quit()), 'Deleted', PB, N, path)
             svc = dbus.Interface(b.get_object(N, O), N)
             svc.OpenURLWithOptions('viewer://?ReadPasteboardData#' + name, {'pasteboard': path})
-            GLib.timeout_add_seconds(60, loop.quit)
+            GLib.timeout_add_seconds(240, loop.quit)
             loop.run()
             print(name.startswith('pasteboard-'), len(name), int(count), 'deleted' if deleted else 'no Deleted signal')
             """, python: editor)
@@ -141,9 +141,10 @@ import SchemeBridgeContract
     @Test func aGrantedHandlerReadsAfterTheOwnerExited() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        // The handler waits on a gate, then reads with python (a child of the started process).
+        // The handler waits on a gate, then reads with python (a child of the started process);
+        // it writes what it read beside the record and renames it, so the record appears whole.
         let reader = f.root.appendingPathComponent("reader.py").path
-        try "from pb import *\nimport sys, urllib.parse\nb = bus()\np = board(b, boards(b).FindPasteboard(urllib.parse.urlsplit(sys.argv[1]).fragment))\nopen('\(f.records.path)/late.out', 'w').write(bytes(p.ReadBytes(0, 'text/plain')).decode())\n"
+        try "from pb import *\nimport sys, urllib.parse\nb = bus()\np = board(b, boards(b).FindPasteboard(urllib.parse.urlsplit(sys.argv[1]).fragment))\nopen('\(f.records.path)/late.tmp', 'w').write(bytes(p.ReadBytes(0, 'text/plain')).decode())\nimport os\nos.rename('\(f.records.path)/late.tmp', '\(f.records.path)/late.out')\n"
             .write(toFile: reader, atomically: true, encoding: .utf8)
         let handler = f.bin.appendingPathComponent("late-reader").path
         try "#!/bin/sh\n\(f.gate.shellWait("late"))\nPYTHONPATH='\(try f.pasteboardModule())' SB_BUS='\(f.bus.address)' \(Tools.systemPython) '\(reader)' \"$1\" 2>'\(f.records.path)/late.err'\n"
@@ -214,7 +215,7 @@ import SchemeBridgeContract
             b.add_signal_receiver(lambda: (print('Deleted'), loop.quit()), 'Deleted', PB, N, path)
             # Expiry may come first on a slow machine: then the pasteboard is gone already.
             print(error(lambda: board(b, path).SetItems([{'text/plain': dbus.types.UnixFd(sealed(b'x' * 1000000))}])).split(':')[0] in ('no error', 'NoSuchPasteboard'))
-            GLib.timeout_add_seconds(60, loop.quit)
+            GLib.timeout_add_seconds(240, loop.quit)
             loop.run()
             print(error(lambda: boards(b).FindPasteboard('short')).split(':')[0])
             """, python: try f.pythonNamed("short-lived"))

@@ -137,14 +137,17 @@ final class ServiceFixture: @unchecked Sendable {
         (try? String(contentsOf: records.appendingPathComponent("\(name).env"), encoding: .utf8)) ?? ""
     }
 
-    /// `dbus-send --print-reply` of a contract method.
+    /// `dbus-send --print-reply` of a contract method. It waits up to 300 s for the reply, not
+    /// libdbus's 25 s: the first call of a test starts the service by bus activation, which a
+    /// machine busy with the whole suite (or a parallel build) can make slow.
     func dbusSend(_ method: String, _ args: String...) async throws -> ProcessResult {
-        try await Tools.run(["dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=\(Self.name)", Self.path, "\(Self.interface).\(method)"] + args)
+        try await Tools.run(["dbus-send", "--bus=\(bus.address)", "--print-reply", "--reply-timeout=300000", "--dest=\(Self.name)", Self.path,
+                             "\(Self.interface).\(method)"] + args)
     }
 
-    /// `gdbus call` of a contract method.
+    /// `gdbus call` of a contract method (waiting up to 300 s, as ``dbusSend(_:_:)``).
     func gdbus(_ method: String, _ args: String...) async throws -> ProcessResult {
-        try await Tools.run(["gdbus", "call", "--address", bus.address, "--dest", Self.name, "--object-path", Self.path,
+        try await Tools.run(["gdbus", "call", "--address", bus.address, "--timeout", "300", "--dest", Self.name, "--object-path", Self.path,
                              "--method", "\(Self.interface).\(method)"] + args)
     }
 }

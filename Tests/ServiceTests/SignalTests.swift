@@ -40,11 +40,11 @@ import SchemeBridgeContract
             \(actions.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
                 return False
             GLib.idle_add(act)
-            GLib.timeout_add(60000, loop.quit)   # a ceiling: the loop ends when the signals came
+            GLib.timeout_add(240000, loop.quit)   # a ceiling: the loop ends when the signals came
             loop.run()
             print(json.dumps(seen))
             """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address], timeout: .seconds(90))
+        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address], timeout: .seconds(300))
         #expect(r.status == 0, "\(r.stderr)")
         let data = Data(r.stdout.utf8)
         return (try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []

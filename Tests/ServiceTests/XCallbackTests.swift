@@ -13,7 +13,7 @@ import SchemeBridgeContract
     static func installCaller(_ f: ServiceFixture) throws -> String {
         let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
         let recorder = f.root.appendingPathComponent("caller-record.py").path
-        try "import sys\nopen('\(f.records.path)/caller.url', 'w').write(sys.argv[1])\n".write(toFile: recorder, atomically: true, encoding: .utf8)
+        try "import os, sys\nopen('\(f.records.path)/caller.url.tmp', 'w').write(sys.argv[1])\nos.rename('\(f.records.path)/caller.url.tmp', '\(f.records.path)/caller.url')\n".write(toFile: recorder, atomically: true, encoding: .utf8)
         try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(recorder) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
         return python
     }
