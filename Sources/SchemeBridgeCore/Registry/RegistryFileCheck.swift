@@ -1,0 +1,56 @@
+/// What runs is what the desktop file on disk says now.
+///
+/// The registry's records may come from its index in `$XDG_CACHE_HOME/schemebridge/`, a file
+/// exactly as writable as `~/.local/share`: any program of the user can rewrite it, checksum
+/// included. It may speed up the start, never decide what runs. Before a launch the chosen
+/// entry's file — and the files of the entries with its ID that it masks, which decide whether
+/// a copy in the user's data dir may keep a reserved scheme — are read and parsed again (one
+/// small file each), and the launch goes ahead only when they say what the registry held.
+/// Otherwise every desktop file is read again, the index set aside, and the choice is made anew
+/// (``URLRouter``).
+extension Registry {
+    /// `entry` as its file says now, and whether it is eligible; nil when the file is gone or no
+    /// longer an application, or when `entry` does not name a file a scan could have read (an
+    /// applications directory not in use, a path that is not plainly below it, or one whose
+    /// desktop ID is not `entry`'s).
+    func entryOnDisk(_ entry: DesktopEntry) -> (entry: DesktopEntry, eligible: Bool)? {
+        let relative = entry.fields.pathTail
+        guard DesktopID.make(relativePath: relative) == entry.id, Registry.isPlainRelativePath(relative),
+              let directory = directories.applicationsDirectories.first(where: { $0.path == entry.applicationsDirectory })
+        else { return nil }
+        guard let record = scanner.rescanFile(directory: directory, relativePath: relative).0,
+              case .application(let fresh, let eligible) = record.state else { return nil }
+        return (fresh, eligible)
+    }
+
+    /// Whether `entry` (eligible) and the entries with its ID that it masks are exactly what their
+    /// files say now. Reads and parses those files (usually one).
+    public func matchesFilesOnDisk(_ entry: DesktopEntry) -> Bool {
+        guard let chosen = entryOnDisk(entry), chosen.eligible, chosen.entry == entry else { return false }
+        return maskedEntries(id: entry.id).allSatisfy { masked in entryOnDisk(masked)?.entry == masked }
+    }
+
+    /// Reads every desktop file and list again, believing no record (the index's or an earlier
+    /// read's): called when a record disagreed with its file. Logs why, publishes the schemes
+    /// whose answers changed and rewrites the index.
+    public func reloadFromFiles(because entry: DesktopEntry) {
+        warn(RegistryWarning(path: entry.path, message: "what the registry held for \(entry.id) is not what its file says "
+                                 + "(a forged registry index, or a change not seen yet); every desktop file is read again"))
+        writer.withLock { _ in
+            materializeLocked()
+            state.withLock { m in
+                for d in m.appDirs.indices {
+                    for key in m.appDirs[d].files.keys { m.appDirs[d].files[key]!.reread = true }
+                }
+            }
+        }
+        apply([.everything])
+        scheduleIndexWrite()
+    }
+
+    /// Whether `path` is relative, ends in `.desktop`, and has no empty, `.` or `..` component.
+    static func isPlainRelativePath(_ path: String) -> Bool {
+        guard path.hasSuffix(".desktop"), !path.hasPrefix("/") else { return false }
+        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+}
