@@ -105,7 +105,8 @@ public final class Registry: Sendable {
         self.contentTypes = contentTypes
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
-        let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"))
+        let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"),
+                                       userDirectories: [xdg.home, xdg.dataHome])
         self.trust = trust
         let untrusted = xdg.applicationsDirectories.indices.filter { !trust.isTrusted(xdg.applicationsDirectories[$0].path) }
         self.state = Mutex(RegistryModel(xdg: xdg, reservedRule: ReservedSchemeRule(reservedSchemes: reservedSchemes,
