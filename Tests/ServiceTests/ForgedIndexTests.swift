@@ -67,6 +67,7 @@ import DBusTestSupport
         let log = f.serviceLog
         #expect(!log.contains("registry index not used"), "the forged index was not even read: \(log)")
         #expect(log.contains("browser.desktop is not what its file says"), "\(log)")
+        print("logged: " + (log.split(separator: "\n").first { $0.contains("is not what its file says") } ?? "nothing"))
         // The next open is answered from the files (the index was set aside), without a new warning.
         try? FileManager.default.removeItem(at: f.records.appendingPathComponent("browser.argv"))
         _ = try await f.dbusSend("OpenURL", "string:\(url)")

@@ -84,16 +84,13 @@ public struct Inbox: Sendable {
     /// `lseek`'s `SEEK_DATA` and `SEEK_HOLE` (Linux; not exported by Glibc's Swift module).
     static let seekData: Int32 = 3, seekHole: Int32 = 4
 
-    /// Copies the first `length` bytes of `fd` into the empty file `out`: a reflink where the
-    /// file system can (cut back to `length` when the source has grown since it was charged),
-    /// else the data extents only (`SEEK_DATA`/`SEEK_HOLE`), so a sparse file stays sparse; the
-    /// result is `length` bytes long, or shorter when the source shrank. Returns 0 or an errno.
+    /// Copies the first `length` bytes of `fd` into the empty file `out`: a reflink of exactly
+    /// that range where the file system can (`FICLONERANGE`: never more than was charged, even
+    /// when the source has grown since), else the data extents only (`SEEK_DATA`/`SEEK_HOLE`),
+    /// so a sparse file stays sparse; the result is `length` bytes long, or shorter when the
+    /// source shrank. Returns 0 or an errno.
     static func copy(_ fd: Int32, to out: Int32, length: Int64) -> Int32 {
-        if clinux_reflink(out, fd) == 0 {
-            var st = stat()
-            guard fstat(out, &st) == 0 else { return errno }
-            return Int64(st.st_size) > length && ftruncate(out, off_t(length)) != 0 ? errno : 0
-        }
+        if length > 0, clinux_reflink_range(out, fd, length) == 0 { return 0 }
         var position: Int64 = 0
         while position < length {
             var start = Int64(lseek(fd, off_t(position), Self.seekData))
