@@ -34,6 +34,17 @@ import Testing
         let disk = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits) }
         #expect(disk?.kind == .quotaExceeded && disk?.message.contains("disk") == true, "\(String(describing: disk))")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory(for: "three.desktop"))) ?? [] == [])
+        // Copies old enough to go make room, but only for a placement that happens: a refusal removes nothing.
+        limits.totalBytes = 1500
+        limits.grace = 0
+        let refused = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits) }
+        #expect(refused?.message.contains("disk") == true)
+        let copies = { ["one", "two", "three"].flatMap { app in
+            ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory(for: app + ".desktop"))) ?? []).map { app + "/" + $0 } } }
+        #expect(copies().sorted() == ["one/a.bin", "two/a.bin"])
+        limits.minimumFreeBytes = nil
+        _ = try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits)
+        #expect(copies().count == 2 && copies().contains("three/a.bin"), "\(copies())")
     }
 
     @Test func aCopyHoldsAtMostWhatWasCharged() throws {

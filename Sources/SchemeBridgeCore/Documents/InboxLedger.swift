@@ -59,15 +59,17 @@ final class InboxLedger: Sendable {
             let pending = Array(s.pending.values)
             func pendingBytes(_ scope: (Reservation) -> Bool) -> Int64 { pending.filter(scope).reduce(0) { $0 + $1.bytes } }
             let grace = limits.grace
-            if let used = makeRoom(&held, &s, scope: { $0.owner == r.caller }, pending: pendingBytes { $0.caller == r.caller },
+            // Copies to remove, chosen for every cap before any goes (a refusal removes nothing).
+            var victims: [Held] = []
+            if let used = makeRoom(&held, &victims, scope: { $0.owner == r.caller }, pending: pendingBytes { $0.caller == r.caller },
                                    limit: limits.callerBytes, need: r.bytes, grace: grace, now: now) {
                 throw OpenFailure(.quotaExceeded, "your documents in the apps' Inboxes take \(used) bytes; this one (\(r.bytes) bytes) would take them past \(limits.callerBytes) (one caller may keep MaxInboxBytes in all Inboxes; copies younger than \(grace) s are not removed to make room)")
             }
-            if let used = makeRoom(&held, &s, scope: { $0.directory == r.directory }, pending: pendingBytes { $0.directory == r.directory },
+            if let used = makeRoom(&held, &victims, scope: { $0.directory == r.directory }, pending: pendingBytes { $0.directory == r.directory },
                                    limit: limits.inboxBytes, need: r.bytes, grace: grace, now: now) {
                 throw OpenFailure(.quotaExceeded, "\(FileSystem.basename(r.directory))'s Inbox holds \(used) bytes; the document (\(r.bytes) bytes) would take it past \(limits.inboxBytes) (MaxInboxBytes; copies younger than \(grace) s are not removed to make room)")
             }
-            if let used = makeRoom(&held, &s, scope: { _ in true }, pending: pendingBytes { _ in true },
+            if let used = makeRoom(&held, &victims, scope: { _ in true }, pending: pendingBytes { _ in true },
                                    limit: limits.totalBytes, need: r.bytes, grace: grace, now: now) {
                 throw OpenFailure(.quotaExceeded, "the Inboxes hold \(used) bytes; the document (\(r.bytes) bytes) would take them past \(limits.totalBytes) (4 × MaxInboxBytes)")
             }
@@ -79,6 +81,12 @@ final class InboxLedger: Sendable {
                 guard free - r.disk >= floor else {
                     throw OpenFailure(.quotaExceeded, "the disk holding the Inboxes has \(max(0, free)) bytes free; the document (\(r.disk) bytes) would leave less than \(floor)")
                 }
+            }
+            for v in victims {
+                guard unlink(v.path) == 0 || errno == ENOENT else {
+                    throw OpenFailure(.quotaExceeded, "no room in the Inboxes: an old copy (\(v.path)) cannot be removed to make some (\(String(cString: strerror(errno))))")
+                }
+                s.placed[v.path] = nil
             }
             let (fd, path) = try create()
             var reserved = r
@@ -102,10 +110,10 @@ final class InboxLedger: Sendable {
         _ = state.withLock { $0.pending.removeValue(forKey: token) }
     }
 
-    /// Removes copies in `scope` until `need` more bytes fit under `limit`: each time the oldest
-    /// copy at least `grace` seconds old of the owner holding the most in scope. Nil when it
-    /// fits; else the bytes used in scope (pending ones included).
-    private func makeRoom(_ held: inout [Held], _ s: inout State, scope: (Held) -> Bool, pending: Int64, limit: Int64,
+    /// Moves copies in `scope` from `held` to `victims` until `need` more bytes fit under
+    /// `limit`: each time the oldest copy at least `grace` seconds old of the owner holding the
+    /// most in scope. Nil when it fits; else the bytes used in scope (pending ones included).
+    private func makeRoom(_ held: inout [Held], _ victims: inout [Held], scope: (Held) -> Bool, pending: Int64, limit: Int64,
                           need: Int64, grace: Int64, now: Int64) -> Int64? {
         var used = held.filter(scope).reduce(pending) { $0 + $1.bytes }
         while used > limit - need {
@@ -115,8 +123,7 @@ final class InboxLedger: Sendable {
             guard let owner = Set(old.map { held[$0].owner }).max(by: { (perOwner[$0] ?? 0, $1) < (perOwner[$1] ?? 0, $0) }),
                   let victim = old.filter({ held[$0].owner == owner }).min(by: { held[$0].time < held[$1].time }) else { return used }
             let gone = held.remove(at: victim)
-            guard unlink(gone.path) == 0 || errno == ENOENT else { return used }
-            s.placed[gone.path] = nil
+            victims.append(gone)
             used -= gone.bytes
         }
         return nil
@@ -133,7 +140,8 @@ final class InboxLedger: Sendable {
                 let path = XDGDirectories.join(dir, file.name)
                 var st = stat()
                 if writing.contains(path) { continue }
-                guard lstat(path, &st) == 0 else { continue }
+                // Copies only: what the app put there itself (a directory, a link) is not ours to remove.
+                guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
                 let bytes = Int64(st.st_size)
                 if let p = placed[path], p.device == UInt64(st.st_dev), p.inode == UInt64(st.st_ino) {
                     out.append(Held(path: path, directory: dir, owner: p.caller, bytes: bytes, time: p.time))
