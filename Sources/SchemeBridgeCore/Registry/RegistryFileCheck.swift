@@ -10,17 +10,23 @@
 /// (``URLRouter``).
 extension Registry {
     /// `entry` as its file says now, and whether it is eligible; nil when the file is gone or no
-    /// longer an application, or when `entry` does not name a file a scan could have read (an
-    /// applications directory not in use, a path that is not plainly below it, or one whose
-    /// desktop ID is not `entry`'s).
+    /// longer an application, or when `entry` names no file a scan could have read.
     func entryOnDisk(_ entry: DesktopEntry) -> (entry: DesktopEntry, eligible: Bool)? {
-        let relative = entry.fields.pathTail
-        guard DesktopID.make(relativePath: relative) == entry.id, Registry.isPlainRelativePath(relative),
-              let directory = directories.applicationsDirectories.first(where: { $0.path == entry.applicationsDirectory })
-        else { return nil }
-        guard let record = scanner.rescanFile(directory: directory, relativePath: relative).0,
+        guard let file = file(of: entry),
+              let record = scanner.rescanFile(directory: file.directory, relativePath: file.relative).0,
               case .application(let fresh, let eligible) = record.state else { return nil }
         return (fresh, eligible)
+    }
+
+    /// Where `entry`'s file is: its applications directory (and that directory's index) and its
+    /// path there; nil for a directory not in use, a path that is not plainly below it, or one
+    /// whose desktop ID is not `entry`'s.
+    private func file(of entry: DesktopEntry) -> (index: Int, directory: ApplicationsDirectory, relative: String)? {
+        let relative = entry.fields.pathTail
+        guard DesktopID.make(relativePath: relative) == entry.id, Registry.isPlainRelativePath(relative),
+              let index = directories.applicationsDirectories.firstIndex(where: { $0.path == entry.applicationsDirectory })
+        else { return nil }
+        return (index, directories.applicationsDirectories[index], relative)
     }
 
     /// Whether `entry` (eligible) and the entries with its ID that it masks are exactly what their
@@ -30,10 +36,19 @@ extension Registry {
         return maskedEntries(id: entry.id).allSatisfy { masked in entryOnDisk(masked)?.entry == masked }
     }
 
-    /// Reads every desktop file and list again, believing no record (the index's or an earlier
-    /// read's): called when a record disagreed with its file. Logs why, publishes the schemes
-    /// whose answers changed and rewrites the index.
+    /// Brings the registry back to the files after `entry` (or an entry it masks) disagreed with
+    /// its file. When only `entry` did and it lies in a directory the user's programs can write,
+    /// that file alone is read again (it changed, or its record was forged — which gains nothing
+    /// writing the file would not; a full read each time would let a program that keeps editing
+    /// its own entry cost every open a scan). Otherwise every desktop file and list is read again
+    /// believing no record (the index's or an earlier read's), with a warning, and the index is
+    /// rewritten. The schemes whose answers changed are published.
     public func reloadFromFiles(because entry: DesktopEntry) {
+        if !trust.isTrusted(entry.applicationsDirectory), let file = file(of: entry),
+           maskedEntries(id: entry.id).allSatisfy({ entryOnDisk($0)?.entry == $0 }) {
+            apply([.appFile(dir: file.index, relativePath: file.relative)])
+            return
+        }
         warn(RegistryWarning(path: entry.path, message: "what the registry held for \(entry.id) is not what its file says "
                                  + "(a forged registry index, or a change not seen yet); every desktop file is read again"))
         writer.withLock { _ in
