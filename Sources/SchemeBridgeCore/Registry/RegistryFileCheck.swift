@@ -6,8 +6,8 @@
 /// entry's file — and the files of the entries with its ID that it masks, which decide whether
 /// a copy in the user's data dir may keep a reserved scheme — are read and parsed again (one
 /// small file each), and the launch goes ahead only when they say what the registry held.
-/// Otherwise every desktop file is read again, the index set aside, and the choice is made anew
-/// (``URLRouter``).
+/// Otherwise the registry is brought back to the files (``reloadFromFiles(because:)``) and the
+/// choice is made anew (``URLRouter``).
 extension Registry {
     /// `entry` as its file says now, and whether it is eligible; nil when the file is gone or no
     /// longer an application, or when `entry` names no file a scan could have read.
@@ -29,11 +29,14 @@ extension Registry {
         return (index, directories.applicationsDirectories[index], relative)
     }
 
-    /// Whether `entry` (eligible) and the entries with its ID that it masks are exactly what their
-    /// files say now. Reads and parses those files (usually one).
+    /// Whether `entry` (eligible) is exactly what its file says now, and — when it lies in a
+    /// directory the user's programs can write, where what it masks decides whether it keeps a
+    /// reserved scheme — the entries with its ID that it masks too. Reads and parses those files
+    /// (usually one).
     public func matchesFilesOnDisk(_ entry: DesktopEntry) -> Bool {
         guard let chosen = entryOnDisk(entry), chosen.eligible, chosen.entry == entry else { return false }
-        return maskedEntries(id: entry.id).allSatisfy { masked in entryOnDisk(masked)?.entry == masked }
+        return trust.isTrusted(entry.applicationsDirectory)
+            || maskedEntries(id: entry.id).allSatisfy { masked in entryOnDisk(masked)?.entry == masked }
     }
 
     /// Brings the registry back to the files after `entry` (or an entry it masks) disagreed with

@@ -150,8 +150,8 @@ public struct URLRouter: Sendable {
     ///
     /// The chosen entry's desktop file (and those of the entries it masks) is read again first:
     /// the plan is made from what the files say now, never from the registry index alone (see
-    /// ``Registry/matchesFilesOnDisk(_:)``). When they disagree, every desktop file is read
-    /// again and the choice is made anew.
+    /// ``Registry/matchesFilesOnDisk(_:)``). When they disagree, the registry is brought back to
+    /// the files (``Registry/reloadFromFiles(because:)``) and the choice is made anew.
     public func plan(_ url: String, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         try confirmed { () throws(RouteError) in try plan(unconfirmed: url, handler: handler, searchPath: searchPath) }
     }
