@@ -141,6 +141,8 @@ long long clinux_copy(int in, long long *offset, int out, long long count) {
     return done;
 }
 
-int clinux_reflink(int dst, int src) {
-    return ioctl(dst, FICLONE, src);
+int clinux_reflink_range(int dst, int src, long long length) {
+    if (length <= 0) { errno = EINVAL; return -1; }  /* 0 would mean "to the end" */
+    struct file_clone_range range = { .src_fd = src, .src_offset = 0, .src_length = (__u64)length, .dest_offset = 0 };
+    return ioctl(dst, FICLONERANGE, &range);
 }

@@ -23,8 +23,11 @@ extension Bridge {
             let entry = try await handlerEntry(for: type, requested: options.handler, ask: options.ask, caller: Self.caller(sender, known))
             let config = broker.policy.current
             sweepInboxes(retention: config.inboxRetention)
+            // Charged to the sending app; callers not identified share one charge.
+            let sendingApp = known.appID ?? "(unidentified)"
+            let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
             let path = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, maximumBytes: config.inboxBytes) }
+                try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
             }
             do throws(DBusError) {
                 let url = try Self.adapt { () throws(OpenFailure) in

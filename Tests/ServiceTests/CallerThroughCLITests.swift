@@ -41,7 +41,7 @@ import DBusTestSupport
             """.write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
         let env = [
             "DBUS_SESSION_BUS_ADDRESS": f.bus.address, "DBUS_STARTER_ADDRESS": "", "DBUS_STARTER_BUS_TYPE": "",
-            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
             "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path,
             "HOME": f.root.path, "PATH": Built.binDirectory.path + ":/usr/bin:/bin",
             // xdg-open's generic path (no desktop) opens a scheme through the default entry only

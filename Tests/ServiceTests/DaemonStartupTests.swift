@@ -12,7 +12,7 @@ import SchemeBridgeContract
         let log = f.root.appendingPathComponent("daemon-\(UUID().uuidString.prefix(6)).log")
         let env = [
             "XDG_DATA_HOME": f.dataHome.path,
-            "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+            "XDG_DATA_DIRS": f.systemData.path,
             "XDG_CONFIG_HOME": f.configHome.path,
             "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path,
             "HOME": f.root.path,

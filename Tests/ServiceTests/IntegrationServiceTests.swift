@@ -43,7 +43,7 @@ import SchemeBridgeContract
         // Our own resolution still uses the default that was there, never our entry.
         #expect(try await f.dbusSend("DefaultHandler", "string:notes").stdout.contains("\"notes-b.desktop\""))
         // …while the desktop's tools now name our entry, for a scheme that had a default too.
-        let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+        let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
                    "XDG_CONFIG_HOME": f.configHome.path, "HOME": f.root.path, "PATH": Built.binDirectory.path + ":/usr/bin:/bin",
                    "XDG_CURRENT_DESKTOP": "", "DISPLAY": ":999"]
         for scheme in ["notes", "alpha"] {

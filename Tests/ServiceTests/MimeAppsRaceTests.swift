@@ -18,7 +18,7 @@ import SchemeBridgeContract
         try f.writeConfig("[Policy]\nMaxSetDefaultRate=0\n")   // this test is about the file, not the rate
         _ = try await f.dbusSend("CanOpenURL", "string:s0:warm")
         let environment = [
-            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
             "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path,
         ]
         let ours = """

@@ -80,7 +80,7 @@ import SchemeBridgeContract
         #expect(set.status == 0, "\(set.stderr)")
         let after = try await f.dbusSend("DefaultHandler", "string:todolist")
         #expect(after.stdout.contains("\"b.desktop\""), "\(after.stdout)")
-        let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+        let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
                    "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path]
         let gio = try await Tools.run(["gio", "mime", "x-scheme-handler/todolist"], environment: env)
         #expect(gio.stdout.contains("Default application for “x-scheme-handler/todolist”: b.desktop"), "\(gio.stdout)\(gio.stderr)")

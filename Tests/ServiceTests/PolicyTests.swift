@@ -100,7 +100,7 @@ import SchemeBridgeContract
         let f = try ServiceFixture()
         defer { f.stop() }
         try f.entry("fast.desktop", "Name=Fast\nExec=/bin/true %u\nMimeType=x-scheme-handler/fast;")
-        var env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.root.appendingPathComponent("sysdata").path,
+        var env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
                    "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path]
         env["HOME"] = f.root.path
         let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address, "--max-launch-rate", "0.01", "--launch-burst", "3"], environment: env)

@@ -14,6 +14,10 @@ final class ServiceFixture: @unchecked Sendable {
     static let pythonNames = "N, O = '\(name)', '\(path)'"
 
     let root: URL
+    /// The system data dir (`XDG_DATA_DIRS`): outside the fixture's `$HOME` (`root`), as
+    /// `/usr/share` is outside a user's home (`$HOME` is the user's side whoever owns it);
+    /// `root/sysdata` links to it.
+    let systemData: URL
     let bus: PrivateBus
     var dataHome: URL { root.appendingPathComponent("data") }
     var applications: URL { dataHome.appendingPathComponent("applications") }
@@ -24,15 +28,20 @@ final class ServiceFixture: @unchecked Sendable {
     let gate: Gate
 
     /// `anyUser`: the private bus admits clients of any uid (see ``PrivateBus/init(environment:anyUser:)``).
-    init(extraEnvironment: [String: String] = [:], anyUser: Bool = false) throws {
-        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
+    /// `dataDirsInHome`: data dirs (relative to `root`) put before the system one in `XDG_DATA_DIRS`.
+    init(extraEnvironment: [String: String] = [:], anyUser: Bool = false, dataDirsInHome: [String] = []) throws {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
+        self.root = root
+        systemData = URL(fileURLWithPath: root.path + "-sys")
         let fm = FileManager.default
-        for d in ["data/applications", "config", "bin", "records", "sysdata/applications", "sysconfig"] {
+        for d in ["data/applications", "config", "bin", "records", "sysconfig"] + dataDirsInHome.map({ $0 + "/applications" }) {
             try fm.createDirectory(at: root.appendingPathComponent(d), withIntermediateDirectories: true)
         }
+        try fm.createDirectory(at: systemData.appendingPathComponent("applications"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(at: root.appendingPathComponent("sysdata"), withDestinationURL: systemData)
         var env = [
             "XDG_DATA_HOME": root.appendingPathComponent("data").path,
-            "XDG_DATA_DIRS": root.appendingPathComponent("sysdata").path,
+            "XDG_DATA_DIRS": (dataDirsInHome.map { root.appendingPathComponent($0).path } + [systemData.path]).joined(separator: ":"),
             "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
             "XDG_CONFIG_DIRS": root.appendingPathComponent("sysconfig").path,
             "HOME": root.path,
@@ -41,7 +50,7 @@ final class ServiceFixture: @unchecked Sendable {
         ]
         for (k, v) in extraEnvironment { env[k] = v }
         // The system's shared-mime-info database (documents' content types), and nothing else of /usr/share.
-        try fm.createSymbolicLink(at: root.appendingPathComponent("sysdata/mime"), withDestinationURL: URL(fileURLWithPath: "/usr/share/mime"))
+        try fm.createSymbolicLink(at: systemData.appendingPathComponent("mime"), withDestinationURL: URL(fileURLWithPath: "/usr/share/mime"))
         gate = try Gate(directory: root.appendingPathComponent("gates"))
         bus = try PrivateBus(environment: env, anyUser: anyUser)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
@@ -54,6 +63,7 @@ final class ServiceFixture: @unchecked Sendable {
     func stop() {
         bus.stop()
         try? FileManager.default.removeItem(at: root)
+        try? FileManager.default.removeItem(at: systemData)
     }
 
     /// A handler program that writes its argv (NUL-separated) and some environment to
@@ -121,7 +131,7 @@ final class ServiceFixture: @unchecked Sendable {
 
     /// Writes `applications/<id>` (in the user's data dir unless `system`).
     func entry(_ id: String, _ body: String, system: Bool = false) throws {
-        let dir = system ? root.appendingPathComponent("sysdata/applications") : applications
+        let dir = system ? systemData.appendingPathComponent("applications") : applications
         try ("[Desktop Entry]\nType=Application\n" + body + "\n").write(to: dir.appendingPathComponent(id), atomically: true, encoding: .utf8)
     }
 

@@ -63,8 +63,10 @@ int clinux_is_sealed(int fd);
  * pread/write). Returns the bytes copied (fewer at the end of `in`), or -1 and errno. */
 long long clinux_copy(int in, long long *offset, int out, long long count);
 
-/* ioctl(dst, FICLONE, src): makes `dst` share `src`'s blocks (a reflink, copy on write) where the
- * file system supports it. 0, or -1 and errno (EOPNOTSUPP, EXDEV, EINVAL where it does not). */
-int clinux_reflink(int dst, int src);
+/* ioctl(dst, FICLONERANGE): makes the start of `dst` share the blocks of `src`'s first `length`
+ * bytes (a reflink, copy on write) where the file system supports it — exactly that range, never
+ * more (a length that is not block-aligned is refused with EINVAL unless it ends at `src`'s end).
+ * 0, or -1 and errno (EOPNOTSUPP, EXDEV, EINVAL where it cannot). */
+int clinux_reflink_range(int dst, int src, long long length);
 
 #endif

@@ -3,7 +3,7 @@ import Glibc
 /// Documents (seed 000): what a caller's file is, which app opens it, and its copy in that
 /// app's Inbox. The caller's descriptor is the proof that it may read the file: the service never
 /// opens a path a caller names. Reading a caller's descriptor can block (a file system that never
-/// answers): ``inspect(_:contentType:)`` and ``Inbox/place(_:name:desktopID:maximumBytes:)`` run on
+/// answers): ``inspect(_:contentType:)`` and ``Inbox/place(_:name:desktopID:caller:limits:)`` run on
 /// threads of their own.
 public final class Documents: Sendable {
     /// The shared-mime-info database.

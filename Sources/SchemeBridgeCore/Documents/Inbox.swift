@@ -8,11 +8,14 @@ import LinuxSystem
 /// copy never change together). The app may read and delete what it gets.
 ///
 /// Housekeeping: files older than the retention period are removed (``sweep(retention:now:)``,
-/// run at start and before each placement); an Inbox never holds more than its byte cap
-/// (`QuotaExceeded`). Blocking (reads a caller's descriptor): call it from a thread of its own.
+/// run at start and before each placement); the caps of ``InboxLimits`` hold even for
+/// concurrent placements (`QuotaExceeded`). Blocking (reads a caller's descriptor): call it from a thread of its own.
 public struct Inbox: Sendable {
     /// The directory holding one Inbox per app.
     public let root: String
+    /// Who sent the copies placed since the start, and the copies being written (shared by the
+    /// copies of this value).
+    let ledger = InboxLedger()
 
     public init(root: String) { self.root = root }
 
@@ -28,12 +31,18 @@ public struct Inbox: Sendable {
     }
 
     /// Places a read-only copy of `fd` (a regular file the caller opened) in `desktopID`'s Inbox
-    /// under `name` (made unique: `report (2).pdf`); returns its path. `maximumBytes` caps the
-    /// Inbox as a whole.
-    public func place(_ fd: Int32, name: String, desktopID: String, maximumBytes: Int64) throws(OpenFailure) -> String {
+    /// under `name` (made unique: `report (2).pdf`); returns its path. The copy is charged to the
+    /// Inbox, to `caller` (the sending app's id) and to the Inboxes as a whole, and reserved against
+    /// ``InboxLimits`` before its first byte is written; it holds at most the size the file had
+    /// then (a file growing meanwhile is cut there), and holes stay holes.
+    public func place(_ fd: Int32, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents")
+        }
+        let size = Int64(st.st_size)
+        guard size <= limits.inboxBytes else {
+            throw OpenFailure(.quotaExceeded, "the document (\(size) bytes) is larger than an Inbox may hold (MaxInboxBytes=\(limits.inboxBytes))")
         }
         let dir = directory(for: desktopID)
         do throws(FileSystemError) {
@@ -41,39 +50,69 @@ public struct Inbox: Sendable {
         } catch {
             throw OpenFailure(.failed, "cannot create the Inbox \(dir): \(error.message)")
         }
-        let used = usage(dir)
-        guard used + Int64(st.st_size) <= maximumBytes else {
-            throw OpenFailure(.quotaExceeded, "\(desktopID)'s Inbox holds \(used) bytes; the document (\(st.st_size) bytes) would take it past \(maximumBytes) (MaxInboxBytes)")
-        }
         let base = Self.safeName(name)
-        for attempt in 1...1000 {
-            let candidate = XDGDirectories.join(dir, attempt == 1 ? base : Self.numbered(base, attempt))
-            let out = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if out < 0 {
-                if errno == EEXIST { continue }
-                throw Self.failure(errno, "cannot create \(candidate)")
+        let request = InboxLedger.Reservation(directory: dir, caller: caller, bytes: size, disk: min(size, Int64(st.st_blocks) * 512))
+        let (token, out, path) = try ledger.reserve(request, root: root, limits: limits, now: Int64(time(nil))) { () throws(OpenFailure) -> (Int32, String) in
+            for attempt in 1...1000 {
+                let candidate = XDGDirectories.join(dir, attempt == 1 ? base : Self.numbered(base, attempt))
+                let out = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                if out >= 0 { return (out, candidate) }
+                if errno != EEXIST { throw Self.failure(errno, "cannot create \(candidate)") }
             }
-            defer { close(out) }
-            if clinux_reflink(out, fd) != 0 {
-                var offset: Int64 = 0
-                let copied = clinux_copy(fd, &offset, out, Int64(st.st_size) + 1)
-                guard copied >= 0 else {
-                    let e = errno
-                    unlink(candidate)
-                    throw Self.failure(e, "cannot copy the document into \(dir)")
-                }
-            }
-            // Not fsynced: the copy hands a document to an app being started now (the original is
-            // never touched); after a power loss an Inbox may hold an incomplete copy, which the
-            // retention sweep removes. A sync cost ~1.2 ms an open on ext4 (make bench).
-            guard fchmod(out, 0o444) == 0 else {
-                let e = errno
-                unlink(candidate)
-                throw Self.failure(e, "cannot finish \(candidate)")
-            }
-            return candidate
+            throw OpenFailure(.failed, "\(dir) already holds 1,000 files named like \(base)")
         }
-        throw OpenFailure(.failed, "\(dir) already holds 1,000 files named like \(base)")
+        var done = false
+        defer {
+            close(out)
+            if !done {
+                unlink(path)
+                ledger.cancel(token)
+            }
+        }
+        let e = Self.copy(fd, to: out, length: size)
+        if e != 0 { throw Self.failure(e, "cannot copy the document into \(dir)") }
+        // Not fsynced: the copy hands a document to an app being started now (the original is
+        // never touched); after a power loss an Inbox may hold an incomplete copy, which the
+        // retention sweep removes. A sync cost ~1.2 ms an open on ext4 (make bench).
+        var written = stat()
+        guard fchmod(out, 0o444) == 0, fstat(out, &written) == 0 else { throw Self.failure(errno, "cannot finish \(path)") }
+        ledger.commit(token, path: path, status: written, now: Int64(time(nil)))
+        done = true
+        return path
+    }
+
+    /// `lseek`'s `SEEK_DATA` and `SEEK_HOLE` (Linux; not exported by Glibc's Swift module).
+    static let seekData: Int32 = 3, seekHole: Int32 = 4
+
+    /// Copies the first `length` bytes of `fd` into the empty file `out`: a reflink of exactly
+    /// that range where the file system can (`FICLONERANGE`: never more than was charged, even
+    /// when the source has grown since), else the data extents only (`SEEK_DATA`/`SEEK_HOLE`),
+    /// so a sparse file stays sparse; the result is `length` bytes long, or shorter when the
+    /// source shrank. Returns 0 or an errno.
+    static func copy(_ fd: Int32, to out: Int32, length: Int64) -> Int32 {
+        if length > 0, clinux_reflink_range(out, fd, length) == 0 { return 0 }
+        var position: Int64 = 0
+        while position < length {
+            var start = Int64(lseek(fd, off_t(position), Self.seekData))
+            var end = length
+            if start < 0 {
+                if errno == ENXIO { break }  // only a hole is left
+                start = position  // SEEK_DATA not supported: the rest is data
+            } else {
+                let hole = Int64(lseek(fd, off_t(start), Self.seekHole))
+                if hole >= 0 { end = min(hole, length) }
+            }
+            guard start < length else { break }
+            guard lseek(out, off_t(start), SEEK_SET) >= 0 else { return errno }
+            var offset = start
+            let copied = clinux_copy(fd, &offset, out, end - start)
+            if copied < 0 { return errno }
+            position = start + copied
+            if copied < end - start { break }  // the source shrank
+        }
+        var source = stat()
+        let final = fstat(fd, &source) == 0 ? min(length, Int64(source.st_size)) : length
+        return ftruncate(out, off_t(final)) == 0 ? 0 : errno
     }
 
     /// Removes Inbox files last changed more than `retention` seconds before `now` (seconds
@@ -99,17 +138,6 @@ public struct Inbox: Sendable {
             if left == 0 { rmdir(dir) }
         }
         return removed
-    }
-
-    /// Bytes held by the Inbox at `dir`.
-    func usage(_ dir: String) -> Int64 {
-        guard let files = try? FileSystem.list(dir) else { return 0 }
-        var total: Int64 = 0
-        for file in files.entries {
-            var st = stat()
-            if lstat(XDGDirectories.join(dir, file.name), &st) == 0 { total += Int64(st.st_size) }
-        }
-        return total
     }
 
     /// A file name from what the caller's file was called: its last component, without control

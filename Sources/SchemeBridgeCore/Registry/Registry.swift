@@ -105,7 +105,8 @@ public final class Registry: Sendable {
         self.contentTypes = contentTypes
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
         self.warningHandler = warningHandler
-        let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"))
+        let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"),
+                                       userDirectories: [xdg.home, xdg.dataHome])
         self.trust = trust
         let untrusted = xdg.applicationsDirectories.indices.filter { !trust.isTrusted(xdg.applicationsDirectories[$0].path) }
         self.state = Mutex(RegistryModel(xdg: xdg, reservedRule: ReservedSchemeRule(reservedSchemes: reservedSchemes,
@@ -235,7 +236,11 @@ public final class Registry: Sendable {
     /// lower-precedence applications directories), highest first. Ineligible ones are included:
     /// what matters is what the masked file declares.
     public func maskedEntries(id: String) -> [DesktopEntry] {
-        state.withLock { m in
+        if state.withLock({ $0.frozen != nil }) {
+            // Served from the index, which keeps only the effective entries: read the records now.
+            writer.withLock { _ in materializeLocked() }
+        }
+        return state.withLock { m in
             guard var rest = m.idDirs[id] else { return [] }
             rest &= rest - 1  // drop the effective (highest) directory
             var out: [DesktopEntry] = []

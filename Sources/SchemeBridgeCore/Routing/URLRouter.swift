@@ -147,7 +147,30 @@ public struct URLRouter: Sendable {
 
     /// The plan for opening `url`, with `handler` (a desktop ID) instead of the default if given.
     /// `searchPath` finds the terminal for `Terminal=true` handlers.
+    ///
+    /// The chosen entry's desktop file (and those of the entries it masks) is read again first:
+    /// the plan is made from what the files say now, never from the registry index alone (see
+    /// ``Registry/matchesFilesOnDisk(_:)``). When they disagree, the registry is brought back to
+    /// the files (``Registry/reloadFromFiles(because:)``) and the choice is made anew.
     public func plan(_ url: String, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+        try confirmed { () throws(RouteError) in try plan(unconfirmed: url, handler: handler, searchPath: searchPath) }
+    }
+
+    /// `make()`'s plan once its entry matches its file on disk; made again (at most twice) after
+    /// the registry was reloaded from the files. A handler whose file keeps changing under us is
+    /// refused rather than launched from a record nobody vouches for.
+    private func confirmed(_ make: () throws(RouteError) -> LaunchPlan) throws(RouteError) -> LaunchPlan {
+        var attempt = 0
+        while true {
+            let plan = try make()
+            if registry.matchesFilesOnDisk(plan.entry) { return plan }
+            attempt += 1
+            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url.scheme.name) }
+            registry.reloadFromFiles(because: plan.entry)
+        }
+    }
+
+    private func plan(unconfirmed url: String, handler: String?, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         let u = try validate(url)
         let scheme = u.scheme.name
         if Policy.isNeverRouted(scheme) { throw .reservedScheme(scheme: scheme, desktopID: nil) }
@@ -173,9 +196,17 @@ public struct URLRouter: Sendable {
     /// The plan for handing `url` (a local file's `file://` URL, in an Inbox) to `entry`, the
     /// handler chosen for the document's type: its `Exec` gets the path (`%f`/`%F`) or the URL
     /// (`%u`/`%U`), or it is activated over D-Bus with the URL.
+    /// Like a URL's plan, it is made from the entry's file as it is now: when that disagrees with
+    /// `entry`, the registry is reloaded from the files and the entry with `entry`'s ID is used.
     public func plan(document url: SchemeURL, entry: DesktopEntry, searchPath: [String]) throws(RouteError) -> LaunchPlan {
-        guard !routesBackToUs(entry) else { throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name) }
-        return try launchPlan(url, entry: entry, searchPath: searchPath)
+        var reloaded = false
+        return try confirmed { () throws(RouteError) in
+            defer { reloaded = true }
+            guard let current = reloaded ? registry.entry(id: entry.id) : entry, !routesBackToUs(current) else {
+                throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name)
+            }
+            return try launchPlan(url, entry: current, searchPath: searchPath)
+        }
     }
 
     /// How to start `entry` for `u`: D-Bus activation, or its `Exec` (in a terminal when it asks).

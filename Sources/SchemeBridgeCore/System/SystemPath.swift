@@ -29,20 +29,44 @@ public enum SystemPath {
 }
 
 /// Which applications directories are trusted to claim reserved schemes: protected ones
-/// (``SystemPath/isProtected(_:)``), never `$XDG_DATA_HOME/applications`. Decided once per
-/// directory and remembered (the answer is a handful of `lstat`s; lookups are one probe).
+/// (``SystemPath/isProtected(_:)``) outside the user's side — never `$XDG_DATA_HOME/applications`,
+/// nor anything at or below `$HOME` or `$XDG_DATA_HOME` (as written, or after symlinks), whoever
+/// owns it: in a root session everything under `/root` is root's, yet it is still what the
+/// session's programs write (a user Flatpak installation's exports, the data home reached by
+/// another spelling). Decided once per directory and remembered (the answer is a handful of
+/// `lstat`s; lookups are one probe).
 public final class TrustedDirectories: Sendable {
     private let userApplications: String
+    /// `$HOME` and `$XDG_DATA_HOME`, as written and after symlinks (never `/`).
+    private let userSide: [String]
     private let known = Mutex<[String: Bool]>([:])
 
-    public init(userApplications: String) { self.userApplications = userApplications }
+    /// `userDirectories`: the directories whose whole tree is the user's (`$HOME`, `$XDG_DATA_HOME`).
+    public init(userApplications: String, userDirectories: [String] = []) {
+        self.userApplications = userApplications
+        var side: [String] = []
+        for d in userDirectories {
+            for p in [d, FileSystem.realPath(d)].compactMap({ $0 }) where p != "/" && p.hasPrefix("/") && !side.contains(p) {
+                side.append(p.hasSuffix("/") ? String(p.dropLast()) : p)
+            }
+        }
+        self.userSide = side
+    }
 
     /// Whether entries (and association lists) in `directory` may claim reserved schemes.
     public func isTrusted(_ directory: String) -> Bool {
         if directory == userApplications { return false }
         if let answer = known.withLock({ $0[directory] }) { return answer }
-        let answer = SystemPath.isProtected(directory)
+        let answer = !isUsersSide(directory) && SystemPath.isProtected(directory)
         known.withLock { $0[directory] = answer }
         return answer
+    }
+
+    /// Whether `directory`, as written or after symlinks, is at or below `$HOME` or `$XDG_DATA_HOME`.
+    func isUsersSide(_ directory: String) -> Bool {
+        let spellings = [directory, FileSystem.realPath(directory)].compactMap { $0 }
+        return spellings.contains { path in
+            userSide.contains { base in path == base || path.hasPrefix(base + "/") }
+        }
     }
 }
