@@ -98,7 +98,7 @@ final class PasteboardService: Sendable {
                 guard let id = Self.id(inPath: reference) else { throw PasteboardError.noSuchPasteboard }
                 board = try store.board(id, caller: caller).0
             } else {
-                board = try store.find(name: reference, caller: caller)
+                board = try store.findOwned(name: reference, caller: caller)
             }
             guard board.access(for: caller) == .owner else {
                 throw PasteboardError(.accessDenied, "only the pasteboard's owner may grant it to a handler")
@@ -318,6 +318,7 @@ extension DBusError {
     init(_ failure: PasteboardError) {
         switch failure.kind {
         case .noSuchPasteboard: self = ContractError.noSuchPasteboard(failure.message)
+        case .ambiguous: self = ContractError.ambiguousPasteboard(failure.message)
         case .accessDenied: self = ContractError.accessDenied(failure.message)
         case .quotaExceeded: self = ContractError.quotaExceeded(failure.message)
         case .noSuchType: self = ContractError.noSuchType(failure.message)

@@ -58,13 +58,17 @@ public struct Pasteboard: Sendable {
         if let creatorBus, creatorBus == caller.busName { return .owner }
         if let app = caller.appID, app == ownerApp { return .owner }
         if let app = caller.appID, grants.contains(where: { $0.matches(app) }) { return .reader }
-        for grant in launchGrants {
+        return launchGrantMatches(caller) ? .reader : nil
+    }
+
+    /// Whether `caller` is (or runs under) a handler the broker launched for this pasteboard.
+    public func launchGrantMatches(_ caller: PasteboardCaller) -> Bool {
+        launchGrants.contains { grant in
             switch grant {
-            case .process(let pid): if caller.lineage.contains(pid) { return .reader }
-            case .connection(let name): if name == caller.busName { return .reader }
+            case .process(let pid): return caller.lineage.contains(pid)
+            case .connection(let name): return name == caller.busName
             }
         }
-        return nil
     }
 
     /// The types of each item.

@@ -109,15 +109,46 @@ public final class PasteboardStore: Sendable {
         return board
     }
 
-    /// The pasteboard named `name` that `caller` may see: its own, else the newest one granted to it.
+    /// The pasteboard named `name` that `caller` may see. Names are per owner, so another app can
+    /// make a pasteboard of the same name and grant it to the caller; in order:
+    /// 1. the one the caller was launched for (a launch grant: its process lineage or its
+    ///    activated connection) — what the owner handed it wins over any other;
+    /// 2. the caller's own;
+    /// 3. the one pasteboard of that name granted to it.
+    /// Two (of different owners) at the same step is ``PasteboardError/Kind/ambiguous``, never a
+    /// guess: the caller must use the object path it was given.
     public func find(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
         try state.withLock { s throws(PasteboardError) -> Pasteboard in
             let candidates = (s.byName[name] ?? []).compactMap { s.boards[$0] }
-            guard let found = candidates.first(where: { $0.access(for: caller) == .owner })
-                    ?? candidates.last(where: { $0.access(for: caller) != nil }) else { throw .noSuchPasteboard }
+            let launchedFor = candidates.filter { $0.launchGrantMatches(caller) }
+            let own = candidates.filter { $0.access(for: caller) == .owner }
+            let granted = candidates.filter { $0.access(for: caller) == .reader }
+            var found: Pasteboard?
+            for (boards, how) in [(launchedFor, "launched for"), (own, "your own"), (granted, "shared with you")] where found == nil {
+                found = try Self.single(boards, name, how)
+            }
+            guard let found else { throw .noSuchPasteboard }
             s.boards[found.id]?.watchers[caller.busName] = caller
             return found
         }
+    }
+
+    /// The caller's own pasteboard named `name` (for the `pasteboard` open option).
+    public func findOwned(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+        try state.withLock { s throws(PasteboardError) -> Pasteboard in
+            let boards = s.boards
+            guard let own = (s.byName[name] ?? []).compactMap({ boards[$0] }).first(where: { $0.access(for: caller) == .owner }) else {
+                throw .noSuchPasteboard
+            }
+            return own
+        }
+    }
+
+    /// The one pasteboard of `boards`, nil for none; several is ``PasteboardError/Kind/ambiguous``.
+    private static func single(_ boards: [Pasteboard], _ name: String, _ how: String) throws(PasteboardError) -> Pasteboard? {
+        guard boards.count > 1 else { return boards.first }
+        throw PasteboardError(.ambiguous, "\(boards.count) pasteboards named '\(name.prefix(80))' of different owners are \(how): "
+            + "use the object path you were given (SCHEMEBRIDGE_PASTEBOARD_PATH, or pasteboard-path in platform_data)")
     }
 
     /// Pasteboard `id` if `caller` may see it (and what it may do), noting the caller as a watcher.
