@@ -121,7 +121,11 @@ final class PasteboardService: Sendable {
             if let destination = try? BusName(name) { try? connection.emit(PasteboardDeleted(), path: path, to: destination) }
         }
         connection.unexport(path)
-        logger.info("pasteboard \(board.id) \(why == .expired ? "expired" : "deleted")")
+        switch why {
+        case .expired: logger.info("pasteboard \(board.id) expired")
+        case .deleted: logger.info("pasteboard \(board.id) deleted")
+        case .evicted: logger.notice("pasteboard \(board.id) of \(board.ownerApp ?? "an unidentified caller") evicted: the service was at MaxPasteboards or MaxBytes, and its owner held the most")
+        }
     }
 
     private func changed(_ board: Pasteboard) {
@@ -172,11 +176,11 @@ final class PasteboardService: Sendable {
                                        guard Int64(bytes.count) <= left else { throw SealedData.tooLarge(Int64(bytes.count), left) }
                                        return try SealedData.make(bytes: bytes)
                                    }
-                                   left -= data.size
+                                   left -= data.charge
                                    values.append((type, data))
                                case .descriptor(let fd):
                                    if let data = try Self.adapt({ () throws(PasteboardError) in try SealedData.adoptSealed(fd.rawValue, limit: left) }) {
-                                       left -= data.size
+                                       left -= data.charge
                                        values.append((type, data))
                                    } else {
                                        toCopy.append((i, values.count, fd))
@@ -261,7 +265,7 @@ final class PasteboardService: Sendable {
                 var out: [SealedData] = []
                 for fd in descriptors {
                     let data = try SealedData.take(fd.rawValue, limit: left)
-                    left -= data.size
+                    left -= data.charge
                     out.append(data)
                 }
                 return out
