@@ -143,4 +143,17 @@ import SchemeBridgeContract
         #expect(read["name"] == "{\"pay\":\"alice\"}", "FindPasteboard in the activated viewer: \(read)")
         #expect(read["path"] == "{\"pay\":\"alice\"}", "platform_data pasteboard-path: \(read)")
     }
+
+    @Test func theCLIReadingAnAmbiguousNameFailsWithStatus4AndNamesThePath() async throws {
+        let w = try PasteboardCLIWorld()
+        defer { w.f.stop() }
+        let third = try PasteboardCLIWorld.app(w.f, "third-app", "org.example.Third")
+        for app in [w.owner, third] {
+            #expect(try await w.pasteboard(app, "create", "shared").status == 0)
+            #expect(try await w.pasteboard(app, "write", "shared", "text/plain", "-", stdin: w.file("in-\(app.hashValue)", app)).status == 0)
+            #expect(try await w.pasteboard(app, "grant", "shared", "org.example.Other").status == 0)
+        }
+        let read = try await w.pasteboard(w.other, "read", "shared")
+        #expect(read.status == 4 && read.stdout.isEmpty && read.stderr.contains("object path"), "\(read.status) \(read.stdout) \(read.stderr)")
+    }
 }
