@@ -39,6 +39,9 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     public static let quotaExceeded = ContractError("QuotaExceeded")
     /// The pasteboard item has no data of that type (or there is no such item).
     public static let noSuchType = ContractError("NoSuchType")
+    /// `FindPasteboard(name)` finds pasteboards of two owners that the caller may read, and none
+    /// it was launched for: it must use an object path (version 2, hardening of issue 21).
+    public static let ambiguousPasteboard = ContractError("AmbiguousPasteboard")
     /// The user cancelled the chooser (`ask`), or it gave no answer in time: nothing was opened.
     public static let cancelled = ContractError("Cancelled")
     /// `ask` was given, but no chooser is configured, on the bus, or usable (no display, no
@@ -48,7 +51,8 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     /// Every error of the contract.
     public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler,
                                                    .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned,
-                                                   .noSuchPasteboard, .quotaExceeded, .noSuchType, .cancelled, .noChooser]
+                                                   .noSuchPasteboard, .quotaExceeded, .noSuchType, .cancelled, .noChooser,
+                                                   .ambiguousPasteboard]
 
     /// The full D-Bus error name.
     public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }

@@ -169,6 +169,7 @@ final class Bridge: Sendable {
                 // The handler may read it before it starts: its app id now, its process once spawned.
                 let (store, appID) = (pasteboards.store, String(admission.plan.entry.id.dropLast(admission.plan.entry.id.hasSuffix(".desktop") ? 8 : 0)))
                 try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, appID: appID, caller: pasteboardCaller) }
+                admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
             }
             guard reply == true else {
                 return (try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: nil, pasteboard: pasteboard), nil)

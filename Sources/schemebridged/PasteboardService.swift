@@ -98,7 +98,7 @@ final class PasteboardService: Sendable {
                 guard let id = Self.id(inPath: reference) else { throw PasteboardError.noSuchPasteboard }
                 board = try store.board(id, caller: caller).0
             } else {
-                board = try store.find(name: reference, caller: caller)
+                board = try store.findOwned(name: reference, caller: caller)
             }
             guard board.access(for: caller) == .owner else {
                 throw PasteboardError(.accessDenied, "only the pasteboard's owner may grant it to a handler")
@@ -121,7 +121,11 @@ final class PasteboardService: Sendable {
             if let destination = try? BusName(name) { try? connection.emit(PasteboardDeleted(), path: path, to: destination) }
         }
         connection.unexport(path)
-        logger.info("pasteboard \(board.id) \(why == .expired ? "expired" : "deleted")")
+        switch why {
+        case .expired: logger.info("pasteboard \(board.id) expired")
+        case .deleted: logger.info("pasteboard \(board.id) deleted")
+        case .evicted: logger.notice("pasteboard \(board.id) of \(board.ownerApp ?? "an unidentified caller") evicted: the service was at MaxPasteboards or MaxBytes, and its owner held the most")
+        }
     }
 
     private func changed(_ board: Pasteboard) {
@@ -172,11 +176,11 @@ final class PasteboardService: Sendable {
                                        guard Int64(bytes.count) <= left else { throw SealedData.tooLarge(Int64(bytes.count), left) }
                                        return try SealedData.make(bytes: bytes)
                                    }
-                                   left -= data.size
+                                   left -= data.charge
                                    values.append((type, data))
                                case .descriptor(let fd):
                                    if let data = try Self.adapt({ () throws(PasteboardError) in try SealedData.adoptSealed(fd.rawValue, limit: left) }) {
-                                       left -= data.size
+                                       left -= data.charge
                                        values.append((type, data))
                                    } else {
                                        toCopy.append((i, values.count, fd))
@@ -261,7 +265,7 @@ final class PasteboardService: Sendable {
                 var out: [SealedData] = []
                 for fd in descriptors {
                     let data = try SealedData.take(fd.rawValue, limit: left)
-                    left -= data.size
+                    left -= data.charge
                     out.append(data)
                 }
                 return out
@@ -318,6 +322,7 @@ extension DBusError {
     init(_ failure: PasteboardError) {
         switch failure.kind {
         case .noSuchPasteboard: self = ContractError.noSuchPasteboard(failure.message)
+        case .ambiguous: self = ContractError.ambiguousPasteboard(failure.message)
         case .accessDenied: self = ContractError.accessDenied(failure.message)
         case .quotaExceeded: self = ContractError.quotaExceeded(failure.message)
         case .noSuchType: self = ContractError.noSuchType(failure.message)

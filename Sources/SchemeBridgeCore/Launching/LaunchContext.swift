@@ -14,6 +14,9 @@ public struct LaunchContext: Sendable, Equatable {
     public var startupID: String?
     /// The token the handler answers a reply request with (`SCHEMEBRIDGE_REPLY_TOKEN`, `reply-token`).
     public var replyToken: String?
+    /// The object path of the pasteboard the handler was launched for (the `pasteboard` open
+    /// option): `SCHEMEBRIDGE_PASTEBOARD_PATH`, `pasteboard-path`. Unguessable, unlike a name.
+    public var pasteboardPath: String?
 
     public init(source: String? = nil, activationToken: String? = nil, startupID: String? = nil, replyToken: String? = nil) {
         self.source = source
@@ -23,7 +26,8 @@ public struct LaunchContext: Sendable, Equatable {
     }
 
     /// The variables the context sets (and that a base environment must not carry over).
-    public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID", "SCHEMEBRIDGE_REPLY_TOKEN"]
+    public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID", "SCHEMEBRIDGE_REPLY_TOKEN",
+                                   "SCHEMEBRIDGE_PASTEBOARD_PATH"]
 
     /// The environment variables for a spawned handler.
     public var environment: [String: String] {
@@ -32,6 +36,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let activationToken { env["XDG_ACTIVATION_TOKEN"] = activationToken }
         if let startupID { env["DESKTOP_STARTUP_ID"] = startupID }
         if let replyToken { env["SCHEMEBRIDGE_REPLY_TOKEN"] = replyToken }
+        if let pasteboardPath { env["SCHEMEBRIDGE_PASTEBOARD_PATH"] = pasteboardPath }
         return env
     }
 
@@ -42,6 +47,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let activationToken { data["activation-token"] = activationToken }
         if let startupID { data["desktop-startup-id"] = startupID }
         if let replyToken { data["reply-token"] = replyToken }
+        if let pasteboardPath { data["pasteboard-path"] = pasteboardPath }
         return data
     }
 

@@ -15,6 +15,14 @@ public struct Pasteboard: Sendable {
             case .disk(_, let size): return size
             }
         }
+
+        /// What it costs the owner's quota (``SealedData/charge``; on disk, its size).
+        public var charge: Int64 {
+            switch self {
+            case .memory(let data): return data.charge
+            case .disk(_, let size): return size
+            }
+        }
     }
 
     /// One item: MIME type → data, in the order given.
@@ -37,11 +45,14 @@ public struct Pasteboard: Sendable {
     /// Connections that created it or used it and may still read it: who gets its signals.
     public var watchers: [String: PasteboardCaller] = [:]
 
-    /// The key quotas are counted under: the owner app, else the creating connection.
+    /// Who owns it: the owner app, else the creating connection.
     public var ownerKey: String { ownerApp ?? (creatorBus ?? "") }
 
-    /// The bytes its items hold.
-    public var bytes: Int64 { items.reduce(0) { $0 + $1.reduce(0) { $0 + $1.data.size } } }
+    /// The key its quota is counted under (``PasteboardStore/quotaKey(appID:)``).
+    public var quotaKey: String { PasteboardStore.quotaKey(appID: ownerApp) }
+
+    /// The bytes its items are charged (``Stored/charge``).
+    public var bytes: Int64 { items.reduce(0) { $0 + $1.reduce(0) { $0 + $1.data.charge } } }
 
     /// What `caller` may do with it.
     public enum Access: Sendable, Equatable {
@@ -58,13 +69,17 @@ public struct Pasteboard: Sendable {
         if let creatorBus, creatorBus == caller.busName { return .owner }
         if let app = caller.appID, app == ownerApp { return .owner }
         if let app = caller.appID, grants.contains(where: { $0.matches(app) }) { return .reader }
-        for grant in launchGrants {
+        return launchGrantMatches(caller) ? .reader : nil
+    }
+
+    /// Whether `caller` is (or runs under) a handler the broker launched for this pasteboard.
+    public func launchGrantMatches(_ caller: PasteboardCaller) -> Bool {
+        launchGrants.contains { grant in
             switch grant {
-            case .process(let pid): if caller.lineage.contains(pid) { return .reader }
-            case .connection(let name): if name == caller.busName { return .reader }
+            case .process(let pid): return caller.lineage.contains(pid)
+            case .connection(let name): return name == caller.busName
             }
         }
-        return nil
     }
 
     /// The types of each item.

@@ -5,6 +5,8 @@ public struct PasteboardError: Error, Sendable, Equatable, CustomStringConvertib
     public enum Kind: Sendable, Equatable {
         /// No pasteboard the caller may see (never a hint that one exists).
         case noSuchPasteboard
+        /// A name that finds pasteboards of two owners the caller may read: it must use a path.
+        case ambiguous
         /// The caller may read it but not do this (only the owner may write, grant or revoke).
         case accessDenied
         /// Over the owner's count or byte quota, or out of memory or disk.

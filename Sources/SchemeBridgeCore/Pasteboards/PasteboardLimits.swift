@@ -6,10 +6,19 @@ public struct PasteboardLimits: Sendable, Equatable {
     public var persistentDefaultExpiry: UInt64 = 7 * 86_400
     /// `MaxExpiry`: the longest any pasteboard lives (7 days).
     public var maximumExpiry: UInt64 = 7 * 86_400
+    /// `MaxTemporaryExpiry`: the longest a pasteboard that is not persistent lives (1 hour; at
+    /// most 1 hour): memory held for a hand-off, not storage.
+    public var maximumTemporaryExpiry: UInt64 = 3600
     /// `MaxPasteboardsPerApp`: pasteboards one owner may have at once.
     public var maximumPerOwner = 64
     /// `MaxBytesPerApp`: bytes of data one owner's pasteboards may hold together (2 GiB).
     public var maximumBytesPerOwner: Int64 = 2 << 30
+    /// `MaxPasteboardsUnidentified`: pasteboards of all owners known only by an executable path
+    /// (or not at all) together — a hard link of an interpreter is a new path, so these share
+    /// one quota (as they share one launch-rate bucket); never more than one app's.
+    public var maximumPerUnidentified = 64
+    /// `MaxBytesUnidentified`: their data together (256 MiB); never more than one app's.
+    public var maximumBytesPerUnidentified: Int64 = 256 << 20
     /// `MaxBytes`: bytes of data of all owners' pasteboards together (8 GiB).
     public var maximumTotalBytes: Int64 = 8 << 30
     /// `MaxPasteboards`: pasteboards of all owners together.
@@ -26,4 +35,15 @@ public struct PasteboardLimits: Sendable, Equatable {
     public var maximumReadBytes: Int64 = 4 << 20
 
     public init() {}
+
+    /// The longest a pasteboard lives: `MaxExpiry`, and `MaxTemporaryExpiry` unless persistent.
+    public func longestLife(persistent: Bool) -> UInt64 {
+        persistent ? maximumExpiry : min(maximumExpiry, maximumTemporaryExpiry)
+    }
+
+    /// The count and byte quota of quota key `key` (``PasteboardStore/quotaKey(appID:)``).
+    public func quota(of key: String) -> (count: Int, bytes: Int64) {
+        guard key == PasteboardStore.sharedQuotaKey else { return (maximumPerOwner, maximumBytesPerOwner) }
+        return (min(maximumPerOwner, maximumPerUnidentified), min(maximumBytesPerOwner, maximumBytesPerUnidentified))
+    }
 }

@@ -9,8 +9,8 @@ import Synchronization
 /// two apps may use the same name without learning of each other); a name asked of an app that
 /// may not see it is `NoSuchPasteboard`, exactly as a name that does not exist.
 public final class PasteboardStore: Sendable {
-    /// Why a pasteboard went away.
-    public enum Removal: Sendable { case deleted, expired }
+    /// Why a pasteboard went away: deleted, expired, or evicted to make room at a global limit.
+    public enum Removal: Sendable { case deleted, expired, evicted }
 
     /// What the service must do when a pasteboard went away: tell its watchers, drop its object.
     public typealias Removed = @Sendable (_ board: Pasteboard, _ why: Removal) -> Void
@@ -72,6 +72,17 @@ public final class PasteboardStore: Sendable {
         return loaded
     }
 
+    /// The key every caller known only by an executable path, or not at all, is counted under.
+    public static let sharedQuotaKey = "\u{0}unidentified"
+
+    /// The key the pasteboards of app `appID` are counted under: the app id when a desktop entry,
+    /// a launcher's scope or Flatpak names the caller; the one shared key for an executable's path
+    /// (a hard link of an interpreter is a new path, at no cost) and for a caller not identified.
+    public static func quotaKey(appID: String?) -> String {
+        guard let appID, !appID.hasPrefix("/") else { return sharedQuotaKey }
+        return appID
+    }
+
     // MARK: finding
 
     /// Creates pasteboard `name` for `caller` ("" makes a unique name), or returns the caller's
@@ -82,22 +93,33 @@ public final class PasteboardStore: Sendable {
         if persistent && caller.appID == nil {
             throw PasteboardError(.accessDenied, "the service cannot tell which app you are, so it cannot keep a persistent pasteboard for you")
         }
-        let seconds = min(expiresIn ?? (persistent ? limits.persistentDefaultExpiry : limits.defaultExpiry), limits.maximumExpiry)
+        let seconds = min(expiresIn ?? (persistent ? limits.persistentDefaultExpiry : limits.defaultExpiry), limits.longestLife(persistent: persistent))
         var board = Pasteboard(id: Self.newID(), name: name, ownerApp: caller.appID, creatorBus: caller.busName, persistent: persistent,
                                expires: Self.now() + Int64(seconds))
         board.watchers[caller.busName] = caller
+        // Pasteboards evicted to make room go once the state lock is released.
+        var evicted: [Pasteboard] = []
+        defer { finishRemoval(evicted, .evicted) }
         let existing: Pasteboard? = try state.withLock { s throws(PasteboardError) -> Pasteboard? in
             let boards = s.boards
             if let own = (s.byName[name] ?? []).compactMap({ boards[$0] }).first(where: { $0.access(for: caller) == .owner }) {
                 s.boards[own.id]?.watchers[caller.busName] = caller
                 return own
             }
-            guard s.boards.count < limits.maximumTotal else {
-                throw PasteboardError(.quotaExceeded, "the service holds \(limits.maximumTotal) pasteboards, its most; try again when some have expired")
+            let key = board.quotaKey
+            let count = s.boards.values.reduce(0) { $0 + ($1.quotaKey == key ? 1 : 0) }
+            guard count < limits.quota(of: key).count else {
+                throw PasteboardError(.quotaExceeded, key == Self.sharedQuotaKey
+                    ? "callers known only by an executable's path have \(count) pasteboards together, their most (MaxPasteboardsUnidentified); "
+                        + "delete some, or run your program from a desktop entry of its own"
+                    : "you have \(count) pasteboards, the most one app may have (MaxPasteboardsPerApp); delete some first")
             }
-            let count = s.boards.values.reduce(0) { $0 + ($1.ownerKey == board.ownerKey ? 1 : 0) }
-            guard count < limits.maximumPerOwner else {
-                throw PasteboardError(.quotaExceeded, "you have \(count) pasteboards, the most one app may have (MaxPasteboardsPerApp); delete some first")
+            if s.boards.count >= limits.maximumTotal {
+                guard let victims = Self.victims(in: s.boards, toFree: Int64(s.boards.count - limits.maximumTotal + 1), callerKey: key,
+                                                 callerWouldHold: Int64(count + 1), measure: { _ in 1 }) else {
+                    throw PasteboardError(.quotaExceeded, "the service holds \(limits.maximumTotal) pasteboards, its most, and no app holds more than you would; try again when some have expired")
+                }
+                evicted = victims.compactMap { detach($0, from: &s) }
             }
             return nil
         }
@@ -109,15 +131,46 @@ public final class PasteboardStore: Sendable {
         return board
     }
 
-    /// The pasteboard named `name` that `caller` may see: its own, else the newest one granted to it.
+    /// The pasteboard named `name` that `caller` may see. Names are per owner, so another app can
+    /// make a pasteboard of the same name and grant it to the caller; in order:
+    /// 1. the one the caller was launched for (a launch grant: its process lineage or its
+    ///    activated connection) — what the owner handed it wins over any other;
+    /// 2. the caller's own;
+    /// 3. the one pasteboard of that name granted to it.
+    /// Two (of different owners) at the same step is ``PasteboardError/Kind/ambiguous``, never a
+    /// guess: the caller must use the object path it was given.
     public func find(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
         try state.withLock { s throws(PasteboardError) -> Pasteboard in
             let candidates = (s.byName[name] ?? []).compactMap { s.boards[$0] }
-            guard let found = candidates.first(where: { $0.access(for: caller) == .owner })
-                    ?? candidates.last(where: { $0.access(for: caller) != nil }) else { throw .noSuchPasteboard }
+            let launchedFor = candidates.filter { $0.launchGrantMatches(caller) }
+            let own = candidates.filter { $0.access(for: caller) == .owner }
+            let granted = candidates.filter { $0.access(for: caller) == .reader }
+            var found: Pasteboard?
+            for (boards, how) in [(launchedFor, "launched for"), (own, "your own"), (granted, "shared with you")] where found == nil {
+                found = try Self.single(boards, name, how)
+            }
+            guard let found else { throw .noSuchPasteboard }
             s.boards[found.id]?.watchers[caller.busName] = caller
             return found
         }
+    }
+
+    /// The caller's own pasteboard named `name` (for the `pasteboard` open option).
+    public func findOwned(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+        try state.withLock { s throws(PasteboardError) -> Pasteboard in
+            let boards = s.boards
+            guard let own = (s.byName[name] ?? []).compactMap({ boards[$0] }).first(where: { $0.access(for: caller) == .owner }) else {
+                throw .noSuchPasteboard
+            }
+            return own
+        }
+    }
+
+    /// The one pasteboard of `boards`, nil for none; several is ``PasteboardError/Kind/ambiguous``.
+    private static func single(_ boards: [Pasteboard], _ name: String, _ how: String) throws(PasteboardError) -> Pasteboard? {
+        guard boards.count > 1 else { return boards.first }
+        throw PasteboardError(.ambiguous, "\(boards.count) pasteboards named '\(name.prefix(80))' of different owners are \(how): "
+            + "use the object path you were given (SCHEMEBRIDGE_PASTEBOARD_PATH, or pasteboard-path in platform_data)")
     }
 
     /// Pasteboard `id` if `caller` may see it (and what it may do), noting the caller as a watcher.
@@ -137,22 +190,38 @@ public final class PasteboardStore: Sendable {
         guard items.count <= limits.maximumItems else {
             throw PasteboardError(.invalidArgument, "\(items.count) items: a pasteboard holds at most \(limits.maximumItems)")
         }
-        let newBytes = items.reduce(Int64(0)) { $0 + $1.reduce(0) { $0 + $1.data.size } }
+        let newBytes = items.reduce(Int64(0)) { $0 + $1.reduce(0) { $0 + $1.data.charge } }
         let stored: [Pasteboard.Item] = items.map { $0.map { (type: $0.type, data: .memory($0.data)) } }
-        // The data replaced is freed on a thread of its own (DataRelease), never under the lock.
+        // The data replaced is freed on a thread of its own (DataRelease), never under the lock;
+        // pasteboards evicted to make room go once the locks are released.
         var replaced: [Pasteboard.Item] = []
-        defer { DataRelease.shared.release(&replaced) }
-        /// Checks the caller and quotas against the current state; the pasteboard with the new items.
-        func checked(_ s: State) throws(PasteboardError) -> Pasteboard {
+        var evicted: [Pasteboard] = []
+        defer {
+            DataRelease.shared.release(&replaced)
+            finishRemoval(evicted, .evicted)
+        }
+        /// Checks the caller and quotas against the current state, making room at the global
+        /// limit; the pasteboard with the new items.
+        func checked(_ s: inout State) throws(PasteboardError) -> Pasteboard {
             guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
             guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may change its items") }
-            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.ownerKey == b.ownerKey && $1.id != id ? $1.bytes : 0) }
-            guard used + newBytes <= limits.maximumBytesPerOwner else {
-                throw PasteboardError(.quotaExceeded, "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(limits.maximumBytesPerOwner) (MaxBytesPerApp)")
+            let key = b.quotaKey
+            let quota = limits.quota(of: key).bytes
+            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? $1.bytes : 0) }
+            guard used + newBytes <= quota else {
+                throw PasteboardError(.quotaExceeded, key == Self.sharedQuotaKey
+                    ? "the items (\(newBytes) bytes) would take the pasteboards of callers known only by an executable's path to \(used + newBytes) bytes; "
+                        + "they share \(quota) (MaxBytesUnidentified): run your program from a desktop entry of its own"
+                    : "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(quota) (MaxBytesPerApp)")
             }
             let all = s.boards.values.reduce(Int64(0)) { $0 + ($1.id != id ? $1.bytes : 0) }
-            guard all + newBytes <= limits.maximumTotalBytes else {
-                throw PasteboardError(.quotaExceeded, "the service holds \(all) bytes of pasteboard data, and takes at most \(limits.maximumTotalBytes) (MaxBytes); try again when some pasteboards have expired")
+            if all + newBytes > limits.maximumTotalBytes {
+                guard let victims = Self.victims(in: s.boards, toFree: all + newBytes - limits.maximumTotalBytes, callerKey: key,
+                                                 callerWouldHold: used + newBytes, measure: { $0.bytes }) else {
+                    throw PasteboardError(.quotaExceeded, "the service holds \(all) bytes of pasteboard data, and takes at most \(limits.maximumTotalBytes) (MaxBytes), "
+                        + "and no app holds more than you would; try again when some pasteboards have expired")
+                }
+                evicted += victims.compactMap { detach($0, from: &s) }
             }
             var next = b
             next.items = stored
@@ -170,11 +239,11 @@ public final class PasteboardStore: Sendable {
         }
         guard state.withLock({ $0.boards[id]?.persistent }) == true else {
             // In memory only: one step under the state lock, no disk lock to wait for.
-            return try state.withLock { s throws(PasteboardError) -> (UInt32, Pasteboard) in commit(try checked(s), &s) }
+            return try state.withLock { s throws(PasteboardError) -> (UInt32, Pasteboard) in commit(try checked(&s), &s) }
         }
         // Persistent: its writes one at a time, so versions land on disk in order.
         return try diskLock.withLock { _ throws(PasteboardError) -> (UInt32, Pasteboard) in
-            let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in try checked(s) }
+            let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in try checked(&s) }
             try disk?.save(next)
             return state.withLock { s in commit(next, &s) }
         }
@@ -185,8 +254,9 @@ public final class PasteboardStore: Sendable {
         let limits = self.limits()
         return state.withLock { s in
             guard let b = s.boards[id] else { return 0 }
-            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.ownerKey == b.ownerKey && $1.id != id ? $1.bytes : 0) }
-            return max(0, limits.maximumBytesPerOwner - used)
+            let key = b.quotaKey
+            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? $1.bytes : 0) }
+            return max(0, limits.quota(of: key).bytes - used)
         }
     }
 
@@ -318,20 +388,60 @@ public final class PasteboardStore: Sendable {
     }
 
     private func remove(_ id: String, _ why: Removal) {
-        let removed: Pasteboard? = state.withLock { s in
-            guard let b = s.boards.removeValue(forKey: id) else { return nil }
-            s.byName[b.name]?.removeAll { $0 == id }
-            if s.byName[b.name]?.isEmpty == true { s.byName[b.name] = nil }
-            if let t = s.timerIDs.removeValue(forKey: id) {
-                s.boardsByTimer[t] = nil
-                timers.cancel(t)
-            }
-            return b
+        guard let removed = state.withLock({ s in detach(id, from: &s) }) else { return }
+        finishRemoval([removed], why)
+    }
+
+    /// Takes pasteboard `id` out of the state (under the state lock); ``finishRemoval(_:_:)``
+    /// does the rest once the lock is released.
+    private func detach(_ id: String, from s: inout State) -> Pasteboard? {
+        guard let b = s.boards.removeValue(forKey: id) else { return nil }
+        s.byName[b.name]?.removeAll { $0 == id }
+        if s.byName[b.name]?.isEmpty == true { s.byName[b.name] = nil }
+        if let t = s.timerIDs.removeValue(forKey: id) {
+            s.boardsByTimer[t] = nil
+            timers.cancel(t)
         }
-        guard var removed else { return }
-        if removed.persistent { diskLock.withLock { _ in disk?.remove(id) } }
-        removedHandler.withLock { $0 }?(removed, why)
-        DataRelease.shared.release(&removed.items)
+        return b
+    }
+
+    /// Removes detached pasteboards' storage, tells the service, frees their data. Takes the
+    /// disk lock: never call it with the state or disk lock held.
+    private func finishRemoval(_ boards: [Pasteboard], _ why: Removal) {
+        for var removed in boards {
+            if removed.persistent { diskLock.withLock { _ in disk?.remove(removed.id) } }
+            removedHandler.withLock { $0 }?(removed, why)
+            DataRelease.shared.release(&removed.items)
+        }
+    }
+
+    /// The pasteboards to evict to free `needed` (by `measure`: 1 a pasteboard, or its bytes) at
+    /// a global limit: from the owner (quota key) holding the most, as long as it holds more than
+    /// the caller would after its change — never the caller's own; of that owner's, those that
+    /// are not persistent first, each the one expiring soonest. Nil when that frees too little
+    /// (then nothing is evicted).
+    static func victims(in boards: [String: Pasteboard], toFree needed: Int64, callerKey: String, callerWouldHold: Int64,
+                        measure: (Pasteboard) -> Int64) -> [String]? {
+        var held: [String: Int64] = [:]
+        var queues: [String: [Pasteboard]] = [:]
+        for b in boards.values where b.quotaKey != callerKey && measure(b) > 0 {
+            held[b.quotaKey, default: 0] += measure(b)
+            queues[b.quotaKey, default: []].append(b)
+        }
+        for key in queues.keys {
+            queues[key]!.sort { ($0.persistent ? 1 : 0, $0.expires, $0.id) < ($1.persistent ? 1 : 0, $1.expires, $1.id) }
+        }
+        var freed: Int64 = 0
+        var chosen: [String] = []
+        while freed < needed {
+            guard let (owner, amount) = held.max(by: { ($0.value, $0.key) < ($1.value, $1.key) }), amount > callerWouldHold,
+                  let next = queues[owner]?.first else { return nil }
+            queues[owner]!.removeFirst()
+            held[owner]! -= measure(next)
+            freed += measure(next)
+            chosen.append(next.id)
+        }
+        return chosen
     }
 
     static func now() -> Int64 {

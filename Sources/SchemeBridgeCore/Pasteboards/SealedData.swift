@@ -12,10 +12,24 @@ public final class SealedData: Sendable {
     public let descriptor: Int32
     /// Its size in bytes.
     public let size: Int64
+    /// What it costs its owner's quota: its size (a sparse memfd is charged all of it: holes can
+    /// be filled with `fallocate` after sealing, by whoever still has the memfd), plus memory
+    /// allocated past its end (`fallocate(FALLOC_FL_KEEP_SIZE)` before sealing), which the kernel
+    /// holds for as long as we hold the memfd.
+    public let charge: Int64
 
-    init(owning descriptor: Int32, size: Int64) {
+    init(owning descriptor: Int32, size: Int64, charge: Int64? = nil) {
         self.descriptor = descriptor
         self.size = size
+        self.charge = max(size, charge ?? size)
+    }
+
+    /// The charge of a file of `size` bytes with `blocks` 512-byte blocks allocated: its size,
+    /// plus what is allocated past its last page.
+    static func charge(size: Int64, blocks: Int64) -> Int64 {
+        let page = Int64(sysconf(Int32(_SC_PAGESIZE)))
+        let pages = (size + page - 1) / page * page
+        return size + max(0, blocks * 512 - pages)
     }
 
     deinit { close(descriptor) }
@@ -49,10 +63,15 @@ public final class SealedData: Sendable {
         guard flags >= 0, flags & Self.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw PasteboardError(.invalidArgument, "the file descriptor is not open for reading")
         }
-        guard Int64(st.st_size) <= limit else { throw tooLarge(Int64(st.st_size), limit) }
+        let charge = Self.charge(size: Int64(st.st_size), blocks: Int64(st.st_blocks))
+        guard charge <= limit else {
+            guard Int64(st.st_size) <= limit else { throw tooLarge(Int64(st.st_size), limit) }
+            throw PasteboardError(.quotaExceeded, "the memfd holds \(st.st_size) bytes but \(charge) bytes of memory (allocated past its end), "
+                + "which does not fit in the app's pasteboard quota (\(limit) bytes left)")
+        }
         let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard own >= 0 else { throw PasteboardError.failure(errno: errno, "cannot keep the descriptor") }
-        return SealedData(owning: own, size: Int64(st.st_size))
+        return SealedData(owning: own, size: Int64(st.st_size), charge: charge)
     }
 
     /// Data from a caller's descriptor: a memfd sealed against writes, growing and shrinking is

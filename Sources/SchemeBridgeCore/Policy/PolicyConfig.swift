@@ -28,10 +28,13 @@ import Glibc
 /// DefaultExpiry=600               # seconds a pasteboard lives unless its creator says
 /// PersistentDefaultExpiry=604800  # the same for persistent ones
 /// MaxExpiry=604800                # the longest any lives
+/// MaxTemporaryExpiry=3600         # the longest one that is not persistent lives (at most 3600)
 /// MaxPasteboardsPerApp=64
 /// MaxBytesPerApp=2147483648       # data of one app's pasteboards together
-/// MaxPasteboards=4096             # all apps together
-/// MaxBytes=8589934592             # data of all apps' pasteboards together
+/// MaxPasteboardsUnidentified=64   # all callers known only by an executable path, together
+/// MaxBytesUnidentified=268435456  # their data together
+/// MaxPasteboards=4096             # all apps together (past it, the largest owner makes room)
+/// MaxBytes=8589934592             # data of all apps' pasteboards together (likewise)
 ///
 /// [Documents]
 /// MaxInboxBytes=1073741824        # one app's Inbox
@@ -180,7 +183,8 @@ public struct PolicyConfig: Sendable, Equatable {
 extension PolicyConfig {
     /// Reads `[Pasteboards]`: whole numbers in range; anything else is ignored with a warning.
     static func parsePasteboards(_ g: KeyFile.Group, path: String, into p: inout PasteboardLimits, warnings: inout [String]) {
-        let known: Set<String> = ["DefaultExpiry", "PersistentDefaultExpiry", "MaxExpiry", "MaxPasteboardsPerApp", "MaxBytesPerApp", "MaxPasteboards", "MaxBytes"]
+        let known: Set<String> = ["DefaultExpiry", "PersistentDefaultExpiry", "MaxExpiry", "MaxTemporaryExpiry", "MaxPasteboardsPerApp", "MaxBytesPerApp",
+                                  "MaxPasteboardsUnidentified", "MaxBytesUnidentified", "MaxPasteboards", "MaxBytes"]
         for e in g.entries where !known.contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
@@ -198,6 +202,9 @@ extension PolicyConfig {
         if let v = number("MaxExpiry", 1...year) { p.maximumExpiry = UInt64(v) }
         if let v = number("MaxPasteboardsPerApp", 1...100_000) { p.maximumPerOwner = Int(v) }
         if let v = number("MaxBytesPerApp", 0...(1 << 50)) { p.maximumBytesPerOwner = v }
+        if let v = number("MaxTemporaryExpiry", 1...3600) { p.maximumTemporaryExpiry = UInt64(v) }
+        if let v = number("MaxPasteboardsUnidentified", 1...100_000) { p.maximumPerUnidentified = Int(v) }
+        if let v = number("MaxBytesUnidentified", 0...(1 << 50)) { p.maximumBytesPerUnidentified = v }
         if let v = number("MaxPasteboards", 1...100_000) { p.maximumTotal = Int(v) }
         if let v = number("MaxBytes", 0...(1 << 50)) { p.maximumTotalBytes = v }
     }
