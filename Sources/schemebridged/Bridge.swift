@@ -6,7 +6,7 @@ import Synchronization
 
 /// The D-Bus adapter over the core's ``Broker``: it decodes calls, identifies callers, asks the
 /// broker, starts what the broker admitted (spawn or D-Bus activation, with the launch image),
-/// and reports every outcome with `URLHandled` / `URLFailed`. No policy is decided here.
+/// and reports every outcome with `URLHandled` / `URLFailed` (``announce(_:to:)``). No policy is decided here.
 final class Bridge: Sendable {
     let broker: Broker
     let connection: Connection
@@ -191,7 +191,7 @@ final class Bridge: Sendable {
             // Callback routes pinned for a request that did not start go with it.
             if let pinned { broker.callbackRoutes.drop(pinned) }
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
-            try? connection.emit(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message))
+            announce(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
         }
     }
@@ -300,7 +300,7 @@ final class Bridge: Sendable {
         details[URLHandled.Key.launchImage] = .string(results.launchImage)
         if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
         logger.info("opened \(URLText.shortened(plan.url.string)) with \(plan.entry.id) for \(caller.displayName)")
-        try? connection.emit(URLHandled(url: plan.url.string, scheme: plan.url.scheme.name, handler: plan.entry.id, details: details))
+        announce(URLHandled(url: plan.url.string, scheme: plan.url.scheme.name, handler: plan.entry.id, details: details), to: caller.busName)
         return results
     }
 

@@ -15,8 +15,8 @@ extension Broker {
         case .pinned(let entry):
             return entry
         case .refused:
-            throw OpenFailure(.notTheHandler, "\(URLRouterText.short(url)) is an x-callback URL handed to the handler of another app's "
-                + "request: only that handler (the process started for it, its descendants, or the app activated for it) may open it")
+            throw OpenFailure(.notTheHandler, "this URL is an x-callback URL handed to the handler of another app's request: "
+                + "only that handler (the process started for it, its descendants, or the app activated for it) may open it")
         }
     }
 }
