@@ -5,7 +5,7 @@ import Testing
 @testable import SchemeBridgeCore
 
 /// Who counts as a request's handler: real processes, and a pid handed to another process after
-/// the handler ended (the kernel is made to reuse it through `ns_last_pid`; tests run as root).
+/// the handler ended (the kernel is made to reuse it through clone3's `set_tid`; tests run as root).
 @Suite struct HandlerProcessTests {
     static let environment = ["PATH": "/usr/bin:/bin"]
 
@@ -27,55 +27,44 @@ import Testing
         return (pid, process.withLock { $0 }, reaped)
     }
 
-    /// Takes the lock every test that sets `ns_last_pid` holds (ReplyTests too) from the start of
-    /// the process whose pid it wants again until it has it: setting `ns_last_pid` hands recently
-    /// freed pids out again, anyone's, so another such test meanwhile could take that pid. The
-    /// lock goes with the returned descriptor.
-    static func pidLock() -> Int32 {
-        let lock = open("/tmp/schemebridge-tests-ns_last_pid.lock", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if lock >= 0 { _ = flock(lock, LOCK_EX) }
-        return lock
-    }
-
-    /// Starts `argv` (a program that starts no other) as pid `target` (free now): `ns_last_pid`
-    /// is set just below it before each spawn; a spawn that another process's fork beat to it is
-    /// stopped and tried again, for a minute at most. Call it holding ``pidLock()``.
-    static func spawn(_ argv: [String], asPID target: Int32) throws -> Int32? {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if kill(target, 0) == 0 { return nil }   // someone else has it now
-            let fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY)
-            guard fd >= 0 else { return nil }
-            let text = "\(target - 1)"
-            let wrote = write(fd, text, text.utf8.count)
-            close(fd)
-            guard wrote > 0 else { return nil }
-            let pid = try spawn(argv).pid
-            if pid == target { return pid }
-            kill(pid, SIGKILL)
-            usleep(1000)
-        }
-        return nil
+    /// Starts `/bin/sleep 600` as pid `target` (free now): clone3(2) with `set_tid` (root only)
+    /// makes a process with exactly that pid or fails, whatever other processes fork meanwhile.
+    /// Its python parent leaves at once (the sleeper is then init's). Returns the pid, or why not.
+    static func sleeper(asPID target: Int32) throws -> String {
+        let script = """
+            import ctypes, os, sys, struct, signal
+            libc = ctypes.CDLL(None, use_errno=True)
+            tid = (ctypes.c_int32 * 1)(int(sys.argv[1]))
+            args = struct.pack('10Q', 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, ctypes.addressof(tid), 1)
+            pid = libc.syscall(435, ctypes.create_string_buffer(args, len(args)), len(args))   # clone3
+            if pid == 0:   # it keeps none of the pipes the test reads to their end
+                null = os.open('/dev/null', os.O_WRONLY); os.dup2(null, 1); os.dup2(null, 2); os.closerange(3, 65536)
+                os.execv('/bin/sleep', ['sleep', '600'])
+            print(pid if pid > 0 else 'clone3: %s' % os.strerror(ctypes.get_errno()))
+            """
+        let r = try run("/usr/bin/python3", ["-c", script, "\(target)"], environment: environment)
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + r.stderr
     }
 
     @Test func aProcessThatGetsAHandlersPidAfterItEndedIsNotTheHandler() async throws {
-        let lock = Self.pidLock()
-        defer { if lock >= 0 { close(lock) } }
-        // The handler, held by a pidfd from its start; while it runs, it and its children are it.
-        let (handlerPID, held, reaped) = try Self.spawn(["/bin/sh", "-c", "sleep 600 & wait"], held: true)
+        // A handler, held by a pidfd from its start: while it runs, it and its children are it.
+        let (shellPID, shell, _) = try Self.spawn(["/bin/sh", "-c", "sleep 600 & wait"], held: true)
+        defer { kill(-shellPID, SIGKILL) }   // its process group: the shell and its sleep (a session of its own)
+        let shellProcess = try #require(shell)
+        let child = await Self.child(of: shellPID)
+        #expect(child.map { ProcessLineage.isSelfOrDescendant($0, of: shellProcess) } == true, "its child counts")
+
+        // Another: it ends and is reaped, and the kernel gives its pid to another program.
+        let (handlerPID, held, reaped) = try Self.spawn(["/bin/sleep", "600"], held: true)
         let process = try #require(held)
         #expect(process.isHeld && process.isRunning)
         #expect(ProcessLineage.isSelfOrDescendant(handlerPID, of: process))
         #expect(LaunchedHandler.spawned(process).includes(sender: ":1.7", pid: handlerPID, nameOwner: nil))
-        let child = await Self.child(of: handlerPID)
-        #expect(child.map { ProcessLineage.isSelfOrDescendant($0, of: process) } == true, "its child counts")
-
-        // It ends and is reaped; the kernel gives its pid to another program.
-        kill(-handlerPID, SIGKILL)   // its process group: the shell and its sleep (a session of its own)
+        kill(handlerPID, SIGKILL)
         #expect(await waitUntil(timeout: .seconds(120)) { reaped.isSet } != nil, "the handler was never reaped")
         #expect(!process.isRunning)
-        let impostor = try #require(try Self.spawn(["/bin/sleep", "600"], asPID: handlerPID),
-                                    "could not have pid \(handlerPID) again (ns_last_pid needs root)")
+        let taken = try Self.sleeper(asPID: handlerPID)
+        let impostor = try #require(Int32(taken), "could not have pid \(handlerPID) again (clone3 set_tid needs root): \(taken)")
         defer { kill(impostor, SIGKILL) }
 
         // By pid alone (the old rule) the impostor was the handler…
@@ -86,6 +75,8 @@ import Testing
         #expect(!LaunchedHandler.activated(owner: ":1.7", process: process).includes(sender: ":1.9", pid: impostor, nameOwner: nil))
         // The activated app's own connection still is (its unique name is never reused).
         #expect(LaunchedHandler.activated(owner: ":1.7", process: process).includes(sender: ":1.7", pid: impostor, nameOwner: nil))
+        // A process held only after it had ended is never running, whoever has its pid now.
+        #expect(!HandlerProcess(pid: handlerPID + 100_000_000).isRunning)
     }
 
     /// The first child of `pid` (read from /proc), once it has one.

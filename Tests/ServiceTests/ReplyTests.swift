@@ -247,7 +247,7 @@ import SchemeBridgeContract
 
     /// Issue 21, item 11: the activated handler's process ends while its connection lives on (a
     /// child holds the socket, so the request stays pending), and a program that got its pid —
-    /// the kernel is made to hand it out again through `ns_last_pid` — replies with the token
+    /// the kernel is made to hand it out again through clone3's `set_tid` — replies with the token
     /// (readable in the handler's memory and environment by any program of the user). By pid it
     /// was the handler; by the pidfd held since the launch it is not: `NotTheHandler`, and the
     /// caller's one response says the handler left.
@@ -256,11 +256,6 @@ import SchemeBridgeContract
         defer { f.stop() }
         try f.entry("org.example.Answer.desktop", "Name=Answer\nDBusActivatable=true\nMimeType=x-scheme-handler/answer;")
         let (tokenFile, holderFile) = (f.records.appendingPathComponent("answer.token").path, f.records.appendingPathComponent("holder.pid").path)
-        // Setting ns_last_pid hands recently freed pids out again, anyone's: one test at a time
-        // (HandlerProcessTests takes this lock too), from the handler's start to the impostor's.
-        let lock = open("/tmp/schemebridge-tests-ns_last_pid.lock", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if lock >= 0 { _ = flock(lock, LOCK_EX) }
-        defer { if lock >= 0 { close(lock) } }
         let app = try Tools.spawn([Tools.systemPython, "-c", """
             import sys, os, time, dbus, dbus.service
             from dbus.mainloop.glib import DBusGMainLoop
@@ -286,6 +281,33 @@ import SchemeBridgeContract
         #expect(await Self.nameIsOwned(f, "org.example.Answer"))
         async let run = Tools.run(Self.caller(f, "answer://q"))
         #expect(await Tools.eventually { ((try? String(contentsOfFile: tokenFile, encoding: .utf8)) ?? "").count == 64 })
+        // A program waits, ready, for the handler's pid to be free and takes it at once — clone3(2)
+        // with set_tid (root only) gives exactly that pid or fails — then answers with the token.
+        let (ready, said) = (f.records.appendingPathComponent("impostor.ready"), f.records.appendingPathComponent("impostor.out"))
+        let impostorProcess = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, os, time, ctypes, struct, signal, dbus
+            \(ServiceFixture.pythonNames)
+            target, token = int(sys.argv[2]), open(sys.argv[3]).read()
+            libc = ctypes.CDLL(None, use_errno=True)
+            tid = (ctypes.c_int32 * 1)(target)
+            args = struct.pack('10Q', 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, ctypes.addressof(tid), 1)
+            open(sys.argv[4], 'w').write('ready')
+            deadline = time.monotonic() + 120
+            while os.path.exists('/proc/%d' % target) and time.monotonic() < deadline: time.sleep(0.001)
+            pid = libc.syscall(435, ctypes.create_string_buffer(args, len(args)), len(args))   # clone3
+            if pid == 0:
+                bus = dbus.bus.BusConnection(sys.argv[1])
+                try:
+                    dbus.Interface(bus.get_object(N, O), N).Reply(token, dbus.UInt32(0), {'forged': 'yes'}, timeout=120)
+                    print('accepted')
+                except dbus.DBusException as e:
+                    print(e.get_dbus_name(), str(e))
+                sys.stdout.flush(); os._exit(0)
+            if pid < 0: print('no pid %d: %s' % (target, os.strerror(ctypes.get_errno()))); sys.exit(1)
+            sys.exit(os.WEXITSTATUS(os.waitpid(pid, 0)[1]))
+            """, f.bus.address, "\(app.pid)", tokenFile, ready.path], stdout: said)
+        defer { impostorProcess.terminate() }
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: ready.path) }, "the impostor never got ready")
         // The handler's process ends (reaped: its pid is free); its connection stays.
         f.release("leave")
         _ = await app.wait()
@@ -293,30 +315,8 @@ import SchemeBridgeContract
         let holder = Int32((try? String(contentsOfFile: holderFile, encoding: .utf8)) ?? "")
         var holderKilled = false
         defer { if !holderKilled, let holder { kill(holder, SIGKILL) } }
-        // A program with the handler's pid answers (other forks on the machine may take the pid
-        // first: tried again, for a minute at most).
-        let impostor = try await Tools.run([Tools.systemPython, "-c", """
-            import sys, os, time, dbus
-            \(ServiceFixture.pythonNames)
-            target, token = int(sys.argv[2]), open(sys.argv[3]).read()
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                if os.path.exists('/proc/%d' % target): print('pid %d is taken' % target); sys.exit(1)
-                open('/proc/sys/kernel/ns_last_pid', 'w').write(str(target - 1))
-                pid = os.fork()
-                if pid == 0:
-                    if os.getpid() != target: os._exit(3)
-                    bus = dbus.bus.BusConnection(sys.argv[1])
-                    try:
-                        dbus.Interface(bus.get_object(N, O), N).Reply(token, dbus.UInt32(0), {'forged': 'yes'}, timeout=120)
-                        print('accepted')
-                    except dbus.DBusException as e:
-                        print(e.get_dbus_name(), str(e))
-                    sys.stdout.flush(); os._exit(0)
-                if os.WEXITSTATUS(os.waitpid(pid, 0)[1]) != 3: sys.exit(0)
-                time.sleep(0.001)
-            print('pid %d never came back' % target); sys.exit(1)
-            """, f.bus.address, "\(app.pid)", tokenFile])
+        let status = await impostorProcess.wait()
+        let impostor = (status: status, stdout: (try? String(contentsOf: said, encoding: .utf8)) ?? "", stderr: "")
         #expect(impostor.status == 0, "\(impostor.stdout)\(impostor.stderr)")
         #expect(impostor.stdout.hasPrefix(ContractError.notTheHandler.description), "the impostor's reply: \(impostor.stdout)")
         // The handler's connection goes: the caller hears that, and nothing forged.

@@ -13,13 +13,17 @@ import Glibc
 public final class HandlerProcess: Sendable, Equatable {
     /// The process id.
     public let pid: Int32
-    /// The pidfd, -1 when the kernel has none (before Linux 5.3): then only the pid is compared.
+    /// The pidfd, -1 when none could be opened: then only the pid is compared (a kernel before
+    /// Linux 5.3, no descriptor left), unless the process was already gone.
     private let pidfd: Int32
+    /// The process had ended before its pidfd could be opened (ESRCH): it never counts.
+    private let endedBeforeHeld: Bool
 
     /// Holds `pid` by a pidfd opened now.
     public init(pid: Int32) {
         self.pid = pid
         let fd = clinux_pidfd_open(pid)
+        endedBeforeHeld = fd < 0 && errno == ESRCH
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         self.pidfd = fd
     }
@@ -33,9 +37,9 @@ public final class HandlerProcess: Sendable, Equatable {
     public var isHeld: Bool { pidfd >= 0 }
 
     /// Whether the process has not exited: its pid still names it. Without a pidfd the pid is
-    /// all there is, and it is believed.
+    /// all there is, and it is believed — unless the process was gone when it was to be held.
     public var isRunning: Bool {
-        guard pidfd >= 0 else { return true }
+        guard pidfd >= 0 else { return !endedBeforeHeld }
         var p = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
         while true {
             let n = poll(&p, 1, 0)
