@@ -10,8 +10,10 @@ public enum Contract {
     public static let objectPath: ObjectPath = "/io/github/schemebridge/SchemeBridge1"
     /// The main interface on ``objectPath``.
     public static let interface: InterfaceName = "io.github.schemebridge.SchemeBridge1"
-    /// The `Version` property's value: 2 since replies (version 2 additions are additive).
-    public static let version: UInt32 = 2
+    /// The `Version` property's value: 2 since replies (version 2 additions are additive); 3 since
+    /// broadcast `URLHandled`/`URLFailed` carry URLs without userinfo, query and fragment (the
+    /// caller gets the full URL in a copy sent to it alone).
+    public static let version: UInt32 = 3
     /// The interface of request objects (`OpenURLWithReply`).
     public static let requestInterface: InterfaceName = "io.github.schemebridge.Request1"
     /// Request objects live below this path: `…/request/<id>`.

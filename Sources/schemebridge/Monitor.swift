@@ -6,21 +6,31 @@ import SchemeBridgeContract
 struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print URLHandled, URLFailed and HandlersChanged signals as they come (until interrupted).",
-        discussion: "Text lines are for people; use --json for one JSON object a line.")
+        discussion: """
+            Text lines are for people; use --json for one JSON object a line. It shows what any program of the \
+            session may see: URLs as the service broadcasts them, without userinfo, query and fragment (the app \
+            that opened a URL gets the full URL sent to it alone), unless the service's config says \
+            [Privacy] BroadcastURLs=full; with BroadcastURLs=none it shows no URLHandled or URLFailed at all.
+            """)
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let service = try client.client()
+        let version: Int
         do {
             try service.connection.addMatch(MatchRule(interface: Contract.interface, path: Contract.objectPath))
             // Starts the service (bus activation) so that it reports changes from now on.
-            _ = try service.property(ContractProperty.version)
+            version = Int((try service.property(ContractProperty.version)).integer ?? 0)
         } catch {
             throw ServiceClient.report(error, "cannot monitor the SchemeBridge service")
         }
-        if !output.json { Terminal.error("monitoring \(Contract.busName.rawValue); interrupt to stop") }
+        if !output.json {
+            Terminal.error("monitoring \(Contract.busName.rawValue); interrupt to stop")
+            // Version 3 broadcasts URLs without their private parts (what any program may see).
+            if version >= 3 { Terminal.error("URLs are shown as broadcast: without userinfo, query and fragment unless [Privacy] BroadcastURLs=full") }
+        }
         do {
             while let message = try service.connection.nextSignal() {
                 guard let member = message.member?.rawValue, message.interface == Contract.interface else { continue }

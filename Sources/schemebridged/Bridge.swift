@@ -6,7 +6,7 @@ import Synchronization
 
 /// The D-Bus adapter over the core's ``Broker``: it decodes calls, identifies callers, asks the
 /// broker, starts what the broker admitted (spawn or D-Bus activation, with the launch image),
-/// and reports every outcome with `URLHandled` / `URLFailed`. No policy is decided here.
+/// and reports every outcome with `URLHandled` / `URLFailed` (``announce(_:to:)``). No policy is decided here.
 final class Bridge: Sendable {
     let broker: Broker
     let connection: Connection
@@ -148,12 +148,16 @@ final class Bridge: Sendable {
     /// handler, and the started handler recorded on it.
     private func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
                       reply: Bool?) async throws(DBusError) -> (results: OpenResults, request: UInt64?) {
+        var pinned: UInt64? = nil
         do throws(DBusError) {
             let options = try OpenOptions(decoding: rawOptions)
             let known = await callers.caller(sender, connection: connection, registry: registry)
             try await refuseHandBack(url, from: known)
+            // An x-callback URL handed to a handler: its entry, for that handler only.
+            let callback = try await callbackEntry(url, handlerNamed: options.handler != nil, sender: sender, known: known)
             // `ask`: the user picks (unless the handler is named); the pick is then as if named.
-            let handler = options.ask && options.handler == nil ? try await choosers.askedHandler(for: url, caller: Self.caller(sender, known)) : options.handler
+            let handler = callback == nil && options.ask && options.handler == nil
+                ? try await choosers.askedHandler(for: url, caller: Self.caller(sender, known)) : options.handler
             let request = OpenRequest(url: url, handler: handler, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
             var splashAvailable = false
@@ -163,8 +167,9 @@ final class Bridge: Sendable {
             let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: pasteboardCaller) }
             var admission = try adapt { () throws(OpenFailure) in
                 try broker.admit(request, searchPath: searchPath, sessionScale: sessionScale.load(ordering: .relaxed),
-                                 splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)))
+                                 splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)), callback: callback)
             }
+            pinned = admission.callbackGroup
             if let pasteboard {
                 // The handler may read it before it starts: its app id now, its process once spawned.
                 let (store, appID) = (pasteboards.store, String(admission.plan.entry.id.dropLast(admission.plan.entry.id.hasSuffix(".desktop") ? 8 : 0)))
@@ -184,9 +189,24 @@ final class Bridge: Sendable {
                 throw error
             }
         } catch {
+            // Callback routes pinned for a request that did not start go with it.
+            if let pinned { broker.callbackRoutes.drop(pinned) }
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
-            try? connection.emit(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message))
+            announce(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
+        }
+    }
+
+    /// The entry `url` is pinned to when it is an x-callback URL and `sender` is the handler it
+    /// was handed to (the broker's rule; refused for anyone else).
+    private func callbackEntry(_ url: String, handlerNamed: Bool, sender: String, known: CallerCache.Caller) async throws(DBusError) -> String? {
+        let pid = known.pid.map { Int32(bitPattern: $0) }
+        do {
+            return try await broker.callbackEntry(for: url, handlerNamed: handlerNamed) { [replies] handler in
+                await replies.isHandler(handler, sender: sender, pid: pid)
+            }
+        } catch {
+            throw DBusError(error)
         }
     }
 
@@ -218,8 +238,11 @@ final class Bridge: Sendable {
             for command in commands {
                 let name = plan.entry.id
                 let (log, replies, store) = (logger, self.replies, pasteboards.store)
-                // The first process is the one a reply request watches.
-                let watched = pids.isEmpty ? reply : nil
+                // The first process is the one a reply request watches, and its callbacks' handler.
+                let first = pids.isEmpty
+                let watched = first ? reply : nil
+                let (routes, group) = (broker.callbackRoutes, admission.callbackGroup)
+                let held = Mutex<HandlerProcess?>(nil)
                 // The pid, for dropping its pasteboard grant when it ends (before it can be reused).
                 let started = Mutex<Int32?>(nil)
                 do {
@@ -227,12 +250,17 @@ final class Bridge: Sendable {
                                                    workingDirectory: command.workingDirectory, onStart: { pid in
                                                        if let pasteboard { store.addLaunchGrant(pasteboard, .process(pid)) }
                                                        started.withLock { $0 = pid }
+                                                       // Held by a pidfd before it can be reaped: a reused pid is never it.
+                                                       guard first else { return }
+                                                       let process = HandlerProcess(pid: pid)
+                                                       held.withLock { $0 = process }
+                                                       if let group { routes.started(group, handler: .spawned(process)) }
                                                    }, onExit: { code in
                                                        if pasteboard != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
                                                        if code != 0 { log.info("handler \(name) exited with status \(code)") }
                                                        if let watched { replies.handlerExited(watched, status: code) }
                                                    }))
-                    if let watched, let pid = pids.first { replies.started(watched, handler: .spawned(pid: pid)) }
+                    if let watched, let process = held.withLock({ $0 }) { replies.started(watched, handler: .spawned(process)) }
                 } catch {
                     throw ContractError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
                 }
@@ -247,6 +275,7 @@ final class Bridge: Sendable {
             let presented = await present(admission, handlerPID: nil)
             shown = presented.shown
             if let reply { replies.started(reply, handler: .activating(busName: busName)) }
+            if let group = admission.callbackGroup { broker.callbackRoutes.started(group, handler: .activating(busName: busName)) }
             recentLaunches.record(url: plan.url.string, entry: plan.entry, busName: busName)
             if let pasteboard {
                 // The app may read inside its Open: start it first, and grant its connection.
@@ -261,8 +290,10 @@ final class Bridge: Sendable {
             results.pid = await pidOf(busName)
             if let pid = results.pid { recentLaunches.activated(url: plan.url.string, busName: busName, pid: Int32(bitPattern: pid)) }
             launchKind = .dbusActivation
-            if let reply, let owner = await replies.ownerOf(busName) {
-                replies.started(reply, handler: .activated(owner: owner, pid: results.pid.map { Int32(bitPattern: $0) }))
+            if reply != nil || admission.callbackGroup != nil, let owner = await replies.ownerOf(busName) {
+                let handler = LaunchedHandler.activated(owner: owner, process: results.pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) })
+                if let reply { replies.started(reply, handler: handler) }
+                if let group = admission.callbackGroup { broker.callbackRoutes.started(group, handler: handler) }
             }
         }
         if shown, let image = admission.image { results.launchImage = image }
@@ -270,7 +301,7 @@ final class Bridge: Sendable {
         details[URLHandled.Key.launchImage] = .string(results.launchImage)
         if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
         logger.info("opened \(URLText.shortened(plan.url.string)) with \(plan.entry.id) for \(caller.displayName)")
-        try? connection.emit(URLHandled(url: plan.url.string, scheme: plan.url.scheme.name, handler: plan.entry.id, details: details))
+        announce(URLHandled(url: plan.url.string, scheme: plan.url.scheme.name, handler: plan.entry.id, details: details), to: caller.busName)
         return results
     }
 
@@ -349,6 +380,7 @@ extension DBusError {
         case .quotaExceeded: self = ContractError.quotaExceeded(failure.message)
         case .cancelled: self = ContractError.cancelled(failure.message)
         case .noChooser: self = ContractError.noChooser(failure.message)
+        case .notTheHandler: self = ContractError.notTheHandler(failure.message)
         case .invalidArgument: self.init(.invalidArgs, failure.message)
         case .failed: self.init(.failed, failure.message)
         }

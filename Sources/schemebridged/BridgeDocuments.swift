@@ -52,7 +52,7 @@ extension Bridge {
             }
         } catch {
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
-            try? connection.emit(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message))
+            announce(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
         }
     }

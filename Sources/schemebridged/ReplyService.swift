@@ -66,7 +66,7 @@ final class ReplyService: Sendable {
     }
 
     /// The handler of `id` started as `handler`.
-    func started(_ id: UInt64, handler: RequestTable.Handler) {
+    func started(_ id: UInt64, handler: LaunchedHandler) {
         table.started(id, handler: handler)
         wakeStartWaiters(id)
     }
@@ -116,8 +116,8 @@ final class ReplyService: Sendable {
         let senderPID = await pidOf(sender)
         // An app being activated may answer from inside its Open: its bus name's owner now.
         var nameOwner: String? = nil
-        if case .activating(let busName)? = table.request(token: token)?.handler { nameOwner = await ownerOf(busName) }
-        switch table.takeForReply(token: token, isHandler: { Self.isHandler($0, sender: sender, pid: senderPID, nameOwner: nameOwner) }) {
+        if let busName = table.request(token: token)?.handler?.activatingName { nameOwner = await ownerOf(busName) }
+        switch table.takeForReply(token: token, isHandler: { $0.handler?.includes(sender: sender, pid: senderPID, nameOwner: nameOwner) ?? false }) {
         case .failure(.noSuchRequest):
             throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
         case .failure(.notTheHandler(let handlerID)):
@@ -127,21 +127,13 @@ final class ReplyService: Sendable {
         }
     }
 
-    /// Whether `sender` (with `pid`) is the launched handler of `request`: the spawned process or
-    /// one of its descendants; the activated app's connection, or a descendant of its process.
-    static func isHandler(_ request: RequestTable.Request, sender: String, pid: Int32?, nameOwner: String? = nil) -> Bool {
-        switch request.handler {
-        case .activating?:
-            return nameOwner != nil && nameOwner == sender
-        case .spawned(let handlerPID)?:
-            return pid.map { ProcessLineage.isSelfOrDescendant($0, of: handlerPID) } ?? false
-        case .activated(let owner, let ownerPID)?:
-            if sender == owner { return true }
-            guard let pid, let ownerPID else { return false }
-            return ProcessLineage.isSelfOrDescendant(pid, of: ownerPID)
-        case nil:
-            return false
-        }
+    /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule,
+    /// ``LaunchedHandler/includes(sender:pid:nameOwner:)``; nil, a handler not started yet, is nobody).
+    func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?) async -> Bool {
+        guard let handler else { return false }
+        var nameOwner: String? = nil
+        if let busName = handler.activatingName { nameOwner = await ownerOf(busName) }
+        return handler.includes(sender: sender, pid: pid, nameOwner: nameOwner)
     }
 
     /// Request objects exported now (for tests and leak checks).

@@ -60,6 +60,15 @@ import SchemeBridgeContract
         return [Tools.systemPython, "-c", script, f.bus.address, url] + (gate.map { [f.gate.file($0)] } ?? [])
     }
 
+    /// Waits until `name` has an owner on the fixture's bus.
+    static func nameIsOwned(_ f: ServiceFixture, _ name: String) async -> Bool {
+        await Tools.eventually {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                          "org.freedesktop.DBus.NameHasOwner", "string:\(name)"])
+            return r?.stdout.contains("boolean true") == true
+        }
+    }
+
     static func json(_ text: String) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
     }
@@ -230,14 +239,94 @@ import SchemeBridgeContract
             GLib.MainLoop().run()
             """, f.bus.address])
         defer { app.terminate() }
-        #expect(await Tools.eventually {
-            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                          "org.freedesktop.DBus.NameHasOwner", "string:org.example.Answer"])
-            return r?.stdout.contains("boolean true") == true
-        })
+        #expect(await Self.nameIsOwned(f, "org.example.Answer"))
         let r = try await Tools.run(Self.caller(f, "answer://q"))
         let all = Self.responses(r)
         #expect(all.count == 1 && (all.first?["results"] as? [String: String])?["opened"] == "answer://q", "\(r.stdout)\(r.stderr)")
+    }
+
+    /// Issue 21, item 11: the activated handler's process ends while its connection lives on (a
+    /// child holds the socket, so the request stays pending), and a program that got its pid —
+    /// the kernel is made to hand it out again through clone3's `set_tid` — replies with the token
+    /// (readable in the handler's memory and environment by any program of the user). By pid it
+    /// was the handler; by the pidfd held since the launch it is not: `NotTheHandler`, and the
+    /// caller's one response says the handler left.
+    @Test func aProcessThatGetsTheHandlersPidIsNotTheHandler() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Answer.desktop", "Name=Answer\nDBusActivatable=true\nMimeType=x-scheme-handler/answer;")
+        let (tokenFile, holderFile) = (f.records.appendingPathComponent("answer.token").path, f.records.appendingPathComponent("holder.pid").path)
+        let app = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, os, time, dbus, dbus.service
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            class App(dbus.service.Object):
+                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
+                def Open(self, uris, platform):
+                    open(sys.argv[2] + '.tmp', 'w').write(str(platform['reply-token'])); os.rename(sys.argv[2] + '.tmp', sys.argv[2])
+            name = dbus.service.BusName('org.example.Answer', bus)
+            App(bus, '/org/example/Answer')
+            def leave():
+                if not os.path.exists(sys.argv[3]): return True
+                if os.fork() == 0:   # the child keeps the connection's socket open, and nothing else
+                    open(sys.argv[4] + '.tmp', 'w').write(str(os.getpid())); os.rename(sys.argv[4] + '.tmp', sys.argv[4])
+                    time.sleep(600); os._exit(0)
+                os._exit(0)
+            GLib.timeout_add(50, leave)
+            GLib.MainLoop().run()
+            """, f.bus.address, tokenFile, f.gate.file("leave"), holderFile])
+        defer { app.terminate() }
+        #expect(await Self.nameIsOwned(f, "org.example.Answer"))
+        async let run = Tools.run(Self.caller(f, "answer://q"))
+        #expect(await Tools.eventually { ((try? String(contentsOfFile: tokenFile, encoding: .utf8)) ?? "").count == 64 })
+        // A program waits, ready, for the handler's pid to be free and takes it at once — clone3(2)
+        // with set_tid (root only) gives exactly that pid or fails — then answers with the token.
+        let (ready, said) = (f.records.appendingPathComponent("impostor.ready"), f.records.appendingPathComponent("impostor.out"))
+        let impostorProcess = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, os, time, ctypes, struct, signal, dbus
+            \(ServiceFixture.pythonNames)
+            target, token = int(sys.argv[2]), open(sys.argv[3]).read()
+            libc = ctypes.CDLL(None, use_errno=True)
+            tid = (ctypes.c_int32 * 1)(target)
+            args = struct.pack('10Q', 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, ctypes.addressof(tid), 1)
+            open(sys.argv[4], 'w').write('ready')
+            deadline = time.monotonic() + 120
+            while os.path.exists('/proc/%d' % target) and time.monotonic() < deadline: time.sleep(0.001)
+            pid = libc.syscall(435, ctypes.create_string_buffer(args, len(args)), len(args))   # clone3
+            if pid == 0:
+                bus = dbus.bus.BusConnection(sys.argv[1])
+                try:
+                    dbus.Interface(bus.get_object(N, O), N).Reply(token, dbus.UInt32(0), {'forged': 'yes'}, timeout=120)
+                    print('accepted')
+                except dbus.DBusException as e:
+                    print(e.get_dbus_name(), str(e))
+                sys.stdout.flush(); os._exit(0)
+            if pid < 0: print('no pid %d: %s' % (target, os.strerror(ctypes.get_errno()))); sys.exit(1)
+            sys.exit(os.WEXITSTATUS(os.waitpid(pid, 0)[1]))
+            """, f.bus.address, "\(app.pid)", tokenFile, ready.path], stdout: said)
+        defer { impostorProcess.terminate() }
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: ready.path) }, "the impostor never got ready")
+        // The handler's process ends (reaped: its pid is free); its connection stays.
+        f.release("leave")
+        _ = await app.wait()
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: holderFile) })
+        let holder = Int32((try? String(contentsOfFile: holderFile, encoding: .utf8)) ?? "")
+        var holderKilled = false
+        defer { if !holderKilled, let holder { kill(holder, SIGKILL) } }
+        let status = await impostorProcess.wait()
+        let impostor = (status: status, stdout: (try? String(contentsOf: said, encoding: .utf8)) ?? "", stderr: "")
+        #expect(impostor.status == 0, "\(impostor.stdout)\(impostor.stderr)")
+        #expect(impostor.stdout.hasPrefix(ContractError.notTheHandler.description), "the impostor's reply: \(impostor.stdout)")
+        // The handler's connection goes: the caller hears that, and nothing forged.
+        if let holder { kill(holder, SIGKILL) }
+        holderKilled = true
+        let r = try await run
+        let all = Self.responses(r)
+        #expect(all.count == 1, "\(r.stdout)\(r.stderr)")
+        #expect(all.first?["code"] as? Int == 2, "\(all)")
+        #expect((all.first?["results"] as? [String: String])?["error-name"]?.hasSuffix("HandlerExited") == true, "\(all)")
     }
 
     @Test func abandonedRequestsLeaveNothingBehind() async throws {

@@ -18,7 +18,7 @@ import SchemeBridgeContract
             seen = []
             loop = GLib.MainLoop()
             def record(*args, **kw):
-                seen.append({'member': kw['member'], 'args': [plain(a) for a in args]})
+                seen.append({'member': kw['member'], 'args': [plain(a) for a in args], 'to': str(kw['destination'] or '')})
                 if len(seen) >= \(count): loop.quit()
             def plain(v):
                 if isinstance(v, dbus.Dictionary): return {str(k): plain(x) for k, x in v.items()}
@@ -26,8 +26,9 @@ import SchemeBridgeContract
                 if isinstance(v, dbus.Boolean): return bool(v)
                 if isinstance(v, (dbus.UInt32, dbus.Int32, dbus.UInt64, dbus.Int64)): return int(v)
                 return str(v)
-            bus.add_signal_receiver(record, dbus_interface='\(ServiceFixture.interface)', member_keyword='member')
-            bus.add_signal_receiver(record, signal_name='PropertiesChanged', dbus_interface='org.freedesktop.DBus.Properties', member_keyword='member')
+            bus.add_signal_receiver(record, dbus_interface='\(ServiceFixture.interface)', member_keyword='member', destination_keyword='destination')
+            bus.add_signal_receiver(record, signal_name='PropertiesChanged', dbus_interface='org.freedesktop.DBus.Properties', member_keyword='member',
+                                    destination_keyword='destination')
             class Patient:
                 # Calls wait up to 120 s, not libdbus's 25: the first one starts the service by bus
                 # activation, which a machine busy with the whole suite can make slow.
@@ -50,18 +51,22 @@ import SchemeBridgeContract
         return (try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
     }
 
+    /// The caller hears of its own opens twice: the broadcast (its URL without the query, as
+    /// every listener hears it) and a copy sent to it alone with the full URL.
     @Test func urlHandledAndURLFailedAreEmitted() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
         try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
-        let signals = try await watch(f, count: 2, actions: """
+        let signals = try await watch(f, count: 3, actions: """
             svc.OpenURL('todolist://add?task=milk')
             try:
                 svc.OpenURL('nothing://x')
             except dbus.DBusException:
                 pass
             """)
-        let handled = signals.first { $0["member"] as? String == "URLHandled" }
+        let broadcast = signals.first { $0["member"] as? String == "URLHandled" && $0["to"] as? String == "" }?["args"] as? [Any] ?? []
+        #expect(broadcast.first as? String == "todolist://add", "\(signals)")
+        let handled = signals.first { $0["member"] as? String == "URLHandled" && $0["to"] as? String != "" }
         let args = handled?["args"] as? [Any] ?? []
         #expect(args.count == 4, "\(signals)")
         if args.count == 4 {
@@ -76,6 +81,94 @@ import SchemeBridgeContract
         let failed = signals.first { $0["member"] as? String == "URLFailed" }?["args"] as? [Any] ?? []
         #expect(failed.first as? String == "nothing://x", "\(signals)")
         #expect(failed.dropFirst().first as? String == ContractError.noHandler.description)
+    }
+
+    /// A program of the session (the stranger) and the caller listen while the caller opens a URL
+    /// with userinfo, query and fragment, and one that fails; a new entry's HandlersChanged, sent
+    /// after both, ends the watch (each connection gets the service's signals in order). Returns
+    /// what each one heard of URLHandled/URLFailed: member, URL, and whether it was sent to it alone.
+    func strangerAndCaller(_ f: ServiceFixture) async throws -> (stranger: [(String, String, Bool)], caller: [(String, String, Bool)]) {
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        let entry = f.applications.appendingPathComponent("marker.desktop").path
+        let script = """
+            import sys, os, json, dbus
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            \(ServiceFixture.pythonNames)
+            seen = {'stranger': [], 'caller': []}
+            loop = GLib.MainLoop()
+            def receiver(who):
+                def record(*args, **kw):
+                    if kw['member'] == 'HandlersChanged':
+                        seen[who].append(None)
+                        if all(None in v for v in seen.values()): loop.quit()
+                    else:
+                        seen[who].append([kw['member'], str(args[0]), bool(kw['destination'])])
+                return record
+            conns = {}
+            for who in ('stranger', 'caller'):
+                conns[who] = dbus.bus.BusConnection(sys.argv[1])
+                conns[who].add_signal_receiver(receiver(who), dbus_interface=N, member_keyword='member', destination_keyword='destination')
+                conns[who].call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetId', '', [])
+            svc = dbus.Interface(conns['caller'].get_object(N, O), N)
+            def act():
+                svc.OpenURL('todolist://me:pw@host/add?task=SECRET#frag', timeout=120)
+                try:
+                    svc.OpenURL('nothing://x?token=SECRET', timeout=120)
+                except dbus.DBusException:
+                    pass
+                open(sys.argv[2] + '.tmp', 'w').write('[Desktop Entry]\\nType=Application\\nName=M\\nExec=true %u\\nMimeType=x-scheme-handler/marker;\\n')
+                os.rename(sys.argv[2] + '.tmp', sys.argv[2])
+                return False
+            GLib.idle_add(act)
+            GLib.timeout_add(120000, loop.quit)   # a ceiling: the loop ends when both heard the marker
+            loop.run()
+            print(json.dumps({k: [x for x in v if x] for k, v in seen.items()}))
+            """
+        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address, entry], timeout: .seconds(180))
+        #expect(r.status == 0, "\(r.stderr)")
+        let heard = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [[Any]]]) ?? [:]
+        func list(_ who: String) -> [(String, String, Bool)] {
+            (heard[who] ?? []).compactMap { x in
+                guard x.count == 3, let m = x[0] as? String, let u = x[1] as? String, let d = x[2] as? Bool else { return nil }
+                return (m, u, d)
+            }
+        }
+        return (list("stranger"), list("caller"))
+    }
+
+    static let fullHandled = "todolist://me:pw@host/add?task=SECRET#frag"
+    static let fullFailed = "nothing://x?token=SECRET"
+
+    @Test func aStrangerNeverHearsTheQueryFragmentOrUserinfoAndTheCallerGetsTheFullURL() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let (stranger, caller) = try await strangerAndCaller(f)
+        #expect(stranger.map(\.0) == ["URLHandled", "URLFailed"], "\(stranger)")
+        #expect(stranger.map(\.1) == ["todolist://host/add", "nothing://x"], "\(stranger)")
+        #expect(!stranger.contains { $0.1.contains("SECRET") || $0.1.contains("pw") || $0.1.contains("frag") || $0.2 }, "\(stranger)")
+        // The caller hears the broadcasts too, and the full URLs sent to it alone.
+        #expect(caller.filter { $0.2 }.map(\.1) == [Self.fullHandled, Self.fullFailed], "\(caller)")
+        #expect(caller.filter { !$0.2 }.map(\.1) == ["todolist://host/add", "nothing://x"], "\(caller)")
+    }
+
+    @Test func broadcastURLsFullTellsEveryoneTheWholeURLOnce() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.writeConfig("[Privacy]\nBroadcastURLs=full\n")
+        let (stranger, caller) = try await strangerAndCaller(f)
+        #expect(stranger.map(\.1) == [Self.fullHandled, Self.fullFailed], "\(stranger)")
+        #expect(caller.map(\.1) == [Self.fullHandled, Self.fullFailed] && !caller.contains { $0.2 }, "no second copy: \(caller)")
+    }
+
+    @Test func broadcastURLsNoneTellsOnlyTheCaller() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.writeConfig("[Privacy]\nBroadcastURLs=none\n")
+        let (stranger, caller) = try await strangerAndCaller(f)
+        #expect(stranger.isEmpty, "\(stranger)")
+        #expect(caller.map(\.1) == [Self.fullHandled, Self.fullFailed] && caller.allSatisfy { $0.2 }, "\(caller)")
     }
 
     @Test func newEntryIsLiveAndAnnounced() async throws {

@@ -18,21 +18,27 @@ import SchemeBridgeContract
         return python
     }
 
+    /// The handler `org.example.Handler.desktop` (scheme `handler`): runs `first` (shell), then
+    /// opens its x-success callback with `?result=<result>` through our CLI.
+    static func installHandler(_ f: ServiceFixture, first: String, result: String) throws {
+        let cli = try Built.executable("schemebridge")
+        let handler = f.bin.appendingPathComponent("do-handler").path
+        try """
+            #!/bin/sh
+            \(first)
+            success=$(printf '%s' "$1" | sed -n 's/.*x-success=\\([^&]*\\).*/\\1/p' | sed 's/%3A/:/g; s/%2F/\\//g')
+            exec '\(cli)' open "$success?result=\(result)"
+            """.write(toFile: handler, atomically: true, encoding: .utf8)
+        chmod(handler, 0o755)
+        try f.entry("org.example.Handler.desktop", "Name=Handler\nExec=\(handler) %u\nMimeType=x-scheme-handler/handler;", system: true)
+    }
+
     @Test func callbacksComeBackToTheCallerOnlyWithAVerifiedSource() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
         _ = try Self.installCaller(f)
         // The handler records the URL it got, then opens its x-success callback with a result.
-        let cli = try Built.executable("schemebridge")
-        let handler = f.bin.appendingPathComponent("do-handler").path
-        try """
-            #!/bin/sh
-            printf '%s' "$1" > '\(f.records.path)/handler.url'
-            success=$(printf '%s' "$1" | sed -n 's/.*x-success=\\([^&]*\\).*/\\1/p' | sed 's/%3A/:/g; s/%2F/\\//g')
-            exec '\(cli)' open "$success?result=ok"
-            """.write(toFile: handler, atomically: true, encoding: .utf8)
-        chmod(handler, 0o755)
-        try f.entry("org.example.Handler.desktop", "Name=Handler\nExec=\(handler) %u\nMimeType=x-scheme-handler/handler;", system: true)
+        try Self.installHandler(f, first: "printf '%s' \"$1\" > '\(f.records.path)/handler.url'", result: "ok")
         // Two would-be hijackers of the callback scheme: one in the user's data dir, one in a
         // system dir that the user even made the default for it.
         try f.entry("thief.desktop", "Name=Thief\nExec=\(try f.recorder("thief")) %u\nMimeType=x-scheme-handler/callerapp;")
@@ -80,5 +86,70 @@ import SchemeBridgeContract
         let anonymous = try await f.dbusSend("OpenURL", "string:handler://do?x-success=callerapp://x")
         #expect(anonymous.stderr.contains(ContractError.callbackNotOwned.description), "\(anonymous.stderr)")
         #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("handler.argv").path), "nothing was launched")
+    }
+    /// The attack of issue 21: a program that sees the handler start (URLHandled; the callback URL
+    /// is in the handler's command line anyway) opens the bare callback URL first. It must not use
+    /// up the route, nor get the scheme looked up: the handler's real callback, with its secret,
+    /// still goes to the caller's entry — never to a third app declaring the scheme (here even
+    /// the user's default for it).
+    @Test func aStrangerOpeningTheCallbackFirstIsRefusedAndTheSecretStillReachesTheCaller() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        _ = try Self.installCaller(f)
+        // The handler waits (until the test lets it go) before it opens its x-success callback.
+        try Self.installHandler(f, first: f.gate.shellWait("callback"), result: "SECRET")
+        try f.entry("system-thief.desktop", "Name=System Thief\nExec=\(try f.recorder("systhief")) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
+        try "[Default Applications]\nx-scheme-handler/callerapp=system-thief.desktop\n"
+            .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        // The stranger: the moment it sees the handler's URLHandled, it opens the callback URL.
+        let ready = f.records.appendingPathComponent("stranger.ready").path
+        let outcome = f.records.appendingPathComponent("stranger.out").path
+        let stranger = try Tools.spawn([Tools.systemPython, "-c", """
+            import sys, os, dbus
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            \(ServiceFixture.pythonNames)
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            loop = GLib.MainLoop()
+            def seen(url, scheme, handler, details):
+                if handler != 'org.example.Handler.desktop': return
+                try:
+                    r = 'opened %s' % bool(dbus.Interface(bus.get_object(N, O), N).OpenURL('callerapp://done', timeout=120))
+                except dbus.DBusException as e:
+                    r = e.get_dbus_name() + ' ' + str(e)
+                open(sys.argv[3] + '.tmp', 'w').write(r); os.rename(sys.argv[3] + '.tmp', sys.argv[3])
+                loop.quit()
+            bus.add_signal_receiver(seen, 'URLHandled', N, None, O)
+            bus.call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetId', '', [])
+            open(sys.argv[2], 'w').write('ready')
+            GLib.timeout_add_seconds(600, loop.quit)
+            loop.run()
+            """, f.bus.address, ready, outcome])
+        defer { stranger.terminate() }
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: ready) }, "the stranger never listened")
+        let script = """
+            import sys, dbus
+            \(ServiceFixture.pythonNames)
+            svc = dbus.Interface(dbus.bus.BusConnection(sys.argv[1]).get_object(N, O), N)
+            print(bool(svc.OpenURL('handler://do?x-success=callerapp%3A%2F%2Fdone', timeout=120)))
+            """
+        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: outcome) }, "the stranger never saw the handler start")
+        let strangers = (try? String(contentsOfFile: outcome, encoding: .utf8)) ?? ""
+        #expect(strangers.hasPrefix(ContractError.notTheHandler.description), "the stranger's open: \(strangers)")
+        #expect(strangers.contains("only that handler"), "the refusal says why: \(strangers)")
+        // Now the real handler answers: its secret reaches the caller's own entry.
+        f.release("callback")
+        let callerURL = f.records.appendingPathComponent("caller.url")
+        let thief = f.records.appendingPathComponent("systhief.argv").path
+        let secret = "callerapp://done?result=SECRET"
+        #expect(await Tools.eventually {
+            (try? String(contentsOf: callerURL, encoding: .utf8)) == secret || FileManager.default.fileExists(atPath: thief)
+        }, "the callback never came back")
+        #expect((try? String(contentsOf: callerURL, encoding: .utf8)) == secret)
+        let stolen = (try? String(contentsOfFile: thief, encoding: .utf8)) ?? ""
+        #expect(stolen.isEmpty, "the default for the scheme got the callback: \(stolen)")
     }
 }

@@ -46,6 +46,9 @@ import Glibc
 ///
 /// [Routes]                        # see ``Route``
 /// mailto from org.mozilla.firefox=org.example.Mail.desktop
+///
+/// [Privacy]
+/// BroadcastURLs=redacted          # URLHandled/URLFailed to all: redacted|full|none (``BroadcastURLs``)
 /// ```
 ///
 /// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -92,6 +95,8 @@ public struct PolicyConfig: Sendable, Equatable {
     public var chooser = ChooserSettings()
     /// `[Routes]`: per-caller handlers, before the defaults (in file order).
     public var routes: [Route] = []
+    /// `[Privacy] BroadcastURLs`: what the broadcast `URLHandled`/`URLFailed` carry of the URL.
+    public var broadcastURLs = BroadcastURLs.redacted
 
     public init() {}
 
@@ -140,6 +145,7 @@ public struct PolicyConfig: Sendable, Equatable {
         }
         if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, warnings: &warnings) }
         if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) }
+        if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
@@ -181,6 +187,19 @@ public struct PolicyConfig: Sendable, Equatable {
 }
 
 extension PolicyConfig {
+    /// Reads `[Privacy]`: `BroadcastURLs` (`redacted` when absent or not one of the values, with a warning).
+    static func parsePrivacy(_ g: KeyFile.Group, path: String, warnings: inout [String]) -> BroadcastURLs {
+        for e in g.entries where e.key != "BroadcastURLs" {
+            warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
+        }
+        guard let text = g.string("BroadcastURLs") else { return .redacted }
+        guard let mode = BroadcastURLs(rawValue: text) else {
+            warnings.append("\(path): BroadcastURLs=\(text) is not one of redacted, full, none; redacted is used")
+            return .redacted
+        }
+        return mode
+    }
+
     /// Reads `[Pasteboards]`: whole numbers in range; anything else is ignored with a warning.
     static func parsePasteboards(_ g: KeyFile.Group, path: String, into p: inout PasteboardLimits, warnings: inout [String]) {
         let known: Set<String> = ["DefaultExpiry", "PersistentDefaultExpiry", "MaxExpiry", "MaxTemporaryExpiry", "MaxPasteboardsPerApp", "MaxBytesPerApp",

@@ -1,9 +1,16 @@
 import Synchronization
 
-/// The x-callback URLs handed to handlers, each pinned to the entry of the app that asked: when a
-/// handler later opens one (as given, or with parameters appended, as x-callback-url allows), it
-/// goes to that entry — never to whatever app the scheme resolves to. A route is used once (the
-/// first of a request's callbacks to come back ends them all) and expires; the table is bounded.
+/// The x-callback URLs handed to handlers, each pinned to the entry of the app that asked: when
+/// the handler later opens one (as given, or with parameters appended, as x-callback-url allows),
+/// it goes to that entry — never to whatever app the scheme resolves to.
+///
+/// A route belongs to the request's handler: only the process started for it (or one of its
+/// descendants, while it runs), or the owner of the bus name activated for it, may use it. The
+/// callback URL is no secret (the handler's command line shows it), so anyone else who opens a
+/// URL matching a live route is refused — neither the route is used up nor is the URL looked up
+/// by scheme, which would hand the real callback's scheme to whoever declares it. A route is used
+/// once (the first of a request's callbacks to come back ends them all) and expires; the table
+/// is bounded.
 public final class CallbackRoutes: Sendable {
     private struct Route {
         let url: String
@@ -16,58 +23,98 @@ public final class CallbackRoutes: Sendable {
         var routes: [String: [Route]] = [:]
         var count = 0
         var nextGroup: UInt64 = 1
+        /// The handler each group's request started, once it started.
+        var handlers: [UInt64: LaunchedHandler] = [:]
     }
     private let state = Mutex(State())
     /// Routes kept at most (oldest dropped first).
     public let limit: Int
 
+    /// What an open of a URL makes of the routes.
+    public enum Claim: Sendable, Equatable {
+        /// No live route matches: the URL is looked up as usual.
+        case none
+        /// The opener is the handler: the URL goes to this entry (the route is used up).
+        case pinned(entryID: String)
+        /// A live route matches but the opener is not its handler: refuse the open.
+        case refused
+    }
+
     public init(limit: Int = 4096) { self.limit = limit }
 
-    /// Pins `urls` to `entryID` for `lifetime`.
-    public func pin(_ urls: [String], to entryID: String, lifetime: Duration) {
-        guard !urls.isEmpty else { return }
+    /// Pins `urls` to `entryID` for `lifetime`; returns their group, to name the handler with
+    /// ``started(_:handler:)`` (nil when nothing was pinned).
+    @discardableResult
+    public func pin(_ urls: [String], to entryID: String, lifetime: Duration) -> UInt64? {
+        guard !urls.isEmpty else { return nil }
         let now = ContinuousClock.now
-        state.withLock { s in
+        return state.withLock { s in
             let group = s.nextGroup
             s.nextGroup += 1
             for url in urls {
                 guard let scheme = try? SchemeURL(url).scheme.name else { continue }
-                if s.count >= limit { Self.dropExpired(&s, now: now) }
-                if s.count >= limit, let oldest = s.routes.keys.first { s.count -= s.routes.removeValue(forKey: oldest)?.count ?? 0 }
+                if s.count >= limit { Self.remove(from: &s) { $0.expires < now } }
+                if s.count >= limit, let oldest = s.routes.values.flatMap({ $0 }).min(by: { $0.group < $1.group })?.group {
+                    Self.remove(from: &s) { $0.group == oldest }
+                }
                 s.routes[scheme, default: []].append(Route(url: url, entryID: entryID, group: group, expires: now + lifetime))
                 s.count += 1
             }
+            return group
         }
     }
 
-    /// The entry `url` is pinned to, if it is (or extends) a callback handed out; the route and
-    /// its siblings are used up.
-    public func take(_ url: String) -> String? {
-        guard let scheme = try? SchemeURL(url).scheme.name else { return nil }
-        let now = ContinuousClock.now
-        return state.withLock { s in
-            guard let routes = s.routes[scheme],
-                  let route = routes.last(where: { $0.expires >= now && Self.matches(url, $0.url) }) else { return nil }
-            for key in Array(s.routes.keys) {
-                let before = s.routes[key]!.count
-                s.routes[key]!.removeAll { $0.group == route.group || $0.expires < now }
-                s.count -= before - s.routes[key]!.count
-                if s.routes[key]!.isEmpty { s.routes[key] = nil }
-            }
-            return route.entryID
+    /// The handler of `group`'s request started as `handler`.
+    public func started(_ group: UInt64, handler: LaunchedHandler) {
+        state.withLock { s in
+            guard s.routes.values.contains(where: { $0.contains { $0.group == group } }) else { return }
+            s.handlers[group] = handler
         }
+    }
+
+    /// `group`'s request was never started: its routes go.
+    public func drop(_ group: UInt64) {
+        state.withLock { s in Self.remove(from: &s) { $0.group == group } }
+    }
+
+    /// What opening `url` makes of the routes. `isHandler` says whether the opener is a route's
+    /// handler (nil: its request has not started one yet, so nobody is); it is asked outside the
+    /// lock, newest route first. When it says yes, that route and its siblings are used up.
+    public func claim(_ url: String, isHandler: (LaunchedHandler?) async -> Bool) async -> Claim {
+        guard let scheme = try? SchemeURL(url).scheme.name else { return .none }
+        let now = ContinuousClock.now
+        let candidates: [(group: UInt64, handler: LaunchedHandler?)] = state.withLock { s in
+            (s.routes[scheme] ?? []).reversed().filter { $0.expires >= now && Self.matches(url, $0.url) }.map { ($0.group, s.handlers[$0.group]) }
+        }
+        guard !candidates.isEmpty else { return .none }
+        for candidate in candidates where await isHandler(candidate.handler) {
+            let entry: String? = state.withLock { s in
+                let entry = s.routes[scheme]?.first { $0.group == candidate.group }?.entryID
+                Self.remove(from: &s) { $0.group == candidate.group || $0.expires < now }
+                return entry
+            }
+            if let entry { return .pinned(entryID: entry) }
+        }
+        return .refused
     }
 
     /// Routes held now.
     public var count: Int { state.withLock { $0.count } }
 
-    private static func dropExpired(_ s: inout State, now: ContinuousClock.Instant) {
+    private static func remove(from s: inout State, where gone: (Route) -> Bool) {
+        var groups = Set<UInt64>()
         for key in Array(s.routes.keys) {
             let before = s.routes[key]!.count
-            s.routes[key]!.removeAll { $0.expires < now }
+            s.routes[key]!.removeAll { route in
+                if gone(route) { groups.insert(route.group); return true }
+                return false
+            }
             s.count -= before - s.routes[key]!.count
             if s.routes[key]!.isEmpty { s.routes[key] = nil }
         }
+        guard !groups.isEmpty else { return }
+        let left = Set(s.routes.values.lazy.flatMap { $0 }.map(\.group))
+        for g in groups where !left.contains(g) { s.handlers[g] = nil }
     }
 
     /// `url` is `callback`, or `callback` with parameters appended.

@@ -5,16 +5,8 @@ import Synchronization
 /// the reply, the caller's `Close`, the handler's exit, the timeout, or the caller leaving — so
 /// exactly one outcome is ever reported. Bounded per caller and in all.
 public final class RequestTable: Sendable {
-    /// The process a request's handler runs as.
-    public enum Handler: Sendable, Equatable {
-        /// A spawned process (replies come from it or its descendants).
-        case spawned(pid: Int32)
-        /// A D-Bus-activated app being started: whoever owns `busName` when it replies (it may
-        /// reply from inside its `Open`, before the activation is over).
-        case activating(busName: String)
-        /// A D-Bus-activated app: the unique name that owned its bus name, and its pid.
-        case activated(owner: String, pid: Int32?)
-    }
+    /// The process a request's handler runs as (``LaunchedHandler``).
+    public typealias Handler = LaunchedHandler
 
     /// One pending request.
     public struct Request: Sendable {

@@ -191,32 +191,32 @@ public final class Broker: Sendable {
     ///   - sessionScale: the display scale when the request names none.
     ///   - splashAvailable: whether a launch image would be shown as a splash, which needs a
     ///     startup id for the handler (one is made when the caller gave no token).
+    ///   - callback: the entry a callback route pins the URL to, when the caller is that route's
+    ///     handler (``callbackEntry(for:handlerNamed:isHandler:)``).
     public func admit(_ request: OpenRequest, searchPath: [String], sessionScale: Int, splashAvailable: Bool,
-                      callbackLifetime: Duration = .seconds(3600)) throws(OpenFailure) -> Admission {
+                      callbackLifetime: Duration = .seconds(3600), callback: String? = nil) throws(OpenFailure) -> Admission {
         let caller = request.caller
         var url = request.url
         var handler = request.handler
         var callbacks: (urls: [String], entry: String)? = nil
-        if policy.current.callbacks {
-            if handler == nil, let pinned = callbackRoutes.take(url) {
-                // A callback handed out earlier comes back: to the app that asked, whoever else
-                // declares its scheme.
-                handler = pinned
-            } else {
-                let urls = XCallback.callbacks(in: url)
-                if !urls.isEmpty {
-                    let entry = try callbackOwner(urls, caller: caller)
-                    url = XCallback.settingSource(caller.appID ?? "", in: url)
-                    callbacks = (urls, entry)
-                }
+        if let callback {
+            // A callback handed out earlier comes back from its handler: to the app that asked,
+            // whoever else declares its scheme.
+            handler = callback
+        } else if policy.current.callbacks {
+            let urls = XCallback.callbacks(in: url)
+            if !urls.isEmpty {
+                let entry = try callbackOwner(urls, caller: caller)
+                url = XCallback.settingSource(caller.appID ?? "", in: url)
+                callbacks = (urls, entry)
             }
         }
         // Precedence: the handler asked for (or a pinned callback) > remembered > [Routes] > defaults.
         if handler == nil { handler = preferredHandler(for: url, caller: caller)?.desktopID }
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
-        let admission = try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
-        if let callbacks { callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
+        var admission = try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
+        if let callbacks { admission.callbackGroup = callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
         return admission
     }
 
@@ -313,4 +313,7 @@ public struct Admission: Sendable {
     public let config: PolicyConfig
     /// The launch's slot among those in flight; given back when the admission goes away.
     public let slot: LaunchSlot
+    /// The x-callback routes pinned for this request: name its handler once started
+    /// (``CallbackRoutes/started(_:handler:)``), or drop them when it never starts.
+    public var callbackGroup: UInt64? = nil
 }

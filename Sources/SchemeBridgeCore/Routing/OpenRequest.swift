@@ -58,6 +58,8 @@ public struct OpenFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case cancelled
         /// `ask` without any chooser to show.
         case noChooser
+        /// An x-callback URL handed to a request's handler, opened by someone else.
+        case notTheHandler
         /// A wrong argument (D-Bus `InvalidArgs`).
         case invalidArgument
         /// Anything else (D-Bus `Failed`).

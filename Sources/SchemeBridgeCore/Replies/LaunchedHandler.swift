@@ -1,0 +1,33 @@
+/// The process a request's handler runs as, once it was started: who may answer the request
+/// (`Reply`) and who may open the x-callback URLs handed to it (``CallbackRoutes``).
+public enum LaunchedHandler: Sendable, Equatable {
+    /// A spawned process: it and its descendants, while it runs.
+    case spawned(HandlerProcess)
+    /// A D-Bus-activated app being started: whoever owns `busName` when it calls (it may call
+    /// from inside its `Open`, before the activation is over).
+    case activating(busName: String)
+    /// A D-Bus-activated app: the unique name that owned its bus name, and its process (the
+    /// name owner's descendants count while it runs).
+    case activated(owner: String, process: HandlerProcess?)
+
+    /// Whether the connection `sender`, whose process is `pid`, is this handler.
+    /// `nameOwner`: for ``activating(busName:)``, the unique name that owns the bus name now.
+    public func includes(sender: String, pid: Int32?, nameOwner: String?) -> Bool {
+        switch self {
+        case .activating:
+            return nameOwner != nil && nameOwner == sender
+        case .spawned(let process):
+            return pid.map { ProcessLineage.isSelfOrDescendant($0, of: process) } ?? false
+        case .activated(let owner, let process):
+            if sender == owner { return true }
+            guard let pid, let process else { return false }
+            return ProcessLineage.isSelfOrDescendant(pid, of: process)
+        }
+    }
+
+    /// The bus name to ask the owner of before ``includes(sender:pid:nameOwner:)`` (an activation under way).
+    public var activatingName: String? {
+        if case .activating(let name) = self { return name }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import SchemeBridgeCore
+
+/// Who counts as a request's handler: real processes, and a pid handed to another process after
+/// the handler ended (the kernel is made to reuse it through clone3's `set_tid`; tests run as root).
+@Suite struct HandlerProcessTests {
+    static let environment = ["PATH": "/usr/bin:/bin"]
+
+    /// Set once, read from any thread.
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .sequentiallyConsistent) }
+        var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+    }
+
+    /// Spawns `argv` as the service spawns handlers (`held`: with a ``HandlerProcess`` opened in
+    /// `onStart`); `reaped` is set once it has ended and been reaped.
+    static func spawn(_ argv: [String], held: Bool = false) throws -> (pid: Int32, process: HandlerProcess?, reaped: Flag) {
+        let process = Mutex<HandlerProcess?>(nil)
+        let reaped = Flag()
+        let pid = try ProcessLauncher().spawn(argv: argv, environment: environment,
+                                              onStart: { pid in if held { process.withLock { $0 = HandlerProcess(pid: pid) } } },
+                                              onExit: { _ in reaped.set() })
+        return (pid, process.withLock { $0 }, reaped)
+    }
+
+    /// Starts `/bin/sleep 600` as pid `target` (free now): clone3(2) with `set_tid` (root only)
+    /// makes a process with exactly that pid or fails, whatever other processes fork meanwhile.
+    /// Its python parent leaves at once (the sleeper is then init's). Returns the pid, or why not.
+    static func sleeper(asPID target: Int32) throws -> String {
+        let script = """
+            import ctypes, os, sys, struct, signal
+            libc = ctypes.CDLL(None, use_errno=True)
+            tid = (ctypes.c_int32 * 1)(int(sys.argv[1]))
+            args = struct.pack('10Q', 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, ctypes.addressof(tid), 1)
+            pid = libc.syscall(435, ctypes.create_string_buffer(args, len(args)), len(args))   # clone3
+            if pid == 0:   # it keeps none of the pipes the test reads to their end
+                null = os.open('/dev/null', os.O_WRONLY); os.dup2(null, 1); os.dup2(null, 2); os.closerange(3, 65536)
+                os.execv('/bin/sleep', ['sleep', '600'])
+            print(pid if pid > 0 else 'clone3: %s' % os.strerror(ctypes.get_errno()))
+            """
+        let r = try run("/usr/bin/python3", ["-c", script, "\(target)"], environment: environment)
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + r.stderr
+    }
+
+    @Test func aProcessThatGetsAHandlersPidAfterItEndedIsNotTheHandler() async throws {
+        // A handler, held by a pidfd from its start: while it runs, it and its children are it.
+        let (shellPID, shell, _) = try Self.spawn(["/bin/sh", "-c", "sleep 600 & wait"], held: true)
+        defer { kill(-shellPID, SIGKILL) }   // its process group: the shell and its sleep (a session of its own)
+        let shellProcess = try #require(shell)
+        let child = await Self.child(of: shellPID)
+        #expect(child.map { ProcessLineage.isSelfOrDescendant($0, of: shellProcess) } == true, "its child counts")
+
+        // Another: it ends and is reaped, and the kernel gives its pid to another program.
+        let (handlerPID, held, reaped) = try Self.spawn(["/bin/sleep", "600"], held: true)
+        let process = try #require(held)
+        #expect(process.isHeld && process.isRunning)
+        #expect(ProcessLineage.isSelfOrDescendant(handlerPID, of: process))
+        #expect(LaunchedHandler.spawned(process).includes(sender: ":1.7", pid: handlerPID, nameOwner: nil))
+        kill(handlerPID, SIGKILL)
+        #expect(await waitUntil(timeout: .seconds(120)) { reaped.isSet } != nil, "the handler was never reaped")
+        #expect(!process.isRunning)
+        let taken = try Self.sleeper(asPID: handlerPID)
+        let impostor = try #require(Int32(taken), "could not have pid \(handlerPID) again (clone3 set_tid needs root): \(taken)")
+        defer { kill(impostor, SIGKILL) }
+
+        // By pid alone (the old rule) the impostor was the handler…
+        #expect(ProcessLineage.isSelfOrDescendant(impostor, of: handlerPID))
+        // …by the pidfd it is not, nor is its connection.
+        #expect(!ProcessLineage.isSelfOrDescendant(impostor, of: process))
+        #expect(!LaunchedHandler.spawned(process).includes(sender: ":1.9", pid: impostor, nameOwner: nil))
+        #expect(!LaunchedHandler.activated(owner: ":1.7", process: process).includes(sender: ":1.9", pid: impostor, nameOwner: nil))
+        // The activated app's own connection still is (its unique name is never reused).
+        #expect(LaunchedHandler.activated(owner: ":1.7", process: process).includes(sender: ":1.7", pid: impostor, nameOwner: nil))
+        // A process held only after it had ended is never running, whoever has its pid now.
+        #expect(!HandlerProcess(pid: handlerPID + 100_000_000).isRunning)
+    }
+
+    /// The first child of `pid` (read from /proc), once it has one.
+    static func child(of pid: Int32) async -> Int32? {
+        var found: Int32? = nil
+        _ = await waitUntil(timeout: .seconds(120)) {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            found = text.split(separator: " ").first.flatMap { Int32($0) }
+            return found != nil
+        }
+        return found
+    }
+
+    @Test func aCallbackRouteIsClaimedByItsHandlerOnly() async throws {
+        let routes = CallbackRoutes()
+        let group = try #require(routes.pin(["calcb://done"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
+        let (pid, held, _) = try Self.spawn(["/bin/sleep", "600"], held: true)
+        defer { kill(pid, SIGKILL) }
+        let process = try #require(held)
+        // Not started yet: nobody is its handler.
+        #expect(await routes.claim("calcb://done?result=x") { $0 != nil } == .refused)
+        routes.started(group, handler: .spawned(process))
+        let isHandler: (Int32) -> (LaunchedHandler?) async -> Bool = { p in { $0?.includes(sender: ":1.5", pid: p, nameOwner: nil) ?? false } }
+        // A stranger (this test process) is refused, and the route stays.
+        #expect(await routes.claim("calcb://done?result=x", isHandler: isHandler(getpid())) == .refused)
+        #expect(await routes.claim("calcb://done", isHandler: isHandler(getpid())) == .refused)
+        #expect(routes.count == 1)
+        // A URL that only starts like it is not the callback.
+        #expect(await routes.claim("calcb://doneX", isHandler: isHandler(getpid())) == .none)
+        // The handler takes it, once.
+        #expect(await routes.claim("calcb://done?result=x", isHandler: isHandler(pid)) == .pinned(entryID: "org.example.Caller.desktop"))
+        #expect(routes.count == 0)
+        #expect(await routes.claim("calcb://done?result=x", isHandler: isHandler(pid)) == .none)
+        // A request that never started takes its routes with it.
+        let dropped = try #require(routes.pin(["calcb://again"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
+        routes.drop(dropped)
+        #expect(routes.count == 0)
+    }
+}
