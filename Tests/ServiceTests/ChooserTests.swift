@@ -163,6 +163,9 @@ import SchemeBridgeContract
         try f.installTodoHandlers()
         // Each chooser holds until the test opens the gate, then picks Alpha.
         try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("holder", f.gate.shellWait("answer") + "\necho a.desktop"))\nTimeout=3600\n")
+        // An app known by its entry (installed before the service starts, so it is known at once).
+        let app = try f.pythonNamed("other-app")
+        try f.entry("other.desktop", "Name=Other\nExec=\(app)\n")
         let names = try (1...6).map { try f.pythonNamed("many-\($0)") }
         let answered = Answers()
         let asks = names.enumerated().map { i, python in
@@ -175,8 +178,6 @@ import SchemeBridgeContract
         #expect(refused.count == 4 && refused.allSatisfy { $0.hasPrefix("error RateLimited ") }, "\(refused)")
         #expect(f.chooserRuns("holder") == 2)
         // An app known by its entry is not crowded out.
-        let app = try f.pythonNamed("other-app")
-        try f.entry("other.desktop", "Name=Other\nExec=\(app)\n")
         let other = Task { try await f.open("todo://other", from: app) }
         #expect(await Tools.eventually { f.chooserRuns("holder") == 3 }, "the app got no chooser\n\(f.serviceLog)")
         f.release("answer")
