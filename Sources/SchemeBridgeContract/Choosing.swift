@@ -1,8 +1,9 @@
 import DBus
 
 /// The chooser interface: a desktop shell (or any client) that owns ``busName`` is asked to let
-/// the user pick a handler when an open has the `ask` option and no `[Chooser] Command=` is
-/// configured. The service calls
+/// the user pick a handler when an open has the `ask` option, no `[Chooser] Command=` is
+/// configured and `[Chooser] Bus=true` names the bus chooser. It is told the scheme (or content
+/// type) and the caller, never the URL. The service calls
 /// `Choose(s scheme_or_type, a(sss) candidates, a{sv} context) → (s desktop_id, b always)`
 /// on ``objectPath``; `""` means cancelled. Shipped as `dbus/io.github.schemebridge.Chooser1.xml`.
 public enum ChooserContract {
@@ -23,8 +24,6 @@ public enum ChooserContract {
         public static let caller = "caller"
         /// `caller-name` (s): that app's `Name=`, when it has an installed entry.
         public static let callerName = "caller-name"
-        /// `url` (s): the URL being opened (for a URL; a document has none).
-        public static let url = "url"
         /// `kind` (s): `scheme` or `type` — what the first argument is.
         public static let kind = "kind"
         /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).

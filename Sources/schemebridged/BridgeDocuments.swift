@@ -99,7 +99,7 @@ extension Bridge {
         let usable = ask ? ids.filter(isUsable) : []
         if ask, !usable.isEmpty {
             let candidates = usable.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
-            switch try await choosers.choose(subject: type, url: nil, candidates: candidates, caller: caller) {
+            switch try await choosers.choose(subject: type, candidates: candidates, caller: caller) {
             case .cancelled(let reason):
                 throw ContractError.cancelled("nothing was opened: \(reason)")
             case .picked(let id, let always):

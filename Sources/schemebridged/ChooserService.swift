@@ -7,7 +7,10 @@ import Synchronization
 
 /// The `ask` option: shows a chooser and returns the handler the user picked. Choosers, in
 /// order: `[Chooser] Command=` in the config; a client owning `io.github.schemebridge.Chooser1`
-/// on the bus; the shipped `schemebridge-chooser` (zenity, else kdialog) when there is a display.
+/// on the bus, only when the config names it (`[Chooser] Bus=true`: whoever owns that name
+/// first would otherwise decide, and could answer "always" with no dialog); the shipped
+/// `schemebridge-chooser` (zenity, else kdialog) when there is a display. No chooser is sent the
+/// URL: only its scheme (or a document's type) and the caller.
 /// A chooser program runs through ``ChooserProcess`` (its own thread waits; the calling task is
 /// suspended), a `Chooser1` call is an ordinary asynchronous call: nothing here holds the D-Bus
 /// loop thread or a shared task thread while a person decides.
@@ -18,11 +21,15 @@ final class ChooserService: Sendable {
     /// The environment chooser programs run with (the handlers' base environment).
     let environment: [String: String]
     let logger: Logger
-    /// Choosers open now, per caller (an app id; "" for the unidentified together).
+    /// Choosers open now, per caller (``slotKey(_:)``).
     private let open = Mutex<[String: Int]>([:])
 
-    /// Choosers open at once for one caller, and for all together.
-    static let perCaller = 1, total = 4
+    /// Choosers open at once for one caller, for all callers known only by their executable's
+    /// path together (a hard link to a program is a new path: one program must not take every
+    /// slot by running under many names), and for all together.
+    static let perCaller = 1, perPathGroup = 2, total = 4
+    /// The key of the callers known only by a path, counted together against ``perPathGroup``.
+    static let pathGroup = "\u{0}paths"
     /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
     static let shippedChooser = "schemebridge-chooser"
 
@@ -45,12 +52,12 @@ final class ChooserService: Sendable {
         case .nothingToChoose: return nil
         case .decided(let id): return id
         case .choose(let subject, let candidates):
-            let answer = try await choose(subject: subject, url: url, candidates: candidates, caller: caller)
+            let answer = try await choose(subject: subject, candidates: candidates, caller: caller)
             switch answer {
             case .cancelled(let reason):
                 throw ContractError.cancelled("nothing was opened: \(reason)")
             case .picked(let id, let always):
-                guard candidates.contains(where: { $0.desktopID == id }) else {
+                guard ChooserCandidate.offerable(candidates).contains(where: { $0.desktopID == id }) else {
                     throw ContractError.invalidHandler("the chooser picked '\(id.prefix(200))', which is not one of the applications offered for '\(subject)'")
                 }
                 if always {
@@ -64,18 +71,23 @@ final class ChooserService: Sendable {
     }
 
     /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
-    /// content type (`kind` follows from it), `url` is nil for a document: `OpenFile`'s `ask`
-    /// (issue 15) calls this with the type's handlers as candidates, then remembers "always" with
+    /// content type (`kind` follows from it): `OpenFile`'s `ask` (issue 15) calls this with the
+    /// type's handlers as candidates, then remembers "always" with
     /// `broker.remember(_:for:caller:)` as ``askedHandler(for:caller:)`` does for a URL.
-    func choose(subject: String, url: String?, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
-        let key = caller.appID ?? ""
+    /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown.
+    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
+        let candidates = ChooserCandidate.offerable(candidates)
+        guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
+        let key = Self.slotKey(caller)
         let admitted = open.withLock { o -> Bool in
-            guard o[key, default: 0] < Self.perCaller, o.values.reduce(0, +) < Self.total else { return false }
+            let paths = key.hasPrefix("/") ? o.filter { $0.key.hasPrefix("/") }.values.reduce(0, +) : 0
+            guard o[key, default: 0] < Self.perCaller, paths < Self.perPathGroup, o.values.reduce(0, +) < Self.total else { return false }
             o[key, default: 0] += 1
             return true
         }
         guard admitted else {
-            throw ContractError.rateLimited("a chooser is already open for \(caller.displayName) (or \(Self.total) are open); answer it first")
+            throw ContractError.rateLimited("a chooser is already open for \(caller.displayName) (or \(Self.perPathGroup) for programs known only "
+                + "by their path, or \(Self.total) in all); answer it first")
         }
         defer { open.withLock { o in o[key]! -= 1; if o[key] == 0 { o[key] = nil } } }
         let settings = broker.policy.current.chooser
@@ -85,12 +97,16 @@ final class ChooserService: Sendable {
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
                                         candidates: candidates, caller: caller, timeout: timeout)
         }
-        if await busChooserAvailable() {
-            return await askBusChooser(subject: subject, kind: kind, url: url, candidates: candidates, caller: caller, timeout: timeout)
+        if settings.bus, await busChooserAvailable() {
+            return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout)
         }
         return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
                                     candidates: candidates, caller: caller, timeout: timeout)
     }
+
+    /// Whose slot an ask takes: the app id, `""` for the unidentified together, the executable's
+    /// path for a caller known only by it (counted against ``perPathGroup`` as well).
+    static func slotKey(_ caller: Caller) -> String { caller.appID ?? "" }
 
     // MARK: a chooser program
 
@@ -139,14 +155,13 @@ final class ChooserService: Sendable {
         return activatable?.contains(.string(name)) ?? false
     }
 
-    private func askBusChooser(subject: String, kind: String, url: String?, candidates: [ChooserCandidate], caller: Caller,
+    private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
                                timeout: Duration) async -> ChooserAnswer {
-        var context: [String: DBusValue] = [
+        let context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
             ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.appID)),
         ]
-        if let url { context[ChooserContract.ContextKey.url] = .string(url) }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
                                    candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")

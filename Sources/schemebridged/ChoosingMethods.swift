@@ -27,7 +27,7 @@ extension BridgeInterface {
             Method(ContractMethod.disableIntegration, inputs: [Argument("schemes", "as")], outputs: [Argument("given_back", "as")],
                    handler: .async { call in [.strings(try await bridge.integration.disable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))] }),
             Method(ContractMethod.integrationStatus, outputs: [Argument("status", "a{sv}")],
-                   handler: .async { _ in [.vardict(try bridge.integration.status().dictionary)] }),
+                   handler: .async { _ in [.vardict(try await bridge.integration.status().dictionary)] }),
         ]
     }
 }

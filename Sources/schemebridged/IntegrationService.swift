@@ -70,10 +70,10 @@ final class IntegrationService: Sendable {
         }
     }
 
-    /// What is routed now.
-    func status() throws(DBusError) -> IntegrationReport {
+    /// What is routed now (an edit stopped half-way is finished or undone first).
+    func status() async throws(DBusError) -> IntegrationReport {
         do {
-            let (state, routed, changed) = try integration.check()
+            let (state, routed, changed) = try await integration.status()
             let routedSet = Set(routed)
             return IntegrationReport(enabled: state.enabled, schemes: routed, changed: changed,
                                      notRouted: schemesWithHandlers.filter { !routedSet.contains($0) }, list: integration.listPath)

@@ -20,17 +20,25 @@ import Testing
             for f in ["bin/schemebridge", "elsewhere/schemebridge", "sys/dash", "sys/xdg-open", "sys/gio", "apps/asker", "elsewhere/xdg-open"] {
                 _ = FileManager.default.createFile(atPath: file(f), contents: Data("x".utf8))
             }
+            // The app is a shell script.
+            _ = FileManager.default.createFile(atPath: file("apps/asker"), contents: Data("#!\(file("sys/dash"))\nexec \"$@\"\n".utf8))
         }
         deinit { try? FileManager.default.removeItem(at: root) }
 
-        /// Process `pid` with parent `parent`, running `exe` (relative to the root) with `argv`.
-        func process(_ pid: Int32, parent: Int32, exe: String, argv: [String], cgroup: String? = nil, comm: String = "x") throws {
+        /// Process `pid` with parent `parent`, running `exe` (relative to the root) with `argv`,
+        /// with descriptors open on the files `holding` (absolute paths).
+        func process(_ pid: Int32, parent: Int32, exe: String, argv: [String], cgroup: String? = nil, comm: String = "x",
+                     holding: [String] = []) throws {
             let dir = URL(fileURLWithPath: proc).appendingPathComponent("\(pid)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             try "\(pid) (\(comm)) S \(parent) \(pid) \(pid) 0 -1 4194560\n".write(to: dir.appendingPathComponent("stat"), atomically: true, encoding: .utf8)
             try Data(argv.flatMap { Array($0.utf8) + [0] }).write(to: dir.appendingPathComponent("cmdline"))
             try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("exe").path, withDestinationPath: file(exe))
             if let cgroup { try cgroup.write(to: dir.appendingPathComponent("cgroup"), atomically: true, encoding: .utf8) }
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent("fd"), withIntermediateDirectories: true)
+            for (i, path) in holding.enumerated() {
+                try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("fd/\(10 + i)").path, withDestinationPath: path)
+            }
         }
 
         func ancestry() -> CallerAncestry {
@@ -47,12 +55,36 @@ import Testing
 
     @Test func xdgOpenRunByAnAppLeadsToTheApp() throws {
         let p = try FakeProc()
-        try p.process(80, parent: 70, exe: "sys/dash", argv: ["/bin/sh", p.file("apps/asker"), "todolist://x"])
+        try p.process(80, parent: 70, exe: "sys/dash", argv: ["/bin/sh", p.file("apps/asker"), "todolist://x"], holding: [p.file("apps/asker")])
         try p.process(90, parent: 80, exe: "sys/dash", argv: ["/bin/sh", p.file("sys/xdg-open"), "todolist://x"])
         try p.process(100, parent: 90, exe: "bin/schemebridge", argv: ["schemebridge", "open", "todolist://x"], comm: "schemebridge")
         let a = p.ancestry()
         #expect(a.runsOurCLI(pid: 100))
         #expect(a.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Asker")
+    }
+
+    /// Issue 21, item 9: a path in a shell's arguments names the app only when the shell runs that
+    /// script (started by its `#!` line, holding it open).
+    @Test func aScriptPathNamesTheAppOnlyWhenItRuns() throws {
+        let asker = try FakeProc().file("apps/asker")
+        let cases: [(argv: [String], exe: String, holding: [String], app: String?)] = [
+            (["/bin/sh", asker, "x"], "sys/dash", [asker], "org.example.Asker"),
+            // `bash -s /path/to/app <<< "schemebridge open …"`: the app is an argument, never run.
+            (["bash", "-s", asker], "sys/dash", [], nil),
+            // …even with the file open on a descriptor of its own.
+            (["bash", "-s", asker], "sys/dash", [asker], nil),
+            // The script's path as argv[1] but not open: a rewritten argv, or an interpreter that is done with it.
+            (["/bin/sh", asker], "sys/dash", [], nil),
+            // A program that is not the script's interpreter, holding the script open.
+            ([asker.replacingOccurrences(of: "apps/asker", with: "elsewhere/schemebridge"), asker], "elsewhere/schemebridge", [asker], nil),
+        ]
+        for c in cases {
+            let p = try FakeProc()
+            try p.process(80, parent: 1, exe: c.exe, argv: c.argv.map { $0.replacingOccurrences(of: asker, with: p.file("apps/asker")) },
+                          holding: c.holding.map { _ in p.file("apps/asker") })
+            try p.process(100, parent: 80, exe: "bin/schemebridge", argv: ["schemebridge", "open", "todolist://x"])
+            #expect(p.ancestry().appBehindCLI(pid: 100, installedApp: p.installedApp) == c.app, "\(c.argv) holding \(c.holding.count)")
+        }
     }
 
     @Test func shellsRunningATrampolineAndGioAreSkippedToo() throws {

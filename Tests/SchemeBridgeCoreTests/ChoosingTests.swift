@@ -87,6 +87,18 @@ import Testing
         if case .cancelled = ChooserLines.answer(status: 1, output: Array("b.desktop\n".utf8)) {} else { Issue.record("a failure is a cancel") }
     }
 
+    /// Issue 21, item 5: no field of a candidate line starts with `-` (a chooser that passes them
+    /// as arguments would take an entry's text as its own option).
+    @Test func chooserLinesHoldNoOptions() {
+        let input = ChooserLines.input([
+            ChooserCandidate(desktopID: "--display=:9.desktop", name: "Refused", icon: ""),
+            ChooserCandidate(desktopID: "c.desktop", name: "--display=:9", icon: "-x"),
+            ChooserCandidate(desktopID: "d.desktop", name: "-", icon: ""),
+        ])
+        #expect(String(decoding: input, as: UTF8.self) == "c.desktop\t --display=:9\t -x\nd.desktop\t -\t\n")
+        #expect(ChooserCandidate.offerable([ChooserCandidate(desktopID: "-a.desktop", name: "A", icon: "")]).isEmpty)
+    }
+
     @Test func choicesSurviveAReloadPrivately() async throws {
         let tree = XDGTree(dataDirCount: 1)
         let path = tree.configHome + "/schemebridge/choices"

@@ -47,7 +47,7 @@ import Testing
         let (enabled, state) = try await roundTrip(commented)
         #expect(enabled.contains("x-scheme-handler/TODO=\(Self.own);b.desktop;\n"), "\(enabled)")
         #expect(enabled.contains("x-scheme-handler/notes=\(Self.own)\n"), "\(enabled)")
-        #expect(state.edits["todo"]?.original == "x-scheme-handler/TODO = b.desktop" && state.edits["notes"]?.original == nil)
+        #expect(state.edits["todo"]?.original == Array("x-scheme-handler/TODO = b.desktop".utf8) && state.edits["notes"]?.original == nil)
         _ = try await roundTrip(nil)
         _ = try await roundTrip(Array("[Added Associations]\r\nx-scheme-handler/a=a.desktop;".utf8))
         _ = try await roundTrip(Array("# only a comment, no line feed".utf8))
@@ -90,5 +90,47 @@ import Testing
         let router = URLRouter(registry: s.tree.registry(), ownDesktopIDs: [Self.own])
         #expect(router.effectiveDefault(forScheme: "todo")?.id == "b.desktop")
         #expect(router.handlers(forScheme: "todo") == ["b.desktop", "a.desktop"])
+    }
+
+    /// Issue 21, item 11: lines that are not UTF-8 (a Latin-1 comment, a handler list with a stray
+    /// byte, in the line we route and elsewhere) come back byte for byte.
+    @Test func disableRestoresLinesThatAreNotUTF8() async throws {
+        let latin1: [UInt8] = Array("# d".utf8) + [0xE9] + Array("faut\n[Default Applications]\nx-scheme-handler/todo=b".utf8) + [0xFF]
+            + Array(".desktop;c.desktop\nx-scheme-handler/notes=n.desktop;".utf8) + [0xC3, 0x28] + Array("\ntext/html=caf".utf8) + [0xE9, 0x0D, 0x0A]
+        _ = try await roundTrip(latin1)
+        // Bytes in the line we route (NUL, controls, escapes, a stray byte): each case on its own.
+        for odd: [UInt8] in [[0x00], [0x7F], [0x0B], [0x0C], [0x1B], [0x5C], [0x5C, 0x73], [0x5C, 0xFF], [0xC2, 0x85], [0xE2, 0x80, 0xA8], [0xEF, 0xBB, 0xBF], [0xFF]] {
+            for file in [Array("[Default Applications]\nx-scheme-handler/todo=b.desktop;".utf8) + odd + Array("\t \n".utf8),
+                         Array("[Default Applications]\n x-scheme-handler/todo = ".utf8) + odd + [0x0D, 0x0A]] {
+                do { _ = try await roundTrip(file) } catch { Issue.record("\(odd): \(error)") }
+            }
+        }
+        _ = try await roundTrip([0xFE, 0xFF, 0x0A] + Array("[Default Applications]\r\nx-scheme-handler/todo=".utf8) + [0x80, 0x0D, 0x0A])
+    }
+
+    /// Issue 21, item 8: an edit stopped after the list and before the record (an intent left
+    /// behind) is finished at the next look, so disable still restores the list; one stopped
+    /// before the list is dropped.
+    @Test func anEditStoppedHalfWayIsFinishedOrDropped() async throws {
+        let s = Setup()
+        let original = Array("[Default Applications]\nx-scheme-handler/todo=b.desktop\n".utf8)
+        s.tree.writeBytes(s.list, original)
+        _ = try await s.integration.enable(["todo"], all: true)
+        let routed = try #require(s.bytes()), record = try s.integration.state()
+        let intent = IntegrationIntent(before: original, after: routed, record: record)
+        #expect(IntegrationIntent.decode(intent.encoded(), path: "intent") == intent)
+        // Stopped after the list was written: the record is written at the next look.
+        unlink(s.integration.statePath)
+        try FileSystem.writeAtomically(intent.encoded(), to: s.integration.intentPath)
+        #expect(try s.integration.check().routed == ["todo"], "status counts the edit as done")
+        #expect(try await s.integration.status().routed == ["todo"])
+        #expect(try !FileManager.default.fileExists(atPath: s.integration.intentPath) && s.integration.state() == record)
+        _ = try await s.integration.disable(nil)
+        #expect(s.bytes() == original)
+        // Stopped before the list was written: nothing happened.
+        try FileSystem.writeAtomically(intent.encoded(), to: s.integration.intentPath)
+        #expect(try await s.integration.status().routed.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: s.integration.intentPath) && !FileManager.default.fileExists(atPath: s.integration.statePath))
+        #expect(s.bytes() == original)
     }
 }

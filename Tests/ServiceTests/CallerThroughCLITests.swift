@@ -104,6 +104,25 @@ import DBusTestSupport
         #expect(w.f.recordedEnv("vault").contains("source=org.example.Asker\n"), "\(w.f.recordedEnv("vault"))")
     }
 
+    /// Issue 21, item 9: a shell that only names the app's script in its arguments
+    /// (`bash -s /path/to/app`, commands from stdin) is not the app: the vault, which admits the
+    /// Asker only, refuses it, and nothing is launched. The app itself still gets in.
+    @Test func aShellNamingTheAppsScriptIsNotTheApp() async throws {
+        let w = try Self.world()
+        defer { w.f.stop() }
+        let cli = try Built.executable("schemebridge")
+        let bash = try Tools.path(of: "bash")
+        // Two commands, so that bash waits for the CLI instead of becoming it.
+        let run = try await Tools.run([bash, "-s", w.asker], environment: w.environment, stdin: "\(cli) open vault://stdin\ntrue\n")
+        #expect(run.stderr.contains("the caller is ") && !run.stderr.contains("the caller is org.example.Asker"), "\(run.status) \(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: w.f.records.appendingPathComponent("vault.argv").path) == false, "the vault was opened")
+        // The Asker really running (its shell holds its script) is the Asker.
+        let real = try await Tools.run([w.asker, cli, "open", "vault://real"], environment: w.environment)
+        #expect(real.status == 0, "\(real.stderr)")
+        #expect(await w.f.recordedArgv("vault") == ["vault://real"])
+        #expect(w.f.recordedEnv("vault").contains("source=org.example.Asker\n"), "\(w.f.recordedEnv("vault"))")
+    }
+
     @Test func aCopyOfOurCLIElsewhereIsNotTrusted() async throws {
         let w = try Self.world()
         defer { w.f.stop() }

@@ -67,45 +67,130 @@ import SchemeBridgeContract
         #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("a.argv").path))
     }
 
-    @Test func aChooser1ClientOnTheBusIsAsked() async throws {
-        let f = try ServiceFixture()
-        defer { f.stop() }
-        try f.installTodoHandlers()
+    /// A python3-dbus client owning `Chooser1` that logs each `Choose` call (subject, candidates,
+    /// context, as JSON lines) to `records/chooser1.log` and answers `answers` in turn (the last
+    /// one again and again): `"b.desktop always"`, `"b.desktop"`, `""` (a cancel).
+    static func chooser1Client(_ f: ServiceFixture, answers: [String]) async throws -> ChildProcess {
         let asked = f.records.appendingPathComponent("chooser1.log").path
+        let list = answers.map { "'\($0)'" }.joined(separator: ", ")
         let client = try Tools.spawn([Tools.systemPython, "-c", """
             import dbus, dbus.service, os, json
             from dbus.mainloop.glib import DBusGMainLoop
             from gi.repository import GLib
             DBusGMainLoop(set_as_default=True)
             bus = dbus.bus.BusConnection(os.environ['SB_BUS'])
+            answers = [\(list)]
             class Chooser(dbus.service.Object):
                 @dbus.service.method('\(ChooserContract.interface)', in_signature='sa(sss)a{sv}', out_signature='sb')
                 def Choose(self, subject, candidates, context):
                     with open('\(asked)', 'a') as log:
                         log.write(json.dumps([str(subject), [[str(x) for x in c] for c in candidates],
                                               {str(k): (bool(v) if isinstance(v, dbus.Boolean) else str(v)) for k, v in context.items()}]) + '\\n')
-                    return ('b.desktop', True) if 'remember' in context.get('url', '') else ('' if 'cancel' in context['url'] else 'b.desktop', False)
+                    answer = (answers.pop(0) if len(answers) > 1 else answers[0]).split(' ')
+                    return (answer[0], len(answer) > 1)
             name = dbus.service.BusName('\(ChooserContract.busName)', bus)
             Chooser(bus, '\(ChooserContract.objectPath)')
             GLib.MainLoop().run()
             """], environment: ["SB_BUS": f.bus.address], stderr: f.records.appendingPathComponent("chooser1.err"))
-        defer { client.signal(SIGTERM) }
         let owned = try await Tools.eventually {
             try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
                                  "org.freedesktop.DBus.NameHasOwner", "string:\(ChooserContract.busName)"]).stdout.contains("true")
         }
+        if !owned { client.signal(SIGTERM) }
         try #require(owned, "the Chooser1 client did not start")
+        return client
+    }
+
+    /// What the `Chooser1` client of ``chooser1Client(_:answers:)`` was asked.
+    static func chooser1Log(_ f: ServiceFixture) -> String {
+        (try? String(contentsOf: f.records.appendingPathComponent("chooser1.log"), encoding: .utf8)) ?? ""
+    }
+
+    @Test func aChooser1ClientOnTheBusIsAskedWhenTheConfigNamesIt() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        try f.writeConfig("[Chooser]\nBus=true\n")
+        let client = try await Self.chooser1Client(f, answers: ["b.desktop", "", "b.desktop always"])
+        defer { client.signal(SIGTERM) }
         let asker = try f.pythonNamed("asker-app")
-        #expect(try await f.open("todo://once", from: asker) == "opened b.desktop")
+        #expect(try await f.open("todo://once?token=SECRET", from: asker) == "opened b.desktop")
         #expect(try await f.open("todo://cancel", from: asker).hasPrefix("error Cancelled"))
-        let log = (try? String(contentsOfFile: asked, encoding: .utf8)) ?? ""
+        let log = Self.chooser1Log(f)
         #expect(log.contains(#"["todo", [["a.desktop", "Alpha", "alpha"], ["b.desktop", "Beta", ""]], {"#), "\(log)")
-        #expect(log.contains(#""caller": "\#(asker)""#) && log.contains(#""url": "todo://once""#) && log.contains(#""kind": "scheme""#)
-                && log.contains(#""can-remember": true"#), "\(log)")
-        // "always" from the client is remembered for this caller.
+        #expect(log.contains(#""caller": "\#(asker)""#) && log.contains(#""kind": "scheme""#) && log.contains(#""can-remember": true"#), "\(log)")
+        // Told what is chosen for and who asks, never the URL.
+        #expect(!log.contains("todo://") && !log.contains("SECRET") && !log.contains(#""url""#), "\(log)")
+        // "always" from the client the user named is remembered for this caller.
         #expect(try await f.open("todo://remember", from: asker) == "opened b.desktop")
         let choices = try await f.gdbus("Choices")
         #expect(choices.stdout.contains("('\(asker)', 'todo', 'b.desktop')"), "\(choices.stdout)\(choices.stderr)")
+    }
+
+    /// Issue 21, item 10: a program that owns the `Chooser1` name first is not asked unless the
+    /// config names the bus chooser, so it neither sees the URL nor answers "always" for the user.
+    @Test func aChooser1ImpostorIsNotAskedAndReroutesNothing() async throws {
+        // No config and no display: before, the impostor was the chooser.
+        let f = try ServiceFixture(extraEnvironment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        let impostor = try await Self.chooser1Client(f, answers: ["b.desktop always"])
+        defer { impostor.signal(SIGTERM) }
+        let asker = try f.pythonNamed("asker-app")
+        let asked = try await f.open("todo://pay?code=SECRET", from: asker)
+        #expect(asked.hasPrefix("error NoChooser "), "\(asked)")
+        #expect(Self.chooser1Log(f).isEmpty, "the impostor was asked: \(Self.chooser1Log(f))")
+        // A configured program is asked instead of it, and later plain opens keep the default.
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("picker", "echo a.desktop"))\n")
+        var last = ""
+        #expect(try await Tools.eventually {
+            last = try await f.open("todo://pay?code=SECRET2", from: asker)
+            return f.chooserRuns("picker") > 0
+        })
+        #expect(last == "opened a.desktop", "\(last)")
+        #expect(try await f.open("todo://plain", from: asker, "plain") == "opened")
+        #expect(await f.handled("a", "todo://plain"))
+        #expect(Self.chooser1Log(f).isEmpty, "the impostor was asked: \(Self.chooser1Log(f))")
+        #expect(try await f.gdbus("Choices").stdout.contains("todo") == false)
+    }
+
+    /// Issue 21, item 11: one program under many names (hard links, each a new executable path)
+    /// takes at most two chooser slots, not all four: an app with an identity of its own still
+    /// gets its chooser. Before: 4 of the 6 names got a chooser and the app was RateLimited.
+    @Test func oneProgramUnderManyNamesCannotHoldEveryChooserSlot() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        // Each chooser holds until the test opens the gate, then picks Alpha.
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("holder", f.gate.shellWait("answer") + "\necho a.desktop"))\nTimeout=3600\n")
+        // An app known by its entry (installed before the service starts, so it is known at once).
+        let app = try f.pythonNamed("other-app")
+        try f.entry("other.desktop", "Name=Other\nExec=\(app)\n")
+        let names = try (1...6).map { try f.pythonNamed("many-\($0)") }
+        let answered = Answers()
+        let asks = names.enumerated().map { i, python in
+            Task { let r = try await f.open("todo://many/\(i)", from: python); await answered.add(r); return r }
+        }
+        // The refused ones answer at once; the admitted ones wait for their chooser.
+        let settled = await Tools.eventually { await answered.all.count >= 4 && f.chooserRuns("holder") >= 2 }
+        let refused = await answered.all
+        #expect(settled, "answered: \(refused), choosers \(f.chooserRuns("holder"))")
+        #expect(refused.count == 4 && refused.allSatisfy { $0.hasPrefix("error RateLimited ") }, "\(refused)")
+        #expect(f.chooserRuns("holder") == 2)
+        // An app known by its entry is not crowded out.
+        let other = Task { try await f.open("todo://other", from: app) }
+        #expect(await Tools.eventually { f.chooserRuns("holder") == 3 }, "the app got no chooser\n\(f.serviceLog)")
+        f.release("answer")
+        #expect(try await other.value == "opened a.desktop")
+        var opened = 0
+        for ask in asks { if try await ask.value == "opened a.desktop" { opened += 1 } }
+        #expect(opened == 2)
+    }
+
+    /// The answers of asks, as they come.
+    actor Answers {
+        private(set) var all: [String] = []
+        func add(_ answer: String) { all.append(answer) }
     }
 
     @Test func withoutAnyChooserAskIsAClearError() async throws {

@@ -79,4 +79,31 @@ import SchemeBridgeContract
         #expect(try await opened.value == "opened b.desktop")
         #expect(try await CLITests.cli(s.f, "choices").stdout == "\(s.asker)\ttodo\tb.desktop\n")
     }
+
+    /// Issue 21, item 5: entries whose names are options of the dialog (`--display=` another
+    /// screen, `--bogus`) are rows of the list; the dialog comes up on the session's display, a
+    /// key picks such a row, and an id that starts with `-` is not offered at all.
+    @Test func entryNamesAreRowsNeverOptions() async throws {
+        let s = try Screen()
+        defer { s.stop() }
+        let other = try Xvfb(width: 640, height: 480)
+        defer { other.stop() }
+        try s.f.entry("c.desktop", "Name=--display=\(other.display)\nExec=\(try s.f.recorder("c")) %u\nMimeType=x-scheme-handler/todo;")
+        try s.f.entry("d.desktop", "Name=--bogus\nExec=\(try s.f.recorder("d")) %u\nMimeType=x-scheme-handler/todo;")
+        try s.f.entry("--list.desktop", "Name=Dash\nExec=\(try s.f.recorder("dash")) %u\nMimeType=x-scheme-handler/todo;")
+        let opened = Task { try await s.f.open("todo://named-like-options", from: s.asker) }
+        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up on the session's display\n\(s.f.serviceLog)")
+        #expect(try other.topLevelWindows().contains { $0.resClass == "Zenity" } == false, "the dialog went to the other display")
+        // Alpha, Beta, then "--display=…": the third row opens c.desktop.
+        try await s.type(["Down", "Down", "Return"], into: w)
+        #expect(try await opened.value == "opened c.desktop")
+        #expect(await s.f.handled("c", "todo://named-like-options"))
+        // The fourth row is "--bogus" (and no fifth, for "--list.desktop"): End picks it.
+        let again = Task { try await s.f.open("todo://bogus", from: s.asker) }
+        let w2 = try #require(try await s.dialog("Open todo links"), "no zenity list the second time\n\(s.f.serviceLog)")
+        try await s.type(["End", "Return"], into: w2)
+        #expect(try await again.value == "opened d.desktop")
+        #expect(await s.f.handled("d", "todo://bogus"))
+        #expect(!FileManager.default.fileExists(atPath: s.f.records.appendingPathComponent("dash.argv").path))
+    }
 }

@@ -17,6 +17,15 @@ public struct ChooserCandidate: Sendable, Equatable {
     public init(_ entry: DesktopEntry) {
         self.init(desktopID: entry.id, name: entry.name ?? entry.id, icon: entry.icon ?? "")
     }
+
+    /// Whether a chooser may be shown this candidate: a desktop id that starts with `-` is
+    /// refused (a chooser program that passes ids as arguments would take it as an option).
+    public var isOfferable: Bool { !desktopID.hasPrefix("-") && !desktopID.isEmpty }
+
+    /// The candidates a chooser is shown: those ``isOfferable``, in order.
+    public static func offerable(_ candidates: [ChooserCandidate]) -> [ChooserCandidate] {
+        candidates.filter(\.isOfferable)
+    }
 }
 
 /// What a chooser answered.
@@ -31,11 +40,15 @@ public enum ChooserAnswer: Sendable, Equatable {
 /// `schemebridge-chooser`): candidates on stdin, one `desktop-id<TAB>name<TAB>icon` line each
 /// (tabs and line breaks in a name become spaces); the chosen desktop id on stdout, optionally
 /// followed by a TAB and `always`. Nothing printed, or a non-zero exit, is a cancel.
+///
+/// No field of a line starts with `-`, so a chooser that hands them to a dialog as arguments
+/// never passes an entry's text as an option (`Name=--display=:9`): a candidate whose id starts
+/// with `-` is left out, and a name or icon that does gets a space before it.
 public enum ChooserLines {
     /// The program's stdin for `candidates`.
     public static func input(_ candidates: [ChooserCandidate]) -> [UInt8] {
         var out: [UInt8] = []
-        for c in candidates {
+        for c in ChooserCandidate.offerable(candidates) {
             out += Array(field(c.desktopID).utf8) + [0x09] + Array(field(c.name).utf8) + [0x09] + Array(field(c.icon).utf8) + [0x0A]
         }
         return out
@@ -60,8 +73,10 @@ public enum ChooserLines {
         return String(s)
     }
 
-    /// `text` without tabs, line breaks or other control characters (they become spaces).
+    /// `text` without tabs, line breaks or other control characters (they become spaces), with a
+    /// space before it when it starts with `-`.
     static func field(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        let plain = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        return plain.hasPrefix("-") ? " " + plain : plain
     }
 }

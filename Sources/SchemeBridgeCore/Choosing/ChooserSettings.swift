@@ -5,11 +5,16 @@
 /// [Chooser]
 /// Command=my-chooser --flag     # split like a desktop entry's Exec (quotes, no shell)
 /// Timeout=120                   # seconds; then the chooser is stopped and the open is Cancelled
+/// Bus=true                      # ask a client of io.github.schemebridge.Chooser1 (default false)
 /// ```
 public struct ChooserSettings: Sendable, Equatable {
     /// The program and its arguments; nil when none is configured (then a `Chooser1` client on
-    /// the bus, else the shipped `schemebridge-chooser`).
+    /// the bus when ``bus`` says so, else the shipped `schemebridge-chooser`).
     public var command: [String]?
+    /// Whether a client owning `io.github.schemebridge.Chooser1` is asked (`Bus=true`). Off by
+    /// default: any program of the session can own that name first, and it would then pick for
+    /// the user (and answer "always") with no dialog at all.
+    public var bus = false
     /// Seconds a chooser may take before it is stopped (and the open is `Cancelled`).
     public var timeout = ChooserSettings.defaultTimeout
 
@@ -18,15 +23,16 @@ public struct ChooserSettings: Sendable, Equatable {
     /// The longest `Timeout=` (a day).
     public static let maximumTimeout = 86_400
 
-    public init(command: [String]? = nil, timeout: Int = ChooserSettings.defaultTimeout) {
+    public init(command: [String]? = nil, timeout: Int = ChooserSettings.defaultTimeout, bus: Bool = false) {
         self.command = command
         self.timeout = timeout
+        self.bus = bus
     }
 
     /// Reads `[Chooser]`; what cannot be used is ignored with a warning.
     static func parse(_ g: KeyFile.Group, path: String, warnings: inout [String]) -> ChooserSettings {
         var c = ChooserSettings()
-        for e in g.entries where e.key != "Command" && e.key != "Timeout" {
+        for e in g.entries where !["Command", "Timeout", "Bus"].contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
         if let text = g.string("Command"), !text.isEmpty {
@@ -39,6 +45,11 @@ public struct ChooserSettings: Sendable, Equatable {
                 }
             } catch {
                 warnings.append("\(path): [Chooser] Command=\(text) cannot be split into a command line (\(error)); ignored")
+            }
+        }
+        if let s = g.string("Bus") {
+            if let v = g.boolean("Bus") { c.bus = v } else {
+                warnings.append("\(path): [Chooser] Bus=\(s) is neither true nor false; ignored")
             }
         }
         if let s = g.string("Timeout") {

@@ -7,7 +7,8 @@ import Synchronization
 /// recorded (``IntegrationState``, `$XDG_CONFIG_HOME/schemebridge/integration`) and `disable`
 /// undoes exactly that. The file edits run one at a time on a thread of their own, through the
 /// same writer as `SetDefaultHandler` (atomic, symlinks followed, redone on top of a concurrent
-/// write by another program).
+/// write by another program), each behind an intent (``IntegrationIntent``): a SIGKILL or a
+/// full disk between the list and the record never leaves our lines without a record.
 public final class Integration: Sendable {
     /// The `mimeapps.list` edited.
     public let listPath: String
@@ -41,10 +42,14 @@ public final class Integration: Sendable {
         }
     }
 
-    /// The recorded schemes whose line is still as we wrote it, and those changed since.
+    /// The recorded schemes whose line is still as we wrote it, and those changed since. An edit
+    /// that was stopped half-way (``IntegrationIntent``) counts as the next reconcile will
+    /// leave it; nothing is written (see ``status()``).
     public func check() throws(FileSystemError) -> (state: IntegrationState, routed: [String], changed: [String]) {
-        let state = try self.state()
-        let document = KeyFileDocument(bytes: FileSystem.info(listPath).kind == .missing ? [] : try FileSystem.readFile(listPath))
+        var state = try self.state()
+        let list = try readList()
+        if let intent = pendingIntent(), list != intent.before { state = intent.record }
+        let document = KeyFileDocument(bytes: list ?? [])
         var routed: [String] = [], changed: [String] = []
         for (scheme, edit) in state.edits.sorted(by: { $0.key < $1.key }) {
             if IntegrationEdit.lineIndex(scheme, edit, in: document) != nil { routed.append(scheme) } else { changed.append(scheme) }
@@ -52,22 +57,30 @@ public final class Integration: Sendable {
         return (state, routed, changed)
     }
 
-    /// Routes `schemes` through SchemeBridge (those not routed yet). `all`: integration is on —
-    /// the caller passes every non-reserved scheme with a handler, and ``follow(_:)`` adds new
-    /// ones from now on; schemes named explicitly are no longer left out.
+    /// ``check()`` once an edit stopped half-way has been finished or undone.
+    public func status() async throws(FileSystemError) -> (state: IntegrationState, routed: [String], changed: [String]) {
+        _ = try await onWriter { [self] () throws(FileSystemError) in
+            try reconcile()
+            return Outcome()
+        }
+        return try check()
+    }
+
+    /// Routes `schemes` (those not routed yet). `all`: integration is on — the caller passes
+    /// every non-reserved scheme with a handler, and ``follow(_:)`` adds new ones from now on;
+    /// schemes named explicitly are no longer left out.
     public func enable(_ schemes: [String], all: Bool) async throws(FileSystemError) -> Outcome {
         try await onWriter { [self] () throws(FileSystemError) in
+            try reconcile()
             var state = try self.state()
             if all { state.enabled = true } else { state.leftOut.subtract(schemes) }
-            let outcome = try edit(&state) { document, s in
+            return try commit(state) { document, s in
                 var routed: [String] = []
                 for scheme in schemes where s.edits[scheme] == nil {
                     if IntegrationEdit.route(scheme, to: ownID, in: &document, state: &s) { routed.append(scheme) }
                 }
                 return Outcome(schemes: routed)
             }
-            try save(state)
-            return outcome
         }
     }
 
@@ -76,17 +89,17 @@ public final class Integration: Sendable {
     /// Returns the schemes added.
     public func follow(_ available: @escaping @Sendable () -> [String]) async throws(FileSystemError) -> [String] {
         try await onWriter { [self] () throws(FileSystemError) in
-            var state = try self.state()
+            try reconcile()
+            let state = try self.state()
             guard state.enabled else { return Outcome() }
             let new = available().filter { state.edits[$0] == nil && !state.leftOut.contains($0) }
             guard !new.isEmpty else { return Outcome() }
-            let outcome = try edit(&state) { document, s in
-                Outcome(schemes: new.filter { IntegrationEdit.route($0, to: ownID, in: &document, state: &s) })
+            return try commit(state) { document, s in
+                let outcome = Outcome(schemes: new.filter { IntegrationEdit.route($0, to: ownID, in: &document, state: &s) })
+                // A scheme whose line someone else already points at us is not asked about again.
+                s.leftOut.formUnion(new.filter { !outcome.schemes.contains($0) })
+                return outcome
             }
-            // A scheme whose line someone else already points at us is not asked about again.
-            state.leftOut.formUnion(new.filter { !outcome.schemes.contains($0) })
-            try save(state)
-            return outcome
         }.schemes
     }
 
@@ -96,55 +109,129 @@ public final class Integration: Sendable {
     /// created is removed — the file is then byte for byte what it was.
     public func disable(_ schemes: [String]?) async throws(FileSystemError) -> Outcome {
         try await onWriter { [self] () throws(FileSystemError) in
-            var state = try self.state()
+            try reconcile()
+            let state = try self.state()
             let targets = schemes ?? Array(state.edits.keys)
-            let outcome = try edit(&state) { document, s in
+            return try commit(state) { document, s in
                 var out = Outcome()
                 for scheme in targets.sorted() {
                     guard let e = s.edits.removeValue(forKey: scheme) else { continue }
                     if IntegrationEdit.unroute(scheme, e, in: &document) { out.schemes.append(scheme) } else { out.changed.append(scheme) }
                 }
                 IntegrationEdit.tidy(&document, state: &s)
+                if schemes == nil {
+                    s.enabled = false
+                    s.leftOut = []
+                } else if s.enabled {
+                    s.leftOut.formUnion(targets)
+                }
                 return out
             }
-            if schemes == nil {
-                state.enabled = false
-                state.leftOut = []
-            } else if state.enabled {
-                state.leftOut.formUnion(targets)
-            }
-            if state.createdFile && state.edits.isEmpty {
-                if FileSystem.info(listPath).kind == .file, (try? FileSystem.readFile(listPath))?.isEmpty == true { unlink(listPath) }
-                state.createdFile = false
-            }
-            try save(state)
-            return outcome
         }
     }
 
     // MARK: the files
 
-    /// Applies `change` to `mimeapps.list` (written only when it changes the bytes) and keeps
-    /// the state it recorded; `change` may run more than once (see ``MimeAppsEditor``).
-    private func edit(_ state: inout IntegrationState,
-                      _ change: (inout KeyFileDocument, inout IntegrationState) -> Outcome) throws(FileSystemError) -> Outcome {
-        let exists = FileSystem.info(listPath).kind != .missing
-        let before = state
-        var after = state, outcome = Outcome()
-        var probe = KeyFileDocument(bytes: exists ? try FileSystem.readFile(listPath) : [])
-        let original = probe.bytes
-        _ = change(&probe, &after)
-        if probe.bytes == original {
-            state = after
-            return Outcome()
+    /// `integration.pending` beside the record: the edit under way (``IntegrationIntent``).
+    public var intentPath: String { statePath + ".pending" }
+
+    /// Applies `change` to `state` and to `mimeapps.list`, and records the result, in the order
+    /// that never leaves our lines in the list without a record: the intent (list before and
+    /// after, the new record), then the list, then the record, then the intent goes. When the
+    /// intent cannot be written the list is not touched; when the record cannot be written the
+    /// list is put back. `change` may run more than once (see ``MimeAppsEditor``), each time
+    /// from `state` on the newest list.
+    private func commit(_ state: IntegrationState,
+                        _ change: (inout KeyFileDocument, inout IntegrationState) -> Outcome) throws(FileSystemError) -> Outcome {
+        let before = try readList()
+        /// `change` on `bytes`: the outcome, the record, and the list's new bytes (nil: remove it).
+        func apply(_ bytes: [UInt8]?) -> (Outcome, IntegrationState, [UInt8]?) {
+            var document = KeyFileDocument(bytes: bytes ?? [])
+            var s = state
+            let outcome = change(&document, &s)
+            if bytes == nil && state.edits.isEmpty && !document.bytes.isEmpty { s.createdFile = true }
+            var after: [UInt8]? = document.bytes == (bytes ?? []) ? bytes : document.bytes
+            if s.createdFile && s.edits.isEmpty {
+                // The file we created, empty again, goes; either way there is nothing left to undo.
+                if document.bytes.isEmpty { after = nil }
+                s.createdFile = false
+            }
+            return (outcome, s, after)
         }
-        try MimeAppsEditor.edit(listPath: listPath) { document in
-            after = before
-            outcome = change(&document, &after)
+        var (outcome, record, after) = apply(before)
+        if after == before {
+            try save(record)
+            return outcome
         }
-        if !exists && before.edits.isEmpty { after.createdFile = true }
-        state = after
+        try writeIntent(IntegrationIntent(before: before, after: after, record: record))
+        do {
+            if after == nil {
+                unlink(try FileSystem.resolveWriteTarget(listPath))
+            } else {
+                try MimeAppsEditor.edit(listPath: listPath) { document in
+                    let base: [UInt8]? = document.bytes.isEmpty && FileSystem.info(listPath).kind == .missing ? nil : document.bytes
+                    (outcome, record, after) = apply(base)
+                    document = KeyFileDocument(bytes: after ?? [])
+                }
+            }
+        } catch {
+            unlink(intentPath)
+            throw error
+        }
+        do { try save(record) } catch {
+            if (try? putBack(before, ifStill: after)) == true { unlink(intentPath) }
+            throw error
+        }
+        unlink(intentPath)
         return outcome
+    }
+
+    /// Finishes or undoes an edit that was stopped half-way (an intent left behind): nothing to
+    /// do when the list is as it was before; otherwise its record is written, and when that
+    /// fails the list is put back. An intent that cannot be read is not ours to act on: removed.
+    private func reconcile() throws(FileSystemError) {
+        guard FileSystem.info(intentPath).kind != .missing else { return }
+        guard let intent = pendingIntent() else {
+            unlink(intentPath)
+            return
+        }
+        let now = try readList()
+        if now != intent.before {
+            if intent.after == nil, now == [] { unlink(try FileSystem.resolveWriteTarget(listPath)) }
+            do { try save(intent.record) } catch {
+                if try putBack(intent.before, ifStill: intent.after) { unlink(intentPath) }
+                throw error
+            }
+        }
+        unlink(intentPath)
+    }
+
+    /// The intent left behind, if one is there and reads as one.
+    private func pendingIntent() -> IntegrationIntent? {
+        guard FileSystem.info(intentPath).kind == .file, let bytes = try? FileSystem.readFile(intentPath) else { return nil }
+        return IntegrationIntent.decode(bytes, path: intentPath)
+    }
+
+    private func writeIntent(_ intent: IntegrationIntent) throws(FileSystemError) {
+        try FileSystem.makeDirectories(FileSystem.dirname(intentPath))
+        try FileSystem.writeAtomically(intent.encoded(), to: intentPath, defaultMode: 0o600)
+    }
+
+    /// Puts `before` back as the list when it is still `written` (nobody else wrote since);
+    /// false when it is not.
+    private func putBack(_ before: [UInt8]?, ifStill written: [UInt8]?) throws(FileSystemError) -> Bool {
+        guard try readList() == written else { return false }
+        if let before {
+            try MimeAppsEditor.edit(listPath: listPath) { $0 = KeyFileDocument(bytes: before) }
+        } else {
+            unlink(try FileSystem.resolveWriteTarget(listPath))
+        }
+        return true
+    }
+
+    /// The list's bytes; nil when there is none.
+    private func readList() throws(FileSystemError) -> [UInt8]? {
+        FileSystem.info(listPath).kind == .missing ? nil : try FileSystem.readFile(listPath)
     }
 
     /// Writes the record (removes it when it holds nothing).

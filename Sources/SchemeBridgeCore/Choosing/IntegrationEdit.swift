@@ -11,8 +11,6 @@ enum IntegrationEdit {
         { k in !k.contains("[") && Scheme.fromMimeType(k) == scheme }
     }
 
-    private static func text(_ line: KeyFileDocument.Line) -> String { String(decoding: line.bytes, as: UTF8.self) }
-
     /// Makes `ownID` the default of `scheme` in `document` and records the edit in `state`;
     /// false when the line already names `ownID` first (someone else routed it; not ours to undo).
     static func route(_ scheme: String, to ownID: String, in document: inout KeyFileDocument, state: inout IntegrationState) -> Bool {
@@ -26,7 +24,7 @@ enum IntegrationEdit {
             var lines = document.lines
             lines[i].bytes = bytes
             document = rebuilt(lines)
-            state.edits[scheme] = IntegrationState.Edit(line: String(decoding: bytes, as: UTF8.self), original: text(old))
+            state.edits[scheme] = IntegrationState.Edit(line: bytes, original: old.bytes)
             return true
         }
         let hadGroup = !document.groupRanges(group).isEmpty
@@ -39,14 +37,14 @@ enum IntegrationEdit {
             // Header and line, and a blank line before them when one was needed.
             state.addedBlankLine = document.lines.count - count == 3
         }
-        let added = document.lineIndices(inGroup: group, where: matches).last.map { text(document.lines[$0]) } ?? ""
+        let added = document.lineIndices(inGroup: group, where: matches).last.map { document.lines[$0].bytes } ?? []
         state.edits[scheme] = IntegrationState.Edit(line: added, original: nil)
         return true
     }
 
     /// The index of the line `edit` wrote for `scheme`, if it is still there as written.
     static func lineIndex(_ scheme: String, _ edit: IntegrationState.Edit, in document: KeyFileDocument) -> Int? {
-        document.lineIndices(inGroup: group, where: keyMatches(scheme)).last { text(document.lines[$0]) == edit.line }
+        document.lineIndices(inGroup: group, where: keyMatches(scheme)).last { document.lines[$0].bytes == edit.line }
     }
 
     /// Undoes `edit` of `scheme`: the line we wrote goes back to the one it replaced, or away;
@@ -55,7 +53,7 @@ enum IntegrationEdit {
         guard let i = lineIndex(scheme, edit, in: document) else { return false }
         var lines = document.lines
         if let original = edit.original {
-            lines[i].bytes = Array(original.utf8)
+            lines[i].bytes = original
         } else {
             lines.remove(at: i)
         }

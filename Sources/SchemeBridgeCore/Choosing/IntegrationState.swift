@@ -19,13 +19,17 @@
 /// Line=x-scheme-handler/mailto=io.github.schemebridge.SchemeBridge.desktop;thunderbird.desktop;
 /// Original=x-scheme-handler/mailto=thunderbird.desktop
 /// ```
+///
+/// A line that is not plain UTF-8 text (a stray Latin-1 byte, a NUL, a control character) is
+/// kept as `LineHex=`/`OriginalHex=` (its bytes in hexadecimal) instead, so that it reads back
+/// byte for byte and the record stays readable.
 public struct IntegrationState: Sendable, Equatable {
     /// One scheme's edit.
     public struct Edit: Sendable, Equatable {
         /// The line as written (without its line feed; a CR kept).
-        public var line: String
-        /// The line it replaced; nil when it was added.
-        public var original: String?
+        public var line: [UInt8]
+        /// The line it replaced, byte for byte; nil when it was added.
+        public var original: [UInt8]?
     }
 
     /// Every non-reserved scheme is routed, and new ones as they appear.
@@ -55,10 +59,31 @@ public struct IntegrationState: Sendable, Equatable {
             + "CreatedFile=\(createdFile)\nCreatedGroup=\(createdGroup)\nAddedBlankLine=\(addedBlankLine)\nAddedNewline=\(addedNewline)\n"
         for scheme in edits.keys.sorted() {
             let edit = edits[scheme]!
-            text += "\n[\(Self.schemePrefix)\(scheme)]\nLine=\(Self.escaped(edit.line))\n"
-            if let original = edit.original { text += "Original=\(Self.escaped(original))\n" }
+            text += "\n[\(Self.schemePrefix)\(scheme)]\n" + Self.field("Line", edit.line)
+            if let original = edit.original { text += Self.field("Original", original) }
         }
         return Array(text.utf8)
+    }
+
+    /// `key=line`, or `keyHex=` and its bytes in hexadecimal when `line` is not plain text.
+    static func field(_ key: String, _ line: [UInt8]) -> String {
+        if let text = String(validating: line, as: UTF8.self), !line.contains(where: { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0D) || $0 == 0x7F }) {
+            return "\(key)=\(escaped(text))\n"
+        }
+        return "\(key)Hex=" + line.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "\n"
+    }
+
+    /// The bytes of ``field(_:_:)``'s `key` in `g`; nil when it has neither form (or bad hex).
+    static func lineBytes(_ key: String, in g: KeyFile.Group) -> [UInt8]? {
+        guard let hex = g.string(key + "Hex") else { return g.string(key).map { Array($0.utf8) } }
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+        }
+        return out
     }
 
     /// `line` as a key-file value that reads back byte for byte (every space as `\s`, so none
@@ -82,8 +107,8 @@ public struct IntegrationState: Sendable, Equatable {
             s.addedNewline = g.boolean("AddedNewline") ?? false
         }
         for g in file.groups where g.name.hasPrefix(schemePrefix) {
-            guard let scheme = try? Scheme(String(g.name.dropFirst(schemePrefix.count))).name, let line = g.string("Line") else { continue }
-            s.edits[scheme] = Edit(line: line, original: g.string("Original"))
+            guard let scheme = try? Scheme(String(g.name.dropFirst(schemePrefix.count))).name, let line = lineBytes("Line", in: g) else { continue }
+            s.edits[scheme] = Edit(line: line, original: lineBytes("Original", in: g))
         }
         return s
     }

@@ -12,7 +12,9 @@ import Glibc
 ///   and the trampolines it ran through carry the app's scope when the app ran in one;
 /// - otherwise, skipping our CLI and the launch trampolines (``trampolines``, and shells running
 ///   them: `sh /usr/bin/xdg-open URL`, `sh -c 'xdg-open …'`), a process whose script or
-///   executable is the program of exactly one installed entry (`installedApp`).
+///   executable is the program of exactly one installed entry (`installedApp`). A script counts
+///   only when the process really runs it (``runningScript(_:)``: started by its `#!` line and
+///   holding it open), never for a path merely named in its arguments.
 ///
 /// The walk stops at init (pid 1), at a process it cannot read, and after ``maximumDepth`` steps:
 /// a CLI that was reparented (its launcher exited, as `gio open` does at once: GLib spawns through
@@ -88,7 +90,7 @@ public struct CallerAncestry: Sendable {
             if let id = process.launcherAppID, !ownAppIDs.contains(id) { return id }
             let skipped = current == pid || runsOurCLI(pid: current) || isTrampoline(process)
             if !skipped {
-                if let script = process.scriptPath, let id = installedApp(script) { return id }
+                if let script = runningScript(process), let id = installedApp(script) { return id }
                 if let exe = process.executable, let id = installedApp(exe) { return id }
             }
             current = process.parentPID
