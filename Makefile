@@ -21,7 +21,9 @@ VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sou
 # user unit go to $XDG_DATA_HOME, which the session bus and `systemd --user` read. A system
 # install puts the unit where systemd says (pkg-config, relative to PREFIX: /usr/local/lib/...),
 # else PREFIX/lib/systemd/user.
-XDG_DATA_HOME ?= $(HOME)/.local/share
+ifeq ($(XDG_DATA_HOME),)
+XDG_DATA_HOME := $(HOME)/.local/share
+endif
 USER_INSTALL := $(filter $(HOME) $(HOME)/%,$(PREFIX))
 ifneq ($(USER_INSTALL),)
 SESSIONDATADIR ?= $(XDG_DATA_HOME)
