@@ -22,7 +22,7 @@ VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sou
 # install puts the unit where systemd says (pkg-config, relative to PREFIX: /usr/local/lib/...),
 # else PREFIX/lib/systemd/user.
 ifeq ($(XDG_DATA_HOME),)
-XDG_DATA_HOME := $(HOME)/.local/share
+override XDG_DATA_HOME := $(HOME)/.local/share
 endif
 USER_INSTALL := $(filter $(HOME) $(HOME)/%,$(PREFIX))
 ifneq ($(USER_INSTALL),)
