@@ -1,10 +1,41 @@
-# SchemeBridge: make run | make test | make install | make bench
+# SchemeBridge: make run | make test | make release && make install | make bench
+#
+# Installing (README, "Installing into a session"): `make release` builds the three shipped
+# programs, `make install` copies what it built. install never runs the compiler when the programs
+# are built, never installs packages (no `deps`) and needs no network; DESTDIR, PREFIX and the
+# directory variables below are honoured. CONFIG=debug installs the debug build (`make build`).
 PREFIX ?= /usr/local
+# `PREFIX=~/.local` reaches make unexpanded from shells that expand no tilde there.
+override PREFIX := $(patsubst ~%,$(HOME)%,$(PREFIX))
 DESTDIR ?=
-BINDIR = $(PREFIX)/bin
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/schemebridge
 SWIFT ?= swift
+# The release, for the man pages: Release.version in the contract module.
+VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/SchemeBridgeContract/Release.swift)
 
-.PHONY: all deps build release run test install uninstall bench fuzz clean
+# Where the session looks for what starts the service. An install under $HOME
+# (PREFIX=~/.local) is the user's own: the D-Bus service file, the desktop entry and the systemd
+# user unit go to $XDG_DATA_HOME, which the session bus and `systemd --user` read. A system
+# install puts the unit where systemd says (pkg-config, relative to PREFIX: /usr/local/lib/...),
+# else PREFIX/lib/systemd/user.
+ifeq ($(XDG_DATA_HOME),)
+override XDG_DATA_HOME := $(HOME)/.local/share
+endif
+USER_INSTALL := $(filter $(HOME) $(HOME)/%,$(PREFIX))
+ifneq ($(USER_INSTALL),)
+SESSIONDATADIR ?= $(XDG_DATA_HOME)
+SYSTEMDUSERUNITDIR ?= $(XDG_DATA_HOME)/systemd/user
+else
+SESSIONDATADIR ?= $(DATADIR)
+SYSTEMDUSERUNITDIR ?= $(or $(shell pkg-config --define-variable=prefix=$(PREFIX) --variable=systemduserunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/user)
+endif
+DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
+APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
+
+.PHONY: all deps build release run test install uninstall bench fuzz clean man
 
 all: build
 
@@ -15,11 +46,24 @@ build: deps
 	$(SWIFT) build
 
 # Release binaries link the Swift runtime statically: a CLI that starts in ~2 ms less, and
-# binaries that do not depend on the toolchain's shared libraries at run time.
+# binaries that do not depend on the toolchain's shared libraries at run time. Only the shipped
+# programs are built (not the benchmarks' and tests' programs); no `deps`: a packager's build
+# dependencies are libdbus-1-dev, libx11-dev, libpng-dev and pkg-config (make deps installs them).
 RELEASE_FLAGS = -c release --static-swift-stdlib
+PROGRAMS = schemebridged schemebridge schemebridge-splash
 
-release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+release:
+	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done
+
+# What install copies: .build/release (make release), or .build/debug with CONFIG=debug, or
+# any folder holding the three programs (BUILD_DIR=...).
+CONFIG ?= release
+BUILD_DIR ?= .build/$(CONFIG)
+BUILT = $(addprefix $(BUILD_DIR)/,$(PROGRAMS))
+
+# Only when a program is missing: build that one product (never the rest of the package).
+$(BUILT):
+	$(SWIFT) build $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS),) --product $(notdir $@)
 
 run: build
 	@bash scripts/demo.sh
@@ -34,43 +78,56 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
 
-DATADIR = $(PREFIX)/share
 # The installed binaries are stripped (symbols and DWARF: see the README for their sizes; a
 # smaller file to map and read at every start). `make install KEEP_DEBUG=1` installs them as
 # built, with their debug info, for debuggers and symbolicated backtraces.
 KEEP_DEBUG ?=
 INSTALL_PROGRAM = install -m 755 $(if $(KEEP_DEBUG),,-s)
+SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@datadir@|$(DATADIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
+MANPAGES = man/schemebridge.1 man/schemebridge-config.5 man/schemebridged.8
+DOCS = README.md CHANGELOG.md LICENSE docs/CONTRACT.md docs/CONTENT-TYPES.md docs/DBUS-LAYER.md docs/PERFORMANCE.md \
+	docs/REGISTRY.md docs/SPLASH.md
 
-install: release
-	$(eval RBIN := $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path))
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/dbus-1/services $(DESTDIR)$(DATADIR)/dbus-1/interfaces \
-		$(DESTDIR)$(PREFIX)/lib/systemd/user $(DESTDIR)$(DATADIR)/applications \
+install: $(BUILT)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUSSERVICEDIR) $(DESTDIR)$(DATADIR)/dbus-1/interfaces \
+		$(DESTDIR)$(SYSTEMDUSERUNITDIR) $(DESTDIR)$(APPLICATIONSDIR) \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
-		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	$(INSTALL_PROGRAM) $(RBIN)/schemebridged $(RBIN)/schemebridge $(RBIN)/schemebridge-splash $(DESTDIR)$(BINDIR)/
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL_PROGRAM) $(BUILT) $(DESTDIR)$(BINDIR)/
 	install -m 755 scripts/schemebridge-chooser $(DESTDIR)$(BINDIR)/
-	sed 's|@bindir@|$(BINDIR)|' dbus/io.github.schemebridge.SchemeBridge1.service.in \
-		> $(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service
-	sed 's|@bindir@|$(BINDIR)|' dbus/schemebridged.service.in \
-		> $(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service
+	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
+		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
+	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
 	install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml dbus/io.github.schemebridge.Chooser1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
 	sed 's|^Exec=schemebridge |Exec=$(BINDIR)/schemebridge |' desktop/io.github.schemebridge.SchemeBridge.desktop \
-		> $(DESTDIR)$(DATADIR)/applications/io.github.schemebridge.SchemeBridge.desktop
-	$(RBIN)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
-	$(RBIN)/schemebridge --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_schemebridge
-	$(RBIN)/schemebridge --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
+		> $(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop
+	$(BUILD_DIR)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
+	$(BUILD_DIR)/schemebridge --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_schemebridge
+	$(BUILD_DIR)/schemebridge --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
+	for m in $(MANPAGES); do $(SUBSTITUTE) $$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/schemebridged $(DESTDIR)$(BINDIR)/schemebridge $(DESTDIR)$(BINDIR)/schemebridge-splash \
-		$(DESTDIR)$(BINDIR)/schemebridge-chooser \
-		$(DESTDIR)$(DATADIR)/dbus-1/services/io.github.schemebridge.SchemeBridge1.service \
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser) \
+		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
 		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.SchemeBridge1.xml \
 		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.Chooser1.xml \
-		$(DESTDIR)$(PREFIX)/lib/systemd/user/schemebridged.service \
-		$(DESTDIR)$(DATADIR)/applications/io.github.schemebridge.SchemeBridge.desktop \
+		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \
+		$(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_schemebridge \
-		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish \
+		$(DESTDIR)$(MANDIR)/man1/schemebridge.1 $(DESTDIR)$(MANDIR)/man5/schemebridge-config.5 \
+		$(DESTDIR)$(MANDIR)/man8/schemebridged.8 $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR)
+
+# man/schemebridge.1 is generated from the CLI's help by swift-argument-parser's plugin (it builds
+# the whole package in release mode first: ~10 minutes on a busy 2-core machine) and committed, so
+# installing needs no generator. Run after changing the CLI's options or help texts.
+man:
+	$(SWIFT) package generate-manual
+	sed 's/^$$/.Pp/' .build/plugins/GenerateManual/outputs/schemebridge/schemebridge.1 > man/schemebridge.1
 
 bench: deps
 	@bash Benchmarks/run.sh

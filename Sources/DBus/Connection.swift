@@ -59,23 +59,14 @@ public final class Connection: Sendable {
         return try result.get()
     }
 
-    /// The session bus address from an environment: `DBUS_SESSION_BUS_ADDRESS`, else
-    /// `DBUS_STARTER_ADDRESS` when started by bus activation, else nil.
-    public static func sessionBusAddress(in environment: [String: String]) -> String? {
-        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
-            if let a = environment[key], !a.isEmpty { return a }
-        }
-        return nil
-    }
-
     /// Connects to the session bus named by the process environment.
     public static func session(logger: Logger = Logger(label: "dbus")) async throws(DBusError) -> Connection {
         var env: [String: String] = [:]
-        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
+        for key in sessionBusEnvironment {
             if let v = getenv(key) { env[key] = String(cString: v) }
         }
         guard let address = sessionBusAddress(in: env) else {
-            throw DBusError(.disconnected, "no session bus: DBUS_SESSION_BUS_ADDRESS is not set (start one with `dbus-run-session -- COMMAND`)")
+            throw DBusError(.disconnected, "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus (start one with `dbus-run-session -- COMMAND`)")
         }
         return try await connect(address: address, logger: logger)
     }

@@ -4,7 +4,7 @@ import SchemeBridgeContract
 
 /// Options every subcommand that talks to the service accepts.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The D-Bus address of the session bus (default: $DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
+    @Option(name: .long, help: ArgumentHelp("The D-Bus address of the session bus (default: $DBUS_SESSION_BUS_ADDRESS, else the socket $XDG_RUNTIME_DIR/bus).", valueName: "address"))
     var address: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for the service's reply.", valueName: "seconds"))

@@ -37,6 +37,8 @@ enum ExitStatus: Int32 {
         switch error.name {
         case .invalidArgs: self = .usage
         case .serviceUnknown, .nameHasNoOwner, .disconnected: self = .noHandler
+        // The bus could not start the service: as for no service at all.
+        case _ where ServiceClient.isActivationFailure(error.name): self = .noHandler
         default: self = .failed
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SchemeBridgeContract
 
 /// `schemebridge`: the command-line client of the SchemeBridge session service.
 ///
@@ -21,8 +22,8 @@ struct SchemeBridgeCommand: ParsableCommand {
             (or no chooser for open --ask), 4 the action failed (launch failed, access denied, rate limited, quota exceeded), \
             5 cancelled (open --wait, open --ask).
             """,
-        version: "1",
-        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
+        version: Release.versionText(program: "schemebridge"),
+        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Which.self, ListCommand.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
                       PasteboardCommand.self, Choices.self, Integrate.self]
     )
 

@@ -6,15 +6,17 @@ import SchemeBridgeContract
 /// contract's typed ``SchemeBridgeBlockingClient``. Errors come back as ``DBusError``s.
 enum ServiceClient {
 
-    /// The bus address to use: `address`, else the session bus of the environment. A missing
-    /// bus is reported (status 3) with what to do about it.
+    /// The bus address to use: `address`, else the session bus of the environment
+    /// (`$DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`, as GDBus and sd-bus find it).
+    /// A missing bus is reported (status 3) with what to do about it.
     static func busAddress(_ address: String?) throws(Reported) -> String {
         var env: [String: String] = [:]
-        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
+        for key in Connection.sessionBusEnvironment {
             if let v = Terminal.environment(key) { env[key] = v }
         }
         guard let address = address ?? Connection.sessionBusAddress(in: env) else {
-            Terminal.error("no session bus: DBUS_SESSION_BUS_ADDRESS is not set (run inside a desktop session, or pass --address)")
+            Terminal.error("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus "
+                + "(run inside a desktop session, or pass --address)")
             throw Reported(status: .noHandler)
         }
         return address
@@ -45,9 +47,22 @@ enum ServiceClient {
                 + "install it with `make install PREFIX=~/.local` so the bus can start it, or run `schemebridged`"
         case .noReply:
             return "the SchemeBridge service did not answer in time (\(error.message))"
+        case _ where isActivationFailure(error.name):
+            return "the session bus could not start the SchemeBridge service (\(error.name.rawValue): \(error.message)); "
+                + "see why with `journalctl --user -u schemebridged` in a systemd session, or run `schemebridged` by hand; "
+                + "`make install` puts the service file and the unit where the bus and systemd look"
         default:
             return error.message
         }
+    }
+
+    /// Whether `name` says that the bus could not start the service: the bus's own spawn
+    /// errors (`org.freedesktop.DBus.Error.Spawn.*`: the program is missing, exited or crashed
+    /// before taking the name, the service file is broken), an activation that timed out, or
+    /// systemd's refusal passed on by the bus (`org.freedesktop.systemd1.*`: no such unit, masked).
+    static func isActivationFailure(_ name: ErrorName) -> Bool {
+        name.rawValue.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || name.rawValue.hasPrefix("org.freedesktop.systemd1.")
+            || name.rawValue == "org.freedesktop.DBus.Error.TimedOut"
     }
 
     /// Reports `error` for `subject` and returns the failure to throw.

@@ -62,7 +62,7 @@ struct DaemonOptions: Equatable {
             case "-h", "--help":
                 return .print(usage)
             case "--version":
-                return .print("1\n")
+                return .print(Release.versionText(program: "schemebridged") + "\n")
             case "--replace":
                 guard inline == nil else { return .usageError("'--replace' takes no value") }
                 options.replace = true

@@ -18,8 +18,10 @@ public final class PrivateBus: @unchecked Sendable {
     /// Starts a bus. `environment` is added to the daemon's own, so that services it
     /// activates inherit it (e.g. XDG variables of a test tree). `anyUser`: clients of any uid
     /// may connect (an attacker run as `nobody` beside a service run as the test's user); by
-    /// default only the daemon's own uid may, as on a real session bus.
-    public init(environment: [String: String] = [:], anyUser: Bool = false) throws {
+    /// default only the daemon's own uid may, as on a real session bus. `systemdActivation`: the
+    /// bus starts services that name a `SystemdService=` by asking `org.freedesktop.systemd1` (an
+    /// `ActivationRequest` signal), as a systemd user session's bus does; the test plays systemd.
+    public init(environment: [String: String] = [:], anyUser: Bool = false, systemdActivation: Bool = false) throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directory = dir
@@ -60,7 +62,8 @@ public final class PrivateBus: @unchecked Sendable {
         let p: ChildProcess
         do {
             p = try ChildProcess(
-                [try Tools.path(of: "dbus-daemon"), "--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"],
+                [try Tools.path(of: "dbus-daemon"), "--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"]
+                    + (systemdActivation ? ["--systemd-activation"] : []),
                 environment: env, stderr: dir.appendingPathComponent("daemon.log").path, stdoutFD: fds[1])
         } catch {
             close(fds[0]); close(fds[1])

@@ -28,7 +28,8 @@ public enum Tools {
             if FileManager.default.isExecutableFile(atPath: p) { return p }
         }
         let packages = ["dbus-daemon": "dbus-daemon", "dbus-send": "dbus-bin", "dbus-monitor": "dbus-bin",
-                        "gdbus": "libglib2.0-bin", "gio": "libglib2.0-bin", "busctl": "systemd"]
+                        "gdbus": "libglib2.0-bin", "gio": "libglib2.0-bin", "busctl": "systemd",
+                        "systemd-analyze": "systemd", "desktop-file-validate": "desktop-file-utils", "groff": "groff-base"]
         throw ToolError("'\(name)' is not installed; run: apt-get install -y \(packages[name] ?? name)")
     }
 

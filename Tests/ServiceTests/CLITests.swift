@@ -73,7 +73,7 @@ import SchemeBridgeContract
     @Test func noSessionBusOrNoServiceIsStatusThreeWithAdvice() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        let noBus = try await Self.cli(f, "open", "good://x", environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_STARTER_ADDRESS": ""])
+        let noBus = try await Self.cli(f, "open", "good://x", environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_STARTER_ADDRESS": "", "XDG_RUNTIME_DIR": f.root.path])
         #expect(noBus.status == 3 && noBus.stderr.contains("no session bus"), "\(noBus.status) \(noBus.stderr)")
         let deadBus = try await Self.cli(f, "open", "--address", "unix:path=\(f.root.path)/no-such-socket", "good://x")
         #expect(deadBus.status == 3 && deadBus.stderr.contains("cannot connect"), "\(deadBus.status) \(deadBus.stderr)")

@@ -27,9 +27,13 @@ final class ServiceFixture: @unchecked Sendable {
     /// Gates that handler programs wait on (``hold(_:)``); removing `root` at ``stop()`` opens them all.
     let gate: Gate
 
-    /// `anyUser`: the private bus admits clients of any uid (see ``PrivateBus/init(environment:anyUser:)``).
+    /// The environment the bus (and so the service it starts) runs with: the tree's XDG variables.
+    let environment: [String: String]
+
+    /// `anyUser`: the private bus admits clients of any uid (see ``PrivateBus/init(environment:anyUser:systemdActivation:)``).
     /// `dataDirsInHome`: data dirs (relative to `root`) put before the system one in `XDG_DATA_DIRS`.
-    init(extraEnvironment: [String: String] = [:], anyUser: Bool = false, dataDirsInHome: [String] = []) throws {
+    /// `systemdActivation`: the bus asks `org.freedesktop.systemd1` to start the service (``FakeSystemd``).
+    init(extraEnvironment: [String: String] = [:], anyUser: Bool = false, dataDirsInHome: [String] = [], systemdActivation: Bool = false) throws {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
         self.root = root
         systemData = URL(fileURLWithPath: root.path + "-sys")
@@ -52,7 +56,8 @@ final class ServiceFixture: @unchecked Sendable {
         // The system's shared-mime-info database (documents' content types), and nothing else of /usr/share.
         try fm.createSymbolicLink(at: systemData.appendingPathComponent("mime"), withDestinationURL: URL(fileURLWithPath: "/usr/share/mime"))
         gate = try Gate(directory: root.appendingPathComponent("gates"))
-        bus = try PrivateBus(environment: env, anyUser: anyUser)
+        environment = env
+        bus = try PrivateBus(environment: env, anyUser: anyUser, systemdActivation: systemdActivation)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
             .write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)
