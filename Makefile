@@ -35,7 +35,7 @@ endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 
-.PHONY: all deps build release run test install uninstall bench fuzz clean man
+.PHONY: all deps build release run test test-release install uninstall bench fuzz clean man
 
 all: build
 
@@ -77,6 +77,14 @@ TEST_WIDTH ?= 16
 test: deps
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
+
+# The end-to-end suites (ServiceTests: a private bus, the real programs) against the release
+# build: the shipped programs come from .build/release (SCHEMEBRIDGE_TEST_PROGRAMS), the test-only
+# helper programs from the debug build.
+test-release: deps release
+	$(SWIFT) build --build-tests
+	SCHEMEBRIDGE_TEST_PROGRAMS=$(CURDIR)/.build/release SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) \
+		$(SWIFT) test --skip-build --filter ServiceTests
 
 # The installed binaries are stripped (symbols and DWARF: see the README for their sizes; a
 # smaller file to map and read at every start). `make install KEEP_DEBUG=1` installs them as

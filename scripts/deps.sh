@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
-desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs shared-mime-info zenity xdotool make systemd groff-base $*"
+desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base $*"
 
 missing=""
 for p in $PACKAGES; do

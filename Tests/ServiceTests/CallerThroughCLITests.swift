@@ -43,7 +43,7 @@ import DBusTestSupport
             "DBUS_SESSION_BUS_ADDRESS": f.bus.address, "DBUS_STARTER_ADDRESS": "", "DBUS_STARTER_BUS_TYPE": "",
             "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
             "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path,
-            "HOME": f.root.path, "PATH": Built.binDirectory.path + ":/usr/bin:/bin",
+            "HOME": f.root.path, "PATH": Built.programs.path + ":/usr/bin:/bin",
             // xdg-open's generic path (no desktop) opens a scheme through the default entry only
             // with a display set; nothing here talks to it.
             "XDG_CURRENT_DESKTOP": "", "DESKTOP_SESSION": "", "DISPLAY": ":999", "WAYLAND_DISPLAY": "", "BROWSER": "",
