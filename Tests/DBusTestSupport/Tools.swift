@@ -134,7 +134,7 @@ public enum Built {
     /// else ``binDirectory``.
     public static var programDirectory: URL? {
         guard let dir = ProcessInfo.processInfo.environment["SCHEMEBRIDGE_TEST_PROGRAMS"], !dir.isEmpty else { return nil }
-        return URL(fileURLWithPath: dir)
+        return URL(fileURLWithPath: dir).resolvingSymlinksInPath()  // as /proc/PID/exe names the programs
     }
 
     /// The folder of the shipped programs under test: ``programDirectory`` or ``binDirectory``.
