@@ -94,6 +94,7 @@ INSTALL_PROGRAM = install -m 755 $(if $(KEEP_DEBUG),,-s)
 SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@datadir@|$(DATADIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 MANPAGES = man/schemebridge.1 man/schemebridge-config.5 man/schemebridged.8
 DOCS = README.md CHANGELOG.md LICENSE docs/CONTRACT.md docs/CONTENT-TYPES.md docs/DBUS-LAYER.md docs/PERFORMANCE.md \
+	docs/GUIDE.md docs/SECURITY.md docs/DIFFERENCES.md docs/DEVELOPING.md docs/ARCHITECTURE.md \
 	docs/REGISTRY.md docs/SPLASH.md
 
 install: $(BUILT)

@@ -110,7 +110,7 @@ import SchemeBridgeContract
         }
         #expect(Self.read(file("share/man/man8/schemebridged.8")).contains("SchemeBridge \(Release.version)"))
         // Documentation.
-        for doc in ["README.md", "CHANGELOG.md", "LICENSE", "CONTRACT.md"] {
+        for doc in ["README.md", "CHANGELOG.md", "LICENSE", "CONTRACT.md", "SECURITY.md", "GUIDE.md"] {
             #expect(exists("share/doc/schemebridge/" + doc), "\(doc)")
         }
 
