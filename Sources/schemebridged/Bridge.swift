@@ -322,17 +322,12 @@ final class Bridge: Sendable {
     /// Starts `busName` by activation (if it is not running) and grants its owner's connection
     /// read access to `pasteboard`. A failure to start is reported by the `Open` call after it.
     private func grantActivated(_ busName: String, pasteboard: String) async {
-        _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                       member: "StartServiceByName", [.string(busName), .uint32(0)], timeout: .seconds(25))
+        _ = try? await BusDriver(connection).startService(busName)
         if let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(pasteboard, .connection(owner)) }
     }
 
     private func pidOf(_ busName: String) async -> UInt32? {
-        guard let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetConnectionUnixProcessID", [.string(busName)], timeout: .seconds(2)),
-              case .uint32(let pid)? = reply.first else { return nil }
-        return pid
+        try? await BusDriver(connection).processID(of: busName)
     }
 
     // MARK: helpers

@@ -50,8 +50,7 @@ struct BridgeService: Service {
         let integrationChanges = registry.changes()
         let lost = try await connection.signals(matching: MatchRule(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
-        let owners = try await connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
+        let owners = try await BusDriver(connection).nameOwnerChanges()
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
@@ -66,9 +65,8 @@ struct BridgeService: Service {
                     // Callers that left the bus are forgotten. New connections cost nothing: a
                     // caller is identified at its first call (a query under query privacy waits
                     // for it), never because it appeared on the bus.
-                    for await message in owners {
-                        guard message.body.count == 3, case .string(let name) = message.body[0], name.hasPrefix(":"),
-                              case .string(let new) = message.body[2], new.isEmpty else { continue }
+                    for await change in owners where change.isConnectionLeaving {
+                        let name = change.name
                         bridge.callers.forget(name)
                         bridge.replies.nameLeft(name)
                         bridge.pasteboards.store.connectionLeft(name)

@@ -120,9 +120,9 @@ final class ChooserService: Sendable {
     /// Whether a client owns (or the bus can start) `io.github.schemebridge.Chooser1`.
     private func busChooserAvailable() async -> Bool {
         let name = ChooserContract.busName.rawValue
-        if case .boolean(true)? = try? await busCall("NameHasOwner", [.string(name)]).first { return true }
-        let activatable = try? await busCall("ListActivatableNames", []).first?.arrayElements
-        return activatable?.contains(.string(name)) ?? false
+        let driver = BusDriver(connection)
+        if (try? await driver.nameHasOwner(name, timeout: .seconds(5))) == true { return true }
+        return (try? await driver.activatableNames(timeout: .seconds(5)))?.contains(name) ?? false
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
@@ -149,11 +149,6 @@ final class ChooserService: Sendable {
             }
             return .cancelled(reason: "the chooser on the bus failed: \(error.name.rawValue): \(error.message)")
         }
-    }
-
-    private func busCall(_ member: MemberName, _ arguments: [DBusValue]) async throws(DBusError) -> [DBusValue] {
-        try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                  member: member, arguments, timeout: .seconds(5))
     }
 
     /// The caller's `Name=` when it has an installed entry ("" otherwise).
