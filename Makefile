@@ -50,7 +50,9 @@ build: deps
 # programs are built (not the benchmarks' and tests' programs); no `deps`: a packager's build
 # dependencies are libdbus-1-dev, libx11-dev, libpng-dev and pkg-config (make deps installs them).
 RELEASE_FLAGS = -c release --static-swift-stdlib
-PROGRAMS = schemebridged schemebridge schemebridge-splash
+# schemebridge is the lean entry point (a plain `open URL...`); it runs schemebridge-cli, the full
+# command line, for everything else. Both go to BINDIR, side by side.
+PROGRAMS = schemebridged schemebridge schemebridge-cli schemebridge-splash
 
 release:
 	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done

@@ -58,7 +58,7 @@ import SchemeBridgeContract
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: file(path).path) }
 
         // Programs.
-        for program in ["schemebridged", "schemebridge", "schemebridge-splash", "schemebridge-chooser"] {
+        for program in ["schemebridged", "schemebridge", "schemebridge-cli", "schemebridge-splash", "schemebridge-chooser"] {
             #expect(FileManager.default.isExecutableFile(atPath: file("bin/" + program).path), "bin/\(program)")
         }
         let version = try await Tools.run([file("bin/schemebridge").path, "--version"])
