@@ -6,7 +6,7 @@ import DBusTestSupport
 /// against a private bus with the service: each opens a URL (the handler gets it), asks the type
 /// of a file by passing its descriptor, and maps a D-Bus error to schemebridge's exit status.
 /// Their toolchains are Debian packages that scripts/deps.sh installs (libglib2.0-dev, gcc,
-/// python3-gi).
+/// python3-gi, qtbase5-dev, g++).
 @Suite struct ExamplesTests {
     static let examples = Built.packageRoot.appendingPathComponent("examples")
 
@@ -42,6 +42,16 @@ import DBusTestSupport
         let header = (try? String(contentsOfFile: out + "/schemebridge-generated.h", encoding: .utf8)) ?? ""
         #expect(header.range(of: #"sb_scheme_bridge1_call_content_type_for_file_sync \([^;]*GUnixFDList"#, options: .regularExpression) != nil)
         try await Self.check([out + "/open-url"], f, file: file, env: env)
+    }
+
+    @Test func qtWithQtDBus() async throws {
+        let (f, file, env) = try Self.world()
+        defer { f.stop() }
+        let out = f.root.appendingPathComponent("qt-build").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let build = try await Tools.run(["/usr/bin/make", "-C", Self.examples.appendingPathComponent("qt").path, "OUT=" + out])
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
+        try await Self.check([out + "/open-url-qt"], f, file: file, env: env)
     }
 
     @Test func pythonWithPyGObject() async throws {
