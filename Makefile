@@ -50,7 +50,11 @@ build: deps
 # programs are built (not the benchmarks' and tests' programs); no `deps`: a packager's build
 # dependencies are libdbus-1-dev, libx11-dev, libpng-dev and pkg-config (make deps installs them).
 RELEASE_FLAGS = -c release --static-swift-stdlib
-PROGRAMS = schemebridged schemebridge schemebridge-splash
+# schemebridge is the lean entry point (a plain `open URL...`); it runs schemebridge-cli, the full
+# command line, for everything else. Both go to BINDIR, side by side.
+PROGRAMS = schemebridged schemebridge schemebridge-cli schemebridge-splash
+# The introspection XML, one file per interface (annotated for code generators).
+INTERFACES = $(addprefix dbus/io.github.schemebridge.,$(addsuffix .xml,SchemeBridge1 Request1 Pasteboards1 Pasteboard1 Chooser1))
 
 release:
 	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done
@@ -108,7 +112,7 @@ install: $(BUILT)
 	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
-	install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml dbus/io.github.schemebridge.Chooser1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
+	install -m 644 $(INTERFACES) $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
 	sed 's|^Exec=schemebridge |Exec=$(BINDIR)/schemebridge |' desktop/io.github.schemebridge.SchemeBridge.desktop \
 		> $(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop
 	$(BUILD_DIR)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
@@ -120,8 +124,7 @@ install: $(BUILT)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser) \
 		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
-		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.SchemeBridge1.xml \
-		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.Chooser1.xml \
+		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \
 		$(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge \

@@ -104,6 +104,22 @@ import DBusTestSupport
         #expect(w.f.recordedEnv("vault").contains("source=org.example.Asker\n"), "\(w.f.recordedEnv("vault"))")
     }
 
+    /// Issue 27, item 8: `schemebridge` serves a plain `open URL` itself and runs the full
+    /// command line (`schemebridge-cli`, in its place) for anything else. That program is ours
+    /// too: an app running `schemebridge open` with an option is still that app, and the vault
+    /// admits it; the other app is refused the same way.
+    @Test func ourFullCommandLineRunByAnAppIsThatApp() async throws {
+        let w = try Self.world()
+        defer { w.f.stop() }
+        let cli = try Built.executable("schemebridge")
+        let run = try await Tools.run([w.asker, cli, "open", "--no-launch-image", "vault://full"], environment: w.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(await w.f.recordedArgv("vault") == ["vault://full"])
+        #expect(w.f.recordedEnv("vault").contains("source=org.example.Asker\n"), "\(w.f.recordedEnv("vault"))")
+        let refused = try await Tools.run([w.other, cli, "open", "--no-launch-image", "vault://other"], environment: w.environment)
+        #expect(refused.status != 0 && refused.stderr.contains("the caller is org.example.Other"), "\(refused.stderr)")
+    }
+
     /// Issue 21, item 9: a shell that only names the app's script in its arguments
     /// (`bash -s /path/to/app`, commands from stdin) is not the app: the vault, which admits the
     /// Asker only, refuses it, and nothing is launched. The app itself still gets in.

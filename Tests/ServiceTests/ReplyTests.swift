@@ -128,13 +128,10 @@ import SchemeBridgeContract
         let path = Contract.requestPathPrefix + "/" + (node?.split(separator: " ").first { $0 != "node" && $0 != "{" && !$0.isEmpty }.map { String($0) } ?? "")
         let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
                                         path, "org.freedesktop.DBus.Introspectable.Introspect"])
-        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.introspectionFileName), encoding: .utf8)
-        func element(_ text: String) -> String? {
-            guard let start = text.range(of: "<interface name=\"\(Contract.requestInterface)\">"),
-                  let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }
-            return String(text[start.lowerBound..<end.upperBound])
-        }
-        #expect(element(live.stdout) != nil && element(live.stdout) == element(shipped), "\(live.stdout)")
+        let interface = Contract.requestInterface.rawValue
+        let liveElement = ShippedInterface.element(live.stdout, interface)
+        let shippedElement = ShippedInterface.element(try ShippedInterface.file(interface), interface)
+        #expect(liveElement != nil && liveElement == shippedElement, "\(live.stdout)")
         // Nobody but the caller may close it.
         let close = try await Tools.run(["gdbus", "call", "--address", f.bus.address, "--dest", ServiceFixture.name, "--object-path", path,
                                          "--method", "\(Contract.requestInterface).\(ContractMethod.close)"])
