@@ -90,14 +90,4 @@ extension Bridge {
             _ = try? await descriptors.run(for: "inbox sweep") { () throws(DBusError) in inbox.sweep(retention: retention, now: now) }
         }
     }
-
-    /// Runs an async core call, turning its failure into the contract's D-Bus error.
-    static func adaptAsync<T>(_ body: () async throws(OpenFailure) -> T) async throws(DBusError) -> T {
-        do { return try await body() } catch { throw DBusError(error) }
-    }
-
-    /// Runs a core call, turning its failure into the contract's D-Bus error.
-    static func adapt<T>(_ body: () throws(OpenFailure) -> T) throws(DBusError) -> T {
-        do { return try body() } catch { throw DBusError(error) }
-    }
 }

@@ -10,7 +10,8 @@ struct StartupError: Error, CustomStringConvertible {
 }
 
 /// The SchemeBridge session service: connects to the bus, exports its object, then owns
-/// its well-known name, and runs until the bus goes away or a shutdown is requested.
+/// its well-known name, and runs its `LifecycleServices` until the bus goes away, the name is
+/// taken over, or a shutdown is requested.
 struct BridgeService: Service {
     let address: String
     let replace: Bool
@@ -58,53 +59,19 @@ struct BridgeService: Service {
             throw StartupError(description: "another process already owns \(Contract.busName) on this bus (use --replace to take it over)")
         }
         logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await connection.waitUntilDisconnected() }
-                group.addTask {
-                    // Callers that left the bus are forgotten. New connections cost nothing: a
-                    // caller is identified at its first call (a query under query privacy waits
-                    // for it), never because it appeared on the bus.
-                    for await change in owners where change.isConnectionLeaving {
-                        let name = change.name
-                        bridge.callers.forget(name)
-                        bridge.replies.nameLeft(name)
-                        bridge.pasteboards.store.connectionLeft(name)
-                    }
-                }
-                group.addTask {
-                    // Registry changes become HandlersChanged and a Schemes PropertiesChanged.
-                    var lastSchemes = registry.schemes
-                    for await changed in changes {
-                        // Under query privacy the broadcasts name no scheme: "something changed, ask again".
-                        let privacy = bridge.broker.queryPrivacy
-                        try? connection.emit(HandlersChanged(schemes: privacy ? [] : changed.sorted()))
-                        let schemes = registry.schemes
-                        if schemes != lastSchemes {
-                            lastSchemes = schemes
-                            try? connection.emitPropertiesChanged(
-                                path: Contract.objectPath, interface: Contract.interface,
-                                changed: privacy ? [:] : [ContractProperty.schemes.rawValue: .strings(schemes)],
-                                invalidated: privacy ? [ContractProperty.schemes.rawValue] : [])
-                        }
-                    }
-                }
-                // While integration is on, new schemes are routed through us as handlers appear.
-                group.addTask { await bridge.integration.follow(integrationChanges) }
-                group.addTask {
-                    for await _ in lost {
-                        logger.notice("\(Contract.busName) was taken over by another process; exiting")
-                        break
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-                connection.close()
-            }
+        let services = LifecycleServices.group([
+            BusConnectionService(connection: connection),
+            NameOwnerTracker(owners: owners, bridge: bridge),
+            RegistryChangeAnnouncer(changes: changes, bridge: bridge),
+            IntegrationFollower(changes: integrationChanges, integration: bridge.integration),
+            NameLossWatcher(lost: lost, connection: connection, logger: logger),
+        ], logger: logger)
+        try await withGracefulShutdownHandler {
+            try await services.run()
         } onGracefulShutdown: {
             logger.info("shutting down")
-            connection.close()
         }
+        connection.close()
         logger.info("disconnected from the bus; stopped")
     }
 }

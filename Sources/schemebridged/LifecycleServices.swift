@@ -1,0 +1,108 @@
+import DBus
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+import ServiceLifecycle
+
+/// The small services `BridgeService` runs once the name is owned, started in the order given;
+/// a `ServiceGroup` shuts them down in reverse, so the connection, first, is closed last. Only
+/// the connection's end (the bus gone, the name taken over, a shutdown) ends the group: a
+/// follower whose stream ends with the connection waits to be shut down, as a `ServiceGroup`
+/// counts any other service ending during its shutdown as a failure.
+enum LifecycleServices {
+    /// The group of `services`, ending gracefully when one of them ends.
+    static func group(_ services: [any Service], logger: Logger) -> ServiceGroup {
+        ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                                           failureTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: logger))
+    }
+
+    /// Returns once the group shuts this service down.
+    static func untilShutdown() async {
+        try? await gracefulShutdown()
+    }
+}
+
+/// The service's bus connection: runs until the bus goes away; closed on graceful shutdown.
+struct BusConnectionService: Service {
+    let connection: Connection
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            await connection.waitUntilDisconnected()
+        } onGracefulShutdown: {
+            connection.close()
+        }
+    }
+}
+
+/// Callers that left the bus are forgotten: their identity, their reply requests, their
+/// pasteboards' connection grants. New connections cost nothing: a caller is identified at its
+/// first call (a query under query privacy waits for it), never because it appeared on the bus.
+struct NameOwnerTracker: Service {
+    let owners: AsyncCompactMapSequence<AsyncStream<Message>, NameOwnerChanged>
+    let bridge: Bridge
+
+    func run() async {
+        for await change in owners.cancelOnGracefulShutdown() where change.isConnectionLeaving {
+            let name = change.name
+            bridge.callers.forget(name)
+            bridge.replies.nameLeft(name)
+            bridge.pasteboards.store.connectionLeft(name)
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// Registry changes become `HandlersChanged` and a `Schemes` `PropertiesChanged`; under query
+/// privacy the broadcasts name no scheme ("something changed, ask again").
+struct RegistryChangeAnnouncer: Service {
+    let changes: AsyncStream<Set<String>>
+    let bridge: Bridge
+
+    func run() async {
+        let (connection, registry) = (bridge.connection, bridge.registry)
+        var lastSchemes = registry.schemes
+        for await changed in changes.cancelOnGracefulShutdown() {
+            let privacy = bridge.broker.queryPrivacy
+            try? connection.emit(HandlersChanged(schemes: privacy ? [] : changed.sorted()))
+            let schemes = registry.schemes
+            if schemes != lastSchemes {
+                lastSchemes = schemes
+                try? connection.emitPropertiesChanged(
+                    path: Contract.objectPath, interface: Contract.interface,
+                    changed: privacy ? [:] : [ContractProperty.schemes.rawValue: .strings(schemes)],
+                    invalidated: privacy ? [ContractProperty.schemes.rawValue] : [])
+            }
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// While integration is on, new schemes are routed through SchemeBridge as handlers appear.
+struct IntegrationFollower: Service {
+    let changes: AsyncStream<Set<String>>
+    let integration: IntegrationService
+
+    func run() async {
+        await cancelWhenGracefulShutdown { [changes, integration] in await integration.follow(changes) }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// Closes the connection (and so ends the group) when another process takes the name over.
+struct NameLossWatcher: Service {
+    let lost: AsyncStream<Message>
+    let connection: Connection
+    let logger: Logger
+
+    func run() async {
+        for await _ in lost.cancelOnGracefulShutdown() {
+            logger.notice("\(Contract.busName) was taken over by another process; exiting")
+            connection.close()
+            break
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
