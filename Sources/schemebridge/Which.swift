@@ -112,7 +112,7 @@ struct Which: ParsableCommand {
             case .success(let opened): fd = opened
             }
             do {
-                let type = try service.perform(.contentTypeForFile(fd, name: String(path.split(separator: "/").last ?? "")))
+                let type = try service.perform(.contentTypeForFile(fd, name: FileArgument.name(path)))
                 return try answers(subject: type, isType: true, service: service)
             } catch {
                 throw ServiceClient.report(error, "cannot tell what would open '\(Open.shown(target))'")
