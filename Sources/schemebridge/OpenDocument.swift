@@ -78,7 +78,7 @@ enum OpenDocument {
             let results = try service.perform(.openFile(fd, options: options)).dictionary
             if json {
                 var members: [(String, JSON.Value)] = [("file", .string(argument)), ("opened", .bool(true))]
-                for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
+                members += JSON.members(results)
                 Terminal.out(JSON.text(.object(members)))
             }
             return .success

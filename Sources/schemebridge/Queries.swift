@@ -126,7 +126,7 @@ struct Schemes: ParsableCommand {
             (try service.property(ContractProperty.schemes).arrayElements ?? []).compactMap(\.string)
         }
         if output.json {
-            Terminal.out(JSON.text(.array(schemes.map { .string($0) })))
+            Terminal.out(JSON.text(.object([("schemes", .array(schemes.map { .string($0) }))])))
         } else {
             for s in schemes { Terminal.out(s) }
         }

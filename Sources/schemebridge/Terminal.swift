@@ -4,10 +4,12 @@ import Glibc
 /// `schemebridge monitor | other-program` sees each signal as it comes.
 enum Terminal {
     static func out(_ line: String) {
+        JSONFailure.printed = true
         write(fd: 1, line + "\n")
     }
 
     static func error(_ message: String) {
+        JSONFailure.messages.append(message)
         write(fd: 2, "schemebridge: " + message + "\n")
     }
 

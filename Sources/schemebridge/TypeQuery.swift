@@ -9,7 +9,7 @@ struct TypeQuery: ParsableCommand {
         commandName: "type",
         abstract: "Print the content type of files (exit 2 when one does not exist).")
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The files (paths or file:// URIs).", valueName: "file"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The files (paths or file:// URIs).", valueName: "file"), completion: .file())
     var files: [String]
 
     @OptionGroup var client: ClientOptions

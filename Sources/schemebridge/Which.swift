@@ -18,7 +18,7 @@ struct Which: ParsableCommand {
             apps that get another handler are listed.
             """)
 
-    @ArgumentParser.Argument(help: ArgumentHelp("A URL, or a file (a path or a file:// URI).", valueName: "url-or-file"))
+    @ArgumentParser.Argument(help: ArgumentHelp("A URL, or a file (a path or a file:// URI).", valueName: "url-or-file"), completion: .file())
     var target: String
 
     @Option(name: .long, help: ArgumentHelp("The app id of the app that opens (as `schemebridge choices` names it).", valueName: "app-id"))
