@@ -35,7 +35,7 @@ endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 
-.PHONY: all deps build release run test install uninstall bench fuzz clean man
+.PHONY: all deps build release run test test-release install uninstall bench fuzz clean man
 
 all: build
 
@@ -50,7 +50,11 @@ build: deps
 # programs are built (not the benchmarks' and tests' programs); no `deps`: a packager's build
 # dependencies are libdbus-1-dev, libx11-dev, libpng-dev and pkg-config (make deps installs them).
 RELEASE_FLAGS = -c release --static-swift-stdlib
-PROGRAMS = schemebridged schemebridge schemebridge-splash
+# schemebridge is the lean entry point (a plain `open URL...`); it runs schemebridge-cli, the full
+# command line, for everything else. Both go to BINDIR, side by side.
+PROGRAMS = schemebridged schemebridge schemebridge-cli schemebridge-splash
+# The introspection XML, one file per interface (annotated for code generators).
+INTERFACES = $(addprefix dbus/io.github.schemebridge.,$(addsuffix .xml,SchemeBridge1 Request1 Pasteboards1 Pasteboard1 Chooser1))
 
 release:
 	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done
@@ -78,6 +82,14 @@ test: deps
 	$(SWIFT) build --build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
 
+# The end-to-end suites (ServiceTests: a private bus, the real programs) against the release
+# build: the shipped programs come from .build/release (SCHEMEBRIDGE_TEST_PROGRAMS), the test-only
+# helper programs from the debug build.
+test-release: deps release
+	$(SWIFT) build --build-tests
+	SCHEMEBRIDGE_TEST_PROGRAMS=$(CURDIR)/.build/release SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) \
+		$(SWIFT) test --skip-build --filter ServiceTests
+
 # The installed binaries are stripped (symbols and DWARF: see the README for their sizes; a
 # smaller file to map and read at every start). `make install KEEP_DEBUG=1` installs them as
 # built, with their debug info, for debuggers and symbolicated backtraces.
@@ -86,6 +98,7 @@ INSTALL_PROGRAM = install -m 755 $(if $(KEEP_DEBUG),,-s)
 SUBSTITUTE = sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@datadir@|$(DATADIR)|g' -e 's|@docdir@|$(DOCDIR)|g'
 MANPAGES = man/schemebridge.1 man/schemebridge-config.5 man/schemebridged.8
 DOCS = README.md CHANGELOG.md LICENSE docs/CONTRACT.md docs/CONTENT-TYPES.md docs/DBUS-LAYER.md docs/PERFORMANCE.md \
+	docs/GUIDE.md docs/SECURITY.md docs/DIFFERENCES.md docs/DEVELOPING.md docs/ARCHITECTURE.md \
 	docs/REGISTRY.md docs/SPLASH.md
 
 install: $(BUILT)
@@ -99,7 +112,7 @@ install: $(BUILT)
 	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
-	install -m 644 dbus/io.github.schemebridge.SchemeBridge1.xml dbus/io.github.schemebridge.Chooser1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
+	install -m 644 $(INTERFACES) $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
 	sed 's|^Exec=schemebridge |Exec=$(BINDIR)/schemebridge |' desktop/io.github.schemebridge.SchemeBridge.desktop \
 		> $(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop
 	$(BUILD_DIR)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
@@ -111,8 +124,7 @@ install: $(BUILT)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser) \
 		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
-		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.SchemeBridge1.xml \
-		$(DESTDIR)$(DATADIR)/dbus-1/interfaces/io.github.schemebridge.Chooser1.xml \
+		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \
 		$(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge \

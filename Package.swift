@@ -13,7 +13,10 @@ let package = Package(
         .library(name: "SchemeBridgeContract", targets: ["SchemeBridgeContract"]),
         .library(name: "SchemeBridgeCore", targets: ["SchemeBridgeCore"]),
         .executable(name: "schemebridged", targets: ["schemebridged"]),
-        .executable(name: "schemebridge", targets: ["schemebridge"]),
+        // `schemebridge` is the lean entry point (target schemebridge-entry); it runs the full
+        // command line (target schemebridge) as `schemebridge-cli` for anything but `open URL...`.
+        .executable(name: "schemebridge", targets: ["schemebridge-entry"]),
+        .executable(name: "schemebridge-cli", targets: ["schemebridge"]),
         .executable(name: "schemebridge-splash", targets: ["schemebridge-splash"]),
     ],
     dependencies: [
@@ -48,11 +51,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The command-line client: `schemebridge open URL` like xdg-open, queries, monitor.
+        // What the command line's two programs share, without the argument parser (no Foundation):
+        // the exit statuses, the bus connection and its error advice, opening URLs.
+        .target(name: "SchemeBridgeCLIKit", dependencies: ["DBus", "SchemeBridgeContract"], swiftSettings: strict),
+        // `schemebridge`: serves a plain `open URL...` with the D-Bus layer alone (as fast as a
+        // one-shot dbus-send), else runs `schemebridge-cli` in its place.
+        .executableTarget(name: "schemebridge-entry", dependencies: ["SchemeBridgeCLIKit"], swiftSettings: strict),
+        // The command-line client (`schemebridge-cli`): every subcommand, like xdg-open, queries, monitor.
         .executableTarget(
             name: "schemebridge",
             dependencies: [
-                "CLinux", "DBus", "LinuxSystem", "SchemeBridgeContract",
+                "CLinux", "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCLIKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,14 +1,11 @@
 import Glibc
+import SchemeBridgeCLIKit
 
 /// A failure under `--json`: besides the message on stderr, one object on stdout —
 /// `{"error":"not_found","status":2,"message":"…"}` — so a script reading the output always gets
 /// JSON. A command that printed objects of its own (`open` prints one a URL, failed or not;
 /// `can-open` its answer) gets no second one.
 enum JSONFailure {
-    /// Whether anything was printed on stdout. Set and read on the main thread only.
-    nonisolated(unsafe) static var printed = false
-    /// The messages reported on stderr so far (``Terminal/error(_:)``).
-    nonisolated(unsafe) static var messages: [String] = []
 
     /// Whether the command line asks for JSON.
     static var requested: Bool {
@@ -30,9 +27,9 @@ enum JSONFailure {
     /// Prints the failure object for a non-zero `status` under `--json` (once); `message` is
     /// added to the messages reported before.
     static func finish(_ status: Int32, message: String = "") {
-        guard status != 0, requested, !printed else { return }
-        printed = true
-        var all = messages
+        guard status != 0, requested, !Terminal.wroteOutput else { return }
+        Terminal.wroteOutput = true
+        var all = Terminal.errors
         let extra = message.trimmingSuffix("\n")
         if !extra.isEmpty { all.append(extra) }
         Terminal.write(fd: 1, JSON.text(.object([("error", .string(reason(status))), ("status", .number(String(status))),

@@ -62,21 +62,6 @@ struct Open: ParsableCommand {
         if status != .success { throw status.exitCode }
     }
 
-    /// The fast path for the common call, `schemebridge open URL...` with no options (what
-    /// browsers and scripts run): the same work as ``run()`` without building the parser.
-    /// Returns nil when the command line needs the full parser.
-    static func fastPath(_ arguments: [String]) -> Int32? {
-        guard arguments.count >= 3, arguments[1] == "open",
-              arguments.dropFirst(2).allSatisfy({ !$0.isEmpty && !$0.hasPrefix("-") }) else { return nil }
-        do {
-            let service = try ServiceClient.connect(address: nil, timeout: 30)
-            return try openAll(Array(arguments.dropFirst(2)), handler: nil, activationToken: nil, launchImage: true,
-                               json: false, service: service).rawValue
-        } catch {
-            return (error as? Reported)?.status.rawValue ?? ExitStatus.failed.rawValue
-        }
-    }
-
     /// Opens each URL; returns the first failure's status (or success). Errors are reported on
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
     static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil, ask: Bool = false,
@@ -95,11 +80,7 @@ struct Open: ParsableCommand {
             return OpenDocument.open(path, argument: url, options: options, json: json, service: service)
         }
         do {
-            if options == OpenOptions() && !json {
-                _ = try service.perform(.openURL(url))
-                return .success
-            }
-            let results = try service.perform(.openURL(url, options: options)).dictionary
+            let results = try URLOpening.open(url, options: options, results: json, service: service)
             if json {
                 var members: [(String, JSON.Value)] = [("url", .string(url)), ("opened", .bool(true))]
                 members += JSON.members(results)
@@ -113,22 +94,20 @@ struct Open: ParsableCommand {
 
     /// Reports that `url` could not be opened (stderr, and a JSON line with `json`); its status.
     static func failed(_ url: String, _ error: DBusError, json: Bool) -> ExitStatus {
-        Terminal.error("cannot open '\(shown(url))': \(ServiceClient.explain(error))")
+        let status = URLOpening.reportFailure(url, error)
         if json {
             Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
                                             ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
         }
-        return ExitStatus(error)
+        return status
     }
 
     /// The options the command line asks for (the token from the environment when not given).
     static func options(handler: String?, activationToken: String?, launchImage: Bool, timeout: UInt32? = nil,
                         pasteboard: String? = nil, ask: Bool = false) -> OpenOptions {
-        OpenOptions(handler: handler,
-                    activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
-                    launchImage: launchImage, timeout: timeout, pasteboard: pasteboard, ask: ask)
+        URLOpening.options(handler: handler, activationToken: activationToken, launchImage: launchImage, timeout: timeout, pasteboard: pasteboard, ask: ask)
     }
 
     /// `url` fit for a one-line message.
-    static func shown(_ url: String) -> String { URLText.shortened(url) }
+    static func shown(_ url: String) -> String { URLOpening.shown(url) }
 }

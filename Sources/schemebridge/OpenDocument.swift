@@ -15,12 +15,7 @@ enum OpenDocument {
     }
 
     /// Whether `argument` starts with `scheme:` (a letter, then letters, digits, `+ . -`).
-    static func hasScheme(_ argument: String) -> Bool {
-        guard let colon = argument.firstIndex(of: ":"), colon != argument.startIndex else { return false }
-        let scheme = argument[..<colon].utf8
-        guard let first = scheme.first, (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A else { return false }
-        return scheme.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2E || $0 == 0x2D }
-    }
+    static func hasScheme(_ argument: String) -> Bool { URLOpening.hasScheme(argument) }
 
     /// `/a b` of `file:///a%20b` or `file://localhost/a%20b` (escapes decoded to bytes, so
     /// `%E9` is the byte 0xE9, as GLib's `g_filename_from_uri`); empty for a URI of another host.

@@ -28,7 +28,7 @@ struct PasteboardRevoke: ParsableCommand {
 struct PasteboardAppIDs: ParsableArguments {
     @OptionGroup var pasteboard: PasteboardName
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The apps: desktop ids without .desktop, or `prefix.*` patterns.", valueName: "app-id"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The apps: app ids (desktop ids; a .desktop suffix is dropped), or `prefix.*` patterns.", valueName: "app-id"))
     var appIDs: [String]
 
     @OptionGroup var client: ClientOptions
@@ -41,7 +41,9 @@ struct PasteboardAppIDs: ParsableArguments {
     /// failed.
     func perform(_ verb: String, _ call: ([String], ObjectPath) -> ContractCall<Void>) throws {
         _ = try client.withService("cannot \(verb) pasteboard '\(pasteboard.shown)'") { service throws(DBusError) in
-            try service.perform(call(appIDs, pasteboard.path(service)))
+            // An app id is its desktop id without `.desktop`; `handlers` prints the suffix, so
+            // it is accepted here and dropped (with it the id would match no app).
+            try service.perform(call(appIDs.map { $0.hasSuffix(".desktop") ? String($0.dropLast(".desktop".count)) : $0 }, pasteboard.path(service)))
         }
     }
 }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import Glibc
 import SchemeBridgeContract
+// Terminal, ServiceClient, ExitStatus and URLOpening are shared with the lean entry point
+// (`schemebridge`, which runs this program as `schemebridge-cli` for anything but a plain
+// `open URL...`); exported here so that every file of the command line sees them.
+@_exported import SchemeBridgeCLIKit
 
 /// `schemebridge`: the command-line client of the SchemeBridge session service.
 ///
@@ -30,9 +34,9 @@ struct SchemeBridgeCommand: ParsableCommand {
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not
     /// ArgumentParser's 64), and failures already reported exit with their own status.
     /// Synchronous throughout (blocking D-Bus calls): no thread pool to start for a CLI that
-    /// makes one call; `open URL...` without options skips the parser (``Open/fastPath(_:)``).
+    /// makes one call. A plain `open URL...` never gets here: the lean entry point serves it
+    /// (``PlainOpen``), though this program gives the same answer when run directly.
     static func main() {
-        if let status = Open.fastPath(CommandLine.arguments) { Glibc.exit(status) }
         if CommandLine.arguments.count < 2 {
             // Like xdg-open: no arguments is a usage error (exit 1), with the usage on stderr.
             Terminal.write(fd: 2, "usage: schemebridge open URL... | schemebridge <subcommand> [options]\n"

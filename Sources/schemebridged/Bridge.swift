@@ -40,8 +40,15 @@ final class Bridge: Sendable {
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
+        let documents = Documents(types: registry.contentTypes ?? ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
+                                  handlersAlongChain: { [registry] chain in
+                                      let found = registry.resolution(alongChain: chain)
+                                      return (found.type, found.resolution.handlers)
+                                  })
+        self.documents = documents
         self.broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
-                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }))
+                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
+                             documents: documents)
         self.connection = connection
         self.logger = logger
         self.callers = CallerCache(logger: logger)
@@ -52,11 +59,6 @@ final class Bridge: Sendable {
         self.choosers = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
         self.integration = IntegrationService(broker: broker, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
-        self.documents = Documents(types: registry.contentTypes ?? ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
-                                   handlersAlongChain: { [registry] chain in
-                                       let found = registry.resolution(alongChain: chain)
-                                       return (found.type, found.resolution.handlers)
-                                   })
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
             connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)
@@ -153,12 +155,11 @@ final class Bridge: Sendable {
             let options = try OpenOptions(decoding: rawOptions)
             let known = await callers.caller(sender, connection: connection, registry: registry)
             try await refuseHandBack(url, from: known)
-            // An x-callback URL handed to a handler: its entry, for that handler only.
-            let callback = try await callbackEntry(url, handlerNamed: options.handler != nil, sender: sender, known: known)
-            // `ask`: the user picks (unless the handler is named); the pick is then as if named.
-            let handler = callback == nil && options.ask && options.handler == nil
-                ? try await choosers.askedHandler(for: url, caller: Self.caller(sender, known)) : options.handler
-            let request = OpenRequest(url: url, handler: handler, activationToken: options.activationToken,
+            let subject = try adapt { () throws(OpenFailure) in OpenSubject.url(try broker.validate(url)) }
+            // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
+            let (handler, pinnedCallback) = try await handler(for: subject, options: options, sender: sender, known: known)
+            let callback = pinnedCallback ? handler : nil
+            let request = OpenRequest(url: url, handler: pinnedCallback ? nil : handler, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
@@ -194,19 +195,6 @@ final class Bridge: Sendable {
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
             announce(URLFailed(url: Self.sanitized(url), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
-        }
-    }
-
-    /// The entry `url` is pinned to when it is an x-callback URL and `sender` is the handler it
-    /// was handed to (the broker's rule; refused for anyone else).
-    private func callbackEntry(_ url: String, handlerNamed: Bool, sender: String, known: CallerCache.Caller) async throws(DBusError) -> String? {
-        let pid = known.pid.map { Int32(bitPattern: $0) }
-        do {
-            return try await broker.callbackEntry(for: url, handlerNamed: handlerNamed) { [replies] handler in
-                await replies.isHandler(handler, sender: sender, pid: pid)
-            }
-        } catch {
-            throw DBusError(error)
         }
     }
 
@@ -334,17 +322,12 @@ final class Bridge: Sendable {
     /// Starts `busName` by activation (if it is not running) and grants its owner's connection
     /// read access to `pasteboard`. A failure to start is reported by the `Open` call after it.
     private func grantActivated(_ busName: String, pasteboard: String) async {
-        _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                       member: "StartServiceByName", [.string(busName), .uint32(0)], timeout: .seconds(25))
+        _ = try? await BusDriver(connection).startService(busName)
         if let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(pasteboard, .connection(owner)) }
     }
 
     private func pidOf(_ busName: String) async -> UInt32? {
-        guard let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetConnectionUnixProcessID", [.string(busName)], timeout: .seconds(2)),
-              case .uint32(let pid)? = reply.first else { return nil }
-        return pid
+        try? await BusDriver(connection).processID(of: busName)
     }
 
     // MARK: helpers

@@ -20,7 +20,10 @@ extension Bridge {
                 try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: options.contentType) }
             }
             shownName = name
-            let entry = try await handlerEntry(for: type, requested: options.handler, ask: options.ask, caller: Self.caller(sender, known))
+            let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
+            guard let id = decided.id, let entry = registry.entry(id: id) else {
+                throw ContractError.noHandler("no installed application opens \(type) documents")
+            }
             let config = broker.policy.current
             sweepInboxes(retention: config.inboxRetention)
             // Charged to the sending app; callers not identified share one charge.
@@ -42,8 +45,8 @@ extension Bridge {
                                      sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable)
                 }
                 var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
-                                               method: ContractMethod.openFile, reply: nil, contentType: type)
-                results.contentType = type
+                                               method: ContractMethod.openFile, reply: nil, contentType: type.name)
+                results.contentType = type.name
                 results.path = path
                 return results
             } catch {
@@ -66,60 +69,9 @@ extension Bridge {
         }
     }
 
-    /// The entry to open a document of `type` with: `requested` (it must open that type or one
-    /// along its parent chain); else the caller's remembered choice or route for the type; else,
-    /// with `ask`, the user's pick among the type's handlers; else the default of the first type
-    /// along the chain with a handler.
-    func handlerEntry(for type: String, requested: String?, ask: Bool, caller: Caller) async throws(DBusError) -> DesktopEntry {
-        let chain = documents.types.parentChain(of: type)
-        if let requested {
-            let opens = chain.contains { documents.handlers(forType: $0).handlers.contains(requested) }
-            guard opens, let entry = registry.entry(id: requested), !broker.router.routesBackToUs(entry) else {
-                throw ContractError.invalidHandler("\(requested) does not open \(type) documents")
-            }
-            return entry
-        }
-        // The type's handlers, default first, as desktop ids; their entries are read only as
-        // needed: a type that thousands of entries list (text/plain) would otherwise have every
-        // one of them read, twice, on each open (~13 ms at 10,000).
-        let ids = documents.handlers(forType: type).handlers
-        func eligible(_ id: String) -> DesktopEntry? {
-            registry.entry(id: id).flatMap { broker.router.routesBackToUs($0) ? nil : $0 }
-        }
-        func isUsable(_ id: String) -> Bool {
-            ids.contains(id) && (eligible(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
-        }
-        guard let first = ids.lazy.compactMap(eligible).first else {
-            throw ContractError.noHandler("no installed application opens \(type) documents (declare it with MimeType=\(type); in a desktop entry)")
-        }
-        if let appID = caller.appID, let preferred = broker.preferredHandler(subject: type, appID: appID, isUsable: isUsable),
-           let entry = registry.entry(id: preferred.desktopID) {
-            return entry
-        }
-        let usable = ask ? ids.filter(isUsable) : []
-        if ask, !usable.isEmpty {
-            let candidates = usable.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
-            switch try await choosers.choose(subject: type, candidates: candidates, caller: caller) {
-            case .cancelled(let reason):
-                throw ContractError.cancelled("nothing was opened: \(reason)")
-            case .picked(let id, let always):
-                guard usable.contains(id), let entry = registry.entry(id: id) else {
-                    throw ContractError.invalidHandler("the chooser picked '\(id.prefix(200))', which is not one of the applications offered for \(type)")
-                }
-                if always {
-                    do { try await broker.remember(id, for: type, caller: caller) } catch { logger.notice("\(error.message)") }
-                }
-                return entry
-            }
-        }
-        return first
-    }
-
     /// The eligible handlers of `type` (or of the first type along its parent chain that has
     /// any), default first, SchemeBridge itself left out.
-    func handlers(forType type: String) -> [String] {
-        documents.handlers(forType: type).handlers.filter { id in registry.entry(id: id).map { !broker.router.routesBackToUs($0) } ?? false }
-    }
+    func handlers(forType type: String) -> [String] { broker.handlers(forType: type) }
 
     /// `SetDefaultHandlerForType`: as `SetDefaultHandler`, for a content type.
     func setDefault(type: String, desktopID: String, sender: String) async throws(DBusError) {

@@ -41,6 +41,16 @@ struct BridgeService: Service {
         try connection.export([BridgeInterface(bridge: bridge).declaration(), bridge.pasteboards.declaration()], at: Contract.objectPath)
         bridge.pasteboards.restore()
         bridge.sweepInboxes(retention: bridge.broker.policy.current.inboxRetention)
+        // Everything the service follows is subscribed before it takes its name: the first call
+        // can come (and the caller act on its answer, e.g. install an entry) the moment the name
+        // is ours, and a registry change with no subscriber yet was never announced (seen beside
+        // CPU hogs: a desktop file written right after the activating CanOpenURL became live,
+        // but no HandlersChanged came, and integration would not have routed its scheme).
+        let changes = registry.changes()
+        let integrationChanges = registry.changes()
+        let lost = try await connection.signals(matching: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
+        let owners = try await BusDriver(connection).nameOwnerChanges()
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         let reply = try await connection.requestName(Contract.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
@@ -48,11 +58,6 @@ struct BridgeService: Service {
             throw StartupError(description: "another process already owns \(Contract.busName) on this bus (use --replace to take it over)")
         }
         logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
-        let lost = try await connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
-        let owners = try await connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
-        let changes = registry.changes()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await connection.waitUntilDisconnected() }
@@ -60,9 +65,8 @@ struct BridgeService: Service {
                     // Callers that left the bus are forgotten. New connections cost nothing: a
                     // caller is identified at its first call (a query under query privacy waits
                     // for it), never because it appeared on the bus.
-                    for await message in owners {
-                        guard message.body.count == 3, case .string(let name) = message.body[0], name.hasPrefix(":"),
-                              case .string(let new) = message.body[2], new.isEmpty else { continue }
+                    for await change in owners where change.isConnectionLeaving {
+                        let name = change.name
                         bridge.callers.forget(name)
                         bridge.replies.nameLeft(name)
                         bridge.pasteboards.store.connectionLeft(name)
@@ -86,7 +90,7 @@ struct BridgeService: Service {
                     }
                 }
                 // While integration is on, new schemes are routed through us as handlers appear.
-                group.addTask { [changes = registry.changes()] in await bridge.integration.follow(changes) }
+                group.addTask { await bridge.integration.follow(integrationChanges) }
                 group.addTask {
                     for await _ in lost {
                         logger.notice("\(Contract.busName) was taken over by another process; exiting")

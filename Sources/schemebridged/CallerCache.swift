@@ -62,13 +62,7 @@ final class CallerCache: Sendable {
     }
 
     private func identify(_ sender: String, connection: Connection, registry: Registry?) async -> Caller {
-        var pid: UInt32? = nil
-        if let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetConnectionCredentials", [.string(sender)], timeout: .seconds(2)),
-           case .uint32(let p)? = reply.first?.stringDictionary?["ProcessID"]?.unwrapped {
-            pid = p
-        }
+        let pid = (try? await BusDriver(connection).credentials(of: sender))?.processID
         var caller = Caller(pid: pid, appID: nil)
         if let pid {
             let identifier = CallerIdentifier(ancestry: ancestry, registry: registry,

@@ -41,39 +41,9 @@ final class ChooserService: Sendable {
         self.logger = logger
     }
 
-    /// The handler for an open with `ask` by `caller`: the caller's remembered choice or route
-    /// when there is one, else the user's pick (remembered when they chose "always"); nil when
-    /// there is nothing to choose from (the open then reports why). `Cancelled` when the user
-    /// cancels or the chooser times out, `NoChooser` when none can be shown.
-    func askedHandler(for url: String, caller: Caller) async throws(DBusError) -> String? {
-        let plan: Broker.AskPlan
-        do { plan = try broker.askPlan(for: url, caller: caller) } catch { throw DBusError(error) }
-        switch plan {
-        case .nothingToChoose: return nil
-        case .decided(let id): return id
-        case .choose(let subject, let candidates):
-            let answer = try await choose(subject: subject, candidates: candidates, caller: caller)
-            switch answer {
-            case .cancelled(let reason):
-                throw ContractError.cancelled("nothing was opened: \(reason)")
-            case .picked(let id, let always):
-                guard ChooserCandidate.offerable(candidates).contains(where: { $0.desktopID == id }) else {
-                    throw ContractError.invalidHandler("the chooser picked '\(id.prefix(200))', which is not one of the applications offered for '\(subject)'")
-                }
-                if always {
-                    do { try await broker.remember(id, for: subject, caller: caller) } catch {
-                        logger.notice("\(error.message)")
-                    }
-                }
-                return id
-            }
-        }
-    }
-
     /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
-    /// content type (`kind` follows from it): `OpenFile`'s `ask` (issue 15) calls this with the
-    /// type's handlers as candidates, then remembers "always" with
-    /// `broker.remember(_:for:caller:)` as ``askedHandler(for:caller:)`` does for a URL.
+    /// content type (`kind` follows from it), asked about by the core's decision
+    /// (`Broker.decide`); the answer goes back to `Broker.settle`, which checks and remembers it.
     /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown.
     func choose(subject: String, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
         let candidates = ChooserCandidate.offerable(candidates)
@@ -150,9 +120,9 @@ final class ChooserService: Sendable {
     /// Whether a client owns (or the bus can start) `io.github.schemebridge.Chooser1`.
     private func busChooserAvailable() async -> Bool {
         let name = ChooserContract.busName.rawValue
-        if case .boolean(true)? = try? await busCall("NameHasOwner", [.string(name)]).first { return true }
-        let activatable = try? await busCall("ListActivatableNames", []).first?.arrayElements
-        return activatable?.contains(.string(name)) ?? false
+        let driver = BusDriver(connection)
+        if (try? await driver.nameHasOwner(name, timeout: .seconds(5))) == true { return true }
+        return (try? await driver.activatableNames(timeout: .seconds(5)))?.contains(name) ?? false
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
@@ -179,11 +149,6 @@ final class ChooserService: Sendable {
             }
             return .cancelled(reason: "the chooser on the bus failed: \(error.name.rawValue): \(error.message)")
         }
-    }
-
-    private func busCall(_ member: MemberName, _ arguments: [DBusValue]) async throws(DBusError) -> [DBusValue] {
-        try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                  member: member, arguments, timeout: .seconds(5))
     }
 
     /// The caller's `Name=` when it has an installed entry ("" otherwise).

@@ -37,8 +37,9 @@ enum Daemon {
     /// Runs the service; returns the exit status.
     static func run(_ options: DaemonOptions) async -> Int32 {
         let level = options.logLevel
+        let journal = JournalLogHandler.standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) })
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = JournalLogHandler(label: label, journal: journal)
             handler.logLevel = level
             return handler
         }

@@ -70,10 +70,7 @@ final class LaunchImagePresenter: Sendable {
     /// Shows `image` in a notification when a notification server is on the bus; returns
     /// whether one is (the notification itself is sent without waiting for its reply).
     func notify(image: String, entry: DesktopEntry) async -> Bool {
-        guard let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "NameHasOwner", [.string("org.freedesktop.Notifications")], timeout: .seconds(2)),
-              reply.first?.bool == true else { return false }
+        guard (try? await BusDriver(connection).nameHasOwner("org.freedesktop.Notifications")) == true else { return false }
         let name = entry.name ?? entry.id
         let (connection, logger) = (self.connection, self.logger)
         Task {

@@ -155,50 +155,16 @@ final class PasteboardService: Sendable {
             Method(ContractMethod.setItems, inputs: [Argument("items", "aa{sv}")], outputs: [Argument("change_count", "u")],
                    handler: .asyncThen { [self] call in
                        let caller = await caller(call.sender)
+                       // The descriptors sent stay open (owned by `call`'s UnixFDs) until the write is committed.
                        let items = try Self.items(call.arguments[0], limits: store.currentLimits)
-                       let (_, access) = try Self.adapt { () throws(PasteboardError) in try store.board(id, caller: caller) }
-                       guard access == .owner else { throw ContractError.accessDenied("only the pasteboard's owner may change its items") }
-                       let limits = store.currentLimits
-                       var left = store.bytesLeft(for: caller, replacing: id)
-                       // Bytes and sealed memfds are taken here (neither can block); other
-                       // descriptors are copied on the copy threads.
-                       var sealed: [[(type: String, data: SealedData?)]] = []
-                       var toCopy: [(item: Int, value: Int, fd: UnixFD)] = []
-                       for (i, item) in items.enumerated() {
-                           var values: [(type: String, data: SealedData?)] = []
-                           for (type, value) in item {
-                               switch value {
-                               case .bytes(let bytes):
-                                   guard bytes.count <= limits.maximumInlineBytes else {
-                                       throw DBusError(.invalidArgs, "'\(type)' holds \(bytes.count) bytes as ay; send data over \(limits.maximumInlineBytes) bytes as a file descriptor (h)")
-                                   }
-                                   let data = try Self.adapt { () throws(PasteboardError) in
-                                       guard Int64(bytes.count) <= left else { throw SealedData.tooLarge(Int64(bytes.count), left) }
-                                       return try SealedData.make(bytes: bytes)
-                                   }
-                                   left -= data.charge
-                                   values.append((type, data))
-                               case .descriptor(let fd):
-                                   if let data = try Self.adapt({ () throws(PasteboardError) in try SealedData.adoptSealed(fd.rawValue, limit: left) }) {
-                                       left -= data.charge
-                                       values.append((type, data))
-                                   } else {
-                                       toCopy.append((i, values.count, fd))
-                                       values.append((type, nil))
-                                   }
-                               }
-                           }
-                           sealed.append(values)
-                       }
-                       if !toCopy.isEmpty {
-                           let copied = try await copy(toCopy.map(\.fd), limit: left, caller: caller)
-                           for (slot, data) in zip(toCopy, copied) { sealed[slot.item][slot.value].data = data }
-                       }
-                       let ready = sealed.map { $0.map { (type: $0.type, data: $0.data!) } }
+                       var write = try Self.adapt { () throws(PasteboardError) in try store.beginWrite(id, items, caller: caller) }
+                       if write.needsCopies { write = try await copy(write, caller: caller) }
+                       let ready = write.ready
                        let persistent = store.peek(id)?.persistent ?? false
                        let (count, board) = persistent
                            ? try await blocking { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
                            : try Self.adapt { () throws(PasteboardError) in try store.setItems(id, ready, caller: caller) }
+                       withExtendedLifetime(call) {}
                        // Changed goes out after the reply: the caller hears of its own change last.
                        return MethodResult([.uint32(count)], followUp: { [self] in changed(board) })
                    }),
@@ -257,19 +223,12 @@ final class PasteboardService: Sendable {
         return try await blocking { () throws(PasteboardError) in try use(try store.data(id, item: item, type: type, caller: caller)) }
     }
 
-    /// Copies `descriptors` into sealed memfds on the descriptor threads; `limit` bytes in all.
-    private func copy(_ descriptors: [UnixFD], limit: Int64, caller: PasteboardCaller) async throws(DBusError) -> [SealedData] {
-        try await self.descriptors.run(for: caller.appID ?? caller.busName) { () throws(DBusError) in
-            try Self.adapt { () throws(PasteboardError) in
-                var left = limit
-                var out: [SealedData] = []
-                for fd in descriptors {
-                    let data = try SealedData.take(fd.rawValue, limit: left)
-                    left -= data.charge
-                    out.append(data)
-                }
-                return out
-            }
+    /// Copies the descriptors of `write` into sealed memfds on the descriptor threads.
+    private func copy(_ write: PasteboardWrite, caller: PasteboardCaller) async throws(DBusError) -> PasteboardWrite {
+        try await descriptors.run(for: caller.appID ?? caller.busName) { () throws(DBusError) in
+            var copied = write
+            try Self.adapt { () throws(PasteboardError) in try copied.copy() }
+            return copied
         }
     }
 
@@ -283,26 +242,23 @@ final class PasteboardService: Sendable {
         return []
     }
 
-    /// The items of `SetItems`: per item, MIME type → bytes or descriptor, in the order sent.
-    static func items(_ value: DBusValue, limits: PasteboardLimits) throws(DBusError) -> [[(String, PasteboardData)]] {
+    /// The items of `SetItems`: per item, MIME type → bytes or descriptor, in the order sent
+    /// (the descriptors stay owned by `value`'s `UnixFD`s: keep it alive until they are used).
+    static func items(_ value: DBusValue, limits: PasteboardLimits) throws(DBusError) -> [[(type: String, value: PasteboardWrite.Value)]] {
         guard case .array(_, let items) = value else { return [] }
-        guard items.count <= limits.maximumItems else {
-            throw DBusError(.invalidArgs, "\(items.count) items: a pasteboard holds at most \(limits.maximumItems)")
-        }
-        var out: [[(String, PasteboardData)]] = []
+        try adapt { () throws(PasteboardError) in try PasteboardWrite.check(itemCount: items.count, limits: limits) }
+        var out: [[(type: String, value: PasteboardWrite.Value)]] = []
         for (i, item) in items.enumerated() {
             guard case .dictionary(_, _, let entries) = item else { continue }
-            guard entries.count <= limits.maximumTypesPerItem else {
-                throw DBusError(.invalidArgs, "item \(i) has \(entries.count) types; an item holds at most \(limits.maximumTypesPerItem)")
-            }
-            var values: [(String, PasteboardData)] = []
+            try adapt { () throws(PasteboardError) in try PasteboardWrite.check(typeCount: entries.count, item: i, limits: limits) }
+            var values: [(type: String, value: PasteboardWrite.Value)] = []
             for entry in entries {
                 guard case .string(let raw) = entry.key else { continue }
                 let type = try adapt { () throws(PasteboardError) in try PasteboardType.validated(raw) }
-                guard !values.contains(where: { $0.0 == type }) else { throw DBusError(.invalidArgs, "item \(i) names '\(type)' twice") }
+                guard !values.contains(where: { $0.type == type }) else { throw DBusError(.invalidArgs, "item \(i) names '\(type)' twice") }
                 switch entry.value.unwrapped {
                 case .bytes(let b): values.append((type, .bytes(b)))
-                case .unixFD(let fd): values.append((type, .descriptor(fd)))
+                case .unixFD(let fd): values.append((type, .descriptor(fd.rawValue)))
                 case let other:
                     throw DBusError(.invalidArgs, "item \(i)'s '\(type)' is '\(other.type)': data is a byte array (ay) or a file descriptor (h)")
                 }

@@ -92,8 +92,7 @@ final class ReplyService: Sendable {
     /// first (one round trip to the bus), so a reply sent just before exiting still counts.
     func handlerExited(_ id: UInt64, status: Int32) {
         Task {
-            _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                           interface: "org.freedesktop.DBus", member: "GetId", timeout: .seconds(5))
+            _ = try? await BusDriver(connection).id()
             fail(id, "HandlerExited",
                  "the handler exited\(status == 0 ? "" : " with status \(status)") without replying")
         }
@@ -177,18 +176,11 @@ final class ReplyService: Sendable {
     }
 
     func ownerOf(_ busName: String) async -> String? {
-        guard let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetNameOwner", [.string(busName)], timeout: .seconds(2)) else { return nil }
-        return reply.first?.string
+        try? await BusDriver(connection).nameOwner(busName)
     }
 
     private func pidOf(_ name: String) async -> Int32? {
-        guard let reply = try? await connection.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetConnectionUnixProcessID", [.string(name)], timeout: .seconds(2)),
-              case .uint32(let pid)? = reply.first else { return nil }
-        return Int32(bitPattern: pid)
+        (try? await BusDriver(connection).processID(of: name)).map { Int32(bitPattern: $0) }
     }
 
     /// `Request1` on a request's object: `Close()` (its caller only) and the `Response` signal.

@@ -129,8 +129,23 @@ public enum Built {
         return URL(fileURLWithPath: exe).deletingLastPathComponent()
     }
 
-    /// A built executable of this package, e.g. `schemebridged`.
+    /// Where the shipped programs under test come from: `SCHEMEBRIDGE_TEST_PROGRAMS` when set (e.g.
+    /// `.build/release`: `make test-release` runs the end-to-end suites against the release build),
+    /// else ``binDirectory``.
+    public static var programDirectory: URL? {
+        guard let dir = ProcessInfo.processInfo.environment["SCHEMEBRIDGE_TEST_PROGRAMS"], !dir.isEmpty else { return nil }
+        return URL(fileURLWithPath: dir).resolvingSymlinksInPath()  // as /proc/PID/exe names the programs
+    }
+
+    /// The folder of the shipped programs under test: ``programDirectory`` or ``binDirectory``.
+    public static var programs: URL { programDirectory ?? binDirectory }
+
+    /// A built executable of this package, e.g. `schemebridged`: from ``programDirectory`` when it
+    /// has it, else from ``binDirectory`` (test-only programs are built for the tests only).
     public static func executable(_ name: String) throws -> String {
+        if let dir = programDirectory, FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent(name).path) {
+            return dir.appendingPathComponent(name).path
+        }
         let path = binDirectory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw ToolError("\(name) is not built at \(path): run `swift build --build-tests` (make test does)")

@@ -43,7 +43,7 @@ import DBusTestSupport
             "DBUS_SESSION_BUS_ADDRESS": f.bus.address, "DBUS_STARTER_ADDRESS": "", "DBUS_STARTER_BUS_TYPE": "",
             "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
             "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path,
-            "HOME": f.root.path, "PATH": Built.binDirectory.path + ":/usr/bin:/bin",
+            "HOME": f.root.path, "PATH": Built.programs.path + ":/usr/bin:/bin",
             // xdg-open's generic path (no desktop) opens a scheme through the default entry only
             // with a display set; nothing here talks to it.
             "XDG_CURRENT_DESKTOP": "", "DESKTOP_SESSION": "", "DISPLAY": ":999", "WAYLAND_DISPLAY": "", "BROWSER": "",
@@ -102,6 +102,22 @@ import DBusTestSupport
         let run = try await Tools.run([w.asker, cli, "open", "vault://direct"], environment: w.environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(w.f.recordedEnv("vault").contains("source=org.example.Asker\n"), "\(w.f.recordedEnv("vault"))")
+    }
+
+    /// Issue 27, item 8: `schemebridge` serves a plain `open URL` itself and runs the full
+    /// command line (`schemebridge-cli`, in its place) for anything else. That program is ours
+    /// too: an app running `schemebridge open` with an option is still that app, and the vault
+    /// admits it; the other app is refused the same way.
+    @Test func ourFullCommandLineRunByAnAppIsThatApp() async throws {
+        let w = try Self.world()
+        defer { w.f.stop() }
+        let cli = try Built.executable("schemebridge")
+        let run = try await Tools.run([w.asker, cli, "open", "--no-launch-image", "vault://full"], environment: w.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(await w.f.recordedArgv("vault") == ["vault://full"])
+        #expect(w.f.recordedEnv("vault").contains("source=org.example.Asker\n"), "\(w.f.recordedEnv("vault"))")
+        let refused = try await Tools.run([w.other, cli, "open", "--no-launch-image", "vault://other"], environment: w.environment)
+        #expect(refused.status != 0 && refused.stderr.contains("the caller is org.example.Other"), "\(refused.stderr)")
     }
 
     /// Issue 21, item 9: a shell that only names the app's script in its arguments

@@ -85,7 +85,7 @@ import DBusTestSupport
         #expect(r.status == 0, "\(r.stdout)")
     }
 
-    /// Every config example of the README, the man page and the PolicyConfig doc comment, copied as
+    /// Every config example of the README and docs/*.md, the man page and the PolicyConfig doc comment, copied as
     /// it is into a config file, is clean for `config check`.
     @Test func documentedExamplesWorkWhenCopied() async throws {
         let f = try ServiceFixture()
@@ -99,7 +99,10 @@ import DBusTestSupport
             }
             return out
         }
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8).components(separatedBy: "\n")
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }
+        let markdown = try (["README.md"] + docs.sorted().map { "docs/" + $0 }).flatMap {
+            try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8).components(separatedBy: "\n")
+        }
         let man = try String(contentsOf: root.appendingPathComponent("man/schemebridge-config.5"), encoding: .utf8).components(separatedBy: "\n")
         let swift = try String(contentsOf: root.appendingPathComponent("Sources/SchemeBridgeCore/Policy/PolicyConfig.swift"), encoding: .utf8)
             .components(separatedBy: "\n").filter { $0.hasPrefix("///") }.map { $0.hasPrefix("/// ") ? String($0.dropFirst(4)) : String($0.dropFirst(3)) }
@@ -109,7 +112,7 @@ import DBusTestSupport
             return configGroups.contains(first)
         }
         let examples = [
-            ("README.md", blocks(readme, from: { $0 == "```ini" }, to: { $0 == "```" }).filter(isConfig)),
+            ("README.md and docs/*.md", blocks(markdown, from: { $0 == "```ini" }, to: { $0 == "```" }).filter(isConfig)),
             ("schemebridge-config.5", blocks(man, from: { $0 == ".EX" }, to: { $0 == ".EE" })
                 .map { $0.replacingOccurrences(of: "\\-", with: "-").replacingOccurrences(of: "\\(em", with: "—") }.filter(isConfig)),
             ("PolicyConfig.swift", blocks(swift, from: { $0 == "```ini" }, to: { $0 == "```" }).filter(isConfig)),

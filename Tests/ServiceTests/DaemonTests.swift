@@ -13,7 +13,7 @@ import SchemeBridgeContract
     func activatableBus() throws -> PrivateBus {
         let bus = try PrivateBus()
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
-        let text = template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
+        let text = template.replacingOccurrences(of: "@bindir@", with: Built.programs.path)
         try text.write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)
         return bus
     }

@@ -33,9 +33,17 @@ import SchemeBridgeContract
 
         /// The zenity window titled `title` mapped now, once it is drawn on the screen.
         func dialog(_ title: String) async throws -> TopLevelWindow? {
-            let found = try await Tools.run([xdotool, "search", "--sync", "--onlyvisible", "--name", "^\(title)$"], environment: ["DISPLAY": x.display],
-                                            timeout: Tools.eventCeiling)
-            guard let id = found.stdout.split(separator: "\n").first.flatMap({ UInt($0) }) else { return nil }
+            // Searched again until found: `xdotool search` exits with an X error (BadWindow) when a
+            // window goes away while it looks (the first dialog closing as "Always…" was pressed;
+            // seen once in a clean clone's CI beside a build), so `--sync` alone can end early.
+            var found: UInt?
+            _ = try await Tools.eventually {
+                let run = try await Tools.run([xdotool, "search", "--onlyvisible", "--name", "^\(title)$"], environment: ["DISPLAY": x.display],
+                                              timeout: Tools.eventCeiling)
+                found = run.stdout.split(separator: "\n").first.flatMap { UInt($0) }
+                return found != nil
+            }
+            guard let id = found else { return nil }
             var window: TopLevelWindow?
             _ = await Tools.eventually {
                 window = try? x.topLevelWindows().first { $0.id == id && $0.resClass == "Zenity" && $0.isMapped && $0.width > 100 && $0.height > 100 }

@@ -22,7 +22,7 @@ import SchemeBridgeContract
         try """
             #!/bin/sh
             echo run >> '\(records)/looper.runs'
-            PATH='\(Built.binDirectory.path):/usr/bin:/bin' XDG_CURRENT_DESKTOP= DESKTOP_SESSION= DISPLAY=:999 WAYLAND_DISPLAY= BROWSER= \\
+            PATH='\(Built.programs.path):/usr/bin:/bin' XDG_CURRENT_DESKTOP= DESKTOP_SESSION= DISPLAY=:999 WAYLAND_DISPLAY= BROWSER= \\
                 xdg-open "$1" 2> '\(records)/looper.err.tmp'
             echo $? > '\(records)/looper.err.status'
             mv '\(records)/looper.err.tmp' '\(records)/looper.err'

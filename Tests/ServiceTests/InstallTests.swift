@@ -58,7 +58,7 @@ import SchemeBridgeContract
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: file(path).path) }
 
         // Programs.
-        for program in ["schemebridged", "schemebridge", "schemebridge-splash", "schemebridge-chooser"] {
+        for program in ["schemebridged", "schemebridge", "schemebridge-cli", "schemebridge-splash", "schemebridge-chooser"] {
             #expect(FileManager.default.isExecutableFile(atPath: file("bin/" + program).path), "bin/\(program)")
         }
         let version = try await Tools.run([file("bin/schemebridge").path, "--version"])
@@ -68,7 +68,7 @@ import SchemeBridgeContract
         let service = Self.read(file("share/dbus-1/services/" + Contract.serviceFileName))
         #expect(service.contains("\nName=\(Contract.busName)\n") && service.contains("\nExec=/usr/bin/schemebridged\n")
                 && service.contains("\nSystemdService=schemebridged.service"), "\(service)")
-        for xml in ["io.github.schemebridge.SchemeBridge1.xml", "io.github.schemebridge.Chooser1.xml"] {
+        for xml in ["SchemeBridge1", "Request1", "Pasteboards1", "Pasteboard1", "Chooser1"].map({ "io.github.schemebridge.\($0).xml" }) {
             #expect(exists("share/dbus-1/interfaces/" + xml), "\(xml)")
         }
 
@@ -110,7 +110,7 @@ import SchemeBridgeContract
         }
         #expect(Self.read(file("share/man/man8/schemebridged.8")).contains("SchemeBridge \(Release.version)"))
         // Documentation.
-        for doc in ["README.md", "CHANGELOG.md", "LICENSE", "CONTRACT.md"] {
+        for doc in ["README.md", "CHANGELOG.md", "LICENSE", "CONTRACT.md", "SECURITY.md", "GUIDE.md"] {
             #expect(exists("share/doc/schemebridge/" + doc), "\(doc)")
         }
 

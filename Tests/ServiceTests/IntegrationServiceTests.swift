@@ -44,7 +44,7 @@ import SchemeBridgeContract
         #expect(try await f.dbusSend("DefaultHandler", "string:notes").stdout.contains("\"notes-b.desktop\""))
         // …while the desktop's tools now name our entry, for a scheme that had a default too.
         let env = ["XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
-                   "XDG_CONFIG_HOME": f.configHome.path, "HOME": f.root.path, "PATH": Built.binDirectory.path + ":/usr/bin:/bin",
+                   "XDG_CONFIG_HOME": f.configHome.path, "HOME": f.root.path, "PATH": Built.programs.path + ":/usr/bin:/bin",
                    "XDG_CURRENT_DESKTOP": "", "DISPLAY": ":999"]
         for scheme in ["notes", "alpha"] {
             let xdg = try await Tools.run(["xdg-mime", "query", "default", "x-scheme-handler/\(scheme)"], environment: env)

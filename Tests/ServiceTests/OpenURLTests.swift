@@ -107,14 +107,10 @@ import SchemeBridgeContract
         defer { f.stop() }
         let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
                                         ServiceFixture.path, "org.freedesktop.DBus.Introspectable.Introspect"])
-        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.introspectionFileName), encoding: .utf8)
-        func interfaceElement(_ text: String) -> String? {
-            guard let start = text.range(of: "<interface name=\"\(ServiceFixture.interface)\">"),
-                  let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }
-            return String(text[start.lowerBound..<end.upperBound])
-        }
-        #expect(interfaceElement(live.stdout) != nil, "\(live.stdout)\(live.stderr)")
-        #expect(interfaceElement(live.stdout) == interfaceElement(shipped))
+        let shipped = try ShippedInterface.file(ServiceFixture.interface)
+        let liveElement = ShippedInterface.element(live.stdout, ServiceFixture.interface)
+        #expect(liveElement != nil, "\(live.stdout)\(live.stderr)")
+        #expect(liveElement == ShippedInterface.element(shipped, ServiceFixture.interface))
     }
 
     @Test func terminalHandlersRunInTheUsersTerminal() async throws {

@@ -63,6 +63,23 @@ import SchemeBridgeContract
         #expect(gone.status == 2 && gone.stderr.contains("cannot read pasteboard 'groceries': no such pasteboard"), "\(gone.status) \(gone.stderr)")
     }
 
+    /// Issue 27, item 5: `handlers` prints desktop ids with `.desktop`; `grant` and `revoke` take
+    /// them as they are printed (before, `org.example.Other.desktop` silently matched no app).
+    @Test func grantAndRevokeTakeDesktopIDsWithTheirSuffix() async throws {
+        let w = try PasteboardCLIWorld()
+        defer { w.f.stop() }
+        let plain = try w.file("note.txt", "for the other app\n")
+        #expect(try await w.pasteboard(w.owner, "create", "shared").status == 0)
+        #expect(try await w.pasteboard(w.owner, "write", "shared", "text/plain", plain).status == 0)
+        let granted = try await w.pasteboard(w.owner, "grant", "shared", "org.example.Other.desktop")
+        #expect(granted.status == 0, "\(granted.stderr)")
+        let read = try await w.pasteboard(w.other, "read", "shared")
+        #expect(read.status == 0 && read.stdout == "for the other app\n", "\(read.status) \(read.stderr)")
+        let revoked = try await w.pasteboard(w.owner, "revoke", "shared", "org.example.Other.desktop")
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(try await w.pasteboard(w.other, "read", "shared").status == 2)
+    }
+
     @Test func errorsPrintTheServicesMessageWithTheirExitStatus() async throws {
         let w = try PasteboardCLIWorld()
         defer { w.f.stop() }

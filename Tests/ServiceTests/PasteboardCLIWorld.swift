@@ -18,12 +18,12 @@ struct PasteboardCLIWorld {
     /// `serviceEnvironment`: added to what the service (and the handlers it starts) runs with.
     init(serviceEnvironment: [String: String] = [:]) throws {
         // Handlers the service starts find our CLI on PATH too.
-        f = try ServiceFixture(extraEnvironment: serviceEnvironment.merging(["PATH": Built.binDirectory.path + ":/usr/bin:/bin"]) { $1 })
+        f = try ServiceFixture(extraEnvironment: serviceEnvironment.merging(["PATH": Built.programs.path + ":/usr/bin:/bin"]) { $1 })
         cli = try Built.executable("schemebridge")
         owner = try Self.app(f, "owner-app", "org.example.Owner")
         other = try Self.app(f, "other-app", "org.example.Other")
         environment = ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "DBUS_STARTER_ADDRESS": "", "DBUS_STARTER_BUS_TYPE": "",
-                       "PATH": Built.binDirectory.path + ":/usr/bin:/bin", "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": "",
+                       "PATH": Built.programs.path + ":/usr/bin:/bin", "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": "",
                        "APP_STDIN": "", "APP_STDOUT": ""]
     }
 

@@ -308,17 +308,13 @@ import SchemeBridgeContract
         let s = try await strangerSaw
         #expect(r.stdout == "no error\nChanged 1\n", "\(r.stdout)\(r.stderr)")
         #expect(s.stdout == "NoSuchPasteboard\n", "\(s.stdout)\(s.stderr)")
-        // Introspection is what dbus/ ships, for both interfaces.
-        let shipped = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.introspectionFileName), encoding: .utf8)
-        func element(_ text: String, _ interface: InterfaceName) -> String? {
-            guard let start = text.range(of: "<interface name=\"\(interface)\">"),
-                  let end = text.range(of: "</interface>", range: start.upperBound..<text.endIndex) else { return nil }
-            return String(text[start.lowerBound..<end.upperBound])
-        }
-        for (object, interface) in [(ServiceFixture.path, Contract.pasteboardsInterface), (path, Contract.pasteboardInterface)] {
+        // Introspection is what dbus/ ships, for both interfaces (a file each).
+        for (object, interface) in [(ServiceFixture.path, Contract.pasteboardsInterface.rawValue), (path, Contract.pasteboardInterface.rawValue)] {
             let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
                                             object, "org.freedesktop.DBus.Introspectable.Introspect"])
-            #expect(element(live.stdout, interface) != nil && element(live.stdout, interface) == element(shipped, interface), "\(live.stdout)")
+            let liveElement = ShippedInterface.element(live.stdout, interface)
+            let shippedElement = ShippedInterface.element(try ShippedInterface.file(interface), interface)
+            #expect(liveElement != nil && liveElement == shippedElement, "\(live.stdout)")
         }
     }
 }

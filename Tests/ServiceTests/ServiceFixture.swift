@@ -59,7 +59,7 @@ final class ServiceFixture: @unchecked Sendable {
         environment = env
         bus = try PrivateBus(environment: env, anyUser: anyUser, systemdActivation: systemdActivation)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
-        try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
+        try template.replacingOccurrences(of: "@bindir@", with: Built.programs.path)
             .write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)
     }
 

@@ -91,7 +91,7 @@ import SchemeBridgeContract
         // The shipped service file: SystemdService= names the unit; Exec= is what a bus without
         // systemd would run (here never: this bus asks systemd).
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
-        try template.replacingOccurrences(of: "@bindir@", with: Built.binDirectory.path)
+        try template.replacingOccurrences(of: "@bindir@", with: Built.programs.path)
             .write(to: bus.serviceDirectory.appendingPathComponent(Contract.serviceFileName), atomically: true, encoding: .utf8)
         let systemd = try await FakeSystemd(bus: bus, unitDirectory: bus.directory.appendingPathComponent("no-units").path)
         defer { systemd.stop() }

@@ -19,18 +19,29 @@ import SchemeBridgeContract
     }
 
     /// The handler `org.example.Handler.desktop` (scheme `handler`): runs `first` (shell), then
-    /// opens its x-success callback with `?result=<result>` through our CLI.
-    static func installHandler(_ f: ServiceFixture, first: String, result: String) throws {
+    /// opens its x-success callback with `?result=<result>` through our CLI (`open --ask` with `ask`).
+    static func installHandler(_ f: ServiceFixture, first: String, result: String, ask: Bool = false) throws {
         let cli = try Built.executable("schemebridge")
         let handler = f.bin.appendingPathComponent("do-handler").path
         try """
             #!/bin/sh
             \(first)
             success=$(printf '%s' "$1" | sed -n 's/.*x-success=\\([^&]*\\).*/\\1/p' | sed 's/%3A/:/g; s/%2F/\\//g')
-            exec '\(cli)' open "$success?result=\(result)"
+            exec '\(cli)' open \(ask ? "--ask " : "")"$success?result=\(result)"
             """.write(toFile: handler, atomically: true, encoding: .utf8)
         chmod(handler, 0o755)
         try f.entry("org.example.Handler.desktop", "Name=Handler\nExec=\(handler) %u\nMimeType=x-scheme-handler/handler;", system: true)
+    }
+
+    /// The caller (python3, `org.example.Caller`) opens `handler://do` with its x-success callback.
+    static func callerOpensHandlerWithCallback(_ f: ServiceFixture) async throws -> ProcessResult {
+        let script = """
+            import sys, dbus
+            \(ServiceFixture.pythonNames)
+            svc = dbus.Interface(dbus.bus.BusConnection(sys.argv[1]).get_object(N, O), N)
+            print(bool(svc.OpenURL('handler://do?x-success=callerapp%3A%2F%2Fdone', timeout=120)))
+            """
+        return try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
     }
 
     @Test func callbacksComeBackToTheCallerOnlyWithAVerifiedSource() async throws {
@@ -87,6 +98,31 @@ import SchemeBridgeContract
         #expect(anonymous.stderr.contains(ContractError.callbackNotOwned.description), "\(anonymous.stderr)")
         #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("handler.argv").path), "nothing was launched")
     }
+    /// The handler opens its x-success callback with `ask` (`schemebridge open --ask`): the pinned
+    /// route decides before any chooser (named > pinned callback > remembered > route > ask >
+    /// default). No chooser is shown — one that would pick the scheme's default, a third app, with
+    /// "always" — and the callback reaches the caller's own entry.
+    @Test func aCallbackOpenedWithAskGoesBackWithoutAChooser() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        _ = try Self.installCaller(f)
+        try Self.installHandler(f, first: "", result: "asked", ask: true)
+        try f.entry("system-thief.desktop", "Name=System Thief\nExec=\(try f.recorder("systhief")) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
+        try "[Default Applications]\nx-scheme-handler/callerapp=system-thief.desktop\n"
+            .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("picker", "printf 'system-thief.desktop\\talways\\n'"))\n")
+        let r = try await Self.callerOpensHandlerWithCallback(f)
+        #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
+        let callerURL = f.records.appendingPathComponent("caller.url")
+        let thief = f.records.appendingPathComponent("systhief.argv").path
+        #expect(await Tools.eventually {
+            FileManager.default.fileExists(atPath: callerURL.path) || FileManager.default.fileExists(atPath: thief)
+        }, "the callback never came back")
+        #expect((try? String(contentsOf: callerURL, encoding: .utf8)) == "callerapp://done?result=asked")
+        #expect(!FileManager.default.fileExists(atPath: thief), "the chooser's pick got the callback")
+        #expect(f.chooserRuns("picker") == 0, "a chooser was shown for a pinned callback: \(f.chooserSaw("picker"))")
+    }
+
     /// The attack of issue 21: a program that sees the handler start (URLHandled; the callback URL
     /// is in the handler's command line anyway) opens the bare callback URL first. It must not use
     /// up the route, nor get the scheme looked up: the handler's real callback, with its secret,
@@ -128,13 +164,7 @@ import SchemeBridgeContract
             """, f.bus.address, ready, outcome])
         defer { stranger.terminate() }
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: ready) }, "the stranger never listened")
-        let script = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            svc = dbus.Interface(dbus.bus.BusConnection(sys.argv[1]).get_object(N, O), N)
-            print(bool(svc.OpenURL('handler://do?x-success=callerapp%3A%2F%2Fdone', timeout=120)))
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        let r = try await Self.callerOpensHandlerWithCallback(f)
         #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: outcome) }, "the stranger never saw the handler start")
         let strangers = (try? String(contentsOfFile: outcome, encoding: .utf8)) ?? ""

@@ -1,8 +1,5 @@
-/// Choosing among handlers, per caller: remembered choices, `[Routes]`, and what a chooser is
-/// shown. The precedence, for every open: the `handler` option (or a pinned x-callback) >
-/// the caller's remembered choice > the first `[Routes]` line for the caller > the defaults
-/// (`mimeapps.list`, then the documented order). Each step counts only when its handler is,
-/// now, an eligible handler of the scheme that admits the caller; otherwise the next one decides.
+/// Choosing among handlers, per caller: remembered choices and `[Routes]`. The precedence they
+/// take part in is decided in one place, ``decide(_:requested:ask:caller:)`` (`Broker+Deciding.swift`).
 extension Broker {
     /// Why a handler was preferred for a caller.
     public enum Preference: Sendable, Equatable {
@@ -16,17 +13,26 @@ extension Broker {
     /// when neither applies (or `url` is malformed: admission reports that).
     public func preferredHandler(for url: String, caller: Caller) -> (desktopID: String, preference: Preference)? {
         // Most opens have neither: no second look at the URL then.
-        guard let appID = caller.appID, choices.hasChoices(caller: appID) || !policy.current.routes.isEmpty,
-              let scheme = try? SchemeURL(url).scheme.name else { return nil }
+        guard hasPreferences(caller), let u = try? SchemeURL(url) else { return nil }
+        return preferredHandler(for: u, caller: caller)
+    }
+
+    /// ``preferredHandler(for:caller:)`` for a validated URL.
+    public func preferredHandler(for url: SchemeURL, caller: Caller) -> (desktopID: String, preference: Preference)? {
+        guard let appID = caller.appID, hasPreferences(caller) else { return nil }
+        let scheme = url.scheme.name
         return preferredHandler(subject: scheme, appID: appID, isUsable: { usable($0, scheme: scheme, caller: caller) })
     }
 
+    /// Whether `caller` may have a remembered choice or a route at all (most callers have neither).
+    func hasPreferences(_ caller: Caller) -> Bool {
+        guard let appID = caller.appID else { return false }
+        return choices.hasChoices(caller: appID) || !policy.current.routes.isEmpty
+    }
+
     /// ``preferredHandler(for:caller:)`` for any subject (a scheme, or a content type with its
-    /// own `isUsable` test). The hook for `OpenFile` (issue 15): with the document's content type
-    /// as `subject` and an `isUsable` that checks the type's eligible handlers, it gives the
-    /// remembered or routed handler before the type's default; `ask` then offers the type's
-    /// handlers through `ChooserService.choose` in the service, and "always" goes to
-    /// ``remember(_:for:caller:)`` with the type as subject (the choices file takes types).
+    /// own `isUsable` test): the remembered, else the routed handler. Used by
+    /// ``decide(_:requested:ask:caller:)`` for every subject.
     public func preferredHandler(subject: String, appID: String, isUsable: (String) -> Bool) -> (desktopID: String, preference: Preference)? {
         if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (id, .remembered) }
         if let route = policy.current.routes.first(for: subject, caller: appID), isUsable(route.desktopID) {
@@ -55,18 +61,17 @@ extension Broker {
 
     /// The chooser's candidates for `url`: the scheme's eligible handlers that admit `caller`,
     /// the default first — unless the caller's user already decided. A malformed URL throws.
+    /// ``decide(_:requested:ask:caller:)`` with `ask`, for a URL.
     public func askPlan(for url: String, caller: Caller) throws(OpenFailure) -> AskPlan {
-        let scheme = try validate(url).scheme.name
-        if Policy.isNeverRouted(scheme) { return .nothingToChoose }
-        if let preferred = preferredHandler(for: url, caller: caller) { return .decided(preferred.desktopID) }
-        let candidates = router.handlers(forScheme: scheme).compactMap { id -> ChooserCandidate? in
-            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
-            return ChooserCandidate(entry)
+        switch try decide(.url(validate(url)), requested: nil, ask: true, caller: caller) {
+        case .open(let id?, _): return .decided(id)
+        case .open(nil, _): return .nothingToChoose
+        case .ask(let question): return .choose(subject: question.subject, candidates: question.candidates)
         }
-        return candidates.isEmpty ? .nothingToChoose : .choose(subject: scheme, candidates: candidates)
     }
 
-    /// Remembers that `caller` opens `subject` with `desktopID` ("always" in a chooser).
+    /// Remembers that `caller` opens `subject` with `desktopID` ("always" in a chooser): called
+    /// by ``settle(_:to:caller:warn:)``, the one place a pick is remembered.
     public func remember(_ desktopID: String, for subject: String, caller: Caller) async throws(OpenFailure) {
         guard let appID = caller.appID, ChoiceStore.canRemember(caller: appID) else {
             throw OpenFailure(.failed, "a choice can be remembered only for an identified app; the caller is \(caller.displayName)")

@@ -35,7 +35,7 @@ public final class Documents: Sendable {
     /// or write-only descriptor, `InvalidArgs` for anything that is not a regular file), its name
     /// (the last component of the path it was opened by), and its type (`contentType` when the
     /// caller says, else detected from the name and content). Blocking.
-    public func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: String) {
+    public func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
@@ -48,12 +48,11 @@ public final class Documents: Sendable {
         let name = Self.name(of: fd)
         _ = types.reloadIfChanged()  // live: a stat per mime directory
         if let contentType {
-            let type = Self.lowercased(contentType)
-            guard Self.isMIMEType(type) else { throw OpenFailure(.invalidArgument, "'\(contentType.prefix(80))' is not a content type (type/subtype)") }
-            return (name, types.canonicalType(type))
+            let type = try ContentType(contentType)
+            return (name, ContentType(detected: types.canonicalType(type.name)))
         }
         do {
-            return (name, try types.contentType(forFileDescriptor: fd, name: name))
+            return (name, ContentType(detected: try types.contentType(forFileDescriptor: fd, name: name)))
         } catch {
             throw OpenFailure(error.code == EBADF ? .accessDenied : .failed, error.description)
         }
@@ -82,11 +81,6 @@ public final class Documents: Sendable {
         if path.hasSuffix(" (deleted)") { path.removeLast(10) }
         let base = FileSystem.basename(path)
         return base.isEmpty ? "document" : base
-    }
-
-    /// `type/subtype` of MIME's token characters.
-    static func isMIMEType(_ s: String) -> Bool {
-        (try? PasteboardType.validated(s)) != nil
     }
 
     static func lowercased(_ s: String) -> String { Registry.lowercasedASCII(s) }

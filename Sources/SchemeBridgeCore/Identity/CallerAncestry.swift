@@ -69,13 +69,21 @@ public struct CallerAncestry: Sendable {
     /// What a package installs: only root can change it (``SystemPath/isProtected(_:)``).
     public static func isSystemFile(_ path: String) -> Bool { SystemPath.isProtected(path) }
 
+    /// The full command line beside our `schemebridge` (its lean entry point), which runs it in
+    /// its own place (`exec`: same process) for anything but a plain `open URL...`.
+    public static let fullCLIName = "schemebridge-cli"
+
     /// Whether process `pid` runs our CLI binary: its `/proc/<pid>/exe` is the same file
-    /// (device and inode) as ``cliPath``. A program merely named `schemebridge` is not.
+    /// (device and inode) as ``cliPath``, or as the full command line beside it
+    /// (``fullCLIName``). A program merely named `schemebridge` is not.
     public func runsOurCLI(pid: Int32) -> Bool {
-        guard let cliPath else { return false }
-        var ours = stat(), theirs = stat()
-        guard stat(cliPath, &ours) == 0, stat("\(procRoot)/\(pid)/exe", &theirs) == 0 else { return false }
-        return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino
+        guard let cliPath, let slash = cliPath.lastIndex(of: "/") else { return false }
+        var theirs = stat()
+        guard stat("\(procRoot)/\(pid)/exe", &theirs) == 0 else { return false }
+        return [cliPath, String(cliPath[...slash]) + Self.fullCLIName].contains { path in
+            var ours = stat()
+            return stat(path, &ours) == 0 && ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino
+        }
     }
 
     /// The app id of the nearest ancestor of our CLI process `pid` identified as an installed

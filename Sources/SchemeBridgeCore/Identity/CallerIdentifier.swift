@@ -5,7 +5,7 @@
 /// process (Flatpak id or systemd `app-…` scope, ``CallerIdentity/launcherAppID(pid:procRoot:)``);
 /// the one installed entry allowed to name its executable (``installedApp(running:)``); else the
 /// executable's path. Every one of these is a claim that a program of the same user can make
-/// (README, "Caller identity"): none is worth more than another.
+/// (docs/SECURITY.md, "Caller identity"): none is worth more than another.
 public struct CallerIdentifier: Sendable {
     /// What is known of a caller's process.
     public struct Identity: Sendable, Equatable {

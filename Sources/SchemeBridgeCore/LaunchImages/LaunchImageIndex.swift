@@ -2,7 +2,7 @@ import Synchronization
 import Glibc
 
 /// Finds the launch image of a handler for a scheme, by the iOS naming convention on disk
-/// (docs/CONTRACT.md, "Launch images" in the README).
+/// (docs/CONTRACT.md, "Launch images" in docs/GUIDE.md).
 ///
 /// The directory is the entry's `X-LaunchImageDir` (absolute, or relative to the entry's file),
 /// else `<data dir>/launch-images/<desktop id without .desktop>/`; the base name is

@@ -121,13 +121,21 @@ public final class PasteboardStore: Sendable {
                 }
                 evicted = victims.compactMap { detach($0, from: &s) }
             }
+            // Counted from now, under the lock that checked: concurrent creates cannot both take
+            // the last place (64 creates at once made 66 of a quota of 64 beside a busy machine),
+            // nor make two pasteboards of one name for one owner.
+            insert(board, into: &s)
             return nil
         }
         if let existing { return existing }
         if persistent {
-            try diskLock.withLock { _ throws(PasteboardError) in try disk?.save(board) }
+            do throws(PasteboardError) {
+                try diskLock.withLock { _ throws(PasteboardError) in try disk?.save(board) }
+            } catch {
+                _ = state.withLock { s in detach(board.id, from: &s) }
+                throw error
+            }
         }
-        state.withLock { s in insert(board, into: &s) }
         return board
     }
 

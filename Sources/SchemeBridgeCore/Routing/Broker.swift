@@ -16,16 +16,20 @@ public final class Broker: Sendable {
     private let defaultsWriter = SerialWriter<Result<Void, OpenFailure>>(name: "defaults")
     /// The choices callers' users made with "always" (see `Broker+Choosing.swift`).
     public let choices: ChoiceStore
+    /// Content types, handlers by type and the Inboxes; nil when documents are not opened.
+    public let documents: Documents?
 
     /// - Parameters:
     ///   - ownDesktopIDs: SchemeBridge's own entries, never handlers.
     ///   - clock: monotonic seconds for the rate limits (tests pass their own).
     ///   - choices: remembered choices (in memory only when not given).
+    ///   - documents: what opens documents (none opened when not given).
     public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
                 launchImages: LaunchImageIndex = LaunchImageIndex(),
                 clock: @escaping @Sendable () -> Double = LaunchRateLimiter.monotonicSeconds,
-                choices: ChoiceStore = ChoiceStore(path: nil)) {
+                choices: ChoiceStore = ChoiceStore(path: nil), documents: Documents? = nil) {
         self.choices = choices
+        self.documents = documents
         self.rateLimiter = LaunchRateLimiter(clock: clock)
         self.setDefaultLimiter = LaunchRateLimiter(clock: clock)
         self.registry = registry
@@ -211,8 +215,9 @@ public final class Broker: Sendable {
                 callbacks = (urls, entry)
             }
         }
-        // Precedence: the handler asked for (or a pinned callback) > remembered > [Routes] > defaults.
-        if handler == nil { handler = preferredHandler(for: url, caller: caller)?.desktopID }
+        // Precedence (``decide(_:requested:ask:caller:)``): the handler asked for (or a pinned
+        // callback) > remembered > [Routes] > defaults. A malformed URL is reported by the plan.
+        if handler == nil, hasPreferences(caller), let u = try? SchemeURL(url) { handler = decide(url: u, requested: nil, ask: false, caller: caller).handler }
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
         var admission = try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)

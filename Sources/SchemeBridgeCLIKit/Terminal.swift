@@ -2,19 +2,27 @@ import Glibc
 
 /// Output helpers: stdout for data, stderr for messages, flushed per line so that
 /// `schemebridge monitor | other-program` sees each signal as it comes.
-enum Terminal {
-    static func out(_ line: String) {
-        JSONFailure.printed = true
+public enum Terminal {
+    /// Whether anything was written with ``out(_:)`` (a failure under `--json` that printed no
+    /// answer prints an error object). Set and read on the main thread only.
+    nonisolated(unsafe) public static var wroteOutput = false
+    /// The messages ``error(_:)`` wrote, in order (for that error object).
+    nonisolated(unsafe) public static var errors: [String] = []
+
+    /// Writes `line` and a newline to standard output.
+    public static func out(_ line: String) {
+        wroteOutput = true
         write(fd: 1, line + "\n")
     }
 
-    static func error(_ message: String) {
-        JSONFailure.messages.append(message)
+    /// Writes "schemebridge: `message`" and a newline to standard error.
+    public static func error(_ message: String) {
+        errors.append(message)
         write(fd: 2, "schemebridge: " + message + "\n")
     }
 
     /// Writes all of `text` to `fd` (retrying short writes; a closed pipe ends the output).
-    static func write(fd: Int32, _ text: String) {
+    public static func write(fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -26,14 +34,14 @@ enum Terminal {
     }
 
     /// An environment variable, or nil when unset or empty.
-    static func environment(_ name: String) -> String? {
+    public static func environment(_ name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         let s = String(cString: v)
         return s.isEmpty ? nil : s
     }
 
     /// Whether `path` names an existing file system object.
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }
 }

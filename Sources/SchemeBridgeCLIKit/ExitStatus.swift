@@ -1,9 +1,9 @@
-import ArgumentParser
 import DBus
 import SchemeBridgeContract
 
 /// The exit statuses of `schemebridge`, the same as `xdg-open`'s.
-enum ExitStatus: Int32 {
+public enum ExitStatus: Int32, Sendable {
+    /// Everything asked for was done.
     case success = 0
     /// Error in the command line: a malformed URL, a wrong argument.
     case usage = 1
@@ -20,10 +20,8 @@ enum ExitStatus: Int32 {
     /// the user cancelled the chooser.
     case cancelled = 5
 
-    var exitCode: ExitCode { ExitCode(rawValue) }
-
     /// The status for a D-Bus error from the service or the bus.
-    init(_ error: DBusError) {
+    public init(_ error: DBusError) {
         if let contract = ContractError(error.name) {
             switch contract {
             case .invalidURL: self = .usage
@@ -45,6 +43,10 @@ enum ExitStatus: Int32 {
 }
 
 /// A failure already reported to the user; the process exits with `status`.
-struct Reported: Error {
-    let status: ExitStatus
+public struct Reported: Error {
+    /// The status to exit with.
+    public let status: ExitStatus
+
+    /// A failure reported already, ending the command with `status`.
+    public init(status: ExitStatus) { self.status = status }
 }

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// Issue 27, item 5: the app-developer examples in examples/, built and run as their README says,
+/// against a private bus with the service: each opens a URL (the handler gets it), asks the type
+/// of a file by passing its descriptor, and maps a D-Bus error to schemebridge's exit status.
+/// Their toolchains are Debian packages that scripts/deps.sh installs (libglib2.0-dev, gcc,
+/// python3-gi, qtbase5-dev, g++).
+@Suite struct ExamplesTests {
+    static let examples = Built.packageRoot.appendingPathComponent("examples")
+
+    /// A fixture with a `todolist` handler that records its argv, and a text file.
+    static func world() throws -> (ServiceFixture, file: String, env: [String: String]) {
+        let f = try ServiceFixture()
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        let file = f.root.appendingPathComponent("notes.txt").path
+        try "milk\neggs\n".write(toFile: file, atomically: true, encoding: .utf8)
+        return (f, file, ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "DBUS_STARTER_ADDRESS": "", "HOME": f.root.path])
+    }
+
+    /// Runs an example's program: opens a URL and reads a file's type; then a scheme nobody handles.
+    static func check(_ program: [String], _ f: ServiceFixture, file: String, env: [String: String]) async throws {
+        let run = try await Tools.run(program + ["todolist://add?task=milk", file], environment: env)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout == "can open todolist://add?task=milk: yes\nopened todolist://add?task=milk\ntype of notes.txt: text/plain\n", "\(run.stdout)\(run.stderr)")
+        #expect(await f.recordedArgv("todo") == ["todolist://add?task=milk"])
+        let none = try await Tools.run(program + ["nothing://x"], environment: env)
+        #expect(none.status == 3 && none.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.NoHandler"), "\(none.status) \(none.stderr)")
+        let bad = try await Tools.run(program + ["todolist://a\u{1}b"], environment: env)
+        #expect(bad.status == 1 && bad.stderr.contains("io.github.schemebridge.SchemeBridge1.Error.InvalidURL"), "\(bad.status) \(bad.stderr)")
+    }
+
+    @Test func cWithAProxyFromGdbusCodegen() async throws {
+        let (f, file, env) = try Self.world()
+        defer { f.stop() }
+        let out = f.root.appendingPathComponent("c-build").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let build = try await Tools.run(["/usr/bin/make", "-C", Self.examples.appendingPathComponent("c").path, "OUT=" + out])
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
+        // The UnixFD annotation made ContentTypeForFile take a GUnixFDList.
+        let header = (try? String(contentsOfFile: out + "/schemebridge-generated.h", encoding: .utf8)) ?? ""
+        #expect(header.range(of: #"sb_scheme_bridge1_call_content_type_for_file_sync \([^;]*GUnixFDList"#, options: .regularExpression) != nil)
+        try await Self.check([out + "/open-url"], f, file: file, env: env)
+    }
+
+    @Test func qtWithQtDBus() async throws {
+        let (f, file, env) = try Self.world()
+        defer { f.stop() }
+        let out = f.root.appendingPathComponent("qt-build").path
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let build = try await Tools.run(["/usr/bin/make", "-C", Self.examples.appendingPathComponent("qt").path, "OUT=" + out])
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
+        try await Self.check([out + "/open-url-qt"], f, file: file, env: env)
+    }
+
+    @Test func pythonWithPyGObject() async throws {
+        let (f, file, env) = try Self.world()
+        defer { f.stop() }
+        try await Self.check(["/usr/bin/python3", Self.examples.appendingPathComponent("python/open_url.py").path], f, file: file, env: env)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// Issue 27, item 8: `schemebridge` serves a plain `open URL...` itself, with the D-Bus layer
+/// alone, and runs the full command line (`schemebridge-cli`) for anything else. Whichever
+/// program answers, a user sees the same: the same exit status and the same words on stderr.
+@Suite struct LeanEntryTests {
+    /// `program open arguments…` with `environment` over the fixture's bus.
+    static func open(_ program: String, _ f: ServiceFixture, _ arguments: [String], _ environment: [String: String] = [:]) async throws -> ProcessResult {
+        var env = ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""]
+        for (k, v) in environment { env[k] = v }
+        return try await Tools.run([try Built.executable(program), "open"] + arguments, environment: env)
+    }
+
+    @Test func thePlainOpenAnswersAsTheFullCommandLine() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        try f.entry("broken.desktop", "Name=Broken\nExec=\(f.bin.path)/missing-program %u\nMimeType=x-scheme-handler/broken;")
+        let bare = try PrivateBus()
+        defer { bare.stop() }
+        let cases: [(String, [String], [String: String], Int32)] = [
+            ("opened", ["good://1"], [:], 0),
+            ("several, the first failure's status", ["good://2", "nothing://x", "broken://y"], [:], 3),
+            ("no handler", ["nothing://x"], [:], 3),
+            ("launch failed", ["broken://y"], [:], 4),
+            ("malformed", ["good://a\u{1}b"], [:], 1),
+            ("no session bus", ["good://x"], ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_STARTER_ADDRESS": "", "XDG_RUNTIME_DIR": f.root.path], 3),
+            ("a dead bus", ["good://x"], ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(f.root.path)/no-such-socket"], 3),
+            ("no service on the bus", ["good://x"], ["DBUS_SESSION_BUS_ADDRESS": bare.address], 3),
+        ]
+        for (what, arguments, environment, status) in cases {
+            let lean = try await Self.open("schemebridge", f, arguments, environment)
+            let full = try await Self.open("schemebridge-cli", f, arguments, environment)
+            #expect(lean.status == status && full.status == status, "\(what): \(lean.status) \(lean.stderr) / \(full.status) \(full.stderr)")
+            #expect(lean.stderr == full.stderr && lean.stdout == full.stdout, "\(what): \(lean.stderr) / \(full.stderr)")
+            #expect(status == 0 || lean.stderr.hasPrefix("schemebridge: "), "\(what): \(lean.stderr)")
+        }
+        // The handler got its URLs (it records the last one it was started with).
+        #expect(await f.recordedArgv("good")?.first?.hasPrefix("good://") == true)
+    }
+
+    @Test func everythingElseRunsTheFullCommandLineWithTheSameArguments() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        // An option: the full command line's JSON, with the handler it chose.
+        let json = try await Self.open("schemebridge", f, ["--json", "good://json"])
+        #expect(json.status == 0 && json.stdout.hasPrefix("{") && json.stdout.contains("good://json") && json.stdout.contains("\"good.desktop\""),
+                "\(json.status) \(json.stdout)\(json.stderr)")
+        // A file that does not exist is the full command line's answer too (2).
+        let file = try await Self.open("schemebridge", f, [f.root.appendingPathComponent("no such file.pdf").path])
+        #expect(file.status == 2 && file.stderr.contains("no such file.pdf"), "\(file.status) \(file.stderr)")
+        // Usage errors and --version come from the argument parser.
+        let none = try await Tools.run([try Built.executable("schemebridge")])
+        #expect(none.status == 1 && none.stderr.contains("usage: schemebridge"), "\(none.status) \(none.stderr)")
+        let version = try await Tools.run([try Built.executable("schemebridge"), "--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("schemebridge "), "\(version.stdout)\(version.stderr)")
+    }
+
+    @Test func withoutTheFullCommandLineBesideItTheEntryPointSaysSo() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        let alone = f.root.appendingPathComponent("alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        let copy = alone.appendingPathComponent("schemebridge").path
+        try FileManager.default.copyItem(atPath: try Built.executable("schemebridge"), toPath: copy)
+        let env = ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""]
+        // The plain open needs nothing else…
+        let plain = try await Tools.run([copy, "open", "good://alone"], environment: env)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        // …anything else is a clear error, not a crash.
+        let other = try await Tools.run([copy, "handlers", "good"], environment: env)
+        #expect(other.status == 4 && other.stderr.contains("cannot run \(alone.path)/schemebridge-cli"), "\(other.status) \(other.stderr)")
+    }
+}
