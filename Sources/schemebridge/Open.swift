@@ -21,7 +21,8 @@ struct Open: ParsableCommand {
                              completion: .file())
     var urls: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Use this desktop entry instead of the default (see `schemebridge handlers`).", valueName: "desktop-id"))
+    @Option(name: .long, help: ArgumentHelp("Use this desktop entry instead of the default (see `schemebridge handlers`).", valueName: "desktop-id"),
+            completion: DynamicCompletion.desktopIDs)
     var handler: String?
 
     @Option(name: .long, help: ArgumentHelp("An activation token to hand to the app (default: $XDG_ACTIVATION_TOKEN, else $DESKTOP_STARTUP_ID).", valueName: "token"))

@@ -95,4 +95,39 @@ import DBusTestSupport
             #expect(fish.split(separator: "\n").contains { $0.contains("\"schemebridge \(sub)\"") && $0.hasSuffix(" -F") }, "fish: \(sub)")
         }
     }
+
+    /// What bash completes for `line` (the cursor at its end), with the real completion script
+    /// and the real program, against the fixture's service.
+    static func bashCompletes(_ f: ServiceFixture, _ line: String) async throws -> [String] {
+        let exe = try Built.executable("schemebridge")
+        let script = """
+            source <("$EXE" --generate-completion-script bash)
+            read -ra COMP_WORDS <<< "$LINE"
+            COMP_WORDS[0]="$EXE"
+            [ "${LINE: -1}" = " " ] && COMP_WORDS+=("")
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            COMP_LINE="$EXE ${LINE#* }"; COMP_POINT=${#COMP_LINE}
+            _schemebridge "$EXE" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let r = try await Tools.run(["/bin/bash", "-c", script], environment: ["EXE": exe, "LINE": line, "DBUS_SESSION_BUS_ADDRESS": f.bus.address])
+        return r.stdout.split(separator: "\n").map(String.init).sorted()
+    }
+
+    @Test func bashCompletesSchemesDesktopIDsAndFiles() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;x-scheme-handler/tasks;")
+        try f.entry("org.example.Other.desktop", "Name=Other\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;")
+        try f.entry("org.example.Notes.desktop", "Name=Notes\nExec=/bin/true %u\nMimeType=x-scheme-handler/notes;")
+        #expect(try await Self.bashCompletes(f, "schemebridge handlers to") == ["todolist"])
+        #expect(try await Self.bashCompletes(f, "schemebridge default t") == ["tasks", "todolist"])
+        #expect(try await Self.bashCompletes(f, "schemebridge default todolist ") == ["org.example.Other.desktop", "org.example.Todo.desktop"])
+        #expect(try await Self.bashCompletes(f, "schemebridge open --handler org.example.N") == ["org.example.Notes.desktop"])
+        let dir = f.root.appendingPathComponent("docs")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try "x".write(to: dir.appendingPathComponent("report.pdf"), atomically: true, encoding: .utf8)
+        #expect(try await Self.bashCompletes(f, "schemebridge type \(dir.path)/rep") == ["\(dir.path)/report.pdf"])
+        #expect(try await Self.bashCompletes(f, "schemebridge open \(dir.path)/rep") == ["\(dir.path)/report.pdf"])
+    }
 }
