@@ -3,13 +3,21 @@ import Glibc
 /// Output helpers: stdout for data, stderr for messages, flushed per line so that
 /// `schemebridge monitor | other-program` sees each signal as it comes.
 public enum Terminal {
+    /// Whether anything was written with ``out(_:)`` (a failure under `--json` that printed no
+    /// answer prints an error object). Set and read on the main thread only.
+    nonisolated(unsafe) public static var wroteOutput = false
+    /// The messages ``error(_:)`` wrote, in order (for that error object).
+    nonisolated(unsafe) public static var errors: [String] = []
+
     /// Writes `line` and a newline to standard output.
     public static func out(_ line: String) {
+        wroteOutput = true
         write(fd: 1, line + "\n")
     }
 
     /// Writes "schemebridge: `message`" and a newline to standard error.
     public static func error(_ message: String) {
+        errors.append(message)
         write(fd: 2, "schemebridge: " + message + "\n")
     }
 

@@ -46,12 +46,12 @@ struct Choices: ParsableCommand {
         }
     }
 
-    /// Prints `(caller, subject, desktop id)` rows: aligned text, or one JSON array.
+    /// Prints `(caller, subject, desktop id)` rows: aligned text, or one JSON object with a `choices` array.
     static func print(_ rows: [RememberedChoice], json: Bool) {
         if json {
-            Terminal.out(JSON.text(.array(rows.map {
+            Terminal.out(JSON.text(.object([("choices", .array(rows.map {
                 .object([("caller", .string($0.caller)), ("subject", .string($0.subject)), ("handler", .string($0.desktopID))])
-            })))
+            }))])))
             return
         }
         for r in rows { Terminal.out("\(r.caller)\t\(r.subject)\t\(r.desktopID)") }

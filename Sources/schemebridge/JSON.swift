@@ -1,6 +1,10 @@
 import DBus
 
 /// A minimal JSON writer for `--json` output (no Foundation on this path).
+///
+/// One style for every command: each output is an object (never a bare array), keys are
+/// snake_case — a D-Bus dictionary's `launch-image` is `launch_image` — and a failure under
+/// `--json` is an object too (``failure(status:message:)``).
 enum JSON {
     /// A JSON value.
     indirect enum Value {
@@ -81,11 +85,21 @@ enum JSON {
         case .unixFD: return .null
         case .array(_, let items): return .array(items.map(value))
         case .dictionary(_, _, let entries):
-            return .object(entries.map { (keyText($0.key), value($0.value)) })
+            return .object(entries.map { (key(keyText($0.key)), value($0.value)) })
         case .structure(let fields): return .array(fields.map(value))
         case .variant(let inner): return value(inner)
         case .bytes(let b): return .array(b.map { .number(String($0)) })
         }
+    }
+
+    /// `name` in the key style of the output: snake_case (`content-type` → `content_type`).
+    static func key(_ name: String) -> String {
+        String(name.map { $0 == "-" ? "_" : $0 })
+    }
+
+    /// The members of a result dictionary from the service, keys in the output's style, sorted.
+    static func members(_ results: [String: DBusValue]) -> [(String, Value)] {
+        results.keys.sorted().map { (key($0), value(results[$0]!)) }
     }
 
     private static func keyText(_ key: DBusValue) -> String {

@@ -17,10 +17,12 @@ struct Open: ParsableCommand {
             (2: a file that does not exist).
             """)
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The URLs and files to open, e.g. 'todolist://add?task=milk' or ./report.pdf.", valueName: "url-or-file"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The URLs and files to open, e.g. 'todolist://add?task=milk' or ./report.pdf.", valueName: "url-or-file"),
+                             completion: .file())
     var urls: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Use this desktop entry instead of the default (see `schemebridge handlers`).", valueName: "desktop-id"))
+    @Option(name: .long, help: ArgumentHelp("Use this desktop entry instead of the default (see `schemebridge handlers`).", valueName: "desktop-id"),
+            completion: DynamicCompletion.desktopIDs)
     var handler: String?
 
     @Option(name: .long, help: ArgumentHelp("An activation token to hand to the app (default: $XDG_ACTIVATION_TOKEN, else $DESKTOP_STARTUP_ID).", valueName: "token"))
@@ -82,7 +84,7 @@ struct Open: ParsableCommand {
             let results = try URLOpening.open(url, options: options, results: json, service: service)
             if json {
                 var members: [(String, JSON.Value)] = [("url", .string(url)), ("opened", .bool(true))]
-                for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
+                members += JSON.members(results)
                 Terminal.out(JSON.text(.object(members)))
             }
             return .success

@@ -6,47 +6,48 @@ import SchemeBridgeContract
 /// The command opens it itself and hands the service the descriptor — the proof that the caller
 /// may read it; the service never opens a path it is told.
 enum OpenDocument {
-    /// The local path `argument` names, or nil when it is a URL with another scheme. As
-    /// `xdg-open`: `file:` URIs and anything without a scheme are files.
-    static func path(_ argument: String) -> String? {
-        if argument.hasPrefix("file:") { return fileURIPath(argument) }
-        return hasScheme(argument) ? nil : argument
+    /// The local path `argument` names, as bytes (a file name need not be UTF-8), or nil when it
+    /// is a URL with another scheme. As `xdg-open`: `file:` URIs and anything without a scheme are
+    /// files.
+    static func path(_ argument: String) -> [UInt8]? {
+        if argument.hasPrefix("file:") { return fileURIPath(FileArgument.bytes(of: argument)) }
+        return hasScheme(argument) ? nil : FileArgument.bytes(of: argument)
     }
 
     /// Whether `argument` starts with `scheme:` (a letter, then letters, digits, `+ . -`).
     static func hasScheme(_ argument: String) -> Bool { URLOpening.hasScheme(argument) }
 
-    /// `/a b` of `file:///a%20b` or `file://localhost/a%20b`; "" for a URI of another host.
-    static func fileURIPath(_ uri: String) -> String {
-        var rest = Substring(uri.dropFirst("file:".count))
-        if rest.hasPrefix("//") {
+    /// `/a b` of `file:///a%20b` or `file://localhost/a%20b` (escapes decoded to bytes, so
+    /// `%E9` is the byte 0xE9, as GLib's `g_filename_from_uri`); empty for a URI of another host.
+    static func fileURIPath(_ uri: [UInt8]) -> [UInt8] {
+        var rest = uri.dropFirst("file:".count)
+        if rest.starts(with: "//".utf8) {
             rest = rest.dropFirst(2)
-            let host = rest.prefix { $0 != "/" }
-            guard host.isEmpty || host == "localhost" else { return "" }
+            let host = rest.prefix { $0 != UInt8(ascii: "/") }
+            guard host.isEmpty || host.elementsEqual("localhost".utf8) else { return [] }
             rest = rest.dropFirst(host.count)
         }
-        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
+        if let cut = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { rest = rest[..<cut] }
         var bytes: [UInt8] = []
-        var it = Array(rest.utf8)[...]
-        while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+        while let b = rest.popFirst() {
+            if b == UInt8(ascii: "%"), rest.count >= 2, let v = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) {
                 bytes.append(v)
-                it = it.dropFirst(2)
+                rest = rest.dropFirst(2)
             } else {
                 bytes.append(b)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// Opens `path` for reading: the descriptor, or the exit status already reported (2 for a
     /// file that does not exist, as `xdg-open`; 3 for a folder; 4 when it cannot be read).
-    static func descriptor(_ path: String, shown: String) -> Result<UnixFD, Reported> {
+    static func descriptor(_ path: [UInt8], shown: String) -> Result<UnixFD, Reported> {
         guard !path.isEmpty else {
             Terminal.error("'\(shown)': only local files can be opened (file:// URIs of another host are not)")
             return .failure(Reported(status: .notFound))
         }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let fd = FileArgument.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
             Terminal.error("cannot open '\(shown)': \(String(cString: strerror(e)))")
@@ -62,7 +63,7 @@ enum OpenDocument {
     }
 
     /// Opens the document at `path` through the service; its status.
-    static func open(_ path: String, argument: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
+    static func open(_ path: [UInt8], argument: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
         let fd: UnixFD
         switch descriptor(path, shown: Open.shown(argument)) {
         case .success(let d): fd = d
@@ -72,7 +73,7 @@ enum OpenDocument {
             let results = try service.perform(.openFile(fd, options: options)).dictionary
             if json {
                 var members: [(String, JSON.Value)] = [("file", .string(argument)), ("opened", .bool(true))]
-                for key in results.keys.sorted() { members.append((key, JSON.value(results[key]!))) }
+                members += JSON.members(results)
                 Terminal.out(JSON.text(.object(members)))
             }
             return .success

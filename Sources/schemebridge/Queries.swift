@@ -28,7 +28,7 @@ struct Handlers: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the applications that handle a scheme (or, with --type, a content type), the default first (exit 3 when none).")
 
-    @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist.", valueName: "scheme"))
+    @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist.", valueName: "scheme"), completion: DynamicCompletion.schemes)
     var scheme: String?
 
     @Option(name: .customLong("type"), help: ArgumentHelp("A content type instead, e.g. application/pdf.", valueName: "type"))
@@ -69,10 +69,12 @@ struct Default: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the default handler of a scheme (or, with --type, a content type), or set it (written to ~/.config/mimeapps.list, as gio and xdg-mime do).")
 
-    @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist (without --type); with --type, the desktop id to set.", valueName: "scheme"))
+    @ArgumentParser.Argument(help: ArgumentHelp("A URL scheme, e.g. todolist (without --type); with --type, the desktop id to set.", valueName: "scheme"),
+                             completion: DynamicCompletion.schemes)
     var first: String?
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The desktop entry to make the default, e.g. org.example.Todo.desktop.", valueName: "desktop-id"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The desktop entry to make the default, e.g. org.example.Todo.desktop.", valueName: "desktop-id"),
+                             completion: DynamicCompletion.desktopIDs)
     var second: String?
 
     @Option(name: .customLong("type"), help: ArgumentHelp("A content type instead of a scheme, e.g. application/pdf.", valueName: "type"))
@@ -126,7 +128,7 @@ struct Schemes: ParsableCommand {
             (try service.property(ContractProperty.schemes).arrayElements ?? []).compactMap(\.string)
         }
         if output.json {
-            Terminal.out(JSON.text(.array(schemes.map { .string($0) })))
+            Terminal.out(JSON.text(.object([("schemes", .array(schemes.map { .string($0) }))])))
         } else {
             for s in schemes { Terminal.out(s) }
         }

@@ -28,7 +28,7 @@ struct SchemeBridgeCommand: ParsableCommand {
             """,
         version: Release.versionText(program: "schemebridge"),
         subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Which.self, ListCommand.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
-                      PasteboardCommand.self, Choices.self, Integrate.self]
+                      PasteboardCommand.self, Choices.self, Integrate.self, ConfigCommand.self]
     )
 
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not
@@ -43,18 +43,26 @@ struct SchemeBridgeCommand: ParsableCommand {
                 + "Run 'schemebridge --help' for the subcommands.\n")
             Glibc.exit(ExitStatus.usage.rawValue)
         }
+        if let unknown = SubcommandSuggestion.message(for: CommandLine.arguments, known: configuration.subcommands.map { $0._commandName }) {
+            Terminal.error(unknown)
+            JSONFailure.finish(ExitStatus.usage.rawValue)
+            Glibc.exit(ExitStatus.usage.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch let reported as Reported {
+            JSONFailure.finish(reported.status.rawValue)
             Glibc.exit(reported.status.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 let message = fullMessage(for: error)
                 Terminal.write(fd: 2, message + (message.hasSuffix("\n") ? "" : "\n"))
+                JSONFailure.finish(ExitStatus.usage.rawValue, message: message)
                 Glibc.exit(ExitStatus.usage.rawValue)
             }
+            JSONFailure.finish(code.rawValue, message: fullMessage(for: error))
             exit(withError: error)
         }
     }

@@ -9,7 +9,7 @@ struct TypeQuery: ParsableCommand {
         commandName: "type",
         abstract: "Print the content type of files (exit 2 when one does not exist).")
 
-    @ArgumentParser.Argument(help: ArgumentHelp("The files (paths or file:// URIs).", valueName: "file"))
+    @ArgumentParser.Argument(help: ArgumentHelp("The files (paths or file:// URIs).", valueName: "file"), completion: .file())
     var files: [String]
 
     @OptionGroup var client: ClientOptions
@@ -23,14 +23,14 @@ struct TypeQuery: ParsableCommand {
         let service = try client.client()
         var first: ExitStatus?
         for file in files {
-            let path = OpenDocument.path(file) ?? file
+            let path = OpenDocument.path(file) ?? FileArgument.bytes(of: file)
             let status: ExitStatus
-            switch OpenDocument.descriptor(path, shown: Open.shown(file)) {
+            switch FileArgument.descriptorForType(path, shown: Open.shown(file)) {
             case .failure(let reported):
                 status = reported.status
             case .success(let fd):
                 do {
-                    let type = try service.perform(.contentTypeForFile(fd, name: String(path.split(separator: "/").last ?? "")))
+                    let type = try service.perform(.contentTypeForFile(fd, name: FileArgument.name(path)))
                     Terminal.out(output.json ? JSON.text(.object([("file", .string(file)), ("content_type", .string(type))]))
                                              : (files.count == 1 ? type : "\(file): \(type)"))
                     status = .success

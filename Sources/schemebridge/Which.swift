@@ -18,7 +18,7 @@ struct Which: ParsableCommand {
             apps that get another handler are listed.
             """)
 
-    @ArgumentParser.Argument(help: ArgumentHelp("A URL, or a file (a path or a file:// URI).", valueName: "url-or-file"))
+    @ArgumentParser.Argument(help: ArgumentHelp("A URL, or a file (a path or a file:// URI).", valueName: "url-or-file"), completion: .file())
     var target: String
 
     @Option(name: .long, help: ArgumentHelp("The app id of the app that opens (as `schemebridge choices` names it).", valueName: "app-id"))
@@ -112,7 +112,7 @@ struct Which: ParsableCommand {
             case .success(let opened): fd = opened
             }
             do {
-                let type = try service.perform(.contentTypeForFile(fd, name: String(path.split(separator: "/").last ?? "")))
+                let type = try service.perform(.contentTypeForFile(fd, name: FileArgument.name(path)))
                 return try answers(subject: type, isType: true, service: service)
             } catch {
                 throw ServiceClient.report(error, "cannot tell what would open '\(Open.shown(target))'")

@@ -30,7 +30,7 @@ struct BridgeService: Service {
         let registryLogger = logger
         // The policy first: the registry resolves reserved schemes by its rule. One content-type
         // database for the registry (aliases) and the documents (detection).
-        let policy = PolicyStore(path: PolicyStore.defaultPath(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
+        let policy = PolicyStore(paths: PolicyStore.defaultPaths(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
                                  warn: { registryLogger.warning("\($0)") })
         let registry = Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes,
                                 contentTypes: ContentTypeDatabase(environment: environment)) { warning in

@@ -16,6 +16,10 @@ enum Daemon {
         case .usageError(let message):
             writeAll(2, "Error: \(message)\n" + DaemonOptions.usage)
             exit(64)
+        case .checkConfig:
+            let check = ConfigCheck(environment: ProcessEnvironment.current())
+            writeAll(1, check.report)
+            exit(check.status)
         case .run(let options):
             exit(await run(options))
         }

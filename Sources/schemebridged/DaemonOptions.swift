@@ -18,6 +18,9 @@ struct DaemonOptions: Equatable {
         case run(DaemonOptions)
         /// Print this text on stdout and exit 0 (`--help`, `--version`).
         case print(String)
+        /// Read the config files as the service does, print what it would warn about, and exit
+        /// (`--check-config`, what `schemebridge config check` runs).
+        case checkConfig
         /// A usage error: print it (with the usage) on stderr and exit 64, as the parser did.
         case usageError(String)
     }
@@ -29,6 +32,7 @@ struct DaemonOptions: Equatable {
         activation; run it by hand to see its log on stderr.
 
         USAGE: schemebridged [--address <address>] [--replace] [--max-launch-rate <rate>] [--launch-burst <burst>] [--log-level <level>]
+               schemebridged --check-config
 
         OPTIONS:
           --address <address>     The bus address (default: $DBUS_SESSION_BUS_ADDRESS, or $DBUS_STARTER_ADDRESS under bus activation).
@@ -37,6 +41,7 @@ struct DaemonOptions: Equatable {
                                   Launches a second allowed per caller on average; 0 turns the limit off (default 50, or MaxLaunchRate in the config file).
           --launch-burst <burst>  Launches a caller may make in a burst (default 100, or LaunchBurst in the config file).
           --log-level <level>     Log level: trace, debug, info, notice, warning, error, critical. (default: info)
+          --check-config          Print what the service would warn about in its config files and exit (1 when there is something).
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -63,6 +68,8 @@ struct DaemonOptions: Equatable {
                 return .print(usage)
             case "--version":
                 return .print(Release.versionText(program: "schemebridged") + "\n")
+            case "--check-config":
+                return .checkConfig
             case "--replace":
                 guard inline == nil else { return .usageError("'--replace' takes no value") }
                 options.replace = true

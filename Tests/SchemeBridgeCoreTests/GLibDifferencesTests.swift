@@ -108,6 +108,16 @@ import Testing
         #expect(a.glib == ".dot.desktop")
     }
 
+    @Test func glibMatchesMimeappsKeysCaseSensitively() throws {
+        let t = TypeResolutionTests.tree()
+        t.entry(1, "a.desktop", mimeTypes: ["text/plain"])
+        t.entry(1, "b.desktop", mimeTypes: ["text/plain"])
+        try "[Default Applications]\nText/Plain=b.desktop\n".write(toFile: t.configHome + "/mimeapps.list", atomically: true, encoding: .utf8)
+        let a = try #require(try TypeResolutionTests.answers(t, "text/plain"))
+        #expect(a.ours.first == "b.desktop")
+        #expect(a.glib.defaultID == "a.desktop", "GLib now matches Text/Plain= as text/plain")
+    }
+
     @Test func glibLooksOnlyAtDeclaredParents() throws {
         // text/x-schemebridge-unknown is in no database: a text type, so a text/plain (spec:
         // "all text/* types are subtypes of text/plain"); image/png declares no parent, and every

@@ -118,7 +118,7 @@ import SchemeBridgeContract
         let schemes = try await Self.cli(f, "schemes")
         #expect(schemes.stdout == "notes\ntodolist\n", "\(schemes.stdout)\(schemes.stderr)")
         let schemesJSON = try await Self.cli(f, "schemes", "--json")
-        #expect(schemesJSON.stdout == "[\"notes\",\"todolist\"]\n", "\(schemesJSON.stdout)")
+        #expect(schemesJSON.stdout == "{\"schemes\":[\"notes\",\"todolist\"]}\n", "\(schemesJSON.stdout)")
         let image = try await Self.cli(f, "launch-image", "todolist://x")
         #expect(image.status == 3 && image.stdout.isEmpty, "\(image.status) \(image.stdout)\(image.stderr)")
 

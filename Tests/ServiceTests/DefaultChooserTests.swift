@@ -76,6 +76,18 @@ import SchemeBridgeContract
         #expect(try await CLITests.cli(s.f, "choices").stdout.isEmpty, "once is not always")
     }
 
+    /// zenity's list cannot preselect the default; its Open button with no row selected (Tab to
+    /// Cancel, Tab to Open, Return) opens the default, the first row.
+    @Test func openWithNothingSelectedOpensTheDefault() async throws {
+        let s = try Screen()
+        defer { s.stop() }
+        let opened = Task { try await s.f.open("todo://open-at-once", from: s.asker) }
+        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
+        try await s.type(["Tab", "Tab", "Return"], into: w)
+        #expect(try await opened.value == "opened a.desktop")
+        #expect(await s.f.handled("a", "todo://open-at-once"))
+    }
+
     @Test func alwaysAsksWhichAppAndRemembersIt() async throws {
         let s = try Screen()
         defer { s.stop() }

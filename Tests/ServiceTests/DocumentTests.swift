@@ -24,7 +24,7 @@ import SchemeBridgeContract
         try "# Shopping\n- milk\n".write(to: doc, atomically: true, encoding: .utf8)
         let r = try await Self.cli(f, "open", "--json", doc.path)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)\n\(f.serviceLog)")
-        #expect(r.stdout.contains("\"content-type\":\"text/markdown\"") && r.stdout.contains("\"handler\":\"org.example.Notes.desktop\""), "\(r.stdout)")
+        #expect(r.stdout.contains("\"content_type\":\"text/markdown\"") && r.stdout.contains("\"handler\":\"org.example.Notes.desktop\""), "\(r.stdout)")
         let argv = await f.recordedArgv("notes")
         let copy = Self.inbox(f, "org.example.Notes").appendingPathComponent("my notes.md").path
         #expect(argv == [copy], "\(argv ?? [])")

@@ -30,8 +30,8 @@ public struct ChooserSettings: Sendable, Equatable {
     }
 
     /// Reads `[Chooser]`; what cannot be used is ignored with a warning.
-    static func parse(_ g: KeyFile.Group, path: String, warnings: inout [String]) -> ChooserSettings {
-        var c = ChooserSettings()
+    static func parse(_ g: KeyFile.Group, path: String, over base: ChooserSettings = ChooserSettings(), warnings: inout [String]) -> ChooserSettings {
+        var c = base
         for e in g.entries where !["Command", "Timeout", "Bus"].contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }

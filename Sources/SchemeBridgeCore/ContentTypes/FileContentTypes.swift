@@ -44,6 +44,17 @@ extension ContentTypeDatabase {
         return try contentType(status: st, name: name.map { Array($0.utf8) }, descriptor: fd)
     }
 
+    /// ``contentType(forFileDescriptor:name:)`` as `gio info` answers for a file it may not read: a
+    /// regular file whose content cannot be read (an `O_PATH` or write-only descriptor) gets the
+    /// type of its name alone, `application/octet-stream` when the name says nothing.
+    public func contentTypeAsGio(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+        do {
+            return try contentType(forFileDescriptor: fd, name: name)
+        } catch where error.operation == "read" && (error.code == EBADF || error.code == EACCES) {
+            return snapshot.guess(name: name.map { Array($0.utf8) }, data: nil).type
+        }
+    }
+
     /// The type of the file at `path`, as `gio info` gives it: symbolic links are followed (a
     /// dangling one is `inode/symlink`). Nil when the path does not exist or cannot be
     /// examined. The file is opened only when its content is needed, non-blocking. For tools

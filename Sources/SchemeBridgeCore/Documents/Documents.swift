@@ -64,7 +64,7 @@ public final class Documents: Sendable {
         guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
         _ = types.reloadIfChanged()
         do {
-            return try types.contentType(forFileDescriptor: fd, name: name.isEmpty ? nil : name)
+            return try types.contentTypeAsGio(forFileDescriptor: fd, name: name.isEmpty ? nil : name)
         } catch {
             throw OpenFailure(error.code == EBADF ? .accessDenied : .failed, error.description)
         }

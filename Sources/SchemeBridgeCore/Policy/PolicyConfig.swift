@@ -1,57 +1,72 @@
 import Synchronization
 import Glibc
 
-/// The user's policy settings, from `$XDG_CONFIG_HOME/schemebridge/config` (a key file):
+/// The policy settings, from the key files ``PolicyStore/defaultPaths(directories:)`` names: each
+/// `$XDG_CONFIG_DIRS/schemebridge/config` (system-wide), then the user's
+/// `$XDG_CONFIG_HOME/schemebridge/config`, a key in a later file winning (see ``parse(_:path:over:warnings:)``).
+/// Every group and key is in `man schemebridge-config`; a comment is a line of its own (a `#`
+/// after a value is part of the value):
 ///
 /// ```ini
 /// [Policy]
-/// QueryPrivacy=false              # true: identified apps may only query schemes they declare
-/// ReservedSchemes=http;https;…    # replaces the built-in list
-/// ExtraReservedSchemes=bank;      # adds to it
-/// MaxLaunchRate=50                # launches per second per caller; 0 = no limit
+/// # true: identified apps may only query schemes they declare
+/// QueryPrivacy=false
+/// # ReservedSchemes=http;https;... replaces the built-in list; this adds to it
+/// ExtraReservedSchemes=bank;
+/// # launches per second per caller (0 = no limit), and the burst
+/// MaxLaunchRate=50
 /// LaunchBurst=100
-/// UnidentifiedLaunchRate=2        # per second, all unidentified callers together; 0 = no limit
+/// # per second, all unidentified callers together (0 = no limit)
+/// UnidentifiedLaunchRate=2
 /// UnidentifiedLaunchBurst=10
-/// MaxConcurrentLaunches=32        # D-Bus activations / spawns in flight at once
-/// MaxLaunchesPerCaller=8          # of those, in flight for one caller
-/// MaxSetDefaultRate=2             # SetDefaultHandler calls per second per caller; 0 = no limit
+/// # D-Bus activations / spawns in flight at once, and for one caller
+/// MaxConcurrentLaunches=32
+/// MaxLaunchesPerCaller=8
+/// # SetDefaultHandler calls per second per caller (0 = no limit)
+/// MaxSetDefaultRate=2
 /// SetDefaultBurst=20
 ///
 /// [LaunchImages]
-/// Enabled=true                    # false: never show launch images
-/// ShowDelay=150                   # ms: apps up sooner never show their image
-/// MinimumDuration=300             # ms: once shown, an image stays at least this long
-/// Timeout=10000                   # ms: the image goes away after this at the latest
-/// MaxHelpers=4                    # splash helpers at once; past it a launch shows no image
+/// # false: never show launch images; the times are in ms
+/// Enabled=true
+/// ShowDelay=150
+/// MinimumDuration=300
+/// Timeout=10000
+/// # splash helpers at once; past it a launch shows no image
+/// MaxHelpers=4
 ///
 /// [Pasteboards]
-/// DefaultExpiry=600               # seconds a pasteboard lives unless its creator says
-/// PersistentDefaultExpiry=604800  # the same for persistent ones
-/// MaxExpiry=604800                # the longest any lives
-/// MaxTemporaryExpiry=3600         # the longest one that is not persistent lives (at most 3600)
+/// # seconds (``PasteboardLimits``)
+/// DefaultExpiry=600
+/// PersistentDefaultExpiry=604800
+/// MaxExpiry=604800
+/// MaxTemporaryExpiry=3600
 /// MaxPasteboardsPerApp=64
-/// MaxBytesPerApp=2147483648       # data of one app's pasteboards together
-/// MaxPasteboardsUnidentified=64   # all callers known only by an executable path, together
-/// MaxBytesUnidentified=268435456  # their data together
-/// MaxPasteboards=4096             # all apps together (past it, the largest owner makes room)
-/// MaxBytes=8589934592             # data of all apps' pasteboards together (likewise)
+/// MaxBytesPerApp=2147483648
+/// MaxPasteboardsUnidentified=64
+/// MaxBytesUnidentified=268435456
+/// MaxPasteboards=4096
+/// MaxBytes=8589934592
 ///
 /// [Documents]
-/// MaxInboxBytes=1073741824        # one app's Inbox
-/// Retention=604800                # seconds an Inbox file is kept
+/// MaxInboxBytes=1073741824
+/// Retention=604800
 ///
-/// [Chooser]                       # see ``ChooserSettings``
+/// # ``ChooserSettings``
+/// [Chooser]
 /// Command=my-chooser
 /// Timeout=120
 ///
-/// [Routes]                        # see ``Route``
+/// # ``Route``
+/// [Routes]
 /// mailto from org.mozilla.firefox=org.example.Mail.desktop
 ///
+/// # URLHandled/URLFailed to all: redacted|full|none (``BroadcastURLs``)
 /// [Privacy]
-/// BroadcastURLs=redacted          # URLHandled/URLFailed to all: redacted|full|none (``BroadcastURLs``)
+/// BroadcastURLs=redacted
 /// ```
 ///
-/// Unknown keys are ignored with a warning; a malformed file keeps the previous settings.
+/// Unknown groups and keys are ignored with a warning; a malformed file keeps the previous settings.
 public struct PolicyConfig: Sendable, Equatable {
     public var queryPrivacy = false
     public var reservedSchemes = Policy.defaultReservedSchemes
@@ -100,10 +115,17 @@ public struct PolicyConfig: Sendable, Equatable {
 
     public init() {}
 
-    /// Parses `text`; `warnings` collects what was ignored.
-    public static func parse(_ text: String, path: String, warnings: inout [String]) throws(KeyFileError) -> PolicyConfig {
-        var c = PolicyConfig()
+    /// The groups the file may have.
+    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks"]
+
+    /// Parses `text` over `base` (the settings of the files before it, or the defaults): a key in
+    /// `text` replaces the base's value, `ReservedSchemes` replaces the reserved schemes so far
+    /// (`ExtraReservedSchemes` adds to them), and `[Routes]` lines come before the base's routes.
+    /// `warnings` collects what was ignored.
+    public static func parse(_ text: String, path: String, over base: PolicyConfig = PolicyConfig(), warnings: inout [String]) throws(KeyFileError) -> PolicyConfig {
+        var c = base
         let file = try KeyFile(text: text, path: path)
+        warnings += checkLayout(file)
         if let images = file.group("LaunchImages") {
             let known: Set<String> = ["Enabled", "ShowDelay", "MinimumDuration", "Timeout", "MaxHelpers"]
             for e in images.entries where !known.contains(e.key) {
@@ -143,9 +165,9 @@ public struct PolicyConfig: Sendable, Equatable {
                 if key == "Retention" { c.inboxRetention = v } else { c.inboxBytes = v }
             }
         }
-        if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, warnings: &warnings) }
-        if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) }
-        if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, warnings: &warnings) }
+        if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, over: c.chooser, warnings: &warnings) }
+        if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) + c.routes }
+        if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, over: c.broadcastURLs, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
@@ -187,12 +209,12 @@ public struct PolicyConfig: Sendable, Equatable {
 }
 
 extension PolicyConfig {
-    /// Reads `[Privacy]`: `BroadcastURLs` (`redacted` when absent or not one of the values, with a warning).
-    static func parsePrivacy(_ g: KeyFile.Group, path: String, warnings: inout [String]) -> BroadcastURLs {
+    /// Reads `[Privacy]`: `BroadcastURLs` (`base` when absent; `redacted` when not one of the values, with a warning).
+    static func parsePrivacy(_ g: KeyFile.Group, path: String, over base: BroadcastURLs, warnings: inout [String]) -> BroadcastURLs {
         for e in g.entries where e.key != "BroadcastURLs" {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
-        guard let text = g.string("BroadcastURLs") else { return .redacted }
+        guard let text = g.string("BroadcastURLs") else { return base }
         guard let mode = BroadcastURLs(rawValue: text) else {
             warnings.append("\(path): BroadcastURLs=\(text) is not one of redacted, full, none; redacted is used")
             return .redacted
@@ -229,25 +251,34 @@ extension PolicyConfig {
     }
 }
 
-/// The current ``PolicyConfig``, re-read when its file changes. A lookup costs one clock read,
-/// and at most every 200 ms one `stat`; so edits take effect within a fraction of a second,
-/// without a restart and without a watcher thread.
+/// The current ``PolicyConfig``, re-read when one of its files changes. A lookup costs one clock
+/// read, and at most every 200 ms a `stat` of each file; so edits take effect within a fraction of
+/// a second, without a restart and without a watcher thread.
 public final class PolicyStore: Sendable {
-    /// The config file's path.
-    public let path: String
+    /// The user's config file (the last of ``paths``).
+    public var path: String { paths.last ?? "" }
+    /// The config files, lowest precedence first (``defaultPaths(directories:)``).
+    public let paths: [String]
     private let overrides: @Sendable (inout PolicyConfig) -> Void
     private let warn: @Sendable (String) -> Void
     private struct State {
         var config: PolicyConfig
-        var signature: (Int, Int, Int)?  // mtime s, mtime ns, size
+        var signatures: [FileSignature?]?
         var checkedAt: Int64 = 0
     }
     private let state: Mutex<State>
 
-    /// `overrides` applies command-line settings on top of the file (they win).
-    public init(path: String, overrides: @escaping @Sendable (inout PolicyConfig) -> Void = { _ in },
+    /// One config file.
+    public convenience init(path: String, overrides: @escaping @Sendable (inout PolicyConfig) -> Void = { _ in },
+                            warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.init(paths: [path], overrides: overrides, warn: warn)
+    }
+
+    /// `paths`, lowest precedence first; `overrides` applies command-line settings on top of the
+    /// files (they win).
+    public init(paths: [String], overrides: @escaping @Sendable (inout PolicyConfig) -> Void = { _ in },
                 warn: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.path = path
+        self.paths = paths
         self.overrides = overrides
         self.warn = warn
         var initial = PolicyConfig()
@@ -256,7 +287,7 @@ public final class PolicyStore: Sendable {
         _ = current
     }
 
-    /// The config path for an environment: `$XDG_CONFIG_HOME/schemebridge/config`.
+    /// The user's config path for an environment: `$XDG_CONFIG_HOME/schemebridge/config`.
     public static func defaultPath(directories: XDGDirectories) -> String {
         XDGDirectories.join(XDGDirectories.join(directories.configHome, "schemebridge"), "config")
     }
@@ -276,34 +307,21 @@ public final class PolicyStore: Sendable {
     }
 
     private func reloadIfChanged() -> PolicyConfig? {
-        var st = stat()
-        let sig: (Int, Int, Int)? = stat(path, &st) == 0 ? (st.st_mtim.tv_sec, st.st_mtim.tv_nsec, Int(st.st_size)) : nil
-        let unchanged = state.withLock { s in s.signature.map { a in sig.map { $0 == a } ?? false } ?? (sig == nil) }
-        if unchanged { return nil }
-        var config = PolicyConfig()
-        if sig != nil {
-            // Non-blocking, regular files only, bounded: a FIFO or a device put in the config's
-            // place cannot block the caller (this runs on the D-Bus loop thread).
-            let read: [UInt8]
-            do { read = try FileSystem.readFile(path, limit: 1 << 20) } catch {
-                warn("\(error); keeping the previous settings")
-                state.withLock { $0.signature = sig }
-                return nil
-            }
-            var warnings: [String] = []
-            do {
-                config = try PolicyConfig.parse(String(decoding: read, as: UTF8.self), path: path, warnings: &warnings)
-            } catch {
-                warn("\(error); keeping the previous settings")
-                state.withLock { $0.signature = sig }
-                return nil
-            }
-            for w in warnings { warn(w) }
+        let signatures = paths.map { path -> FileSignature? in
+            var st = stat()
+            return stat(path, &st) == 0 ? FileSignature(st) : nil
+        }
+        if state.withLock({ $0.signatures == signatures }) { return nil }
+        let reading = PolicyConfig.read(paths)
+        for w in reading.warnings { warn(w) }
+        guard var config = reading.config else {
+            state.withLock { $0.signatures = signatures }
+            return nil
         }
         overrides(&config)
         state.withLock {
             $0.config = config
-            $0.signature = sig
+            $0.signatures = signatures
         }
         return config
     }
