@@ -148,8 +148,15 @@ final class ServiceFixture: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self).split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
+    /// The environment a ``recorder(_:)`` handler recorded. A launch returns once the handler was
+    /// started, not once it wrote: this waits (up to the event ceiling) for its argv record, which
+    /// it moves into place after the environment's (`ourCLIRunDirectlyByAnAppIsThatApp` read an
+    /// environment not written yet). Blocking, so it can be used in expectations' messages too.
     func recordedEnv(_ name: String) -> String {
-        (try? String(contentsOf: records.appendingPathComponent("\(name).env"), encoding: .utf8)) ?? ""
+        let argv = records.appendingPathComponent("\(name).argv").path
+        let deadline = ContinuousClock.now + Tools.eventCeiling
+        while !FileManager.default.fileExists(atPath: argv) && ContinuousClock.now < deadline { usleep(10_000) }
+        return (try? String(contentsOf: records.appendingPathComponent("\(name).env"), encoding: .utf8)) ?? ""
     }
 
     /// `dbus-send --print-reply` of a contract method. It waits up to 300 s for the reply, not
