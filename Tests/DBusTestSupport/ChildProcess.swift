@@ -41,7 +41,16 @@ public final class ChildProcess: @unchecked Sendable {
             for p in cEnv { free(p) }
         }
         var child: pid_t = 0
-        let rc = clinux_spawn_io(argv[0], cArgs, cEnv, nil, inFD, outFD, errFD, 0, &child)
+        var rc = clinux_spawn_io(argv[0], cArgs, cEnv, nil, inFD, outFD, errFD, 0, &child)
+        // A program the test has just written can still be open for writing in a child another
+        // test forked meanwhile (until that child execs): ETXTBSY. Tried again, up to 10 s, for
+        // the other child to exec (seen with four CPU hogs: LeanEntryTests' fresh copy).
+        var waited = 0
+        while rc == ETXTBSY && waited < 10_000 {
+            usleep(20_000)
+            waited += 20
+            rc = clinux_spawn_io(argv[0], cArgs, cEnv, nil, inFD, outFD, errFD, 0, &child)
+        }
         guard rc == 0 else { throw ToolError("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
         pid = child
         let spawned = child
