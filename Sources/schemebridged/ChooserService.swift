@@ -4,10 +4,9 @@ import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
 
-/// The `ask` option: shows a chooser and returns the handler the user picked. Choosers, in
-/// order: `[Chooser] Command=` in the config; a client owning `io.github.schemebridge.Chooser1`
-/// on the bus, only when the config names it (`[Chooser] Bus=true`: whoever owns that name
-/// first would otherwise decide, and could answer "always" with no dialog); the shipped
+/// The `ask` option: shows a chooser and returns the handler the user picked. Which chooser
+/// (the core's rule, ``ChooserSettings/chooser(busChooserAvailable:)``): `[Chooser] Command=`, a
+/// client of `io.github.schemebridge.Chooser1` when `Bus=true`, else the shipped
 /// `schemebridge-chooser` (zenity, else kdialog) when there is a display. No chooser is sent the
 /// URL: only its scheme (or a document's type) and the caller.
 /// A chooser program runs through ``ChooserProcess`` (its own thread waits; the calling task is
@@ -49,15 +48,16 @@ final class ChooserService: Sendable {
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
         let kind = ChoiceSubject.isContentType(subject) ? "type" : "scheme"
-        if let command = settings.command {
+        switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
+        case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
                                         candidates: candidates, caller: caller, timeout: timeout)
-        }
-        if settings.bus, await busChooserAvailable() {
+        case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout)
+        case .shipped:
+            return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
+                                        candidates: candidates, caller: caller, timeout: timeout)
         }
-        return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
-                                    candidates: candidates, caller: caller, timeout: timeout)
     }
 
     // MARK: a chooser program
