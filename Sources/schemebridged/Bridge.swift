@@ -36,8 +36,8 @@ final class Bridge: Sendable {
     let descriptors = DescriptorWork()
     /// Content types, handlers by type and the Inboxes.
     let documents: Documents
-    /// When the Inboxes were last swept (seconds since the epoch).
-    let inboxSweep = Atomic<Int64>(0)
+    /// When the Inboxes are swept (the core's rule: at most once a minute).
+    let inboxSweeps = InboxSweepSchedule()
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 

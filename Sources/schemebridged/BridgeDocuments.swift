@@ -81,10 +81,11 @@ extension Bridge {
         }
     }
 
-    /// Removes Inbox files past `retention`, at most once a minute (on a descriptor thread).
+    /// Removes Inbox files past `retention` when the core's ``InboxSweepSchedule`` says so (on a
+    /// descriptor thread).
     func sweepInboxes(retention: Int64) {
         let now = Int64(time(nil))
-        guard inboxSweep.exchange(now, ordering: .relaxed) < now - 60 else { return }
+        guard inboxSweeps.isDue(now: now) else { return }
         let inbox = documents.inbox
         Task.detached { [descriptors] in
             _ = try? await descriptors.run(for: "inbox sweep") { () throws(DBusError) in inbox.sweep(retention: retention, now: now) }

@@ -3,12 +3,10 @@ import Glibc
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
-/// The `ask` option: shows a chooser and returns the handler the user picked. Choosers, in
-/// order: `[Chooser] Command=` in the config; a client owning `io.github.schemebridge.Chooser1`
-/// on the bus, only when the config names it (`[Chooser] Bus=true`: whoever owns that name
-/// first would otherwise decide, and could answer "always" with no dialog); the shipped
+/// The `ask` option: shows a chooser and returns the handler the user picked. Which chooser
+/// (the core's rule, ``ChooserSettings/chooser(busChooserAvailable:)``): `[Chooser] Command=`, a
+/// client of `io.github.schemebridge.Chooser1` when `Bus=true`, else the shipped
 /// `schemebridge-chooser` (zenity, else kdialog) when there is a display. No chooser is sent the
 /// URL: only its scheme (or a document's type) and the caller.
 /// A chooser program runs through ``ChooserProcess`` (its own thread waits; the calling task is
@@ -21,15 +19,8 @@ final class ChooserService: Sendable {
     /// The environment chooser programs run with (the handlers' base environment).
     let environment: [String: String]
     let logger: Logger
-    /// Choosers open now, per caller (``slotKey(_:)``).
-    private let open = Mutex<[String: Int]>([:])
-
-    /// Choosers open at once for one caller, for all callers known only by their executable's
-    /// path together (a hard link to a program is a new path: one program must not take every
-    /// slot by running under many names), and for all together.
-    static let perCaller = 1, perPathGroup = 2, total = 4
-    /// The key of the callers known only by a path, counted together against ``perPathGroup``.
-    static let pathGroup = "\u{0}paths"
+    /// Choosers open now (the core's rule: one per app, two for path-only callers, four in all).
+    private let slots = ChooserSlots()
     /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
     static let shippedChooser = "schemebridge-chooser"
 
@@ -48,35 +39,26 @@ final class ChooserService: Sendable {
     func choose(subject: String, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
         let candidates = ChooserCandidate.offerable(candidates)
         guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
-        let key = Self.slotKey(caller)
-        let admitted = open.withLock { o -> Bool in
-            let paths = key.hasPrefix("/") ? o.filter { $0.key.hasPrefix("/") }.values.reduce(0, +) : 0
-            guard o[key, default: 0] < Self.perCaller, paths < Self.perPathGroup, o.values.reduce(0, +) < Self.total else { return false }
-            o[key, default: 0] += 1
-            return true
+        let key = ChooserSlots.key(for: caller)
+        guard slots.take(key) else {
+            throw ContractError.rateLimited("a chooser is already open for \(caller.displayName) (or \(ChooserSlots.perPathGroup) for programs known only "
+                + "by their path, or \(ChooserSlots.total) in all); answer it first")
         }
-        guard admitted else {
-            throw ContractError.rateLimited("a chooser is already open for \(caller.displayName) (or \(Self.perPathGroup) for programs known only "
-                + "by their path, or \(Self.total) in all); answer it first")
-        }
-        defer { open.withLock { o in o[key]! -= 1; if o[key] == 0 { o[key] = nil } } }
+        defer { slots.give(key) }
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
         let kind = ChoiceSubject.isContentType(subject) ? "type" : "scheme"
-        if let command = settings.command {
+        switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
+        case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
                                         candidates: candidates, caller: caller, timeout: timeout)
-        }
-        if settings.bus, await busChooserAvailable() {
+        case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout)
+        case .shipped:
+            return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
+                                        candidates: candidates, caller: caller, timeout: timeout)
         }
-        return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
-                                    candidates: candidates, caller: caller, timeout: timeout)
     }
-
-    /// Whose slot an ask takes: the app id, `""` for the unidentified together, the executable's
-    /// path for a caller known only by it (counted against ``perPathGroup`` as well).
-    static func slotKey(_ caller: Caller) -> String { caller.appID ?? "" }
 
     // MARK: a chooser program
 

@@ -1,34 +1,21 @@
 import DBus
 import SchemeBridgeCore
-import Synchronization
 
 /// Work on descriptors that callers hand over (pasteboard data to copy, documents to read and
 /// copy into an Inbox): a regular file on a file system that never answers (FUSE in the
 /// caller's own namespace) blocks whoever reads it, so this runs on threads of its own — never
-/// the D-Bus loop thread or the shared pool — and one app has at most ``perCaller`` jobs at
-/// once, so it cannot take every thread.
+/// the D-Bus loop thread or the shared pool — and one app has at most
+/// `DescriptorJobs.perCaller` jobs at once (the core's rule), so it cannot take every thread.
 final class DescriptorWork: Sendable {
     let threads = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 64, threadName: "sb-fd-work")
-    /// Jobs one app may have running or waiting.
-    static let perCaller = 2
-    private let running = Mutex<[String: Int]>([:])
+    private let jobs = DescriptorJobs()
 
     /// Runs `work` for the caller known as `key` (its app id, else its bus name).
     func run<T: Sendable>(for key: String, _ work: @escaping @Sendable () throws(DBusError) -> T) async throws(DBusError) -> T {
-        let admitted = running.withLock { r -> Bool in
-            guard r[key, default: 0] < Self.perCaller else { return false }
-            r[key, default: 0] += 1
-            return true
+        guard jobs.take(key) else {
+            throw DBusError(.limitsExceeded, "\(DescriptorJobs.perCaller) calls of yours are still reading descriptors; wait for them (or send sealed memfds, taken without reading)")
         }
-        guard admitted else {
-            throw DBusError(.limitsExceeded, "\(Self.perCaller) calls of yours are still reading descriptors; wait for them (or send sealed memfds, taken without reading)")
-        }
-        defer {
-            running.withLock { r in
-                r[key, default: 1] -= 1
-                if r[key] == 0 { r[key] = nil }
-            }
-        }
+        defer { jobs.give(key) }
         let outcome = await threads.run { () -> Result<T, DBusError> in
             do throws(DBusError) { return .success(try work()) } catch { return .failure(error) }
         }

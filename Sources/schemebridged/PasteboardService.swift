@@ -67,23 +67,10 @@ final class PasteboardService: Sendable {
     }
 
     /// The pasteboard named by the `pasteboard` open option (a path or a name), which `caller`
-    /// must own; returns its id.
+    /// must own (the core's rule, ``PasteboardStore/grantable(_:caller:)``); returns its id.
     func ownedPasteboard(_ reference: String, caller: PasteboardCaller) throws(DBusError) -> String {
-        do throws(PasteboardError) {
-            let board: Pasteboard
-            if reference.hasPrefix("/") {
-                guard let id = Self.id(inPath: reference) else { throw PasteboardError.noSuchPasteboard }
-                board = try store.board(id, caller: caller).0
-            } else {
-                board = try store.findOwned(name: reference, caller: caller)
-            }
-            guard board.access(for: caller) == .owner else {
-                throw PasteboardError(.accessDenied, "only the pasteboard's owner may grant it to a handler")
-            }
-            return board.id
-        } catch {
-            throw DBusError(error)
-        }
+        let named: PasteboardReference = reference.hasPrefix("/") ? .object(id: Self.id(inPath: reference)) : .name(reference)
+        do { return try store.grantable(named, caller: caller) } catch { throw DBusError(error) }
     }
 
     // MARK: objects

@@ -114,9 +114,9 @@ final class ReplyService: Sendable {
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         let senderPID = await pidOf(sender)
         // An app being activated may answer from inside its Open: its bus name's owner now.
-        var nameOwner: String? = nil
-        if let busName = table.request(token: token)?.handler?.activatingName { nameOwner = await ownerOf(busName) }
-        switch table.takeForReply(token: token, isHandler: { $0.handler?.includes(sender: sender, pid: senderPID, nameOwner: nameOwner) ?? false }) {
+        let check = await HandlerCheck.prepared(for: table.request(token: token)?.handler, sender: sender, pid: senderPID,
+                                                ownerOf: { await self.ownerOf($0) })
+        switch table.takeForReply(token: token, isHandler: { check.isHandler($0.handler) }) {
         case .failure(.noSuchRequest):
             throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
         case .failure(.notTheHandler(let handlerID)):
@@ -126,13 +126,10 @@ final class ReplyService: Sendable {
         }
     }
 
-    /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule,
-    /// ``LaunchedHandler/includes(sender:pid:nameOwner:)``; nil, a handler not started yet, is nobody).
+    /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule, ``HandlerCheck``;
+    /// this adapter asks the bus for the owner of an activating handler's name).
     func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?) async -> Bool {
-        guard let handler else { return false }
-        var nameOwner: String? = nil
-        if let busName = handler.activatingName { nameOwner = await ownerOf(busName) }
-        return handler.includes(sender: sender, pid: pid, nameOwner: nameOwner)
+        await HandlerCheck.isHandler(handler, sender: sender, pid: pid, ownerOf: { await self.ownerOf($0) })
     }
 
     /// Request objects exported now (for tests and leak checks).

@@ -1,0 +1,28 @@
+/// How the `pasteboard` open option names the pasteboard to grant a handler: by its object (the
+/// adapter reads the id from the path) or by name, which finds the caller's own.
+public enum PasteboardReference: Sendable, Equatable {
+    /// An object path; nil: a path that names no pasteboard.
+    case object(id: String?)
+    /// A name, looked up among the caller's own pasteboards.
+    case name(String)
+}
+
+extension PasteboardStore {
+    /// The pasteboard `reference` names, which `caller` must own to grant it to a handler;
+    /// returns its id. One the caller may not see is ``PasteboardError/noSuchPasteboard``, one it
+    /// may only read ``PasteboardError/Kind/accessDenied``.
+    public func grantable(_ reference: PasteboardReference, caller: PasteboardCaller) throws(PasteboardError) -> String {
+        let board: Pasteboard
+        switch reference {
+        case .object(let id):
+            guard let id else { throw PasteboardError.noSuchPasteboard }
+            board = try self.board(id, caller: caller).0
+        case .name(let name):
+            board = try findOwned(name: name, caller: caller)
+        }
+        guard board.access(for: caller) == .owner else {
+            throw PasteboardError(.accessDenied, "only the pasteboard's owner may grant it to a handler")
+        }
+        return board.id
+    }
+}
