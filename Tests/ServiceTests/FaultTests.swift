@@ -54,17 +54,9 @@ import SchemeBridgeContract
         for s in 0..<8 {
             try f.entry("h\(s).desktop", "Name=H\(s)\nExec=/bin/true %u\nMimeType=x-scheme-handler/s\(s);")
         }
-        let script = """
-            import sys, dbus
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            \(ServiceFixture.pythonNames)
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            for s in sys.argv[2:]:
-                svc.SetDefaultHandler('s' + s, 'h' + s + '.desktop')
-            """
         _ = try await f.dbusSend("CanOpenURL", "string:s0:x")  // activate first
-        async let one = Tools.run([Tools.systemPython, "-c", script, f.bus.address, "0", "2", "4", "6"])
-        async let two = Tools.run([Tools.systemPython, "-c", script, f.bus.address, "1", "3", "5", "7"])
+        async let one = Tools.run(Clients.command("Fault/set-defaults", [f.bus.address, "0", "2", "4", "6"]), environment: Clients.serviceNames)
+        async let two = Tools.run(Clients.command("Fault/set-defaults", [f.bus.address, "1", "3", "5", "7"]), environment: Clients.serviceNames)
         let (r1, r2) = try await (one, two)
         #expect(r1.status == 0 && r2.status == 0, "\(r1.stderr)\(r2.stderr)")
         let text = try String(contentsOf: f.configHome.appendingPathComponent("mimeapps.list"), encoding: .utf8)

@@ -29,34 +29,7 @@ import SchemeBridgeContract
         try f.entry("fast.desktop", "Name=Fast\nExec=\(try Self.counter(f, "fast")) %u\nMimeType=x-scheme-handler/fast;")
         _ = try await f.dbusSend("CanOpenURL", "string:fast:warmup")
         // A watcher counts the outcomes (URLHandled / URLFailed), so the test waits for events.
-        let script = """
-            import sys, dbus, time
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            \(ServiceFixture.pythonNames)
-            addr = sys.argv[1]
-            watcher = dbus.bus.BusConnection(addr, mainloop=DBusGMainLoop())
-            seen = {'URLHandled': 0, 'URLFailed': 0}
-            loop = GLib.MainLoop()
-            def outcome(*args, member=None):
-                seen[member] += 1
-                if seen['URLHandled'] + seen['URLFailed'] >= 300: loop.quit()
-            for m in seen: watcher.add_signal_receiver(outcome, m, N, None, O, member_keyword='member')
-            watcher.call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetId', '', [])
-            start = time.monotonic()
-            for i in range(300):
-                c = dbus.bus.BusConnection(addr)
-                m = dbus.lowlevel.MethodCallMessage(N, O, N, 'OpenURL')
-                m.append('fast://%d' % i, signature='s')
-                m.set_no_reply(True)
-                c.send_message(m)
-                c.flush()
-                c.close()
-            GLib.timeout_add_seconds(120, loop.quit)
-            loop.run()
-            print(seen['URLHandled'], seen['URLFailed'], time.monotonic() - start)
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address], timeout: .seconds(180))
+        let r = try await Tools.run(Clients.command("Limits/fresh-connections", [f.bus.address]), environment: Clients.serviceNames, timeout: .seconds(180))
         let fields = r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" })
         #expect(r.status == 0 && fields.count == 3, "\(r.stdout)\(r.stderr)")
         let handled = Int(fields.first ?? "") ?? -1, failed = Int(fields.dropFirst().first ?? "") ?? -1
@@ -80,41 +53,12 @@ import SchemeBridgeContract
         try f.entry("fast.desktop", "Name=Fast\nExec=\(try Self.counter(f, "fast")) %u\nMimeType=x-scheme-handler/fast;")
         let opens = f.records.appendingPathComponent("opens").path
         // The slow app: owns its name, counts each Open and never answers it.
-        let slow = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, dbus, dbus.service
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            held = []
-            class App(dbus.service.Object):
-                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='', async_callbacks=('ok', 'err'))
-                def Open(self, uris, platform_data, ok, err):
-                    held.append(ok)
-                    with open(sys.argv[2], 'a') as f: f.write('open\\n')
-            App(bus, '/org/example/Slow')
-            name = dbus.service.BusName('org.example.Slow', bus)
-            with open(sys.argv[2] + '.ready', 'w') as f: f.write('ready')
-            GLib.MainLoop().run()
-            """, f.bus.address, opens])
+        let slow = try Tools.spawn(Clients.command("Limits/slow-app", [f.bus.address, opens]))
         defer { slow.terminate() }
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: opens + ".ready") })
         // The greedy caller: six OpenURL at once, each outcome written as it comes.
         let outcomes = f.records.appendingPathComponent("outcomes").path
-        let greedy = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1], mainloop=DBusGMainLoop())
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            def note(text):
-                with open(sys.argv[2], 'a') as f: f.write(text + '\\n')
-            for i in range(6):
-                svc.OpenURL('slow://%d' % i, reply_handler=lambda *a: note('ok'),
-                            error_handler=lambda e: note(e.get_dbus_name().split('.')[-1]), timeout=600)
-            GLib.MainLoop().run()
-            """, f.bus.address, outcomes])
+        let greedy = try Tools.spawn(Clients.command("Limits/greedy-caller", [f.bus.address, outcomes]), environment: Clients.serviceNames)
         defer { greedy.terminate() }
         let readLines = { (path: String) in ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
         // Every one of the six is either held by the slow app or refused.
@@ -142,35 +86,9 @@ import SchemeBridgeContract
         _ = try await f.dbusSend("CanOpenURL", "string:fast:warmup")
         let sent = f.records.appendingPathComponent("flood-sent").path
         // Alternating ids: no two queued requests are the same, so each is a write of its own.
-        async let flood = Tools.run([Tools.systemPython, "-c", """
-            import sys, time, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1], mainloop=DBusGMainLoop())
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            times, errors, loop = [], [], GLib.MainLoop()
-            def done(error=None):
-                times.append(time.monotonic())
-                if error is not None: errors.append(error.get_dbus_name())
-                if len(times) == 2000: loop.quit()
-            for i in range(2000):
-                svc.SetDefaultHandler('flood', 'ab'[i % 2] + '.desktop', reply_handler=done, error_handler=done, timeout=600)
-            bus.flush()
-            with open(sys.argv[2], 'w') as f: f.write(str(time.monotonic()))
-            loop.run()
-            print(' '.join('%.6f' % t for t in times))
-            print(len(errors), sorted(set(errors)))
-            """, f.bus.address, sent], timeout: .seconds(600))
+        async let flood = Tools.run(Clients.command("Limits/set-default-flood", [f.bus.address, sent]), environment: Clients.serviceNames, timeout: .seconds(600))
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: sent) })
-        let other = try await Tools.run([Tools.systemPython, "-c", """
-            import sys, time, dbus
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            start = time.monotonic()
-            bus.call_blocking(N, O, N, 'OpenURL', 's', ['fast://during-flood'], timeout=600)
-            print('%.6f %.6f' % (start, time.monotonic()))
-            """, f.bus.address])
+        let other = try await Tools.run(Clients.command("Limits/timed-open", [f.bus.address]), environment: Clients.serviceNames)
         let result = try await flood
         #expect(other.status == 0, "\(other.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
@@ -194,23 +112,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         try f.writeConfig("[Policy]\nMaxSetDefaultRate=0.01\nSetDefaultBurst=20\n")
         try f.entry("a.desktop", "Name=a\nExec=/bin/true %u\nMimeType=x-scheme-handler/flood;")
-        let r = try await Tools.run([Tools.systemPython, "-c", """
-            import sys, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1], mainloop=DBusGMainLoop())
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            out, loop = [], GLib.MainLoop()
-            def done(name):
-                out.append(name)
-                if len(out) == 2000: loop.quit()
-            for i in range(2000):
-                svc.SetDefaultHandler('flood', 'a.desktop', reply_handler=lambda: done('ok'),
-                                      error_handler=lambda e: done(e.get_dbus_name().split('.')[-1]), timeout=600)
-            loop.run()
-            print(out.count('ok'), out.count('RateLimited'))
-            """, f.bus.address])
+        let r = try await Tools.run(Clients.command("Limits/set-default-same", [f.bus.address]), environment: Clients.serviceNames)
         #expect(r.stdout == "20 1980\n", "\(r.stdout)\(r.stderr)")
         // Another client still sets a default.
         let other = try await f.dbusSend("SetDefaultHandler", "string:flood", "string:a.desktop")

@@ -38,44 +38,6 @@ import Synchronization
         // A D-Bus array holds at most 64 MiB, so the 100 MiB messages are a 100 MiB string,
         // two 50 MiB arrays as arguments, and a 100 MiB signal; options (one a{sv} array) carry
         // 60 MiB.
-        let script = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            size = int(sys.argv[2])
-            out = []
-            def name_of(call):
-                try:
-                    call(); return 'ok'
-                except dbus.DBusException as e:
-                    return e.get_dbus_name().split('.')[-1]
-            url = 'todolist://' + 'x' * size
-            out.append(name_of(lambda: svc.OpenURL(url, timeout=120)))
-            del url
-            half = dbus.ByteArray(b'\\x01' * (size // 2))
-            out.append(name_of(lambda: bus.call_blocking(N, O, N, 'OpenURL', 'ayay', (half, half), timeout=120)))
-            # The bus's own cost for such a message: one hop, to the bus itself, which refuses it.
-            import time
-            t = time.monotonic()
-            name_of(lambda: bus.call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.Peer', 'Ping', 'ayay', (half, half), timeout=120))
-            floor = time.monotonic() - t
-            target = bus.get_name_owner(N)
-            signal = dbus.lowlevel.SignalMessage('/x', 'org.example.Bomb', 'Boom')
-            signal.set_destination(target)
-            signal.append(half, half, signature='ayay')
-            bus.send_message(signal); bus.flush()
-            del half, signal
-            part = dbus.ByteArray(b'\\x01' * (30 << 20))
-            r = svc.OpenURLWithOptions('todolist://unknown', dbus.Dictionary({'junk': part, 'more': part}, signature='sv'), timeout=120)
-            out.append(str(r['handler']))
-            pair = dbus.Struct((part, part), signature='ayay')
-            r = svc.OpenURLWithOptions('todolist://annotation', dbus.Dictionary({'annotation': pair}, signature='sv'), timeout=120)
-            out.append(str(r['handler']))
-            out.append(name_of(lambda: svc.OpenURLWithOptions('todolist://wrong', dbus.Dictionary({'handler': pair}, signature='sv'), timeout=120)))
-            print(' '.join(out))
-            print('%.3f' % floor)
-            """
         let asker = try await Connection.connect(address: f.bus.address)
         defer { asker.close() }
         let service = SchemeBridgeClient(connection: asker)
@@ -91,7 +53,7 @@ import Synchronization
             }
             return worst
         }
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address, String(size)], timeout: .seconds(300))
+        let r = try await Tools.run(Clients.command("MemoryBomb/bombs", [f.bus.address, String(size)]), environment: Clients.serviceNames, timeout: .seconds(300))
         done.set()
         let worst = await slowest.value
         #expect(r.status == 0, "\(r.stderr)")
@@ -119,20 +81,7 @@ import Synchronization
         _ = try await f.dbusSend("CanOpenURL", "string:todolist:warmup")
         let pid = try await Self.servicePID(f)
         let before = Self.memory(pid, "VmRSS")
-        let script = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            ints = dbus.Array(range(4_000_000), signature='u')
-            try:
-                svc.OpenURLWithOptions('todolist://x', dbus.Dictionary({'annotation': ints}, signature='sv'), timeout=120)
-                print('accepted')
-            except dbus.DBusException as e:
-                print(e.get_dbus_name(), str(e).split(':', 1)[-1].strip()[:120])
-            print(bool(svc.CanOpenURL('todolist:x')))
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        let r = try await Tools.run(Clients.command("MemoryBomb/many-small-values", [f.bus.address]), environment: Clients.serviceNames)
         #expect(r.stdout.hasPrefix("org.freedesktop.DBus.Error.InvalidArgs") && r.stdout.contains("values"), "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.hasSuffix("True\n"), "the service still answers: \(r.stdout)")
         let grown = Self.memory(pid, "VmHWM") - before

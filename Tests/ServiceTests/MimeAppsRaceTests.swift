@@ -21,17 +21,9 @@ import SchemeBridgeContract
             "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path,
             "XDG_CONFIG_HOME": f.configHome.path, "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path,
         ]
-        let ours = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            for i in range(int(sys.argv[2])):
-                svc.SetDefaultHandler('s%d' % i, 's%d.desktop' % i)
-            """
         async let gio = Tools.run(["/bin/sh", "-c", "i=0; while [ $i -lt \(count) ]; do gio mime x-scheme-handler/g$i g$i.desktop >/dev/null || exit 1; i=$((i+1)); done"],
                                   environment: environment, timeout: .seconds(300))
-        async let python = Tools.run([Tools.systemPython, "-c", ours, f.bus.address, String(count)], timeout: .seconds(300))
+        async let python = Tools.run(Clients.command("MimeAppsRace/set-defaults", [f.bus.address, String(count)]), environment: Clients.serviceNames, timeout: .seconds(300))
         let (g, p) = try await (gio, python)
         #expect(g.status == 0, "\(g.stderr)")
         #expect(p.status == 0, "\(p.stderr)")

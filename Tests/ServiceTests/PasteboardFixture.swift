@@ -4,38 +4,20 @@ import DBusTestSupport
 import SchemeBridgeContract
 
 /// Pasteboard tests' helpers on a ``ServiceFixture``: a python3-dbus module the test clients
-/// import (`pb.py`), and copies of the python interpreter under other names, so a client can be
+/// import (`Clients/pb.py`), and copies of the python interpreter under other names, so a client can be
 /// another app (the service tells apps apart by their executable when nothing else names them).
 extension ServiceFixture {
-    /// Writes `pb.py` beside the records and returns the directory to put on `PYTHONPATH`.
+    /// Copies `Clients/pb.py` beside the records, with `contract.py` (the contract's names it
+    /// uses), and returns the directory to put on `PYTHONPATH`.
     func pasteboardModule() throws -> String {
         let dir = root.appendingPathComponent("py").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try """
-            import dbus, os, fcntl, sys
             N, O = '\(Self.name)', '\(Self.path)'
             PBS, PB = '\(Contract.pasteboardsInterface.rawValue)', '\(Contract.pasteboardInterface.rawValue)'
             ERR = '\(Contract.errorPrefix)'
-            def bus(): return dbus.bus.BusConnection(os.environ['SB_BUS'])
-            def boards(b): return dbus.Interface(b.get_object(N, O), PBS)
-            def board(b, path): return dbus.Interface(b.get_object(N, path), PB)
-            def sealed(data, seal=True):
-                fd = os.memfd_create('test', os.MFD_ALLOW_SEALING)
-                os.write(fd, data) if isinstance(data, bytes) else os.ftruncate(fd, data)
-                if seal: fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
-                return fd
-            def read_all(fd):
-                out, off = [], 0
-                while True:
-                    chunk = os.pread(fd, 1 << 20, off)
-                    if not chunk: return b''.join(out)
-                    out.append(chunk); off += len(chunk)
-            def error(call):
-                try:
-                    call(); return 'no error'
-                except dbus.DBusException as e:
-                    return e.get_dbus_name().replace(ERR, '').replace('org.freedesktop.DBus.Error.', '') + ': ' + str(e)
-            """.write(toFile: dir + "/pb.py", atomically: true, encoding: .utf8)
+            """.write(toFile: dir + "/contract.py", atomically: true, encoding: .utf8)
+        try String(contentsOfFile: Clients.path("pb"), encoding: .utf8).write(toFile: dir + "/pb.py", atomically: true, encoding: .utf8)
         return dir
     }
 
@@ -56,8 +38,17 @@ extension ServiceFixture {
 
     /// Runs python `script` (with `pb.py` importable and `SB_BUS` set) under `python`.
     func runPython(_ script: String, python: String = Tools.systemPython, _ args: [String] = []) async throws -> ProcessResult {
+        try await runPythonArguments(["-c", script] + args, python: python)
+    }
+
+    /// Runs the client file `name` (see ``Clients``) with `args` like ``runPython(_:python:_:)``.
+    func runClient(_ name: String, python: String = Tools.systemPython, _ args: [String] = []) async throws -> ProcessResult {
+        try await runPythonArguments([Clients.path(name)] + args, python: python)
+    }
+
+    private func runPythonArguments(_ arguments: [String], python: String) async throws -> ProcessResult {
         let module = try pasteboardModule()
-        return try await Tools.run([python, "-c", script] + args, environment: ["PYTHONPATH": module, "SB_BUS": bus.address])
+        return try await Tools.run([python] + arguments, environment: ["PYTHONPATH": module, "SB_BUS": bus.address])
     }
 
     /// `$XDG_STATE_HOME/schemebridge/pasteboards` of the service (HOME is the fixture's root).

@@ -25,39 +25,12 @@ import SchemeBridgeContract
         return path
     }
 
-    /// A python3-dbus caller: OpenURLWithReply(url, options), then prints the one Response
-    /// (`code` and the results as JSON), or the error name. `closeAfter` gate: call Close() once
-    /// the test opens that gate.
-    static func caller(_ f: ServiceFixture, _ url: String, options: String = "{}", closeWhen gate: String? = nil) -> [String] {
-        let script = """
-            import sys, os, json, time, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            got = []
-            loop = GLib.MainLoop()
-            def on_response(code, results, path=None):
-                got.append((int(code), {str(k): str(v) for k, v in results.items()}, str(path)))
-                GLib.timeout_add(300, loop.quit)   # wait a little for a second (forbidden) response
-            bus.add_signal_receiver(on_response, 'Response', '\(Contract.requestInterface)', path_keyword='path')
-            try:
-                path = svc.OpenURLWithReply(sys.argv[2], \(options), timeout=300)
-            except dbus.DBusException as e:
-                print(json.dumps({'error': e.get_dbus_name(), 'message': str(e)})); sys.exit(0)
-            gate = sys.argv[3] if len(sys.argv) > 3 else ''
-            if gate:
-                def poll():
-                    if os.path.exists(gate):
-                        dbus.Interface(bus.get_object(N, path), '\(Contract.requestInterface)').Close(); return False
-                    return True
-                GLib.timeout_add(50, poll)
-            loop.run()
-            print(json.dumps({'path': str(path), 'responses': [{'code': c, 'results': r, 'from': p} for c, r, p in got]}))
-            """
-        return [Tools.systemPython, "-c", script, f.bus.address, url] + (gate.map { [f.gate.file($0)] } ?? [])
+    /// Runs the python3-dbus caller `Clients/Reply/caller.py`: OpenURLWithReply(url, options
+    /// with `timeout` if given), then prints the one Response (`code` and the results as JSON),
+    /// or the error name. `closeWhen` gate: call Close() once the test opens that gate.
+    static func runCaller(_ f: ServiceFixture, _ url: String, timeout: UInt32? = nil, closeWhen gate: String? = nil) async throws -> ProcessResult {
+        try await Tools.run(Clients.command("Reply/caller", [f.bus.address, url, timeout.map { String($0) } ?? "", gate.map { f.gate.file($0) } ?? ""]),
+                            environment: Clients.serviceNames)
     }
 
     /// Waits until `name` has an owner on the fixture's bus.
@@ -85,7 +58,7 @@ import SchemeBridgeContract
         let monitor = f.root.appendingPathComponent("monitor.txt")
         let mon = try Tools.spawn(["dbus-monitor", "--address", f.bus.address], stdout: monitor)
         defer { mon.terminate() }
-        let r = try await Tools.run(Self.caller(f, "todolist://add?task=milk"))
+        let r = try await Self.runCaller(f, "todolist://add?task=milk")
         let all = Self.responses(r)
         #expect(all.count == 1, "\(r.stdout)\(r.stderr)")
         #expect(all.first?["code"] as? Int == 0)
@@ -118,7 +91,7 @@ import SchemeBridgeContract
         // A caller that stays on the bus (gdbus monitor keeps its connection) and asks with gdbus
         // would lose its request when gdbus exits, so the request is made by a python caller
         // that waits; the object is found under the request node.
-        async let run = Tools.run(Self.caller(f, "shown://x", options: "{'timeout': dbus.UInt32(600)}", closeWhen: "close"))
+        async let run = Self.runCaller(f, "shown://x", timeout: 600, closeWhen: "close")
         let listed = {
             try await Tools.run(["gdbus", "introspect", "--address", f.bus.address, "--dest", ServiceFixture.name,
                                  "--object-path", Contract.requestPathPrefix]).stdout
@@ -147,7 +120,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         let h = try Self.handler(f, "quiet", "exit 3")
         try f.entry("quiet.desktop", "Name=Quiet\nExec=\(h) %u\nMimeType=x-scheme-handler/quiet;")
-        let r = try await Tools.run(Self.caller(f, "quiet://x"))
+        let r = try await Self.runCaller(f, "quiet://x")
         let all = Self.responses(r)
         #expect(all.count == 1 && all.first?["code"] as? Int == 2, "\(r.stdout)\(r.stderr)")
         let results = all.first?["results"] as? [String: String] ?? [:]
@@ -159,7 +132,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         let h = try Self.handler(f, "slow", hold: true, "\"$SB\" reply done=yes 2> '\(f.records.path)/slow.err'; echo $? > '\(f.records.path)/slow.status'")
         try f.entry("slow.desktop", "Name=Slow\nExec=\(h) %u\nMimeType=x-scheme-handler/slow;")
-        async let run = Tools.run(Self.caller(f, "slow://x", closeWhen: "close"))
+        async let run = Self.runCaller(f, "slow://x", closeWhen: "close")
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: f.records.appendingPathComponent("slow.token").path) })
         f.release("close")
         let r = try await run
@@ -177,7 +150,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         let h = try Self.handler(f, "held", hold: true, "exec \"$SB\" reply who=handler")
         try f.entry("held.desktop", "Name=Held\nExec=\(h) %u\nMimeType=x-scheme-handler/held;")
-        async let run = Tools.run(Self.caller(f, "held://x"))
+        async let run = Self.runCaller(f, "held://x")
         let tokenFile = f.records.appendingPathComponent("held.token")
         #expect(await Tools.eventually { ((try? String(contentsOf: tokenFile, encoding: .utf8)) ?? "").count == 64 })
         let token = try String(contentsOf: tokenFile, encoding: .utf8)
@@ -219,25 +192,10 @@ import SchemeBridgeContract
         let f = try ServiceFixture()
         defer { f.stop() }
         try f.entry("org.example.Answer.desktop", "Name=Answer\nDBusActivatable=true\nMimeType=x-scheme-handler/answer;")
-        let app = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, dbus, dbus.service
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            class App(dbus.service.Object):
-                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
-                def Open(self, uris, platform):
-                    token = str(platform['reply-token'])
-                    GLib.idle_add(lambda: dbus.Interface(bus.get_object(N, O), N).Reply(token, dbus.UInt32(0), {'opened': str(uris[0])}) and False)
-            name = dbus.service.BusName('org.example.Answer', bus)
-            App(bus, '/org/example/Answer')
-            GLib.MainLoop().run()
-            """, f.bus.address])
+        let app = try Tools.spawn(Clients.command("Reply/answering-app", [f.bus.address]), environment: Clients.serviceNames)
         defer { app.terminate() }
         #expect(await Self.nameIsOwned(f, "org.example.Answer"))
-        let r = try await Tools.run(Self.caller(f, "answer://q"))
+        let r = try await Self.runCaller(f, "answer://q")
         let all = Self.responses(r)
         #expect(all.count == 1 && (all.first?["results"] as? [String: String])?["opened"] == "answer://q", "\(r.stdout)\(r.stderr)")
     }
@@ -253,56 +211,16 @@ import SchemeBridgeContract
         defer { f.stop() }
         try f.entry("org.example.Answer.desktop", "Name=Answer\nDBusActivatable=true\nMimeType=x-scheme-handler/answer;")
         let (tokenFile, holderFile) = (f.records.appendingPathComponent("answer.token").path, f.records.appendingPathComponent("holder.pid").path)
-        let app = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, os, time, dbus, dbus.service
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            class App(dbus.service.Object):
-                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
-                def Open(self, uris, platform):
-                    open(sys.argv[2] + '.tmp', 'w').write(str(platform['reply-token'])); os.rename(sys.argv[2] + '.tmp', sys.argv[2])
-            name = dbus.service.BusName('org.example.Answer', bus)
-            App(bus, '/org/example/Answer')
-            def leave():
-                if not os.path.exists(sys.argv[3]): return True
-                if os.fork() == 0:   # the child keeps the connection's socket open, and nothing else
-                    open(sys.argv[4] + '.tmp', 'w').write(str(os.getpid())); os.rename(sys.argv[4] + '.tmp', sys.argv[4])
-                    time.sleep(600); os._exit(0)
-                os._exit(0)
-            GLib.timeout_add(50, leave)
-            GLib.MainLoop().run()
-            """, f.bus.address, tokenFile, f.gate.file("leave"), holderFile])
+        let app = try Tools.spawn(Clients.command("Reply/leaving-app", [f.bus.address, tokenFile, f.gate.file("leave"), holderFile]))
         defer { app.terminate() }
         #expect(await Self.nameIsOwned(f, "org.example.Answer"))
-        async let run = Tools.run(Self.caller(f, "answer://q"))
+        async let run = Self.runCaller(f, "answer://q")
         #expect(await Tools.eventually { ((try? String(contentsOfFile: tokenFile, encoding: .utf8)) ?? "").count == 64 })
         // A program waits, ready, for the handler's pid to be free and takes it at once — clone3(2)
         // with set_tid (root only) gives exactly that pid or fails — then answers with the token.
         let (ready, said) = (f.records.appendingPathComponent("impostor.ready"), f.records.appendingPathComponent("impostor.out"))
-        let impostorProcess = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, os, time, ctypes, struct, signal, dbus
-            \(ServiceFixture.pythonNames)
-            target, token = int(sys.argv[2]), open(sys.argv[3]).read()
-            libc = ctypes.CDLL(None, use_errno=True)
-            tid = (ctypes.c_int32 * 1)(target)
-            args = struct.pack('10Q', 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, ctypes.addressof(tid), 1)
-            open(sys.argv[4], 'w').write('ready')
-            deadline = time.monotonic() + 120
-            while os.path.exists('/proc/%d' % target) and time.monotonic() < deadline: time.sleep(0.001)
-            pid = libc.syscall(435, ctypes.create_string_buffer(args, len(args)), len(args))   # clone3
-            if pid == 0:
-                bus = dbus.bus.BusConnection(sys.argv[1])
-                try:
-                    dbus.Interface(bus.get_object(N, O), N).Reply(token, dbus.UInt32(0), {'forged': 'yes'}, timeout=120)
-                    print('accepted')
-                except dbus.DBusException as e:
-                    print(e.get_dbus_name(), str(e))
-                sys.stdout.flush(); os._exit(0)
-            if pid < 0: print('no pid %d: %s' % (target, os.strerror(ctypes.get_errno()))); sys.exit(1)
-            sys.exit(os.WEXITSTATUS(os.waitpid(pid, 0)[1]))
-            """, f.bus.address, "\(app.pid)", tokenFile, ready.path], stdout: said)
+        let impostorProcess = try Tools.spawn(Clients.command("Reply/impostor", [f.bus.address, "\(app.pid)", tokenFile, ready.path]),
+                                              environment: Clients.serviceNames, stdout: said)
         defer { impostorProcess.terminate() }
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: ready.path) }, "the impostor never got ready")
         // The handler's process ends (reaped: its pid is free); its connection stays.
@@ -355,17 +273,6 @@ import SchemeBridgeContract
         // first grows the allocator's arenas; rounds 3 and 4 together must add less than 2 MiB (a
         // leak of 1 KiB an abandoned request would add 500 KiB a round, every round; a busy machine's
         // threads can grow one more arena once, a step of ~1.7 MiB seen beside the whole suite).
-        let script = """
-            import sys, os, dbus
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            pending = []
-            for i in range(100):
-                pending.append(svc.OpenURLWithReply('bulk://%s/%d' % (sys.argv[2], i), {}))
-            print(len(pending), flush=True)
-            if sys.argv[3] == 'die': os.kill(os.getpid(), 9)
-            """
         let listed = {
             try await Tools.run(["gdbus", "introspect", "--address", f.bus.address, "--dest", ServiceFixture.name,
                                  "--object-path", Contract.requestPathPrefix]).stdout
@@ -376,7 +283,8 @@ import SchemeBridgeContract
             let started = clock.now
             try await withThrowingTaskGroup(of: ProcessResult.self) { group in
                 for c in 0..<10 {
-                    group.addTask { try await Tools.run([Tools.systemPython, "-c", script, f.bus.address, "r\(round)c\(c)", c % 2 == 1 ? "die" : "stay"], timeout: .seconds(300)) }
+                    group.addTask { try await Tools.run(Clients.command("Reply/abandoning-caller", [f.bus.address, "r\(round)c\(c)", c % 2 == 1 ? "die" : "stay"]),
+                                                        environment: Clients.serviceNames, timeout: .seconds(300)) }
                 }
                 for try await r in group { #expect(r.stdout.hasPrefix("100") || r.status == 137, "\(r.status) \(r.stderr)") }
             }

@@ -6,46 +6,12 @@ import SchemeBridgeContract
 
 /// Signals and D-Bus activation, seen by python3-dbus clients.
 @Suite struct SignalTests {
-    /// A python3-dbus client that subscribes to the contract's signals, runs `actions` (python
-    /// statements using `svc`, the service proxy), waits for `count` signals, prints them as JSON.
-    func watch(_ f: ServiceFixture, count: Int, actions: String) async throws -> [[String: Any]] {
-        let script = """
-            import sys, json, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            seen = []
-            loop = GLib.MainLoop()
-            def record(*args, **kw):
-                seen.append({'member': kw['member'], 'args': [plain(a) for a in args], 'to': str(kw['destination'] or '')})
-                if len(seen) >= \(count): loop.quit()
-            def plain(v):
-                if isinstance(v, dbus.Dictionary): return {str(k): plain(x) for k, x in v.items()}
-                if isinstance(v, (dbus.Array, list)): return [plain(x) for x in v]
-                if isinstance(v, dbus.Boolean): return bool(v)
-                if isinstance(v, (dbus.UInt32, dbus.Int32, dbus.UInt64, dbus.Int64)): return int(v)
-                return str(v)
-            bus.add_signal_receiver(record, dbus_interface='\(ServiceFixture.interface)', member_keyword='member', destination_keyword='destination')
-            bus.add_signal_receiver(record, signal_name='PropertiesChanged', dbus_interface='org.freedesktop.DBus.Properties', member_keyword='member',
-                                    destination_keyword='destination')
-            class Patient:
-                # Calls wait up to 120 s, not libdbus's 25: the first one starts the service by bus
-                # activation, which a machine busy with the whole suite can make slow.
-                def __init__(self, proxy): self.proxy = proxy
-                def __getattr__(self, name):
-                    method = getattr(self.proxy, name)
-                    return lambda *a, **k: method(*a, timeout=k.pop('timeout', 120), **k)
-            svc = Patient(dbus.Interface(bus.get_object('\(ServiceFixture.name)', '\(ServiceFixture.path)'), '\(ServiceFixture.interface)'))
-            def act():
-            \(actions.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
-                return False
-            GLib.idle_add(act)
-            GLib.timeout_add(240000, loop.quit)   # a ceiling: the loop ends when the signals came
-            loop.run()
-            print(json.dumps(seen))
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address], timeout: .seconds(300))
+    /// The python3-dbus client `Clients/Signal/watch.py`: subscribes to the contract's signals,
+    /// runs `action` (one of the script's, with `arguments`), waits for `count` signals, prints
+    /// them as JSON.
+    func watch(_ f: ServiceFixture, count: Int, action: String, _ arguments: [String] = []) async throws -> [[String: Any]] {
+        let r = try await Tools.run(Clients.command("Signal/watch", [f.bus.address, String(count), action] + arguments),
+                                    environment: Clients.serviceNames, timeout: .seconds(300))
         #expect(r.status == 0, "\(r.stderr)")
         let data = Data(r.stdout.utf8)
         return (try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
@@ -57,13 +23,7 @@ import SchemeBridgeContract
         let f = try ServiceFixture()
         defer { f.stop() }
         try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
-        let signals = try await watch(f, count: 3, actions: """
-            svc.OpenURL('todolist://add?task=milk')
-            try:
-                svc.OpenURL('nothing://x')
-            except dbus.DBusException:
-                pass
-            """)
+        let signals = try await watch(f, count: 3, action: "open-handled-and-failed")
         let broadcast = signals.first { $0["member"] as? String == "URLHandled" && $0["to"] as? String == "" }?["args"] as? [Any] ?? []
         #expect(broadcast.first as? String == "todolist://add", "\(signals)")
         let handled = signals.first { $0["member"] as? String == "URLHandled" && $0["to"] as? String != "" }
@@ -90,43 +50,7 @@ import SchemeBridgeContract
     func strangerAndCaller(_ f: ServiceFixture) async throws -> (stranger: [(String, String, Bool)], caller: [(String, String, Bool)]) {
         try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
         let entry = f.applications.appendingPathComponent("marker.desktop").path
-        let script = """
-            import sys, os, json, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            \(ServiceFixture.pythonNames)
-            seen = {'stranger': [], 'caller': []}
-            loop = GLib.MainLoop()
-            def receiver(who):
-                def record(*args, **kw):
-                    if kw['member'] == 'HandlersChanged':
-                        seen[who].append(None)
-                        if all(None in v for v in seen.values()): loop.quit()
-                    else:
-                        seen[who].append([kw['member'], str(args[0]), bool(kw['destination'])])
-                return record
-            conns = {}
-            for who in ('stranger', 'caller'):
-                conns[who] = dbus.bus.BusConnection(sys.argv[1])
-                conns[who].add_signal_receiver(receiver(who), dbus_interface=N, member_keyword='member', destination_keyword='destination')
-                conns[who].call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetId', '', [])
-            svc = dbus.Interface(conns['caller'].get_object(N, O), N)
-            def act():
-                svc.OpenURL('todolist://me:pw@host/add?task=SECRET#frag', timeout=120)
-                try:
-                    svc.OpenURL('nothing://x?token=SECRET', timeout=120)
-                except dbus.DBusException:
-                    pass
-                open(sys.argv[2] + '.tmp', 'w').write('[Desktop Entry]\\nType=Application\\nName=M\\nExec=true %u\\nMimeType=x-scheme-handler/marker;\\n')
-                os.rename(sys.argv[2] + '.tmp', sys.argv[2])
-                return False
-            GLib.idle_add(act)
-            GLib.timeout_add(120000, loop.quit)   # a ceiling: the loop ends when both heard the marker
-            loop.run()
-            print(json.dumps({k: [x for x in v if x] for k, v in seen.items()}))
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address, entry], timeout: .seconds(180))
+        let r = try await Tools.run(Clients.command("Signal/stranger-and-caller", [f.bus.address, entry]), environment: Clients.serviceNames, timeout: .seconds(180))
         #expect(r.status == 0, "\(r.stderr)")
         let heard = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [[Any]]]) ?? [:]
         func list(_ who: String) -> [(String, String, Bool)] {
@@ -176,11 +100,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         let program = try f.recorder("late")
         let entry = f.applications.appendingPathComponent("late.desktop").path
-        let signals = try await watch(f, count: 2, actions: """
-            assert not svc.CanOpenURL('latescheme://x')
-            open('\(entry).tmp', 'w').write('[Desktop Entry]\\nType=Application\\nName=Late\\nExec=\(program) %u\\nMimeType=x-scheme-handler/latescheme;\\n')
-            import os; os.rename('\(entry).tmp', '\(entry)')
-            """)
+        let signals = try await watch(f, count: 2, action: "add-entry", [entry, program])
         let changed = signals.first { $0["member"] as? String == "HandlersChanged" }?["args"] as? [Any]
         #expect((changed?.first as? [String])?.contains("latescheme") == true, "\(signals)")
         let props = signals.first { $0["member"] as? String == "PropertiesChanged" }?["args"] as? [Any] ?? []
@@ -199,20 +119,7 @@ import SchemeBridgeContract
         try f.entry("org.example.Activatable.desktop", "Name=Activatable\nDBusActivatable=true\nExec=/bin/false\nMimeType=x-scheme-handler/act;")
         let record = f.records.appendingPathComponent("open.json").path
         // A fake app that owns its desktop id's bus name and records its Open call.
-        let app = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, json, dbus, dbus.service
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            class App(dbus.service.Object):
-                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
-                def Open(self, uris, platform):
-                    json.dump({'uris': [str(u) for u in uris], 'platform': {str(k): str(v) for k, v in platform.items()}}, open(sys.argv[2], 'w'))
-            name = dbus.service.BusName('org.example.Activatable', bus)
-            App(bus, '/org/example/Activatable')
-            GLib.MainLoop().run()
-            """, f.bus.address, record])
+        let app = try Tools.spawn(Clients.command("Signal/activatable-app", [f.bus.address, record]))
         defer { app.terminate() }
         let client = try await Connection.connect(address: f.bus.address)
         defer { client.close() }
