@@ -25,7 +25,8 @@ enum Daemon {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ text: String) {
+    /// Writes all of `text` to `fd` (standard output or error), as far as the descriptor takes it.
+    static func writeAll(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

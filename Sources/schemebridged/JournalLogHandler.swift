@@ -63,11 +63,6 @@ struct JournalLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var bytes = Array((line(level: event.level, message: event.message, metadata: event.metadata) + "\n").utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-            if n <= 0 { return }
-            bytes = bytes.dropFirst(n)
-        }
+        Daemon.writeAll(2, line(level: event.level, message: event.message, metadata: event.metadata) + "\n")
     }
 }
