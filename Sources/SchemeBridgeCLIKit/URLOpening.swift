@@ -20,12 +20,19 @@ public enum URLOpening {
         hasScheme(argument) && !argument.hasPrefix("file:")
     }
 
+    /// The activation token this process was handed: `$XDG_ACTIVATION_TOKEN` (Wayland), else
+    /// `$DESKTOP_STARTUP_ID` (X11); nil when neither is set. `open` passes it to the app it
+    /// opens, `reply` back to the app that asked.
+    public static var environmentActivationToken: String? {
+        Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID")
+    }
+
     /// The options of a plain `open`: none, but the activation token the environment hands over
     /// (`$XDG_ACTIVATION_TOKEN`, else `$DESKTOP_STARTUP_ID`) unless one is given.
     public static func options(handler: String? = nil, activationToken: String? = nil, launchImage: Bool = true, timeout: UInt32? = nil,
                                pasteboard: String? = nil, ask: Bool = false) -> OpenOptions {
         OpenOptions(handler: handler,
-                    activationToken: activationToken ?? Terminal.environment("XDG_ACTIVATION_TOKEN") ?? Terminal.environment("DESKTOP_STARTUP_ID"),
+                    activationToken: activationToken ?? environmentActivationToken,
                     launchImage: launchImage, timeout: timeout, pasteboard: pasteboard, ask: ask)
     }
 

@@ -28,6 +28,9 @@ public enum ChooserContract {
         public static let kind = "kind"
         /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).
         public static let canRemember = "can-remember"
+        /// `activation-token` (s): the caller's activation token, when it gave one: the
+        /// chooser's window may take focus with it (Wayland `xdg_activation_v1`, X11 startup id).
+        public static let activationToken = "activation-token"
     }
 }
 

@@ -29,12 +29,17 @@ public struct Response: ContractSignal, Equatable {
     public static let interface = Contract.requestInterface
     public static let member: MemberName = "Response"
 
-    /// Keys the service sets in `results` when the code is not success.
+    /// Keys of `results`: the service sets `error-name` and `error-message` when the code is not
+    /// success; the handler's own keys come as it sent them in `Reply`.
     public enum Key {
         /// `error-name` (s): why the request failed, as an error name.
         public static let errorName = "error-name"
         /// `error-message` (s): why, for a person.
         public static let errorMessage = "error-message"
+        /// `activation-token` (s): a token the handler got from its compositor (Wayland
+        /// `XDG_ACTIVATION_TOKEN`, or an X11 startup id) so that the caller's window may take
+        /// focus when the answer comes; a documented key of `Reply` and `ProvideDocuments`.
+        public static let activationToken = "activation-token"
     }
 
     public var code: UInt32

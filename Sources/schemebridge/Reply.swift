@@ -10,7 +10,9 @@ struct Reply: ParsableCommand {
         abstract: "Answer the app that opened this handler with a reply request (from a handler script).",
         discussion: """
             Results are KEY=VALUE pairs (strings). Without options the answer is success; --cancel \
-            says the user cancelled; --error MESSAGE says it failed. Exit 0 when the answer was \
+            says the user cancelled; --error MESSAGE says it failed. The result activation-token \
+            is $XDG_ACTIVATION_TOKEN (else $DESKTOP_STARTUP_ID) unless given: set it to a token \
+            from your compositor so the caller's window may take focus. Exit 0 when the answer was \
             delivered, 1 when this process was not started for a reply, 4 when the request is gone \
             (answered, closed, timed out) or this process is not its handler.
             """)
@@ -46,6 +48,10 @@ struct Reply: ParsableCommand {
         }
         let code: ReplyCode = cancel ? .cancelled : (error != nil ? .failed : .success)
         if let error { values[Response.Key.errorMessage] = .string(error) }
+        // The caller's window may take focus with the token this process has (unless one is given).
+        if values[Response.Key.activationToken] == nil, let token = URLOpening.environmentActivationToken {
+            values[Response.Key.activationToken] = .string(token)
+        }
         _ = try client.withService("cannot reply") { service throws(DBusError) in
             try service.perform(.reply(token: token, code: code, results: values))
         }

@@ -21,7 +21,8 @@ extension Bridge {
         case .open(let id, let reason):
             return (id, reason == .callback)
         case .ask(let question):
-            let answer = try await choosers.choose(subject: question.subject, candidates: question.candidates, caller: caller)
+            let answer = try await choosers.choose(subject: question.subject, candidates: question.candidates, caller: caller,
+                                                   activationToken: options.activationToken)
             let id = try await Self.adaptAsync { () async throws(OpenFailure) in
                 try await broker.settle(answer, to: question, caller: caller, warn: { logger.notice("\($0)") })
             }

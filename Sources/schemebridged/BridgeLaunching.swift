@@ -98,7 +98,7 @@ extension Bridge {
         guard let image = admission.image else { return (nil, false) }
         if case .splash(let helper) = presenter.mode, let startupID = admission.context.startupID {
             let pid = presenter.showSplash(helper: helper, image: image, pid: handlerPID, startupID: startupID,
-                                           entry: admission.plan.entry, config: admission.config)
+                                           activationToken: admission.context.activationToken, entry: admission.plan.entry, config: admission.config)
             return (pid, pid != nil)
         }
         return (nil, await presenter.notify(image: image, entry: admission.plan.entry))

@@ -35,8 +35,9 @@ final class ChooserService: Sendable {
     /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
     /// content type (`kind` follows from it), asked about by the core's decision
     /// (`Broker.decide`); the answer goes back to `Broker.settle`, which checks and remembers it.
-    /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown.
-    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
+    /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown. `activationToken`:
+    /// the caller's, handed to the chooser so its window may take focus (``ActivationToken``).
+    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller, activationToken: String? = nil) async throws(DBusError) -> ChooserAnswer {
         let candidates = ChooserCandidate.offerable(candidates)
         guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
         let key = ChooserSlots.key(for: caller)
@@ -51,20 +52,21 @@ final class ChooserService: Sendable {
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, timeout: timeout)
+                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout)
         case .bus:
-            return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout)
+            return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
+                                       activationToken: activationToken, timeout: timeout)
         case .shipped:
             return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, timeout: timeout)
+                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout)
         }
     }
 
     // MARK: a chooser program
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
-                            caller: Caller, timeout: Duration) async throws(DBusError) -> ChooserAnswer {
-        var env = environment
+                            caller: Caller, activationToken: String?, timeout: Duration) async throws(DBusError) -> ChooserAnswer {
+        var env = ActivationToken.helperEnvironment(activationToken, base: environment)
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
         env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
         env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
@@ -108,12 +110,15 @@ final class ChooserService: Sendable {
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
-                               timeout: Duration) async -> ChooserAnswer {
-        let context: [String: DBusValue] = [
+                               activationToken: String?, timeout: Duration) async -> ChooserAnswer {
+        var context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
             ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.appID)),
         ]
+        if let activationToken, ActivationToken.isValid(activationToken) {
+            context[ChooserContract.ContextKey.activationToken] = .string(activationToken)
+        }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
                                    candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")

@@ -40,8 +40,10 @@ final class LaunchImagePresenter: Sendable {
 
     /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on
     /// SIGTERM). Returns the helper's pid; nil when it could not start, or when `[LaunchImages]
-    /// MaxHelpers` helpers already run (the image is skipped, never the launch).
-    func showSplash(helper: String, image: String, pid: Int32?, startupID: String, entry: DesktopEntry, config: PolicyConfig) -> Int32? {
+    /// MaxHelpers` helpers already run (the image is skipped, never the launch). The helper runs
+    /// with the caller's `activationToken` (``ActivationToken/helperEnvironment(_:base:)``).
+    func showSplash(helper: String, image: String, pid: Int32?, startupID: String, activationToken: String?,
+                    entry: DesktopEntry, config: PolicyConfig) -> Int32? {
         var argv = [helper, "--image", image, "--startup-id", startupID,
                     "--show-delay-ms", String(config.splashShowDelay), "--min-show-ms", String(config.splashMinimumDuration),
                     "--timeout-ms", String(config.splashTimeout)]
@@ -49,7 +51,8 @@ final class LaunchImagePresenter: Sendable {
         if let wmClass = entry.startupWMClass, !wmClass.isEmpty { argv += ["--wm-class", wmClass] }
         let log = logger
         do {
-            let pid = try helpers.start(argv: argv, environment: environment, limit: config.splashMaxHelpers, onExit: { status in
+            let pid = try helpers.start(argv: argv, environment: ActivationToken.helperEnvironment(activationToken, base: environment),
+                                        limit: config.splashMaxHelpers, onExit: { status in
                 if status != 0 { log.warning("schemebridge-splash exited with status \(status) (launch image \(image) not shown)") }
             })
             if pid == nil { logger.notice("\(config.splashMaxHelpers) launch images are already up (MaxHelpers); \(image) not shown") }

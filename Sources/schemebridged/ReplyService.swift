@@ -111,6 +111,7 @@ final class ReplyService: Sendable {
         guard ReplyCode(rawValue: code) != nil else {
             throw DBusError(.invalidArgs, "code must be 0 (success), 1 (cancelled) or 2 (failed), not \(code)")
         }
+        try Self.checkActivationToken(results)
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         let senderPID = await pidOf(sender)
         // An app being activated may answer from inside its Open: its bus name's owner now.
@@ -124,6 +125,17 @@ final class ReplyService: Sendable {
         case .success(let request):
             finish(request, Response(code: code, results: results))
         }
+    }
+
+    /// A reply's `activation-token`, when there is one, is a string the core accepts
+    /// (``ActivationToken/isValid(_:)``): it is handed to the caller to take focus with. Refused
+    /// before the request is taken, so the handler may answer again.
+    static func checkActivationToken(_ results: [String: DBusValue]) throws(DBusError) {
+        guard let value = results[Response.Key.activationToken] else { return }
+        guard case .string(let token) = value.unwrapped else {
+            throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
+        }
+        if let problem = ActivationToken.problem(token) { throw DBusError(.invalidArgs, problem) }
     }
 
     /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule, ``HandlerCheck``;

@@ -1,6 +1,7 @@
 # A caller: OpenURLWithReply(url, options), then prints the one Response (code and the results as
 # JSON), or the error name. argv: bus address, URL, timeout option ('' for none), gate file ('' for
-# none: when it appears, the caller calls Close()). env: SB_NAME, SB_PATH, SB_REQUEST.
+# none: when it appears, the caller calls Close()). env: SB_NAME, SB_PATH, SB_REQUEST; SB_ACTIVATION_TOKEN
+# (optional): the activation-token option.
 import sys, os, json, time, dbus
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
@@ -9,6 +10,8 @@ N, O, REQUEST = os.environ['SB_NAME'], os.environ['SB_PATH'], os.environ['SB_REQ
 bus = dbus.bus.BusConnection(sys.argv[1])
 svc = dbus.Interface(bus.get_object(N, O), N)
 options = {'timeout': dbus.UInt32(int(sys.argv[3]))} if sys.argv[3] else {}
+if os.environ.get('SB_ACTIVATION_TOKEN'):
+    options['activation-token'] = os.environ['SB_ACTIVATION_TOKEN']
 got = []
 loop = GLib.MainLoop()
 def on_response(code, results, path=None):
