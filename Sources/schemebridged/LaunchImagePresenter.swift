@@ -6,10 +6,12 @@ import Synchronization
 import Glibc
 import LinuxSystem
 
-/// Shows a handler's launch image while it starts. On X (a `DISPLAY` in the session) the
-/// separate `schemebridge-splash` helper draws it, so the service itself never links or talks to
-/// X; without a display, a freedesktop notification carries the image when a notification server
-/// is on the bus; otherwise nothing is shown. Opening works the same in every case.
+/// Shows a handler's launch image while it starts, as the core's rule says (``LaunchFeedback``).
+/// With an X display (X11, or Xwayland under a Wayland compositor) the separate
+/// `schemebridge-splash` helper draws it, so the service itself never links or talks to X;
+/// otherwise (a Wayland session without Xwayland, or no display) a freedesktop notification
+/// carries the image when a notification server is on the bus, else nothing is shown. Opening
+/// works the same in every case.
 final class LaunchImagePresenter: Sendable {
     /// How an image would be presented now.
     enum Mode: Equatable {
@@ -32,10 +34,13 @@ final class LaunchImagePresenter: Sendable {
         self.helper = Self.findHelper(environment: environment)
     }
 
-    /// The splash when there is an X display and the helper is installed; else a notification.
+    /// The splash when there is an X display and the helper is installed; else a notification
+    /// (``LaunchFeedback/mode(environment:splashHelperInstalled:)``).
     var mode: Mode {
-        if let display = environment["DISPLAY"], !display.isEmpty, let helper { return .splash(helper: helper) }
-        return .notification
+        switch LaunchFeedback.mode(environment: environment, splashHelperInstalled: helper != nil) {
+        case .splash: return helper.map { .splash(helper: $0) } ?? .notification
+        case .notification: return .notification
+        }
     }
 
     /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on

@@ -95,51 +95,9 @@ public final class Xvfb: @unchecked Sendable {
         try screenshot(x: x, y: y, width: 1, height: 1).pixel(0, 0)
     }
 
-    /// What a rectangle of the root window shows now. A 24-bit TrueColor image (Xvfb's) is
-    /// copied from the server's bytes directly; anything else goes pixel by pixel.
+    /// What a rectangle of the root window shows now (``Screenshot/capture(_:_:x:y:width:height:)``).
     public func screenshot(x: Int, y: Int, width w: Int, height h: Int) throws -> Screenshot {
-        try withConnection { dpy in
-            let screen = XDefaultScreen(dpy)
-            let root = XRootWindow(dpy, screen)
-            guard let image = XGetImage(dpy, root, Int32(x), Int32(y), UInt32(w), UInt32(h), UInt.max, ZPixmap) else {
-                throw ToolError("XGetImage of the root window failed")
-            }
-            defer { _ = image.pointee.f.destroy_image(image) }
-            let visual = XDefaultVisual(dpy, screen)!.pointee
-            var rgb = [UInt8](repeating: 0, count: w * h * 3)
-            let im = image.pointee
-            if im.bits_per_pixel == 32, im.byte_order == LSBFirst, visual.red_mask == 0xFF0000, visual.green_mask == 0xFF00,
-               visual.blue_mask == 0xFF, let data = im.data {
-                let stride = Int(im.bytes_per_line)
-                data.withMemoryRebound(to: UInt8.self, capacity: stride * h) { bytes in
-                    for row in 0..<h {
-                        var o = row * w * 3
-                        var i = row * stride
-                        for _ in 0..<w {
-                            rgb[o] = bytes[i + 2]; rgb[o + 1] = bytes[i + 1]; rgb[o + 2] = bytes[i]
-                            o += 3; i += 4
-                        }
-                    }
-                }
-                return Screenshot(width: w, height: h, rgb: rgb)
-            }
-            func channel(_ pixel: UInt, _ mask: UInt) -> UInt8 {
-                let shift = UInt(mask.trailingZeroBitCount), bits = mask.nonzeroBitCount
-                let max = (UInt(1) << UInt(bits)) - 1
-                let v = (pixel >> shift) & max
-                return bits == 8 ? UInt8(v) : UInt8((v * 255 + max / 2) / max)
-            }
-            for row in 0..<h {
-                for col in 0..<w {
-                    let pixel = image.pointee.f.get_pixel(image, Int32(col), Int32(row))
-                    let o = (row * w + col) * 3
-                    rgb[o] = channel(pixel, visual.red_mask)
-                    rgb[o + 1] = channel(pixel, visual.green_mask)
-                    rgb[o + 2] = channel(pixel, visual.blue_mask)
-                }
-            }
-            return Screenshot(width: w, height: h, rgb: rgb)
-        }
+        try withConnection { dpy in try Screenshot.capture(dpy, XDefaultRootWindow(dpy), x: x, y: y, width: w, height: h) }
     }
 
     /// Polls the screen until `condition` holds for a screenshot; returns the time it took, nil
@@ -202,6 +160,13 @@ public struct Screenshot: Sendable {
     /// `width * height * 3` bytes: R, G, B, rows top to bottom.
     public let rgb: [UInt8]
 
+    /// A screenshot of `width`×`height` RGB pixels (e.g. read from a PNG file).
+    public init(width: Int, height: Int, rgb: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.rgb = rgb
+    }
+
     /// The colour at (x, y).
     public func pixel(_ x: Int, _ y: Int) -> [UInt8] {
         let o = (y * width + x) * 3
@@ -228,5 +193,53 @@ public struct Screenshot: Sendable {
         }
         guard maxX >= 0 else { return nil }
         return (minX, minY, maxX - minX + 1, maxY - minY + 1)
+    }
+}
+
+extension Screenshot {
+    /// What `drawable` (a window, or the root) of connection `dpy` shows in a rectangle, as RGB
+    /// pixels. A 24-bit TrueColor image (Xvfb's, Xwayland's) is copied from the server's bytes
+    /// directly; anything else goes pixel by pixel. A rootless server (Xwayland) cannot read
+    /// its root window, only a window's own contents (`xwd -id`, not `xwd -root`).
+    public static func capture(_ dpy: OpaquePointer, _ drawable: Window, x: Int, y: Int, width w: Int, height h: Int) throws -> Screenshot {
+        let screen = XDefaultScreen(dpy)
+        guard let image = XGetImage(dpy, drawable, Int32(x), Int32(y), UInt32(w), UInt32(h), UInt.max, ZPixmap) else {
+            throw ToolError("XGetImage of window \(drawable) failed")
+        }
+        defer { _ = image.pointee.f.destroy_image(image) }
+        let visual = XDefaultVisual(dpy, screen)!.pointee
+        var rgb = [UInt8](repeating: 0, count: w * h * 3)
+        let im = image.pointee
+        if im.bits_per_pixel == 32, im.byte_order == LSBFirst, visual.red_mask == 0xFF0000, visual.green_mask == 0xFF00,
+           visual.blue_mask == 0xFF, let data = im.data {
+            let stride = Int(im.bytes_per_line)
+            data.withMemoryRebound(to: UInt8.self, capacity: stride * h) { bytes in
+                for row in 0..<h {
+                    var o = row * w * 3
+                    var i = row * stride
+                    for _ in 0..<w {
+                        rgb[o] = bytes[i + 2]; rgb[o + 1] = bytes[i + 1]; rgb[o + 2] = bytes[i]
+                        o += 3; i += 4
+                    }
+                }
+            }
+            return Screenshot(width: w, height: h, rgb: rgb)
+        }
+        func channel(_ pixel: UInt, _ mask: UInt) -> UInt8 {
+            let shift = UInt(mask.trailingZeroBitCount), bits = mask.nonzeroBitCount
+            let max = (UInt(1) << UInt(bits)) - 1
+            let v = (pixel >> shift) & max
+            return bits == 8 ? UInt8(v) : UInt8((v * 255 + max / 2) / max)
+        }
+        for row in 0..<h {
+            for col in 0..<w {
+                let pixel = image.pointee.f.get_pixel(image, Int32(col), Int32(row))
+                let o = (row * w + col) * 3
+                rgb[o] = channel(pixel, visual.red_mask)
+                rgb[o + 1] = channel(pixel, visual.green_mask)
+                rgb[o + 2] = channel(pixel, visual.blue_mask)
+            }
+        }
+        return Screenshot(width: w, height: h, rgb: rgb)
     }
 }

@@ -11,6 +11,20 @@ import SchemeBridgeContract
         try ServiceFixture(extraEnvironment: ["DISPLAY": "", "WAYLAND_DISPLAY": "", "GDK_SCALE": "", "QT_SCALE_FACTOR": ""])
     }
 
+    /// A notification server on `f`'s bus (`Clients/LaunchImage/notifications.py`) that logs each
+    /// `Notify` to `log` as a JSON line; returned once it owns its name.
+    static func notificationServer(_ f: ServiceFixture, log: URL) async throws -> ChildProcess {
+        let server = try Tools.spawn(Clients.command("LaunchImage/notifications", [f.bus.address, log.path]))
+        let owned = await Tools.eventually {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
+            return r?.stdout.contains("boolean true") == true
+        }
+        if !owned { server.signal(SIGTERM) }
+        try #require(owned, "the notification server never started")
+        return server
+    }
+
     func images(_ f: ServiceFixture, _ names: [String]) throws -> String {
         let dir = f.dataHome.appendingPathComponent("launch-images/org.example.Todo")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -65,28 +79,8 @@ import SchemeBridgeContract
         try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
         let dir = try images(f, ["Default-todolist.png", "Default-todolist@3x.png"])
         let log = f.root.appendingPathComponent("notify.log")
-        let server = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, json, dbus, dbus.service
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            class N(dbus.service.Object):
-                @dbus.service.method('org.freedesktop.Notifications', in_signature='susssasa{sv}i', out_signature='u')
-                def Notify(self, app, rid, icon, summary, body, actions, hints, timeout):
-                    with open(sys.argv[2], 'a') as f:
-                        f.write(json.dumps({'app': str(app), 'summary': str(summary), 'image': str(hints.get('image-path', ''))}) + '\\n')
-                    return 7
-            name = dbus.service.BusName('org.freedesktop.Notifications', bus)
-            N(bus, '/org/freedesktop/Notifications')
-            GLib.MainLoop().run()
-            """, f.bus.address, log.path])
+        let server = try await Self.notificationServer(f, log: log)
         defer { server.signal(SIGTERM) }
-        #expect(await Tools.eventually {
-            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
-                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
-            return r?.stdout.contains("boolean true") == true
-        })
         let r = try await f.gdbus("OpenURLWithOptions", "todolist://n", "{'scale': <uint32 3>}")
         #expect(r.status == 0 && r.stdout.contains("'launch-image': <'\(dir)/Default-todolist@3x.png'>"), "\(r.stdout)\(r.stderr)")
         #expect(await Tools.eventually { (try? String(contentsOf: log, encoding: .utf8))?.isEmpty == false })
