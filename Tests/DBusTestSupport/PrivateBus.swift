@@ -21,7 +21,8 @@ public final class PrivateBus: @unchecked Sendable {
     /// default only the daemon's own uid may, as on a real session bus. `systemdActivation`: the
     /// bus starts services that name a `SystemdService=` by asking `org.freedesktop.systemd1` (an
     /// `ActivationRequest` signal), as a systemd user session's bus does; the test plays systemd.
-    public init(environment: [String: String] = [:], anyUser: Bool = false, systemdActivation: Bool = false) throws {
+    /// `unset`: variables removed from the daemon's environment (after `environment` is added).
+    public init(environment: [String: String] = [:], anyUser: Bool = false, systemdActivation: Bool = false, unset: [String] = []) throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directory = dir
@@ -57,6 +58,7 @@ public final class PrivateBus: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         for (k, v) in environment { env[k] = v }
+        for k in unset { env.removeValue(forKey: k) }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw ToolError("pipe failed") }
         let p: ChildProcess

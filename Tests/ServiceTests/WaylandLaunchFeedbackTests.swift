@@ -15,8 +15,9 @@ import SchemeBridgeContract
     /// A service whose session is `environment`, the handler `org.example.Todo` running
     /// `handler` (shell; after recording its argv and environment) and its 120×80 two-colour
     /// launch image. Returns the image's path.
-    static func setUp(_ environment: [String: String], handler: (ServiceFixture) -> String) throws -> (ServiceFixture, String) {
-        let f = try ServiceFixture(extraEnvironment: environment.merging(["GDK_SCALE": "", "QT_SCALE_FACTOR": ""]) { a, _ in a })
+    static func setUp(_ environment: [String: String], unset: [String] = [], handler: (ServiceFixture) -> String) throws -> (ServiceFixture, String) {
+        let f = try ServiceFixture(extraEnvironment: environment.merging(["GDK_SCALE": "", "QT_SCALE_FACTOR": ""]) { a, _ in a },
+                                   unsetEnvironment: unset)
         try f.writeConfig(SplashServiceTests.noTimeout)
         let recorder = try f.recorder("todo")
         let program = f.bin.appendingPathComponent("todo-app").path
@@ -108,13 +109,13 @@ import SchemeBridgeContract
         #expect(await f.recordedArgv("todo") == ["todolist://wayland"])
     }
 
-    /// `DISPLAY` unset, `WAYLAND_DISPLAY` set: the splash helper (an X11 client) is not started;
+    /// `DISPLAY` unset (not merely empty), `WAYLAND_DISPLAY` set: the splash helper (an X11 client) is not started;
     /// the notification fallback is used when a notification server is there, else nothing is
     /// shown — and the open is served at once either way.
     @Test func withoutXwaylandTheNotificationFallbackIsUsedAndNothingHangs() async throws {
         let weston = try Weston(width: 640, height: 480)
         defer { weston.stop() }
-        let (f, image) = try Self.setUp(["DISPLAY": "", "WAYLAND_DISPLAY": weston.socket, "XDG_RUNTIME_DIR": weston.runtimeDirectory.path]) { _ in
+        let (f, image) = try Self.setUp(["WAYLAND_DISPLAY": weston.socket, "XDG_RUNTIME_DIR": weston.runtimeDirectory.path], unset: ["DISPLAY"]) { _ in
             "exit 0"
         }
         defer { f.stop() }
@@ -123,6 +124,9 @@ import SchemeBridgeContract
         #expect(await f.recordedArgv("todo") == ["todolist://first"])
         #expect(f.recordedEnv("todo").contains("startup=\n"), "no splash, so no startup id is invented: \(f.recordedEnv("todo"))")
         #expect(await f.splashHelpers().isEmpty)
+        let service = try #require(await f.servicePID())
+        #expect(ActivationTokenTests.environment(of: service, ["DISPLAY", "WAYLAND_DISPLAY"]) == ["WAYLAND_DISPLAY": weston.socket],
+                "the service runs with WAYLAND_DISPLAY and without DISPLAY")
         // With a notification server the image goes in a notification.
         let log = f.root.appendingPathComponent("notify.log")
         let server = try await LaunchImageServiceTests.notificationServer(f, log: log)
