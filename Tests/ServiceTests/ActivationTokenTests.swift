@@ -105,7 +105,9 @@ import SchemeBridgeContract
 
     /// A chooser program (`[Chooser] Command=`) and a `Chooser1` client are handed the caller's token.
     @Test func theChooserGetsTheCallersToken() async throws {
-        let f = try ServiceFixture()
+        // The session's environment has tokens of its own (as a bus activation environment
+        // might): they belong to no caller, and no chooser gets them.
+        let f = try ServiceFixture(extraEnvironment: ["XDG_ACTIVATION_TOKEN": "stale-session-token", "DESKTOP_STARTUP_ID": "stale-session-id"])
         defer { f.stop() }
         try f.installTodoHandlers()
         let tokens = f.records.appendingPathComponent("picker.tokens").path
@@ -113,7 +115,7 @@ import SchemeBridgeContract
         let r = try await f.gdbus("OpenURLWithOptions", "todo://pick", "{'ask': <true>, 'activation-token': <'token-for-the-chooser'>}")
         #expect(r.status == 0 && r.stdout.contains("'handler': <'b.desktop'>"), "\(r.stdout)\(r.stderr)")
         #expect(await f.handled("b", "todo://pick"))
-        // Without a token the chooser has none (none is inherited from the service's own environment).
+        // Without a token the chooser has none (the service's own are not handed on).
         let plain = try await f.gdbus("OpenURLWithOptions", "todo://plain", "{'ask': <true>}")
         #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
         #expect(try String(contentsOfFile: tokens, encoding: .utf8) == "token-for-the-chooser|token-for-the-chooser\n|\n")
