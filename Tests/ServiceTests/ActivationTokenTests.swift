@@ -103,6 +103,29 @@ import SchemeBridgeContract
         #expect(got["XDG_ACTIVATION_TOKEN"] == "token-of-the-handler" && got["DESKTOP_STARTUP_ID"] == "token-of-the-handler", "\(got)")
     }
 
+    /// The same when the caller's entry is `DBusActivatable`: its `Open` call carries the
+    /// handler's token as `activation-token` and `desktop-startup-id` in `platform_data`.
+    @Test func theCallbackToAnActivatableCallerCarriesTheTokenInPlatformData() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
+        // The caller is python (its Exec names it); its callbacks reach it over D-Bus.
+        try f.entry("org.example.Activatable.desktop", "Name=Caller\nDBusActivatable=true\nExec=\(python) -c pass %u\n"
+                    + "MimeType=x-scheme-handler/callerapp;", system: true)
+        let record = f.records.appendingPathComponent("open.json")
+        let app = try Tools.spawn(Clients.command("Signal/activatable-app", [f.bus.address, record.path]))
+        defer { app.terminate() }
+        #expect(await ReplyTests.nameIsOwned(f, "org.example.Activatable"), "the activatable app never started")
+        try XCallbackTests.installHandler(f, first: "export XDG_ACTIVATION_TOKEN=token-over-dbus", result: "ok")
+        let r = try await XCallbackTests.callerOpensHandlerWithCallback(f)
+        #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
+        #expect(await Tools.eventually { FileManager.default.fileExists(atPath: record.path) }, "the callback never came back")
+        let json = (try? JSONSerialization.jsonObject(with: Data(contentsOf: record))) as? [String: Any]
+        #expect(json?["uris"] as? [String] == ["callerapp://done?result=ok"], "\(String(describing: json))")
+        let platform = json?["platform"] as? [String: String] ?? [:]
+        #expect(platform["activation-token"] == "token-over-dbus" && platform["desktop-startup-id"] == "token-over-dbus", "\(platform)")
+    }
+
     /// A chooser program (`[Chooser] Command=`) and a `Chooser1` client are handed the caller's token.
     @Test func theChooserGetsTheCallersToken() async throws {
         // The session's environment has tokens of its own (as a bus activation environment
