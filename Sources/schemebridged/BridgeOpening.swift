@@ -53,7 +53,8 @@ extension Bridge {
             guard reply == true else {
                 return (try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: nil, pasteboard: pasteboard), nil)
             }
-            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id, timeout: timeout)
+            let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
+            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id, launchTokens: launchTokens, timeout: timeout)
             admission.context.replyToken = pending.token
             do throws(DBusError) {
                 let results = try await launch(admission, annotation: options.annotation, caller: request.caller, method: method, reply: pending.id, pasteboard: pasteboard)

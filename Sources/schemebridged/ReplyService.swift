@@ -39,10 +39,11 @@ final class ReplyService: Sendable {
     }
 
     /// A new request for `caller`, waiting for `timeout`; its object is exported, but its
-    /// outcome is held until ``publish(_:)``.
-    func begin(caller: String, handlerID: String, timeout: Duration) throws(DBusError) -> RequestTable.Request {
+    /// outcome is held until ``publish(_:)``. `launchTokens`: the activation tokens the handler
+    /// is started with (not handed back in its answer).
+    func begin(caller: String, handlerID: String, launchTokens: Set<String>, timeout: Duration) throws(DBusError) -> RequestTable.Request {
         let request: RequestTable.Request
-        do { request = try table.open(caller: caller, handlerID: handlerID) } catch { throw DBusError(error) }
+        do { request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens) } catch { throw DBusError(error) }
         let id = request.id
         tracking.withLock { $0[id] = Tracking() }
         timeouts.schedule(id, at: .now + timeout)
@@ -123,6 +124,12 @@ final class ReplyService: Sendable {
         case .failure(.notTheHandler(let handlerID)):
             throw ContractError.notTheHandler("only the handler launched for this request (\(handlerID)) may reply to it")
         case .success(let request):
+            var results = results
+            if case .string(let token)? = results[Response.Key.activationToken]?.unwrapped,
+               !ActivationToken.handedBack(token, launchedWith: request.launchTokens) {
+                // The token the handler was started with: used, and the caller's own anyway.
+                results[Response.Key.activationToken] = nil
+            }
             finish(request, Response(code: code, results: results))
         }
     }

@@ -14,6 +14,13 @@ import SchemeBridgeCore
         #expect(ActivationToken.problem("a\u{1}b")?.contains("control characters") == true)
     }
 
+    @Test func aTokenTheHandlerWasStartedWithIsNotHandedBack() {
+        #expect(ActivationToken.handedBack("fresh", launchedWith: ["caller-token", "schemebridge-1-2_TIME3"]))
+        #expect(!ActivationToken.handedBack("caller-token", launchedWith: ["caller-token"]))
+        #expect(!ActivationToken.handedBack("schemebridge-1-2_TIME3", launchedWith: ["caller-token", "schemebridge-1-2_TIME3"]))
+        #expect(!ActivationToken.handedBack("", launchedWith: []))
+    }
+
     @Test func helpersGetTheCallersTokenInBothVariablesAndNothingElse() {
         #expect(ActivationToken.helperEnvironment("t1") == ["XDG_ACTIVATION_TOKEN": "t1", "DESKTOP_STARTUP_ID": "t1"])
         #expect(ActivationToken.helperEnvironment(nil).isEmpty)

@@ -62,6 +62,19 @@ import SchemeBridgeContract
         #expect(control.contains("control characters") && !control.contains("exit 0"), "\(control)")
     }
 
+    /// A handler that answers with the token it was started with (its environment passed on by
+    /// `schemebridge reply`) hands back nothing: that token was the caller's own, and is used.
+    @Test func theTokenTheHandlerWasStartedWithIsNotHandedBack() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let handler = try ReplyTests.handler(f, "todo", "exec \"$SB\" reply done=1")
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(handler) %u\nMimeType=x-scheme-handler/todolist;")
+        var env = Clients.serviceNames
+        env["SB_ACTIVATION_TOKEN"] = "token-of-the-caller"
+        let r = try await Tools.run(Clients.command("Reply/caller", [f.bus.address, "todolist://stale", "", ""]), environment: env)
+        #expect(ReplyTests.responses(r).first?["results"] as? [String: String] == ["done": "1"], "\(r.stdout)\(r.stderr)")
+    }
+
     /// `schemebridge reply` takes the token from the environment it was given, and an explicit
     /// `activation-token=` wins over it; without either the results have no token.
     @Test func theCLIRepliesWithTheTokenOfItsEnvironment() async throws {

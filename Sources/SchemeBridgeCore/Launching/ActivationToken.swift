@@ -24,6 +24,15 @@ public enum ActivationToken {
         return nil
     }
 
+    /// Whether a handler's answer may hand `token` back to the caller: not when it is one the
+    /// handler was started with (`launchedWith`) — that was the caller's own token, or the startup
+    /// id SchemeBridge made for the launch image, and it was used when the handler's window came
+    /// up (a handler that merely passes its environment on, as `schemebridge reply` does, gives
+    /// no focus back). Only a token the handler got anew from its compositor is handed back.
+    public static func handedBack(_ token: String, launchedWith: Set<String>) -> Bool {
+        isValid(token) && !launchedWith.contains(token)
+    }
+
     /// The environment of a helper program SchemeBridge starts for a caller (the chooser, the
     /// share sheet, the launch-image splash): the caller's token as `XDG_ACTIVATION_TOKEN`
     /// (Wayland) and `DESKTOP_STARTUP_ID` (X11), so the helper's window may take focus as the

@@ -17,6 +17,9 @@ public final class RequestTable: Sendable {
         public let handlerID: String
         /// The secret the handler answers with.
         public let token: String
+        /// The activation tokens the handler was started with (``LaunchContext/activationToken``,
+        /// ``LaunchContext/startupID``): used ones, never handed back (``ActivationToken/handedBack(_:launchedWith:)``).
+        public let launchTokens: Set<String>
         /// Set once the handler started.
         public fileprivate(set) var handler: Handler?
     }
@@ -45,12 +48,12 @@ public final class RequestTable: Sendable {
         self.totalLimit = totalLimit
     }
 
-    /// A new request for `caller`, with a fresh token.
-    public func open(caller: String, handlerID: String) throws(OpenFailure) -> Request {
+    /// A new request for `caller`, with a fresh token; its handler will be started with `launchTokens`.
+    public func open(caller: String, handlerID: String, launchTokens: Set<String> = []) throws(OpenFailure) -> Request {
         let token = ReplyToken.make()
         let made: Request? = state.withLock { s in
             guard s.byID.count < totalLimit, s.perCaller[caller, default: 0] < perCallerLimit else { return nil }
-            let r = Request(id: s.nextID, caller: caller, handlerID: handlerID, token: token, handler: nil)
+            let r = Request(id: s.nextID, caller: caller, handlerID: handlerID, token: token, launchTokens: launchTokens, handler: nil)
             s.nextID += 1
             s.byID[r.id] = r
             s.byToken[token] = r.id
