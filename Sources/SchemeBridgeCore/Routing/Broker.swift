@@ -68,9 +68,10 @@ public final class Broker: Sendable {
     /// Query privacy off: everything. On: only the schemes the caller's own entry lists in
     /// `X-SchemeBridge-QueriesSchemes=` (like iOS's `LSApplicationQueriesSchemes`) — nothing for
     /// a caller that is unidentified or has no installed entry. Every query method answers
-    /// within this scope, as if other schemes had no handler.
+    /// within this scope, as if other schemes had no handler. A sandboxed caller is always
+    /// under query privacy (``SandboxedCallerRule``).
     public func queryScope(for caller: Caller?) -> QueryScope {
-        guard queryPrivacy else { return .all }
+        guard queryPrivacy || caller?.sandboxed == true else { return .all }
         guard let appID = caller?.appID,
               let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else { return .only([]) }
         let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "").split(separator: ";")
