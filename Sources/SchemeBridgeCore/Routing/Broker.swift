@@ -230,9 +230,9 @@ public final class Broker: Sendable {
     /// handler chosen for its type; the same checks as a URL's (allowed callers, rate, launches
     /// in flight) and the same launch image.
     public func admit(document url: SchemeURL, entry: DesktopEntry, request: OpenRequest, searchPath: [String], sessionScale: Int,
-                      splashAvailable: Bool) throws(OpenFailure) -> Admission {
+                      splashAvailable: Bool, inDocumentPortal: Bool = false) throws(OpenFailure) -> Admission {
         let plan: LaunchPlan
-        do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath) } catch { throw OpenFailure(error) }
+        do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath, inDocumentPortal: inDocumentPortal) } catch { throw OpenFailure(error) }
         return try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
     }
 
