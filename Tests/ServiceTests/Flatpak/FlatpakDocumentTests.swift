@@ -19,7 +19,7 @@ import SchemeBridgeContract
 
     /// `OpenFile` from an unsandboxed app: `access` r or rw, `mode` copy, in-place or "".
     static func openFile(_ w: FlatpakFixture, _ file: URL, access: String, mode: String, handler: String = "") async throws -> String {
-        let r = try await Tools.run(Clients.command("Flatpak/open-file", [w.service.bus.address, file.path, access, mode, handler]), environment: Clients.serviceNames)
+        let r = try await Tools.run(Clients.command("OpenMode/open-file", [w.service.bus.address, file.path, access, mode, handler]), environment: Clients.serviceNames)
         return r.stdout + r.stderr
     }
 
@@ -80,5 +80,17 @@ import SchemeBridgeContract
         #expect(await w.appRecord("org.test.Handler", "read.out") == "the user's notes\n")
         #expect(await w.appRecord("org.test.Handler", "write.out") == "denied \(doc.path)\n")
         #expect(try String(contentsOf: file, encoding: .utf8) == "the user's notes\n")
+    }
+
+    /// `schemebridge open FILE` opens in place, as `xdg-open` does: a sandboxed editor can save
+    /// the user's file (the command opened it read-write, since the user may write it).
+    @Test func theCommandLineLetsASandboxedEditorSaveTheUsersFile() async throws {
+        let (w, file) = try await Self.world()
+        defer { w.stop() }
+        let r = try await DocumentTests.cli(w.service, "open", file.path)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let doc = try #require(Self.portalDocument(await w.handlerArgv()), "\(w.service.serviceLog)")
+        #expect(await w.appRecord("org.test.Handler", "write.out") == "wrote \(doc.path)\n")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "the user's notes\nwritten in the sandbox\n")
     }
 }
