@@ -70,6 +70,26 @@ import SchemeBridgeContract
         #expect(await w.handlerArgv() == ["fpkh://ask"])
     }
 
+    /// A program that forges the handler's Flatpak id (its own `/.flatpak-info` in a user
+    /// namespace) with the reply token it read cannot answer for the sandboxed handler: the
+    /// forged id alone is not the handler (its proxy's pipe to the sandbox is what ties it).
+    @Test func aForgedFlatpakIDCannotAnswerForTheSandboxedHandler() async throws {
+        let w = try await Self.world()
+        defer { w.stop() }
+        try w.installExportedEntry("org.test.Handler")
+        async let caller = ReplyTests.runCaller(w.service, "fpkh://hold")
+        let env = await w.appRecord("org.test.Handler", "holding").flatMap { _ in try? String(contentsOf: w.service.root.appendingPathComponent(".var/app/org.test.Handler/data/env"), encoding: .utf8) } ?? ""
+        let token = try #require(env.split(separator: "\n").first { $0.hasPrefix("reply-token=") }.map { String($0.dropFirst("reply-token=".count)) }, "\(env)")
+        #expect(!token.isEmpty)
+        let forged = try await Tools.run(Clients.command("Flatpak/forged-reply", [w.service.bus.address, w.service.root.appendingPathComponent("forger").path,
+                                                                                 "org.test.Handler", token]), environment: Clients.serviceNames)
+        #expect(forged.stdout.contains("error " + ContractError.notTheHandler.description), "\(forged.stdout)\(forged.stderr)")
+        // The real handler answers afterwards, and that is what the caller gets.
+        _ = FileManager.default.createFile(atPath: w.service.root.appendingPathComponent(".var/app/org.test.Handler/data/release").path, contents: Data())
+        let r = try await caller
+        #expect(r.stdout.contains("\"code\": 0") && r.stdout.contains("from the sandbox") && !r.stdout.contains("forged"), "\(r.stdout)\(r.stderr)")
+    }
+
     /// What a sandboxed caller may learn (README Security, docs/CONTRACT.md "Version 3: Flatpak
     /// apps"): no other apps' handlers or choices, no routes, no defaults or integration changed;
     /// the same calls from outside the sandbox answer in full.

@@ -44,7 +44,8 @@ for app in org.test.Caller org.test.NoTalk org.test.Handler; do
             > "$A/files/share/applications/org.test.Handler.desktop"
         # For each argument (a path or file:// URL): appends its bytes to read.out and tries
         # to append a line to it (write.out: "wrote PATH" or "denied PATH"); env: its source
-        # and reply token; answers a reply request through the bus; argv last (NUL-separated).
+        # and reply token; with "hold" in an argument it writes holding and waits for release;
+        # answers a reply request through the bus; argv last (NUL-separated).
         cat > "$A/files/bin/handler.sh" <<'SH'
 #!/bin/sh
 d="$XDG_DATA_HOME"
@@ -55,6 +56,11 @@ for a in "$@"; do
     if (printf 'written in the sandbox\n' >> "$p") 2>> "$d/write.err"; then echo "wrote $p" >> "$d/write.out"; else echo "denied $p" >> "$d/write.out"; fi
 done
 printf 'source=%s\nreply-token=%s\n' "$SCHEMEBRIDGE_SOURCE" "$SCHEMEBRIDGE_REPLY_TOKEN" > "$d/env"
+case "$*" in *hold*)
+    # Stays (and answers only then) until the test writes $d/release or removes the folder.
+    : > "$d/holding"
+    while [ ! -e "$d/release" ] && [ -d "$d" ]; do sleep 0.1; done ;;
+esac
 if [ -n "$SCHEMEBRIDGE_REPLY_TOKEN" ]; then
     gdbus call --session --dest io.github.schemebridge.SchemeBridge1 --object-path /io/github/schemebridge/SchemeBridge1 \
         --method io.github.schemebridge.SchemeBridge1.Reply "$SCHEMEBRIDGE_REPLY_TOKEN" 0 "{'answer': <'from the sandbox'>}" > "$d/reply.out" 2>&1
