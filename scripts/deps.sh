@@ -4,13 +4,19 @@
 # Arguments name more packages a caller needs (make bench: a C compiler).
 set -eu
 
-# libglib2.0-dev (gdbus-codegen, gio-2.0), gcc, qtbase5-dev and g++: the C and Qt examples of
-# examples/, built and run by make test.
-# weston, xwayland: the Wayland launch-feedback tests (a headless compositor with Xwayland).
+# One line a need, so features add lines rather than edit one.
 PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
-desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base \
-libglib2.0-dev gcc libc6-dev qtbase5-dev g++ \
-weston xwayland $*"
+desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base"
+# The C and Qt examples of examples/, built and run by make test (gdbus-codegen, gio-2.0).
+PACKAGES="$PACKAGES libglib2.0-dev gcc libc6-dev qtbase5-dev g++"
+# The Wayland launch-feedback tests: a headless compositor with Xwayland.
+PACKAGES="$PACKAGES weston xwayland"
+# The Flatpak tests (Tests/ServiceTests/Flatpak) run real sandboxed apps offline: flatpak,
+# bubblewrap, xdg-dbus-proxy, xdg-desktop-portal (xdg-document-portal, xdg-permission-store),
+# fuse3 and util-linux (unshare, nsenter).
+PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
+# What the caller names (make bench: a C compiler).
+PACKAGES="$PACKAGES $*"
 
 missing=""
 for p in $PACKAGES; do

@@ -25,8 +25,20 @@ public struct OpenOptions: Sendable, Equatable {
         public static let contentType = "content-type"
         /// `ask` (b, default false): let the user pick among the eligible handlers (a chooser).
         public static let ask = "ask"
+        /// `mode` (s): `OpenFile` only: `copy` (default: a read-only copy in the handler's Inbox)
+        /// or `in-place` (the handler gets the file itself, writable only when the descriptor is).
+        public static let mode = "mode"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask, mode]
+    }
+
+    /// How `OpenFile` hands the document to its handler (the `mode` option).
+    public enum DocumentMode: String, Sendable, Equatable {
+        /// A read-only copy in the handler's Inbox (the default).
+        case copy
+        /// The file itself: its path, or a document portal path for a sandboxed handler;
+        /// writable only when the caller's descriptor is open for writing.
+        case inPlace = "in-place"
     }
 
     public var handler: String?
@@ -42,6 +54,8 @@ public struct OpenOptions: Sendable, Equatable {
     public var contentType: String?
     /// Whether the user picks the handler in a chooser (unless `handler` names one).
     public var ask = false
+    /// `OpenFile`: how the handler gets the document.
+    public var mode: DocumentMode = .copy
 
     /// The default and the longest reply timeouts, in seconds.
     public static let defaultTimeout: UInt32 = 300
@@ -49,7 +63,7 @@ public struct OpenOptions: Sendable, Equatable {
 
     public init(handler: String? = nil, activationToken: String? = nil, annotation: DBusValue? = nil,
                 launchImage: Bool = true, scale: Int? = nil, timeout: UInt32? = nil, pasteboard: String? = nil, contentType: String? = nil,
-                ask: Bool = false) {
+                ask: Bool = false, mode: DocumentMode = .copy) {
         self.handler = handler
         self.activationToken = activationToken
         self.annotation = annotation
@@ -59,6 +73,7 @@ public struct OpenOptions: Sendable, Equatable {
         self.pasteboard = pasteboard
         self.contentType = contentType
         self.ask = ask
+        self.mode = mode
     }
 
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped;
@@ -97,6 +112,12 @@ public struct OpenOptions: Sendable, Equatable {
             default: throw Self.wrongType(Key.pasteboard, "a pasteboard's path (o) or name (s)", v)
             }
         }
+        if let text = try dict.contractString(Key.mode), !text.isEmpty {
+            guard let m = DocumentMode(rawValue: text) else {
+                throw DBusError(.invalidArgs, "option mode must be 'copy' or 'in-place', not '\(text.prefix(40))'")
+            }
+            mode = m
+        }
         contentType = try dict.contractString(Key.contentType)
         if contentType?.isEmpty == true { contentType = nil }
         if handler?.isEmpty == true { handler = nil }
@@ -114,6 +135,7 @@ public struct OpenOptions: Sendable, Equatable {
         if let timeout { d[Key.timeout] = .uint32(timeout) }
         if let contentType { d[Key.contentType] = .string(contentType) }
         if ask { d[Key.ask] = .boolean(true) }
+        if mode != .copy { d[Key.mode] = .string(mode.rawValue) }
         if let pasteboard {
             d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
         }
@@ -137,7 +159,8 @@ public struct OpenResults: Sendable, Equatable {
         public static let launchImage = "launch-image"
         /// `content-type` (s): `OpenFile`: the document's type.
         public static let contentType = "content-type"
-        /// `path` (s): `OpenFile`: what the handler was given, the copy in its Inbox.
+        /// `path` (s): `OpenFile`: what the handler was given: the copy in its Inbox, the file itself
+        /// (`in-place`), or its document portal path (a sandboxed handler).
         public static let path = "path"
     }
 

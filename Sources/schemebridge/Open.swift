@@ -3,16 +3,19 @@ import DBus
 import SchemeBridgeContract
 
 /// `schemebridge open URL|FILE...`: like `xdg-open`, through the service's policy: URLs go to
-/// their scheme's handler, files (paths and `file://` URIs) to the app for their type, which gets
-/// a read-only copy in its Inbox. Returns once each handler has started; never waits for it to exit.
+/// their scheme's handler, files (paths and `file://` URIs) to the app for their type, which opens
+/// the file itself (in place, so an editor can save it) or, with `--copy`, a read-only copy in its
+/// Inbox. Returns once each handler has started; never waits for it to exit.
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Open URLs and files with the applications that handle them (like xdg-open).",
         discussion: """
             Each URL is handed to the default handler of its scheme (or --handler) as exactly one \
             argument; no shell runs. A file (a path, or a file:// URI) is opened here and handed to the service \
-            as a descriptor; the application for its type gets a read-only copy in its Inbox \
-            ($XDG_DATA_HOME/schemebridge/inbox/APP/). The command returns as soon as the handler has started. \
+            as a descriptor; the application for its type opens the file itself, as with xdg-open (writable \
+            when you may write it; a sandboxed app gets it through the document portal), or with --copy a \
+            read-only copy in its Inbox ($XDG_DATA_HOME/schemebridge/inbox/APP/). \
+            The command returns as soon as the handler has started. \
             With several arguments every one is tried and the status is that of the first failure \
             (2: a file that does not exist).
             """)
@@ -37,6 +40,9 @@ struct Open: ParsableCommand {
     @Flag(name: .long, help: "Let the user choose the application in a chooser (exit 5 when cancelled).")
     var ask = false
 
+    @Flag(name: .long, help: "Give files' applications a read-only copy in their Inbox instead of the file itself.")
+    var copy = false
+
     @Flag(name: .long, help: "Wait for the handler's reply and print it (exit 0 success, 4 failed, 5 cancelled).")
     var wait = false
 
@@ -59,15 +65,17 @@ struct Open: ParsableCommand {
             return
         }
         let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                      pasteboard: pasteboard, ask: ask, json: output.json, service: client.client(asking: ask))
+                                      pasteboard: pasteboard, ask: ask, copy: copy, json: output.json, service: client.client(asking: ask))
         if status != .success { throw status.exitCode }
     }
 
     /// Opens each URL; returns the first failure's status (or success). Errors are reported on
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
+    /// Files are opened in place unless `copy`.
     static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil, ask: Bool = false,
-                        json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
-        let options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard, ask: ask)
+                        copy: Bool = false, json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
+        var options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard, ask: ask)
+        options.mode = copy ? .copy : .inPlace
         var firstFailure: ExitStatus?
         for url in urls {
             let status = open(url, options: options, json: json, service: service)

@@ -40,14 +40,18 @@ enum OpenDocument {
         return bytes
     }
 
-    /// Opens `path` for reading: the descriptor, or the exit status already reported (2 for a
-    /// file that does not exist, as `xdg-open`; 3 for a folder; 4 when it cannot be read).
-    static func descriptor(_ path: [UInt8], shown: String) -> Result<UnixFD, Reported> {
+    /// Opens `path` for reading — and writing when `writable` and the user may write it, so that
+    /// an app opening it in place can save it: the descriptor, or the exit status already
+    /// reported (2 for a file that does not exist, as `xdg-open`; 3 for a folder; 4 when it
+    /// cannot be read).
+    static func descriptor(_ path: [UInt8], shown: String, writable: Bool = false) -> Result<UnixFD, Reported> {
         guard !path.isEmpty else {
             Terminal.error("'\(shown)': only local files can be opened (file:// URIs of another host are not)")
             return .failure(Reported(status: .notFound))
         }
-        let fd = FileArgument.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let flags = O_CLOEXEC | O_NOCTTY | O_NONBLOCK
+        var fd = writable ? FileArgument.open(path, O_RDWR | flags) : -1
+        if fd < 0 { fd = FileArgument.open(path, O_RDONLY | flags) }
         guard fd >= 0 else {
             let e = errno
             Terminal.error("cannot open '\(shown)': \(String(cString: strerror(e)))")
@@ -65,7 +69,7 @@ enum OpenDocument {
     /// Opens the document at `path` through the service; its status.
     static func open(_ path: [UInt8], argument: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
         let fd: UnixFD
-        switch descriptor(path, shown: Open.shown(argument)) {
+        switch descriptor(path, shown: Open.shown(argument), writable: options.mode == .inPlace) {
         case .success(let d): fd = d
         case .failure(let reported): return reported.status
         }

@@ -83,7 +83,7 @@ final class Bridge: Sendable {
     // MARK: helpers
 
     static func caller(_ sender: String, _ known: CallerCache.Caller) -> Caller {
-        Caller(busName: sender, pid: known.pid, appID: known.appID)
+        Caller(busName: sender, pid: known.pid, appID: known.appID, sandboxed: known.sandboxed)
     }
 
     /// A URL safe to put in a log line or a signal: valid UTF-8 without NUL, at most 64 KiB.

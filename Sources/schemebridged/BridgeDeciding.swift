@@ -11,10 +11,11 @@ extension Bridge {
                  known: CallerCache.Caller) async throws(DBusError) -> (id: String?, pinnedCallback: Bool) {
         let caller = Self.caller(sender, known)
         let pid = known.pid.map { Int32(bitPattern: $0) }
+        let sandboxAppID = known.sandboxed ? known.appID : nil
         let (broker, replies, logger) = (self.broker, self.replies, self.logger)
         let decision = try await Self.adaptAsync { () async throws(OpenFailure) in
             try await broker.decide(subject, requested: options.handler, ask: options.ask, caller: caller) { handler in
-                await replies.isHandler(handler, sender: sender, pid: pid)
+                await replies.isHandler(handler, sender: sender, pid: pid, sandboxAppID: sandboxAppID)
             }
         }
         switch decision {

@@ -3,8 +3,9 @@ import Glibc
 import SchemeBridgeContract
 import SchemeBridgeCore
 
-/// Documents on the bus: `OpenFile` (detect the type, pick the app, copy the file into its
-/// Inbox, launch it with the copy) and the type queries. Reading the caller's descriptor runs
+/// Documents on the bus: `OpenFile` (detect the type, pick the app, hand it the document —
+/// an Inbox copy or the file itself, through the document portal for a Flatpak app:
+/// ``deliver(_:name:to:mode:key:sendingApp:limits:)`` — and launch it) and the type queries. Reading the caller's descriptor runs
 /// on the descriptor threads; everything else as for URLs.
 extension Bridge {
     /// `OpenFile(h, a{sv}) → a{sv}`. Every failure is also announced with `URLFailed` (the URL is
@@ -29,12 +30,11 @@ extension Bridge {
             // Charged to the sending app; callers not identified share one charge.
             let sendingApp = known.appID ?? "(unidentified)"
             let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-            let path = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
-            }
+            let delivery = try await deliver(fd, name: name, to: entry, mode: options.mode, key: key, sendingApp: sendingApp, limits: limits)
+            let path = delivery.path
             do throws(DBusError) {
                 let url = try Self.adapt { () throws(OpenFailure) in
-                    do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the Inbox path \(path) makes no valid URL") }
+                    do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
                 }
                 var splashAvailable = false
                 if case .splash = presenter.mode { splashAvailable = true }
@@ -42,7 +42,8 @@ extension Bridge {
                                           launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
                 let admission = try Self.adapt { () throws(OpenFailure) in
                     try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
-                                     sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable)
+                                     sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable,
+                                     inDocumentPortal: delivery.inPortal)
                 }
                 var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
                                                method: ContractMethod.openFile, reply: nil, contentType: type.name)
@@ -50,7 +51,7 @@ extension Bridge {
                 results.path = path
                 return results
             } catch {
-                unlink(path)  // nothing was started with it
+                if let copy = delivery.inboxCopy { unlink(copy) }  // nothing was started with it
                 throw error
             }
         } catch {

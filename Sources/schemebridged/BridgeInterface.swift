@@ -35,6 +35,7 @@ struct BridgeInterface {
                        handler: Self.query(bridge) { call in bridge.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
                 Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
+                           try await bridge.refuseSandboxed(call.sender, "set the default handler of a scheme")
                            try await bridge.setDefault(scheme: call.string(0), desktopID: call.string(1), sender: call.sender)
                            return []
                        }),
@@ -45,8 +46,10 @@ struct BridgeInterface {
                        }),
                 Method(ContractMethod.reply, inputs: [Argument("token", "s", maxBytes: 256), Argument("code", "u"), Argument("results", "a{sv}")],
                        handler: .async { call in
+                           let caller = await bridge.identifiedCaller(call.sender)
                            try await bridge.replies.reply(token: call.string(0), code: call.arguments[1].integer.map { UInt32(truncatingIfNeeded: $0) } ?? 0,
-                                                          results: call.arguments[2].stringDictionary ?? [:], sender: call.sender)
+                                                          results: call.arguments[2].stringDictionary ?? [:], sender: call.sender,
+                                                          sandboxAppID: caller.sandboxed ? caller.appID : nil)
                            return []
                        }),
                 Method(ContractMethod.openFile, inputs: [Argument("fd", "h"), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
@@ -63,11 +66,12 @@ struct BridgeInterface {
                            return [.string(try await bridge.contentType(of: fd, name: call.string(1), sender: call.sender))]
                        }),
                 Method(ContractMethod.handlersForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
-                       handler: .async { call in [.strings(bridge.handlers(forType: call.string(0)))] }),
+                       handler: .async { call in [.strings(await bridge.handlers(forType: call.string(0), sender: call.sender))] }),
                 Method(ContractMethod.defaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
-                       handler: .async { call in [.string(bridge.handlers(forType: call.string(0)).first ?? "")] }),
+                       handler: .async { call in [.string(await bridge.handlers(forType: call.string(0), sender: call.sender).first ?? "")] }),
                 Method(ContractMethod.setDefaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
+                           try await bridge.refuseSandboxed(call.sender, "set the default handler of a content type")
                            try await bridge.setDefault(type: call.string(0), desktopID: call.string(1), sender: call.sender)
                            return []
                        }),

@@ -39,7 +39,7 @@ extension Bridge {
                                                        started.withLock { $0 = pid }
                                                        // Held by a pidfd before it can be reaped: a reused pid is never it.
                                                        guard first else { return }
-                                                       let process = HandlerProcess(pid: pid)
+                                                       let process = HandlerProcess(pid: pid, sandboxAppID: plan.entry.flatpakAppID)
                                                        held.withLock { $0 = process }
                                                        if let group { routes.started(group, handler: .spawned(process)) }
                                                    }, onExit: { code in

@@ -9,8 +9,9 @@ import SchemeBridgeCore
 extension Bridge {
     /// Answers a query for `sender` within what it may learn (query privacy). Nil when the
     /// answer needs the caller identified first: the query then goes to ``query(_:_:)``.
+    /// A caller not identified yet is identified first even with query privacy off: a sandboxed
+    /// caller is always under it (``SandboxedCallerRule``).
     func queryNow<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) throws(DBusError) -> T? {
-        guard broker.queryPrivacy else { return try Self.adapt { () throws(OpenFailure) in try answer(.all) } }
         guard let known = callers.cached(sender) else { return nil }
         let scope = broker.queryScope(for: Self.caller(sender, known))
         return try Self.adapt { () throws(OpenFailure) in try answer(scope) }
@@ -42,7 +43,12 @@ extension Bridge {
 
     /// The `Schemes` property as `sender` may see it (nil: a `PropertiesChanged` everyone sees).
     /// A caller not identified yet sees nothing under query privacy, and is identified for next time.
+    /// With query privacy off, a caller not identified yet sees every scheme (the list names
+    /// no app); once identified, a sandboxed caller sees its own scope.
     func schemes(for sender: String?) -> [String] {
+        if !broker.queryPrivacy, let sender, let known = callers.cached(sender), known.sandboxed {
+            return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
+        }
         guard broker.queryPrivacy else { return broker.schemes() }
         guard let sender, let known = callers.cached(sender) else {
             if let sender {

@@ -20,6 +20,8 @@ final class CallerCache: Sendable {
         var throughCLI = false
         /// The caller's process and its ancestors, nearest first (run-time loop safety).
         var lineage: [Int32] = []
+        /// Whether it runs in a Flatpak sandbox (``SandboxedCallerRule``).
+        var sandboxed = false
     }
 
     private struct State {
@@ -69,7 +71,7 @@ final class CallerCache: Sendable {
                                               rule: registry.map { ExecIdentityRule(directories: $0.directories) } ?? ExecIdentityRule(home: "", userApplications: ""))
             let started = ContinuousClock.now
             if let identity = await threads.run({ identifier.identify(pid: Int32(bitPattern: pid)) }) {
-                caller = Caller(pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage)
+                caller = Caller(pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage, sandboxed: identity.sandboxed)
                 logger?.debug("identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
             } else {
                 logger?.notice("could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")

@@ -9,25 +9,34 @@ extension BridgeInterface {
         let broker = bridge.broker
         let pairs = Argument("choices", "a(sss)")
         return [
-            Method(ContractMethod.choices, outputs: [pairs], handler: .inline { _ in
-                [.array(element: .structure([.string, .string, .string]),
-                        broker.choices.all.map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID).value })]
+            Method(ContractMethod.choices, outputs: [pairs], handler: .async { call in
+                [.array(element: .structure([.string, .string, .string]), await bridge.choices(visibleTo: call.sender).map(\.value))]
             }),
             Method(ContractMethod.forgetChoice, inputs: [Argument("caller", "s", maxBytes: nameLimit), Argument("scheme_or_type", "s", maxBytes: nameLimit)],
                    handler: .async { call in
-                       do throws(OpenFailure) { _ = try await broker.forgetChoice(caller: call.string(0), subject: call.string(1)) } catch { throw DBusError(error) }
+                       try await bridge.forgetChoice(caller: call.string(0), subject: call.string(1), sender: call.sender)
                        return []
                    }),
-            Method(ContractMethod.routes, outputs: [Argument("routes", "a(sss)")], handler: .inline { _ in
-                [.array(element: .structure([.string, .string, .string]),
+            Method(ContractMethod.routes, outputs: [Argument("routes", "a(sss)")], handler: .async { call in
+                try await bridge.refuseSandboxed(call.sender, "read the user's routes")
+                return [.array(element: .structure([.string, .string, .string]),
                         broker.policy.current.routes.map { RememberedChoice(caller: $0.callerPattern, subject: $0.subject, desktopID: $0.desktopID).value })]
             }),
             Method(ContractMethod.enableIntegration, inputs: [Argument("schemes", "as")], outputs: [Argument("routed", "as")],
-                   handler: .async { call in [.strings(try await bridge.integration.enable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))] }),
+                   handler: .async { call in
+                       try await bridge.refuseSandboxed(call.sender, "change the desktop's integration")
+                       return [.strings(try await bridge.integration.enable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))]
+                   }),
             Method(ContractMethod.disableIntegration, inputs: [Argument("schemes", "as")], outputs: [Argument("given_back", "as")],
-                   handler: .async { call in [.strings(try await bridge.integration.disable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))] }),
+                   handler: .async { call in
+                       try await bridge.refuseSandboxed(call.sender, "change the desktop's integration")
+                       return [.strings(try await bridge.integration.disable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))]
+                   }),
             Method(ContractMethod.integrationStatus, outputs: [Argument("status", "a{sv}")],
-                   handler: .async { _ in [.vardict(try await bridge.integration.status().dictionary)] }),
+                   handler: .async { call in
+                       try await bridge.refuseSandboxed(call.sender, "read the desktop's integration")
+                       return [.vardict(try await bridge.integration.status().dictionary)]
+                   }),
         ]
     }
 }

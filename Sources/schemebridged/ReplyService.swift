@@ -108,7 +108,8 @@ final class ReplyService: Sendable {
     }
 
     /// `Reply(token, code, results)` from `sender`.
-    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String) async throws(DBusError) {
+    /// `sandboxAppID`: the sender's Flatpak app id when it is sandboxed.
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws(DBusError) {
         guard ReplyCode(rawValue: code) != nil else {
             throw DBusError(.invalidArgs, "code must be 0 (success), 1 (cancelled) or 2 (failed), not \(code)")
         }
@@ -117,7 +118,7 @@ final class ReplyService: Sendable {
         let senderPID = await pidOf(sender)
         // An app being activated may answer from inside its Open: its bus name's owner now.
         let check = await HandlerCheck.prepared(for: table.request(token: token)?.handler, sender: sender, pid: senderPID,
-                                                ownerOf: { await self.ownerOf($0) })
+                                                sandboxAppID: sandboxAppID, ownerOf: { await self.ownerOf($0) })
         switch table.takeForReply(token: token, isHandler: { check.isHandler($0.handler) }) {
         case .failure(.noSuchRequest):
             throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
@@ -147,8 +148,8 @@ final class ReplyService: Sendable {
 
     /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule, ``HandlerCheck``;
     /// this adapter asks the bus for the owner of an activating handler's name).
-    func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?) async -> Bool {
-        await HandlerCheck.isHandler(handler, sender: sender, pid: pid, ownerOf: { await self.ownerOf($0) })
+    func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil) async -> Bool {
+        await HandlerCheck.isHandler(handler, sender: sender, pid: pid, sandboxAppID: sandboxAppID, ownerOf: { await self.ownerOf($0) })
     }
 
     /// Request objects exported now (for tests and leak checks).

@@ -22,7 +22,10 @@ public final class PrivateBus: @unchecked Sendable {
     /// bus starts services that name a `SystemdService=` by asking `org.freedesktop.systemd1` (an
     /// `ActivationRequest` signal), as a systemd user session's bus does; the test plays systemd.
     /// `unset`: variables removed from the daemon's environment (after `environment` is added).
-    public init(environment: [String: String] = [:], anyUser: Bool = false, systemdActivation: Bool = false, unset: [String] = []) throws {
+    /// `launcher`: a command the daemon runs under (its argv is appended; it must `exec` it), e.g.
+    /// one that gives the bus and everything it activates a mount namespace of its own.
+    public init(environment: [String: String] = [:], anyUser: Bool = false, systemdActivation: Bool = false, unset: [String] = [],
+                launcher: [String] = []) throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directory = dir
@@ -64,7 +67,7 @@ public final class PrivateBus: @unchecked Sendable {
         let p: ChildProcess
         do {
             p = try ChildProcess(
-                [try Tools.path(of: "dbus-daemon"), "--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"]
+                launcher + [try Tools.path(of: "dbus-daemon"), "--config-file=\(configURL.path)", "--nofork", "--nopidfile", "--print-address=1"]
                     + (systemdActivation ? ["--systemd-activation"] : []),
                 environment: env, stderr: dir.appendingPathComponent("daemon.log").path, stdoutFD: fds[1])
         } catch {

@@ -22,7 +22,7 @@ import SchemeBridgeContract
         try f.entry("org.example.Web.desktop", "Name=Web\nExec=\(try f.recorder("web")) %u\nMimeType=text/html;", system: true)
         let doc = f.root.appendingPathComponent("my notes.md")
         try "# Shopping\n- milk\n".write(to: doc, atomically: true, encoding: .utf8)
-        let r = try await Self.cli(f, "open", "--json", doc.path)
+        let r = try await Self.cli(f, "open", "--copy", "--json", doc.path)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)\n\(f.serviceLog)")
         #expect(r.stdout.contains("\"content_type\":\"text/markdown\"") && r.stdout.contains("\"handler\":\"org.example.Notes.desktop\""), "\(r.stdout)")
         let argv = await f.recordedArgv("notes")
@@ -35,11 +35,11 @@ import SchemeBridgeContract
         try "changed".write(to: doc, atomically: false, encoding: .utf8)
         #expect((try? String(contentsOfFile: copy, encoding: .utf8)) == "# Shopping\n- milk\n")
         // The same name again is kept apart; a %u handler gets a file:// URL.
-        _ = try await Self.cli(f, "open", doc.path)
+        _ = try await Self.cli(f, "open", "--copy", doc.path)
         #expect(FileManager.default.fileExists(atPath: Self.inbox(f, "org.example.Notes").appendingPathComponent("my notes (2).md").path))
         let page = f.root.appendingPathComponent("page.html")
         try "<html><body>hi</body></html>".write(to: page, atomically: true, encoding: .utf8)
-        _ = try await Self.cli(f, "open", "file://" + page.path)
+        _ = try await Self.cli(f, "open", "--copy", "file://" + page.path)
         #expect(await f.recordedArgv("web") == ["file://" + Self.inbox(f, "org.example.Web").appendingPathComponent("page.html").path])
     }
 
@@ -55,20 +55,20 @@ import SchemeBridgeContract
         // text/x-python has no handler of its own: text/plain's default opens it.
         let handlers = try await Self.cli(f, "handlers", "--type", "text/plain")
         #expect(handlers.stdout == "org.example.Other.desktop\norg.example.Text.desktop\n", "\(handlers.stdout + handlers.stderr)")
-        _ = try await Self.cli(f, "open", script.path)
+        _ = try await Self.cli(f, "open", "--copy", script.path)
         #expect(await f.recordedArgv("other") != nil)
         let set = try await Self.cli(f, "default", "--type", "text/plain", "org.example.Text.desktop")
         #expect(set.status == 0, "\(set.stderr)")
         let list = (try? String(contentsOf: f.configHome.appendingPathComponent("mimeapps.list"), encoding: .utf8)) ?? ""
         #expect(list.contains("text/plain=org.example.Text.desktop"), "\(list)")
         #expect(try await Self.cli(f, "default", "--type", "text/plain").stdout == "org.example.Text.desktop\n")
-        _ = try await Self.cli(f, "open", script.path)
+        _ = try await Self.cli(f, "open", "--copy", script.path)
         #expect(await f.recordedArgv("text") != nil)
         // An app that does not open the type cannot be made its default, nor asked for.
         try f.entry("org.example.Image.desktop", "Name=Image\nExec=\(try f.recorder("image")) %f\nMimeType=image/png;", system: true)
         let wrong = try await Self.cli(f, "default", "--type", "text/plain", "org.example.Image.desktop")
         #expect(wrong.status == 2 && wrong.stderr.contains("MimeType=text/plain"), "\(wrong.stderr)")
-        let asked = try await Self.cli(f, "open", "--handler", "org.example.Image.desktop", script.path)
+        let asked = try await Self.cli(f, "open", "--copy", "--handler", "org.example.Image.desktop", script.path)
         #expect(asked.status == 2, "\(asked.stderr)")
     }
 
@@ -120,7 +120,7 @@ import SchemeBridgeContract
         try FileManager.default.removeItem(atPath: program)
         let file = f.root.appendingPathComponent("b.txt").path
         try "text".write(toFile: file, atomically: true, encoding: .utf8)
-        let r = try await Self.cli(f, "open", file)
+        let r = try await Self.cli(f, "open", "--copy", file)
         #expect(r.status == 4 && r.stderr.contains("cannot start Gone"), "\(r.status) \(r.stderr)")
         let inbox = (try? FileManager.default.contentsOfDirectory(atPath: Self.inbox(f, "org.example.Gone").path)) ?? []
         #expect(inbox.isEmpty, "\(inbox)")
@@ -134,8 +134,8 @@ import SchemeBridgeContract
         let small = f.root.appendingPathComponent("small.txt").path, big = f.root.appendingPathComponent("big.txt").path
         try String(repeating: "s", count: 60).write(toFile: small, atomically: true, encoding: .utf8)
         try String(repeating: "b", count: 60).write(toFile: big, atomically: true, encoding: .utf8)
-        #expect(try await Self.cli(f, "open", small).status == 0)
-        let over = try await Self.cli(f, "open", big)
+        #expect(try await Self.cli(f, "open", "--copy", small).status == 0)
+        let over = try await Self.cli(f, "open", "--copy", big)
         #expect(over.status == 4 && over.stderr.contains("MaxInboxBytes"), "\(over.stderr)")
         // A file older than the retention is removed at the service's next start.
         let copy = Self.inbox(f, "org.example.Text").appendingPathComponent("small.txt").path
@@ -145,7 +145,7 @@ import SchemeBridgeContract
         #expect(await Tools.eventually { await f.servicePID() != pid })
         #expect(try await Self.cli(f, "handlers", "--type", "text/plain").status == 0)  // starts it again
         #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: copy) }, "the old Inbox file is removed")
-        #expect(try await Self.cli(f, "open", big).status == 0, "the Inbox has room again")
+        #expect(try await Self.cli(f, "open", "--copy", big).status == 0, "the Inbox has room again")
     }
 
     @Test func askOffersTheTypesHandlersAndAlwaysIsRememberedForThatCallerOnly() async throws {
@@ -185,7 +185,7 @@ import SchemeBridgeContract
         let pdf = f.root.appendingPathComponent(name)
         let body = Data("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n".utf8) + Data(repeating: 7, count: 100_000)
         try body.write(to: pdf)
-        let r = try await Self.cli(f, "open", pdf.path)
+        let r = try await Self.cli(f, "open", "--copy", pdf.path)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let argv = await f.recordedArgv("pdf") ?? []
         let copy = Self.inbox(f, "org.example.PDF").appendingPathComponent(name).path
@@ -197,16 +197,16 @@ import SchemeBridgeContract
         // A newline in a name is dropped from the Inbox copy's name (the argument stays one).
         let newline = f.root.appendingPathComponent("two\nlines.pdf")
         try body.write(to: newline)
-        #expect(try await Self.cli(f, "open", newline.path).status == 0)
+        #expect(try await Self.cli(f, "open", "--copy", newline.path).status == 0)
         #expect(FileManager.default.fileExists(atPath: Self.inbox(f, "org.example.PDF").appendingPathComponent("twolines.pdf").path))
         // Special files: clear errors, nothing hangs.
         let fifo = f.root.appendingPathComponent("fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let fifoOpen = try await Self.cli(f, "open", fifo)
+        let fifoOpen = try await Self.cli(f, "open", "--copy", fifo)
         #expect(fifoOpen.status == 1 && fifoOpen.stderr.contains("regular files"), "\(fifoOpen.status) \(fifoOpen.stderr)")
-        let zero = try await Self.cli(f, "open", "/dev/zero")
+        let zero = try await Self.cli(f, "open", "--copy", "/dev/zero")
         #expect(zero.status == 1 && zero.stderr.contains("regular files"), "\(zero.status) \(zero.stderr)")
-        let folder = try await Self.cli(f, "open", f.root.path)
+        let folder = try await Self.cli(f, "open", "--copy", f.root.path)
         #expect(folder.status == 3 && folder.stderr.contains("folder"), "\(folder.status) \(folder.stderr)")
         // A Unix socket cannot be opened as a file at all.
         let socketPath = f.root.appendingPathComponent("sock").path
@@ -219,7 +219,7 @@ import SchemeBridgeContract
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         defer { close(fd) }
         #expect(bound == 0)
-        let sock = try await Self.cli(f, "open", socketPath)
+        let sock = try await Self.cli(f, "open", "--copy", socketPath)
         #expect(sock.status == 4 && sock.stderr.contains("cannot open"), "\(sock.status) \(sock.stderr)")
         #expect(await f.servicePID() != nil, "the service is still there")
     }

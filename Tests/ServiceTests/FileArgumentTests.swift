@@ -85,7 +85,7 @@ import DBusTestSupport
         let made = try await Tools.run(["/bin/sh", "-c", "printf 'hello\\n' > \"$(printf '\(dir)/caf\\351.txt')\""])
         #expect(made.status == 0, "\(made.stderr)")
         let cli = try Built.executable("schemebridge")
-        let r = try await Self.run(f, [], [cli, "open"], files: [dir + "/caf\\351.txt"])
+        let r = try await Self.run(f, [], [cli, "open", "--copy"], files: [dir + "/caf\\351.txt"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let argv = try #require(await f.recordedArgv("viewer"))
         #expect(argv.count == 1 && argv[0].contains("/schemebridge/inbox/") && (try? String(contentsOfFile: argv[0], encoding: .utf8)) == "hello\n", "\(argv)")

@@ -34,8 +34,9 @@ final class ServiceFixture: @unchecked Sendable {
     /// `dataDirsInHome`: data dirs (relative to `root`) put before the system one in `XDG_DATA_DIRS`.
     /// `systemdActivation`: the bus asks `org.freedesktop.systemd1` to start the service (``FakeSystemd``).
     /// `unsetEnvironment`: variables the bus (and so the service) runs without, e.g. `DISPLAY`.
+    /// `busLauncher`: see ``PrivateBus/init(environment:anyUser:systemdActivation:unset:launcher:)``.
     init(extraEnvironment: [String: String] = [:], anyUser: Bool = false, dataDirsInHome: [String] = [], systemdActivation: Bool = false,
-         unsetEnvironment: [String] = []) throws {
+         unsetEnvironment: [String] = [], busLauncher: [String] = []) throws {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
         self.root = root
         systemData = URL(fileURLWithPath: root.path + "-sys")
@@ -59,7 +60,7 @@ final class ServiceFixture: @unchecked Sendable {
         try fm.createSymbolicLink(at: systemData.appendingPathComponent("mime"), withDestinationURL: URL(fileURLWithPath: "/usr/share/mime"))
         gate = try Gate(directory: root.appendingPathComponent("gates"))
         environment = env
-        bus = try PrivateBus(environment: env, anyUser: anyUser, systemdActivation: systemdActivation, unset: unsetEnvironment)
+        bus = try PrivateBus(environment: env, anyUser: anyUser, systemdActivation: systemdActivation, unset: unsetEnvironment, launcher: busLauncher)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         try template.replacingOccurrences(of: "@bindir@", with: Built.programs.path)
             .write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)

@@ -1,8 +1,9 @@
 /// Who the process behind a caller is, read from `/proc` in one go. Blocking: it reads the
 /// caller's files, so the service runs it on ``IdentificationThreads``, never on a shared thread.
 ///
-/// In order: the app behind our own CLI (``CallerAncestry``); the identity a launcher gave the
-/// process (Flatpak id or systemd `app-…` scope, ``CallerIdentity/launcherAppID(pid:procRoot:)``);
+/// In order: a Flatpak's id (its `/.flatpak-info`; the identity is then ``Identity/sandboxed``);
+/// the app behind our own CLI (``CallerAncestry``); the identity a launcher gave the
+/// process (systemd `app-…` scope, ``CallerIdentity/launcherAppID(pid:procRoot:)``);
 /// the one installed entry allowed to name its executable (``installedApp(running:)``); else the
 /// executable's path. Every one of these is a claim that a program of the same user can make
 /// (docs/SECURITY.md, "Caller identity"): none is worth more than another.
@@ -15,11 +16,15 @@ public struct CallerIdentifier: Sendable {
         public var throughCLI: Bool
         /// The process and its ancestors, nearest first (``CallerAncestry/lineage(of:)``).
         public var lineage: [Int32]
+        /// Whether the process runs in a Flatpak sandbox (its root has a `/.flatpak-info`
+        /// naming an app; for a sandboxed app on the bus that is its xdg-dbus-proxy).
+        public var sandboxed: Bool
 
-        public init(appID: String?, throughCLI: Bool = false, lineage: [Int32] = []) {
+        public init(appID: String?, throughCLI: Bool = false, lineage: [Int32] = [], sandboxed: Bool = false) {
             self.appID = appID
             self.throughCLI = throughCLI
             self.lineage = lineage
+            self.sandboxed = sandboxed
         }
     }
 
@@ -39,6 +44,9 @@ public struct CallerIdentifier: Sendable {
     /// The identity of process `pid`.
     public func identify(pid: Int32) -> Identity {
         let lineage = ancestry.lineage(of: pid)
+        if let flatpak = CallerIdentity.flatpakID(pid: pid, procRoot: ancestry.procRoot) {
+            return Identity(appID: flatpak, lineage: lineage, sandboxed: true)
+        }
         if let app = ancestry.appBehindCLI(pid: pid, installedApp: installedApp(running:)) {
             return Identity(appID: app, throughCLI: true, lineage: lineage)
         }

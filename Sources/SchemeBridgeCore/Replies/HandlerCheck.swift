@@ -9,30 +9,33 @@ public struct HandlerCheck: Sendable {
     public let pid: Int32?
     /// The unique name owning the activating handler's bus name, when one was asked.
     public let nameOwner: String?
+    /// The caller's Flatpak app id when it is sandboxed (``LaunchedHandler/includes(sender:pid:nameOwner:sandboxAppID:)``).
+    public let sandboxAppID: String?
 
-    public init(sender: String, pid: Int32?, nameOwner: String? = nil) {
+    public init(sender: String, pid: Int32?, nameOwner: String? = nil, sandboxAppID: String? = nil) {
         self.sender = sender
         self.pid = pid
         self.nameOwner = nameOwner
+        self.sandboxAppID = sandboxAppID
     }
 
     /// A check for `handler`: asks `ownerOf` for the owner of its bus name when it is being
     /// activated (not asked otherwise).
-    public static func prepared(for handler: LaunchedHandler?, sender: String, pid: Int32?,
+    public static func prepared(for handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil,
                                 ownerOf: (String) async -> String?) async -> HandlerCheck {
         var nameOwner: String? = nil
         if let busName = handler?.activatingName { nameOwner = await ownerOf(busName) }
-        return HandlerCheck(sender: sender, pid: pid, nameOwner: nameOwner)
+        return HandlerCheck(sender: sender, pid: pid, nameOwner: nameOwner, sandboxAppID: sandboxAppID)
     }
 
     /// Whether the caller is `handler` (nil, a handler not started yet, is nobody).
     public func isHandler(_ handler: LaunchedHandler?) -> Bool {
-        handler?.includes(sender: sender, pid: pid, nameOwner: nameOwner) ?? false
+        handler?.includes(sender: sender, pid: pid, nameOwner: nameOwner, sandboxAppID: sandboxAppID) ?? false
     }
 
     /// Whether `sender`, whose process is `pid`, is `handler`, asking `ownerOf` as needed.
-    public static func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?,
+    public static func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil,
                                  ownerOf: (String) async -> String?) async -> Bool {
-        await prepared(for: handler, sender: sender, pid: pid, ownerOf: ownerOf).isHandler(handler)
+        await prepared(for: handler, sender: sender, pid: pid, sandboxAppID: sandboxAppID, ownerOf: ownerOf).isHandler(handler)
     }
 }

@@ -18,10 +18,15 @@ public final class HandlerProcess: Sendable, Equatable {
     private let pidfd: Int32
     /// The process had ended before its pidfd could be opened (ESRCH): it never counts.
     private let endedBeforeHeld: Bool
+    /// The Flatpak app the process runs (its entry's `X-Flatpak=`), nil for an unsandboxed one.
+    /// A sandboxed app calls through its xdg-dbus-proxy, which flatpak starts outside the app's
+    /// process tree: a sandboxed caller of this app id counts as the process while it runs.
+    public let sandboxAppID: String?
 
-    /// Holds `pid` by a pidfd opened now.
-    public init(pid: Int32) {
+    /// Holds `pid` by a pidfd opened now; `sandboxAppID`: the Flatpak app it runs, if any.
+    public init(pid: Int32, sandboxAppID: String? = nil) {
         self.pid = pid
+        self.sandboxAppID = sandboxAppID
         let fd = clinux_pidfd_open(pid)
         endedBeforeHeld = fd < 0 && errno == ESRCH
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }

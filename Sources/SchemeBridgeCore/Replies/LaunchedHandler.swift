@@ -12,7 +12,13 @@ public enum LaunchedHandler: Sendable, Equatable {
 
     /// Whether the connection `sender`, whose process is `pid`, is this handler.
     /// `nameOwner`: for ``activating(busName:)``, the unique name that owns the bus name now.
-    public func includes(sender: String, pid: Int32?, nameOwner: String?) -> Bool {
+    /// `sandboxAppID`: the caller's Flatpak app id when it is sandboxed (its calls come from its
+    /// xdg-dbus-proxy, outside the handler's process tree: ``HandlerProcess/sandboxAppID``); it
+    /// counts when that id is the handler's and its process is tied to the handler's sandbox
+    /// (``FlatpakProxyLink``): a forged `/.flatpak-info` alone is not enough.
+    public func includes(sender: String, pid: Int32?, nameOwner: String?, sandboxAppID: String? = nil) -> Bool {
+        if let sandboxAppID, let pid, let process = self.process, process.sandboxAppID == sandboxAppID,
+           FlatpakProxyLink.links(pid, to: process) { return true }
         switch self {
         case .activating:
             return nameOwner != nil && nameOwner == sender
@@ -22,6 +28,15 @@ public enum LaunchedHandler: Sendable, Equatable {
             if sender == owner { return true }
             guard let pid, let process else { return false }
             return ProcessLineage.isSelfOrDescendant(pid, of: process)
+        }
+    }
+
+    /// The held process, when there is one.
+    var process: HandlerProcess? {
+        switch self {
+        case .spawned(let process): return process
+        case .activated(_, let process): return process
+        case .activating: return nil
         }
     }
 

@@ -68,9 +68,10 @@ public final class Broker: Sendable {
     /// Query privacy off: everything. On: only the schemes the caller's own entry lists in
     /// `X-SchemeBridge-QueriesSchemes=` (like iOS's `LSApplicationQueriesSchemes`) — nothing for
     /// a caller that is unidentified or has no installed entry. Every query method answers
-    /// within this scope, as if other schemes had no handler.
+    /// within this scope, as if other schemes had no handler. A sandboxed caller is always
+    /// under query privacy (``SandboxedCallerRule``).
     public func queryScope(for caller: Caller?) -> QueryScope {
-        guard queryPrivacy else { return .all }
+        guard queryPrivacy || caller?.sandboxed == true else { return .all }
         guard let appID = caller?.appID,
               let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else { return .only([]) }
         let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "").split(separator: ";")
@@ -229,9 +230,9 @@ public final class Broker: Sendable {
     /// handler chosen for its type; the same checks as a URL's (allowed callers, rate, launches
     /// in flight) and the same launch image.
     public func admit(document url: SchemeURL, entry: DesktopEntry, request: OpenRequest, searchPath: [String], sessionScale: Int,
-                      splashAvailable: Bool) throws(OpenFailure) -> Admission {
+                      splashAvailable: Bool, inDocumentPortal: Bool = false) throws(OpenFailure) -> Admission {
         let plan: LaunchPlan
-        do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath) } catch { throw OpenFailure(error) }
+        do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath, inDocumentPortal: inDocumentPortal) } catch { throw OpenFailure(error) }
         return try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
     }
 

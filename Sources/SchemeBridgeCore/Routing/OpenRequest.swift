@@ -6,11 +6,15 @@ public struct Caller: Sendable, Equatable {
     public var pid: UInt32?
     /// Its app id (systemd scope, Flatpak, installed entry), nil when unidentified.
     public var appID: String?
+    /// Whether it runs in a Flatpak sandbox (its process has a `/.flatpak-info`): such a caller
+    /// learns and changes less (``SandboxedCallerRule``). Forging one only restricts the forger.
+    public var sandboxed: Bool
 
-    public init(busName: String, pid: UInt32? = nil, appID: String? = nil) {
+    public init(busName: String, pid: UInt32? = nil, appID: String? = nil, sandboxed: Bool = false) {
         self.busName = busName
         self.pid = pid
         self.appID = appID
+        self.sandboxed = sandboxed
     }
 
     /// The key its launches are counted under: the app id, else the connection.

@@ -198,23 +198,25 @@ public struct URLRouter: Sendable {
     /// (`%u`/`%U`), or it is activated over D-Bus with the URL.
     /// Like a URL's plan, it is made from the entry's file as it is now: when that disagrees with
     /// `entry`, the registry is reloaded from the files and the entry with `entry`'s ID is used.
-    public func plan(document url: SchemeURL, entry: DesktopEntry, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+    /// `inDocumentPortal`: `url` is a document portal path granted to the entry's Flatpak app,
+    /// passed without flatpak's own file forwarding (``DesktopEntry/launchCommandsWithoutFileForwarding(for:)``).
+    public func plan(document url: SchemeURL, entry: DesktopEntry, searchPath: [String], inDocumentPortal: Bool = false) throws(RouteError) -> LaunchPlan {
         var reloaded = false
         return try confirmed { () throws(RouteError) in
             defer { reloaded = true }
             guard let current = reloaded ? registry.entry(id: entry.id) : entry, !routesBackToUs(current) else {
                 throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name)
             }
-            return try launchPlan(url, entry: current, searchPath: searchPath)
+            return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal)
         }
     }
 
     /// How to start `entry` for `u`: D-Bus activation, or its `Exec` (in a terminal when it asks).
-    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String], inDocumentPortal: Bool = false) throws(RouteError) -> LaunchPlan {
         if entry.dbusActivatable {
             return LaunchPlan(url: u, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
         }
-        var commands = entry.launchCommands(for: [u])
+        var commands = inDocumentPortal ? entry.launchCommandsWithoutFileForwarding(for: [u]) : entry.launchCommands(for: [u])
         if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
         if entry.terminal {
             guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }

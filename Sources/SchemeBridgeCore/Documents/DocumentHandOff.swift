@@ -1,0 +1,70 @@
+import Glibc
+
+/// How a document reaches its handler: a copy in the handler's Inbox or the file itself
+/// (`OpenFile`'s `mode`), directly or through the document portal (a sandboxed handler, whose
+/// entry is a Flatpak's: ``DesktopEntry/flatpakAppID``).
+///
+/// - Copy: the Inbox copy (read-only). A sandboxed handler gets it as a document granted `read`.
+/// - In place: the file the caller's descriptor is open on. Write access follows the descriptor:
+///   a sandboxed handler is granted `read`, plus `write` only when the descriptor is open for
+///   writing — the portal enforces it. An unsandboxed handler gets the file's path: it runs as the
+///   user with the user's rights to every file, so nothing we hand it can make the file read-only
+///   for it (its own permission bits decide, as with `xdg-open`); the caller that wants the
+///   handler unable to change its file uses `copy`.
+public struct DocumentHandOff: Sendable, Equatable {
+    /// Whether the handler gets the file itself (else an Inbox copy).
+    public let inPlace: Bool
+    /// The Flatpak app the handler is, when sandboxed (the document goes through the portal).
+    public let sandboxAppID: String?
+    /// Whether the caller's descriptor is open for writing.
+    public let callerCanWrite: Bool
+
+    public init(inPlace: Bool, sandboxAppID: String?, callerCanWrite: Bool) {
+        self.inPlace = inPlace
+        self.sandboxAppID = sandboxAppID
+        self.callerCanWrite = callerCanWrite
+    }
+
+    /// Whether the handler may write the document it gets: in place, from a writable descriptor.
+    public var handlerMayWrite: Bool { inPlace && callerCanWrite }
+
+    /// The document portal permissions to grant the sandboxed handler.
+    public var portalPermissions: [String] { handlerMayWrite ? ["read", "write"] : ["read"] }
+
+    /// The path a sandboxed app sees document `id` named `name` at: flatpak binds the portal's
+    /// `by-app/APPID` on `/run/user/UID/doc` in the sandbox (outside, the same path in a session
+    /// whose `XDG_RUNTIME_DIR` is `/run/user/UID`).
+    public static func portalPath(documentID id: String, name: String, uid: uid_t = getuid()) -> String {
+        "/run/user/\(uid)/doc/\(id)/\(name)"
+    }
+}
+
+/// The file a caller's descriptor is open on, for `in-place`: its one path and its access mode.
+public struct InPlaceFile: Sendable, Equatable {
+    /// The absolute path naming that very file (same device and inode as the descriptor).
+    public let path: String
+    /// Whether the descriptor is open for writing.
+    public let writable: Bool
+
+    /// Finds the file descriptor `fd` is open on. Blocking (it `stat`s the path): run it on a
+    /// descriptor thread.
+    /// (``Documents/inspect(_:contentType:)`` has checked that it reads a regular file.)
+    /// - Throws: ``OpenFailure`` `invalidArgument` when the descriptor's file has no path that
+    ///   names it now (deleted, renamed over, or outside what the service sees): the caller can
+    ///   still send a copy.
+    public static func locate(_ fd: Int32) throws(OpenFailure) -> InPlaceFile {
+        let flags = fcntl(fd, F_GETFL)
+        var own = stat()
+        guard fstat(fd, &own) == 0, own.st_mode & S_IFMT == S_IFREG else {
+            throw OpenFailure(.invalidArgument, "in-place opens regular files only")
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        let path = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        var named = stat()
+        guard path.hasPrefix("/"), stat(path, &named) == 0, named.st_dev == own.st_dev, named.st_ino == own.st_ino else {
+            throw OpenFailure(.invalidArgument, "the file has no path that names it now (deleted, moved, or not visible to the service); send it with mode copy")
+        }
+        return InPlaceFile(path: path, writable: flags & O_ACCMODE == O_RDWR)
+    }
+}

@@ -1,0 +1,23 @@
+/// What a sandboxed (Flatpak) caller may learn and change: what its own calls need, nothing
+/// about other apps.
+///
+/// It opens URLs and documents, replies, and uses its pasteboards as any caller does. Its
+/// queries about schemes are answered under query privacy whatever the config says (only the
+/// schemes its own entry declares in `X-SchemeBridge-QueriesSchemes=`); it learns no handlers
+/// of content types; it sees and forgets only its own remembered choices; it cannot read the
+/// config's routes, set defaults, or turn integration on or off (those are the user's, done from
+/// outside the sandbox). Being sandboxed is read from the caller's `/.flatpak-info`, which a
+/// program outside a sandbox can forge: the rule only ever takes away, so a forger restricts
+/// itself and gains nothing.
+public enum SandboxedCallerRule {
+    /// Whether `caller` may change the user's defaults, routes or integration, or read the routes.
+    public static func mayAdminister(_ caller: Caller) -> Bool { !caller.sandboxed }
+
+    /// Whether `caller` may learn the handlers of content types.
+    public static func mayListTypeHandlers(_ caller: Caller) -> Bool { !caller.sandboxed }
+
+    /// Whether `caller` may see or forget the remembered choices of `choiceCaller` (an app id).
+    public static func maySeeChoices(of choiceCaller: String, by caller: Caller) -> Bool {
+        !caller.sandboxed || caller.appID == choiceCaller
+    }
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# make-test-flatpaks.sh DIR — builds, offline, a minimal Flatpak runtime from the host's own files
+# and the test apps, and installs them into a user installation at DIR/user (FLATPAK_USER_DIR),
+# as flatpak's own tests do (tests/make-test-runtime.sh, make-test-app.sh). Run once per test
+# process by FlatpakInstallation.swift; everything lives under DIR.
+#
+# Apps (runtime org.test.Platform, branch stable):
+#   org.test.Caller   --talk-name=io.github.schemebridge.SchemeBridge1 (a sandboxed caller)
+#   org.test.NoTalk   no talk name (the proxy must refuse it)
+#   org.test.Handler  --talk-name=…SchemeBridge1, exports org.test.Handler.desktop (text/plain and
+#                     x-scheme-handler/fpkh; flatpak rewrites its Exec to
+#                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
+#                     records what it got and could do in its own data dir (see below).
+set -eu
+DIR=$1
+export HOME="$DIR/home" FLATPAK_USER_DIR="$DIR/user" FLATPAK_SYSTEM_HELPER_ON_SESSION=1
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$DIR/no-system-bus"
+unset DBUS_SESSION_BUS_ADDRESS || true
+mkdir -p "$HOME"
+ARCH=$(flatpak --default-arch)
+REPO="$DIR/repo"
+
+RT="$DIR/build-runtime"
+mkdir -p "$RT/files" "$RT/usr/bin" "$RT/usr/lib"
+ln -s ../lib "$RT/usr/lib64"
+printf '[Runtime]\nname=org.test.Platform\n' > "$RT/metadata"
+cp /sbin/ldconfig "$RT/usr/bin/ldconfig"   # flatpak runs the runtime's ldconfig
+for b in bash cat mv sleep gdbus; do
+    p=$(command -v "$b"); cp "$p" "$RT/usr/bin/"
+    ldd "$p" | sed 's/.* => //' | awk '{print $1}' | grep '^/' || true
+done | sort -u | while read -r lib; do cp "$lib" "$RT/usr/lib/"; done
+ln -s bash "$RT/usr/bin/sh"
+flatpak build-export --disable-sandbox --runtime "$REPO" "$RT" stable >/dev/null
+
+for app in org.test.Caller org.test.NoTalk org.test.Handler; do
+    A="$DIR/build-$app"
+    mkdir -p "$A/files/bin"
+    printf '[Application]\nname=%s\nruntime=org.test.Platform/%s/stable\nsdk=org.test.Platform/%s/stable\n' "$app" "$ARCH" "$ARCH" > "$A/metadata"
+    talk=--talk-name=io.github.schemebridge.SchemeBridge1
+    [ "$app" = org.test.NoTalk ] && talk=
+    if [ "$app" = org.test.Handler ]; then
+        mkdir -p "$A/files/share/applications"
+        printf '[Desktop Entry]\nType=Application\nName=Sandboxed Handler\nExec=handler.sh %%U\nMimeType=text/plain;x-scheme-handler/fpkh;\n' \
+            > "$A/files/share/applications/org.test.Handler.desktop"
+        # For each argument (a path or file:// URL): appends its bytes to read.out and tries
+        # to append a line to it (write.out: "wrote PATH" or "denied PATH"); env: its source
+        # and reply token; with "hold" in an argument it writes holding and waits for release;
+        # answers a reply request through the bus; argv last (NUL-separated).
+        cat > "$A/files/bin/handler.sh" <<'SH'
+#!/bin/sh
+d="$XDG_DATA_HOME"
+: > "$d/read.out"; : > "$d/write.out"
+for a in "$@"; do
+    p="${a#file://}"
+    cat "$p" >> "$d/read.out" 2>> "$d/read.err"
+    if (printf 'written in the sandbox\n' >> "$p") 2>> "$d/write.err"; then echo "wrote $p" >> "$d/write.out"; else echo "denied $p" >> "$d/write.out"; fi
+done
+printf 'source=%s\nreply-token=%s\n' "$SCHEMEBRIDGE_SOURCE" "$SCHEMEBRIDGE_REPLY_TOKEN" > "$d/env"
+case "$*" in *hold*)
+    # Stays (and answers only then) until the test writes $d/release or removes the folder.
+    : > "$d/holding"
+    while [ ! -e "$d/release" ] && [ -d "$d" ]; do sleep 0.1; done ;;
+esac
+if [ -n "$SCHEMEBRIDGE_REPLY_TOKEN" ]; then
+    gdbus call --session --dest io.github.schemebridge.SchemeBridge1 --object-path /io/github/schemebridge/SchemeBridge1 \
+        --method io.github.schemebridge.SchemeBridge1.Reply "$SCHEMEBRIDGE_REPLY_TOKEN" 0 "{'answer': <'from the sandbox'>}" > "$d/reply.out" 2>&1
+fi
+printf '%s\0' "$@" > "$d/argv.tmp"
+mv "$d/argv.tmp" "$d/argv"
+SH
+        chmod +x "$A/files/bin/handler.sh"
+        command=handler.sh
+    else
+        printf '#!/bin/sh\necho "hello from $FLATPAK_ID"\n' > "$A/files/bin/hello.sh"; chmod +x "$A/files/bin/hello.sh"
+        command=hello.sh
+    fi
+    # shellcheck disable=SC2086
+    flatpak build-finish $talk --command=$command "$A" >/dev/null
+    flatpak build-export --disable-sandbox "$REPO" "$A" stable >/dev/null
+done
+
+flatpak --user remote-add --no-gpg-verify test-repo "file://$REPO"
+flatpak --user install -y --noninteractive test-repo org.test.Platform org.test.Caller org.test.NoTalk org.test.Handler >/dev/null
+echo installed

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// Issue 26, item 3: `OpenFile`'s `mode` with unsandboxed handlers, and `schemebridge open FILE`
+/// in place (as `xdg-open`) or `--copy`. (Sandboxed handlers: FlatpakDocumentTests.)
+@Suite struct OpenModeTests {
+    static func world() throws -> (ServiceFixture, URL) {
+        let f = try ServiceFixture()
+        try f.entry("org.example.Editor.desktop", "Name=Editor\nExec=\(try f.recorder("editor")) %f\nMimeType=text/plain;")
+        let file = f.root.appendingPathComponent("draft notes.txt")
+        try "draft\n".write(to: file, atomically: true, encoding: .utf8)
+        return (f, file)
+    }
+
+    static func inboxes(_ f: ServiceFixture) -> URL { f.dataHome.appendingPathComponent("schemebridge/inbox") }
+
+    @Test func theCommandLineOpensAFileInPlaceAsXdgOpenDoes() async throws {
+        let (f, file) = try Self.world()
+        defer { f.stop() }
+        let r = try await DocumentTests.cli(f, "open", "--json", file.path)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(await f.recordedArgv("editor") == [file.path])
+        #expect(r.stdout.contains("\"path\":\"\(file.path)\""), "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: Self.inboxes(f).path), "no copy anywhere")
+    }
+
+    @Test func copyGivesTheInboxCopy() async throws {
+        let (f, file) = try Self.world()
+        defer { f.stop() }
+        let r = try await DocumentTests.cli(f, "open", "--copy", file.path)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let copy = DocumentTests.inbox(f, "org.example.Editor").appendingPathComponent("draft notes.txt").path
+        #expect(await f.recordedArgv("editor") == [copy])
+    }
+
+    /// `OpenFile` without `mode` is a copy (app to app, as before); `in-place` gives the path.
+    @Test func overTheBusCopyIsTheDefaultAndInPlaceGivesThePath() async throws {
+        let (f, file) = try Self.world()
+        defer { f.stop() }
+        func open(_ mode: String) async throws -> String {
+            let r = try await Tools.run(Clients.command("OpenMode/open-file", [f.bus.address, file.path, "r", mode, ""]), environment: Clients.serviceNames)
+            return r.stdout + r.stderr
+        }
+        let copied = try await open("")
+        let copy = DocumentTests.inbox(f, "org.example.Editor").appendingPathComponent("draft notes.txt").path
+        #expect(copied.contains(copy), "\(copied)")
+        #expect(await f.recordedArgv("editor") == [copy])
+        try FileManager.default.removeItem(at: f.records.appendingPathComponent("editor.argv"))
+        let inPlace = try await open("in-place")
+        #expect(inPlace.contains("\"path\": \"\(file.path)\""), "\(inPlace)")
+        #expect(await f.recordedArgv("editor") == [file.path])
+        let bad = try await open("move")
+        #expect(bad.contains("org.freedesktop.DBus.Error.InvalidArgs") && bad.contains("mode"), "\(bad)")
+    }
+
+    /// A descriptor whose file no longer has a path (deleted after it was opened) cannot be
+    /// opened in place: a clear error, and a copy still works.
+    @Test func inPlaceNeedsAPathThatStillNamesTheFile() async throws {
+        let (f, file) = try Self.world()
+        defer { f.stop() }
+        let r = try await Tools.run(Clients.command("OpenMode/open-deleted", [f.bus.address, file.path]), environment: Clients.serviceNames)
+        #expect(r.stdout.contains("in-place org.freedesktop.DBus.Error.InvalidArgs") && r.stdout.contains("mode copy"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("copy \(DocumentTests.inbox(f, "org.example.Editor").path)/draft notes.txt"), "\(r.stdout)")
+    }
+}
+
+/// A Flatpak handler without the document portal on the bus: a clear `LaunchFailed`, and the
+/// Inbox copy made for it is removed (the app could not have read it).
+@Suite struct NoDocumentPortalTests {
+    @Test func withoutTheDocumentPortalAFlatpakHandlerGetsNoDocument() async throws {
+        let (f, file) = try OpenModeTests.world()
+        defer { f.stop() }
+        try f.entry("org.test.Handler.desktop", """
+            Name=Sandboxed
+            Exec=/usr/bin/flatpak run --branch=stable --command=handler.sh --file-forwarding org.test.Handler @@u %U @@
+            MimeType=text/plain;
+            X-Flatpak=org.test.Handler
+            """)
+        let r = try await Tools.run(Clients.command("OpenMode/open-file", [f.bus.address, file.path, "r", "", "org.test.Handler.desktop"]),
+                                    environment: Clients.serviceNames)
+        #expect(r.stdout.contains(ContractError.launchFailed.description) && r.stdout.contains("org.freedesktop.portal.Documents"), "\(r.stdout)\(r.stderr)")
+        let inbox = (try? FileManager.default.contentsOfDirectory(atPath: DocumentTests.inbox(f, "org.test.Handler").path)) ?? []
+        #expect(inbox.isEmpty, "\(inbox)")
+    }
+}
