@@ -131,5 +131,11 @@ import Testing
         #expect(throws: OpenFailure.self) {
             try PickAnswer.type(claimed: "image/jpeg", name: "scan.jpg", head: png, subject: images, types: db)
         }
+        #expect(throws: OpenFailure.self) {
+            try PickAnswer.type(claimed: "image/png", name: "notes", head: Array("hello\n".utf8), subject: images, types: db)
+        }
+        // Text claimed as a text sub-class, and unknown bytes claimed as anything asked for, pass.
+        #expect(try PickAnswer.type(claimed: "text/markdown", name: "n.md", head: Array("# hi\n".utf8), subject: try PickSubject(["text/*"]), types: db) == "text/markdown")
+        #expect(try PickAnswer.type(claimed: "image/x-raw", name: "r", head: [0, 1, 2, 250, 251], subject: images, types: db) == "image/x-raw")
     }
 }

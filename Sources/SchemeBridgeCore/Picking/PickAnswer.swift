@@ -54,8 +54,8 @@ public enum PickAnswer {
 
     /// The type of a provided document: the provider's claim (`claimed`) when it gives one, else
     /// what its name and first bytes say. `InvalidArgs` when it is not of a type `subject` asks
-    /// for, or when a claim contradicts the content (the first bytes say another type that is
-    /// neither a sub-class nor a parent of the claim).
+    /// for, or when a claim contradicts the content (the first bytes say another type — text
+    /// included — that is neither a sub-class nor a parent of the claim).
     public static func type(claimed: String?, name: String, head: [UInt8], subject: PickSubject,
                             types: ContentTypeDatabase) throws(OpenFailure) -> String {
         let sniffed = types.guess(name: nil, data: head)
@@ -66,7 +66,7 @@ public enum PickAnswer {
                 throw OpenFailure(.invalidArgument, "'\(claimed.prefix(80))' is not a content type (type/subtype)")
             }
             type = types.canonicalType(valid)
-            if !sniffed.isUncertain, !isGeneric(sniffed.type), !types.isSubclass(sniffed.type, of: type), !types.isSubclass(type, of: sniffed.type) {
+            if !isGeneric(sniffed.type), !types.isSubclass(sniffed.type, of: type), !types.isSubclass(type, of: sniffed.type) {
                 throw OpenFailure(.invalidArgument, "'\(name)' is said to be \(type) but its content is \(sniffed.type)")
             }
         }
@@ -76,8 +76,25 @@ public enum PickAnswer {
         return type
     }
 
-    /// Types the sniffer falls back to when the content says little.
+    /// Why document `index` (0-based) cannot be handed to the caller, by its file mode: nil for
+    /// a regular file (a memfd is one); a pipe, a socket, a directory or a device is refused
+    /// (their content can change, block, or is no document).
+    public static func refusal(mode: UInt32, index: Int) -> OpenFailure? {
+        let kind: String
+        switch mode & 0o170000 {
+        case 0o100000: return nil
+        case 0o010000: kind = "a pipe (FIFO)"
+        case 0o140000: kind = "a socket"
+        case 0o040000: kind = "a directory"
+        case 0o020000, 0o060000: kind = "a device"
+        default: kind = "not a regular file"
+        }
+        return OpenFailure(.invalidArgument, "document \(index + 1) is \(kind): provide regular files (or memfds) open for reading")
+    }
+
+    /// Types the sniffer falls back to when the content says nothing (unknown binary data, no
+    /// data). Text is not among them: a claim of a binary type for text is refused.
     private static func isGeneric(_ type: String) -> Bool {
-        type == ContentTypeName.octetStream || type == ContentTypeName.plainText
+        type == ContentTypeName.octetStream || type == "application/x-zerosize"
     }
 }
