@@ -146,4 +146,36 @@ import SchemeBridgeContract
         #expect(second["code"] as? Int == 0 && second["provider"] as? String == "scanner.desktop", "\(second)")
         #expect(f.chooserRuns("sheet") == 1)
     }
+
+    @Test func theCLIWritesWhatWasPickedIntoAFolderOrPrintsCopies() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let scan = f.root.appendingPathComponent("store.png")
+        let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 3, count: 5000)
+        try Data(bytes).write(to: scan)
+        try Self.provider(f, ["answer:\(scan.path):image/png:../scan.png"])
+        let cli = try Built.executable("schemebridge")
+        let env = ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "XDG_RUNTIME_DIR": f.root.path]
+        let dir = f.root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: dir.appendingPathComponent("scan.png"))
+        let written = try await Tools.run([cli, "pick", "--type", "image/png", "--provider", "scanner.desktop", "--output", dir.path], environment: env)
+        #expect(written.status == 0, "\(written)")
+        // Never over an existing file, never outside the folder.
+        #expect(written.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == dir.path + "/scan (2).png", "\(written)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("scan (2).png")) == Data(bytes))
+        #expect(try String(contentsOf: dir.appendingPathComponent("scan.png"), encoding: .utf8) == "mine")
+        // The provider rewrites its file after answering: restore it once it did.
+        #expect(await Tools.eventually { Self.providerLog(f).contains("rewritten") })
+        try Data(bytes).write(to: scan)
+        let printed = try await Tools.run([cli, "pick", "--type", "image/*", "--provider", "scanner.desktop", "--print", "--json"], environment: env)
+        #expect(printed.status == 0, "\(printed)")
+        let doc = ((ReplyTests.json(printed.stdout)["documents"] as? [[String: Any]]) ?? []).first ?? [:]
+        let path = doc["path"] as? String ?? ""
+        #expect(path.hasPrefix(f.root.path + "/schemebridge-pick-") && doc["type"] as? String == "image/png", "\(printed)")
+        #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+        try Self.provider(f, ["cancel"])
+        let cancelled = try await Tools.run([cli, "pick", "--provider", "scanner.desktop"], environment: env)
+        #expect(cancelled.status == 5, "\(cancelled)")
+    }
 }
