@@ -178,4 +178,28 @@ import SchemeBridgeContract
         let cancelled = try await Tools.run([cli, "pick", "--provider", "scanner.desktop"], environment: env)
         #expect(cancelled.status == 5, "\(cancelled)")
     }
+
+    /// "Files…" asks the desktop's file chooser portal when one runs (here a stand-in that
+    /// answers as if the user chose two files).
+    @Test func filesAsksTheFileChooserPortalWhenOneRuns() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let a = f.root.appendingPathComponent("first scan.png"), b = f.root.appendingPathComponent("second.png")
+        for (url, fill) in [(a, UInt8(1)), (b, UInt8(2))] {
+            try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: fill, count: 64)).write(to: url)
+        }
+        let record = f.records.appendingPathComponent("portal.json")
+        let portal = try Tools.spawn(Clients.command("Pick/portal", [f.bus.address, record.path, "\(a.path.replacing(" ", with: "%20")),\(b.path)"]))
+        defer { portal.terminate() }
+        #expect(await ReplyTests.nameIsOwned(f, "org.freedesktop.portal.Desktop"))
+        let result = try await Self.pick(f, types: ["image/*"], options: ["provider": "io.github.schemebridge.Files.desktop", "multiple": true, "title": "Two scans"])
+        let response = Self.response(result)
+        #expect(response["code"] as? Int == 0, "\(result)\n\(f.serviceLog)")
+        #expect(response["names"] as? [String] == ["first scan.png", "second.png"], "\(response)")
+        #expect(response["provider"] as? String == "io.github.schemebridge.Files.desktop")
+        let asked = ReplyTests.json((try? String(contentsOf: record, encoding: .utf8)) ?? "")
+        let options = asked["options"] as? [String: Any] ?? [:]
+        #expect(asked["title"] as? String == "Two scans" && options["multiple"] as? Bool == true, "\(asked)")
+        #expect("\(options["filters"] ?? "")".contains("image/*"), "\(asked)")
+    }
 }
