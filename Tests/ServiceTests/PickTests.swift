@@ -202,4 +202,29 @@ import SchemeBridgeContract
         #expect(asked["title"] as? String == "Two scans" && options["multiple"] as? Bool == true, "\(asked)")
         #expect("\(options["filters"] ?? "")".contains("image/*"), "\(asked)")
     }
+
+    /// A DBusActivatable provider gets `Activate` with `pick-token` (and the caller's
+    /// activation token) in `platform_data`, and answers from its bus name; one that leaves the
+    /// bus without answering fails the pick.
+    @Test func aDBusActivatedProviderAnswersWithItsPlatformDataToken() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Scans.desktop", "Name=Scans\nDBusActivatable=true\nX-SchemeBridge-Provides=image/png;\n")
+        let scan = f.root.appendingPathComponent("s.png")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 5, count: 100)).write(to: scan)
+        let record = f.records.appendingPathComponent("platform.json")
+        for mode in ["answer", "leave"] {
+            let app = try Tools.spawn(Clients.command("Pick/activated-provider", [f.bus.address, record.path, mode, scan.path]))
+            defer { app.terminate() }
+            #expect(await ReplyTests.nameIsOwned(f, "org.example.Scans"))
+            let response = Self.response(try await Self.pick(f, options: ["provider": "org.example.Scans.desktop", "activation-token": "caller-token-9"]))
+            let platform = ReplyTests.json((try? String(contentsOf: record, encoding: .utf8)) ?? "")
+            #expect((platform["pick-token"] as? String)?.count == 64 && platform["activation-token"] as? String == "caller-token-9", "\(platform)")
+            if mode == "answer" {
+                #expect(response["code"] as? Int == 0 && response["names"] as? [String] == ["from-service.png"], "\(response)")
+            } else {
+                #expect(response["code"] as? Int == 2 && response["error-name"] as? String == Contract.errorPrefix + "HandlerExited", "\(response)")
+            }
+        }
+    }
 }
