@@ -19,7 +19,10 @@ extension Bridge {
         let known = await callers.caller(sender, connection: connection, registry: registry)
         let caller = Self.caller(sender, known)
         let decision = try Self.adapt { () throws(OpenFailure) in
-            try broker.decide(.pick(subject), requested: options.provider, ask: true, caller: caller)
+            let decision = try broker.decide(.pick(subject), requested: options.provider, ask: true, caller: caller)
+            // A provider started without the user (named, remembered, routed) counts as a launch.
+            if let id = decision.handler, id != Broker.filesCandidate.desktopID { try broker.chargeLaunch(caller) }
+            return decision
         }
         let pending = try replies.begin(caller: sender, handlerID: decision.handler ?? "", timeout: Self.pickTimeout,
                                         purpose: .pick(subject, multiple: options.multiple))

@@ -227,4 +227,16 @@ import SchemeBridgeContract
             }
         }
     }
+
+    /// A provider started without the user (named here) is a launch: the launch rate applies,
+    /// so a program cannot start providers in a loop. Fails on a service that does not count them.
+    @Test func namedProvidersCountAgainstTheLaunchRate() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.writeConfig("[Policy]\nMaxLaunchRate=0.01\nLaunchBurst=2\nUnidentifiedLaunchRate=0.01\nUnidentifiedLaunchBurst=2\n")
+        try Self.provider(f, ["cancel"])
+        for _ in 0..<2 { #expect(Self.response(try await Self.pick(f))["code"] as? Int == 1) }
+        let third = try await Self.pick(f)
+        #expect(third["error"] as? String == Contract.errorPrefix + "RateLimited", "\(third)")
+    }
 }
