@@ -116,7 +116,7 @@ final class ChooserService: Sendable {
             ChooserContract.ContextKey.kind: .string(kind),
             ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.appID)),
         ]
-        if let title { context["title"] = .string(title) }
+        if let title { context[ChooserContract.ContextKey.title] = .string(title) }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
                                    candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")
