@@ -195,4 +195,24 @@ status schemebridge open --handler org.example.NotesViewer.desktop "$WORK/data.u
 echo "$ schemebridge open /nonexistent/notes.md"
 status schemebridge open /nonexistent/notes.md
 
+# ---- picking (issue 25) ---------------------------------------------------------------------
+# A provider and a picker of their own (desktop/demo/scanner-demo, editor-demo), installed here.
+pick_demo() {
+    for app in org.example.Scanner; do
+        sed "s|@demodir@|$PWD/desktop/demo|" "desktop/demo/$app.desktop.in" > "$XDG_DATA_HOME/applications/$app.desktop"
+    done
+    say "picking (seed 004's document picker): the Scanner declares X-SchemeBridge-Provides=image/png; and keeps two scans in its own storage; the Editor picks one"
+    sleep 1   # the new entries are read live (inotify), without a restart: a moment
+    echo "$ desktop/demo/editor-demo org.example.Scanner.desktop   # PickDocument(['image/png'], {provider}) and its Response"
+    status "$PWD/desktop/demo/editor-demo" org.example.Scanner.desktop
+    handler_said
+    echo "$ schemebridge pick --type image/png --provider org.example.Scanner.desktop --output \$WORK/picked"
+    mkdir -p "$WORK/picked"
+    status schemebridge pick --type image/png --provider org.example.Scanner.desktop --output "$WORK/picked"
+    handler_said
+    echo "$ file \$WORK/picked/*"
+    file "$WORK"/picked/* 2>/dev/null || ls -l "$WORK/picked"
+}
+pick_demo
+
 say "done: the private bus and the service stop now"

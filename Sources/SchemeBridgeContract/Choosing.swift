@@ -24,8 +24,11 @@ public enum ChooserContract {
         public static let caller = "caller"
         /// `caller-name` (s): that app's `Name=`, when it has an installed entry.
         public static let callerName = "caller-name"
-        /// `kind` (s): `scheme` or `type` — what the first argument is.
+        /// `kind` (s): `scheme`, `type` or `pick` (a `PickDocument` sheet: the first argument is
+        /// `pick:TYPE`) — what the first argument is.
         public static let kind = "kind"
+        /// `title` (s): a pick's title, when the caller gave one.
+        public static let title = "title"
         /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).
         public static let canRemember = "can-remember"
         /// `activation-token` (s): the caller's activation token, when it gave one: the

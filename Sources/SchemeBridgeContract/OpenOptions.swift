@@ -209,7 +209,7 @@ extension DBusValue {
 
 extension Dictionary where Key == String, Value == DBusValue {
     /// Option `key` as a string; `InvalidArgs` when it is there with another type.
-    func contractString(_ key: String) throws(DBusError) -> String? {
+    public func contractString(_ key: String) throws(DBusError) -> String? {
         guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
         guard case .string(let s) = v else { throw OpenOptions.wrongType(key, "a string (s)", v) }
         return s

@@ -27,7 +27,7 @@ struct SchemeBridgeCommand: ParsableCommand {
             5 cancelled (open --wait, open --ask).
             """,
         version: Release.versionText(program: "schemebridge"),
-        subcommands: [Open.self, Reply.self, CanOpen.self, Handlers.self, Default.self, Which.self, ListCommand.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
+        subcommands: [Open.self, Reply.self, Pick.self, CanOpen.self, Handlers.self, Default.self, Which.self, ListCommand.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
                       PasteboardCommand.self, Choices.self, Integrate.self, ConfigCommand.self]
     )
 

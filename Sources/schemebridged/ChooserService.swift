@@ -37,7 +37,9 @@ final class ChooserService: Sendable {
     /// (`Broker.decide`); the answer goes back to `Broker.settle`, which checks and remembers it.
     /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown. `activationToken`:
     /// the caller's, handed to the chooser so its window may take focus (``ActivationToken``).
-    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller, activationToken: String? = nil) async throws(DBusError) -> ChooserAnswer {
+    /// A pick's sheet (`pick:TYPE`) is kind `pick`, with the caller's `title`.
+    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller, activationToken: String? = nil,
+                title: String? = nil) async throws(DBusError) -> ChooserAnswer {
         let candidates = ChooserCandidate.offerable(candidates)
         guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
         let key = ChooserSlots.key(for: caller)
@@ -48,25 +50,26 @@ final class ChooserService: Sendable {
         defer { slots.give(key) }
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
-        let kind = ChoiceSubject.isContentType(subject) ? "type" : "scheme"
+        let kind = ChoiceSubject.isPick(subject) ? "pick" : ChoiceSubject.isContentType(subject) ? "type" : "scheme"
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout)
+                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout, title: title)
         case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
-                                       activationToken: activationToken, timeout: timeout)
+                                       activationToken: activationToken, timeout: timeout, title: title)
         case .shipped:
             return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout)
+                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout, title: title)
         }
     }
 
     // MARK: a chooser program
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
-                            caller: Caller, activationToken: String?, timeout: Duration) async throws(DBusError) -> ChooserAnswer {
+                            caller: Caller, activationToken: String?, timeout: Duration, title: String?) async throws(DBusError) -> ChooserAnswer {
         var env = ActivationToken.helperEnvironment(activationToken, base: environment)
+        if let title { env["SCHEMEBRIDGE_CHOOSER_TITLE"] = title }
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
         env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
         env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
@@ -110,7 +113,7 @@ final class ChooserService: Sendable {
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
-                               activationToken: String?, timeout: Duration) async -> ChooserAnswer {
+                               activationToken: String?, timeout: Duration, title: String?) async -> ChooserAnswer {
         var context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
@@ -119,6 +122,7 @@ final class ChooserService: Sendable {
         if let activationToken, ActivationToken.isValid(activationToken) {
             context[ChooserContract.ContextKey.activationToken] = .string(activationToken)
         }
+        if let title { context[ChooserContract.ContextKey.title] = .string(title) }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
                                    candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")

@@ -41,9 +41,10 @@ final class ReplyService: Sendable {
     /// A new request for `caller`, waiting for `timeout`; its object is exported, but its
     /// outcome is held until ``publish(_:)``. `launchTokens`: the activation tokens the handler
     /// is started with (not handed back in its answer).
-    func begin(caller: String, handlerID: String, launchTokens: Set<String>, timeout: Duration) throws(DBusError) -> RequestTable.Request {
+    func begin(caller: String, handlerID: String, launchTokens: Set<String> = [], timeout: Duration,
+               purpose: RequestTable.Purpose = .reply) throws(DBusError) -> RequestTable.Request {
         let request: RequestTable.Request
-        do { request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens) } catch { throw DBusError(error) }
+        do { request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose) } catch { throw DBusError(error) }
         let id = request.id
         tracking.withLock { $0[id] = Tracking() }
         timeouts.schedule(id, at: .now + timeout)
@@ -114,6 +115,9 @@ final class ReplyService: Sendable {
             throw DBusError(.invalidArgs, "code must be 0 (success), 1 (cancelled) or 2 (failed), not \(code)")
         }
         try Self.checkActivationToken(results)
+        if code == ReplyCode.success.rawValue, case .pick? = table.request(token: token)?.purpose {
+            throw DBusError(.invalidArgs, "a pick is answered with ProvideDocuments (or Reply with 1 to cancel, 2 to fail), not Reply with 0")
+        }
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         let senderPID = await pidOf(sender)
         // An app being activated may answer from inside its Open: its bus name's owner now.
@@ -144,6 +148,31 @@ final class ReplyService: Sendable {
             throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
         }
         if let problem = ActivationToken.problem(token) { throw DBusError(.invalidArgs, problem) }
+    }
+
+    /// The pending request `token` answers, when `sender` is its launched handler (nothing is
+    /// taken): `NoSuchRequest`, or `NotTheHandler` for anyone else.
+    func pending(token: String, sender: String) async throws(DBusError) -> RequestTable.Request {
+        if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
+        guard let request = table.request(token: token) else {
+            throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
+        }
+        guard await isHandler(request.handler, sender: sender, pid: await pidOf(sender)) else {
+            throw ContractError.notTheHandler("only the provider launched for this request (\(request.handlerID)) may answer it")
+        }
+        return request
+    }
+
+    /// Ends request `id` with `response` (nothing when it is already done).
+    func complete(_ id: UInt64, _ response: Response) {
+        guard let r = table.take(id) else { return }
+        finish(r, response)
+    }
+
+    /// Ends request `id` as failed with `error` (nothing when it is already done).
+    func fail(_ id: UInt64, _ error: DBusError) {
+        complete(id, Response(code: ReplyCode.failed.rawValue, results: [Response.Key.errorName: .string(error.name.rawValue),
+                                                                          Response.Key.errorMessage: .string(error.message)]))
     }
 
     /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule, ``HandlerCheck``;

@@ -15,11 +15,12 @@ import SchemeBridgeContract
         let asker: String
         let xdotool: String
 
-        init() throws {
+        /// `environment`: more variables for the service (and so for the dialogs it runs).
+        init(environment: [String: String] = [:]) throws {
             _ = try Tools.path(of: "zenity")
             xdotool = try Tools.path(of: "xdotool")
             x = try Xvfb(width: 800, height: 600)
-            f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""])
+            f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""].merging(environment) { $1 })
             try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-chooser").path,
                                                        withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-chooser").path)
             try f.installTodoHandlers()

@@ -3,7 +3,11 @@
 public enum ChoiceSubject {
     /// `text` as a subject: a scheme lower-cased, or a content type (`type/subtype`, the MIME
     /// token characters, at most 255 bytes) lower-cased; nil when it is neither.
+    /// A pick's subject is `pick:` and a content type (`*` patterns allowed: `pick:image/*`).
     public static func normalized(_ text: String) -> String? {
+        if text.hasPrefix(PickSubject.choicePrefix) {
+            return PickType.validated(String(text.dropFirst(PickSubject.choicePrefix.count))).map { PickSubject.choicePrefix + $0 }
+        }
         guard text.contains("/") else { return (try? Scheme(text))?.name }
         let bytes = Array(text.utf8)
         guard bytes.count <= 255 else { return nil }
@@ -13,7 +17,10 @@ public enum ChoiceSubject {
     }
 
     /// Whether `subject` (normalized) is a content type rather than a scheme.
-    public static func isContentType(_ subject: String) -> Bool { subject.contains("/") }
+    public static func isContentType(_ subject: String) -> Bool { subject.contains("/") && !isPick(subject) }
+
+    /// Whether `subject` (normalized) is a pick's (`pick:TYPE`).
+    public static func isPick(_ subject: String) -> Bool { subject.hasPrefix(PickSubject.choicePrefix) }
 
     /// The characters of a MIME type's parts (RFC 6838 `restricted-name-chars`).
     private static func isTokenByte(_ b: UInt8) -> Bool {

@@ -97,7 +97,7 @@ public enum CallerIdentity {
 }
 
 extension Substring {
-    fileprivate var trimmingSpaces: Substring {
+    var trimmingSpaces: Substring {
         var s = self
         while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }

@@ -17,6 +17,8 @@ public struct LaunchContext: Sendable, Equatable {
     /// The object path of the pasteboard the handler was launched for (the `pasteboard` open
     /// option): `SCHEMEBRIDGE_PASTEBOARD_PATH`, `pasteboard-path`. Unguessable, unlike a name.
     public var pasteboardPath: String?
+    /// The token a provider answers a pick with (`SCHEMEBRIDGE_PICK_TOKEN`, `pick-token`).
+    public var pickToken: String?
 
     public init(source: String? = nil, activationToken: String? = nil, startupID: String? = nil, replyToken: String? = nil) {
         self.source = source
@@ -27,7 +29,7 @@ public struct LaunchContext: Sendable, Equatable {
 
     /// The variables the context sets (and that a base environment must not carry over).
     public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID", "SCHEMEBRIDGE_REPLY_TOKEN",
-                                   "SCHEMEBRIDGE_PASTEBOARD_PATH"]
+                                   "SCHEMEBRIDGE_PASTEBOARD_PATH", "SCHEMEBRIDGE_PICK_TOKEN"]
 
     /// The environment variables for a spawned handler.
     public var environment: [String: String] {
@@ -37,6 +39,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let startupID { env["DESKTOP_STARTUP_ID"] = startupID }
         if let replyToken { env["SCHEMEBRIDGE_REPLY_TOKEN"] = replyToken }
         if let pasteboardPath { env["SCHEMEBRIDGE_PASTEBOARD_PATH"] = pasteboardPath }
+        if let pickToken { env["SCHEMEBRIDGE_PICK_TOKEN"] = pickToken }
         return env
     }
 
@@ -48,6 +51,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let startupID { data["desktop-startup-id"] = startupID }
         if let replyToken { data["reply-token"] = replyToken }
         if let pasteboardPath { data["pasteboard-path"] = pasteboardPath }
+        if let pickToken { data["pick-token"] = pickToken }
         return data
     }
 

@@ -99,6 +99,9 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Content type → applications directory → eligible effective IDs listing it, built on the
     /// first type query after the records changed (``Registry/resolution(forType:)``).
     var typeListings: (generation: Int, map: [String: [Int: [String]]])?
+    /// Desktop ID → the types it provides for picking (`X-SchemeBridge-Provides`), built on the
+    /// first provider query after the records changed (``Registry/providers()``).
+    var providerListing: (generation: Int, list: [(id: String, types: [PickType])])?
     /// Counts rebuilds of ``levels`` (a list changed).
     var levelsGeneration = 0
     /// Answers of ``Registry/resolutions(alongChain:untilFound:)`` since the records and lists

@@ -13,8 +13,8 @@ public final class RequestTable: Sendable {
         public let id: UInt64
         /// The caller's unique bus name (the only one told the outcome).
         public let caller: String
-        /// The handler's desktop id.
-        public let handlerID: String
+        /// The handler's desktop id (a pick's provider, set once the user picked it).
+        public fileprivate(set) var handlerID: String
         /// The secret the handler answers with.
         public let token: String
         /// The activation tokens the handler was started with (``LaunchContext/activationToken``,
@@ -22,6 +22,16 @@ public final class RequestTable: Sendable {
         public let launchTokens: Set<String>
         /// Set once the handler started.
         public fileprivate(set) var handler: Handler?
+        /// What the handler is asked for: a reply, or documents (a pick).
+        public let purpose: Purpose
+    }
+
+    /// What a request waits for.
+    public enum Purpose: Sendable, Equatable {
+        /// A `Reply` (`OpenURLWithReply`).
+        case reply
+        /// Documents of these types (`PickDocument`): `ProvideDocuments`, or `Reply` to cancel or fail.
+        case pick(PickSubject, multiple: Bool)
     }
 
     /// Why a reply is refused.
@@ -48,12 +58,13 @@ public final class RequestTable: Sendable {
         self.totalLimit = totalLimit
     }
 
-    /// A new request for `caller`, with a fresh token; its handler will be started with `launchTokens`.
-    public func open(caller: String, handlerID: String, launchTokens: Set<String> = []) throws(OpenFailure) -> Request {
+    /// A new request for `caller`, with a fresh token, waiting for `purpose`; its handler will be
+    /// started with `launchTokens`.
+    public func open(caller: String, handlerID: String, launchTokens: Set<String> = [], purpose: Purpose = .reply) throws(OpenFailure) -> Request {
         let token = ReplyToken.make()
         let made: Request? = state.withLock { s in
             guard s.byID.count < totalLimit, s.perCaller[caller, default: 0] < perCallerLimit else { return nil }
-            let r = Request(id: s.nextID, caller: caller, handlerID: handlerID, token: token, launchTokens: launchTokens, handler: nil)
+            let r = Request(id: s.nextID, caller: caller, handlerID: handlerID, token: token, launchTokens: launchTokens, handler: nil, purpose: purpose)
             s.nextID += 1
             s.byID[r.id] = r
             s.byToken[token] = r.id
@@ -69,6 +80,11 @@ public final class RequestTable: Sendable {
     /// Records the handler `id`'s launch started.
     public func started(_ id: UInt64, handler: Handler) {
         state.withLock { s in s.byID[id]?.handler = handler }
+    }
+
+    /// Names the handler of request `id` (a pick's provider, once the sheet answered).
+    public func assign(_ id: UInt64, handlerID: String) {
+        state.withLock { s in s.byID[id]?.handlerID = handlerID }
     }
 
     /// The pending request `id`.

@@ -236,6 +236,20 @@ public final class Broker: Sendable {
         return try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
     }
 
+    /// Counts a launch for `caller` against `MaxLaunchRate`/`LaunchBurst` (unidentified callers
+    /// share `UnidentifiedLaunchRate`/`UnidentifiedLaunchBurst`): `RateLimited` past them. Every
+    /// launch passes it: an open's in admission, a pick's provider before it starts.
+    public func chargeLaunch(_ caller: Caller) throws(OpenFailure) {
+        let config = policy.current
+        let key = Self.limitKey(caller)
+        guard rateLimiter.allow(key, .init(rate: config.maxLaunchRate, burst: config.launchBurst),
+                                shared: .init(rate: config.unidentifiedLaunchRate, burst: config.unidentifiedLaunchBurst)) else {
+            throw OpenFailure(.rateLimited, key == nil
+                ? "too many launches from unidentified callers (they share one limit); slow down and try again in a moment"
+                : "too many launches from \(caller.displayName); slow down and try again in a moment")
+        }
+    }
+
     /// The checks every launch passes once its plan is made: allowed callers, rate, slots;
     /// then the launch image and the handler's context.
     private func admit(_ plan: LaunchPlan, _ request: OpenRequest, sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
@@ -246,12 +260,7 @@ public final class Broker: Sendable {
         }
         let config = policy.current
         let key = Self.limitKey(caller)
-        guard rateLimiter.allow(key, .init(rate: config.maxLaunchRate, burst: config.launchBurst),
-                                shared: .init(rate: config.unidentifiedLaunchRate, burst: config.unidentifiedLaunchBurst)) else {
-            throw OpenFailure(.rateLimited, key == nil
-                ? "too many launches from unidentified callers (they share one limit); slow down and try again in a moment"
-                : "too many launches from \(caller.displayName); slow down and try again in a moment")
-        }
+        try chargeLaunch(caller)
         let slot: LaunchSlot
         do {
             slot = try slots.take(caller: key ?? LaunchRateLimiter.overflowKey, limit: config.maxConcurrentLaunches, perCaller: config.maxLaunchesPerCaller)

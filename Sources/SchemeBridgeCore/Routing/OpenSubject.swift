@@ -8,12 +8,15 @@ public enum OpenSubject: Sendable, Equatable {
     /// A document of a content type, opened by the handlers of the first type along its
     /// parent chain that has any.
     case document(ContentType)
+    /// A pick (`PickDocument`): the providers of the asked types, and "Files…".
+    case pick(PickSubject)
 
     /// What remembered choices and `[Routes]` lines are keyed by: the scheme, or the content type.
     public var choiceKey: String {
         switch self {
         case .url(let u): return u.scheme.name
         case .document(let type): return type.name
+        case .pick(let subject): return subject.choiceKey
         }
     }
 
@@ -22,6 +25,7 @@ public enum OpenSubject: Sendable, Equatable {
         switch self {
         case .url(let u): return u.scheme.mimeType
         case .document(let type): return type.name
+        case .pick(let subject): return subject.types[0].name
         }
     }
 }

@@ -1,0 +1,101 @@
+import DBus
+
+/// Picking a document that lives in another app (version 3): `PickDocument` on the main
+/// interface, answered by the provider with `ProvideDocuments` (or `Reply(token, 1, {})`).
+public enum PickContract {
+    /// `PickDocument(as types, a{sv} options) → o request`.
+    public static let pickDocument: MemberName = "PickDocument"
+    /// `ProvideDocuments(s token, ah fds, a{sv} info)`: the launched provider answers.
+    public static let provideDocuments: MemberName = "ProvideDocuments"
+    /// The environment variable a spawned provider finds its pick token in.
+    public static let tokenVariable = "SCHEMEBRIDGE_PICK_TOKEN"
+    /// The `platform_data` key a D-Bus-activated provider finds its pick token under.
+    public static let tokenPlatformKey = "pick-token"
+
+    /// Keys of `ProvideDocuments`' `info`.
+    public enum InfoKey {
+        /// `names` (as): one name per descriptor (optional).
+        public static let names = "names"
+        /// `types` (as): one content type per descriptor (optional: detected otherwise).
+        public static let types = "types"
+        /// `activation-token` (s): handed to the caller in the Response.
+        public static let activationToken = "activation-token"
+        /// Every key the service reads.
+        public static let all: Set<String> = [names, types, activationToken]
+    }
+
+    /// Keys of the Response's `results` for code 0.
+    public enum ResultKey {
+        /// `fds` (ah): read-only descriptors of sealed copies.
+        public static let fds = "fds"
+        /// `names` (as).
+        public static let names = "names"
+        /// `types` (as).
+        public static let types = "types"
+        /// `provider` (s): the desktop id that provided them ("Files…" is `io.github.schemebridge.Files.desktop`).
+        public static let provider = "provider"
+        /// `activation-token` (s): the provider's token, when it gave one.
+        public static let activationToken = "activation-token"
+    }
+}
+
+/// The options of `PickDocument` (`a{sv}`), typed. Unknown keys are ignored.
+public struct PickOptions: Sendable, Equatable {
+    /// The option keys.
+    public enum Key {
+        /// `provider` (s): a provider's desktop id, skipping the sheet.
+        public static let provider = "provider"
+        /// `multiple` (b, default false): the caller takes more than one document.
+        public static let multiple = "multiple"
+        /// `title` (s): what the sheet and the file chooser say.
+        public static let title = "title"
+        /// `activation-token` (s): handed to the provider.
+        public static let activationToken = "activation-token"
+        /// Every key the service reads.
+        public static let all: Set<String> = [provider, multiple, title, activationToken]
+    }
+
+    public var provider: String?
+    public var multiple = false
+    public var title: String?
+    public var activationToken: String?
+
+    public init(provider: String? = nil, multiple: Bool = false, title: String? = nil, activationToken: String? = nil) {
+        self.provider = provider
+        self.multiple = multiple
+        self.title = title
+        self.activationToken = activationToken
+    }
+
+    /// Decodes `dict`; a value of the wrong type is `InvalidArgs` naming the key. Empty strings
+    /// count as absent.
+    public init(decoding dict: [String: DBusValue]) throws(DBusError) {
+        provider = try dict.contractString(Key.provider).flatMap { $0.isEmpty ? nil : $0 }
+        title = try dict.contractString(Key.title).flatMap { $0.isEmpty ? nil : $0 }
+        activationToken = try dict.contractString(Key.activationToken).flatMap { $0.isEmpty ? nil : $0 }
+        if let v = dict[Key.multiple]?.unwrappedOnceOrSelf {
+            guard case .boolean(let b) = v else { throw OpenOptions.wrongType(Key.multiple, "a boolean (b)", v) }
+            multiple = b
+        }
+    }
+
+    /// The `a{sv}` form (only what is set).
+    public var dictionary: [String: DBusValue] {
+        var d: [String: DBusValue] = [:]
+        if let provider { d[Key.provider] = .string(provider) }
+        if multiple { d[Key.multiple] = .boolean(true) }
+        if let title { d[Key.title] = .string(title) }
+        if let activationToken { d[Key.activationToken] = .string(activationToken) }
+        return d
+    }
+}
+
+extension ContractCall where Result == ObjectPath {
+    /// `PickDocument(as types, a{sv} options) → o`.
+    public static func pickDocument(types: [String], options: PickOptions) -> Self {
+        .single(PickContract.pickDocument, [.strings(types), .vardict(options.dictionary)]) { v in
+            if case .objectPath(let p) = v { return p }
+            return nil
+        }
+    }
+}

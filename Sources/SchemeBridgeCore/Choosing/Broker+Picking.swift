@@ -1,0 +1,38 @@
+/// The handler decision for a pick (`PickDocument`), one step of
+/// ``decide(_:requested:ask:caller:)``: the named `provider` > the caller's remembered pick >
+/// the first `[Routes]` line for `pick:TYPE` > the sheet (always asked otherwise: the user
+/// picks a document, so there is no default provider). Each counts only when it is, now, an
+/// eligible provider of one of the asked types that admits the caller, or "Files…".
+extension Broker {
+    /// The sheet's "Files…" entry: a file chooser instead of a provider. Its id can be named as
+    /// `provider`, remembered and routed like a provider's.
+    public static let filesCandidate = ChooserCandidate(desktopID: "io.github.schemebridge.Files.desktop", name: "Files…", icon: "document-open")
+
+    func decide(pick subject: PickSubject, requested: String?, caller: Caller) throws(OpenFailure) -> HandlerDecision {
+        func isUsable(_ id: String) -> Bool { id == Self.filesCandidate.desktopID || provides(id, subject, to: caller) }
+        if let requested {
+            guard isUsable(requested) else {
+                throw OpenFailure(.invalidHandler, "\(requested.prefix(200)) provides no \(subject.listed) documents to this caller "
+                    + "(a provider declares \(ProviderDeclaration.key)=TYPES; in its desktop entry)")
+            }
+            return .open(requested, .requested)
+        }
+        if let appID = caller.appID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
+            return .open(preferred.desktopID, HandlerReason(preferred.preference))
+        }
+        let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+        return .ask(HandlerQuestion(subject: subject.choiceKey, candidates: offered + [Self.filesCandidate]))
+    }
+
+    /// The providers of any of `subject`'s types that admit `caller` (desktop ids, byte order).
+    public func providers(for subject: PickSubject, caller: Caller) -> [String] {
+        registry.providers().map(\.id).filter { provides($0, subject, to: caller) }
+    }
+
+    /// Whether `id` is an eligible provider (not SchemeBridge) of one of `subject`'s types
+    /// whose allowed callers admit `caller`.
+    private func provides(_ id: String, _ subject: PickSubject, to caller: Caller) -> Bool {
+        guard let entry = eligibleEntry(id), Policy.allows(caller: caller.appID, entry: entry) else { return false }
+        return subject.isOffered(by: ProviderDeclaration.types(of: entry), types: documents?.types)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import DBusTestSupport
+import SchemeBridgeContract
+
+/// The sheet's "Files…" on a private Xvfb (issue 25): zenity's file chooser comes up with the
+/// caller's title, real key presses (xdotool) type a path and choose it, and the caller gets a
+/// read-only copy of that file; and the sheet itself with the shipped chooser.
+@Suite struct PickFilesScreenTests {
+    @Test func filesReturnsTheFileChosenWithKeyPresses() async throws {
+        // GTK's file chooser needs its GSettings schemas (the fixture's XDG_DATA_DIRS has none).
+        let s = try DefaultChooserTests.Screen(environment: ["GSETTINGS_SCHEMA_DIR": "/usr/share/glib-2.0/schemas"])
+        defer { s.stop() }
+        let chosen = s.f.root.appendingPathComponent("chosen.png")
+        let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 9, count: 2048)
+        try Data(bytes).write(to: chosen)
+        async let picked = PickTests.pick(s.f, options: ["provider": "io.github.schemebridge.Files.desktop", "title": "Choose a scan"])
+        let w = try #require(try await s.dialog("Choose a scan"), "no file chooser came up\n\(s.f.serviceLog)")
+        let env = ["DISPLAY": s.x.display]
+        // ctrl+L opens the location field (it selects what is there), the path is typed key by
+        // key, Return chooses it. Keys typed while GTK is still building the field can be lost
+        // beside CPU hogs: then the dialog is still up, and the same keys are typed again.
+        for _ in 0..<5 {
+            #expect(try await Tools.run([s.xdotool, "windowfocus", "--sync", String(w.id)], environment: env).status == 0)
+            #expect(try await Tools.run([s.xdotool, "key", "--delay", "100", "ctrl+l"], environment: env).status == 0)
+            #expect(try await Tools.run([s.xdotool, "type", "--delay", "40", chosen.path], environment: env).status == 0)
+            #expect(try await Tools.run([s.xdotool, "key", "--delay", "300", "Return"], environment: env).status == 0)
+            let closed = await Tools.eventually(timeout: .seconds(20)) {
+                (try? s.x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false
+            }
+            if closed { break }
+        }
+        let result = try await picked
+        let response = PickTests.response(result)
+        #expect(response["code"] as? Int == 0, "\(result)\n\(s.f.serviceLog)")
+        #expect(response["names"] as? [String] == ["chosen.png"] && response["types"] as? [String] == ["image/png"], "\(response)")
+        #expect(response["provider"] as? String == "io.github.schemebridge.Files.desktop")
+        let received = try Data(contentsOf: URL(fileURLWithPath: result["out"] as! String).appendingPathComponent("0.bin"))
+        #expect(received == Data(bytes))
+        let doc = (response["docs"] as? [[String: Any]])?.first ?? [:]
+        #expect(doc["writable"] as? Bool == false && doc["reopenable"] as? Bool == false, "\(doc)")
+    }
+
+    /// The sheet with the shipped chooser: zenity's list titled with the caller's title shows
+    /// the provider and "Files…"; keys pick the provider, whose answer reaches the caller.
+    @Test func theShippedSheetListsTheProviderAndFilesAndAKeyPicks() async throws {
+        let s = try DefaultChooserTests.Screen()
+        defer { s.stop() }
+        let scan = s.f.root.appendingPathComponent("kept.png")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 4, count: 32)).write(to: scan)
+        try PickTests.provider(s.f, ["answer:\(scan.path):image/png:kept.png"])
+        async let picked = PickTests.pick(s.f, options: ["title": "Insert a scan"])
+        let w = try #require(try await s.dialog("Insert a scan"), "no sheet came up\n\(s.f.serviceLog)")
+        // Down to the second row ("Files…") and Up to the first (the Scanner), Return picks it.
+        try await s.type(["Down", "Up", "Return"], into: w)
+        let result = try await picked
+        let response = PickTests.response(result)
+        #expect(response["code"] as? Int == 0 && response["provider"] as? String == "scanner.desktop", "\(result)\n\(s.f.serviceLog)")
+        #expect(response["names"] as? [String] == ["kept.png"])
+    }
+}
