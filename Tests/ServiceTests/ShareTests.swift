@@ -133,6 +133,18 @@ import Testing
         #expect(results["error-message"]?.contains("status 139") == true, "\(results)")
     }
 
+    /// A target answers with `Reply` (its token from the environment): its results come back,
+    /// with the target named.
+    @Test func aTargetMayReply() async throws {
+        let f = try ServiceFixture()
+        let cli = try Built.executable("schemebridge")
+        try Self.entry(f, "notes.desktop", types: "text/plain", program: try Self.target(f, "notes", body: "'\(cli)' reply note=thanks || exit 3"))
+        let out = try await Self.share(f, #"[{"text": "words"}]"#, #"{"target": "notes.desktop:share"}"#)
+        let responses = Self.responses(out)
+        #expect(responses.count == 1 && responses.first?["code"] as? Int == 0, "\(out)\n\(f.serviceLog)")
+        #expect(responses.first?["results"] as? [String: String] == ["note": "thanks", "target": "notes.desktop:share"], "\(out)")
+    }
+
     /// "Always" in the sheet skips it for that caller only; another app is still asked.
     @Test func aRememberedChoiceSkipsTheSheetForThatCallerOnly() async throws {
         let f = try ServiceFixture()
