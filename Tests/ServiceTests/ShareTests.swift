@@ -145,6 +145,22 @@ import Testing
         #expect(responses.first?["results"] as? [String: String] == ["note": "thanks", "target": "notes.desktop:share"], "\(out)")
     }
 
+    /// A `DBusActivatable` target gets `ActivateAction(action, [], platform_data)` and reads its
+    /// pasteboard inside the call (another app than the sharing one); the share is done when it returns.
+    @Test func anActivatableTargetGetsActivateAction() async throws {
+        let f = try ServiceFixture()
+        try f.entry("org.example.Notes.desktop", "Name=Notes\nDBusActivatable=true\nActions=share;\n\n[Desktop Action share]\nName=Add to Notes\nX-SchemeBridge-Share-Types=text/*")
+        let record = f.records.appendingPathComponent("notes.json").path
+        let app = try Tools.spawn([try f.pythonNamed("notes-app"), Clients.path("Share/activatable-app"), f.bus.address, record], environment: Clients.serviceNames)
+        defer { app.terminate() }
+        #expect(await ReplyTests.nameIsOwned(f, "org.example.Notes"))
+        let out = try await Self.share(f, #"[{"text": "shared words"}]"#, #"{"target": "org.example.Notes.desktop:share"}"#)
+        #expect(Self.responses(out).map { $0["code"] as? Int } == [0], "\(out)\n\(f.serviceLog)")
+        let got = Self.json((try? String(contentsOfFile: record, encoding: .utf8)) ?? "")
+        #expect(got["action"] as? String == "share" && got["text"] as? String == "shared words", "\(got)")
+        #expect(Set(got["keys"] as? [String] ?? []).isSuperset(of: ["pasteboard", "pasteboard-path", "reply-token", "uris"]), "\(got)")
+    }
+
     /// "Always" in the sheet skips it for that caller only; another app is still asked.
     @Test func aRememberedChoiceSkipsTheSheetForThatCallerOnly() async throws {
         let f = try ServiceFixture()
