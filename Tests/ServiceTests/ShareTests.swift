@@ -118,6 +118,26 @@ import Testing
         #expect(await f.recordedArgv("notes", timeout: .seconds(1)) == nil)
     }
 
+    /// Hostile names and icons in a declaration reach the sheet as one tame line each: no tab,
+    /// line break or control character inside a field, none starting with '-', names cut short.
+    @Test func hostileNamesReachTheSheetTamed() async throws {
+        let f = try ServiceFixture()
+        let long = String(repeating: "ü", count: 3000)
+        try f.entry("evil.desktop", "Name=Evil\nExec=/bin/false\nActions=a;b;\n\n[Desktop Action a]\nName=--display=:9\\tx\\ny\nIcon=-bad\nExec=/bin/true\n"
+            + "X-SchemeBridge-Share-Types=text/plain\n\n[Desktop Action b]\nName=\(long)\nIcon=a\\tb\nExec=/bin/true\nX-SchemeBridge-Share-Types=*/*")
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("sheet", "exit 1"))\n")
+        let out = try await Self.share(f, #"[{"text": "words"}]"#)
+        #expect(Self.responses(out).map { $0["code"] as? Int } == [1], "\(out)")
+        let lines = f.chooserSaw("sheet").split(separator: "\n").filter { $0.hasPrefix("evil.desktop:") }
+        #expect(lines.count == 2, "\(f.chooserSaw("sheet"))")
+        for line in lines {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            #expect(fields.count == 4 && fields.allSatisfy { !$0.hasPrefix("-") }, "\(line)")
+            #expect(fields.count > 1 && fields[1].utf8.count <= 257, "\(fields.count > 1 ? fields[1].utf8.count : 0) bytes")
+        }
+        #expect(lines.first.map(String.init) == "evil.desktop:a\t --display=:9 x y\t -bad\tapp", "\(lines)")
+    }
+
     @Test func aPickedTargetGetsItAndACrashIsAFailure() async throws {
         let f = try ServiceFixture()
         try Self.entry(f, "crash.desktop", types: "text/*", program: try Self.target(f, "crash", body: "kill -SEGV $$"))
