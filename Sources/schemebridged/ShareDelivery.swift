@@ -52,6 +52,8 @@ extension Bridge {
             switch admission.plan.action {
             case .spawn(let commands):
                 try spawnShare(commands, admission: admission, share: share)
+                // "Open in" is OpenFile's: done once the app started, which is not asked to answer.
+                if case .openIn = target { replies.answer(share.request, code: .success) }
             case .activate(let busName, let objectPath):
                 try await activateShare(target, busName: busName, objectPath: objectPath, urls: urls, admission: admission, share: share)
             }

@@ -9,7 +9,9 @@ import Testing
 @Suite struct ShareBuiltinTests {
     @Test func openInReachesAnAppWithOnlyMimeType() async throws {
         let f = try ServiceFixture()
-        let viewer = try f.recorder("viewer")
+        // The viewer stays open (as an app does): "Open in" is done once it started.
+        let viewer = try f.holdingRecorder("viewer")
+        defer { f.release("viewer") }
         try f.entry("viewer.desktop", "Name=Viewer\nExec=\(viewer) %f\nMimeType=text/plain;")
         let notes = f.root.appendingPathComponent("notes.md").path
         try "# notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
