@@ -67,7 +67,7 @@ final class ChooserService: Sendable {
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, timeout: timeout, share: share)
+                                        candidates: candidates, caller: caller, timeout: timeout, share: share, kindColumn: true)
         case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout, share: share)
         case .shipped:
@@ -75,14 +75,15 @@ final class ChooserService: Sendable {
             let chosen: String
             if let program { chosen = program } else { chosen = try shippedChooser() }
             return try await runProgram([chosen], what: program == nil ? "schemebridge-chooser" : "schemebridge-sheet", subject: subject,
-                                        kind: kind, candidates: candidates, caller: caller, timeout: timeout, share: share)
+                                        kind: kind, candidates: candidates, caller: caller, timeout: timeout, share: share,
+                                        kindColumn: program != nil)
         }
     }
 
     // MARK: a chooser program
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
-                            caller: Caller, timeout: Duration, share: ShareQuestion?) async throws(DBusError) -> ChooserAnswer {
+                            caller: Caller, timeout: Duration, share: ShareQuestion?, kindColumn: Bool) async throws(DBusError) -> ChooserAnswer {
         var env = environment
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
         env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
@@ -94,7 +95,8 @@ final class ChooserService: Sendable {
             env["SCHEMEBRIDGE_SHARE_TYPES"] = share.types.joined(separator: ",")
             env["SCHEMEBRIDGE_SHARE_COUNT"] = String(share.count)
             if let token = share.activationToken { (env["XDG_ACTIVATION_TOKEN"], env["DESKTOP_STARTUP_ID"]) = (token, token) }
-            input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) })
+            // The kind column for a sheet (the shipped chooser standing in reads three).
+            if kindColumn { input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) }) }
         }
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
         switch await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) {

@@ -138,6 +138,21 @@ import Testing
         #expect(lines.first.map(String.init) == "evil.desktop:a\t --display=:9 x y\t -bad\tapp", "\(lines)")
     }
 
+    /// Without `[Chooser] Command=`: the shipped `schemebridge-sheet` (4 columns) when it is
+    /// installed, else `schemebridge-chooser` stands in and reads its usual 3 columns.
+    @Test func theShippedSheetElseTheChooser() async throws {
+        _ = try Tools.path(of: "zenity")
+        let f = try ServiceFixture(extraEnvironment: ["DISPLAY": ":424242", "WAYLAND_DISPLAY": ""])
+        try Self.entry(f, "notes.desktop", types: "text/plain", program: try Self.target(f, "notes"))
+        try f.chooser("schemebridge-chooser", "exit 1")
+        #expect(Self.responses(try await Self.share(f, #"[{"text": "a"}]"#)).map { $0["code"] as? Int } == [1])
+        #expect(f.chooserSaw("schemebridge-chooser").hasPrefix("notes.desktop:share\tSend to notes.desktop\tsend\n"), "\(f.chooserSaw("schemebridge-chooser"))")
+        try f.chooser("schemebridge-sheet", "exit 1")
+        #expect(Self.responses(try await Self.share(f, #"[{"text": "b"}]"#)).map { $0["code"] as? Int } == [1])
+        #expect(f.chooserSaw("schemebridge-sheet").hasPrefix("notes.desktop:share\tSend to notes.desktop\tsend\tapp\n"), "\(f.chooserSaw("schemebridge-sheet"))")
+        #expect(f.chooserRuns("schemebridge-chooser") == 1)
+    }
+
     @Test func aPickedTargetGetsItAndACrashIsAFailure() async throws {
         let f = try ServiceFixture()
         try Self.entry(f, "crash.desktop", types: "text/*", program: try Self.target(f, "crash", body: "kill -SEGV $$"))
