@@ -15,6 +15,8 @@ PACKAGES="$PACKAGES weston xwayland"
 # bubblewrap, xdg-dbus-proxy, xdg-desktop-portal (xdg-document-portal, xdg-permission-store),
 # fuse3 and util-linux (unshare, nsenter).
 PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
+# The share tests: "Copy" is read back from the clipboard.
+PACKAGES="$PACKAGES xclip"
 # What the caller names (make bench: a C compiler).
 PACKAGES="$PACKAGES $*"
 

@@ -24,15 +24,21 @@ public enum ChooserContract {
         public static let caller = "caller"
         /// `caller-name` (s): that app's `Name=`, when it has an installed entry.
         public static let callerName = "caller-name"
-        /// `kind` (s): `scheme`, `type` or `pick` (a `PickDocument` sheet: the first argument is
-        /// `pick:TYPE`) — what the first argument is.
+        /// `kind` (s): `scheme`, `type`, `pick` (a `PickDocument` sheet: the first argument is
+        /// `pick:TYPE`) or `share` — what the first argument is.
         public static let kind = "kind"
         /// `title` (s): a pick's title, when the caller gave one.
         public static let title = "title"
         /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).
         public static let canRemember = "can-remember"
+        /// `share-types` (as): a share's item types, in order, distinct (kind `share` only).
+        public static let shareTypes = "share-types"
+        /// `share-count` (u): how many items a share holds (kind `share` only; never their data).
+        public static let shareCount = "share-count"
+        /// `target-kinds` (as): per candidate, `app`, `device` or `builtin` (kind `share` only).
+        public static let targetKinds = "target-kinds"
         /// `activation-token` (s): the caller's activation token, when it gave one: the
-        /// chooser's window may take focus with it (Wayland `xdg_activation_v1`, X11 startup id).
+        /// chooser's or sheet's window may take focus with it (Wayland `xdg_activation_v1`, X11 startup id).
         public static let activationToken = "activation-token"
     }
 }

@@ -23,6 +23,22 @@ final class ChooserService: Sendable {
     private let slots = ChooserSlots()
     /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
     static let shippedChooser = "schemebridge-chooser"
+    /// The shipped share sheet's name (beside the chooser); the chooser stands in without it.
+    static let shippedSheet = "schemebridge-sheet"
+
+    /// What a share sheet is told besides the candidates: the items' types and count (never
+    /// their data) and the sharing app's activation token.
+    struct ShareQuestion: Sendable {
+        let types: [String]
+        let count: Int
+        let activationToken: String?
+
+        /// A candidate's kind column: `builtin` for SchemeBridge's own activities, else `app`.
+        static func kind(_ id: String) -> String {
+            if case .action? = ShareTargetID(id) { return "app" }
+            return "builtin"
+        }
+    }
 
     init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
         self.broker = broker
@@ -37,9 +53,11 @@ final class ChooserService: Sendable {
     /// (`Broker.decide`); the answer goes back to `Broker.settle`, which checks and remembers it.
     /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown. `activationToken`:
     /// the caller's, handed to the chooser so its window may take focus (``ActivationToken``).
-    /// A pick's sheet (`pick:TYPE`) is kind `pick`, with the caller's `title`.
+    /// A pick's sheet (`pick:TYPE`) is kind `pick`, with the caller's `title`; a share's is kind
+    /// `share`, shown by the shipped sheet when it is installed.
     func choose(subject: String, candidates: [ChooserCandidate], caller: Caller, activationToken: String? = nil,
-                title: String? = nil) async throws(DBusError) -> ChooserAnswer {
+                title: String? = nil, share: ShareQuestion? = nil) async throws(DBusError) -> ChooserAnswer {
+        let activationToken = share?.activationToken ?? activationToken
         let candidates = ChooserCandidate.offerable(candidates)
         guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
         let key = ChooserSlots.key(for: caller)
@@ -50,24 +68,30 @@ final class ChooserService: Sendable {
         defer { slots.give(key) }
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
-        let kind = ChoiceSubject.isPick(subject) ? "pick" : ChoiceSubject.isContentType(subject) ? "type" : "scheme"
+        let kind = share != nil ? "share" : ChoiceSubject.isPick(subject) ? "pick" : ChoiceSubject.isContentType(subject) ? "type" : "scheme"
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout, title: title)
+                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout, title: title,
+                                        share: share, kindColumn: true)
         case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
-                                       activationToken: activationToken, timeout: timeout, title: title)
+                                       activationToken: activationToken, timeout: timeout, title: title, share: share)
         case .shipped:
-            return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout, title: title)
+            let program = share != nil ? (try? shippedChooser(named: Self.shippedSheet)) : nil
+            let chosen: String
+            if let program { chosen = program } else { chosen = try shippedChooser() }
+            return try await runProgram([chosen], what: program == nil ? "schemebridge-chooser" : "schemebridge-sheet", subject: subject,
+                                        kind: kind, candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout,
+                                        title: title, share: share, kindColumn: program != nil)
         }
     }
 
     // MARK: a chooser program
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
-                            caller: Caller, activationToken: String?, timeout: Duration, title: String?) async throws(DBusError) -> ChooserAnswer {
+                            caller: Caller, activationToken: String?, timeout: Duration, title: String?,
+                            share: ShareQuestion?, kindColumn: Bool) async throws(DBusError) -> ChooserAnswer {
         var env = ActivationToken.helperEnvironment(activationToken, base: environment)
         if let title { env["SCHEMEBRIDGE_CHOOSER_TITLE"] = title }
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
@@ -75,8 +99,15 @@ final class ChooserService: Sendable {
         env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
         env["SCHEMEBRIDGE_CHOOSER_CALLER_NAME"] = callerName(caller)
         env["SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER"] = ChoiceStore.canRemember(caller: caller.appID) ? "1" : "0"
+        var input = ChooserLines.input(candidates)
+        if let share {
+            env["SCHEMEBRIDGE_SHARE_TYPES"] = share.types.joined(separator: ",")
+            env["SCHEMEBRIDGE_SHARE_COUNT"] = String(share.count)
+            // The kind column for a sheet (the shipped chooser standing in reads three).
+            if kindColumn { input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) }) }
+        }
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
-        switch await ChooserProcess.run(argv: argv, environment: env, input: ChooserLines.input(candidates), timeout: timeout) {
+        switch await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) {
         case .failedToStart(let error):
             throw ContractError.noChooser("\(what) cannot be started: \(error.reason)")
         case .timedOut:
@@ -88,12 +119,12 @@ final class ChooserService: Sendable {
 
     /// The shipped chooser: beside this executable (as `make install` puts it), else on `PATH`;
     /// it needs a display and zenity or kdialog.
-    private func shippedChooser() throws(DBusError) -> String {
+    private func shippedChooser(named program: String = ChooserService.shippedChooser) throws(DBusError) -> String {
         let path = ProgramLookup.searchPath(environment: environment)
-        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + Self.shippedChooser }
+        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + program }
         let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         let dialog = ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path)
-        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(Self.shippedChooser, searchPath: path),
+        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(program, searchPath: path),
               display, dialog != nil else {
             throw ContractError.noChooser("no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
                 + "run a client of \(ChooserContract.busName), or "
@@ -113,7 +144,7 @@ final class ChooserService: Sendable {
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
-                               activationToken: String?, timeout: Duration, title: String?) async -> ChooserAnswer {
+                               activationToken: String?, timeout: Duration, title: String?, share: ShareQuestion?) async -> ChooserAnswer {
         var context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
@@ -123,6 +154,11 @@ final class ChooserService: Sendable {
             context[ChooserContract.ContextKey.activationToken] = .string(activationToken)
         }
         if let title { context[ChooserContract.ContextKey.title] = .string(title) }
+        if let share {
+            context[ChooserContract.ContextKey.shareTypes] = .strings(share.types)
+            context[ChooserContract.ContextKey.shareCount] = .uint32(UInt32(clamping: share.count))
+            context[ChooserContract.ContextKey.targetKinds] = .strings(candidates.map { ShareQuestion.kind($0.desktopID) })
+        }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
                                    candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")

@@ -19,6 +19,9 @@ public struct LaunchContext: Sendable, Equatable {
     public var pasteboardPath: String?
     /// The token a provider answers a pick with (`SCHEMEBRIDGE_PICK_TOKEN`, `pick-token`).
     public var pickToken: String?
+    /// The name of the pasteboard holding a share's data, granted to the target alone
+    /// (`SCHEMEBRIDGE_SHARE_PASTEBOARD`, `pasteboard`).
+    public var sharePasteboard: String?
 
     public init(source: String? = nil, activationToken: String? = nil, startupID: String? = nil, replyToken: String? = nil) {
         self.source = source
@@ -29,7 +32,7 @@ public struct LaunchContext: Sendable, Equatable {
 
     /// The variables the context sets (and that a base environment must not carry over).
     public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID", "SCHEMEBRIDGE_REPLY_TOKEN",
-                                   "SCHEMEBRIDGE_PASTEBOARD_PATH", "SCHEMEBRIDGE_PICK_TOKEN"]
+                                   "SCHEMEBRIDGE_PASTEBOARD_PATH", "SCHEMEBRIDGE_PICK_TOKEN", "SCHEMEBRIDGE_SHARE_PASTEBOARD"]
 
     /// The environment variables for a spawned handler.
     public var environment: [String: String] {
@@ -40,6 +43,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let replyToken { env["SCHEMEBRIDGE_REPLY_TOKEN"] = replyToken }
         if let pasteboardPath { env["SCHEMEBRIDGE_PASTEBOARD_PATH"] = pasteboardPath }
         if let pickToken { env["SCHEMEBRIDGE_PICK_TOKEN"] = pickToken }
+        if let sharePasteboard { env["SCHEMEBRIDGE_SHARE_PASTEBOARD"] = sharePasteboard }
         return env
     }
 
@@ -52,6 +56,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let replyToken { data["reply-token"] = replyToken }
         if let pasteboardPath { data["pasteboard-path"] = pasteboardPath }
         if let pickToken { data["pick-token"] = pickToken }
+        if let sharePasteboard { data["pasteboard"] = sharePasteboard }
         return data
     }
 

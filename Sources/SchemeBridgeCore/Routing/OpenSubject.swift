@@ -1,7 +1,7 @@
 /// What an open is for, validated once where the request comes in: a URL (its scheme decides,
 /// as the content type `x-scheme-handler/<scheme>`) or a document (its content type). The
 /// handler decision (``Broker/decide(_:requested:ask:caller:)``) takes only this, so nothing
-/// after the adapter parses the caller's text again. A share (types of items) is the next case.
+/// after the adapter parses the caller's text again. A share is decided by the types of its items.
 public enum OpenSubject: Sendable, Equatable {
     /// A URL, opened by its scheme's handlers.
     case url(SchemeURL)
@@ -10,6 +10,8 @@ public enum OpenSubject: Sendable, Equatable {
     case document(ContentType)
     /// A pick (`PickDocument`): the providers of the asked types, and "Files…".
     case pick(PickSubject)
+    /// A share: its items' kinds and types (``Broker/decide(share:requested:ask:caller:)``).
+    case share(ShareSubject)
 
     /// What remembered choices and `[Routes]` lines are keyed by: the scheme, or the content type.
     public var choiceKey: String {
@@ -17,6 +19,7 @@ public enum OpenSubject: Sendable, Equatable {
         case .url(let u): return u.scheme.name
         case .document(let type): return type.name
         case .pick(let subject): return subject.choiceKey
+        case .share: return ShareTargetID.choiceSubject
         }
     }
 
@@ -26,6 +29,7 @@ public enum OpenSubject: Sendable, Equatable {
         case .url(let u): return u.scheme.mimeType
         case .document(let type): return type.name
         case .pick(let subject): return subject.types[0].name
+        case .share: return ShareTargetID.choiceSubject
         }
     }
 }
