@@ -108,7 +108,7 @@ install: $(BUILT)
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL_PROGRAM) $(BUILT) $(DESTDIR)$(BINDIR)/
-	install -m 755 scripts/schemebridge-chooser $(DESTDIR)$(BINDIR)/
+	install -m 755 scripts/schemebridge-chooser scripts/schemebridge-sheet $(DESTDIR)$(BINDIR)/
 	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
@@ -122,7 +122,7 @@ install: $(BUILT)
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser) \
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser schemebridge-sheet) \
 		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
 		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \

@@ -23,6 +23,8 @@ final class ChooserService: Sendable {
     private let slots = ChooserSlots()
     /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
     static let shippedChooser = "schemebridge-chooser"
+    /// The shipped share sheet's name (installed beside it; the chooser for `kind` `share`).
+    static let shippedSheet = "schemebridge-sheet"
 
     init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
         self.broker = broker
@@ -84,17 +86,29 @@ final class ChooserService: Sendable {
     /// The shipped chooser: beside this executable (as `make install` puts it), else on `PATH`;
     /// it needs a display and zenity or kdialog.
     private func shippedChooser() throws(DBusError) -> String {
+        try shippedProgram(Self.shippedChooser, dialogs: ["zenity", "kdialog"], install: "zenity (or kdialog)")
+    }
+
+    /// The shipped share sheet (`SCHEMEBRIDGE_CHOOSER_KIND=share`), found as the chooser is:
+    /// beside this executable, else on `PATH`; it needs a display and python3 (GTK 3 through
+    /// python3-gi) or zenity.
+    func shippedSheet() throws(DBusError) -> String {
+        try shippedProgram(Self.shippedSheet, dialogs: ["python3", "zenity"], install: "python3-gi (or zenity)")
+    }
+
+    /// `name` beside this executable, else on `PATH`, when there is a display and one of `dialogs`.
+    private func shippedProgram(_ name: String, dialogs: [String], install: String) throws(DBusError) -> String {
         let path = ProgramLookup.searchPath(environment: environment)
-        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + Self.shippedChooser }
+        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + name }
         let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-        let dialog = ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path)
-        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(Self.shippedChooser, searchPath: path),
+        let dialog = dialogs.lazy.compactMap { ProgramLookup.find($0, searchPath: path) }.first
+        guard let program = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(name, searchPath: path),
               display, dialog != nil else {
             throw ContractError.noChooser("no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
                 + "run a client of \(ChooserContract.busName), or "
-                + (display ? "" : "give the session a display (DISPLAY) and ") + "install zenity (or kdialog) for the shipped schemebridge-chooser")
+                + (display ? "" : "give the session a display (DISPLAY) and ") + "install \(install) for the shipped \(name)")
         }
-        return chooser
+        return program
     }
 
     // MARK: a Chooser1 client on the bus
