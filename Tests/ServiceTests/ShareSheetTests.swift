@@ -87,16 +87,21 @@ import DBusTestSupport
             return (status, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
         }
 
+        /// Waits for the sheet, types `keys` into it and returns how it ended.
+        func answer(after keys: [String], title: String = "Share from Photos") async throws -> (status: Int32, output: String) {
+            let w = try #require(try await window(titled: title), "no sheet came up\n\(log)")
+            try await type(keys, into: w)
+            return await result()
+        }
+
         var log: String { (try? String(contentsOf: out.deletingLastPathComponent().appendingPathComponent("err"), encoding: .utf8)) ?? "" }
     }
 
     @Test func arrowsAndEnterPickATargetAndItsIdIsPrinted() async throws {
         let s = try Sheet()
         defer { s.stop() }
-        let w = try #require(try await s.window(), "no sheet came up\n\(s.log)")
         // Sketch is selected first; Right is Notes.
-        try await s.type(["Right", "Return"], into: w)
-        let r = await s.result()
+        let r = try await s.answer(after: ["Right", "Return"])
         #expect(r.status == 0)
         #expect(r.output == "org.example.Notes.desktop:share\n")
     }
@@ -105,9 +110,7 @@ import DBusTestSupport
     @Test func downCrossesFromAppsToDevicesToActions() async throws {
         let s = try Sheet()
         defer { s.stop() }
-        let w = try #require(try await s.window(), "no sheet came up\n\(s.log)")
-        try await s.type(["Down", "Down", "Right", "Return"], into: w)
-        let r = await s.result()
+        let r = try await s.answer(after: ["Down", "Down", "Right", "Return"])
         #expect(r.status == 0)
         #expect(r.output == "builtin:save\n")
     }
@@ -115,9 +118,7 @@ import DBusTestSupport
     @Test func escapeCancelsWithExitOneAndNoOutput() async throws {
         let s = try Sheet()
         defer { s.stop() }
-        let w = try #require(try await s.window(), "no sheet came up\n\(s.log)")
-        try await s.type(["Escape"], into: w)
-        let r = await s.result()
+        let r = try await s.answer(after: ["Escape"])
         #expect(r.status == 1)
         #expect(r.output.isEmpty)
     }
@@ -127,17 +128,13 @@ import DBusTestSupport
     @Test func alwaysForThisAppIsPrintedWhenTicked() async throws {
         let s = try Sheet()
         defer { s.stop() }
-        let w = try #require(try await s.window(), "no sheet came up\n\(s.log)")
-        try await s.type(["alt+a", "Return"], into: w)
-        let r = await s.result()
+        let r = try await s.answer(after: ["alt+a", "Return"])
         #expect(r.status == 0)
         #expect(r.output == "org.example.Sketch.desktop:share\talways\n")
 
         let plain = try Sheet(canRemember: false)
         defer { plain.stop() }
-        let w2 = try #require(try await plain.window(), "no sheet came up\n\(plain.log)")
-        try await plain.type(["alt+a", "Right", "Return"], into: w2)
-        let r2 = await plain.result()
+        let r2 = try await plain.answer(after: ["alt+a", "Right", "Return"])
         #expect(r2.status == 0)
         #expect(r2.output == "org.example.Notes.desktop:share\n")
     }
@@ -201,10 +198,8 @@ import DBusTestSupport
         _ = try Tools.path(of: "zenity")
         let s = try Sheet(backend: "zenity")
         defer { s.stop() }
-        let w = try #require(try await s.window(), "no zenity sheet came up\n\(s.log)")
         // zenity's list starts with no row selected and the cursor on the first: Down is Notes.
-        try await s.type(["Down", "Return"], into: w)
-        let r = await s.result()
+        let r = try await s.answer(after: ["Down", "Return"])
         #expect(r.status == 0)
         #expect(r.output == "org.example.Notes.desktop:share\n")
     }
