@@ -13,6 +13,10 @@ SHARE_XVFB_PID=""
 SHARE_PRIVATE_DISPLAY=""
 
 share_demo_display() {
+    # The shipped sheet and chooser, found on PATH by the service as if installed beside it.
+    mkdir -p "$WORK/scripts"
+    ln -s "$PWD/scripts/schemebridge-sheet" "$PWD/scripts/schemebridge-chooser" "$WORK/scripts/"
+    export PATH="$WORK/scripts:$PATH"
     [ -n "${DISPLAY:-}" ] && return 0
     command -v Xvfb > /dev/null 2>&1 || { echo "(no DISPLAY and no Xvfb: the share sheet cannot be drawn; apt-get install xvfb)"; return 0; }
     exec 4> >(cat > "$WORK/xvfb.display")
@@ -67,6 +71,8 @@ share_demo() {
                 if import -display "$DISPLAY" -window root "$shot" 2> /dev/null || xwd -root -silent -display "$DISPLAY" -out "${shot%.png}.xwd"; then
                     [ -s "$shot" ] || shot="${shot%.png}.xwd"
                     echo "the share sheet \"$(xdotool getwindowname "$win")\", drawn on the private Xvfb, is saved in $shot"
+                    echo "(a python script is not known by its script, only by its interpreter: the sheet names that;" \
+                        "an app started by its desktop launcher is named by its entry)"
                 fi
                 echo "(the demo is the user: Return shares with the first target)"
                 xdotool windowfocus --sync "$win" 2> /dev/null
