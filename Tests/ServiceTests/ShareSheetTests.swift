@@ -204,3 +204,51 @@ import DBusTestSupport
         #expect(r.output == "org.example.Notes.desktop:share\n")
     }
 }
+
+/// The sheet run by the service: a share with no `target` shows `schemebridge-sheet` (on the
+/// service's PATH, as if installed beside it) on Xvfb; it lists the two targets that take the
+/// items and not the one that does not; a real key press picks, and the Response names the pick.
+@Suite struct ShareSheetServiceTests {
+    @Test func theServiceShowsTheSheetAndAKeyPicksTheTarget() async throws {
+        let xdotool = try Tools.path(of: "xdotool")
+        _ = try Tools.path(of: "zenity")  // the service's shipped chooser lookup wants a dialog program
+        let x = try Xvfb(width: 800, height: 600)
+        defer { x.stop() }
+        let f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""])
+        defer { f.stop() }
+        try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-sheet").path,
+                                                   withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-sheet").path)
+        try ShareTests.entry(f, "postcard.desktop", types: "image/*;text/plain;", program: try ShareTests.target(f, "postcard"))
+        try ShareTests.entry(f, "scrapbook.desktop", types: "image/*;text/*;", program: try ShareTests.target(f, "scrapbook"))
+        try ShareTests.entry(f, "memo.desktop", types: "text/plain;", program: try ShareTests.target(f, "memo"))
+        let photo = f.root.appendingPathComponent("photo.png").path
+        #expect(FileManager.default.createFile(atPath: photo, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 100))))
+        // The Response's code and target (or everything the sharer printed, when there is none).
+        let shared = Task { () async throws -> (code: Int?, target: String) in
+            let out = try await ShareTests.share(f, #"[{"file": "\#(photo)"}, {"text": "a line of text"}]"#)
+            let response = ShareTests.responses(out).first
+            return (response?["code"] as? Int, (response?["results"] as? [String: String])?["target"] ?? "\(out)")
+        }
+        // The sheet's window, by its title's start (the caller is python under the fixture's name).
+        var found: UInt?
+        _ = try await Tools.eventually {
+            let run = try await Tools.run([xdotool, "search", "--onlyvisible", "--name", "^Share"], environment: ["DISPLAY": x.display])
+            found = run.stdout.split(separator: "\n").first.flatMap { UInt($0) }
+            return found != nil
+        }
+        let id = try #require(found, "no sheet came up\n\(f.serviceLog)")
+        let w = try #require(try x.topLevelWindows().first { $0.id == id })
+        #expect(await x.watch { shot in shot.boundingBox().map { $0.width >= w.width * 3 / 4 } ?? false } != nil, "the sheet was never drawn")
+        let env = ["DISPLAY": x.display]
+        #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(id)], environment: env).status == 0)
+        // The first of the two is selected; Right is the other.
+        #expect(try await Tools.run([xdotool, "key", "--delay", "100", "Right", "Return"], environment: env).status == 0)
+        let (code, target) = try await shared.value
+        #expect(code == 0, "\(target)\n\(f.serviceLog)")
+        // The service lists targets by name: Postcard first (selected), Right is Scrapbook.
+        #expect(target == "scrapbook.desktop:share", "\(target)")
+        #expect(await f.recordedArgv("scrapbook") != nil, "the picked target did not run")
+        #expect(await f.recordedArgv("postcard", timeout: .seconds(1)) == nil)
+        #expect(await f.recordedArgv("memo", timeout: .seconds(1)) == nil)
+    }
+}
