@@ -35,7 +35,7 @@ endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 
-.PHONY: all deps build release run test test-release install uninstall bench fuzz clean man
+.PHONY: all deps build release run test test-release install uninstall bench fuzz clean man install-file-manager-actions
 
 all: build
 
@@ -108,7 +108,7 @@ install: $(BUILT)
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL_PROGRAM) $(BUILT) $(DESTDIR)$(BINDIR)/
-	install -m 755 scripts/schemebridge-chooser $(DESTDIR)$(BINDIR)/
+	install -m 755 scripts/schemebridge-chooser scripts/schemebridge-sheet $(DESTDIR)$(BINDIR)/
 	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
@@ -120,9 +120,26 @@ install: $(BUILT)
 	$(BUILD_DIR)/schemebridge --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
 	for m in $(MANPAGES); do $(SUBSTITUTE) $$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	$(MAKE) --no-print-directory install-file-manager-actions
+
+# "Share…" in the file managers (issue 23 item 5): a Nautilus script, a Dolphin service menu
+# (executable: KIO runs only those from a user's directory) and Thunar's custom action — a snippet
+# and thunar-add-share-action, which merges it into ~/.config/Thunar/uca.xml without touching the
+# user's own actions; a user install (PREFIX under $HOME, no DESTDIR) runs it.
+FILEMANAGERDIR = $(DATADIR)/schemebridge/file-managers
+install-file-manager-actions:
+	install -d $(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus $(DESTDIR)$(FILEMANAGERDIR)
+	$(SUBSTITUTE) desktop/filemanagers/nautilus-share > '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…'
+	chmod 755 '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…'
+	$(SUBSTITUTE) desktop/filemanagers/io.github.schemebridge.share.desktop \
+		> $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop
+	chmod 755 $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop
+	$(SUBSTITUTE) desktop/filemanagers/thunar-share-action.xml > $(DESTDIR)$(FILEMANAGERDIR)/share-action.xml
+	install -m 755 desktop/filemanagers/thunar-add-share-action $(DESTDIR)$(FILEMANAGERDIR)/
+	$(if $(and $(USER_INSTALL),$(if $(DESTDIR),,yes)),sh $(FILEMANAGERDIR)/thunar-add-share-action)
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser) \
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser schemebridge-sheet) \
 		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
 		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \
@@ -131,7 +148,9 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/zsh/site-functions/_schemebridge \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish \
 		$(DESTDIR)$(MANDIR)/man1/schemebridge.1 $(DESTDIR)$(MANDIR)/man5/schemebridge-config.5 \
-		$(DESTDIR)$(MANDIR)/man8/schemebridged.8 $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+		$(DESTDIR)$(MANDIR)/man8/schemebridged.8 $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) \
+		'$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…' $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop \
+		$(DESTDIR)$(FILEMANAGERDIR)/share-action.xml $(DESTDIR)$(FILEMANAGERDIR)/thunar-add-share-action
 	-rmdir $(DESTDIR)$(DOCDIR)
 
 # man/schemebridge.1 is generated from the CLI's help by swift-argument-parser's plugin (it builds

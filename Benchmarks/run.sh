@@ -2,7 +2,8 @@
 # make bench: SchemeBridge side by side with a C libdbus reference service, the bus's own Ping,
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
 # Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md; content-type
-# detection has its own script, run at the end (Benchmarks/content-types.sh, its own table there).
+# detection has its own script, run at the end (Benchmarks/content-types.sh, its own table there), and so
+# has the share sheet's first frame (Benchmarks/sheet.sh, results/sheet.json).
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use),
@@ -301,5 +302,7 @@ for n in $SIZES; do
 done
 
 bash Benchmarks/content-types.sh "$SBIN/ContentTypeBench"
+# The share sheet's first frame on Xvfb (issue 23): its own script and results/sheet.json.
+bash Benchmarks/sheet.sh
 
 /usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"

@@ -14,7 +14,10 @@ WORK="$(mktemp -d /tmp/schemebridge-demo.XXXXXX)"
 BUS_PID=""
 MON_PID=""
 SKETCH_PID=""
+# Seed 000's share flow (issue 23): share_demo_display, share_demo, share_demo_stop.
+source scripts/demo-share.sh
 cleanup() {
+    share_demo_stop
     [ -n "$SKETCH_PID" ] && kill "$SKETCH_PID" 2>/dev/null || true
     [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null || true
     [ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null || true
@@ -53,6 +56,8 @@ export SCHEMEBRIDGE_DEMO_LOG="$WORK/handler.log"
 export SCHEMEBRIDGE_DEMO_PICK="$WORK/pick"
 # The handlers (and the demo) run `schemebridge` from the build, as if installed.
 export PATH="$BIN:$PATH"
+# Without a display, a private Xvfb for the share sheet (before the bus: the service inherits DISPLAY).
+share_demo_display
 read -r DBUS_SESSION_BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
 export DBUS_SESSION_BUS_ADDRESS
 echo "bus: $DBUS_SESSION_BUS_ADDRESS"
@@ -214,5 +219,6 @@ pick_demo() {
     file "$WORK"/picked/* 2>/dev/null || ls -l "$WORK/picked"
 }
 pick_demo
+share_demo
 
 say "done: the private bus and the service stop now"

@@ -17,6 +17,8 @@ PACKAGES="$PACKAGES weston xwayland"
 PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
 # The share tests: "Copy" is read back from the clipboard.
 PACKAGES="$PACKAGES xclip"
+# The share sheet: GTK 3 through python3-gi.
+PACKAGES="$PACKAGES gir1.2-gtk-3.0"
 # What the caller names (make bench: a C compiler).
 PACKAGES="$PACKAGES $*"
 

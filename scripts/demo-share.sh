@@ -1,0 +1,93 @@
+# Sourced by scripts/demo.sh (`make run`): seed 000's share flow (issue 23). Two functions:
+#   share_demo_display  before the bus starts: without a display, a private Xvfb (the service, bus
+#                       activated, draws its sheet there), so the sheet can be shown and saved
+#   share_demo          the flow: the Photos demo app shares a photo and a line of text through
+#                       Share1; the sheet lists the two targets that take both (Postcard,
+#                       Scrapbook), not Memo (text only); the chosen one gets the photo in its
+#                       Inbox and the text through its pasteboard, and replies; Photos prints the
+#                       Response. On the private Xvfb the demo is the user: it saves a screenshot
+#                       of the sheet, prints where, and presses Return (the first target).
+# Uses demo.sh's WORK, PATH, say, show, status, handler_said, NAME and OBJ.
+
+SHARE_XVFB_PID=""
+SHARE_PRIVATE_DISPLAY=""
+
+share_demo_display() {
+    # The shipped sheet and chooser, found on PATH by the service as if installed beside it.
+    mkdir -p "$WORK/scripts"
+    ln -s "$PWD/scripts/schemebridge-sheet" "$PWD/scripts/schemebridge-chooser" "$WORK/scripts/"
+    export PATH="$WORK/scripts:$PATH"
+    [ -n "${DISPLAY:-}" ] && return 0
+    command -v Xvfb > /dev/null 2>&1 || { echo "(no DISPLAY and no Xvfb: the share sheet cannot be drawn; apt-get install xvfb)"; return 0; }
+    exec 4> >(cat > "$WORK/xvfb.display")
+    Xvfb -displayfd 4 -screen 0 1024x768x24 -nolisten tcp -br -noreset 2> "$WORK/xvfb.log" &
+    SHARE_XVFB_PID=$!
+    exec 4>&-
+    for _ in $(seq 300); do [ -s "$WORK/xvfb.display" ] && break; sleep 0.1; done
+    if [ -s "$WORK/xvfb.display" ]; then
+        DISPLAY=":$(head -n1 "$WORK/xvfb.display")"
+        SHARE_PRIVATE_DISPLAY=$DISPLAY
+        export DISPLAY WAYLAND_DISPLAY=
+        echo "(no DISPLAY here: a private Xvfb on $DISPLAY draws the share sheet)"
+    fi
+}
+
+share_demo_stop() {
+    [ -n "$SHARE_XVFB_PID" ] && kill "$SHARE_XVFB_PID" 2>/dev/null || true
+}
+
+share_demo() {
+    say "sharing (seed 000): three share targets declare what they take in their own desktop entries"
+    local app
+    for app in org.example.Photos org.example.Postcard org.example.Scrapbook org.example.Memo; do
+        sed "s|@demodir@|$PWD/desktop/demo|" "desktop/demo/$app.desktop.in" > "$XDG_DATA_HOME/applications/$app.desktop"
+    done
+    grep -H "X-SchemeBridge-Share-Types" "$XDG_DATA_HOME"/applications/org.example.{Postcard,Scrapbook,Memo}.desktop | sed "s|$XDG_DATA_HOME/applications/||"
+    sleep 0.3  # the service sees new entries through inotify
+    echo "$ gdbus call ... $NAME.Share1.ShareTargets \"['image/png', 'text/plain']\""
+    gdbus call --session --dest "$NAME" --object-path "$OBJ" --method io.github.schemebridge.Share1.ShareTargets "['image/png', 'text/plain']" 2>&1 || true
+
+    local photo="$WORK/beach.png" out="$WORK/photos.out" rc
+    convert -size 480x320 gradient:skyblue-khaki "$photo" 2> /dev/null || cp "$(ls desktop/demo/launch-images/*/*.png | head -n1)" "$photo"
+    say "Photos shares a photo and a line of text; the sheet lists the targets that take both"
+    if [ -z "${DISPLAY:-}" ]; then
+        echo "(no display: the sheet cannot be shown; sharing straight to org.example.Postcard.desktop:share instead)"
+        echo "$ desktop/demo/photos-demo beach.png 'Greetings from the beach' org.example.Postcard.desktop:share"
+        "$PWD/desktop/demo/photos-demo" "$photo" "Greetings from the beach" org.example.Postcard.desktop:share > "$out" 2>&1 && rc=0 || rc=$?
+    else
+        echo "$ desktop/demo/photos-demo beach.png 'Greetings from the beach'"
+        "$PWD/desktop/demo/photos-demo" "$photo" "Greetings from the beach" > "$out" 2>&1 &
+        local pid=$!
+        if [ -n "$SHARE_PRIVATE_DISPLAY" ]; then
+            local win=""
+            for _ in $(seq 300); do
+                win=$(xdotool search --onlyvisible --name '^Share from ' 2>/dev/null | head -n1) && [ -n "$win" ] && break
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.1
+            done
+            if [ -n "$win" ]; then
+                sleep 0.5  # its first frame
+                local shot="${SCHEMEBRIDGE_DEMO_SCREENSHOTS:-/tmp}/schemebridge-share-sheet.png"
+                if import -display "$DISPLAY" -window root "$shot" 2> /dev/null || xwd -root -silent -display "$DISPLAY" -out "${shot%.png}.xwd"; then
+                    [ -s "$shot" ] || shot="${shot%.png}.xwd"
+                    echo "the share sheet \"$(xdotool getwindowname "$win")\", drawn on the private Xvfb, is saved in $shot"
+                    echo "(a python script is not known by its script, only by its interpreter: the sheet names that;" \
+                        "an app started by its desktop launcher is named by its entry)"
+                fi
+                echo "(the demo is the user: Return shares with the first target)"
+                xdotool windowfocus --sync "$win" 2> /dev/null
+                xdotool key Return
+            else
+                echo "(the sheet did not come up on $DISPLAY)"
+            fi
+        else
+            echo "(pick a target in the sheet on your display $DISPLAY, or press Escape to cancel)"
+        fi
+        wait "$pid" && rc=0 || rc=$?
+    fi
+    cat "$out"
+    echo "exit status $rc"
+    for _ in $(seq 100); do grep -q "^share-target-demo .*replying" "$SCHEMEBRIDGE_DEMO_LOG" && break; sleep 0.05; done
+    handler_said
+    share_demo_stop
+}
