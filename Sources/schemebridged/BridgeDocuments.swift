@@ -20,42 +20,53 @@ extension Bridge {
                 try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: options.contentType) }
             }
             shownName = name
-            let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
-            guard let id = decided.id, let entry = registry.entry(id: id) else {
-                throw ContractError.noHandler("no installed application opens \(type) documents")
-            }
-            let config = broker.policy.current
-            sweepInboxes(retention: config.inboxRetention)
-            // Charged to the sending app; callers not identified share one charge.
-            let sendingApp = known.appID ?? "(unidentified)"
-            let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-            let path = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
-            }
-            do throws(DBusError) {
-                let url = try Self.adapt { () throws(OpenFailure) in
-                    do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the Inbox path \(path) makes no valid URL") }
-                }
-                var splashAvailable = false
-                if case .splash = presenter.mode { splashAvailable = true }
-                let request = OpenRequest(url: url.string, handler: entry.id, activationToken: options.activationToken,
-                                          launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
-                let admission = try Self.adapt { () throws(OpenFailure) in
-                    try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
-                                     sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable)
-                }
-                var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
-                                               method: ContractMethod.openFile, reply: nil, contentType: type.name)
-                results.contentType = type.name
-                results.path = path
-                return results
-            } catch {
-                unlink(path)  // nothing was started with it
-                throw error
-            }
+            return try await openDocument(fd.rawValue, name: name, type: type, options: options, sender: sender, known: known)
         } catch {
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
             announce(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
+            throw error
+        }
+    }
+
+    /// Opens the readable regular file `fd` (named `name`, of `type`, as ``Documents/inspect(_:contentType:)``
+    /// found): decides the app (default, named, or asked), copies the file read-only into that
+    /// app's Inbox (its quota charged to the caller) and launches the app with the copy. Used by
+    /// `OpenFile` and for files a device sends.
+    func openDocument(_ fd: Int32, name: String, type: ContentType, options: OpenOptions, sender: String,
+                      known: CallerCache.Caller) async throws(DBusError) -> OpenResults {
+        let key = known.appID ?? sender
+        let documents = self.documents
+        let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
+        guard let id = decided.id, let entry = registry.entry(id: id) else {
+            throw ContractError.noHandler("no installed application opens \(type) documents")
+        }
+        let config = broker.policy.current
+        sweepInboxes(retention: config.inboxRetention)
+        // Charged to the sending app; callers not identified share one charge.
+        let sendingApp = known.appID ?? "(unidentified)"
+        let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
+        let path = try await descriptors.run(for: key) { () throws(DBusError) in
+            try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
+        }
+        do throws(DBusError) {
+            let url = try Self.adapt { () throws(OpenFailure) in
+                do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the Inbox path \(path) makes no valid URL") }
+            }
+            var splashAvailable = false
+            if case .splash = presenter.mode { splashAvailable = true }
+            let request = OpenRequest(url: url.string, handler: entry.id, activationToken: options.activationToken,
+                                      launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
+            let admission = try Self.adapt { () throws(OpenFailure) in
+                try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
+                                 sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable)
+            }
+            var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
+                                           method: ContractMethod.openFile, reply: nil, contentType: type.name)
+            results.contentType = type.name
+            results.path = path
+            return results
+        } catch {
+            unlink(path)  // nothing was started with it
             throw error
         }
     }

@@ -2,7 +2,9 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
+import SchemeBridgeDevices
 import ServiceLifecycle
+import Synchronization
 
 /// The small services `BridgeService` runs once the name is owned, started in the order given;
 /// a `ServiceGroup` shuts them down in reverse, so the connection, first, is closed last. Only
@@ -104,5 +106,43 @@ struct NameLossWatcher: Service {
             break
         }
         await LifecycleServices.untilShutdown()
+    }
+}
+
+/// What devices send is opened per `[Devices] OpenReceived` (`BridgeReceiving.swift`), each on a
+/// task of its own (a chooser may be open a while); at most ``maximumInFlight`` at once, past
+/// that a received share is left where the engine put it, with a warning.
+struct DeviceReceiver: Service {
+    let received: AsyncStream<ReceivedFromDevice>
+    let bridge: Bridge
+    static let maximumInFlight = 8
+
+    func run() async {
+        let inFlight = Counter()
+        for await share in received.cancelOnGracefulShutdown() {
+            guard inFlight.take(below: Self.maximumInFlight) else {
+                bridge.logger.warning("\(Self.maximumInFlight) received shares are still being opened; one more is left where KDE Connect put it")
+                continue
+            }
+            Task { [bridge] in
+                await bridge.openReceived(share)
+                inFlight.give()
+            }
+        }
+        await LifecycleServices.untilShutdown()
+    }
+
+    /// Shares being opened.
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        /// Counts one more unless `limit` are counted already.
+        func take(below limit: Int) -> Bool {
+            count.withLock { n in
+                guard n < limit else { return false }
+                n += 1
+                return true
+            }
+        }
+        func give() { count.withLock { $0 -= 1 } }
     }
 }
