@@ -9,6 +9,8 @@ set -eu
 PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
 desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base \
 libglib2.0-dev gcc libc6-dev qtbase5-dev g++ $*"
+# kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.
+PACKAGES="$PACKAGES kdeconnect iproute2"
 
 missing=""
 for p in $PACKAGES; do

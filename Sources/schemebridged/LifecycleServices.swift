@@ -4,7 +4,6 @@ import SchemeBridgeContract
 import SchemeBridgeCore
 import SchemeBridgeDevices
 import ServiceLifecycle
-import Synchronization
 
 /// The small services `BridgeService` runs once the name is owned, started in the order given;
 /// a `ServiceGroup` shuts them down in reverse, so the connection, first, is closed last. Only
@@ -109,40 +108,18 @@ struct NameLossWatcher: Service {
     }
 }
 
-/// What devices send is opened per `[Devices] OpenReceived` (`BridgeReceiving.swift`), each on a
-/// task of its own (a chooser may be open a while); at most ``maximumInFlight`` at once, past
-/// that a received share is left where the engine put it, with a warning.
+/// What devices send is opened per `[Devices] OpenReceived` (`BridgeReceiving.swift`), one at a
+/// time in arrival order: one "Open in…" at a time, and the engine's caller never holds more than
+/// one of the descriptor threads (in parallel, the third of three files sent at once was refused
+/// with LimitsExceeded). The engine keeps the latest 256 not yet opened.
 struct DeviceReceiver: Service {
     let received: AsyncStream<ReceivedFromDevice>
     let bridge: Bridge
-    static let maximumInFlight = 8
 
     func run() async {
-        let inFlight = Counter()
         for await share in received.cancelOnGracefulShutdown() {
-            guard inFlight.take(below: Self.maximumInFlight) else {
-                bridge.logger.warning("\(Self.maximumInFlight) received shares are still being opened; one more is left where KDE Connect put it")
-                continue
-            }
-            Task { [bridge] in
-                await bridge.openReceived(share)
-                inFlight.give()
-            }
+            await bridge.openReceived(share)
         }
         await LifecycleServices.untilShutdown()
-    }
-
-    /// Shares being opened.
-    final class Counter: Sendable {
-        private let count = Mutex(0)
-        /// Counts one more unless `limit` are counted already.
-        func take(below limit: Int) -> Bool {
-            count.withLock { n in
-                guard n < limit else { return false }
-                n += 1
-                return true
-            }
-        }
-        func give() { count.withLock { $0 -= 1 } }
     }
 }
