@@ -54,7 +54,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 # command line, for everything else. Both go to BINDIR, side by side.
 PROGRAMS = schemebridged schemebridge schemebridge-cli schemebridge-splash
 # The introspection XML, one file per interface (annotated for code generators).
-INTERFACES = $(addprefix dbus/io.github.schemebridge.,$(addsuffix .xml,SchemeBridge1 Request1 Pasteboards1 Pasteboard1 Chooser1))
+INTERFACES = $(addprefix dbus/io.github.schemebridge.,$(addsuffix .xml,SchemeBridge1 Request1 Pasteboards1 Pasteboard1 Chooser1 Share1))
 
 release:
 	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done

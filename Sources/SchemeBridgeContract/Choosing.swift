@@ -24,10 +24,18 @@ public enum ChooserContract {
         public static let caller = "caller"
         /// `caller-name` (s): that app's `Name=`, when it has an installed entry.
         public static let callerName = "caller-name"
-        /// `kind` (s): `scheme` or `type` — what the first argument is.
+        /// `kind` (s): `scheme`, `type` or `share` — what the first argument is.
         public static let kind = "kind"
         /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).
         public static let canRemember = "can-remember"
+        /// `share-types` (as): a share's item types, in order, distinct (kind `share` only).
+        public static let shareTypes = "share-types"
+        /// `share-count` (u): how many items a share holds (kind `share` only; never their data).
+        public static let shareCount = "share-count"
+        /// `target-kinds` (as): per candidate, `app`, `device` or `builtin` (kind `share` only).
+        public static let targetKinds = "target-kinds"
+        /// `activation-token` (s): the sharing app's token, for the sheet to take focus with.
+        public static let activationToken = "activation-token"
     }
 }
 

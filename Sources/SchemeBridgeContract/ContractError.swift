@@ -47,12 +47,14 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     /// `ask` was given, but no chooser is configured, on the bus, or usable (no display, no
     /// zenity or kdialog for the shipped one).
     public static let noChooser = ContractError("NoChooser")
+    /// No share target (or not the one named) accepts every item shared (version 3).
+    public static let noTarget = ContractError("NoTarget")
 
     /// Every error of the contract.
     public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler,
                                                    .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned,
                                                    .noSuchPasteboard, .quotaExceeded, .noSuchType, .cancelled, .noChooser,
-                                                   .ambiguousPasteboard]
+                                                   .ambiguousPasteboard, .noTarget]
 
     /// The full D-Bus error name.
     public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }

@@ -39,7 +39,8 @@ struct BridgeService: Service {
         defer { registry.close() }
         let bridge = Bridge(registry: registry, connection: connection, environment: environment, busAddress: address,
                             policy: policy, logger: logger)
-        try connection.export([BridgeInterface(bridge: bridge).declaration(), bridge.pasteboards.declaration()], at: Contract.objectPath)
+        try connection.export([BridgeInterface(bridge: bridge).declaration(), bridge.pasteboards.declaration(), ShareInterface(bridge: bridge).declaration()],
+                              at: Contract.objectPath)
         bridge.pasteboards.restore()
         bridge.sweepInboxes(retention: bridge.broker.policy.current.inboxRetention)
         // Everything the service follows is subscribed before it takes its name: the first call

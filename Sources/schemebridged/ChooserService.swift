@@ -23,6 +23,22 @@ final class ChooserService: Sendable {
     private let slots = ChooserSlots()
     /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
     static let shippedChooser = "schemebridge-chooser"
+    /// The shipped share sheet's name (beside the chooser); the chooser stands in without it.
+    static let shippedSheet = "schemebridge-sheet"
+
+    /// What a share sheet is told besides the candidates: the items' types and count (never
+    /// their data) and the sharing app's activation token.
+    struct ShareQuestion: Sendable {
+        let types: [String]
+        let count: Int
+        let activationToken: String?
+
+        /// A candidate's kind column: `builtin` for SchemeBridge's own activities, else `app`.
+        static func kind(_ id: String) -> String {
+            if case .action? = ShareTargetID(id) { return "app" }
+            return "builtin"
+        }
+    }
 
     init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
         self.broker = broker
@@ -36,7 +52,7 @@ final class ChooserService: Sendable {
     /// content type (`kind` follows from it), asked about by the core's decision
     /// (`Broker.decide`); the answer goes back to `Broker.settle`, which checks and remembers it.
     /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown.
-    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller) async throws(DBusError) -> ChooserAnswer {
+    func choose(subject: String, candidates: [ChooserCandidate], caller: Caller, share: ShareQuestion? = nil) async throws(DBusError) -> ChooserAnswer {
         let candidates = ChooserCandidate.offerable(candidates)
         guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
         let key = ChooserSlots.key(for: caller)
@@ -47,31 +63,41 @@ final class ChooserService: Sendable {
         defer { slots.give(key) }
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
-        let kind = ChoiceSubject.isContentType(subject) ? "type" : "scheme"
+        let kind = share != nil ? "share" : ChoiceSubject.isContentType(subject) ? "type" : "scheme"
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, timeout: timeout)
+                                        candidates: candidates, caller: caller, timeout: timeout, share: share)
         case .bus:
-            return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout)
+            return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller, timeout: timeout, share: share)
         case .shipped:
-            return try await runProgram([try shippedChooser()], what: "schemebridge-chooser", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, timeout: timeout)
+            let program = share != nil ? (try? shippedChooser(named: Self.shippedSheet)) : nil
+            let chosen: String
+            if let program { chosen = program } else { chosen = try shippedChooser() }
+            return try await runProgram([chosen], what: program == nil ? "schemebridge-chooser" : "schemebridge-sheet", subject: subject,
+                                        kind: kind, candidates: candidates, caller: caller, timeout: timeout, share: share)
         }
     }
 
     // MARK: a chooser program
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
-                            caller: Caller, timeout: Duration) async throws(DBusError) -> ChooserAnswer {
+                            caller: Caller, timeout: Duration, share: ShareQuestion?) async throws(DBusError) -> ChooserAnswer {
         var env = environment
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
         env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
         env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
         env["SCHEMEBRIDGE_CHOOSER_CALLER_NAME"] = callerName(caller)
         env["SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER"] = ChoiceStore.canRemember(caller: caller.appID) ? "1" : "0"
+        var input = ChooserLines.input(candidates)
+        if let share {
+            env["SCHEMEBRIDGE_SHARE_TYPES"] = share.types.joined(separator: ",")
+            env["SCHEMEBRIDGE_SHARE_COUNT"] = String(share.count)
+            if let token = share.activationToken { (env["XDG_ACTIVATION_TOKEN"], env["DESKTOP_STARTUP_ID"]) = (token, token) }
+            input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) })
+        }
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
-        switch await ChooserProcess.run(argv: argv, environment: env, input: ChooserLines.input(candidates), timeout: timeout) {
+        switch await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) {
         case .failedToStart(let error):
             throw ContractError.noChooser("\(what) cannot be started: \(error.reason)")
         case .timedOut:
@@ -83,12 +109,12 @@ final class ChooserService: Sendable {
 
     /// The shipped chooser: beside this executable (as `make install` puts it), else on `PATH`;
     /// it needs a display and zenity or kdialog.
-    private func shippedChooser() throws(DBusError) -> String {
+    private func shippedChooser(named program: String = ChooserService.shippedChooser) throws(DBusError) -> String {
         let path = ProgramLookup.searchPath(environment: environment)
-        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + Self.shippedChooser }
+        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + program }
         let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         let dialog = ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path)
-        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(Self.shippedChooser, searchPath: path),
+        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(program, searchPath: path),
               display, dialog != nil else {
             throw ContractError.noChooser("no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
                 + "run a client of \(ChooserContract.busName), or "
@@ -108,12 +134,18 @@ final class ChooserService: Sendable {
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
-                               timeout: Duration) async -> ChooserAnswer {
-        let context: [String: DBusValue] = [
+                               timeout: Duration, share: ShareQuestion?) async -> ChooserAnswer {
+        var context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
             ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.appID)),
         ]
+        if let share {
+            context[ChooserContract.ContextKey.shareTypes] = .strings(share.types)
+            context[ChooserContract.ContextKey.shareCount] = .uint32(UInt32(clamping: share.count))
+            context[ChooserContract.ContextKey.targetKinds] = .strings(candidates.map { ShareQuestion.kind($0.desktopID) })
+            if let token = share.activationToken { context[ChooserContract.ContextKey.activationToken] = .string(token) }
+        }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
                                    candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) through \(ChooserContract.busName)")

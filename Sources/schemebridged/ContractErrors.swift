@@ -18,6 +18,7 @@ extension DBusError {
         case .cancelled: self = ContractError.cancelled(failure.message)
         case .noChooser: self = ContractError.noChooser(failure.message)
         case .notTheHandler: self = ContractError.notTheHandler(failure.message)
+        case .noTarget: self = ContractError.noTarget(failure.message)
         case .invalidArgument: self.init(.invalidArgs, failure.message)
         case .failed: self.init(.failed, failure.message)
         }

@@ -25,6 +25,10 @@ final class ReplyService: Sendable {
     private let tracking = Mutex<[UInt64: Tracking]>([:])
     /// Replies that came before their handler's start was recorded, waiting for it.
     private let startWaiters = Mutex<[UInt64: [CheckedContinuation<Void, Never>]]>([:])
+    /// Share requests (`Share1.Share`) by id: the target once decided ("" before). A share's
+    /// target that exits with status 0 without replying took the items (code 0); every
+    /// response of a share names its target.
+    private let shares = Mutex<[UInt64: String]>([:])
 
     init(connection: Connection, logger: Logger) {
         self.connection = connection
@@ -93,6 +97,7 @@ final class ReplyService: Sendable {
     func handlerExited(_ id: UInt64, status: Int32) {
         Task {
             _ = try? await BusDriver(connection).id()
+            if status == 0, shares.withLock({ $0[id] }) != nil { return answer(id, code: .success) }
             fail(id, "HandlerExited",
                  "the handler exited\(status == 0 ? "" : " with status \(status)") without replying")
         }
@@ -146,8 +151,30 @@ final class ReplyService: Sendable {
         [Response.Key.errorName: .string(Contract.errorPrefix + name), Response.Key.errorMessage: .string(message)]
     }
 
+    /// Marks request `id` as a share going to `target` ("" while the sheet is up).
+    func sharing(_ id: UInt64, target: String) {
+        shares.withLock { $0[id] = target }
+    }
+
+    /// Answers request `id` from the service (a share's outcome): `code` with `results`.
+    func answer(_ id: UInt64, code: ReplyCode, results: [String: DBusValue] = [:]) {
+        guard let r = table.take(id) else { return }
+        finish(r, Response(code: code.rawValue, results: results))
+    }
+
+    /// Fails request `id` with a contract error.
+    func answer(_ id: UInt64, failure: DBusError) {
+        guard let r = table.take(id) else { return }
+        finish(r, Response(code: ReplyCode.failed.rawValue, results: [Response.Key.errorName: .string(failure.name.rawValue),
+                                                                     Response.Key.errorMessage: .string(failure.message)]))
+    }
+
     /// Reports `response` for the taken request `r` (now or once published).
     private func finish(_ r: RequestTable.Request, _ response: Response) {
+        var response = response
+        if let target = shares.withLock({ $0[r.id] }), !target.isEmpty, response.results[ShareContract.ResultKey.target] == nil {
+            response.results[ShareContract.ResultKey.target] = .string(target)
+        }
         timeouts.cancel(r.id)
         let now: Bool = tracking.withLock { t in
             guard let published = t[r.id]?.published else { return false }
@@ -167,6 +194,7 @@ final class ReplyService: Sendable {
 
     private func drop(_ id: UInt64) {
         wakeStartWaiters(id)
+        shares.withLock { _ = $0.removeValue(forKey: id) }
         tracking.withLock { _ = $0.removeValue(forKey: id) }
         timeouts.cancel(id)
         connection.unexport(Self.path(id))

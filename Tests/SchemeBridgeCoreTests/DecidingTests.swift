@@ -11,9 +11,13 @@ import Testing
         /// A broker that opens documents, with a content-type database of no files (every type's
         /// chain is itself, `text/plain` for text, then `application/octet-stream`).
         func broker(config: String = "") -> Broker {
+            Self.broker(tree: tree, types: ContentTypeDatabase(mimeDirectories: []), config: config)
+        }
+
+        /// A broker over `tree` that opens documents with `types`.
+        static func broker(tree: XDGTree, types: ContentTypeDatabase, config: String = "", watch: Bool = false) -> Broker {
             if !config.isEmpty { tree.write(tree.configHome + "/schemebridge/config", config) }
-            let types = ContentTypeDatabase(mimeDirectories: [])
-            let registry = Registry(environment: tree.environment, watch: false, contentTypes: types)
+            let registry = Registry(environment: tree.environment, watch: watch, contentTypes: types)
             let documents = Documents(types: types, inbox: Inbox(root: tree.root + "/inbox"), handlersAlongChain: { chain in
                 let found = registry.resolution(alongChain: chain)
                 return (found.type, found.resolution.handlers)

@@ -68,7 +68,7 @@ import SchemeBridgeContract
         let service = Self.read(file("share/dbus-1/services/" + Contract.serviceFileName))
         #expect(service.contains("\nName=\(Contract.busName)\n") && service.contains("\nExec=/usr/bin/schemebridged\n")
                 && service.contains("\nSystemdService=schemebridged.service"), "\(service)")
-        for xml in ["SchemeBridge1", "Request1", "Pasteboards1", "Pasteboard1", "Chooser1"].map({ "io.github.schemebridge.\($0).xml" }) {
+        for xml in ["SchemeBridge1", "Request1", "Pasteboards1", "Pasteboard1", "Chooser1", "Share1"].map({ "io.github.schemebridge.\($0).xml" }) {
             #expect(exists("share/dbus-1/interfaces/" + xml), "\(xml)")
         }
 

@@ -1,4 +1,4 @@
-/// The one handler decision for every open (URLs, documents; shares next). The precedence:
+/// The one handler decision for every open (URLs, documents, shares: `Broker+Sharing.swift`). The precedence:
 /// the `handler` option > a pinned x-callback (URLs) > the caller's remembered choice > the first
 /// `[Routes]` line for the caller > `ask` (a chooser over the eligible handlers that admit the
 /// caller) > the default along the subject's chain. Each step counts only when its handler is,
@@ -23,6 +23,7 @@ extension Broker {
         switch subject {
         case .url(let u): return decide(url: u, requested: requested, ask: ask, caller: caller)
         case .document(let type): return try decide(document: type, requested: requested, ask: ask, caller: caller)
+        case .share(let share): return try decide(share: share, requested: requested, ask: ask, caller: caller)
         }
     }
 

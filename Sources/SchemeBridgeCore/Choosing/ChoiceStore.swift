@@ -87,7 +87,7 @@ public final class ChoiceStore: Sendable {
     /// the file. Throws when the caller cannot be written down, past ``maximumCount``, or when the
     /// file cannot be written (the choice is then kept in memory until the service stops).
     public func remember(_ choice: Choice) async throws(FileSystemError) {
-        guard Self.canRemember(caller: choice.caller), DesktopID.isValid(choice.desktopID),
+        guard Self.canRemember(caller: choice.caller), ChoiceStore.isValidTarget(choice.desktopID, subject: choice.subject),
               ChoiceSubject.normalized(choice.subject) == choice.subject else {
             throw FileSystemError(path: path ?? "choices", code: EINVAL, message: "cannot remember a choice for '\(choice.caller)'")
         }
@@ -184,9 +184,17 @@ public final class ChoiceStore: Sendable {
         for group in file.groups where canRemember(caller: group.name) {
             for e in group.entries where e.locale == nil {
                 let id = KeyFileValue.unescape(e.rawValue)
-                if let subject = ChoiceSubject.normalized(e.key), DesktopID.isValid(id) { choices[group.name, default: [:]][subject] = id }
+                if let subject = ChoiceSubject.normalized(e.key), ChoiceStore.isValidTarget(id, subject: subject) { choices[group.name, default: [:]][subject] = id }
             }
         }
         return choices
+    }
+}
+
+extension ChoiceStore {
+    /// Whether `id` may be remembered (or routed) for `subject`: a desktop id, or for shares
+    /// (``ShareTargetID/choiceSubject``) a share target id.
+    public static func isValidTarget(_ id: String, subject: String) -> Bool {
+        subject == ShareTargetID.choiceSubject ? ShareTargetID.isValid(id) : DesktopID.isValid(id)
     }
 }

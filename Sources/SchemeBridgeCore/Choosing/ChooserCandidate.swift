@@ -54,6 +54,16 @@ public enum ChooserLines {
         return out
     }
 
+    /// A share sheet's stdin: `id<TAB>name<TAB>icon<TAB>kind` per candidate (`kinds` in the
+    /// candidates' order: `app`, `device` or `builtin`).
+    public static func input(_ candidates: [ChooserCandidate], kinds: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        for (c, kind) in zip(candidates, kinds) where c.isOfferable {
+            out += Array(field(c.desktopID).utf8) + [0x09] + Array(field(c.name).utf8) + [0x09] + Array(field(c.icon).utf8) + [0x09] + Array(field(kind).utf8) + [0x0A]
+        }
+        return out
+    }
+
     /// The answer in a finished program's `output` and exit `status`.
     public static func answer(status: Int32, output: [UInt8]) -> ChooserAnswer {
         guard status == 0 else {

@@ -42,7 +42,7 @@ public struct Route: Sendable, Equatable {
                 continue
             }
             let id = KeyFileValue.unescape(e.rawValue)
-            guard DesktopID.isValid(id) else {
+            guard ChoiceStore.isValidTarget(id, subject: subject) else {
                 warnings.append("\(path):\(e.line): '\(id)' is not a desktop id (name.desktop); route ignored")
                 continue
             }

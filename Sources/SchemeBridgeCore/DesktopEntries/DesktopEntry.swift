@@ -93,6 +93,8 @@ public struct DesktopEntry: Sendable, Equatable {
     public var launchImageDirectory: String? { storage.fields.launchImageDirectory }
     /// Every other `X-…` key of `[Desktop Entry]` (unlocalized values, unescaped).
     public var extensionKeys: [String: String] { storage.fields.extensionKeys }
+    /// The share targets the entry declares (desktop actions with `X-SchemeBridge-Share-Types=`).
+    public var shareActions: [ShareAction] { storage.fields.shareActions }
 
     /// The program of a valid `Exec` (a path or a name to look up in `PATH`), nil when `Exec` is
     /// absent or invalid. Kept from parsing, so lookups never re-parse `Exec`.
@@ -258,6 +260,8 @@ struct DesktopEntryFields: Sendable, Equatable {
     let launchImageDirectory: String?
     /// Every other `X-…` key of `[Desktop Entry]` (unlocalized values, unescaped).
     let extensionKeys: [String: String]
+    /// The share targets declared in its desktop actions.
+    let shareActions: [ShareAction]
 
     /// Parses an entry from its key file. Returns nil when the file is a valid desktop entry but
     /// not an application (`Type=Link`, `Type=Directory`, …).
@@ -345,5 +349,7 @@ struct DesktopEntryFields: Sendable, Equatable {
         self.launchImage = launchImage
         self.launchImageDirectory = launchImageDirectory
         self.extensionKeys = ext
+        self.shareActions = hidden ? [] : ShareAction.parse(keyFile, entryGroup: g, id: id, path: path, locale: locale,
+                                                            dbusActivatable: dbusActivatable, warnings: &warnings)
     }
 }

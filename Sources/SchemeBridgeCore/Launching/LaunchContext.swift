@@ -17,6 +17,9 @@ public struct LaunchContext: Sendable, Equatable {
     /// The object path of the pasteboard the handler was launched for (the `pasteboard` open
     /// option): `SCHEMEBRIDGE_PASTEBOARD_PATH`, `pasteboard-path`. Unguessable, unlike a name.
     public var pasteboardPath: String?
+    /// The name of the pasteboard holding a share's data, granted to the target alone
+    /// (`SCHEMEBRIDGE_SHARE_PASTEBOARD`, `pasteboard`).
+    public var sharePasteboard: String?
 
     public init(source: String? = nil, activationToken: String? = nil, startupID: String? = nil, replyToken: String? = nil) {
         self.source = source
@@ -27,7 +30,7 @@ public struct LaunchContext: Sendable, Equatable {
 
     /// The variables the context sets (and that a base environment must not carry over).
     public static let variables = ["SCHEMEBRIDGE_SOURCE", "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID", "SCHEMEBRIDGE_REPLY_TOKEN",
-                                   "SCHEMEBRIDGE_PASTEBOARD_PATH"]
+                                   "SCHEMEBRIDGE_PASTEBOARD_PATH", "SCHEMEBRIDGE_SHARE_PASTEBOARD"]
 
     /// The environment variables for a spawned handler.
     public var environment: [String: String] {
@@ -37,6 +40,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let startupID { env["DESKTOP_STARTUP_ID"] = startupID }
         if let replyToken { env["SCHEMEBRIDGE_REPLY_TOKEN"] = replyToken }
         if let pasteboardPath { env["SCHEMEBRIDGE_PASTEBOARD_PATH"] = pasteboardPath }
+        if let sharePasteboard { env["SCHEMEBRIDGE_SHARE_PASTEBOARD"] = sharePasteboard }
         return env
     }
 
@@ -48,6 +52,7 @@ public struct LaunchContext: Sendable, Equatable {
         if let startupID { data["desktop-startup-id"] = startupID }
         if let replyToken { data["reply-token"] = replyToken }
         if let pasteboardPath { data["pasteboard-path"] = pasteboardPath }
+        if let sharePasteboard { data["pasteboard"] = sharePasteboard }
         return data
     }
 

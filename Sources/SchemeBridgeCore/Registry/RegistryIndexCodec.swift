@@ -60,7 +60,7 @@ enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes.
-    static let version: UInt32 = 4
+    static let version: UInt32 = 5
     static let headerSize = 48
 
     /// The string that must match for an index to be used.
@@ -186,6 +186,16 @@ enum RegistryIndexCodec {
             for (k, v) in f.extensionKeys.sorted(by: { $0.key < $1.key }) {
                 w.string(k)
                 w.string(v)
+            }
+            w.u32(UInt32(f.shareActions.count))
+            for a in f.shareActions {
+                w.string(a.action)
+                w.string(a.name)
+                w.optionalString(a.icon)
+                w.optionalString(a.exec)
+                w.u32(UInt32(a.maxItems ?? 0))
+                w.u32(UInt32(a.types.count))
+                for t in a.types { w.string(t) }
             }
         }
         return execOffset
@@ -333,6 +343,7 @@ enum RegistryIndexCodec {
                 guard k.hasPrefix("X-") else { throw IndexRejection("an invalid extension key") }
                 ext[k] = try r.string()
             }
+            let shareActions = try decodeShareActions(&r)
             let hidden = flags.contains(.hidden)
             // The facts derived from Exec must agree with Exec: a valid Exec has a program; an
             // invalid one is parsed again here (rare) to get its error back.
@@ -358,7 +369,8 @@ enum RegistryIndexCodec {
                 noDisplay: flags.contains(.noDisplay),
                 startupNotify: flags.contains(.startupNotifySet) ? flags.contains(.startupNotify) : nil,
                 startupWMClass: startupWMClass, dbusActivatable: flags.contains(.dbusActivatable), schemes: schemes, mimeTypes: mimeTypes,
-                launchImage: launchImage, launchImageDirectory: launchImageDirectory, extensionKeys: ext)
+                launchImage: launchImage, launchImageDirectory: launchImageDirectory, extensionKeys: ext,
+                shareActions: shareActions)
             let entry = DesktopEntry(fields: fields)
             record.state = .application(entry, eligible: entry.ineligibility(searchPath: searchPath) == nil)
         }
@@ -390,7 +402,7 @@ extension DesktopEntryFields {
          name: String?, icon: String?, exec: String?, execError: ExecError?, execProgram: String?,
          runsSchemeBridgeOpen: Bool, tryExec: String?, workingDirectory: String?, terminal: Bool, noDisplay: Bool,
          startupNotify: Bool?, startupWMClass: String?, dbusActivatable: Bool, schemes: [String], mimeTypes: [String],
-         launchImage: String?, launchImageDirectory: String?, extensionKeys: [String: String]) {
+         launchImage: String?, launchImageDirectory: String?, extensionKeys: [String: String], shareActions: [ShareAction]) {
         self.id = id
         self.pathTail = pathTail
         self.applicationsDirectory = applicationsDirectory
@@ -414,5 +426,6 @@ extension DesktopEntryFields {
         self.launchImage = launchImage
         self.launchImageDirectory = launchImageDirectory
         self.extensionKeys = extensionKeys
+        self.shareActions = shareActions
     }
 }

@@ -237,7 +237,7 @@ public final class Broker: Sendable {
 
     /// The checks every launch passes once its plan is made: allowed callers, rate, slots;
     /// then the launch image and the handler's context.
-    private func admit(_ plan: LaunchPlan, _ request: OpenRequest, sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
+    func admit(_ plan: LaunchPlan, _ request: OpenRequest, sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
         let caller = request.caller
         guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
             throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "

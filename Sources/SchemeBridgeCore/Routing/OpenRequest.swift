@@ -60,6 +60,8 @@ public struct OpenFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case noChooser
         /// An x-callback URL handed to a request's handler, opened by someone else.
         case notTheHandler
+        /// No share target (or not the one named) accepts every item shared.
+        case noTarget
         /// A wrong argument (D-Bus `InvalidArgs`).
         case invalidArgument
         /// Anything else (D-Bus `Failed`).

@@ -1,19 +1,22 @@
 /// What an open is for, validated once where the request comes in: a URL (its scheme decides,
 /// as the content type `x-scheme-handler/<scheme>`) or a document (its content type). The
 /// handler decision (``Broker/decide(_:requested:ask:caller:)``) takes only this, so nothing
-/// after the adapter parses the caller's text again. A share (types of items) is the next case.
+/// after the adapter parses the caller's text again. A share is decided by the types of its items.
 public enum OpenSubject: Sendable, Equatable {
     /// A URL, opened by its scheme's handlers.
     case url(SchemeURL)
     /// A document of a content type, opened by the handlers of the first type along its
     /// parent chain that has any.
     case document(ContentType)
+    /// A share: its items' kinds and types (``Broker/decide(share:requested:ask:caller:)``).
+    case share(ShareSubject)
 
     /// What remembered choices and `[Routes]` lines are keyed by: the scheme, or the content type.
     public var choiceKey: String {
         switch self {
         case .url(let u): return u.scheme.name
         case .document(let type): return type.name
+        case .share: return ShareTargetID.choiceSubject
         }
     }
 
@@ -22,6 +25,7 @@ public enum OpenSubject: Sendable, Equatable {
         switch self {
         case .url(let u): return u.scheme.mimeType
         case .document(let type): return type.name
+        case .share: return ShareTargetID.choiceSubject
         }
     }
 }

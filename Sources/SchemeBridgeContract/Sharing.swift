@@ -1,0 +1,108 @@
+import DBus
+
+/// The names of `io.github.schemebridge.Share1` (version 3), on ``Contract/objectPath``:
+/// `Share(aa{sv} items, a{sv} options) → o request` and `ShareTargets(as types) → a(ssss)`.
+public enum ShareContract {
+    /// The interface.
+    public static let interface: InterfaceName = "io.github.schemebridge.Share1"
+    /// `Share(aa{sv} items, a{sv} options) → o`: hand items to a target; the answer comes as the
+    /// request's `Response` (0 shared with `target`, 1 cancelled, 2 failed).
+    public static let share: MemberName = "Share"
+    /// `ShareTargets(as types) → a(ssss)`: (id, name, icon, kind) of every target that accepts
+    /// items of all these types.
+    public static let shareTargets: MemberName = "ShareTargets"
+
+    /// The keys of one item.
+    public enum ItemKey {
+        /// `type` (s): the content type of `data`.
+        public static let type = "type"
+        /// `data` (ay or h): the bytes, or a descriptor to read them from.
+        public static let data = "data"
+        /// `file` (h): an open descriptor of a regular file (the proof of access, as for `OpenFile`).
+        public static let file = "file"
+        /// `url` (s): a URL.
+        public static let url = "url"
+        /// `name` (s): a file name for the item (the Inbox copy's name, the suggested name to save as).
+        public static let name = "name"
+        /// `title` (s): what the item is, for a person.
+        public static let title = "title"
+        /// Every key the service reads.
+        public static let all: Set<String> = [type, data, file, url, name, title]
+    }
+
+    /// The option keys.
+    public enum OptionKey {
+        /// `target` (s): a target id (`app.desktop:action`, `builtin:…`), skipping the sheet.
+        public static let target = "target"
+        /// `ask` (b): show the sheet even when a choice is remembered or routed.
+        public static let ask = "ask"
+        /// `activation-token` (s): handed to the sheet and the target.
+        public static let activationToken = "activation-token"
+        /// `title` (s): what is shared, for the sheet.
+        public static let title = "title"
+        /// `timeout` (u): seconds to wait for the target's answer (default 300).
+        public static let timeout = "timeout"
+        /// Every key the service reads.
+        public static let all: Set<String> = [target, ask, activationToken, title, timeout]
+    }
+
+    /// The keys of a share's `Response` results.
+    public enum ResultKey {
+        /// `target` (s): the target the items went to.
+        public static let target = "target"
+    }
+
+    /// The environment variable naming the pasteboard that holds a share's data, for a
+    /// spawned target (`pasteboard` in `platform_data` for an activated one).
+    public static let pasteboardVariable = "SCHEMEBRIDGE_SHARE_PASTEBOARD"
+    /// The `platform_data` key naming the share's pasteboard.
+    public static let pasteboardPlatformKey = "pasteboard"
+    /// The most items one share may hold.
+    public static let maximumItems = 1000
+}
+
+/// The options of `Share`, typed; unknown keys are ignored, a known key of the wrong type is
+/// `InvalidArgs`.
+public struct ShareOptions: Sendable, Equatable {
+    public var target: String?
+    public var ask = false
+    public var activationToken: String?
+    public var title: String?
+    public var timeout: UInt32?
+
+    public init(target: String? = nil, ask: Bool = false, activationToken: String? = nil, title: String? = nil, timeout: UInt32? = nil) {
+        self.target = target
+        self.ask = ask
+        self.activationToken = activationToken
+        self.title = title
+        self.timeout = timeout
+    }
+
+    /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped.
+    public init(decoding dict: [String: DBusValue]) throws(DBusError) {
+        typealias K = ShareContract.OptionKey
+        target = try dict.contractString(K.target).flatMap { $0.isEmpty ? nil : $0 }
+        title = try dict.contractString(K.title).flatMap { $0.isEmpty ? nil : $0 }
+        activationToken = try dict.contractString(K.activationToken).flatMap { $0.isEmpty || $0.utf8.contains(where: { $0 < 0x20 }) ? nil : $0 }
+        if let v = dict[K.ask]?.unwrappedOnceOrSelf {
+            guard case .boolean(let b) = v else { throw OpenOptions.wrongType(K.ask, "a boolean (b)", v) }
+            ask = b
+        }
+        if let v = dict[K.timeout]?.unwrappedOnceOrSelf {
+            guard let n = v.integer, n > 0 else { throw OpenOptions.wrongType(K.timeout, "a positive number of seconds (u)", v) }
+            timeout = UInt32(min(n, Int64(OpenOptions.maximumTimeout)))
+        }
+    }
+
+    /// The `a{sv}` form (only what is set).
+    public var dictionary: [String: DBusValue] {
+        typealias K = ShareContract.OptionKey
+        var d: [String: DBusValue] = [:]
+        if let target { d[K.target] = .string(target) }
+        if ask { d[K.ask] = .boolean(true) }
+        if let activationToken { d[K.activationToken] = .string(activationToken) }
+        if let title { d[K.title] = .string(title) }
+        if let timeout { d[K.timeout] = .uint32(timeout) }
+        return d
+    }
+}

@@ -1,0 +1,54 @@
+/// Starting a share's target: its plan (the action's `Exec` with the Inbox copies' URLs, or
+/// `ActivateAction` for a `DBusActivatable` app; an "Open in" app's own `Exec`) admitted like
+/// any launch (allowed callers, rate, launches in flight). No launch image: a share's target is
+/// an app already on the desktop's mind, and the sheet was the feedback.
+extension Broker {
+    /// A URL standing for a share that hands no file (the plan needs one; nothing sees it).
+    static let shareURL = try! SchemeURL("x-schemebridge-share:")
+
+    /// The admitted launch of `target` (an action of an app's entry, or "Open in <app>") with
+    /// `files` (the `file://` URLs of the target's Inbox copies), for `caller`. `NoTarget` when
+    /// the target is gone; `LaunchFailed` when it cannot be started (a terminal app without a
+    /// terminal).
+    public func admit(share target: ShareTargetID, files: [SchemeURL], caller: Caller, activationToken: String?,
+                      searchPath: [String]) throws(OpenFailure) -> Admission {
+        let plan = try sharePlan(target, files: files, searchPath: searchPath)
+        let request = OpenRequest(url: plan.url.string, handler: plan.entry.id, activationToken: activationToken, launchImage: false, caller: caller)
+        return try admit(plan, request, sessionScale: 1, splashAvailable: false)
+    }
+
+    private func sharePlan(_ target: ShareTargetID, files: [SchemeURL], searchPath: [String]) throws(OpenFailure) -> LaunchPlan {
+        let url = files.first ?? Self.shareURL
+        let entry: DesktopEntry, commands: [LaunchCommand]
+        switch target {
+        case .action(let id, let name):
+            guard let e = registry.entry(id: id), !router.routesBackToUs(e), let action = e.shareActions.first(where: { $0.action == name }) else {
+                throw OpenFailure(.noTarget, "the share target \(target.text) is no longer installed")
+            }
+            if e.dbusActivatable {
+                return LaunchPlan(url: url, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath))
+            }
+            guard let exec = action.execCommand else { throw OpenFailure(.launchFailed, "the share target \(target.text) has no Exec=") }
+            entry = e
+            commands = exec.argumentVectors(for: files, context: ExecContext(icon: action.icon ?? e.icon, name: action.name, desktopFilePath: e.path))
+                .map { LaunchCommand(argv: $0, workingDirectory: e.workingDirectory) }
+        case .openIn(let id):
+            guard let e = registry.entry(id: id), !router.routesBackToUs(e) else {
+                throw OpenFailure(.noTarget, "\(id) is no longer installed")
+            }
+            if e.dbusActivatable {
+                return LaunchPlan(url: url, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath))
+            }
+            entry = e
+            commands = e.launchCommands(for: files)
+        case .copy, .save:
+            throw OpenFailure(.invalidArgument, "\(target.text) is not launched")
+        }
+        guard !commands.isEmpty else { throw OpenFailure(.launchFailed, "\(entry.id) has no usable Exec=") }
+        guard entry.terminal else { return LaunchPlan(url: url, entry: entry, action: .spawn(commands)) }
+        guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.id)) }
+        return LaunchPlan(url: url, entry: entry, action: .spawn(commands.map {
+            LaunchCommand(argv: prefix + $0.argv, workingDirectory: $0.workingDirectory, environment: $0.environment)
+        }))
+    }
+}

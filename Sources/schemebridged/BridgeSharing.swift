@@ -1,0 +1,146 @@
+import DBus
+import SchemeBridgeContract
+import SchemeBridgeCore
+
+/// A share accepted by `Share`, carried out after the reply naming its request was sent.
+struct PendingShare: Sendable {
+    let request: UInt64
+    let token: String
+    let items: [SharedItem]
+    /// The pasteboard holding the data and URL items (owned by the caller), if any.
+    let pasteboard: Pasteboard?
+    let pasteboardCaller: PasteboardCaller
+    let caller: Caller
+    let options: ShareOptions
+    let decision: HandlerDecision
+}
+
+/// `Share1.Share` on the one pipeline: decode and check the items (files inspected on the
+/// descriptor threads, data and URLs put on a pasteboard the caller owns), decide (`NoTarget`
+/// before any request exists), return the request, then ask (the sheet), grant, launch and
+/// answer with the request's `Response`. Delivery: `ShareDelivery.swift`; built-ins:
+/// `ShareBuiltins.swift`.
+extension Bridge {
+    /// `Share(aa{sv}, a{sv}) → o`.
+    func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
+        let options = try ShareOptions(decoding: raw)
+        let known = await callers.caller(sender, connection: connection, registry: registry)
+        let caller = Self.caller(sender, known)
+        let key = known.appID ?? sender
+        let documents = self.documents
+        var items: [SharedItem] = []
+        for (i, entries) in try ShareIntake.decode(itemsValue) {
+            items.append(try await ShareIntake.item(i, entries) { fd throws(DBusError) in
+                do throws(DBusError) {
+                    return try await descriptors.run(for: key) { () throws(DBusError) in
+                        try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: nil) }
+                    }
+                } catch {
+                    throw DBusError(error.name, "item \(i): \(error.message)")
+                }
+            })
+        }
+        let subject = ShareSubject(items: items.map(\.summary), tools: shareTools())
+        let decision = try Self.adapt { () throws(OpenFailure) in
+            try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
+        }
+        let pasteboardCaller = PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)
+        let board = try await sharePasteboard(items, caller: pasteboardCaller)
+        let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
+        let pending: RequestTable.Request
+        do throws(DBusError) {
+            pending = try replies.begin(caller: sender, handlerID: "the share's target", timeout: timeout)
+        } catch {
+            discard(board, caller: pasteboardCaller)
+            throw error
+        }
+        replies.sharing(pending.id, target: "")
+        let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
+                                 caller: caller, options: options, decision: decision)
+        logger.info("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
+        return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [self] in
+            replies.publish(pending.id)
+            Task { await carryOut(share) }
+        })
+    }
+
+    /// `ShareTargets(as) → a(ssss)`: the targets that accept items of every type in `types`
+    /// (taken as files: "Open in" is offered), for the caller.
+    func shareTargets(types: [String], sender: String) async throws(DBusError) -> [ShareTarget] {
+        guard types.count <= 256 else { throw DBusError(.invalidArgs, "at most 256 types at once") }
+        let summaries = try types.map { t throws(DBusError) in
+            ShareItemSummary(kind: .file, type: try Self.adapt { () throws(OpenFailure) in try ContentType(t) }.name)
+        }
+        let known = await callers.caller(sender, connection: connection, registry: registry)
+        return broker.shareTargets(for: summaries, caller: Self.caller(sender, known), tools: shareTools())
+    }
+
+    /// Decides (asking when the core says so), then delivers; every outcome is the request's
+    /// `Response`.
+    private func carryOut(_ share: PendingShare) async {
+        do throws(DBusError) {
+            let target: String
+            switch share.decision {
+            case .open(let id?, _):
+                target = id
+            case .open(nil, _):
+                throw ContractError.noTarget("nothing accepts the items")
+            case .ask(let question):
+                let types = ShareSubject(items: share.items.map(\.summary), tools: ShareTools(copy: false, save: false)).types
+                let answer = try await choosers.choose(subject: question.subject, candidates: question.candidates, caller: share.caller,
+                                                       share: ChooserService.ShareQuestion(types: types, count: share.items.count,
+                                                                                           activationToken: share.options.activationToken))
+                let (broker, logger) = (self.broker, self.logger)
+                target = try await Self.adaptAsync { () async throws(OpenFailure) in
+                    try await broker.settle(answer, to: question, caller: share.caller, warn: { logger.notice("\($0)") })
+                }
+            }
+            replies.sharing(share.request, target: target)
+            try await deliver(share, to: target)
+        } catch {
+            logger.notice("share of \(share.caller.displayName) not delivered: \(error.name.rawValue): \(error.message)")
+            discard(share.pasteboard, caller: share.pasteboardCaller)
+            if ContractError.cancelled ~= error {
+                replies.answer(share.request, code: .cancelled)
+            } else {
+                replies.answer(share.request, failure: error)
+            }
+        }
+    }
+
+    /// A pasteboard owned by the caller with the data and URL items, one item each, in order;
+    /// nil when the share has none. The caller's pasteboard quota applies (`QuotaExceeded`).
+    private func sharePasteboard(_ items: [SharedItem], caller: PasteboardCaller) async throws(DBusError) -> Pasteboard? {
+        let values = items.compactMap(\.pasteboardValues)
+        guard !values.isEmpty else { return nil }
+        let store = pasteboards.store
+        let board = try await pasteboards.blocking { () throws(PasteboardError) in
+            try store.create(name: "", persistent: false, expiresIn: nil, caller: caller)
+        }
+        do throws(DBusError) {
+            var write = try PasteboardService.adapt { () throws(PasteboardError) in try store.beginWrite(board.id, values, caller: caller) }
+            if write.needsCopies {
+                write = try await descriptors.run(for: caller.appID ?? caller.busName) { [write] () throws(DBusError) in
+                    var copied = write
+                    try PasteboardService.adapt { () throws(PasteboardError) in try copied.copy() }
+                    return copied
+                }
+            }
+            let ready = write.ready
+            _ = try PasteboardService.adapt { () throws(PasteboardError) in try store.setItems(board.id, ready, caller: caller) }
+            withExtendedLifetime(items) {}
+        } catch {
+            discard(board, caller: caller)
+            throw error
+        }
+        pasteboards.exportObject(board.id)
+        return board
+    }
+
+    /// Deletes a share's pasteboard that will not be delivered.
+    func discard(_ board: Pasteboard?, caller: PasteboardCaller) {
+        guard let board else { return }
+        let store = pasteboards.store
+        Task { _ = try? await pasteboards.blocking { () throws(PasteboardError) in try store.delete(board.id, caller: caller) } }
+    }
+}

@@ -1,0 +1,111 @@
+import DBus
+import Glibc
+import SchemeBridgeContract
+import SchemeBridgeCore
+import Synchronization
+
+/// Handing a decided share to its target: files as read-only copies in the target's Inbox (the
+/// `OpenFile` document path, its quotas and checks), data through the share's pasteboard granted
+/// to the target's app id (and its process or activated connection), the reply token; then the
+/// action's `Exec` (the "Open in" app's own), or `ActivateAction` (`Open` for "Open in") for a
+/// `DBusActivatable` app. Nothing about a share is broadcast.
+extension Bridge {
+    /// Delivers `share` to `target` (a target id the core decided); the request is answered by
+    /// the target (`Reply`, its exit) or here.
+    func deliver(_ share: PendingShare, to target: String) async throws(DBusError) {
+        guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
+        switch id {
+        case .copy: try await copyToClipboard(share)
+        case .save: try await saveToFile(share)
+        case .action(let desktopID, _), .openIn(let desktopID): try await launchShare(share, id, desktopID: desktopID)
+        }
+    }
+
+    private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: String) async throws(DBusError) {
+        let config = broker.policy.current
+        sweepInboxes(retention: config.inboxRetention)
+        let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
+        let (documents, sendingApp) = (self.documents, share.caller.appID ?? "(unidentified)")
+        var paths: [String] = []
+        do throws(DBusError) {
+            for item in share.items {
+                guard case .file(let fd) = item.payload else { continue }
+                let name = item.name.isEmpty ? "document" : item.name
+                paths.append(try await descriptors.run(for: share.caller.appID ?? share.caller.busName) { () throws(DBusError) in
+                    try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: desktopID, caller: sendingApp, limits: limits) }
+                })
+            }
+            let urls = try paths.map { path throws(DBusError) in
+                guard let url = try? SchemeURL(Inbox.fileURL(path)) else { throw DBusError(.failed, "the Inbox path \(path) makes no valid URL") }
+                return url
+            }
+            var admission = try Self.adapt { () throws(OpenFailure) in
+                try broker.admit(share: target, files: urls, caller: share.caller, activationToken: share.options.activationToken, searchPath: searchPath)
+            }
+            admission.context.replyToken = share.token
+            if let board = share.pasteboard {
+                let (store, owner, appID) = (pasteboards.store, share.pasteboardCaller, DesktopID.busName(desktopID))
+                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(board.id, appID: appID, caller: owner) }
+                admission.context.sharePasteboard = board.name
+                admission.context.pasteboardPath = PasteboardService.path(board.id).rawValue
+            }
+            switch admission.plan.action {
+            case .spawn(let commands):
+                try spawnShare(commands, admission: admission, share: share)
+            case .activate(let busName, let objectPath):
+                try await activateShare(target, busName: busName, objectPath: objectPath, urls: urls, admission: admission, share: share)
+            }
+            logger.info("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
+        } catch {
+            for path in paths { unlink(path) }  // nothing was started with them
+            throw error
+        }
+    }
+
+    /// Spawns the target's commands; the first is the one the request watches.
+    private func spawnShare(_ commands: [LaunchCommand], admission: Admission, share: PendingShare) throws(DBusError) {
+        let (replies, store, request, board) = (self.replies, pasteboards.store, share.request, share.pasteboard?.id)
+        for (index, command) in commands.enumerated() {
+            let started = Mutex<Int32?>(nil)
+            do {
+                _ = try launcher.spawn(argv: command.argv, environment: admission.context.environment(base: childEnvironment, command: command),
+                                       workingDirectory: command.workingDirectory, onStart: { pid in
+                                           if let board { store.addLaunchGrant(board, .process(pid)) }
+                                           started.withLock { $0 = pid }
+                                           if index == 0 { replies.started(request, handler: .spawned(HandlerProcess(pid: pid))) }
+                                       }, onExit: { code in
+                                           if board != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
+                                           if index == 0 { replies.handlerExited(request, status: code) }
+                                       })
+            } catch {
+                throw ContractError.launchFailed("cannot start \(admission.plan.entry.name ?? admission.plan.entry.id) (\(admission.plan.entry.id)): \(error.reason)")
+            }
+        }
+    }
+
+    /// `ActivateAction(action, [], platform_data)` (or `Open(uris, platform_data)` for "Open
+    /// in"); the share is done when the call returns (unless the target replied inside it).
+    private func activateShare(_ target: ShareTargetID, busName: String, objectPath: String, urls: [SchemeURL], admission: Admission,
+                               share: PendingShare) async throws(DBusError) {
+        guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
+            throw ContractError.launchFailed("\(admission.plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
+        }
+        replies.started(share.request, handler: .activating(busName: busName))
+        _ = try? await BusDriver(connection).startService(busName)
+        if let board = share.pasteboard, let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(board.id, .connection(owner)) }
+        var platform = admission.context.platformData.mapValues { DBusValue.string($0) }
+        platform["uris"] = .strings(urls.map(\.string))
+        let member: MemberName, arguments: [DBusValue]
+        if case .action(_, let action) = target {
+            (member, arguments) = ("ActivateAction", [.string(action), .array(element: .variant, []), .vardict(platform)])
+        } else {
+            (member, arguments) = ("Open", [.strings(urls.map(\.string)), .vardict(platform)])
+        }
+        do {
+            _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: member, arguments, timeout: .seconds(25))
+        } catch {
+            throw ContractError.launchFailed("\(admission.plan.entry.name ?? admission.plan.entry.id) did not take the share over D-Bus: \(error.name.rawValue): \(error.message)")
+        }
+        replies.answer(share.request, code: .success)
+    }
+}

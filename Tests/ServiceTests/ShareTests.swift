@@ -1,0 +1,151 @@
+import DBusTestSupport
+import Foundation
+import SchemeBridgeContract
+import Testing
+
+/// `io.github.schemebridge.Share1` end to end on a private bus, with real target processes that
+/// record what they received: files in the target's Inbox (byte-identical, read-only), data
+/// through a pasteboard only the target can read, the Response (shared, cancelled, failed),
+/// `NoTarget`, `InvalidArgs` for hostile items, targets appearing and vanishing live.
+@Suite struct ShareTests {
+    /// A target program `name`: records its argv (NUL-separated), its share environment and what
+    /// its pasteboard holds (read through `Clients/Share/reader.py`), then runs `body`.
+    @discardableResult
+    static func target(_ f: ServiceFixture, _ name: String, body: String = "") throws -> String {
+        let path = f.bin.appendingPathComponent(name).path
+        let r = f.records.path
+        // Its pasteboard reader is another app than the sharing one (python under another name).
+        let python = try f.pythonNamed("target-python")
+        try """
+            #!/bin/sh
+            printf 'pasteboard=%s\\ntoken=%s\\nsource=%s\\n' "$SCHEMEBRIDGE_SHARE_PASTEBOARD" "$SCHEMEBRIDGE_REPLY_TOKEN" "$SCHEMEBRIDGE_SOURCE" > '\(r)/\(name).env'
+            if [ -n "$SCHEMEBRIDGE_SHARE_PASTEBOARD" ]; then
+              SB_NAME='\(ServiceFixture.name)' SB_PATH='\(ServiceFixture.path)' '\(python)' '\(Clients.path("Share/reader"))' "$DBUS_SESSION_BUS_ADDRESS" "$SCHEMEBRIDGE_SHARE_PASTEBOARD" > '\(r)/\(name).board'
+            fi
+            printf '%s\\0' "$@" > '\(r)/\(name).argv.tmp'
+            mv '\(r)/\(name).argv.tmp' '\(r)/\(name).argv'
+            \(body)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// An entry `id` with one share action `share` accepting `types`, running `program`.
+    static func entry(_ f: ServiceFixture, _ id: String, types: String, program: String, extra: String = "") throws {
+        try f.entry(id, "Name=\(id)\nExec=/bin/false\n\(extra)Actions=share;\n\n[Desktop Action share]\nName=Send to \(id)\nIcon=send\nExec=\(program) %F\nX-SchemeBridge-Share-Types=\(types)")
+    }
+
+    /// Runs `Clients/Share/sharer.py` with `items` and `options` (JSON texts); its JSON output.
+    static func share(_ f: ServiceFixture, _ items: String, _ options: String = "{}") async throws -> [String: Any] {
+        let r = try await Tools.run(Clients.command("Share/sharer", [f.bus.address, items, options]), environment: Clients.serviceNames)
+        #expect(r.status == 0, "\(r.stderr)")
+        return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? ["unparsed": r.stdout + r.stderr]
+    }
+
+    static func responses(_ out: [String: Any]) -> [[String: Any]] { out["responses"] as? [[String: Any]] ?? [] }
+
+    static func json(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func filesAndDataReachTheTargetAndNobodyElse() async throws {
+        let f = try ServiceFixture()
+        let program = try Self.target(f, "notes")
+        try Self.entry(f, "notes.desktop", types: "image/*;text/plain;", program: program)
+        let photo = f.root.appendingPathComponent("photo.png").path
+        let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        #expect(FileManager.default.createFile(atPath: photo, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bytes)))
+        let out = try await Self.share(f, #"[{"file": "\#(photo)"}, {"text": "a line of text"}]"#, #"{"target": "notes.desktop:share"}"#)
+        let responses = Self.responses(out)
+        #expect(responses.count == 1, "\(out)\n\(f.serviceLog)")
+        #expect(responses.first?["code"] as? Int == 0)
+        #expect((responses.first?["results"] as? [String: String])?["target"] == "notes.desktop:share")
+        let argv = try #require(await f.recordedArgv("notes"))
+        #expect(argv.count == 1 && argv[0].hasPrefix(f.dataHome.path + "/schemebridge/inbox/notes/"), "\(argv)")
+        let copy = try #require(argv.first)
+        #expect(FileManager.default.contents(atPath: copy) == FileManager.default.contents(atPath: photo))
+        let mode = try #require(try? FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int)
+        #expect(mode & 0o222 == 0, "the Inbox copy is writable: \(String(mode, radix: 8))")
+        let env = f.recordedEnv("notes")
+        let board = try #require(env.split(separator: "\n").first { $0.hasPrefix("pasteboard=") }.map { String($0.dropFirst(11)) })
+        #expect(!board.isEmpty && env.contains("token=") && !env.contains("token=\n"), "\(env)")
+        let read = Self.json((try? String(contentsOf: f.records.appendingPathComponent("notes.board"), encoding: .utf8)) ?? "")
+        #expect(read["items"] as? [String] == ["a line of text"], "\(read)")
+        // A stranger (another app: python under another name) cannot even find it.
+        let stranger = try await Tools.run([try f.pythonNamed("stranger"), Clients.path("Share/reader"), f.bus.address, board], environment: Clients.serviceNames)
+        #expect(Self.json(stranger.stdout)["error"] as? String == ContractError.noSuchPasteboard.name.rawValue, "\(stranger.stdout) \(stranger.stderr)")
+    }
+
+    @Test func nothingAcceptsIsNoTargetAndBadItemsAreInvalidArgs() async throws {
+        let f = try ServiceFixture()
+        try Self.entry(f, "photos.desktop", types: "image/*", program: try Self.target(f, "photos"))
+        let noTarget = ContractError.noTarget.name.rawValue
+        #expect(try await Self.share(f, #"[{"text": "words"}]"#)["error"] as? String == noTarget)
+        #expect(try await Self.share(f, #"[{"type": "image/png", "data": "x"}]"#, #"{"target": "other.desktop:share"}"#)["error"] as? String == noTarget)
+        let invalid = "org.freedesktop.DBus.Error.InvalidArgs"
+        for items in [#"[]"#, #"[{"type": "not a type", "data": "x"}]"#, #"[{"url": "no scheme"}]"#, #"[{"url": "a:b", "both": "x"}]"#,
+                      #"[{"repeat": 10000, "item": {"type": "image/png", "data": "x"}}]"#] {
+            let out = try await Self.share(f, items)
+            #expect(out["error"] as? String == invalid, "\(items): \(out)")
+        }
+        // A FIFO (nobody writing) and a socket as a file item: refused at once, no hang.
+        let fifo = f.root.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let out = try await Self.share(f, #"[{"file": "\#(fifo)"}]"#)
+        #expect(out["error"] as? String == invalid && (out["message"] as? String ?? "").contains("regular file"), "\(out)")
+        #expect(await f.recordedArgv("photos", timeout: .seconds(1)) == nil)
+    }
+
+    @Test func cancellingTheSheetLaunchesNothing() async throws {
+        let f = try ServiceFixture()
+        try Self.entry(f, "notes.desktop", types: "text/plain", program: try Self.target(f, "notes"))
+        let chooser = f.bin.appendingPathComponent("sheet").path
+        try "#!/bin/sh\ncat > '\(f.records.path)/sheet.in'\nenv > '\(f.records.path)/sheet.env'\nexit 1\n".write(toFile: chooser, atomically: true, encoding: .utf8)
+        chmod(chooser, 0o755)
+        try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
+        let out = try await Self.share(f, #"[{"text": "words"}, {"url": "https://example.org/x"}]"#, #"{"activation-token": "tok-1"}"#)
+        #expect(Self.responses(out).map { $0["code"] as? Int } == [1], "\(out)\n\(f.serviceLog)")
+        let lines = (try? String(contentsOf: f.records.appendingPathComponent("sheet.in"), encoding: .utf8)) ?? ""
+        #expect(lines == "notes.desktop:share\tSend to notes.desktop\tsend\tapp\n", "\(lines)")
+        let env = (try? String(contentsOf: f.records.appendingPathComponent("sheet.env"), encoding: .utf8)) ?? ""
+        for line in ["SCHEMEBRIDGE_CHOOSER_KIND=share", "SCHEMEBRIDGE_SHARE_TYPES=text/plain,text/x-uri", "SCHEMEBRIDGE_SHARE_COUNT=2",
+                     "XDG_ACTIVATION_TOKEN=tok-1"] {
+            #expect(env.contains(line + "\n"), "\(line) missing")
+        }
+        #expect(await f.recordedArgv("notes", timeout: .seconds(1)) == nil)
+    }
+
+    @Test func aPickedTargetGetsItAndACrashIsAFailure() async throws {
+        let f = try ServiceFixture()
+        try Self.entry(f, "crash.desktop", types: "text/*", program: try Self.target(f, "crash", body: "kill -SEGV $$"))
+        let chooser = f.bin.appendingPathComponent("sheet").path
+        try "#!/bin/sh\ncat > /dev/null\nprintf 'crash.desktop:share\\n'\n".write(toFile: chooser, atomically: true, encoding: .utf8)
+        chmod(chooser, 0o755)
+        try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
+        let out = try await Self.share(f, #"[{"text": "words"}]"#)
+        let response = try #require(Self.responses(out).first, "\(out)")
+        #expect(response["code"] as? Int == 2)
+        let results = response["results"] as? [String: String] ?? [:]
+        #expect(results["error-name"] == Contract.errorPrefix + "HandlerExited" && results["target"] == "crash.desktop:share", "\(results)")
+        #expect(results["error-message"]?.contains("status 139") == true, "\(results)")
+    }
+
+    @Test func targetsAppearAndVanishLive() async throws {
+        let f = try ServiceFixture()
+        func targets() async throws -> String {
+            try await Tools.run(["gdbus", "call", "--address", f.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                 "--method", "\(ShareContract.interface.rawValue).\(ShareContract.shareTargets.rawValue)", "['text/markdown']"]).stdout
+        }
+        #expect(try await targets().contains("@a(ssss) []"))
+        try Self.entry(f, "md.desktop", types: "text/plain", program: "/bin/true")
+        #expect(try await Tools.eventually { try await targets().contains("('md.desktop:share', 'Send to md.desktop', 'send', 'app')") })
+        try FileManager.default.removeItem(at: f.applications.appendingPathComponent("md.desktop"))
+        #expect(try await Tools.eventually { try await targets().contains("@a(ssss) []") })
+        // Introspection is what dbus/ ships.
+        let live = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply=literal", "--dest=\(ServiceFixture.name)",
+                                        ServiceFixture.path, "org.freedesktop.DBus.Introspectable.Introspect"])
+        let liveElement = ShippedInterface.element(live.stdout, ShareContract.interface.rawValue)
+        let shipped = ShippedInterface.element(try ShippedInterface.file(ShareContract.interface.rawValue), ShareContract.interface.rawValue)
+        #expect(liveElement != nil && liveElement == shipped, "\(live.stdout)")
+    }
+}
