@@ -46,13 +46,23 @@ import Testing
         try forger.emit(path: try ObjectPath("/modules/kdeconnect/devices/\(a.id)/share"), interface: "org.kde.kdeconnect.device.share",
                         member: "shareReceived", [.string("file://" + secret.path)], destination: service)
 
-        // A 10 MiB file from A.
+        // A's SchemeBridge lists B as a share target of kind device, live.
+        let listed = await Tools.eventually {
+            let r = try? await Tools.run(["gdbus", "call", "--address", a.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                          "--method", "io.github.schemebridge.Share1.ShareTargets", "['application/octet-stream']"])
+            return r?.stdout.contains("('\(b.id)', 'Send to sideB', 'smartphone', 'device')") == true
+        }
+        #expect(listed, "\(a.fixture.serviceLog.suffix(2000))")
+
+        // A 10 MiB file from A, through A's SchemeBridge: Share with target = B's device id.
         let payload = a.fixture.root.appendingPathComponent("payload.bin")
         var bytes = [UInt8](repeating: 0, count: 10 << 20)
         for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 13) }
         try Data(bytes).write(to: payload)
-        let receipt = try await engine.send(.files([payload.path]), to: b.id)
-        #expect(receipt == DeviceSendReceipt(device: b.id, deviceName: "sideB", engine: "kdeconnect"))
+        let out = try await ShareTests.share(a.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(b.id)"}"#)
+        let response = ShareTests.responses(out).first
+        #expect(response?["code"] as? Int == 0, "\(out) \(a.fixture.serviceLog.suffix(2000))")
+        #expect(response?["results"] as? [String: String] == ["target": b.id, "device": b.id, "engine": "kdeconnect"], "\(out)")
         let argv = try #require(await b.fixture.recordedArgv("files"), "B's handler never ran: \(b.fixture.serviceLog.suffix(3000)) \(b.engineLog.suffix(2000))")
         let inboxCopy = try #require(argv.last)
         #expect(inboxCopy.contains("/Inbox/") || inboxCopy.contains("/inbox/"), "\(argv)")
@@ -65,7 +75,8 @@ import Testing
 
         // A text from A: B opens it with its text/plain app.
         let text = "hello from side A, äöü ✓ \(getpid())"
-        _ = try await engine.send(.text(text), to: b.id)
+        let textOut = try await ShareTests.share(a.fixture, #"[{"text": "\#(text)"}]"#, #"{"target": "\#(b.id)"}"#)
+        #expect(ShareTests.responses(textOut).first?["code"] as? Int == 0, "\(textOut)")
         let textArgv = try #require(await b.fixture.recordedArgv("texts"), "B's text handler never ran: \(b.fixture.serviceLog.suffix(3000))")
         #expect(try String(contentsOfFile: try #require(textArgv.last), encoding: .utf8) == text)
         // The forged signal opened nothing: B's Inboxes hold what A sent, and no secret.bin.
@@ -75,10 +86,16 @@ import Testing
         #expect(copies.contains { $0.hasSuffix("payload.bin") }, "\(copies)")
         forger.close()
 
-        // B goes away: A's engine drops it, and a share to it finds no target.
+        // B goes away: A's engine drops it, and a share to it finds no target (at once, before any request).
         await pair.stopEngine(b)
         for await list in engine.shareTargetChanges() where !list.contains(where: { $0.id == b.id }) { break }
         await #expect(throws: DeviceShareError.self) { _ = try await engine.send(.text("x"), to: b.id) }
+        _ = await Tools.eventually {
+            let gone = try? await ShareTests.share(a.fixture, #"[{"text": "x"}]"#, #"{"target": "\#(b.id)"}"#)
+            return gone?["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget"
+        }
+        let gone = try await ShareTests.share(a.fixture, #"[{"text": "x"}]"#, #"{"target": "\#(b.id)"}"#)
+        #expect(gone["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(gone)")
 
         // A's engine stops: no targets, and sending says KDE Connect is not running.
         await pair.stopEngine(a)
