@@ -162,4 +162,36 @@ import Testing
         let inbox = fixture.dataHome.appendingPathComponent("schemebridge/inbox/org.example.Files").path
         #expect(try FileManager.default.contentsOfDirectory(atPath: inbox) == ["good.bin"])
     }
+
+    /// A hostile device name is shown cleaned and bounded; a share the engine is still taking when
+    /// it stops is answered with code 2 and the reason, and the service stays up.
+    @Test func anEngineStoppingMidShareGivesCode2WithTheReason() async throws {
+        let run = NSTemporaryDirectory() + "sb-kc-run-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let fixture = try ServiceFixture(extraEnvironment: ["XDG_RUNTIME_DIR": run])
+        defer { fixture.stop() }
+        let engine = try await FakeKDEConnect(address: fixture.bus.address, name: "\u{202E}Evil\u{1B}[2J\n" + String(repeating: "A", count: 100_000))
+        defer { engine.stop() }
+        let targets = try await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                           "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
+        let shown = "Send to Evil[2J " + String(repeating: "A", count: 55) + "…"  // 64 characters
+        #expect(targets.stdout.contains("('_phone_', '\(shown)', 'smartphone', 'device')"), "\(targets.stdout.prefix(2000)) \(fixture.serviceLog.suffix(2000))")
+
+        let file = fixture.root.appendingPathComponent("notes.txt")
+        try Data("for the phone".utf8).write(to: file)
+        async let out = ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, #"{"target": "_phone_"}"#)
+        #expect(await Tools.eventually { engine.calls.list.withLock { !$0.isEmpty } }, "\(fixture.serviceLog.suffix(2000))")
+        let call = engine.calls.list.withLock { $0.first } ?? ""
+        #expect(call.hasPrefix("shareUrl ") && call.contains("file://\(run)/schemebridge/outbox/") && call.hasSuffix("/notes.txt\")"), "\(call)")
+        engine.stop()
+        let response = ShareTests.responses(try await out).first
+        #expect(response?["code"] as? Int == 2, "\(String(describing: response))")
+        let results = response?["results"] as? [String: String] ?? [:]
+        #expect(results["error-name"] == "io.github.schemebridge.SchemeBridge1.Error.LaunchFailed", "\(results)")
+        #expect(results["error-message"]?.contains("KDE Connect did not take the share") == true, "\(results)")
+        // The service is still there, and with the engine gone the device is no target.
+        let again = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "_phone_"}"#)
+        #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
+    }
 }
