@@ -26,6 +26,12 @@ enum WaitForReply {
         } catch {
             return Open.failed(url, error, json: json)
         }
+        return report(response, leading: [("url", .string(url))], json: json)
+    }
+
+    /// Prints `response` (`status=` and `key=value` lines, or one JSON object after `leading`)
+    /// and returns its exit status: 0 success, 5 cancelled, 4 failed.
+    static func report(_ response: Response, leading: [(String, JSON.Value)], json: Bool) -> ExitStatus {
         let code = ReplyCode(rawValue: response.code) ?? .failed
         let name: String
         switch code {
@@ -35,8 +41,8 @@ enum WaitForReply {
         }
         if json {
             let results = response.results.keys.sorted().map { ($0, JSON.value(response.results[$0]!)) }
-            Terminal.out(JSON.text(.object([("url", .string(url)), ("code", .number(String(response.code))), ("status", .string(name)),
-                                            ("results", .object(results))])))
+            Terminal.out(JSON.text(.object(leading + [("code", .number(String(response.code))), ("status", .string(name)),
+                                                      ("results", .object(results))])))
         } else {
             Terminal.out("status=\(name)")
             for key in response.results.keys.sorted() {

@@ -35,9 +35,10 @@ import Testing
         try f.entry(id, "Name=\(id)\nExec=/bin/false\n\(extra)Actions=share;\n\n[Desktop Action share]\nName=Send to \(id)\nIcon=send\nExec=\(program) %F\nX-SchemeBridge-Share-Types=\(types)")
     }
 
-    /// Runs `Clients/Share/sharer.py` with `items` and `options` (JSON texts); its JSON output.
-    static func share(_ f: ServiceFixture, _ items: String, _ options: String = "{}") async throws -> [String: Any] {
-        let r = try await Tools.run(Clients.command("Share/sharer", [f.bus.address, items, options]), environment: Clients.serviceNames)
+    /// Runs `Clients/Share/sharer.py` with `items` and `options` (JSON texts) under `python`
+    /// (another app for each name); its JSON output.
+    static func share(_ f: ServiceFixture, _ items: String, _ options: String = "{}", python: String = Tools.systemPython) async throws -> [String: Any] {
+        let r = try await Tools.run([python, Clients.path("Share/sharer"), f.bus.address, items, options], environment: Clients.serviceNames)
         #expect(r.status == 0, "\(r.stderr)")
         return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? ["unparsed": r.stdout + r.stderr]
     }
@@ -93,6 +94,8 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let out = try await Self.share(f, #"[{"file": "\#(fifo)"}]"#)
         #expect(out["error"] as? String == invalid && (out["message"] as? String ?? "").contains("regular file"), "\(out)")
+        let socket = try await Self.share(f, #"[{"socket": 1}]"#)
+        #expect(socket["error"] as? String == invalid && (socket["message"] as? String ?? "").contains("inode/socket"), "\(socket)")
         #expect(await f.recordedArgv("photos", timeout: .seconds(1)) == nil)
     }
 
@@ -128,6 +131,41 @@ import Testing
         let results = response["results"] as? [String: String] ?? [:]
         #expect(results["error-name"] == Contract.errorPrefix + "HandlerExited" && results["target"] == "crash.desktop:share", "\(results)")
         #expect(results["error-message"]?.contains("status 139") == true, "\(results)")
+    }
+
+    /// A target answers with `Reply` (its token from the environment): its results come back,
+    /// with the target named.
+    @Test func aTargetMayReply() async throws {
+        let f = try ServiceFixture()
+        let cli = try Built.executable("schemebridge")
+        try Self.entry(f, "notes.desktop", types: "text/plain", program: try Self.target(f, "notes", body: "'\(cli)' reply note=thanks || exit 3"))
+        let out = try await Self.share(f, #"[{"text": "words"}]"#, #"{"target": "notes.desktop:share"}"#)
+        let responses = Self.responses(out)
+        #expect(responses.count == 1 && responses.first?["code"] as? Int == 0, "\(out)\n\(f.serviceLog)")
+        #expect(responses.first?["results"] as? [String: String] == ["note": "thanks", "target": "notes.desktop:share"], "\(out)")
+    }
+
+    /// "Always" in the sheet skips it for that caller only; another app is still asked.
+    @Test func aRememberedChoiceSkipsTheSheetForThatCallerOnly() async throws {
+        let f = try ServiceFixture()
+        try Self.entry(f, "a.desktop", types: "text/plain", program: try Self.target(f, "a"))
+        try Self.entry(f, "b.desktop", types: "text/plain", program: try Self.target(f, "b"))
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("sheet", "printf 'b.desktop:share\\talways\\n'"))\n")
+        let one = try f.pythonNamed("share-one"), two = try f.pythonNamed("share-two")
+        func target(_ out: [String: Any]) -> String? { (Self.responses(out).first?["results"] as? [String: String])?["target"] }
+        #expect(target(try await Self.share(f, #"[{"text": "1"}]"#, python: one)) == "b.desktop:share")
+        #expect(f.chooserRuns("sheet") == 1)
+        #expect(f.chooserSaw("sheet").contains("SCHEMEBRIDGE_CHOOSER_KIND=share\n"))
+        #expect(target(try await Self.share(f, #"[{"text": "2"}]"#, python: one)) == "b.desktop:share")
+        #expect(f.chooserRuns("sheet") == 1)
+        #expect(target(try await Self.share(f, #"[{"text": "3"}]"#, python: two)) == "b.desktop:share")
+        #expect(f.chooserRuns("sheet") == 2)
+        // The target option still wins; ask shows the sheet again.
+        #expect(target(try await Self.share(f, #"[{"text": "4"}]"#, #"{"target": "a.desktop:share"}"#, python: one)) == "a.desktop:share")
+        _ = try await Self.share(f, #"[{"text": "5"}]"#, #"{"ask": true}"#, python: one)
+        #expect(f.chooserRuns("sheet") == 3)
+        let listed = try await CLITests.cli(f, "choices")
+        #expect(listed.stdout.contains("\(one)\tx-schemebridge/share\tb.desktop:share\n"), "\(listed.stdout)\(listed.stderr)")
     }
 
     @Test func targetsAppearAndVanishLive() async throws {

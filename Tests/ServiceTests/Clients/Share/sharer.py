@@ -2,9 +2,9 @@
 # the error name. argv: bus address, items as JSON, options as JSON. Items: {"file": path} (opened
 # read-only and sent as h; a FIFO is opened non-blocking), {"text": s} (text/plain bytes),
 # {"url": s}, {"type": t, "bytes": n} (n zero bytes sent as an h of a sealed-less temp file),
-# {"type": t, "data": s}, {"url": s, "both": s} (a URL and data in one item: invalid); "name" is passed on. Options: target, ask, activation-token (strings/bools).
+# {"socket": 1} (a connected socket as a file item), {"type": t, "data": s}, {"url": s, "both": s} (a URL and data in one item: invalid); "name" is passed on. Options: target, ask, activation-token (strings/bools).
 # {"repeat": n, "item": {...}} repeats an item n times. env: SB_NAME, SB_PATH, SB_REQUEST.
-import sys, os, json, tempfile, stat, dbus
+import sys, os, json, socket, tempfile, stat, dbus
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 DBusGMainLoop(set_as_default=True)
@@ -12,9 +12,14 @@ N, O, REQUEST = os.environ['SB_NAME'], os.environ['SB_PATH'], os.environ['SB_REQ
 bus = dbus.bus.BusConnection(sys.argv[1])
 share = dbus.Interface(bus.get_object(N, O), 'io.github.schemebridge.Share1')
 
+kept = []   # sockets stay open until the call is made
 def item(spec):
     out = {}
-    if 'file' in spec:
+    if 'socket' in spec:
+        pair = socket.socketpair()
+        kept.append(pair)
+        out['file'] = dbus.types.UnixFd(pair[0].fileno())
+    elif 'file' in spec:
         mode = os.stat(spec['file']).st_mode
         flags = os.O_RDONLY | (os.O_NONBLOCK if stat.S_ISFIFO(mode) else 0)
         out['file'] = dbus.types.UnixFd(os.open(spec['file'], flags))

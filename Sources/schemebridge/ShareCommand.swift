@@ -1,0 +1,126 @@
+import ArgumentParser
+import DBus
+import Glibc
+import SchemeBridgeContract
+
+/// `schemebridge share FILE... | --text TEXT | --url URL | --type TYPE [--to TARGET] [--wait]
+/// [--json]` and `schemebridge share --list [TYPE...]`: `Share1` for scripts and file managers.
+struct ShareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share",
+        abstract: "Share files, text, a URL or data with an app (a share sheet asks which).",
+        discussion: """
+            Files are handed over as read-only copies in the target's Inbox; text, URLs and data \
+            (--type, read from standard input) through a pasteboard only the target can read. \
+            Without --to the share sheet asks. --list prints the targets for TYPEs (id, name, \
+            icon, kind, tab-separated). Exit status: 0 shared, 1 usage, 2 a file does not exist, \
+            3 nothing accepts the items (NoTarget), 4 failed, 5 cancelled (with --wait).
+            """)
+
+    @ArgumentParser.Argument(help: ArgumentHelp("Files to share (with --list: content types).", valueName: "file"))
+    var files: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Share this text (text/plain).", valueName: "text"))
+    var text: String?
+
+    @Option(name: .long, help: ArgumentHelp("Share this URL.", valueName: "url"))
+    var url: String?
+
+    @Option(name: .long, help: ArgumentHelp("Share standard input as data of this content type.", valueName: "type"))
+    var type: String?
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("The target's id (see --list), skipping the sheet.", valueName: "target"))
+    var target: String?
+
+    @Flag(name: .long, help: "Wait for the target's answer and print it.")
+    var wait = false
+
+    @Flag(name: .long, help: "List the targets that accept items of the TYPEs given as arguments.")
+    var list = false
+
+    @Flag(name: .long, help: "Show the sheet even when a choice is remembered.")
+    var ask = false
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        let sources = (files.isEmpty ? 0 : 1) + [text, url, type].compactMap { $0 }.count
+        if list {
+            guard sources == (files.isEmpty ? 0 : 1), target == nil, !wait else { throw ValidationError("--list takes only content types") }
+        } else if sources != 1 {
+            throw ValidationError("share FILEs, or one of --text, --url, --type (data on standard input)")
+        }
+    }
+
+    func run() throws {
+        if list { return try listTargets() }
+        let items = try self.items()
+        let options = ShareOptions(target: target, ask: ask, activationToken: Self.activationToken())
+        let service = try client.client()
+        let path: ObjectPath, response: Response
+        do throws(DBusError) {
+            let reply = try service.connection.call(destination: Contract.busName, path: Contract.objectPath, interface: ShareContract.interface,
+                                                    member: ShareContract.share, [.array(element: .dictionary(key: .string, value: .variant), items),
+                                                                                  .vardict(options.dictionary)], timeout: .seconds(300))
+            guard case .objectPath(let p)? = reply.first else { throw DBusError(.failed, "Share answered without a request path") }
+            path = p
+            guard wait else {
+                Terminal.out(output.json ? JSON.text(.object([("request", .string(path.rawValue))])) : path.rawValue)
+                return
+            }
+            response = try WaitForReply.waitForResponse(at: path, connection: service.connection)
+        } catch {
+            throw ServiceClient.report(error, "cannot share")
+        }
+        withExtendedLifetime(items) {}
+        let status = WaitForReply.report(response, leading: [], json: output.json)
+        if status != .success { throw status.exitCode }
+    }
+
+    /// The items the command line names: each file opened read-only (its descriptor), the text,
+    /// the URL, or standard input as a sealed memfd.
+    private func items() throws -> [DBusValue] {
+        func item(_ entries: [String: DBusValue]) -> DBusValue { .vardict(entries) }
+        if let text { return [item([ShareContract.ItemKey.type: .string("text/plain"), ShareContract.ItemKey.data: .bytes(Array(text.utf8))])] }
+        if let url { return [item([ShareContract.ItemKey.url: .string(url)])] }
+        if let type {
+            let data: UnixFD
+            do { data = try SealedMemfd.copy(of: 0, name: "schemebridge-share") } catch {
+                Terminal.error("cannot share: cannot read standard input: \(error)")
+                throw ExitStatus.failed.exitCode
+            }
+            return [item([ShareContract.ItemKey.type: .string(type), ShareContract.ItemKey.data: .unixFD(data)])]
+        }
+        return try files.map { file in
+            switch OpenDocument.descriptor(Array(file.utf8), shown: URLText.shortened(file)) {
+            case .success(let fd): return item([ShareContract.ItemKey.file: .unixFD(fd)])
+            case .failure(let reported): throw reported.status.exitCode
+            }
+        }
+    }
+
+    private func listTargets() throws {
+        let reply = try client.withService("cannot list share targets") { service throws(DBusError) in
+            try service.connection.call(destination: Contract.busName, path: Contract.objectPath, interface: ShareContract.interface,
+                                        member: ShareContract.shareTargets, [.strings(files)], timeout: service.timeout)
+        }
+        let rows: [[String]] = reply.first?.arrayElements?.compactMap { row in
+            guard case .structure(let fields) = row else { return nil }
+            return fields.map { $0.string ?? "" }
+        } ?? []
+        if output.json {
+            Terminal.out(JSON.text(.array(rows.map { r in .object(zip(["id", "name", "icon", "kind"], r).map { ($0, .string($1)) }) })))
+        } else {
+            for r in rows { Terminal.out(r.joined(separator: "\t")) }
+        }
+    }
+
+    /// The token the environment carries (`XDG_ACTIVATION_TOKEN`, else `DESKTOP_STARTUP_ID`).
+    static func activationToken() -> String? {
+        for name in ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"] {
+            if let v = getenv(name).map({ String(cString: $0) }), !v.isEmpty { return v }
+        }
+        return nil
+    }
+}
