@@ -53,6 +53,9 @@ import Testing
             return r?.stdout.contains("('\(b.id)', 'Send to sideB', 'smartphone', 'device')") == true
         }
         #expect(listed, "\(a.fixture.serviceLog.suffix(2000))")
+        let list = try await Tools.run([try Built.executable("schemebridge"), "share", "--list", "application/octet-stream"],
+                                       environment: ["DBUS_SESSION_BUS_ADDRESS": a.fixture.bus.address])
+        #expect(list.stdout.split(separator: "\n").contains("\(b.id)\tSend to sideB\tsmartphone\tdevice"), "\(list.stdout) \(list.stderr)")
 
         // A 10 MiB file from A, through A's SchemeBridge: Share with target = B's device id.
         let payload = a.fixture.root.appendingPathComponent("payload.bin")
