@@ -17,6 +17,8 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     let logger: Logger
     /// How long one call to the engine may take before it counts as not answering.
     let callTimeout: Duration
+    /// How long ``start()`` waits for the first list of devices.
+    let startWait: Duration
 
     struct State {
         /// The engine's unique name while it runs.
@@ -31,14 +33,17 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// Refresh requests; newest only, so a burst of signals is one read of the list.
     private let refreshes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    public init(connection: Connection, callTimeout: Duration = .seconds(20), logger: Logger = Logger(label: "kdeconnect")) {
+    public init(connection: Connection, callTimeout: Duration = .seconds(20), startWait: Duration = .seconds(2),
+                logger: Logger = Logger(label: "kdeconnect")) {
         self.connection = connection
         self.callTimeout = callTimeout
+        self.startWait = startWait
         self.logger = logger
     }
 
     /// Starts following the engine; returns once the first list of devices is known (empty
-    /// when no engine runs). Throws only when the bus refuses the subscriptions.
+    /// when no engine runs), or after `startWait` when the engine is slow to answer. Throws only
+    /// when the bus refuses the subscriptions.
     public func start() async throws(DBusError) {
         let owners = try await connection.signals(matching: MatchRule(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: KDEConnectNames.busName.rawValue))
@@ -46,7 +51,16 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
             sender: KDEConnectNames.busName, pathNamespace: KDEConnectNames.daemonPath))
         let owner = try? await BusDriver(connection).nameOwner(KDEConnectNames.busName.rawValue)
         state.withLock { $0.owner = owner }
-        await refreshNow()
+        // The first list, waited for at most `startWait`: an engine that does not answer must not
+        // hold up the service's start (its list comes when it answers). Refreshes asked for
+        // meanwhile run after it, so an older list never replaces a newer one.
+        let first = Task { [self] in await refreshNow() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await first.value }
+            group.addTask { [startWait] in try? await Task.sleep(for: startWait) }
+            await group.next()
+            group.cancelAll()
+        }
         let followers = [
             Task { [self] in
                 for await change in owners.compactMap(NameOwnerChanged.init(message:)) where change.name == KDEConnectNames.busName.rawValue {
@@ -57,6 +71,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
                 for await message in engineSignals { handle(message) }
             },
             Task { [self] in
+                await first.value
                 for await _ in refreshes.stream { await refreshNow() }
             },
         ]
