@@ -41,11 +41,14 @@ let package = Package(
         .target(name: "SchemeBridgeCore", dependencies: ["CLinux", "LinuxSystem"], swiftSettings: strict),
         // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).
         .target(name: "CLinux"),
+        // Nearby devices: a typed client of the KDE Connect engine (send, follow, receive).
+        .target(name: "SchemeBridgeDevices", dependencies: ["DBus", "SchemeBridgeCore", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
         // The session service.
         .executableTarget(
             name: "schemebridged",
             dependencies: [
-                "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCore",
+                "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCore", "SchemeBridgeDevices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -81,7 +84,7 @@ let package = Package(
         .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
         // Its python3-dbus clients are files in Tests/ServiceTests/Clients, found through Built.packageRoot.
-        .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG"], exclude: ["Clients"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG", "SchemeBridgeDevices"], exclude: ["Clients"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),

@@ -19,6 +19,8 @@ PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 u
 PACKAGES="$PACKAGES xclip"
 # The share sheet: GTK 3 through python3-gi.
 PACKAGES="$PACKAGES gir1.2-gtk-3.0"
+# kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.
+PACKAGES="$PACKAGES kdeconnect iproute2"
 # What the caller names (make bench: a C compiler).
 PACKAGES="$PACKAGES $*"
 

@@ -50,6 +50,10 @@ public enum ShareContract {
     public enum ResultKey {
         /// `target` (s): the target the items went to.
         public static let target = "target"
+        /// `device` (s): the device id, when the share went to a nearby device.
+        public static let device = "device"
+        /// `engine` (s): the engine that took it (`kdeconnect`); no engine confirms delivery.
+        public static let engine = "engine"
     }
 
     /// The environment variable naming the pasteboard that holds a share's data, for a

@@ -2,6 +2,7 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
+import SchemeBridgeDevices
 import Synchronization
 
 /// The D-Bus adapter over the core's ``Broker`` and the daemon's composition root: its
@@ -38,6 +39,8 @@ final class Bridge: Sendable {
     let documents: Documents
     /// When the Inboxes are swept (the core's rule: at most once a minute).
     let inboxSweeps = InboxSweepSchedule()
+    /// Nearby devices: the KDE Connect engine and the outbox (`DeviceService.swift`).
+    let devices: DeviceService
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
 
@@ -63,6 +66,7 @@ final class Bridge: Sendable {
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
         self.choosers = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
         self.integration = IntegrationService(broker: broker, logger: logger)
+        self.devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
         self.pasteboards = PasteboardService(
             store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),

@@ -21,42 +21,53 @@ extension Bridge {
                 try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: options.contentType) }
             }
             shownName = name
-            let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
-            guard let id = decided.id, let entry = registry.entry(id: id) else {
-                throw ContractError.noHandler("no installed application opens \(type) documents")
-            }
-            let config = broker.policy.current
-            sweepInboxes(retention: config.inboxRetention)
-            // Charged to the sending app; callers not identified share one charge.
-            let sendingApp = known.appID ?? "(unidentified)"
-            let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-            let delivery = try await deliver(fd, name: name, to: entry, mode: options.mode, key: key, sendingApp: sendingApp, limits: limits)
-            let path = delivery.path
-            do throws(DBusError) {
-                let url = try Self.adapt { () throws(OpenFailure) in
-                    do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
-                }
-                var splashAvailable = false
-                if case .splash = presenter.mode { splashAvailable = true }
-                let request = OpenRequest(url: url.string, handler: entry.id, activationToken: options.activationToken,
-                                          launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
-                let admission = try Self.adapt { () throws(OpenFailure) in
-                    try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
-                                     sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable,
-                                     inDocumentPortal: delivery.inPortal)
-                }
-                var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
-                                               method: ContractMethod.openFile, reply: nil, contentType: type.name)
-                results.contentType = type.name
-                results.path = path
-                return results
-            } catch {
-                if let copy = delivery.inboxCopy { unlink(copy) }  // nothing was started with it
-                throw error
-            }
+            return try await openDocument(fd, name: name, type: type, options: options, sender: sender, known: known)
         } catch {
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
             announce(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
+            throw error
+        }
+    }
+
+    /// Opens the readable regular file `fd` (named `name`, of `type`, as ``Documents/inspect(_:contentType:)``
+    /// found): decides the app (default, named, or asked), hands the document over as `options.mode`
+    /// says (``deliver(_:name:to:mode:key:sendingApp:limits:)``: an Inbox copy charged to the caller,
+    /// or the file itself; through the document portal for a Flatpak app) and launches the app. Used by
+    /// `OpenFile` and for files a device sends.
+    func openDocument(_ fd: UnixFD, name: String, type: ContentType, options: OpenOptions, sender: String,
+                      known: CallerCache.Caller) async throws(DBusError) -> OpenResults {
+        let key = known.appID ?? sender
+        let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
+        guard let id = decided.id, let entry = registry.entry(id: id) else {
+            throw ContractError.noHandler("no installed application opens \(type) documents")
+        }
+        let config = broker.policy.current
+        sweepInboxes(retention: config.inboxRetention)
+        // Charged to the sending app; callers not identified share one charge.
+        let sendingApp = known.appID ?? "(unidentified)"
+        let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
+        let delivery = try await deliver(fd, name: name, to: entry, mode: options.mode, key: key, sendingApp: sendingApp, limits: limits)
+        let path = delivery.path
+        do throws(DBusError) {
+            let url = try Self.adapt { () throws(OpenFailure) in
+                do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
+            }
+            var splashAvailable = false
+            if case .splash = presenter.mode { splashAvailable = true }
+            let request = OpenRequest(url: url.string, handler: entry.id, activationToken: options.activationToken,
+                                      launchImage: options.launchImage, scale: options.scale, caller: Self.caller(sender, known))
+            let admission = try Self.adapt { () throws(OpenFailure) in
+                try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
+                                 sessionScale: sessionScale.load(ordering: .relaxed), splashAvailable: splashAvailable,
+                                 inDocumentPortal: delivery.inPortal)
+            }
+            var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
+                                           method: ContractMethod.openFile, reply: nil, contentType: type.name)
+            results.contentType = type.name
+            results.path = path
+            return results
+        } catch {
+            if let copy = delivery.inboxCopy { unlink(copy) }  // nothing was started with it
             throw error
         }
     }

@@ -48,6 +48,9 @@ struct BridgeService: Service {
         // is ours, and a registry change with no subscriber yet was never announced (seen beside
         // CPU hogs: a desktop file written right after the activating CanOpenURL became live,
         // but no HandlersChanged came, and integration would not have routed its scheme).
+        await bridge.devices.start()
+        defer { bridge.devices.stop() }
+        let received = bridge.devices.engine.receivedShares()
         let changes = registry.changes()
         let integrationChanges = registry.changes()
         let lost = try await connection.signals(matching: MatchRule(
@@ -66,6 +69,7 @@ struct BridgeService: Service {
             RegistryChangeAnnouncer(changes: changes, bridge: bridge),
             IntegrationFollower(changes: integrationChanges, integration: bridge.integration),
             NameLossWatcher(lost: lost, connection: connection, logger: logger),
+            DeviceReceiver(received: received, bridge: bridge),
         ], logger: logger)
         try await withGracefulShutdownHandler {
             try await services.run()

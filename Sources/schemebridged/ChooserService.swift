@@ -33,10 +33,14 @@ final class ChooserService: Sendable {
         let count: Int
         let activationToken: String?
 
-        /// A candidate's kind column: `builtin` for SchemeBridge's own activities, else `app`.
+        /// A candidate's kind column: `app` for an app's action, `device` for a nearby device,
+        /// `builtin` for SchemeBridge's own activities.
         static func kind(_ id: String) -> String {
-            if case .action? = ShareTargetID(id) { return "app" }
-            return "builtin"
+            switch ShareTargetID(id) {
+            case .action?: return "app"
+            case .device?: return "device"
+            default: return "builtin"
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
+import SchemeBridgeDevices
 import ServiceLifecycle
 
 /// The small services `BridgeService` runs once the name is owned, started in the order given;
@@ -102,6 +103,22 @@ struct NameLossWatcher: Service {
             logger.notice("\(Contract.busName) was taken over by another process; exiting")
             connection.close()
             break
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// What devices send is opened per `[Devices] OpenReceived` (`BridgeReceiving.swift`), one at a
+/// time in arrival order: one "Open in…" at a time, and the engine's caller never holds more than
+/// one of the descriptor threads (in parallel, the third of three files sent at once was refused
+/// with LimitsExceeded). The engine keeps the latest 256 not yet opened.
+struct DeviceReceiver: Service {
+    let received: AsyncStream<ReceivedFromDevice>
+    let bridge: Bridge
+
+    func run() async {
+        for await share in received.cancelOnGracefulShutdown() {
+            await bridge.openReceived(share)
         }
         await LifecycleServices.untilShutdown()
     }

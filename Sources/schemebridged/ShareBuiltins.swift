@@ -10,7 +10,8 @@ import SchemeBridgeCore
 extension Bridge {
     /// What the session offers for the built-in activities now.
     func shareTools() -> ShareTools {
-        ShareTools(copy: clipboardCommand(type: "text/plain") != nil, save: saveDialog(name: "", title: nil) != nil)
+        ShareTools(copy: clipboardCommand(type: "text/plain") != nil, save: saveDialog(name: "", title: nil) != nil,
+                   devices: devices.sender.shareTargets)
     }
 
     /// The clipboard tool's argv for `type`; nil without a display or the tool.

@@ -18,6 +18,7 @@ extension Bridge {
         case .copy: try await copyToClipboard(share)
         case .save: try await saveToFile(share)
         case .action(let desktopID, _), .openIn(let desktopID): try await launchShare(share, id, desktopID: desktopID)
+        case .device(let deviceID): try await sendToDevice(share, deviceID: deviceID)
         }
     }
 

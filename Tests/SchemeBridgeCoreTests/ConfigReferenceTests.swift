@@ -40,7 +40,7 @@ import Testing
     /// Every key literal the parsers compare against is named in the page as `Key=`.
     @Test func everyKeyTheServiceReadsIsDocumented() throws {
         let page = try String(contentsOf: Self.root.appendingPathComponent("man/schemebridge-config.5"), encoding: .utf8)
-        let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Callbacks"]
+        let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Callbacks", "Devices"]
         var keys: Set<String> = []
         for file in ["Policy/PolicyConfig.swift", "Choosing/ChooserSettings.swift"] {
             let source = try String(contentsOf: Self.root.appendingPathComponent("Sources/SchemeBridgeCore/" + file), encoding: .utf8)

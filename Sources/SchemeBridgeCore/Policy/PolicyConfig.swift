@@ -64,6 +64,10 @@ import Glibc
 /// # URLHandled/URLFailed to all: redacted|full|none (``BroadcastURLs``)
 /// [Privacy]
 /// BroadcastURLs=redacted
+///
+/// # a file a nearby device sends: ask|default|never (``OpenReceived``)
+/// [Devices]
+/// OpenReceived=ask
 /// ```
 ///
 /// Unknown groups and keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -112,11 +116,13 @@ public struct PolicyConfig: Sendable, Equatable {
     public var routes: [Route] = []
     /// `[Privacy] BroadcastURLs`: what the broadcast `URLHandled`/`URLFailed` carry of the URL.
     public var broadcastURLs = BroadcastURLs.redacted
+    /// `[Devices] OpenReceived`: what happens to a file a nearby device sends.
+    public var openReceived = OpenReceived.ask
 
     public init() {}
 
     /// The groups the file may have.
-    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks"]
+    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks", "Devices"]
 
     /// Parses `text` over `base` (the settings of the files before it, or the defaults): a key in
     /// `text` replaces the base's value, `ReservedSchemes` replaces the reserved schemes so far
@@ -168,6 +174,7 @@ public struct PolicyConfig: Sendable, Equatable {
         if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, over: c.chooser, warnings: &warnings) }
         if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) + c.routes }
         if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, over: c.broadcastURLs, warnings: &warnings) }
+        if let g = file.group("Devices") { c.openReceived = parseDevices(g, path: path, over: c.openReceived, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
@@ -211,15 +218,28 @@ public struct PolicyConfig: Sendable, Equatable {
 extension PolicyConfig {
     /// Reads `[Privacy]`: `BroadcastURLs` (`base` when absent; `redacted` when not one of the values, with a warning).
     static func parsePrivacy(_ g: KeyFile.Group, path: String, over base: BroadcastURLs, warnings: inout [String]) -> BroadcastURLs {
-        for e in g.entries where e.key != "BroadcastURLs" {
+        parseOnlyKey("BroadcastURLs", of: g, path: path, over: base, otherwise: .redacted, warnings: &warnings)
+    }
+
+    /// Reads `[Devices]`: `OpenReceived` (`base` when absent; `ask` when not one of the values, with a warning).
+    static func parseDevices(_ g: KeyFile.Group, path: String, over base: OpenReceived, warnings: inout [String]) -> OpenReceived {
+        parseOnlyKey("OpenReceived", of: g, path: path, over: base, otherwise: .ask, warnings: &warnings)
+    }
+
+    /// A group's one key, one of `Value`'s cases: `base` when absent, `otherwise` (with a
+    /// warning) when not one of them; every other key is warned about.
+    static func parseOnlyKey<Value: RawRepresentable & CaseIterable>(_ key: String, of g: KeyFile.Group, path: String, over base: Value,
+                                                                     otherwise: Value, warnings: inout [String]) -> Value where Value.RawValue == String {
+        for e in g.entries where e.key != key {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
-        guard let text = g.string("BroadcastURLs") else { return base }
-        guard let mode = BroadcastURLs(rawValue: text) else {
-            warnings.append("\(path): BroadcastURLs=\(text) is not one of redacted, full, none; redacted is used")
-            return .redacted
+        guard let text = g.string(key) else { return base }
+        guard let value = Value(rawValue: text) else {
+            let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            warnings.append("\(path): \(key)=\(text) is not one of \(names); \(otherwise.rawValue) is used")
+            return otherwise
         }
-        return mode
+        return value
     }
 
     /// Reads `[Pasteboards]`: whole numbers in range; anything else is ignored with a warning.

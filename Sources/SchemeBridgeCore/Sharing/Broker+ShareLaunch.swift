@@ -41,7 +41,7 @@ extension Broker {
             }
             entry = e
             commands = e.launchCommands(for: files)
-        case .copy, .save:
+        case .copy, .save, .device:
             throw OpenFailure(.invalidArgument, "\(target.text) is not launched")
         }
         guard !commands.isEmpty else { throw OpenFailure(.launchFailed, "\(entry.id) has no usable Exec=") }

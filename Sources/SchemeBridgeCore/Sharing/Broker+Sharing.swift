@@ -9,7 +9,8 @@ extension Broker {
     public static let maximumOpenIn = 32
 
     /// The targets that accept every item of `items` for `caller`, in the sheet's order: the
-    /// apps' declared share actions (by desktop id), "Open in <app>" (files only; the apps whose
+    /// apps' declared share actions (by desktop id), "Send to <device>" for each nearby device
+    /// that can receive (by name), "Open in <app>" (files only; the apps whose
     /// `MimeType=` opens every file's type, the default first), "Copy" (one text, URL or image;
     /// when `tools` has a clipboard tool) and "Save to…" (one item; when `tools` has a file
     /// chooser). An app's entry counts only when it is eligible, not SchemeBridge itself, and
@@ -30,6 +31,10 @@ extension Broker {
                 targets.append(ShareTarget(id: ShareTargetID.action(desktopID: entry.id, action: action.action).text, name: action.name,
                                            icon: action.icon ?? entry.icon ?? "", kind: .app))
             }
+        }
+        // A device takes any item: files as files, text as text, URLs as URLs, other data as a file.
+        targets += NearbyDevice.shareTargets(tools.devices).map {
+            ShareTarget(id: ShareTargetID.device($0.id).text, name: $0.sendTitle, icon: "smartphone", kind: .device)
         }
         if items.allSatisfy({ $0.kind == .file }) {
             targets += openInTargets(types: types, caller: caller)

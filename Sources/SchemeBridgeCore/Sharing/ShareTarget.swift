@@ -30,8 +30,9 @@ public struct ShareTarget: Sendable, Equatable {
     public var candidate: ChooserCandidate { ChooserCandidate(desktopID: id, name: name, icon: icon) }
 }
 
-/// The ids of share targets: `<desktop id>:<action>` for an app's declared action, and the
-/// built-in activities `builtin:copy`, `builtin:save` and `builtin:open-in:<desktop id>`.
+/// The ids of share targets: `<desktop id>:<action>` for an app's declared action, the
+/// built-in activities `builtin:copy`, `builtin:save` and `builtin:open-in:<desktop id>`, and a
+/// nearby device's id as its engine names it (``DeviceID``: no `:`, so never an action's).
 public enum ShareTargetID: Sendable, Equatable {
     /// `<desktop id>:<action>`.
     case action(desktopID: String, action: String)
@@ -41,6 +42,8 @@ public enum ShareTargetID: Sendable, Equatable {
     case copy
     /// "Save to…": a file chooser, then the bytes written there.
     case save
+    /// "Send to <device>": a nearby device, by its engine's id.
+    case device(String)
 
     /// The prefix of the built-in activities' ids.
     public static let builtinPrefix = "builtin:"
@@ -58,7 +61,11 @@ public enum ShareTargetID: Sendable, Equatable {
             }
             return
         }
-        guard let colon = text.lastIndex(of: ":") else { return nil }
+        guard let colon = text.lastIndex(of: ":") else {
+            guard DeviceID.isValid(text) else { return nil }
+            self = .device(text)
+            return
+        }
         let id = String(text[..<colon]), action = String(text[text.index(after: colon)...])
         guard DesktopID.isValid(id), ShareAction.isValidActionName(action) else { return nil }
         self = .action(desktopID: id, action: action)
@@ -71,6 +78,7 @@ public enum ShareTargetID: Sendable, Equatable {
         case .openIn(let id): return Self.openInPrefix + id
         case .copy: return "builtin:copy"
         case .save: return "builtin:save"
+        case .device(let id): return id
         }
     }
 
@@ -88,9 +96,12 @@ public struct ShareTools: Sendable, Equatable {
     public var copy: Bool
     /// A file chooser for "Save to…".
     public var save: Bool
+    /// The nearby devices that can receive now (``NearbyDevice/isShareTarget``).
+    public var devices: [NearbyDevice]
 
-    public init(copy: Bool, save: Bool) {
+    public init(copy: Bool, save: Bool, devices: [NearbyDevice] = []) {
         self.copy = copy
         self.save = save
+        self.devices = devices
     }
 }

@@ -1,0 +1,92 @@
+/// A device an engine (KDE Connect) knows: what the sheet and `ShareTargets` may show. The
+/// name is the engine's, sanitised (``DeviceName``); the id is the engine's device id.
+public struct NearbyDevice: Sendable, Equatable, Hashable {
+    /// The engine's device id (``DeviceID``).
+    public var id: String
+    /// The display name, sanitised and bounded.
+    public var name: String
+    /// Whether the engine can reach it now.
+    public var reachable: Bool
+    /// Whether it is paired (trusted) with this computer.
+    public var paired: Bool
+    /// Whether its share plugin is enabled (and loaded).
+    public var canReceive: Bool
+
+    public init(id: String, name: String, reachable: Bool, paired: Bool, canReceive: Bool) {
+        self.id = id
+        self.name = DeviceName.sanitized(name)
+        self.reachable = reachable
+        self.paired = paired
+        self.canReceive = canReceive
+    }
+
+    /// A share target: paired, reachable, and its share plugin enabled.
+    public var isShareTarget: Bool { reachable && paired && canReceive }
+
+    /// "Send to <name>", what the sheet shows.
+    public var sendTitle: String { "Send to \(name)" }
+
+    /// The share targets among `devices`, by name then id (a stable order for the sheet).
+    public static func shareTargets(_ devices: some Sequence<NearbyDevice>) -> [NearbyDevice] {
+        devices.filter(\.isShareTarget).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+}
+
+/// Device ids as KDE Connect uses them: they become an element of the device's object path
+/// (`/modules/kdeconnect/devices/<id>`), so only `[A-Za-z0-9_]`, 1 to 128 characters, are
+/// accepted; anything else is no device of ours (never spliced into a path).
+public enum DeviceID {
+    /// The most characters an id may have.
+    public static let maximumLength = 128
+
+    /// Whether `id` is a well-formed device id.
+    public static func isValid(_ id: String) -> Bool {
+        let bytes = id.utf8
+        guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
+        return bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
+        }
+    }
+}
+
+/// Device names come from the network (any device in reach announces one): a name is shown
+/// only after control characters, bidirectional overrides and other invisible format
+/// characters are dropped, white space is collapsed, and it is cut to
+/// ``maximumCharacters`` characters (with "…"); an empty result is "Unnamed device".
+public enum DeviceName {
+    /// The most characters a shown name has.
+    public static let maximumCharacters = 64
+    /// The most bytes of a raw name looked at (a 1 MB name is not walked in full).
+    public static let maximumInputBytes = 4096
+
+    /// `raw`, safe to show in a sheet, a log line or a D-Bus reply.
+    public static func sanitized(_ raw: String) -> String {
+        let input = raw.utf8.count > maximumInputBytes ? String(decoding: raw.utf8.prefix(maximumInputBytes), as: UTF8.self) : raw
+        var scalars = String.UnicodeScalarView()
+        var lastWasSpace = true
+        for s in input.unicodeScalars {
+            if s.properties.generalCategory == .control || s.properties.generalCategory == .format
+                || s.properties.generalCategory == .lineSeparator || s.properties.generalCategory == .paragraphSeparator
+                || s.properties.generalCategory == .surrogate || s.properties.generalCategory == .privateUse
+                || s.properties.generalCategory == .unassigned {
+                if !lastWasSpace, s.properties.isWhitespace { scalars.append(" "); lastWasSpace = true }
+                continue
+            }
+            if s.properties.isWhitespace {
+                if !lastWasSpace { scalars.append(" ") }
+                lastWasSpace = true
+                continue
+            }
+            scalars.append(s)
+            lastWasSpace = false
+        }
+        var name = String(scalars)
+        while name.last == " " { name.removeLast() }
+        if name.count > maximumCharacters {
+            name = String(name.prefix(maximumCharacters - 1))
+            while name.last == " " { name.removeLast() }
+            name += "…"
+        }
+        return name.isEmpty ? "Unnamed device" : name
+    }
+}

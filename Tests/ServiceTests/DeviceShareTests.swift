@@ -1,0 +1,200 @@
+import DBus
+import DBusTestSupport
+import Foundation
+import Glibc
+import SchemeBridgeDevices
+import Testing
+
+/// Sending to a nearby device and opening what a device sends, with two real KDE Connect engines
+/// (``KDEConnectPair``) and our service beside each.
+@Suite(.serialized) struct DeviceShareTests {
+    /// A 10 MiB file and a text from A reach B byte for byte, and B's SchemeBridge hands each to
+    /// B's app for its type, read-only in that app's Inbox. A look-alike `shareReceived` sent by
+    /// another client is not opened; a device that goes away is no target; with the engine gone
+    /// there are none.
+    @Test(.timeLimit(.minutes(15))) func fileAndTextFromAArriveOnBAndOpenInBsApps() async throws {
+        let pair = try await KDEConnectPair { b in
+            let files = try b.recorder("files")
+            let texts = try b.recorder("texts")
+            try b.entry("org.example.Files.desktop", "Name=Files\nExec=\(files) %f\nMimeType=application/octet-stream;")
+            try b.entry("org.example.Notes.desktop", "Name=Notes\nExec=\(texts) %f\nMimeType=text/plain;")
+            try b.writeConfig("[Devices]\nOpenReceived=default\n")
+        }
+        defer { pair.stop() }
+        let (a, b) = (pair.a, pair.b)
+        try await pair.startAndPair()
+        // B's service starts (bus activation) and follows B's engine.
+        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
+
+        // A's side: the typed client follows A's engine and sees B as a share target, live.
+        let engine = KDEConnectEngine(connection: a.connection)
+        try await engine.start()
+        defer { engine.stop() }
+        var targets: [NearbyDevice] = []
+        for await list in engine.shareTargetChanges() {
+            targets = list
+            if list.contains(where: { $0.id == b.id }) { break }
+        }
+        #expect(targets.map(\.name) == ["sideB"] && targets.first?.sendTitle == "Send to sideB")
+
+        // A forged shareReceived (another client, not the engine) naming a file of B's: ignored.
+        let secret = b.fixture.root.appendingPathComponent("secret.bin")
+        try Data("not for the handler".utf8).write(to: secret)
+        let forger = try await Connection.connect(address: b.fixture.bus.address)
+        // Sent to the service alone: a unicast signal reaches it whatever its match rules say.
+        let service = try BusName(try await BusDriver(forger).nameOwner("io.github.schemebridge.SchemeBridge1"))
+        try forger.emit(path: try ObjectPath("/modules/kdeconnect/devices/\(a.id)/share"), interface: "org.kde.kdeconnect.device.share",
+                        member: "shareReceived", [.string("file://" + secret.path)], destination: service)
+
+        // A's SchemeBridge lists B as a share target of kind device, live.
+        let listed = await Tools.eventually {
+            let r = try? await Tools.run(["gdbus", "call", "--address", a.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                          "--method", "io.github.schemebridge.Share1.ShareTargets", "['application/octet-stream']"])
+            return r?.stdout.contains("('\(b.id)', 'Send to sideB', 'smartphone', 'device')") == true
+        }
+        #expect(listed, "\(a.fixture.serviceLog.suffix(2000))")
+        let list = try await Tools.run([try Built.executable("schemebridge"), "share", "--list", "application/octet-stream"],
+                                       environment: ["DBUS_SESSION_BUS_ADDRESS": a.fixture.bus.address])
+        #expect(list.stdout.split(separator: "\n").contains("\(b.id)\tSend to sideB\tsmartphone\tdevice"), "\(list.stdout) \(list.stderr)")
+
+        // A 10 MiB file from A, through A's SchemeBridge: Share with target = B's device id.
+        let payload = a.fixture.root.appendingPathComponent("payload.bin")
+        var bytes = [UInt8](repeating: 0, count: 10 << 20)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 13) }
+        try Data(bytes).write(to: payload)
+        let out = try await ShareTests.share(a.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(b.id)"}"#)
+        let response = ShareTests.responses(out).first
+        #expect(response?["code"] as? Int == 0, "\(out) \(a.fixture.serviceLog.suffix(2000))")
+        #expect(response?["results"] as? [String: String] == ["target": b.id, "device": b.id, "engine": "kdeconnect"], "\(out)")
+        let argv = try #require(await b.fixture.recordedArgv("files"), "B's handler never ran: \(b.fixture.serviceLog.suffix(3000)) \(b.engineLog.suffix(2000))")
+        let inboxCopy = try #require(argv.last)
+        #expect(inboxCopy.contains("/Inbox/") || inboxCopy.contains("/inbox/"), "\(argv)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: inboxCopy)) == Data(bytes), "the Inbox copy differs from what A sent")
+        #expect(try Data(contentsOf: b.downloads.appendingPathComponent("payload.bin")) == Data(bytes))
+        #expect(access(inboxCopy, W_OK) != 0 || geteuid() == 0)
+        var st = stat()
+        #expect(stat(inboxCopy, &st) == 0 && st.st_mode & 0o222 == 0, "the Inbox copy is writable")
+        #expect(b.fixture.recordedEnv("files").contains("source=org.kde.kdeconnect.daemon"))
+
+        // A text from A: B opens it with its text/plain app.
+        let text = "hello from side A, äöü ✓ \(getpid())"
+        let textOut = try await ShareTests.share(a.fixture, #"[{"text": "\#(text)"}]"#, #"{"target": "\#(b.id)"}"#)
+        #expect(ShareTests.responses(textOut).first?["code"] as? Int == 0, "\(textOut)")
+        let textArgv = try #require(await b.fixture.recordedArgv("texts"), "B's text handler never ran: \(b.fixture.serviceLog.suffix(3000))")
+        #expect(try String(contentsOfFile: try #require(textArgv.last), encoding: .utf8) == text)
+        // The forged signal opened nothing: B's Inboxes hold what A sent, and no secret.bin.
+        let inboxes = b.fixture.dataHome.appendingPathComponent("schemebridge/inbox").path
+        let copies = (FileManager.default.subpaths(atPath: inboxes) ?? []).filter { !$0.hasSuffix("/") && $0.contains(".") }
+        #expect(!copies.contains { $0.hasSuffix("secret.bin") }, "\(copies)")
+        #expect(copies.contains { $0.hasSuffix("payload.bin") }, "\(copies)")
+        forger.close()
+
+        // B goes away: A's engine drops it, and a share to it finds no target (at once, before any request).
+        await pair.stopEngine(b)
+        for await list in engine.shareTargetChanges() where !list.contains(where: { $0.id == b.id }) { break }
+        await #expect(throws: DeviceShareError.self) { _ = try await engine.send(.text("x"), to: b.id) }
+        _ = await Tools.eventually {
+            let gone = try? await ShareTests.share(a.fixture, #"[{"text": "x"}]"#, #"{"target": "\#(b.id)"}"#)
+            return gone?["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget"
+        }
+        let gone = try await ShareTests.share(a.fixture, #"[{"text": "x"}]"#, #"{"target": "\#(b.id)"}"#)
+        #expect(gone["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(gone)")
+
+        // A's engine stops: no targets, and sending says KDE Connect is not running.
+        await pair.stopEngine(a)
+        _ = await Tools.eventually { !engine.isRunning }
+        do {
+            _ = try await engine.send(.text("x"), to: b.id)
+            Issue.record("a share without an engine succeeded")
+        } catch {
+            #expect(error.kind == .noTarget && error.message.contains("not running"), "\(error)")
+        }
+        #expect(engine.shareTargets.isEmpty)
+    }
+
+    /// Without an engine on the bus the client lists nothing and every share is NoTarget, at once.
+    @Test func noEngineMeansNoTargetsAndAClearError() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try await Connection.connect(address: bus.address)
+        defer { connection.close() }
+        let engine = KDEConnectEngine(connection: connection)
+        try await engine.start()
+        defer { engine.stop() }
+        #expect(engine.shareTargets.isEmpty && !engine.isRunning)
+        do {
+            _ = try await engine.send(.files(["/etc/hostname"]), to: "_abc_")
+            Issue.record("sent without an engine")
+        } catch {
+            #expect(error == DeviceShareError(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to"))
+        }
+    }
+
+    /// What an engine reports as received gets OpenFile's treatment: a FIFO is refused at once
+    /// (never waited on), a 10 GiB sparse file is over the Inbox quota, and the next good file
+    /// still opens. The engine here is the test owning `org.kde.kdeconnect` on a private bus.
+    @Test func aReceivedFIFOOrHugeSparseFileIsRefusedClearlyAndTheNextOneOpens() async throws {
+        let fixture = try ServiceFixture()
+        defer { fixture.stop() }
+        let files = try fixture.recorder("files")
+        try fixture.entry("org.example.Files.desktop", "Name=Files\nExec=\(files) %f\nMimeType=application/octet-stream;")
+        try fixture.writeConfig("[Devices]\nOpenReceived=default\n")
+        let engine = try await Connection.connect(address: fixture.bus.address)
+        defer { engine.close() }
+        #expect(try await engine.requestName("org.kde.kdeconnect") == .primaryOwner)
+        #expect(try await fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded)
+        let fifo = fixture.root.appendingPathComponent("pipe.bin").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let sparse = fixture.root.appendingPathComponent("huge.bin").path
+        let fd = open(sparse, O_CREAT | O_WRONLY, 0o600)
+        #expect(fd >= 0 && ftruncate(fd, 10 << 30) == 0)
+        close(fd)
+        let good = fixture.root.appendingPathComponent("good.bin")
+        try Data([0, 1, 2, 3, 255]).write(to: good)
+        for path in [fifo, sparse, good.path] {
+            try engine.emit(path: "/modules/kdeconnect/devices/_phone_/share", interface: "org.kde.kdeconnect.device.share",
+                            member: "shareReceived", [.string("file://" + path)])
+        }
+        let argv = try #require(await fixture.recordedArgv("files"), "\(fixture.serviceLog.suffix(3000))")
+        #expect(argv.last?.hasSuffix("/good.bin") == true, "\(argv)")
+        // One at a time, in order: both refusals are logged before the good file opened.
+        let log = fixture.serviceLog
+        #expect(log.contains("could not open what _phone_ sent: org.freedesktop.DBus.Error.InvalidArgs: only regular files can be opened as documents, not inode/fifo"),
+                "\(log.suffix(3000))")
+        #expect(log.contains("could not open what _phone_ sent: io.github.schemebridge.SchemeBridge1.Error.QuotaExceeded"), "\(log.suffix(3000))")
+        let inbox = fixture.dataHome.appendingPathComponent("schemebridge/inbox/org.example.Files").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox) == ["good.bin"])
+    }
+
+    /// A hostile device name is shown cleaned and bounded; a share the engine is still taking when
+    /// it stops is answered with code 2 and the reason, and the service stays up.
+    @Test func anEngineStoppingMidShareGivesCode2WithTheReason() async throws {
+        let run = NSTemporaryDirectory() + "sb-kc-run-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let fixture = try ServiceFixture(extraEnvironment: ["XDG_RUNTIME_DIR": run])
+        defer { fixture.stop() }
+        let engine = try await FakeKDEConnect(address: fixture.bus.address, name: "\u{202E}Evil\u{1B}[2J\n" + String(repeating: "A", count: 100_000))
+        defer { engine.stop() }
+        let targets = try await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                           "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
+        let shown = "Send to Evil[2J " + String(repeating: "A", count: 55) + "…"  // 64 characters
+        #expect(targets.stdout.contains("('_phone_', '\(shown)', 'smartphone', 'device')"), "\(targets.stdout.prefix(2000)) \(fixture.serviceLog.suffix(2000))")
+
+        let file = fixture.root.appendingPathComponent("notes.txt")
+        try Data("for the phone".utf8).write(to: file)
+        async let out = ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, #"{"target": "_phone_"}"#)
+        #expect(await Tools.eventually { engine.calls.list.withLock { !$0.isEmpty } }, "\(fixture.serviceLog.suffix(2000))")
+        let call = engine.calls.list.withLock { $0.first } ?? ""
+        #expect(call.hasPrefix("shareUrl ") && call.contains("file://\(run)/schemebridge/outbox/") && call.hasSuffix("/notes.txt\")"), "\(call)")
+        engine.stop()
+        let response = ShareTests.responses(try await out).first
+        #expect(response?["code"] as? Int == 2, "\(String(describing: response))")
+        let results = response?["results"] as? [String: String] ?? [:]
+        #expect(results["error-name"] == "io.github.schemebridge.SchemeBridge1.Error.LaunchFailed", "\(results)")
+        #expect(results["error-message"]?.contains("KDE Connect did not take the share") == true, "\(results)")
+        // The service is still there, and with the engine gone the device is no target.
+        let again = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "_phone_"}"#)
+        #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
+    }
+}
