@@ -80,7 +80,7 @@ final class LaunchImagePresenter: Sendable {
                     interface: "org.freedesktop.Notifications", member: "Notify",
                     [.string("SchemeBridge"), .uint32(0), .string(""), .string("Opening \(name)"), .string(""),
                      .strings([]), .vardict(["image-path": .string(image), "transient": .boolean(true),
-                                             "desktop-entry": .string(String(Contract.ownDesktopID.dropLast(".desktop".count)))]),
+                                             "desktop-entry": .string(DesktopID.appID(Contract.ownDesktopID))]),
                      .int32(3000)], timeout: .seconds(5))
             } catch {
                 logger.info("the notification server did not show the launch image: \(DBusError.from(error).message)")

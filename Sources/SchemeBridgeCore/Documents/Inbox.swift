@@ -27,7 +27,7 @@ public struct Inbox: Sendable {
 
     /// The Inbox of desktop id `desktopID`.
     public func directory(for desktopID: String) -> String {
-        XDGDirectories.join(root, desktopID.hasSuffix(".desktop") ? String(desktopID.dropLast(8)) : desktopID)
+        XDGDirectories.join(root, DesktopID.appID(desktopID))
     }
 
     /// Places a read-only copy of `fd` (a regular file the caller opened) in `desktopID`'s Inbox
