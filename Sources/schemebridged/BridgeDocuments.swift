@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
 
@@ -17,7 +18,7 @@ extension Bridge {
             let key = known.appID ?? sender
             let documents = self.documents
             let (name, type) = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: options.contentType) }
+                try Self.adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: options.contentType) } }
             }
             shownName = name
             let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
@@ -30,7 +31,7 @@ extension Bridge {
             let sendingApp = known.appID ?? "(unidentified)"
             let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
             let path = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
+                try Self.adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inbox.place(d, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) } }
             }
             do throws(DBusError) {
                 let url = try Self.adapt { () throws(OpenFailure) in
@@ -65,7 +66,7 @@ extension Bridge {
         let known = await callers.caller(sender, connection: connection, registry: registry)
         let documents = self.documents
         return try await descriptors.run(for: known.appID ?? sender) { () throws(DBusError) in
-            try Self.adapt { () throws(OpenFailure) in try documents.contentType(of: fd.rawValue, name: name) }
+            try Self.adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.contentType(of: d, name: name) } }
         }
     }
 
