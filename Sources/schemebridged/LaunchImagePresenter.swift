@@ -11,11 +11,8 @@ import LinuxSystem
 /// X; without a display, a freedesktop notification carries the image when a notification server
 /// is on the bus; otherwise nothing is shown. Opening works the same in every case.
 final class LaunchImagePresenter: Sendable {
-    /// How an image would be presented now.
-    enum Mode: Equatable {
-        case splash(helper: String)
-        case notification
-    }
+    /// How an image would be presented now (Core's rule, ``LaunchImageMode``).
+    typealias Mode = LaunchImageMode
 
     let connection: Connection
     let environment: [String: String]
@@ -33,10 +30,7 @@ final class LaunchImagePresenter: Sendable {
     }
 
     /// The splash when there is an X display and the helper is installed; else a notification.
-    var mode: Mode {
-        if let display = environment["DISPLAY"], !display.isEmpty, let helper { return .splash(helper: helper) }
-        return .notification
-    }
+    var mode: Mode { LaunchImageMode.choose(environment: environment, helper: helper) }
 
     /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on
     /// SIGTERM). Returns the helper's pid; nil when it could not start, or when `[LaunchImages]
