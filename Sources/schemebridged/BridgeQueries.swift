@@ -10,9 +10,7 @@ extension Bridge {
     /// Answers a query for `sender` within what it may learn (query privacy). Nil when the
     /// answer needs the caller identified first: the query then goes to ``query(_:_:)``.
     func queryNow<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) throws(DBusError) -> T? {
-        guard broker.queryPrivacy else { return try Self.adapt { () throws(OpenFailure) in try answer(.all) } }
-        guard let known = callers.cached(sender) else { return nil }
-        let scope = broker.queryScope(for: Self.caller(sender, known))
+        guard let scope = broker.queryScopeNow(known: callers.cached(sender).map { Self.caller(sender, $0) }) else { return nil }
         return try Self.adapt { () throws(OpenFailure) in try answer(scope) }
     }
 
@@ -43,15 +41,15 @@ extension Bridge {
     /// The `Schemes` property as `sender` may see it (nil: a `PropertiesChanged` everyone sees).
     /// A caller not identified yet sees nothing under query privacy, and is identified for next time.
     func schemes(for sender: String?) -> [String] {
-        guard broker.queryPrivacy else { return broker.schemes() }
-        guard let sender, let known = callers.cached(sender) else {
+        let known = sender.flatMap { sender in callers.cached(sender).map { Self.caller(sender, $0) } }
+        guard let scope = broker.queryScopeNow(known: known) else {
             if let sender {
                 let (connection, registry, callers) = (self.connection, self.registry, self.callers)
                 Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
             }
             return []
         }
-        return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
+        return broker.schemes(scope: scope)
     }
 
     /// Sets a default for `sender`: limited per caller, written off the shared task threads.
