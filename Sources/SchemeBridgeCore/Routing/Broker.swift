@@ -170,7 +170,8 @@ public final class Broker: Sendable {
     }
 
     private static func write(_ registry: Registry, scheme s: String, desktopID: String) throws(OpenFailure) {
-        try written { () throws(SetDefaultError) in _ = try registry.setDefault(scheme: s, desktopID: desktopID) }
+        // `s` is `validScheme`'s answer: valid and lower-cased, so not parsed again.
+        try written { () throws(SetDefaultError) in _ = try registry.setDefault(scheme: Scheme(validatedLowercase: s), desktopID: desktopID) }
     }
 
     /// Runs a registry write, turning its failure into the broker's.
