@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// A Unix file descriptor carried in a D-Bus message (type `h`).
 ///
@@ -26,4 +27,12 @@ public final class UnixFD: Hashable, Sendable, CustomStringConvertible {
     public static func == (a: UnixFD, b: UnixFD) -> Bool { a === b }
     public func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(self)) }
     public var description: String { "fd \(rawValue)" }
+}
+
+extension UnixFD {
+    /// Runs `body` with the descriptor as a ``FileDescriptor`` it may use but not close (this
+    /// object still owns it and outlives the call).
+    public func withFileDescriptor<T, E: Error>(_ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T {
+        try withExtendedLifetime(self) { () throws(E) -> T in try FileDescriptor.lending(rawValue, body) }
+    }
 }

@@ -65,3 +65,16 @@ public struct Errno: Error, Sendable, Equatable, CustomStringConvertible {
     /// `strerror`'s text.
     public var description: String { String(cString: strerror(code)) }
 }
+
+extension FileDescriptor {
+    /// Runs `body` with `rawValue` as a descriptor it may use but not close: the caller keeps
+    /// owning `rawValue` (an adapter between APIs that take a ``FileDescriptor`` and a number
+    /// someone else owns, such as a descriptor received in a D-Bus message).
+    public static func lending<T, E: Error>(_ rawValue: Int32, _ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T {
+        let descriptor = FileDescriptor(owning: rawValue)
+        let result: Result<T, E>
+        do throws(E) { result = .success(try body(descriptor)) } catch { result = .failure(error) }
+        _ = descriptor.take()
+        return try result.get()
+    }
+}

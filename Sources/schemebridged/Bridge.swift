@@ -86,8 +86,11 @@ final class Bridge: Sendable {
 
     // MARK: helpers
 
+    /// The caller `known` as the connection `sender` (the cache keeps the bus name already).
     static func caller(_ sender: String, _ known: CallerCache.Caller) -> Caller {
-        Caller(busName: sender, pid: known.pid, appID: known.appID, sandboxed: known.sandboxed)
+        var caller = known
+        caller.busName = sender
+        return caller
     }
 
     /// A URL safe to put in a log line or a signal: valid UTF-8 without NUL, at most 64 KiB.

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
 
@@ -18,7 +19,7 @@ extension Bridge {
             let key = known.appID ?? sender
             let documents = self.documents
             let (name, type) = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: options.contentType) }
+                try Self.adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: options.contentType) } }
             }
             shownName = name
             return try await openDocument(fd, name: name, type: type, options: options, sender: sender, known: known)
@@ -77,7 +78,7 @@ extension Bridge {
         let known = await callers.caller(sender, connection: connection, registry: registry)
         let documents = self.documents
         return try await descriptors.run(for: known.appID ?? sender) { () throws(DBusError) in
-            try Self.adapt { () throws(OpenFailure) in try documents.contentType(of: fd.rawValue, name: name) }
+            try Self.adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.contentType(of: d, name: name) } }
         }
     }
 

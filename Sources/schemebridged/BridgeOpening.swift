@@ -37,7 +37,7 @@ extension Bridge {
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
-            let pasteboardCaller = PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)
+            let pasteboardCaller = Self.caller(sender, known)
             let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: pasteboardCaller) }
             var admission = try Self.adapt { () throws(OpenFailure) in
                 try broker.admit(request, searchPath: searchPath, sessionScale: sessionScale.load(ordering: .relaxed),
@@ -46,7 +46,7 @@ extension Bridge {
             pinned = admission.callbackGroup
             if let pasteboard {
                 // The handler may read it before it starts: its app id now, its process once spawned.
-                let (store, appID) = (pasteboards.store, String(admission.plan.entry.id.dropLast(admission.plan.entry.id.hasSuffix(".desktop") ? 8 : 0)))
+                let (store, appID) = (pasteboards.store, DesktopID.appID(admission.plan.entry.id))
                 try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, appID: appID, caller: pasteboardCaller) }
                 admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
             }

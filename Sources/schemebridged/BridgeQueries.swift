@@ -57,7 +57,7 @@ extension Bridge {
             }
             return []
         }
-        return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
+        return broker.schemes(scope: scope)
     }
 
     /// Sets a default for `sender`: limited per caller, written off the shared task threads.

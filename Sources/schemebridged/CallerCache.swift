@@ -5,6 +5,9 @@ import SchemeBridgeContract
 import SchemeBridgeCore
 import Synchronization
 
+/// Core's caller, named so ``CallerCache/Caller`` can refer to it.
+typealias IdentifiedCaller = Caller
+
 /// The app id of each caller, found once per unique bus name when it first calls us (never for
 /// connections that do not), and forgotten when the name leaves the bus.
 ///
@@ -13,16 +16,8 @@ import Synchronization
 /// shared one); a caller whose identification takes longer than the threads' timeout is
 /// unidentified. Concurrent first calls of one caller share one identification.
 final class CallerCache: Sendable {
-    struct Caller: Sendable {
-        let pid: UInt32?
-        let appID: String?
-        /// True when `appID` is the app behind our CLI (`pid` is still the CLI's).
-        var throughCLI = false
-        /// The caller's process and its ancestors, nearest first (run-time loop safety).
-        var lineage: [Int32] = []
-        /// Whether it runs in a Flatpak sandbox (``SandboxedCallerRule``).
-        var sandboxed = false
-    }
+    /// What is known of a caller: the one ``SchemeBridgeCore/Caller`` type.
+    typealias Caller = IdentifiedCaller
 
     private struct State {
         var known: [String: Caller] = [:]
@@ -43,7 +38,7 @@ final class CallerCache: Sendable {
     init(ancestry: CallerAncestry? = nil, threads: IdentificationThreads = IdentificationThreads(), logger: Logger? = nil) {
         self.ancestry = ancestry ?? CallerAncestry(
             cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),
-            ownAppIDs: [String(Contract.ownDesktopID.dropLast(".desktop".count))])
+            ownAppIDs: [DesktopID.appID(Contract.ownDesktopID)])
         self.threads = threads
         self.logger = logger
     }
@@ -65,13 +60,14 @@ final class CallerCache: Sendable {
 
     private func identify(_ sender: String, connection: Connection, registry: Registry?) async -> Caller {
         let pid = (try? await BusDriver(connection).credentials(of: sender))?.processID
-        var caller = Caller(pid: pid, appID: nil)
+        var caller = Caller(busName: sender, pid: pid)
         if let pid {
             let identifier = CallerIdentifier(ancestry: ancestry, registry: registry,
                                               rule: registry.map { ExecIdentityRule(directories: $0.directories) } ?? ExecIdentityRule(home: "", userApplications: ""))
             let started = ContinuousClock.now
             if let identity = await threads.run({ identifier.identify(pid: Int32(bitPattern: pid)) }) {
-                caller = Caller(pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage, sandboxed: identity.sandboxed)
+                caller = Caller(busName: sender, pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage,
+                                sandboxed: identity.sandboxed)
                 logger?.debug("identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
             } else {
                 logger?.notice("could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")

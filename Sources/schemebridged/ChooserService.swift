@@ -185,6 +185,6 @@ final class ChooserService: Sendable {
     /// The caller's `Name=` when it has an installed entry ("" otherwise).
     private func callerName(_ caller: Caller) -> String {
         guard let id = caller.appID else { return "" }
-        return registry.entry(id: id.hasSuffix(".desktop") ? id : id + ".desktop")?.name ?? ""
+        return registry.entry(id: DesktopID(id).fileName)?.name ?? ""
     }
 }

@@ -13,11 +13,8 @@ import LinuxSystem
 /// carries the image when a notification server is on the bus, else nothing is shown. Opening
 /// works the same in every case.
 final class LaunchImagePresenter: Sendable {
-    /// How an image would be presented now.
-    enum Mode: Equatable {
-        case splash(helper: String)
-        case notification
-    }
+    /// How an image would be presented now (Core's rule, ``LaunchImageMode``).
+    typealias Mode = LaunchImageMode
 
     let connection: Connection
     let environment: [String: String]
@@ -88,7 +85,7 @@ final class LaunchImagePresenter: Sendable {
                     interface: "org.freedesktop.Notifications", member: "Notify",
                     [.string("SchemeBridge"), .uint32(0), .string(""), .string("Opening \(name)"), .string(""),
                      .strings([]), .vardict(["image-path": .string(image), "transient": .boolean(true),
-                                             "desktop-entry": .string(String(Contract.ownDesktopID.dropLast(".desktop".count)))]),
+                                             "desktop-entry": .string(DesktopID.appID(Contract.ownDesktopID))]),
                      .int32(3000)], timeout: .seconds(5))
             } catch {
                 logger.info("the notification server did not show the launch image: \(DBusError.from(error).message)")

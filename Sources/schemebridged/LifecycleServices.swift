@@ -66,15 +66,15 @@ struct RegistryChangeAnnouncer: Service {
         let (connection, registry) = (bridge.connection, bridge.registry)
         var lastSchemes = registry.schemes
         for await changed in changes.cancelOnGracefulShutdown() {
-            let privacy = bridge.broker.queryPrivacy
-            try? connection.emit(HandlersChanged(schemes: privacy ? [] : changed.sorted()))
             let schemes = registry.schemes
+            let broadcast = bridge.broker.broadcast(changed: changed, schemes: schemes)  // query privacy
+            try? connection.emit(HandlersChanged(schemes: broadcast.changedSchemes))
             if schemes != lastSchemes {
                 lastSchemes = schemes
                 try? connection.emitPropertiesChanged(
                     path: Contract.objectPath, interface: Contract.interface,
-                    changed: privacy ? [:] : [ContractProperty.schemes.rawValue: .strings(schemes)],
-                    invalidated: privacy ? [ContractProperty.schemes.rawValue] : [])
+                    changed: broadcast.schemes.map { [ContractProperty.schemes.rawValue: .strings($0)] } ?? [:],
+                    invalidated: broadcast.schemes == nil ? [ContractProperty.schemes.rawValue] : [])
             }
         }
         await LifecycleServices.untilShutdown()

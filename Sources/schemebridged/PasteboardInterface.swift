@@ -17,7 +17,7 @@ extension PasteboardService {
                     Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
                 }
                 guard let sender, let known = callers.cached(sender), let board = store.peek(id),
-                      board.access(for: PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)) != nil else { return empty }
+                      board.access(for: Bridge.caller(sender, known)) != nil else { return empty }
                 return value(board)
             })
         }

@@ -51,7 +51,7 @@ final class PasteboardService: Sendable {
 
     func caller(_ sender: String) async -> PasteboardCaller {
         let known = await callers.caller(sender, connection: connection, registry: registry)
-        return PasteboardCaller(busName: sender, appID: known.appID, lineage: known.lineage)
+        return Bridge.caller(sender, known)
     }
 
     /// Runs blocking `work` on a disk thread.

@@ -34,7 +34,7 @@ final class ReplyService: Sendable {
         self.connection = connection
         self.logger = logger
         let box = WeakBox<ReplyService>()
-        timeouts = DeadlineTimer(name: "reply-timeouts") { id in box.value?.fail(id, "Timeout", "the handler did not reply in time") }
+        timeouts = DeadlineTimer(name: "reply-timeouts") { id in box.value?.fail(id, .timedOut) }
         box.value = self
     }
 
@@ -100,17 +100,15 @@ final class ReplyService: Sendable {
         Task {
             _ = try? await BusDriver(connection).id()
             if status == 0, shares.withLock({ $0[id] }) != nil { return answer(id, code: .success) }
-            fail(id, "HandlerExited",
-                 "the handler exited\(status == 0 ? "" : " with status \(status)") without replying")
+            fail(id, .handlerExited(status: status))
         }
     }
 
     /// `name` left the bus: its requests are dropped (a caller) or failed (an activated handler).
     func nameLeft(_ name: String) {
-        for r in table.takeAll(caller: name) { drop(r.id) }
-        for r in table.takeAll(handlerOwner: name) {
-            finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why("HandlerExited", "the handler left the bus without replying")))
-        }
+        let (dropped, failed) = table.nameLeft(name)
+        for r in dropped { drop(r.id) }
+        for (r, ending) in failed { finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(ending))) }
     }
 
     /// `Reply(token, code, results)` from `sender`.
@@ -191,13 +189,13 @@ final class ReplyService: Sendable {
 
     // MARK: internals
 
-    private func fail(_ id: UInt64, _ name: String, _ message: String) {
+    private func fail(_ id: UInt64, _ ending: RequestEnding) {
         guard let r = table.take(id) else { return }
-        finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(name, message)))
+        finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(ending)))
     }
 
-    private static func why(_ name: String, _ message: String) -> [String: DBusValue] {
-        [Response.Key.errorName: .string(Contract.errorPrefix + name), Response.Key.errorMessage: .string(message)]
+    private static func why(_ ending: RequestEnding) -> [String: DBusValue] {
+        [Response.Key.errorName: .string(Contract.errorPrefix + ending.errorName), Response.Key.errorMessage: .string(ending.message)]
     }
 
     /// Marks request `id` as a share going to `target` ("" while the sheet is up).

@@ -20,17 +20,7 @@ import SchemeBridgeContract
         try f.writeConfig("[Policy]\nQueryPrivacy=true\n")
         // The very first call of a new caller is answered for that caller (no warm-up): the
         // service identifies it before answering.
-        let script = """
-            import sys, dbus
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            \(ServiceFixture.pythonNames)
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            props = dbus.Interface(bus.get_object(N, O), 'org.freedesktop.DBus.Properties')
-            print(bool(svc.CanOpenURL('secretbank:x')), bool(svc.CanOpenURL('todolist:x')),
-                  list(svc.HandlersForScheme('secretbank')), str(svc.DefaultHandler('secretbank')) or '-',
-                  [str(x) for x in props.Get(N, 'Schemes')])
-            """
-        let asker = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        let asker = try await Tools.run(Clients.command("Config/privacy-queries", [f.bus.address]), environment: Clients.serviceNames)
         #expect(asker.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "False True [] - ['todolist']", "\(asker.stdout)\(asker.stderr)")
         // A caller with no entry of its own (dbus-send) declares nothing, so learns nothing.
         let plain = try await f.dbusSend("CanOpenURL", "string:secretbank:x")
@@ -91,22 +81,7 @@ import SchemeBridgeContract
         try f.entry("org.example.Slow.desktop", "Name=Slow\nDBusActivatable=true\nMimeType=x-scheme-handler/slow;")
         // The app's Open says it started (a file), then returns only once the test opens the gate.
         let started = f.root.appendingPathComponent("open-started").path
-        let app = try Tools.spawn([Tools.systemPython, "-c", """
-            import os, sys, time, dbus, dbus.service
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            class App(dbus.service.Object):
-                @dbus.service.method('org.freedesktop.Application', in_signature='asa{sv}', out_signature='')
-                def Open(self, uris, platform):
-                    open(sys.argv[2], 'w').close()
-                    while not os.path.exists(sys.argv[3]) and os.path.isdir(os.path.dirname(sys.argv[3])):
-                        time.sleep(0.05)
-            name = dbus.service.BusName('org.example.Slow', bus)
-            App(bus, '/org/example/Slow')
-            GLib.MainLoop().run()
-            """, f.bus.address, started, f.gate.file("open")])
+        let app = try Tools.spawn(Clients.command("Config/slow-app", [f.bus.address, started, f.gate.file("open")]))
         defer { app.terminate() }
         _ = await Tools.eventually {
             let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",

@@ -5,18 +5,8 @@ import DBusTestSupport
 /// The Inboxes' caps hold against a hostile caller: concurrent opens, sparse files, one caller
 /// filling an app's Inbox or spreading over several.
 @Suite struct InboxQuotaTests {
-    /// `OpenFile(argv[1])` with content type `argv[2]`; prints "no error" or the error's name. With
-    /// `argv[3]`, first says it is ready (`argv[3].ready.PID`) and waits until `argv[3]` exists.
-    static let openScript = """
-        from pb import *
-        import os, sys, dbus, time
-        svc = dbus.Interface(bus().get_object(N, O), N)
-        if len(sys.argv) > 3:
-            open(sys.argv[3] + '.ready.' + str(os.getpid()), 'w').close()
-            while not os.path.exists(sys.argv[3]): time.sleep(0.005)
-        fd = os.open(sys.argv[1], os.O_RDONLY)
-        print(error(lambda: svc.OpenFile(dbus.types.UnixFd(fd), {'content-type': sys.argv[2]}, timeout=300)).split(':')[0])
-        """
+    /// Clients/InboxQuota/open-file: `OpenFile(argv[1])` with content type `argv[2]`, printing the error name.
+    static let openScript = "InboxQuota/open-file"
 
     /// A fixture whose `org.example.Viewer` opens `application/x-test` and `org.example.Other`
     /// opens `application/x-other` (both stay up until the fixture stops); `config` goes in `[Documents]`.
@@ -44,7 +34,7 @@ import DBusTestSupport
     }
 
     func open(_ f: ServiceFixture, _ path: String, type: String = "application/x-test", as python: String = Tools.systemPython) async throws -> String {
-        let r = try await f.runPython(Self.openScript, python: python, [path, type])
+        let r = try await f.runClient(Self.openScript, python: python, [path, type])
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + (r.status == 0 ? "" : " \(r.stderr)")
     }
 
@@ -61,7 +51,7 @@ import DBusTestSupport
             for (i, file) in files.enumerated() {
                 let caller = try f.pythonNamed("doc-caller\(i)")
                 group.addTask {
-                    let r = try await f.runPython(Self.openScript, python: caller, [file, "application/x-test", gate])
+                    let r = try await f.runClient(Self.openScript, python: caller, [file, "application/x-test", gate])
                     return r.stdout + (r.status == 0 ? "" : r.stderr)
                 }
             }

@@ -8,27 +8,9 @@ import SchemeBridgeContract
 /// largest owner makes room for a newcomer; memory allocated past a memfd's end is charged.
 /// Each test prints its figures (`MEASURE …`).
 @Suite struct PasteboardQuotaTests {
-    /// Creates a pasteboard and sets one item: a sealed memfd of `sys.argv[1]` bytes that holds
-    /// no memory (`ftruncate` only). Prints the path and the error name ("no error").
-    static let sparseWriter = """
-        from pb import *
-        import sys, dbus
-        b = bus()
-        path, name = boards(b).CreatePasteboard('', {})
-        r = error(lambda: board(b, path).SetItems([{'application/octet-stream': dbus.types.UnixFd(sealed(int(sys.argv[1])))}]))
-        print(path, r.split(':')[0])
-        """
+    // Clients/PasteboardQuota: sparse-writer (a sealed memfd of argv[1] bytes that holds no
+    // memory; prints the path and the error name), victim-writer (another app's 10-byte hand-off).
 
-    /// The victim: another app's 10-byte hand-off. Prints the error name ("no error").
-    static let victimWriter = """
-        from pb import *
-        import dbus
-        b = bus()
-        def write():
-            path, name = boards(b).CreatePasteboard('', {})
-            board(b, path).SetItems([{'text/plain': dbus.ByteArray(b'0123456789')}])
-        print(error(write).split(':')[0])
-        """
 
     /// An app named by a desktop entry of its own (its program, a hard link of python under
     /// `$HOME`, is what the entry runs): what a victim app is, and what an attacker can also make.
@@ -44,17 +26,17 @@ import SchemeBridgeContract
         let victim = try Self.installedApp(f, "victim-app", "org.example.Victim")
         var accepted = 0
         for i in 1...4 {
-            let r = try await f.runPython(Self.sparseWriter, python: try f.pythonNamed("squatter-\(i)"), [String(2 << 30)])
+            let r = try await f.runClient("PasteboardQuota/sparse-writer", python: try f.pythonNamed("squatter-\(i)"), [String(2 << 30)])
             #expect(r.stdout.hasSuffix(" no error\n") || r.stdout.hasSuffix(" \(ContractError.quotaExceeded.rawValue)\n"), "\(r.stdout)\(r.stderr)")
             if r.stdout.hasSuffix(" no error\n") { accepted += 1 }
         }
-        let hurt = try await f.runPython(Self.victimWriter, python: victim)
+        let hurt = try await f.runClient("PasteboardQuota/victim-writer", python: victim)
         print("MEASURE 4 executable paths × 2 GiB sparse memfds: \(accepted) accepted (\(accepted * 2) GiB charged); another app's 10-byte SetItems: \(hurt.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
         #expect(accepted == 0, "the paths share 256 MiB (MaxBytesUnidentified)")
         #expect(hurt.stdout == "no error\n", "\(hurt.stdout)\(hurt.stderr)\n\(f.serviceLog)")
         // Within the shared quota they still work: 100 MiB fits once, a second 200 MiB does not.
-        let small = try await f.runPython(Self.sparseWriter, python: try f.pythonNamed("squatter-1"), [String(100 << 20)])
-        let more = try await f.runPython(Self.sparseWriter, python: try f.pythonNamed("squatter-2"), [String(200 << 20)])
+        let small = try await f.runClient("PasteboardQuota/sparse-writer", python: try f.pythonNamed("squatter-1"), [String(100 << 20)])
+        let more = try await f.runClient("PasteboardQuota/sparse-writer", python: try f.pythonNamed("squatter-2"), [String(200 << 20)])
         #expect(small.stdout.hasSuffix(" no error\n") && more.stdout.hasSuffix(" \(ContractError.quotaExceeded.rawValue)\n"), "\(small.stdout)\(more.stdout)\(more.stderr)")
     }
 
@@ -62,30 +44,20 @@ import SchemeBridgeContract
         let f = try ServiceFixture()
         defer { f.stop() }
         let victim = try Self.installedApp(f, "victim-app", "org.example.Victim")
-        let flood = """
-            from pb import *
-            b = bus()
-            made = 0
-            for i in range(64):
-                try:
-                    boards(b).CreatePasteboard('', {}); made += 1
-                except dbus.DBusException: pass
-            print(made)
-            """
         let links = try (1...64).map { try f.pythonNamed("flood-\($0)") }
         var made = 0
         // Four at a time (64 python start-ups).
         for batch in stride(from: 0, to: links.count, by: 4) {
             let counts = try await withThrowingTaskGroup(of: Int.self) { group in
                 for link in links[batch..<min(batch + 4, links.count)] {
-                    group.addTask { Int(try await f.runPython(flood, python: link).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+                    group.addTask { Int(try await f.runClient("PasteboardQuota/flood", python: link).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(!counts.contains(-1), "a flood script failed")
             made += counts.reduce(0, +)
         }
-        let victimRun = try await f.runPython(Self.victimWriter, python: victim)
+        let victimRun = try await f.runClient("PasteboardQuota/victim-writer", python: victim)
         print("MEASURE 64 executable paths × 64 CreatePasteboard: \(made) made (MaxPasteboards 4096); another app's CreatePasteboard: \(victimRun.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
         #expect(made == 64, "the paths share 64 pasteboards (MaxPasteboardsUnidentified)")
         #expect(victimRun.stdout == "no error\n", "\(victimRun.stdout)\(victimRun.stderr)")
@@ -99,38 +71,20 @@ import SchemeBridgeContract
         try f.writeConfig("[Pasteboards]\nMaxPasteboards=16\n")
         let victim = try Self.installedApp(f, "victim-app", "org.example.Victim")
         let squatters = try (1...4).map { try Self.installedApp(f, "squatter-app-\($0)", "org.example.Squatter\($0)") }
-        let fill = """
-            from pb import *
-            import dbus
-            b = bus()
-            paths = []
-            for i in range(4):
-                path, name = boards(b).CreatePasteboard('', {'expires-in': dbus.UInt64(3600 if i == 0 else 600)})
-                paths.append(str(path))
-            r = error(lambda: board(b, paths[0]).SetItems([{'application/octet-stream': dbus.types.UnixFd(sealed(2 << 30))}]))
-            print(' '.join(paths), r.split(':')[0])
-            """
         var paths: [String: [String]] = [:]
         for squatter in squatters {
-            let r = try await f.runPython(fill, python: squatter)
+            let r = try await f.runClient("PasteboardQuota/fill", python: squatter)
             let words = r.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
             #expect(words.count == 6 && words[4...] == ["no", "error"], "\(r.stdout)\(r.stderr)")
             paths[squatter] = Array(words.prefix(4))
         }
-        let hurt = try await f.runPython(Self.victimWriter, python: victim)
+        let hurt = try await f.runClient("PasteboardQuota/victim-writer", python: victim)
         #expect(hurt.stdout == "no error\n", "\(hurt.stdout)\(hurt.stderr)\n\(f.serviceLog)")
         // What each squatter has left: one empty pasteboard (the soonest to expire) made room for
         // the victim's, and one 2 GiB one for its 10 bytes.
-        let check = """
-            from pb import *
-            import sys
-            b = bus()
-            left = [p for p in sys.argv[1:] if error(lambda: board(b, p).Types()) == 'no error']
-            print(len(left), sum(1 for p in left if len(board(b, p).Types()) > 0))
-            """
         var boards = 0, full = 0
         for squatter in squatters {
-            let r = try await f.runPython(check, python: squatter, paths[squatter] ?? [])
+            let r = try await f.runClient("PasteboardQuota/check", python: squatter, paths[squatter] ?? [])
             let n = r.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             #expect(n.count == 2, "\(r.stdout)\(r.stderr)")
             boards += n.first ?? 0
@@ -145,21 +99,7 @@ import SchemeBridgeContract
         let f = try ServiceFixture()
         defer { f.stop() }
         try f.writeConfig("[Pasteboards]\nMaxBytesUnidentified=16777216\n")
-        let r = try await f.runPython("""
-            from pb import *
-            import os, fcntl, ctypes, dbus
-            b = bus()
-            path, name = boards(b).CreatePasteboard('', {})
-            fd = os.memfd_create('padded', os.MFD_ALLOW_SEALING)
-            os.write(fd, b'0123456789')
-            libc = ctypes.CDLL(None, use_errno=True)
-            # FALLOC_FL_KEEP_SIZE: 64 MiB of memory past the 10 bytes, kept after sealing.
-            assert libc.fallocate(fd, 1, ctypes.c_long(0), ctypes.c_long(64 << 20)) == 0
-            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
-            print(os.fstat(fd).st_size, os.fstat(fd).st_blocks * 512)
-            print(error(lambda: board(b, path).SetItems([{'text/plain': dbus.types.UnixFd(fd)}])))
-            print(error(lambda: board(b, path).SetItems([{'text/plain': dbus.types.UnixFd(sealed(b'0123456789'))}])))
-            """, python: try f.pythonNamed("padder"))
+        let r = try await f.runClient("PasteboardQuota/padded-memfd", python: try f.pythonNamed("padder"))
         let lines = r.stdout.split(separator: "\n").map(String.init)
         print("MEASURE a 10-byte memfd holding \(lines.first ?? "?") (size, allocated bytes) against a 16 MiB quota: \(lines.dropFirst().first ?? "?")")
         #expect(lines.count == 3, "\(r.stdout)\(r.stderr)")

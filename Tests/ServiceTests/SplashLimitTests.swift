@@ -11,17 +11,7 @@ import SchemeBridgeContract
     @Test func helpersAreCappedAndLaunchesGoOn() async throws {
         let s = try SplashServiceTests.setUp(config: "[LaunchImages]\nTimeout=600000\nMaxHelpers=4\n")
         defer { s.f.stop(); s.x.stop() }
-        let r = try await Tools.run([Tools.systemPython, "-c", """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            svc = dbus.Interface(bus.get_object(N, O), N)
-            shown = 0
-            for i in range(30):
-                result = svc.OpenURLWithOptions('todolist://%d' % i, {}, timeout=600)
-                shown += 1 if result['launch-image'] else 0
-            print(shown)
-            """, s.f.bus.address])
+        let r = try await Tools.run(Clients.command("SplashLimit/thirty-launches", [s.f.bus.address]), environment: Clients.serviceNames)
         #expect(r.status == 0 && r.stdout == "4\n", "launches with their image shown: \(r.stdout)\(r.stderr)")
         let helpers = await s.f.splashHelpers()
         #expect(helpers.count == 4, "\(helpers)")

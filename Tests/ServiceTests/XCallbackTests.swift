@@ -35,13 +35,7 @@ import SchemeBridgeContract
 
     /// The caller (python3, `org.example.Caller`) opens `handler://do` with its x-success callback.
     static func callerOpensHandlerWithCallback(_ f: ServiceFixture) async throws -> ProcessResult {
-        let script = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            svc = dbus.Interface(dbus.bus.BusConnection(sys.argv[1]).get_object(N, O), N)
-            print(bool(svc.OpenURL('handler://do?x-success=callerapp%3A%2F%2Fdone', timeout=120)))
-            """
-        return try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        return try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone"]), environment: Clients.serviceNames)
     }
 
     @Test func callbacksComeBackToTheCallerOnlyWithAVerifiedSource() async throws {
@@ -56,13 +50,7 @@ import SchemeBridgeContract
         try f.entry("system-thief.desktop", "Name=System Thief\nExec=\(try f.recorder("systhief")) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
         try "[Default Applications]\nx-scheme-handler/callerapp=system-thief.desktop\n"
             .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
-        let script = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            svc = dbus.Interface(dbus.bus.BusConnection(sys.argv[1]).get_object(N, O), N)
-            print(bool(svc.OpenURL('handler://do?x-success=callerapp%3A%2F%2Fdone&x-source=forged.App')))
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        let r = try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone&x-source=forged.App"]), environment: Clients.serviceNames)
         #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
         let callerURL = f.records.appendingPathComponent("caller.url")
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: callerURL.path) }, "the callback never came back")
@@ -81,16 +69,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         _ = try Self.installCaller(f)
         try f.entry("handler.desktop", "Name=Handler\nExec=\(try f.recorder("handler")) %u\nMimeType=x-scheme-handler/handler;", system: true)
-        let script = """
-            import sys, dbus
-            \(ServiceFixture.pythonNames)
-            svc = dbus.Interface(dbus.bus.BusConnection(sys.argv[1]).get_object(N, O), N)
-            try:
-                svc.OpenURL('handler://do?x-error=otherapp://failed'); print('opened')
-            except dbus.DBusException as e:
-                print(e.get_dbus_name()); print(str(e))
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, f.bus.address])
+        let r = try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-error=otherapp://failed"]), environment: Clients.serviceNames)
         #expect(r.stdout.hasPrefix(ContractError.callbackNotOwned.description), "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("MimeType=x-scheme-handler/otherapp"), "the message says how to declare it: \(r.stdout)")
         // An unidentified caller (no entry runs dbus-send) owns no callback scheme at all.
@@ -140,28 +119,7 @@ import SchemeBridgeContract
         // The stranger: the moment it sees the handler's URLHandled, it opens the callback URL.
         let ready = f.records.appendingPathComponent("stranger.ready").path
         let outcome = f.records.appendingPathComponent("stranger.out").path
-        let stranger = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, os, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            \(ServiceFixture.pythonNames)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            loop = GLib.MainLoop()
-            def seen(url, scheme, handler, details):
-                if handler != 'org.example.Handler.desktop': return
-                try:
-                    r = 'opened %s' % bool(dbus.Interface(bus.get_object(N, O), N).OpenURL('callerapp://done', timeout=120))
-                except dbus.DBusException as e:
-                    r = e.get_dbus_name() + ' ' + str(e)
-                open(sys.argv[3] + '.tmp', 'w').write(r); os.rename(sys.argv[3] + '.tmp', sys.argv[3])
-                loop.quit()
-            bus.add_signal_receiver(seen, 'URLHandled', N, None, O)
-            bus.call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetId', '', [])
-            open(sys.argv[2], 'w').write('ready')
-            GLib.timeout_add_seconds(600, loop.quit)
-            loop.run()
-            """, f.bus.address, ready, outcome])
+        let stranger = try Tools.spawn(Clients.command("XCallback/stranger", [f.bus.address, ready, outcome]), environment: Clients.serviceNames)
         defer { stranger.terminate() }
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: ready) }, "the stranger never listened")
         let r = try await Self.callerOpensHandlerWithCallback(f)

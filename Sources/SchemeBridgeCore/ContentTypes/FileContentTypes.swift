@@ -38,7 +38,8 @@ extension ContentTypeDatabase {
     /// component is used) is `name`. Content is read with `pread` from offset 0, so the
     /// descriptor's own offset is left alone. Throws when `fstat` fails, or when the content
     /// was needed and could not be read (an `O_PATH` descriptor: `EBADF`).
-    public func contentType(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+    public func contentType(forFileDescriptor descriptor: borrowing FileDescriptor, name: String?) throws(ContentTypeError) -> String {
+        let fd = descriptor.rawValue
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw ContentTypeError(code: errno, operation: "fstat") }
         return try contentType(status: st, name: name.map { Array($0.utf8) }, descriptor: fd)
@@ -47,9 +48,9 @@ extension ContentTypeDatabase {
     /// ``contentType(forFileDescriptor:name:)`` as `gio info` answers for a file it may not read: a
     /// regular file whose content cannot be read (an `O_PATH` or write-only descriptor) gets the
     /// type of its name alone, `application/octet-stream` when the name says nothing.
-    public func contentTypeAsGio(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+    public func contentTypeAsGio(forFileDescriptor descriptor: borrowing FileDescriptor, name: String?) throws(ContentTypeError) -> String {
         do {
-            return try contentType(forFileDescriptor: fd, name: name)
+            return try contentType(forFileDescriptor: descriptor, name: name)
         } catch where error.operation == "read" && (error.code == EBADF || error.code == EACCES) {
             return snapshot.guess(name: name.map { Array($0.utf8) }, data: nil).type
         }

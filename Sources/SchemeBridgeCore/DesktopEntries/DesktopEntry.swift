@@ -168,10 +168,12 @@ public struct DesktopEntry: Sendable, Equatable {
         }
     }
 
+    /// The entry's ID as a ``DesktopID`` (app id, bus name, object path).
+    public var desktopID: DesktopID { DesktopID(id) }
     /// The D-Bus name to activate for a `DBusActivatable` entry (the ID without `.desktop`).
-    public var busName: String { DesktopID.busName(id) }
+    public var busName: String { desktopID.busName }
     /// The D-Bus object path for a `DBusActivatable` entry.
-    public var objectPath: String { DesktopID.objectPath(id) }
+    public var objectPath: String { desktopID.objectPath }
 
     /// Reads and parses the desktop file at `path`.
     /// - Returns: the entry, nil for a non-application entry, plus the parser's warnings.

@@ -1,8 +1,44 @@
-/// Desktop file IDs (Desktop Entry spec 1.5, "Desktop File ID").
+/// A desktop file ID (Desktop Entry spec 1.5, "Desktop File ID") and the names derived from it:
+/// the app id (`org.example.App`), the desktop file name (`org.example.App.desktop`), the D-Bus
+/// well-known name of a `DBusActivatable` application (the app id) and the object path of its
+/// `org.freedesktop.Application` (`/org/example/App`). Every conversion between them is here.
 ///
 /// The ID of `$dir/applications/foo/bar.desktop` is `foo-bar.desktop`: the path relative to the
 /// applications directory with `/` replaced by `-`.
-public enum DesktopID {
+public struct DesktopID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The desktop file name: the app id with `.desktop` (`org.example.App.desktop`).
+    public let fileName: String
+
+    /// The ID for an app id or a desktop file name, as callers, systemd scopes and config files
+    /// give them: `org.example.App` and `org.example.App.desktop` are the same ID. Not validated
+    /// (see ``init(validating:)``).
+    public init(_ appIDOrFileName: String) {
+        fileName = Self.fileName(appID: appIDOrFileName)
+    }
+
+    /// The ID for a desktop file name that ``isValid(_:)`` accepts; nil otherwise.
+    public init?(validating fileName: String) {
+        guard Self.isValid(fileName) else { return nil }
+        self.fileName = fileName
+    }
+
+    /// The ID of a file at `relativePath` under an applications directory (`vendor/app.desktop` →
+    /// `vendor-app.desktop`).
+    public init(relativePath: String) { fileName = Self.make(relativePath: relativePath) }
+
+    /// The app id: the file name without `.desktop` (`org.example.App`).
+    public var appID: String { Self.appID(fileName) }
+    /// The D-Bus well-known name of a `DBusActivatable` application: the app id.
+    public var busName: String { appID }
+    /// The object path of a `DBusActivatable` application's `org.freedesktop.Application`: `/` + bus
+    /// name with `.` → `/` and `-` → `_` (Desktop Entry spec, "D-Bus Activation").
+    public var objectPath: String { "/" + String(busName.map { $0 == "." ? "/" : ($0 == "-" ? "_" : $0) }) }
+    /// Whether the file name is one SchemeBridge accepts from a caller (``isValid(_:)``).
+    public var isValid: Bool { Self.isValid(fileName) }
+
+    public var description: String { fileName }
+    public static func < (a: DesktopID, b: DesktopID) -> Bool { a.fileName < b.fileName }
+
     /// The ID for a path relative to an applications directory (`vendor/app.desktop` →
     /// `vendor-app.desktop`).
     public static func make(relativePath: String) -> String {
@@ -15,7 +51,7 @@ public enum DesktopID {
     /// no `/`, `;`, `=`, NUL or other control characters.
     public static func isValid(_ id: String) -> Bool {
         let utf8 = id.utf8
-        guard utf8.count > 8, utf8.count <= 255, id.hasSuffix(".desktop") else { return false }
+        guard utf8.count > suffix.utf8.count, utf8.count <= 255, id.hasSuffix(suffix) else { return false }
         for b in utf8 {
             if b < 0x20 || b == 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ";") || b == UInt8(ascii: "=") {
                 return false
@@ -24,14 +60,21 @@ public enum DesktopID {
         return true
     }
 
-    /// The D-Bus well-known name of a `DBusActivatable` application: the ID without `.desktop`.
-    public static func busName(_ id: String) -> String {
-        String(id.dropLast(".desktop".count))
+    /// The app id of a desktop file name or app id: without `.desktop` when it ends so.
+    public static func appID(_ id: String) -> String {
+        id.hasSuffix(suffix) ? String(id.dropLast(suffix.count)) : id
     }
 
-    /// The object path of a `DBusActivatable` application: `/` + bus name with `.` → `/` and
-    /// `-` → `_` (Desktop Entry spec, "D-Bus Activation").
-    public static func objectPath(_ id: String) -> String {
-        "/" + String(busName(id).map { $0 == "." ? "/" : ($0 == "-" ? "_" : $0) })
+    /// The desktop file name of an app id or desktop file name: with `.desktop` added when missing.
+    public static func fileName(appID id: String) -> String {
+        id.hasSuffix(suffix) ? id : id + suffix
     }
+
+    /// The D-Bus well-known name of a `DBusActivatable` application: the ID without `.desktop`.
+    public static func busName(_ id: String) -> String { DesktopID(id).busName }
+
+    /// The object path of a `DBusActivatable` application (see ``objectPath``).
+    public static func objectPath(_ id: String) -> String { DesktopID(id).objectPath }
+
+    private static let suffix = ".desktop"
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// Documents (seed 000): what a caller's file is, which app opens it, and its copy in that
 /// app's Inbox. The caller's descriptor is the proof that it may read the file: the service never
@@ -35,7 +36,8 @@ public final class Documents: Sendable {
     /// or write-only descriptor, `InvalidArgs` for anything that is not a regular file), its name
     /// (the last component of the path it was opened by), and its type (`contentType` when the
     /// caller says, else detected from the name and content). Blocking.
-    public func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
+    public func inspect(_ descriptor: borrowing FileDescriptor, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
+        let fd = descriptor.rawValue
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
@@ -52,19 +54,20 @@ public final class Documents: Sendable {
             return (name, ContentType(detected: types.canonicalType(type.name)))
         }
         do {
-            return (name, ContentType(detected: try types.contentType(forFileDescriptor: fd, name: name)))
+            return (name, ContentType(detected: try types.contentType(forFileDescriptor: descriptor, name: name)))
         } catch {
             throw OpenFailure(error.code == EBADF ? .accessDenied : .failed, error.description)
         }
     }
 
     /// The type of a caller's descriptor named `name` (`ContentTypeForFile`). Blocking.
-    public func contentType(of fd: Int32, name: String) throws(OpenFailure) -> String {
+    public func contentType(of descriptor: borrowing FileDescriptor, name: String) throws(OpenFailure) -> String {
+        let fd = descriptor.rawValue
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
         _ = types.reloadIfChanged()
         do {
-            return try types.contentTypeAsGio(forFileDescriptor: fd, name: name.isEmpty ? nil : name)
+            return try types.contentTypeAsGio(forFileDescriptor: descriptor, name: name.isEmpty ? nil : name)
         } catch {
             throw OpenFailure(error.code == EBADF ? .accessDenied : .failed, error.description)
         }

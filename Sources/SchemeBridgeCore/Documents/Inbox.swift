@@ -27,7 +27,7 @@ public struct Inbox: Sendable {
 
     /// The Inbox of desktop id `desktopID`.
     public func directory(for desktopID: String) -> String {
-        XDGDirectories.join(root, desktopID.hasSuffix(".desktop") ? String(desktopID.dropLast(8)) : desktopID)
+        XDGDirectories.join(root, DesktopID.appID(desktopID))
     }
 
     /// Places a read-only copy of `fd` (a regular file the caller opened) in `desktopID`'s Inbox
@@ -35,7 +35,8 @@ public struct Inbox: Sendable {
     /// Inbox, to `caller` (the sending app's id) and to the Inboxes as a whole, and reserved against
     /// ``InboxLimits`` before its first byte is written; it holds at most the size the file had
     /// then (a file growing meanwhile is cut there), and holes stay holes.
-    public func place(_ fd: Int32, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+    public func place(_ descriptor: borrowing FileDescriptor, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+        let fd = descriptor.rawValue
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents")

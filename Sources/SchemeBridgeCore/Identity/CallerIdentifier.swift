@@ -68,6 +68,6 @@ public struct CallerIdentifier: Sendable {
             return rule.entry(at: entry.path, in: entry.applicationsDirectory, mayName: target)
         }
         guard ids.count == 1 else { return nil }
-        return ids[0].hasSuffix(".desktop") ? String(ids[0].dropLast(".desktop".count)) : ids[0]
+        return DesktopID.appID(ids[0])
     }
 }

@@ -361,6 +361,12 @@ public final class Registry: Sendable {
     public func setDefault(scheme: String, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
         let s: Scheme
         do { s = try Scheme(scheme) } catch { throw .invalidScheme(error) }
+        return try setDefault(scheme: s, desktopID: desktopID)
+    }
+
+    /// ``setDefault(scheme:desktopID:)`` for a scheme validated already (not parsed again).
+    @discardableResult
+    public func setDefault(scheme s: Scheme, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
         let name = s.name
         guard DesktopID.isValid(desktopID) else {
             throw .invalidHandler(desktopID: desktopID, scheme: name, reason: "not a valid desktop ID")

@@ -73,7 +73,7 @@ public final class Broker: Sendable {
     public func queryScope(for caller: Caller?) -> QueryScope {
         guard queryPrivacy || caller?.sandboxed == true else { return .all }
         guard let appID = caller?.appID,
-              let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else { return .only([]) }
+              let entry = registry.entry(id: DesktopID(appID).fileName) else { return .only([]) }
         let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "").split(separator: ";")
         return .only(Set(declared.compactMap { (try? Scheme(String($0)))?.name }))
     }
@@ -171,7 +171,8 @@ public final class Broker: Sendable {
     }
 
     private static func write(_ registry: Registry, scheme s: String, desktopID: String) throws(OpenFailure) {
-        try written { () throws(SetDefaultError) in _ = try registry.setDefault(scheme: s, desktopID: desktopID) }
+        // `s` is `validScheme`'s answer: valid and lower-cased, so not parsed again.
+        try written { () throws(SetDefaultError) in _ = try registry.setDefault(scheme: Scheme(validatedLowercase: s), desktopID: desktopID) }
     }
 
     /// Runs a registry write, turning its failure into the broker's.
@@ -283,7 +284,7 @@ public final class Broker: Sendable {
     /// The caller's own entry, when it declares the scheme of every callback in `urls`;
     /// `CallbackNotOwned` otherwise, saying how to declare it.
     func callbackOwner(_ urls: [String], caller: Caller) throws(OpenFailure) -> String {
-        guard let appID = caller.appID, let entry = registry.entry(id: appID.hasSuffix(".desktop") ? appID : appID + ".desktop") else {
+        guard let appID = caller.appID, let entry = registry.entry(id: DesktopID(appID).fileName) else {
             throw OpenFailure(.callbackNotOwned, "x-callback URLs come back only to an identified app with an installed entry; "
                 + "the caller is \(caller.appID ?? "unidentified") (install a desktop entry for it, or use OpenURLWithReply without x-success)")
         }

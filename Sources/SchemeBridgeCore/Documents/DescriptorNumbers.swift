@@ -1,0 +1,37 @@
+import LinuxSystem
+
+// Thin forwards for callers that hold a descriptor number someone else owns (a D-Bus message's,
+// a test's): each lends it as a ``FileDescriptor`` to the method that takes one, and never closes it.
+
+extension Documents {
+    /// ``inspect(_:contentType:)`` for a descriptor number the caller keeps owning.
+    public func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
+        try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in try inspect(descriptor, contentType: contentType) }
+    }
+
+    /// ``contentType(of:name:)`` for a descriptor number the caller keeps owning.
+    public func contentType(of fd: Int32, name: String) throws(OpenFailure) -> String {
+        try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in try contentType(of: descriptor, name: name) }
+    }
+}
+
+extension Inbox {
+    /// ``place(_:name:desktopID:caller:limits:)`` for a descriptor number the caller keeps owning.
+    public func place(_ fd: Int32, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+        try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in
+            try place(descriptor, name: name, desktopID: desktopID, caller: caller, limits: limits)
+        }
+    }
+}
+
+extension ContentTypeDatabase {
+    /// ``contentType(forFileDescriptor:name:)`` for a descriptor number the caller keeps owning.
+    public func contentType(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+        try FileDescriptor.lending(fd) { descriptor throws(ContentTypeError) in try contentType(forFileDescriptor: descriptor, name: name) }
+    }
+
+    /// ``contentTypeAsGio(forFileDescriptor:name:)`` for a descriptor number the caller keeps owning.
+    public func contentTypeAsGio(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+        try FileDescriptor.lending(fd) { descriptor throws(ContentTypeError) in try contentTypeAsGio(forFileDescriptor: descriptor, name: name) }
+    }
+}

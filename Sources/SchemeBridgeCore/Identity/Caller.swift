@@ -1,0 +1,37 @@
+/// Who asks: a connection on the bus, as the service identified it. The one caller type of every
+/// service (opening, documents, pasteboards, replies, choosers).
+public struct Caller: Sendable, Equatable {
+    /// The caller's unique bus name (`:1.42`).
+    public var busName: String
+    /// Its process id, when the bus told us.
+    public var pid: UInt32?
+    /// Its app id (systemd scope, Flatpak, installed entry) or executable path; nil when unidentified.
+    public var appID: String?
+    /// True when ``appID`` is the app behind our CLI (``pid`` is still the CLI's).
+    public var throughCLI: Bool
+    /// The caller's process and its ancestors, nearest first (loop safety, pasteboard launch grants).
+    public var lineage: [Int32]
+    /// Whether it runs in a Flatpak sandbox (its process has a `/.flatpak-info`): such a caller
+    /// learns and changes less (``SandboxedCallerRule``). Forging one only restricts the forger.
+    public var sandboxed: Bool
+
+    public init(busName: String, pid: UInt32? = nil, appID: String? = nil, throughCLI: Bool = false, lineage: [Int32] = [],
+                sandboxed: Bool = false) {
+        self.busName = busName
+        self.pid = pid
+        self.appID = appID
+        self.throughCLI = throughCLI
+        self.lineage = lineage
+        self.sandboxed = sandboxed
+    }
+
+    /// The key its launches are counted under: the app id, else the connection.
+    public var rateKey: String { appID ?? busName }
+    /// How it is named in messages.
+    public var displayName: String { appID ?? "unidentified caller \(busName)" }
+    /// Its ``DesktopID`` when it has an app id.
+    public var desktopID: DesktopID? { appID.map { DesktopID($0) } }
+}
+
+/// The caller as pasteboards see it (the same type: connection, app id, lineage).
+public typealias PasteboardCaller = Caller

@@ -1,0 +1,15 @@
+/// How a handler's launch image is shown: drawn by the `schemebridge-splash` helper on an X
+/// display, else carried by a freedesktop notification (when a notification server is on the bus).
+public enum LaunchImageMode: Equatable, Sendable {
+    /// The splash helper at `helper` draws it.
+    case splash(helper: String)
+    /// A notification carries it.
+    case notification
+
+    /// The splash when the session has an X display (`DISPLAY` set and not empty) and the helper
+    /// is installed (`helper`); else a notification.
+    public static func choose(environment: [String: String], helper: String?) -> LaunchImageMode {
+        if let display = environment["DISPLAY"], !display.isEmpty, let helper { return .splash(helper: helper) }
+        return .notification
+    }
+}
