@@ -5,10 +5,11 @@
 set -eu
 
 # libglib2.0-dev (gdbus-codegen, gio-2.0), gcc, qtbase5-dev and g++: the C and Qt examples of
-# examples/, built and run by make test.
+# examples/, built and run by make test. debootstrap and systemd-container: the systemd user
+# session test (scripts/systemd-session-proof.sh, a Debian 12 container booted with systemd-nspawn).
 PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
 desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base \
-libglib2.0-dev gcc libc6-dev qtbase5-dev g++ $*"
+libglib2.0-dev gcc libc6-dev qtbase5-dev g++ debootstrap systemd-container $*"
 
 missing=""
 for p in $PACKAGES; do
