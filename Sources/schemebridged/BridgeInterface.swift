@@ -31,6 +31,11 @@ struct BridgeInterface {
                        }),
                 Method(ContractMethod.handlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
                        handler: Self.query(bridge) { call in bridge.handlers(forScheme: call.string(0)) } reply: { [.strings($0)] }),
+                Method(ContractMethod.skippedHandlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)],
+                       outputs: [Argument("skipped", "a(sss)")],
+                       handler: Self.query(bridge) { call in bridge.skippedHandlers(forScheme: call.string(0)) } reply: { skipped in
+                           [.array(element: .structure([.string, .string, .string]), skipped.map { .structure([.string($0.desktopID), .string($0.path), .string($0.reason)]) })]
+                       }),
                 Method(ContractMethod.defaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
                        handler: Self.query(bridge) { call in bridge.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
                 Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],

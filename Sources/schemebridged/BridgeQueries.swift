@@ -31,6 +31,10 @@ extension Bridge {
         { [broker] scope throws(OpenFailure) in try broker.handlers(forScheme: scheme, scope: scope) }
     }
 
+    func skippedHandlers(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> [SkippedHandler] {
+        { [broker] scope throws(OpenFailure) in try broker.skippedHandlers(forScheme: scheme, scope: scope) }
+    }
+
     func defaultHandler(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> String {
         { [broker] scope throws(OpenFailure) in try broker.defaultHandler(forScheme: scheme, scope: scope) }
     }

@@ -15,16 +15,9 @@ import SchemeBridgeContract
     @Test func whichExplainsEachLevelAndAgreesWithWhatOpens() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        try f.installTodoHandlers(gamma: true)
-        let one = try f.pythonNamed("app-one"), two = try f.pythonNamed("app-two"), three = try f.pythonNamed("app-three")
-        try f.writeConfig("""
-            [Chooser]
-            Command=\(try f.chooser("always-beta", "printf 'b.desktop\\talways\\n'"))
-            [Routes]
-            todo from \(two)=c.desktop
-            """)
-        // app-one remembers b.desktop ("always" in the chooser).
-        #expect(try await f.open("todo://ask", from: one) == "opened b.desktop")
+        // app-one remembers b.desktop ("always" in the chooser); a route sends app-two to c.desktop.
+        let (one, two) = try await f.installTodoWithChoiceAndRoute()
+        let three = try f.pythonNamed("app-three")
 
         // No caller named: the default, and the apps that get another handler.
         let plain = try await Self.which(f, "todo://x")

@@ -89,6 +89,12 @@ public final class Broker: Sendable {
         return scope.allows(s) ? router.handlers(forScheme: s) : []
     }
 
+    /// The applications that declare `scheme` but are skipped, with why, as `scope` may learn it.
+    public func skippedHandlers(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> [SkippedHandler] {
+        let s = try validScheme(scheme)
+        return scope.allows(s) ? router.skippedHandlers(forScheme: s) : []
+    }
+
     /// The handler that opens `scheme` ("" when none), as `scope` may learn it.
     public func defaultHandler(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> String {
         let s = try validScheme(scheme)
