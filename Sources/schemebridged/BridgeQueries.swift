@@ -62,6 +62,15 @@ extension Bridge {
     func setDefault(scheme: String, desktopID: String, sender: String) async throws(DBusError) {
         let known = await callers.caller(sender, connection: connection, registry: registry)
         do { try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: Self.caller(sender, known)) } catch { throw DBusError(error) }
+        // A scheme routed through us (`integrate`) stays routed: ours first, then the new default.
+        let key = (try? broker.validScheme(scheme)) ?? scheme
+        do {
+            if try await integration.integration.keepRouted(key, newDefault: desktopID) {
+                logger.info("\(key) stays routed through SchemeBridge, then \(desktopID)")
+            }
+        } catch {
+            logger.warning("the default of \(key) is \(desktopID), but keeping it routed through SchemeBridge failed: \(error)")
+        }
     }
 
 }
