@@ -22,6 +22,15 @@ public struct SkippedEntry: Sendable, Equatable {
     }
 }
 
+extension ContractCall where Result == [String: String] {
+    /// `DisplayNames(as) → a{ss}`.
+    public static func displayNames(_ desktopIDs: [String]) -> Self {
+        .single(ContractMethod.displayNames, [.strings(desktopIDs)]) { v in
+            v.stringDictionary.map { $0.compactMapValues(\.string) }
+        }
+    }
+}
+
 extension ContractCall where Result == [SkippedEntry] {
     /// `SkippedHandlersForScheme(s) → a(sss)`.
     public static func skippedHandlersForScheme(_ scheme: String) -> Self {

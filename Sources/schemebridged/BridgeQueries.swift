@@ -35,6 +35,10 @@ extension Bridge {
         { [broker] scope throws(OpenFailure) in try broker.skippedHandlers(forScheme: scheme, scope: scope) }
     }
 
+    func displayNames(_ ids: [String]) -> (QueryScope) throws(OpenFailure) -> [String: String] {
+        { [broker] scope throws(OpenFailure) in try broker.displayNames(ids, scope: scope) }
+    }
+
     func defaultHandler(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> String {
         { [broker] scope throws(OpenFailure) in try broker.defaultHandler(forScheme: scheme, scope: scope) }
     }

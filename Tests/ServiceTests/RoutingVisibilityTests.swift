@@ -40,6 +40,11 @@ import SchemeBridgeContract
                                          "\(Contract.interface.rawValue).\(ContractMethod.skippedHandlersForScheme.rawValue)", "string:probe"])
         #expect(reply.status == 0 && reply.stdout.contains("\"tryexec.desktop\"") && reply.stdout.contains("\"quoted.desktop\"")
                 && !reply.stdout.contains("other.desktop") && !reply.stdout.contains("good.desktop"), "\(reply.stdout)\(reply.stderr)")
+        // DisplayNames: the Name of each installed application among the ids, nothing for the rest.
+        let names = try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=\(ServiceFixture.name)", ServiceFixture.path,
+                                         "\(Contract.interface.rawValue).\(ContractMethod.displayNames.rawValue)", "array:string:good.desktop,nothing.desktop"])
+        #expect(names.status == 0 && names.stdout.contains("\"good.desktop\"") && names.stdout.contains("\"Good\"") && !names.stdout.contains("nothing"),
+                "\(names.stdout)\(names.stderr)")
         // A bad scheme is InvalidArgs-like, as for HandlersForScheme.
         let bad = try await Self.cli(f, "handlers", "no scheme")
         #expect(bad.status != 0, "\(bad.stdout)")
