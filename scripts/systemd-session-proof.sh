@@ -6,94 +6,162 @@
 # ~/.local/share/systemd/user), then `schemebridge open` bus-activates the service through systemd.
 # Also: the CLI without DBUS_SESSION_BUS_ADDRESS (the bus at $XDG_RUNTIME_DIR/bus), the service's
 # log in the journal, and a masked unit reported as exit 3 with a hint.
+# ServiceTests' SystemdSessionTests runs it (make test) and checks what it prints.
 #
-# Needs, as root: debootstrap systemd-container (apt-get install -y --no-install-recommends ...),
-# network to Debian's mirror for the first run, and the release build (`make release`: the
-# binaries link the Swift runtime statically, so the container needs no toolchain).
-# Usage: scripts/systemd-session-proof.sh [ROOTFS]   (default /var/cache/schemebridge-nspawn/bookworm,
-#        kept between runs; the installed files and the user's home are reset each run)
+# Needs, as root: debootstrap systemd-container (scripts/deps.sh installs them), network to
+# Debian's mirror the first time, and a build: BUILD_DIR (default .build/release; a debug build
+# works too: the folder of the Swift runtime it links is bound into the container read-only).
+# Usage: [BUILD_DIR=.build/debug] [CACHE=/var/cache/schemebridge-tests] scripts/systemd-session-proof.sh
+#
+# The container's root file system is made once per package list (debootstrap --variant=minbase,
+# ~100 MB) and kept in CACHE/bookworm-HASH, outside the clone; each run boots an overlay of it (a
+# temp upper layer, in a mount namespace of its own), so runs never change the cache and can run
+# side by side.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=${1:-/var/cache/schemebridge-nspawn/bookworm}
-WORK=$(mktemp -d)
+SELF=$(realpath "$0")
+cd "$(dirname "$SELF")/.."
+BUILD_DIR=$(realpath "${BUILD_DIR:-.build/release}")
+CACHE=${CACHE:-/var/cache/schemebridge-tests}
+PACKAGES=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd
+# What makes the tree: a new list or a new setup step makes a new tree.
+# The container's user namespace: a fixed range, the cached tree's owners shifted into it once
+# (an overlay cannot be ID-mapped, and shifting at each boot would copy the whole tree up).
+BASE=1549467648
+KEY=$(printf 'bookworm minbase %s useradd tester 1000 base %s\n' "$PACKAGES" "$BASE" | sha256sum | cut -c1-12)
+ROOT=$CACHE/bookworm-$KEY
+now() { date +%s.%N; }
+# Runs a command in a cgroup of its own (see ../shared/recipes/systemd-session.sh: with no
+# systemd on the host, nspawn --keep-unit uses the cgroup it was started in). It ends in exec:
+# run it in a subshell (or in the background, where the job's PID is then the command's).
 CG=schemebridge-nspawn-$$
-NS=
-cleanup() {
-  if [ -n "$NS" ] && kill -0 "$NS" 2>/dev/null; then kill -TERM "$NS"; wait "$NS" 2>/dev/null || true; fi
+in_cgroup() {
+  for h in systemd unified; do [ -d "/sys/fs/cgroup/$h" ] && mkdir -p "/sys/fs/cgroup/$h/$CG"; done
+  exec sh -c 'for h in systemd unified; do [ -d /sys/fs/cgroup/$h/$0 ] && echo $$ >/sys/fs/cgroup/$h/$0/cgroup.procs; done; shift; exec "$@"' "$CG" -- "$@"
+}
+remove_cgroup() {
   for h in systemd unified; do
     [ -d "/sys/fs/cgroup/$h/$CG" ] && find "/sys/fs/cgroup/$h/$CG" -depth -type d -exec rmdir {} \; 2>/dev/null || true
   done
+}
+el() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+for tool in debootstrap systemd-nspawn nsenter unshare flock; do
+  command -v "$tool" >/dev/null || { echo "needs $tool: apt-get install -y --no-install-recommends debootstrap systemd-container" >&2; exit 2; }
+done
+for p in schemebridged schemebridge schemebridge-cli; do
+  [ -x "$BUILD_DIR/$p" ] || { echo "needs a build in $BUILD_DIR: make release (or BUILD_DIR=.build/debug after swift build)" >&2; exit 2; }
+done
+
+# 1. The cached root file system: made under a lock, in a temp folder renamed into place when
+#    complete (an interrupted debootstrap leaves no half tree behind).
+mkdir -p "$CACHE"
+if [ -n "${SB_SESSION_INNER:-}" ]; then
+  :
+elif [ ! -e "$ROOT/.complete" ]; then
+  exec 9>"$ROOT.lock"
+  flock 9
+  if [ ! -e "$ROOT/.complete" ]; then
+    t=$(now)
+    rm -rf "$ROOT.new" "$ROOT"
+    debootstrap --variant=minbase --include="$PACKAGES" bookworm "$ROOT.new" >"$ROOT.log" 2>&1 \
+      || { tail -20 "$ROOT.log"; rm -rf "$ROOT.new"; exit 1; }
+    chroot "$ROOT.new" useradd -m -u 1000 -s /bin/bash tester
+    echo sb-session >"$ROOT.new/etc/hostname"
+    rm -rf "$ROOT.new"/var/cache/apt/archives/*.deb "$ROOT.new"/var/lib/apt/lists/*
+    (in_cgroup systemd-nspawn -q -D "$ROOT.new" --register=no --keep-unit --private-users="$BASE:65536" \
+      --private-users-ownership=chown /bin/true) >>"$ROOT.log" 2>&1 || { tail -20 "$ROOT.log"; remove_cgroup; exit 1; }
+    remove_cgroup
+    touch "$ROOT.new/.complete"
+    mv "$ROOT.new" "$ROOT"
+    echo "debootstrap: $(el "$t"), $(du -sh "$ROOT" | cut -f1) in $ROOT"
+  fi
+  exec 9>&-
+else
+  echo "debootstrap: cached in $ROOT"
+fi
+
+# 2. The rest runs in a mount namespace of its own: the overlay goes when the run ends, however it ends.
+if [ -z "${SB_SESSION_INNER:-}" ]; then
+  exec env SB_SESSION_INNER=1 BUILD_DIR="$BUILD_DIR" CACHE="$CACHE" unshare --mount --propagation private bash "$SELF"
+fi
+WORK=$(mktemp -d)
+NS=
+cleanup() {
+  if [ -n "$NS" ] && kill -0 "$NS" 2>/dev/null; then kill -TERM "$NS"; wait "$NS" 2>/dev/null || true; fi
+  remove_cgroup
+  umount "$WORK/merged" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-for tool in debootstrap systemd-nspawn nsenter; do
-  command -v "$tool" >/dev/null || { echo "needs $tool: apt-get install -y --no-install-recommends debootstrap systemd-container" >&2; exit 2; }
-done
-[ -x .build/release/schemebridged ] || { echo "needs the release build: make release" >&2; exit 2; }
+mkdir -p "$WORK/upper" "$WORK/work" "$WORK/merged"
+mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$WORK/upper,workdir=$WORK/work" "$WORK/merged"
+R=$WORK/merged
 
-# 1. The container's root file system (Debian's mirror; kept for the next run).
-if [ ! -x "$ROOT/lib/systemd/systemd" ]; then
-  mkdir -p "$(dirname "$ROOT")"
-  debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,procps \
-    bookworm "$ROOT" >"$WORK/debootstrap.log" 2>&1 || { tail -20 "$WORK/debootstrap.log"; exit 1; }
-fi
-
-# 2. A user with SchemeBridge installed the way the README says, and an app declaring probe:.
-chroot "$ROOT" id tester >/dev/null 2>&1 || chroot "$ROOT" useradd -m -s /bin/bash tester
-echo sb-session >"$ROOT/etc/hostname"
+# 3. SchemeBridge installed the way the README says, and an app declaring probe:.
 H=/home/tester
-rm -rf "${ROOT:?}$H/.local" "$ROOT$H/probe.out" "$ROOT$H/.config/schemebridge"
-make --no-print-directory install DESTDIR="$ROOT" PREFIX="$H/.local" HOME="$H" XDG_DATA_HOME= >"$WORK/install.log"
-mkdir -p "$ROOT$H/.local/share/applications"
-cat >"$ROOT$H/.local/bin/probe-app" <<'EOF'
+t=$(now)
+make --no-print-directory install DESTDIR="$R" PREFIX="$H/.local" HOME="$H" XDG_DATA_HOME= \
+  CONFIG="$(basename "$BUILD_DIR")" BUILD_DIR="$BUILD_DIR" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; exit 1; }
+cat >"$R$H/.local/bin/probe-app" <<'EOF'
 #!/bin/sh
 printf '%s\n' "$@" > "$HOME/probe.out"
 EOF
-chmod 755 "$ROOT$H/.local/bin/probe-app"
-cat >"$ROOT$H/.local/share/applications/org.example.Probe.desktop" <<EOF
+chmod 755 "$R$H/.local/bin/probe-app"
+cat >"$R$H/.local/share/applications/org.example.Probe.desktop" <<EOF
 [Desktop Entry]
 Type=Application
 Name=Probe
 Exec=$H/.local/bin/probe-app %u
 MimeType=x-scheme-handler/probe;
 EOF
-chroot "$ROOT" chown -R tester:tester "$H"
-echo "installed into $ROOT$H/.local: $(cd "$ROOT$H/.local/share" && ls -d systemd/user/schemebridged.service dbus-1/services/*.service | tr '\n' ' ')"
+chown -R $((BASE + 1000)):$((BASE + 1000)) "$R$H"
+echo "installed: $(cd "$R$H/.local/share" && ls -d systemd/user/schemebridged.service dbus-1/services/*.service | tr '\n' ' ')($(el "$t"))"
+# A debug build links the Swift runtime from the toolchain: the same folder, read-only, in the container.
+BINDS=()
+runtime=$(ldd "$BUILD_DIR/schemebridge-cli" | awk '$1 == "libswiftCore.so" { print $3 }')
+[ -n "$runtime" ] && BINDS+=("--bind-ro=$(dirname "$runtime")")
 
-# 3. Boot (see ../shared/recipes/systemd-session.sh: a cgroup of its own, no machined, -U).
-for h in systemd unified; do [ -d "/sys/fs/cgroup/$h" ] && mkdir -p "/sys/fs/cgroup/$h/$CG"; done
-sh -c 'for h in systemd unified; do [ -d /sys/fs/cgroup/$h/$0 ] && echo $$ >/sys/fs/cgroup/$h/$0/cgroup.procs; done; shift; exec "$@"' \
-  "$CG" -- systemd-nspawn -D "$ROOT" --register=no --keep-unit -U --private-network -b >"$WORK/console.log" 2>&1 &
+# 4. Boot (see ../shared/recipes/systemd-session.sh: a cgroup of its own, no machined, a user namespace).
+t=$(now)
+in_cgroup systemd-nspawn -D "$R" --register=no --keep-unit --private-users="$BASE:65536" --private-users-ownership=off \
+  --private-network "${BINDS[@]}" -b >"$WORK/console.log" 2>&1 &
 NS=$!
 L=
-for _ in $(seq 600); do
+for _ in $(seq 1200); do
   L=$(ps -o pid=,comm= --ppid "$NS" | awk '$2=="systemd" {print $1}' || true)
   [ -n "$L" ] && break
   kill -0 "$NS" 2>/dev/null || { cat "$WORK/console.log"; exit 1; }
   sleep 0.1
 done
-[ -n "$L" ] || { echo "the container's systemd never appeared"; exit 1; }
+[ -n "$L" ] || { echo "the container's systemd never appeared"; cat "$WORK/console.log"; exit 1; }
+echo "systemd started: $(el "$t"), upper $(du -sh "$WORK/upper" | cut -f1)"
 IN=(nsenter -t "$L" -a)
-for _ in $(seq 300); do "${IN[@]}" systemctl is-system-running --wait >/dev/null 2>&1 && break || sleep 0.2; done
-echo "container: $("${IN[@]}" systemctl is-system-running || true)"
+for _ in $(seq 600); do "${IN[@]}" systemctl is-system-running --wait >/dev/null 2>&1 && break || sleep 0.2; done
+echo "container: $("${IN[@]}" systemctl is-system-running || true) ($(el "$t"))"
+"${IN[@]}" systemd-analyze blame --no-pager 2>/dev/null | head -n 5 | sed 's/^ */slowest units: /' || true
 
-# 4. Log in as the user (PAM, through the container's PID 1) and use it.
+# 5. Log in as the user (PAM, through the container's PID 1) and use it.
+t=$(now)
 "${IN[@]}" systemd-run --wait -P -q su -l tester -c '
   set -u
   export PATH=$HOME/.local/bin:$PATH
-  echo "session $XDG_SESSION_ID, XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR, DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS"
+  echo "session: $XDG_SESSION_ID, XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR, DBUS_SESSION_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS"
   echo "user manager: $(systemctl --user is-system-running)"
-  echo "before: schemebridged.service is $(systemctl --user is-active schemebridged.service)"
-  schemebridge open "probe://hello?x=1"; echo "schemebridge open: exit $?"
-  for _ in $(seq 50); do [ -s "$HOME/probe.out" ] && break; sleep 0.1; done
-  echo "the app received: $(cat "$HOME/probe.out" 2>/dev/null)"
-  echo "after: schemebridged.service is $(systemctl --user is-active schemebridged.service)"
+  echo "before: $(systemctl --user is-active schemebridged.service)"
+  schemebridge open "probe://hello?x=1"; echo "open: exit $?"
+  for _ in $(seq 600); do [ -s "$HOME/probe.out" ] && break; sleep 0.1; done
+  echo "received: $(cat "$HOME/probe.out" 2>/dev/null)"
+  echo "after: $(systemctl --user is-active schemebridged.service)"
   busctl --user status io.github.schemebridge.SchemeBridge1 | grep -E "^(PID|Exe|UserUnit)="
-  echo "without DBUS_SESSION_BUS_ADDRESS: $(env -u DBUS_SESSION_BUS_ADDRESS schemebridge can-open probe://x) (exit $?)"
-  echo "the journal:"; journalctl --user -u schemebridged.service --no-pager -o cat | tail -n 5
+  out=$(env -u DBUS_SESSION_BUS_ADDRESS schemebridge can-open probe://x); echo "without DBUS_SESSION_BUS_ADDRESS: exit $? $out"
+  echo "journal: $(journalctl --user -u schemebridged.service --no-pager -o cat | grep -c .) lines"
+  journalctl --user -u schemebridged.service --no-pager -o cat | tail -n 5
   systemctl --user stop schemebridged.service; systemctl --user mask schemebridged.service 2>/dev/null
-  schemebridge open probe://masked; echo "with the unit masked: exit $?"
+  schemebridge open probe://masked 2>"$HOME/masked.err"; echo "masked: exit $? $(cat "$HOME/masked.err")"
   systemctl --user unmask schemebridged.service 2>/dev/null
   schemebridge --version
 ' 2>&1
+echo "session done ($(el "$t"))"
+t=$(now)
 kill -TERM "$NS"; wait "$NS" || true; NS=
+echo "shutdown: $(el "$t")"

@@ -41,6 +41,12 @@ public enum ContractMethod {
     public static let openURL: MemberName = "OpenURL"
     public static let openURLWithOptions: MemberName = "OpenURLWithOptions"
     public static let handlersForScheme: MemberName = "HandlersForScheme"
+    /// `SkippedHandlersForScheme(s scheme) → a(sss)`: the applications declaring the scheme that
+    /// are not its handlers, as (desktop id, file, reason) (contract 3).
+    public static let skippedHandlersForScheme: MemberName = "SkippedHandlersForScheme"
+    /// `DisplayNames(as desktop_ids) → a{ss}`: the `Name` of each installed application among
+    /// them (contract 3).
+    public static let displayNames: MemberName = "DisplayNames"
     public static let defaultHandler: MemberName = "DefaultHandler"
     public static let setDefaultHandler: MemberName = "SetDefaultHandler"
     public static let launchImageForURL: MemberName = "LaunchImageForURL"

@@ -41,9 +41,9 @@ struct PasteboardAppIDs: ParsableArguments {
     /// failed.
     func perform(_ verb: String, _ call: ([String], ObjectPath) -> ContractCall<Void>) throws {
         _ = try client.withService("cannot \(verb) pasteboard '\(pasteboard.shown)'") { service throws(DBusError) in
-            // An app id is its desktop id without `.desktop`; `handlers` prints the suffix, so
-            // it is accepted here and dropped (with it the id would match no app).
-            try service.perform(call(appIDs.map { $0.hasSuffix(".desktop") ? String($0.dropLast(".desktop".count)) : $0 }, pasteboard.path(service)))
+            // A desktop id as `handlers` prints it (with `.desktop`) is taken by the service
+            // (AppIDPattern drops the suffix, for D-Bus callers too).
+            try service.perform(call(appIDs, pasteboard.path(service)))
         }
     }
 }

@@ -43,19 +43,24 @@ struct Handlers: ParsableCommand {
 
     func run() throws {
         let (key, name) = contentType.map { ("type", $0) } ?? ("scheme", scheme ?? "")
-        let (ids, routes) = try client.withService("cannot list handlers of '\(Open.shown(name))'") { service throws(DBusError) in
+        let (ids, routes, skipped) = try client.withService("cannot list handlers of '\(Open.shown(name))'") { service throws(DBusError) in
             let ids: [String]
             if let contentType { ids = try service.perform(.handlersForType(contentType)) } else { ids = try service.perform(.handlersForScheme(name)) }
-            return (ids, Self.routes(for: name, service: service))
+            // The entries declaring the scheme that are skipped (a service before contract 3 has none to say).
+            let skipped = contentType == nil ? (try? service.perform(.skippedHandlersForScheme(name))) ?? [] : []
+            return (ids, Self.routes(for: name, service: service), skipped)
         }
         let scheme = name
         if output.json {
             var members: [(String, JSON.Value)] = [(key, .string(scheme)), ("handlers", .array(ids.map { .string($0) }))]
             if !routes.isEmpty { members.append(("routes", Self.routesJSON(routes))) }
+            if !skipped.isEmpty { members.append(("skipped", Self.skippedJSON(skipped))) }
             Terminal.out(JSON.text(.object(members)))
         } else {
             for id in ids { Terminal.out(id) }
             for line in Self.routeLines(routes) { Terminal.out(line) }
+            // On standard error: standard output stays the list of handlers scripts read.
+            for s in skipped { Terminal.error("skipped \(s.desktopID) (\(s.path)): \(s.reason)") }
         }
         if ids.isEmpty {
             if !output.json { Terminal.error("no application handles '\(Open.shown(scheme))'") }
@@ -101,13 +106,15 @@ struct Default: ParsableCommand {
             }
             return
         }
-        let id = try client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
-            contentType != nil ? try service.perform(.defaultHandlerForType(scheme)) : try service.perform(.defaultHandler(scheme))
+        let (id, overrides) = try client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
+            (contentType != nil ? try service.perform(.defaultHandlerForType(scheme)) : try service.perform(.defaultHandler(scheme)),
+             try DefaultOverrides(subject: scheme, service: service))
         }
         if output.json {
-            Terminal.out(JSON.text(.object([(key, .string(scheme)), ("default", id.isEmpty ? .null : .string(id))])))
-        } else if !id.isEmpty {
-            Terminal.out(id)
+            Terminal.out(JSON.text(.object([(key, .string(scheme)), ("default", id.isEmpty ? .null : .string(id)), ("overridden_by", overrides.json)])))
+        } else {
+            if !id.isEmpty { Terminal.out(id) }
+            for note in overrides.notes { Terminal.error(note) }
         }
         if id.isEmpty {
             if !output.json { Terminal.error("no application handles '\(Open.shown(scheme))'") }

@@ -31,6 +31,15 @@ struct BridgeInterface {
                        }),
                 Method(ContractMethod.handlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
                        handler: Self.query(bridge) { call in bridge.handlers(forScheme: call.string(0)) } reply: { [.strings($0)] }),
+                Method(ContractMethod.skippedHandlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)],
+                       outputs: [Argument("skipped", "a(sss)")],
+                       handler: Self.query(bridge) { call in bridge.skippedHandlers(forScheme: call.string(0)) } reply: { skipped in
+                           [.array(element: .structure([.string, .string, .string]), skipped.map { .structure([.string($0.desktopID), .string($0.path), .string($0.reason)]) })]
+                       }),
+                Method(ContractMethod.displayNames, inputs: [Argument("desktop_ids", "as")], outputs: [Argument("names", "a{ss}")],
+                       handler: Self.query(bridge) { call in bridge.displayNames(call.arguments[0].arrayElements?.compactMap(\.string) ?? []) } reply: { names in
+                           [.dictionary(key: .string, value: .string, names.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .string($0.value)) })]
+                       }),
                 Method(ContractMethod.defaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
                        handler: Self.query(bridge) { call in bridge.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
                 Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],

@@ -32,6 +32,14 @@ extension Bridge {
         { [broker] scope throws(OpenFailure) in try broker.handlers(forScheme: scheme, scope: scope) }
     }
 
+    func skippedHandlers(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> [SkippedHandler] {
+        { [broker] scope throws(OpenFailure) in try broker.skippedHandlers(forScheme: scheme, scope: scope) }
+    }
+
+    func displayNames(_ ids: [String]) -> (QueryScope) throws(OpenFailure) -> [String: String] {
+        { [broker] scope throws(OpenFailure) in try broker.displayNames(ids, scope: scope) }
+    }
+
     func defaultHandler(forScheme scheme: String) -> (QueryScope) throws(OpenFailure) -> String {
         { [broker] scope throws(OpenFailure) in try broker.defaultHandler(forScheme: scheme, scope: scope) }
     }
@@ -64,6 +72,15 @@ extension Bridge {
     func setDefault(scheme: String, desktopID: String, sender: String) async throws(DBusError) {
         let known = await callers.caller(sender, connection: connection, registry: registry)
         do { try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: Self.caller(sender, known)) } catch { throw DBusError(error) }
+        // A scheme routed through us (`integrate`) stays routed: ours first, then the new default.
+        let key = (try? broker.validScheme(scheme)) ?? scheme
+        do {
+            if try await integration.integration.keepRouted(key, newDefault: desktopID) {
+                logger.info("\(key) stays routed through SchemeBridge, then \(desktopID)")
+            }
+        } catch {
+            logger.warning("the default of \(key) is \(desktopID), but keeping it routed through SchemeBridge failed: \(error)")
+        }
     }
 
 }

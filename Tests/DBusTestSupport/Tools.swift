@@ -30,7 +30,8 @@ public enum Tools {
         let packages = ["dbus-daemon": "dbus-daemon", "dbus-send": "dbus-bin", "dbus-monitor": "dbus-bin",
                         "gdbus": "libglib2.0-bin", "gio": "libglib2.0-bin", "busctl": "systemd",
                         "systemd-analyze": "systemd", "desktop-file-validate": "desktop-file-utils", "groff": "groff-base",
-                        "Xwayland": "xwayland", "weston-screenshooter": "weston"]
+                        "Xwayland": "xwayland", "weston-screenshooter": "weston",
+                        "debootstrap": "debootstrap", "systemd-nspawn": "systemd-container"]
         throw ToolError("'\(name)' is not installed; run: apt-get install -y \(packages[name] ?? name)")
     }
 

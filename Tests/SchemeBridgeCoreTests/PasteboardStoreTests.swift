@@ -53,6 +53,14 @@ import Testing
         #expect(try AppIDPattern("/usr/bin/python3.11").matches("/usr/bin/python3.11"))
     }
 
+    /// Issue 27, item 5: a desktop id as `handlers` prints it names its app (before, the suffix
+    /// was kept and `org.example.Viewer.desktop` matched no app id, silently).
+    @Test func aDesktopIDWithItsSuffixNamesItsApp() throws {
+        let p = try AppIDPattern("org.example.Viewer.desktop")
+        #expect(p.text == "org.example.Viewer" && p.matches("org.example.Viewer"))
+        #expect(try AppIDPattern(".desktop").text == ".desktop")
+    }
+
     @Test func quotasCountPerOwner() throws {
         var limits = PasteboardLimits()
         limits.maximumPerOwner = 1

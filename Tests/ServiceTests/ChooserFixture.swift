@@ -14,6 +14,22 @@ extension ServiceFixture {
         if gamma { try entry("c.desktop", "Name=Gamma\nExec=\(try recorder("c")) %u\nMimeType=x-scheme-handler/todo;") }
     }
 
+    /// `a`, `b` and `c.desktop` for `todo`; app `app-one` remembers `b.desktop` (it chose
+    /// "always" in the chooser) and a `[Routes]` line sends `todo` from `app-two` to `c.desktop`.
+    /// Returns the two apps' ids.
+    func installTodoWithChoiceAndRoute() async throws -> (one: String, two: String) {
+        try installTodoHandlers(gamma: true)
+        let one = try pythonNamed("app-one"), two = try pythonNamed("app-two")
+        try writeConfig("""
+            [Chooser]
+            Command=\(try chooser("always-beta", "printf 'b.desktop\\talways\\n'"))
+            [Routes]
+            todo from \(two)=c.desktop
+            """)
+        guard try await open("todo://ask", from: one) == "opened b.desktop" else { throw ToolError("app-one did not remember b.desktop") }
+        return (one, two)
+    }
+
     /// A chooser program in `bin/`: `body` is its shell script; it appends its stdin and its
     /// SCHEMEBRIDGE_CHOOSER_* environment to `records/<name>.seen` first.
     @discardableResult

@@ -54,8 +54,9 @@ import SchemeBridgeContract
         // The same name is free for the intruder: a pasteboard of its own, empty.
         let own = try await f.runClient("Pasteboard/make-own-shared-notes", python: intruder, [path])
         #expect(own.stdout == "True 0\n", "\(own.stdout)\(own.stderr)")
-        // Granted by its app id (its executable here), it reads; revoked, it sees nothing again.
-        let grant = try await f.runClient("Pasteboard/grant", python: owner, [path, intruder])
+        // Granted by its app id (its executable here; with a `.desktop` suffix, as `handlers`
+        // prints ids, the suffix is dropped), it reads; revoked, it sees nothing again.
+        let grant = try await f.runClient("Pasteboard/grant", python: owner, [path, intruder + ".desktop"])
         #expect(grant.status == 0, "\(grant.stderr)")
         let reads = try await f.runClient("Pasteboard/read-granted", python: intruder, [path])
         #expect(reads.stdout == "secret notes\nAccessDenied\nAccessDenied\n", "\(reads.stdout)\(reads.stderr)")

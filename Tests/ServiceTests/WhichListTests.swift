@@ -15,16 +15,9 @@ import SchemeBridgeContract
     @Test func whichExplainsEachLevelAndAgreesWithWhatOpens() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        try f.installTodoHandlers(gamma: true)
-        let one = try f.pythonNamed("app-one"), two = try f.pythonNamed("app-two"), three = try f.pythonNamed("app-three")
-        try f.writeConfig("""
-            [Chooser]
-            Command=\(try f.chooser("always-beta", "printf 'b.desktop\\talways\\n'"))
-            [Routes]
-            todo from \(two)=c.desktop
-            """)
-        // app-one remembers b.desktop ("always" in the chooser).
-        #expect(try await f.open("todo://ask", from: one) == "opened b.desktop")
+        // app-one remembers b.desktop ("always" in the chooser); a route sends app-two to c.desktop.
+        let (one, two) = try await f.installTodoWithChoiceAndRoute()
+        let three = try f.pythonNamed("app-three")
 
         // No caller named: the default, and the apps that get another handler.
         let plain = try await Self.which(f, "todo://x")
@@ -93,11 +86,14 @@ import SchemeBridgeContract
         try f.entry("notes.desktop", "Name=Notes\nExec=\(try f.recorder("n")) %u\nMimeType=x-scheme-handler/notes;")
         #expect(try await CLITests.cli(f, "default", "todo", "b.desktop").status == 0)
         let text = try await CLITests.cli(f, "list")
-        #expect(text.status == 0 && text.stdout == "notes\tnotes.desktop\ntodo\tb.desktop\ta.desktop, c.desktop\n", "\(text.stdout)\(text.stderr)")
+        // Each handler by its display name (Name=), its desktop id beside it (issue 27, item 4).
+        #expect(text.status == 0 && text.stdout == "notes\tNotes (notes.desktop)\ntodo\tBeta (b.desktop)\tAlpha (a.desktop), Gamma (c.desktop)\n",
+                "\(text.stdout)\(text.stderr)")
         let json = try await CLITests.cli(f, "list", "--json")
         #expect(json.stdout == """
-            {"schemes":[{"scheme":"notes","default":"notes.desktop","others":[]},\
-            {"scheme":"todo","default":"b.desktop","others":["a.desktop","c.desktop"]}]}
+            {"schemes":[{"scheme":"notes","default":"notes.desktop","others":[],"handlers":[{"desktop_id":"notes.desktop","name":"Notes"}]},\
+            {"scheme":"todo","default":"b.desktop","others":["a.desktop","c.desktop"],"handlers":[{"desktop_id":"b.desktop","name":"Beta"},\
+            {"desktop_id":"a.desktop","name":"Alpha"},{"desktop_id":"c.desktop","name":"Gamma"}]}]}
 
             """, "\(json.stdout)")
         // Nothing installed: an empty list, not an error.

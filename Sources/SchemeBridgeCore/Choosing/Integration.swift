@@ -103,6 +103,26 @@ public final class Integration: Sendable {
         }.schemes
     }
 
+    /// After a default was set for a routed `scheme` (`SetDefaultHandler`, `schemebridge
+    /// default`): the default's writer replaced our line with `desktopID`'s, so links went to it
+    /// straight. Ours goes first again (`ours;new`), and the record now gives back the new line
+    /// — the user's new choice survives `disable`. Nothing is done when the scheme is not routed,
+    /// or its line is still ours, or it names something else first (another program's edit).
+    /// Returns whether the scheme was routed again.
+    public func keepRouted(_ scheme: String, newDefault desktopID: String) async throws(FileSystemError) -> Bool {
+        try await onWriter { [self] () throws(FileSystemError) in
+            try reconcile()
+            let state = try self.state()
+            guard let edit = state.edits[scheme] else { return Outcome() }
+            return try commit(state) { document, s in
+                guard IntegrationEdit.lineIndex(scheme, edit, in: document) == nil,
+                      IntegrationEdit.defaults(scheme, in: document).first == desktopID else { return Outcome() }
+                s.edits.removeValue(forKey: scheme)
+                return IntegrationEdit.route(scheme, to: ownID, in: &document, state: &s) ? Outcome(schemes: [scheme]) : Outcome()
+            }
+        }.schemes == [scheme]
+    }
+
     /// Gives `schemes` back (nil: every routed scheme, and integration is off): each line we
     /// wrote goes back to what it replaced, or away; a line someone changed since is left alone.
     /// When nothing is left, the group, blank line and line feed we added go too, and a file we

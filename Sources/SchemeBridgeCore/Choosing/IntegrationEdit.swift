@@ -47,6 +47,12 @@ enum IntegrationEdit {
         document.lineIndices(inGroup: group, where: keyMatches(scheme)).last { document.lines[$0].bytes == edit.line }
     }
 
+    /// The desktop ids of `scheme`'s `[Default Applications]` line (the last one), in order.
+    static func defaults(_ scheme: String, in document: KeyFileDocument) -> [String] {
+        guard let i = document.lineIndices(inGroup: group, where: keyMatches(scheme)).last, let kv = document.keyValue(at: i) else { return [] }
+        return KeyFileValue.splitList(kv.value)
+    }
+
     /// Undoes `edit` of `scheme`: the line we wrote goes back to the one it replaced, or away;
     /// false when no line is the one we wrote any more (someone changed it: left alone).
     static func unroute(_ scheme: String, _ edit: IntegrationState.Edit, in document: inout KeyFileDocument) -> Bool {

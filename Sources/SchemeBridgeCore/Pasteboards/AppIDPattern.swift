@@ -1,16 +1,20 @@
 /// Whom a grant names: one app id (`org.example.Viewer`), or every id under a prefix
 /// (`org.example.*`). App ids are what caller identification finds (desktop ids without
-/// `.desktop`, Flatpak ids, executable paths); a bare `*` (everyone) is refused.
+/// `.desktop`, Flatpak ids, executable paths); a bare `*` (everyone) is refused. A desktop id
+/// as `handlers` prints it (`org.example.Viewer.desktop`) names its app: the suffix is dropped
+/// (kept, it would match no app id), for the CLI and D-Bus `Grant`/`Revoke` alike.
 public struct AppIDPattern: Sendable, Hashable, CustomStringConvertible {
     /// The pattern as given.
     public let text: String
 
     /// Checks `text`: 1 to 255 bytes of letters, digits and `.-_+/@`, optionally ending in `*`
-    /// after a `.`, `-` or `/` (and not just `*`).
-    public init(_ text: String) throws(PasteboardError) {
+    /// after a `.`, `-` or `/` (and not just `*`); a trailing `.desktop` after an id is dropped.
+    public init(_ given: String) throws(PasteboardError) {
+        let suffix = ".desktop"
+        let text = given.hasSuffix(suffix) && given.utf8.count > suffix.utf8.count ? String(given.dropLast(suffix.count)) : given
         let bytes = Array(text.utf8)
         func refuse(_ why: String) -> PasteboardError {
-            PasteboardError(.invalidArgument, "'\(text.prefix(80))' is not an app id or pattern: \(why)")
+            PasteboardError(.invalidArgument, "'\(given.prefix(80))' is not an app id or pattern: \(why)")
         }
         guard !bytes.isEmpty, bytes.count <= 255 else { throw refuse("it must be 1 to 255 bytes") }
         for (i, b) in bytes.enumerated() {

@@ -90,6 +90,26 @@ public final class Broker: Sendable {
         return scope.allows(s) ? router.handlers(forScheme: s) : []
     }
 
+    /// The applications that declare `scheme` but are skipped, with why, as `scope` may learn it.
+    public func skippedHandlers(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> [SkippedHandler] {
+        let s = try validScheme(scheme)
+        return scope.allows(s) ? router.skippedHandlers(forScheme: s) : []
+    }
+
+    /// The display names (`Name=`, in the service's locale) of those of `desktopIDs` that are
+    /// installed applications, as `scope` may learn them: under query privacy, only entries
+    /// declaring a scheme in scope. At most 1,024 ids a call.
+    public func displayNames(_ desktopIDs: [String], scope: QueryScope = .all) throws(OpenFailure) -> [String: String] {
+        guard desktopIDs.count <= 1024 else { throw OpenFailure(.invalidArgument, "at most 1024 desktop ids at once") }
+        var names: [String: String] = [:]
+        for id in desktopIDs {
+            guard let e = registry.entry(id: id), let name = e.name else { continue }
+            if case .only(let schemes) = scope, !e.schemes.contains(where: schemes.contains) { continue }
+            names[id] = name
+        }
+        return names
+    }
+
     /// The handler that opens `scheme` ("" when none), as `scope` may learn it.
     public func defaultHandler(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> String {
         let s = try validScheme(scheme)

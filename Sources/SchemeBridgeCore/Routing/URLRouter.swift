@@ -76,7 +76,7 @@ public struct URLRouter: Sendable {
     /// association lists of writable applications directories for them): a change of the
     /// config file counts from the first lookup that reads it.
     @discardableResult
-    private func reservedSchemesInForce() -> Set<String> {
+    func reservedSchemesInForce() -> Set<String> {
         let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
         registry.useReservedSchemes(reserved)
         return reserved
