@@ -65,7 +65,7 @@ extension Bridge {
             }
             return []
         }
-        return broker.schemes(scope: scope)
+        return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
     }
 
     /// Sets a default for `sender`: limited per caller, written off the shared task threads.

@@ -10,7 +10,7 @@ import SchemeBridgeDevices
 /// one URL is opened as that URL; other text as a `text/plain` document.
 extension Bridge {
     /// The caller a received share is charged to and shown as (`source`).
-    static let engineCaller = CallerCache.Caller(pid: nil, appID: "org.kde.kdeconnect.daemon")
+    static let engineCaller = CallerCache.Caller(busName: "", pid: nil, appID: "org.kde.kdeconnect.daemon")
 
     /// Opens what a device sent; failures are logged (nobody waits for an answer).
     func openReceived(_ received: ReceivedFromDevice) async {

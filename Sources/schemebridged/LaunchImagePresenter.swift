@@ -32,13 +32,8 @@ final class LaunchImagePresenter: Sendable {
     }
 
     /// The splash when there is an X display and the helper is installed; else a notification
-    /// (``LaunchFeedback/mode(environment:splashHelperInstalled:)``).
-    var mode: Mode {
-        switch LaunchFeedback.mode(environment: environment, splashHelperInstalled: helper != nil) {
-        case .splash: return helper.map { .splash(helper: $0) } ?? .notification
-        case .notification: return .notification
-        }
-    }
+    /// (``LaunchImageMode/choose(environment:helper:)``).
+    var mode: Mode { LaunchImageMode.choose(environment: environment, helper: helper) }
 
     /// Starts the splash helper for `image`; it takes itself down when the handler is up (or on
     /// SIGTERM). Returns the helper's pid; nil when it could not start, or when `[LaunchImages]

@@ -6,10 +6,12 @@ public enum LaunchImageMode: Equatable, Sendable {
     /// A notification carries it.
     case notification
 
-    /// The splash when the session has an X display (`DISPLAY` set and not empty) and the helper
-    /// is installed (`helper`); else a notification.
+    /// The splash when the session has an X display (X11 or Xwayland) and the helper is installed
+    /// (`helper`); else a notification: ``LaunchFeedback/mode(environment:splashHelperInstalled:)``.
     public static func choose(environment: [String: String], helper: String?) -> LaunchImageMode {
-        if let display = environment["DISPLAY"], !display.isEmpty, let helper { return .splash(helper: helper) }
-        return .notification
+        switch LaunchFeedback.mode(environment: environment, splashHelperInstalled: helper != nil) {
+        case .splash: return helper.map { .splash(helper: $0) } ?? .notification
+        case .notification: return .notification
+        }
     }
 }
