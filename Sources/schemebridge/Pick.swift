@@ -12,7 +12,7 @@ struct Pick: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pick a document that lives in another app (a provider), or a file.",
         discussion: """
-            The sheet lists the apps that provide the types, and "Files…". Exit statuses as \
+            The sheet lists the apps that provide the types, and "Files...". Exit statuses as \
             'open --wait': 0 picked, 5 cancelled, 4 failed, 2 no such provider, 1 usage.
             """)
 

@@ -109,7 +109,7 @@ import SchemeBridgeContract
         let set = try await Self.cli(f, "default", "todolist", "b.desktop")
         #expect(set.status == 0, "\(set.stderr)")
         let after = try await Self.cli(f, "default", "--json", "todolist")
-        #expect(after.stdout == "{\"scheme\":\"todolist\",\"default\":\"b.desktop\"}\n", "\(after.stdout)")
+        #expect(after.stdout == "{\"scheme\":\"todolist\",\"default\":\"b.desktop\",\"overridden_by\":[]}\n", "\(after.stdout)")
         let mimeapps = try String(contentsOf: f.configHome.appendingPathComponent("mimeapps.list"), encoding: .utf8)
         #expect(mimeapps.contains("x-scheme-handler/todolist=b.desktop"), "\(mimeapps)")
         let setWrong = try await Self.cli(f, "default", "todolist", "nope.desktop")
