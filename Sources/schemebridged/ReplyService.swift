@@ -28,7 +28,7 @@ final class ReplyService: Sendable {
     /// Share requests (`Share1.Share`) by id: the target once decided ("" before). A share's
     /// target that exits with status 0 without replying took the items (code 0); every
     /// response of a share names its target.
-    private let shares = Mutex<[UInt64: String]>([:])
+    let shares = Mutex<[UInt64: String]>([:])
 
     init(connection: Connection, logger: Logger) {
         self.connection = connection
@@ -83,7 +83,7 @@ final class ReplyService: Sendable {
 
     /// Waits until request `id`'s handler start is recorded (or the request is gone): a
     /// handler may answer before the service, between starting it and noting its pid, has run.
-    private func waitForStart(_ id: UInt64) async {
+    func waitForStart(_ id: UInt64) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let ready = startWaiters.withLock { w -> Bool in
                 guard let r = table.request(id), r.handler == nil else { return true }
@@ -153,31 +153,6 @@ final class ReplyService: Sendable {
         if let problem = ActivationToken.problem(token) { throw DBusError(.invalidArgs, problem) }
     }
 
-    /// The pending request `token` answers, when `sender` is its launched handler (nothing is
-    /// taken): `NoSuchRequest`, or `NotTheHandler` for anyone else.
-    func pending(token: String, sender: String) async throws(DBusError) -> RequestTable.Request {
-        if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
-        guard let request = table.request(token: token) else {
-            throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
-        }
-        guard await isHandler(request.handler, sender: sender, pid: await pidOf(sender)) else {
-            throw ContractError.notTheHandler("only the provider launched for this request (\(request.handlerID)) may answer it")
-        }
-        return request
-    }
-
-    /// Ends request `id` with `response` (nothing when it is already done).
-    func complete(_ id: UInt64, _ response: Response) {
-        guard let r = table.take(id) else { return }
-        finish(r, response)
-    }
-
-    /// Ends request `id` as failed with `error` (nothing when it is already done).
-    func fail(_ id: UInt64, _ error: DBusError) {
-        complete(id, Response(code: ReplyCode.failed.rawValue, results: [Response.Key.errorName: .string(error.name.rawValue),
-                                                                          Response.Key.errorMessage: .string(error.message)]))
-    }
-
     /// Whether `sender`, whose process is `pid`, is `handler` (the core's rule, ``HandlerCheck``;
     /// this adapter asks the bus for the owner of an activating handler's name).
     func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil) async -> Bool {
@@ -198,26 +173,8 @@ final class ReplyService: Sendable {
         [Response.Key.errorName: .string(Contract.errorPrefix + ending.errorName), Response.Key.errorMessage: .string(ending.message)]
     }
 
-    /// Marks request `id` as a share going to `target` ("" while the sheet is up).
-    func sharing(_ id: UInt64, target: String) {
-        shares.withLock { $0[id] = target }
-    }
-
-    /// Answers request `id` from the service (a share's outcome): `code` with `results`.
-    func answer(_ id: UInt64, code: ReplyCode, results: [String: DBusValue] = [:]) {
-        guard let r = table.take(id) else { return }
-        finish(r, Response(code: code.rawValue, results: results))
-    }
-
-    /// Fails request `id` with a contract error.
-    func answer(_ id: UInt64, failure: DBusError) {
-        guard let r = table.take(id) else { return }
-        finish(r, Response(code: ReplyCode.failed.rawValue, results: [Response.Key.errorName: .string(failure.name.rawValue),
-                                                                     Response.Key.errorMessage: .string(failure.message)]))
-    }
-
     /// Reports `response` for the taken request `r` (now or once published).
-    private func finish(_ r: RequestTable.Request, _ response: Response) {
+    func finish(_ r: RequestTable.Request, _ response: Response) {
         var response = response
         if let target = shares.withLock({ $0[r.id] }), !target.isEmpty, response.results[ShareContract.ResultKey.target] == nil {
             response.results[ShareContract.ResultKey.target] = .string(target)
@@ -251,7 +208,7 @@ final class ReplyService: Sendable {
         try? await BusDriver(connection).nameOwner(busName)
     }
 
-    private func pidOf(_ name: String) async -> Int32? {
+    func pidOf(_ name: String) async -> Int32? {
         (try? await BusDriver(connection).processID(of: name)).map { Int32(bitPattern: $0) }
     }
 
