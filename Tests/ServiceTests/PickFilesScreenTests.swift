@@ -14,16 +14,19 @@ import SchemeBridgeContract
         let chosen = s.f.root.appendingPathComponent("chosen.png")
         let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 9, count: 2048)
         try Data(bytes).write(to: chosen)
+        // Beside CPU hogs the dialog may take minutes to take all the keys: the chooser's
+        // timeout (120 s by default) must not close it first.
+        try s.f.writeConfig("[Chooser]\nTimeout=3600\n")
         async let picked = PickTests.pick(s.f, options: ["provider": "io.github.schemebridge.Files.desktop", "title": "Choose a scan"])
         let w = try #require(try await s.dialog("Choose a scan"), "no file chooser came up\n\(s.f.serviceLog)")
         let env = ["DISPLAY": s.x.display]
         // ctrl+L opens the location field (it selects what is there), the path is typed key by
         // key, Return chooses it. Keys typed while GTK is still building the field can be lost
         // beside CPU hogs: then the dialog is still up, and the same keys are typed again.
-        for _ in 0..<5 {
+        for _ in 0..<12 {
             #expect(try await Tools.run([s.xdotool, "windowfocus", "--sync", String(w.id)], environment: env).status == 0)
-            #expect(try await Tools.run([s.xdotool, "key", "--delay", "100", "ctrl+l"], environment: env).status == 0)
-            #expect(try await Tools.run([s.xdotool, "type", "--delay", "40", chosen.path], environment: env).status == 0)
+            #expect(try await Tools.run([s.xdotool, "key", "--delay", "300", "ctrl+l"], environment: env).status == 0)
+            #expect(try await Tools.run([s.xdotool, "type", "--delay", "80", chosen.path], environment: env).status == 0)
             #expect(try await Tools.run([s.xdotool, "key", "--delay", "300", "Return"], environment: env).status == 0)
             let closed = await Tools.eventually(timeout: .seconds(20)) {
                 (try? s.x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false
