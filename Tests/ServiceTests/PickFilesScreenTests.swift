@@ -11,7 +11,12 @@ import SchemeBridgeContract
         // GTK's file chooser needs its GSettings schemas (the fixture's XDG_DATA_DIRS has none).
         let s = try DefaultChooserTests.Screen(environment: ["GSETTINGS_SCHEMA_DIR": "/usr/share/glib-2.0/schemas"])
         defer { s.stop() }
-        let chosen = s.f.root.appendingPathComponent("chosen.png")
+        // Typed key by key: a path of lower-case letters, digits, '.' and '/' only (no key needs
+        // Shift, which xdotool can lose beside CPU hogs: the fixture's root has capitals and '-').
+        let folder = URL(fileURLWithPath: "/tmp/sbpick" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chosen = folder.appendingPathComponent("chosen.png")
         let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 9, count: 2048)
         try Data(bytes).write(to: chosen)
         // Beside CPU hogs the dialog may take minutes to take all the keys: the chooser's
