@@ -77,10 +77,9 @@ extension Bridge {
             results.pid = await pidOf(busName)
             if let pid = results.pid { recentLaunches.activated(url: plan.url.string, busName: busName, pid: Int32(bitPattern: pid)) }
             launchKind = .dbusActivation
-            if reply != nil || admission.callbackGroup != nil, let owner = await replies.ownerOf(busName) {
-                let handler = LaunchedHandler.activated(owner: owner, process: results.pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) })
-                if let reply { replies.started(reply, handler: handler) }
-                if let group = admission.callbackGroup { broker.callbackRoutes.started(group, handler: handler) }
+            if let reply { await replies.activated(reply, busName: busName, pid: results.pid) }
+            if let group = admission.callbackGroup, let owner = await replies.ownerOf(busName) {
+                broker.callbackRoutes.started(group, handler: .activated(owner: owner, process: results.pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) }))
             }
         }
         if shown, let image = admission.image { results.launchImage = image }

@@ -23,10 +23,7 @@ extension Bridge {
             } catch {
                 throw ContractError.launchFailed("\(entry.name ?? id) (\(id)) could not be activated: \(error.name.rawValue): \(error.message)")
             }
-            if let owner = await replies.ownerOf(name.rawValue) {
-                let pid = await pidOf(name.rawValue)
-                replies.started(request.id, handler: .activated(owner: owner, process: pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) }))
-            }
+            await replies.activated(request.id, busName: name.rawValue, pid: await pidOf(name.rawValue))
             return
         }
         guard let command = entry.launchCommands(for: []).first else {

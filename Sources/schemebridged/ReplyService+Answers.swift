@@ -45,4 +45,14 @@ extension ReplyService {
     func answer(_ id: UInt64, failure: DBusError) {
         fail(id, failure)
     }
+
+    /// Request `id`'s handler was activated as `busName` (process `pid`): from now on its owner's
+    /// connection is the handler, and its leaving the bus fails the request. A handler that left
+    /// before that was recorded (between `Activate`'s reply and this) would never be seen
+    /// leaving, so its absence ends the request now.
+    func activated(_ id: UInt64, busName: String, pid: UInt32?) async {
+        guard let owner = await ownerOf(busName) else { return fail(id, .handlerLeftBus) }
+        started(id, handler: .activated(owner: owner, process: pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) }))
+        if await ownerOf(owner) == nil { fail(id, .handlerLeftBus) }
+    }
 }

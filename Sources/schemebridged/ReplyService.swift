@@ -164,7 +164,7 @@ final class ReplyService: Sendable {
 
     // MARK: internals
 
-    private func fail(_ id: UInt64, _ ending: RequestEnding) {
+    func fail(_ id: UInt64, _ ending: RequestEnding) {
         guard let r = table.take(id) else { return }
         finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(ending)))
     }
