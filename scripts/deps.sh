@@ -21,6 +21,8 @@ PACKAGES="$PACKAGES xclip"
 PACKAGES="$PACKAGES gir1.2-gtk-3.0"
 # kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.
 PACKAGES="$PACKAGES kdeconnect iproute2"
+# GSConnect (its service run by gjs, headless on Xvfb; openssl makes its certificate): GSConnectShareTests pairs it with kdeconnectd.
+PACKAGES="$PACKAGES gnome-shell-extension-gsconnect gjs openssl"
 # The systemd user session test (scripts/systemd-session-proof.sh: a Debian 12 container booted
 # with systemd-nspawn).
 PACKAGES="$PACKAGES debootstrap systemd-container"

@@ -7,10 +7,12 @@ import SchemeBridgeDevices
 import Synchronization
 
 /// Nearby devices in the service: the KDE Connect engine followed live (``KDEConnectEngine``),
-/// and the outbox where data that is not a file becomes one the engine can send (swept at
+/// GSConnect too (``GSConnectEngine``, used only when KDE Connect is not on the bus), and the outbox where data that is not a file becomes one the engine can send (swept at
 /// start and whenever its next item expires — a timer for that deadline, not a polling loop).
 final class DeviceService: Sendable {
     let engine: KDEConnectEngine
+    /// GSConnect, followed beside KDE Connect; shares go to it only when KDE Connect is absent.
+    let gsconnect: GSConnectEngine
     let outbox: Outbox?
     let descriptors: DescriptorWork
     let logger: Logger
@@ -19,6 +21,7 @@ final class DeviceService: Sendable {
 
     init(connection: Connection, environment: [String: String], descriptors: DescriptorWork, logger: Logger) {
         self.engine = KDEConnectEngine(connection: connection, logger: logger)
+        self.gsconnect = GSConnectEngine(connection: connection, logger: logger)
         self.outbox = Outbox(environment: environment)
         self.descriptors = descriptors
         self.logger = logger
@@ -32,12 +35,18 @@ final class DeviceService: Sendable {
         } catch {
             logger.warning("cannot follow KDE Connect (no device targets): \(error)")
         }
+        do {
+            try await gsconnect.start()
+        } catch {
+            logger.warning("cannot follow GSConnect (no GSConnect device targets): \(error)")
+        }
         if outbox == nil { logger.notice("XDG_RUNTIME_DIR is not set: data that is not a file cannot be sent to devices") }
         await sweepOutbox()
     }
 
-    /// The device sending path the share service calls (``DeviceSending``).
-    var sender: any DeviceSending { engine }
+    /// The device sending path the share service calls (``DeviceSending``): KDE Connect,
+    /// or GSConnect where only it is on the bus (``PreferredDeviceEngine``).
+    var sender: any DeviceSending { PreferredDeviceEngine(kdeconnect: engine, gsconnect: gsconnect) }
 
     /// Writes `bytes` as an outbox file named `name` (for sending data that is not a file);
     /// returns its path. Fails without `XDG_RUNTIME_DIR` or when the outbox is unusable.
@@ -97,6 +106,7 @@ final class DeviceService: Sendable {
     /// Stops following the engine and the pending sweep.
     func stop() {
         engine.stop()
+        gsconnect.stop()
         sweep.withLock { $0?.task.cancel(); $0 = nil }
     }
 }

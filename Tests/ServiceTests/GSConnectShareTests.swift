@@ -1,0 +1,153 @@
+import DBus
+import DBusTestSupport
+import Foundation
+import Glibc
+import SchemeBridgeDevices
+import Testing
+
+/// Sending to a device where GSConnect is the engine on the bus: the real GSConnect service
+/// (``GSConnectSide``) on side B, paired with a real kdeconnectd on side A (``KDEConnectPair``).
+@Suite(.serialized) struct GSConnectShareTests {
+    /// B's SchemeBridge lists A (kdeconnectd) through GSConnect, live; a file and a text shared
+    /// through it arrive on A byte for byte (A's engine announces each with `shareReceived`);
+    /// KDE Connect on the bus takes over the targets and leaves them again; with GSConnect gone
+    /// there are no targets and a share is NoTarget.
+    @Test(.timeLimit(.minutes(15))) func aFileAndATextSentThroughGSConnectArriveOnARealKDEConnect() async throws {
+        let pair = try await KDEConnectPair()
+        defer { pair.stop() }
+        let (a, b) = (pair.a, pair.b)
+        try await pair.startEngine(a)
+        let gsconnect = try await GSConnectSide(on: b, via: a.address)
+        // The typed client follows GSConnect from before A is known: A becomes a share target
+        // live, from GSConnect's signals alone (the device added, connected, paired, its share
+        // actions enabled).
+        let engine = GSConnectEngine(connection: b.connection)
+        try await engine.start()
+        defer { engine.stop() }
+        #expect(engine.isRunning && engine.shareTargets.isEmpty)
+        try await gsconnect.connectAndPair(with: a)
+        var targets: [NearbyDevice] = []
+        for await list in engine.shareTargetChanges() {
+            targets = list
+            if list.contains(where: { $0.id == a.id }) { break }
+        }
+        #expect(targets.map(\.name) == ["sideA"] && targets.first?.sendTitle == "Send to sideA")
+
+        // B's SchemeBridge (bus activation) lists A as a share target of kind device.
+        let listed = await Tools.eventually {
+            let r = try? await Tools.run(["gdbus", "call", "--address", b.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                          "--method", "io.github.schemebridge.Share1.ShareTargets", "['application/octet-stream']"])
+            return r?.stdout.contains("('\(a.id)', 'Send to sideA', 'smartphone', 'device')") == true
+        }
+        #expect(listed, "\(b.fixture.serviceLog.suffix(2000))")
+
+        // What A's engine receives, as it announces it.
+        let received = try await a.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
+                                                                           member: "shareReceived"))
+        var arrivals = received.compactMap { $0.body.first?.string }.makeAsyncIterator()
+
+        // A 4 MiB file from B through B's SchemeBridge: Share with target = A's device id.
+        let payload = b.fixture.root.appendingPathComponent("payload.bin")
+        var bytes = [UInt8](repeating: 0, count: 4 << 20)
+        for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: (i &* 2_654_435_761) >> 11) }
+        try Data(bytes).write(to: payload)
+        let out = try await ShareTests.share(b.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(a.id)"}"#)
+        let response = ShareTests.responses(out).first
+        #expect(response?["code"] as? Int == 0, "\(out) \(b.fixture.serviceLog.suffix(2000))")
+        #expect(response?["results"] as? [String: String] == ["target": a.id, "device": a.id, "engine": "gsconnect"], "\(out)")
+        let fileURL = await arrivals.next()
+        #expect(fileURL == "file://" + a.downloads.appendingPathComponent("payload.bin").path, "\(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1000))")
+        #expect(try Data(contentsOf: a.downloads.appendingPathComponent("payload.bin")) == Data(bytes), "the file A got differs from what B sent")
+
+        // A text from B: kdeconnectd writes it to a file in its working directory (A's root).
+        let text = "hello from GSConnect, äöü ✓ \(getpid())"
+        let textOut = try await ShareTests.share(b.fixture, #"[{"text": "\#(text)"}]"#, #"{"target": "\#(a.id)"}"#)
+        #expect(ShareTests.responses(textOut).first?["code"] as? Int == 0, "\(textOut)")
+        #expect(ShareTests.responses(textOut).first?["results"] as? [String: String] == ["target": a.id, "device": a.id, "engine": "gsconnect"])
+        let textFile = try #require(await arrivals.next(), "A announced no text: \(a.engineLog.suffix(2000))")
+        #expect(textFile.hasPrefix(a.fixture.root.path + "/kdeconnect-"), "\(textFile)")
+        #expect(try String(contentsOfFile: textFile, encoding: .utf8) == text)
+
+        // KDE Connect comes onto B's bus too: it is preferred, its device is the only target; it
+        // leaves, and GSConnect's device is the target again.
+        let kdeconnect = try await FakeKDEConnect(address: b.fixture.bus.address, name: "Phone")
+        let preferred = await Tools.eventually {
+            let r = try? await Tools.run(["gdbus", "call", "--address", b.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                          "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"])
+            return r.map { $0.stdout.contains("'_phone_'") && !$0.stdout.contains(a.id) } ?? false
+        }
+        #expect(preferred, "\(b.fixture.serviceLog.suffix(2000))")
+        kdeconnect.stop()
+        let back = await Tools.eventually {
+            let r = try? await Tools.run(["gdbus", "call", "--address", b.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                          "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"])
+            return r.map { !$0.stdout.contains("'_phone_'") && $0.stdout.contains(a.id) } ?? false
+        }
+        #expect(back, "\(b.fixture.serviceLog.suffix(2000))")
+
+        // GSConnect stops: no targets, and a share says there is no engine.
+        await gsconnect.stop()
+        _ = await Tools.eventually { !engine.isRunning }
+        #expect(engine.shareTargets.isEmpty)
+        do {
+            _ = try await engine.send(.text("x"), to: a.id)
+            Issue.record("a share without GSConnect succeeded")
+        } catch {
+            #expect(error.kind == .noTarget && error.message.contains("GSConnect is not running"), "\(error)")
+        }
+        let gone = try await ShareTests.share(b.fixture, #"[{"text": "x"}]"#, #"{"target": "\#(a.id)"}"#)
+        #expect(gone["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(gone)")
+    }
+
+    /// With a stand-in GSConnect (no KDE Connect on the bus): a hostile device name is shown
+    /// cleaned and bounded; the device leaves and comes back live as GSConnect announces its
+    /// connection, its share actions, and forgetting and finding it (a share to it meanwhile is
+    /// NoTarget); a share GSConnect is still taking when it stops is code 2 with the reason,
+    /// and the service stays up.
+    @Test func gsconnectDevicesFollowTheServiceLiveAndAStopMidShareGivesCode2() async throws {
+        let run = NSTemporaryDirectory() + "sb-gsc-run-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let fixture = try ServiceFixture(extraEnvironment: ["XDG_RUNTIME_DIR": run])
+        defer { fixture.stop() }
+        let gsconnect = try await FakeGSConnect(address: fixture.bus.address, name: "\u{202E}Evil\u{1B}[2J\n" + String(repeating: "A", count: 100_000))
+        defer { gsconnect.stop() }
+        func targets() async -> String {
+            let r = try? await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                          "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
+            return r?.stdout ?? ""
+        }
+        let shown = "Send to Evil[2J " + String(repeating: "A", count: 55) + "…"  // 64 characters
+        let row = "('phone_1', '\(shown)', 'smartphone', 'device')"
+        #expect(await Tools.eventually { await targets().contains(row) }, "\(fixture.serviceLog.suffix(2000))")
+        try gsconnect.setConnected(false)
+        #expect(await Tools.eventually { await !targets().contains("phone_1") })
+        try gsconnect.setConnected(true)
+        #expect(await Tools.eventually { await targets().contains(row) })
+        try gsconnect.setShareEnabled(false)
+        #expect(await Tools.eventually { await !targets().contains("phone_1") })
+        try gsconnect.setShareEnabled(true)
+        #expect(await Tools.eventually { await targets().contains(row) })
+        try gsconnect.removeDevice()
+        #expect(await Tools.eventually { await !targets().contains("phone_1") })
+        let forgotten = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "phone_1"}"#)
+        #expect(forgotten["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(forgotten)")
+        try gsconnect.addDevice()
+        #expect(await Tools.eventually { await targets().contains(row) })
+
+        let file = fixture.root.appendingPathComponent("notes.txt")
+        try Data("for the phone".utf8).write(to: file)
+        async let out = ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, #"{"target": "phone_1"}"#)
+        #expect(await Tools.eventually { gsconnect.record.calls.withLock { !$0.isEmpty } }, "\(fixture.serviceLog.suffix(2000))")
+        let call = gsconnect.record.calls.withLock { $0.first } ?? ""
+        #expect(call.hasPrefix("shareFile ") && call.contains("file://\(run)/schemebridge/outbox/") && call.contains("/notes.txt\"") && call.contains("boolean(false)"), "\(call)")
+        gsconnect.stop()
+        let response = ShareTests.responses(try await out).first
+        #expect(response?["code"] as? Int == 2, "\(String(describing: response))")
+        let results = response?["results"] as? [String: String] ?? [:]
+        #expect(results["error-name"] == "io.github.schemebridge.SchemeBridge1.Error.LaunchFailed", "\(results)")
+        #expect(results["error-message"]?.contains("GSConnect did not take the share") == true, "\(results)")
+        let again = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "phone_1"}"#)
+        #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
+    }
+}
