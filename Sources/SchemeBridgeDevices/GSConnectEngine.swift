@@ -1,7 +1,6 @@
 import DBus
 import Logging
 import SchemeBridgeCore
-import Synchronization
 
 /// A typed client of GSConnect (the KDE Connect protocol inside GNOME Shell: its service owns
 /// `org.gnome.Shell.Extensions.GSConnect` on the session bus). It follows the service live, from
@@ -24,19 +23,12 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     /// How long ``start()`` waits for the first list of devices.
     let startWait: Duration
 
-    struct State {
-        /// The service's unique name while it runs.
-        var owner: String?
+    /// One read of the service: its devices, and the share actions enabled per device.
+    struct Snapshot: Sendable, Equatable {
         var devices: [String: NearbyDevice] = [:]
-        /// The share actions enabled per device.
         var actions: [String: Set<String>] = [:]
-        var watchers: [UInt64: AsyncStream<[NearbyDevice]>.Continuation] = [:]
-        var nextID: UInt64 = 1
-        var tasks: [Task<Void, Never>] = []
     }
-    private let state = Mutex(State())
-    /// Refresh requests; newest only, so a burst of signals is one read of the list.
-    private let refreshes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private let follower = EngineFollower(empty: Snapshot()) { NearbyDevice.shareTargets($0.devices.values) }
 
     public init(connection: Connection, callTimeout: Duration = .seconds(20), startWait: Duration = .seconds(2),
                 logger: Logger = Logger(label: "gsconnect")) {
@@ -50,127 +42,53 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     /// when GSConnect is not running), or after `startWait` when it is slow to answer. Throws
     /// only when the bus refuses the subscriptions.
     public func start() async throws(DBusError) {
-        let name = GSConnectNames.busName
-        let owners = try await connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: name.rawValue))
-        let serviceSignals = try await connection.signals(matching: MatchRule(sender: name, pathNamespace: GSConnectNames.servicePath))
-        let owner = try? await BusDriver(connection).nameOwner(name.rawValue)
-        state.withLock { $0.owner = owner }
-        let first = Task { [self] in await refreshNow() }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await first.value }
-            group.addTask { [startWait] in try? await Task.sleep(for: startWait) }
-            await group.next()
-            group.cancelAll()
-        }
-        let followers = [
-            Task { [self] in
-                for await change in owners.compactMap(NameOwnerChanged.init(message:)) where change.name == name.rawValue {
-                    ownerChanged(change.newOwner.isEmpty ? nil : change.newOwner)
-                }
-            },
-            Task { [self] in
-                for await message in serviceSignals { handle(message) }
-            },
-            Task { [self] in
-                await first.value
-                for await _ in refreshes.stream { await refreshNow() }
-            },
-        ]
-        state.withLock { $0.tasks += followers }
+        try await follower.start(connection: connection, busName: GSConnectNames.busName, pathNamespace: GSConnectNames.servicePath,
+                                 startWait: startWait, logger: logger, label: "GSConnect",
+                                 read: { [self] owner in await readDevices(owner) },
+                                 handle: { message in message.member.map { GSConnectNames.listSignals.contains($0.rawValue) } ?? false })
     }
 
     /// Stops following: the streams handed out end.
-    public func stop() {
-        let (tasks, watchers) = state.withLock { s in
-            defer { s.tasks = []; s.watchers = [:] }
-            return (s.tasks, s.watchers)
-        }
-        tasks.forEach { $0.cancel() }
-        refreshes.continuation.finish()
-        watchers.values.forEach { $0.finish() }
-    }
+    public func stop() { follower.stop() }
 
     /// Whether GSConnect is on the bus.
-    public var isRunning: Bool { state.withLock { $0.owner != nil } }
+    public var isRunning: Bool { follower.owner != nil }
 
     /// Every device GSConnect knows (connected or not, paired or not).
-    public var devices: [NearbyDevice] { state.withLock { Array($0.devices.values) } }
+    public var devices: [NearbyDevice] { Array(follower.snapshot.devices.values) }
 
     /// The devices that can receive a share now, by name.
     public var shareTargets: [NearbyDevice] { NearbyDevice.shareTargets(devices) }
 
     /// The share targets now and after every change.
-    public func shareTargetChanges() -> AsyncStream<[NearbyDevice]> {
-        let (stream, continuation) = AsyncStream<[NearbyDevice]>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { s in
-            let id = s.nextID
-            s.nextID += 1
-            s.watchers[id] = continuation
-            continuation.yield(NearbyDevice.shareTargets(s.devices.values))
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func shareTargetChanges() -> AsyncStream<[NearbyDevice]> { follower.shareTargetChanges() }
 
-    // MARK: following
+    // MARK: reading
 
-    private func ownerChanged(_ owner: String?) {
-        state.withLock { $0.owner = owner }
-        logger.info(owner == nil ? "GSConnect left the bus: no GSConnect device targets" : "GSConnect is on the bus as \(owner ?? "")")
-        refreshes.continuation.yield()
-    }
-
-    private func handle(_ message: Message) {
-        guard let owner = state.withLock({ $0.owner }), message.sender == owner,
-              let member = message.member?.rawValue, GSConnectNames.listSignals.contains(member) else { return }
-        refreshes.continuation.yield()
-    }
-
-    /// Reads the devices again and tells the watchers when the share targets changed.
-    private func refreshNow() async {
-        var found: ([String: NearbyDevice], [String: Set<String>]) = ([:], [:])
-        if let owner = state.withLock({ $0.owner }) {
-            found = await readDevices(owner)
-        }
-        let (changed, watchers, targets) = state.withLock { s in
-            let changed = s.devices != found.0
-            s.devices = found.0
-            s.actions = found.1
-            return (changed, Array(s.watchers.values), NearbyDevice.shareTargets(found.0.values))
-        }
-        if changed {
-            logger.info("GSConnect devices that can receive: \(targets.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))")
-            for w in watchers { w.yield(targets) }
-        }
-    }
-
-    private func readDevices(_ owner: String) async -> ([String: NearbyDevice], [String: Set<String>]) {
+    private func readDevices(_ owner: String) async -> Snapshot {
         let destination = try? BusName(owner)
         let objects: [DictEntry]
         do {
             let reply = try await connection.call(destination: destination, path: GSConnectNames.servicePath, interface: GSConnectNames.objectManager,
                                                   member: "GetManagedObjects", timeout: .seconds(5))
-            guard case .dictionary(.objectPath, _, let entries)? = reply.first else { return ([:], [:]) }
+            guard case .dictionary(.objectPath, _, let entries)? = reply.first else { return Snapshot() }
             objects = entries
         } catch {
             logger.notice("GSConnect did not list its devices: \(error)")
-            return ([:], [:])
+            return Snapshot()
         }
-        var devices: [String: NearbyDevice] = [:]
-        var actions: [String: Set<String>] = [:]
+        var found = Snapshot()
         for entry in objects.prefix(GSConnectNames.maximumDevices) {
             guard let path = entry.key.string, let id = GSConnectNames.deviceID(in: path), let objectPath = try? ObjectPath(path),
                   let props = entry.value.stringDictionary?[GSConnectNames.deviceInterface.rawValue]?.stringDictionary else { continue }
             let enabled = await enabledShareActions(destination, objectPath)
-            actions[id] = enabled
-            devices[id] = NearbyDevice(id: id, name: props["Name"]?.unwrapped.string ?? "",
-                                       reachable: props["Connected"]?.unwrapped.bool ?? false,
-                                       paired: props["Paired"]?.unwrapped.bool ?? false,
-                                       canReceive: enabled.contains(GSConnectNames.shareFile))
+            found.actions[id] = enabled
+            found.devices[id] = NearbyDevice(id: id, name: props["Name"]?.unwrapped.string ?? "",
+                                             reachable: props["Connected"]?.unwrapped.bool ?? false,
+                                             paired: props["Paired"]?.unwrapped.bool ?? false,
+                                             canReceive: enabled.contains(GSConnectNames.shareFile))
         }
-        return (devices, actions)
+        return found
     }
 
     /// The device's share actions that are enabled now (none when it cannot be asked).
@@ -198,7 +116,8 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     /// service stops, the device goes, or the service refuses or does not answer. Returns when
     /// GSConnect accepted the activation: it sends in the background and confirms nothing.
     public func send(_ payload: DevicePayload, to deviceID: String) async throws(DeviceShareError) -> DeviceSendReceipt {
-        let (owner, device, enabled) = state.withLock { ($0.owner, $0.devices[deviceID], $0.actions[deviceID] ?? []) }
+        let (owner, snapshot) = (follower.owner, follower.snapshot)
+        let (device, enabled) = (snapshot.devices[deviceID], snapshot.actions[deviceID] ?? [])
         guard let owner, let destination = try? BusName(owner) else {
             throw DeviceShareError(.noTarget, "GSConnect is not running (no \(GSConnectNames.busName.rawValue) on the session bus): there are no devices to send to")
         }
@@ -235,15 +154,6 @@ public final class GSConnectEngine: DeviceSending, Sendable {
 
     /// The reason a call to GSConnect failed, for the Response's `error-message`.
     static func failure(_ error: DBusError, device: NearbyDevice) -> DeviceShareError {
-        switch error.name {
-        case .serviceUnknown, .nameHasNoOwner:
-            return DeviceShareError(.failed, "GSConnect stopped before it took the share for \(device.name)")
-        case .noReply, .disconnected:
-            return DeviceShareError(.failed, "GSConnect did not take the share for \(device.name) (it stopped or does not answer): \(error.message)")
-        case .unknownObject, .unknownMethod, .unknownInterface:
-            return DeviceShareError(.failed, "\(device.name) went away (GSConnect no longer exports it)")
-        default:
-            return DeviceShareError(.failed, "GSConnect refused the share for \(device.name): \(error.name.rawValue): \(error.message)")
-        }
+        EngineFollower<Snapshot>.failure(error, label: "GSConnect", device: device, gone: "GSConnect no longer exports it")
     }
 }

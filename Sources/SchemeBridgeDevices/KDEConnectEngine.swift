@@ -20,18 +20,9 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// How long ``start()`` waits for the first list of devices.
     let startWait: Duration
 
-    struct State {
-        /// The engine's unique name while it runs.
-        var owner: String?
-        var devices: [String: NearbyDevice] = [:]
-        var watchers: [UInt64: AsyncStream<[NearbyDevice]>.Continuation] = [:]
-        var receivers: [UInt64: AsyncStream<ReceivedFromDevice>.Continuation] = [:]
-        var nextID: UInt64 = 1
-        var tasks: [Task<Void, Never>] = []
-    }
-    private let state = Mutex(State())
-    /// Refresh requests; newest only, so a burst of signals is one read of the list.
-    private let refreshes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private let follower = EngineFollower(empty: [String: NearbyDevice]()) { NearbyDevice.shareTargets($0.values) }
+    /// Who is told what devices send.
+    private let receivers = Mutex<(nextID: UInt64, list: [UInt64: AsyncStream<ReceivedFromDevice>.Continuation])>((1, [:]))
 
     public init(connection: Connection, callTimeout: Duration = .seconds(20), startWait: Duration = .seconds(2),
                 logger: Logger = Logger(label: "kdeconnect")) {
@@ -45,126 +36,63 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// when no engine runs), or after `startWait` when the engine is slow to answer. Throws only
     /// when the bus refuses the subscriptions.
     public func start() async throws(DBusError) {
-        let owners = try await connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: KDEConnectNames.busName.rawValue))
-        let engineSignals = try await connection.signals(matching: MatchRule(
-            sender: KDEConnectNames.busName, pathNamespace: KDEConnectNames.daemonPath))
-        let owner = try? await BusDriver(connection).nameOwner(KDEConnectNames.busName.rawValue)
-        state.withLock { $0.owner = owner }
-        // The first list, waited for at most `startWait`: an engine that does not answer must not
-        // hold up the service's start (its list comes when it answers). Refreshes asked for
-        // meanwhile run after it, so an older list never replaces a newer one.
-        let first = Task { [self] in await refreshNow() }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await first.value }
-            group.addTask { [startWait] in try? await Task.sleep(for: startWait) }
-            await group.next()
-            group.cancelAll()
-        }
-        let followers = [
-            Task { [self] in
-                for await change in owners.compactMap(NameOwnerChanged.init(message:)) where change.name == KDEConnectNames.busName.rawValue {
-                    engineOwnerChanged(change.newOwner.isEmpty ? nil : change.newOwner)
-                }
-            },
-            Task { [self] in
-                for await message in engineSignals { handle(message) }
-            },
-            Task { [self] in
-                await first.value
-                for await _ in refreshes.stream { await refreshNow() }
-            },
-        ]
-        state.withLock { $0.tasks += followers }
+        try await follower.start(connection: connection, busName: KDEConnectNames.busName, pathNamespace: KDEConnectNames.daemonPath,
+                                 startWait: startWait, logger: logger, label: "KDE Connect",
+                                 read: { [self] owner in await readDevices(owner) }, handle: { [self] message in handle(message) })
     }
 
     /// Stops following: the streams handed out end.
     public func stop() {
-        let (tasks, watchers, receivers) = state.withLock { s in
-            defer { s.tasks = []; s.watchers = [:]; s.receivers = [:] }
-            return (s.tasks, s.watchers, s.receivers)
+        follower.stop()
+        let list = receivers.withLock { r in
+            defer { r.list = [:] }
+            return r.list
         }
-        tasks.forEach { $0.cancel() }
-        refreshes.continuation.finish()
-        watchers.values.forEach { $0.finish() }
-        receivers.values.forEach { $0.finish() }
+        list.values.forEach { $0.finish() }
     }
 
     /// Whether the engine is on the bus.
-    public var isRunning: Bool { state.withLock { $0.owner != nil } }
+    public var isRunning: Bool { follower.owner != nil }
 
     /// Every device the engine lists as paired and reachable (share plugin on or off).
-    public var devices: [NearbyDevice] { state.withLock { Array($0.devices.values) } }
+    public var devices: [NearbyDevice] { Array(follower.snapshot.values) }
 
     /// The devices that can receive a share now, by name.
     public var shareTargets: [NearbyDevice] { NearbyDevice.shareTargets(devices) }
 
     /// The share targets now and after every change.
-    public func shareTargetChanges() -> AsyncStream<[NearbyDevice]> {
-        let (stream, continuation) = AsyncStream<[NearbyDevice]>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { s in
-            let id = s.nextID
-            s.nextID += 1
-            s.watchers[id] = continuation
-            continuation.yield(NearbyDevice.shareTargets(s.devices.values))
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func shareTargetChanges() -> AsyncStream<[NearbyDevice]> { follower.shareTargetChanges() }
 
     /// What devices send, as it arrives.
     public func receivedShares() -> AsyncStream<ReceivedFromDevice> {
         let (stream, continuation) = AsyncStream<ReceivedFromDevice>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = state.withLock { s in
-            let id = s.nextID
-            s.nextID += 1
-            s.receivers[id] = continuation
+        let id = receivers.withLock { r in
+            let id = r.nextID
+            r.nextID += 1
+            r.list[id] = continuation
             return id
         }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.receivers.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in self?.receivers.withLock { _ = $0.list.removeValue(forKey: id) } }
         return stream
     }
 
     // MARK: following
 
-    private func engineOwnerChanged(_ owner: String?) {
-        state.withLock { $0.owner = owner }
-        logger.info(owner == nil ? "KDE Connect left the bus: no device targets" : "KDE Connect is on the bus as \(owner ?? "")")
-        refreshes.continuation.yield()
-    }
-
-    private func handle(_ message: Message) {
-        guard let owner = state.withLock({ $0.owner }), message.sender == owner else { return }
-        guard let member = message.member?.rawValue else { return }
+    /// A signal from the engine (its current owner): a received share goes to the receivers;
+    /// says whether the list of devices is read again.
+    private func handle(_ message: Message) -> Bool {
+        guard let member = message.member?.rawValue else { return false }
         if member == KDEConnectNames.shareReceived.rawValue, message.interface == KDEConnectNames.shareInterface {
             guard let id = KDEConnectNames.deviceID(in: message.path), DeviceID.isValid(id),
                   case .string(let arg)? = message.body.first, let share = ReceivedShare(engineArgument: arg) else {
                 logger.warning("ignored a shareReceived signal that names no local file")
-                return
+                return false
             }
-            let receivers = state.withLock { Array($0.receivers.values) }
-            for r in receivers { r.yield(ReceivedFromDevice(deviceID: id, share: share)) }
-        } else if KDEConnectNames.listSignals.contains(member) {
-            refreshes.continuation.yield()
+            let list = receivers.withLock { Array($0.list.values) }
+            for r in list { r.yield(ReceivedFromDevice(deviceID: id, share: share)) }
+            return false
         }
-    }
-
-    /// Reads the list of paired, reachable devices again and tells the watchers when it changed.
-    private func refreshNow() async {
-        var found: [String: NearbyDevice] = [:]
-        if let owner = state.withLock({ $0.owner }) {
-            found = await readDevices(owner)
-        }
-        let (changed, watchers, targets) = state.withLock { s in
-            let changed = s.devices != found
-            s.devices = found
-            return (changed, Array(s.watchers.values), NearbyDevice.shareTargets(found.values))
-        }
-        if changed {
-            logger.info("devices that can receive: \(targets.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))")
-            for w in watchers { w.yield(targets) }
-        }
+        return KDEConnectNames.listSignals.contains(member)
     }
 
     private func readDevices(_ owner: String) async -> [String: NearbyDevice] {
@@ -207,7 +135,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// reason) when the engine stops, the device goes, or the engine refuses or does not answer
     /// within the call timeout. Returns when the engine took it; delivery is not confirmed.
     public func send(_ payload: DevicePayload, to deviceID: String) async throws(DeviceShareError) -> DeviceSendReceipt {
-        let (owner, device) = state.withLock { ($0.owner, $0.devices[deviceID]) }
+        let (owner, device) = (follower.owner, follower.snapshot[deviceID])
         guard let owner, let destination = try? BusName(owner) else {
             throw DeviceShareError(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to")
         }
@@ -240,15 +168,6 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
 
     /// The reason a call to the engine failed, for the Response's `error-message`.
     static func failure(_ error: DBusError, device: NearbyDevice) -> DeviceShareError {
-        switch error.name {
-        case .serviceUnknown, .nameHasNoOwner:
-            return DeviceShareError(.failed, "KDE Connect stopped before it took the share for \(device.name)")
-        case .noReply, .disconnected:
-            return DeviceShareError(.failed, "KDE Connect did not take the share for \(device.name) (it stopped or does not answer): \(error.message)")
-        case .unknownObject, .unknownMethod, .unknownInterface:
-            return DeviceShareError(.failed, "\(device.name) went away (KDE Connect no longer has its share plugin)")
-        default:
-            return DeviceShareError(.failed, "KDE Connect refused the share for \(device.name): \(error.name.rawValue): \(error.message)")
-        }
+        EngineFollower<[String: NearbyDevice]>.failure(error, label: "KDE Connect", device: device, gone: "KDE Connect no longer has its share plugin")
     }
 }

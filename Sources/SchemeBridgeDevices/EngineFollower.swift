@@ -1,0 +1,135 @@
+import DBus
+import Logging
+import SchemeBridgeCore
+import Synchronization
+
+/// What an engine client (``KDEConnectEngine``, ``GSConnectEngine``) needs to follow its engine
+/// live: the engine's unique name from the bus's `NameOwnerChanged`, its signals taken only from
+/// that name, and one re-read of its devices per burst of signals (newest request only, never an
+/// older list over a newer one), handed to the watchers of the share targets when it changed.
+/// `Snapshot` is what one read yields (the devices, and whatever else the engine needs to send).
+final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
+    struct State {
+        /// The engine's unique name while it runs.
+        var owner: String?
+        var snapshot: Snapshot
+        var watchers: [UInt64: AsyncStream<[NearbyDevice]>.Continuation] = [:]
+        var nextID: UInt64 = 1
+        var tasks: [Task<Void, Never>] = []
+    }
+    let state: Mutex<State>
+    /// Refresh requests; newest only, so a burst of signals is one read of the list.
+    private let refreshes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private let empty: Snapshot
+    private let targets: @Sendable (Snapshot) -> [NearbyDevice]
+
+    /// `empty` is the snapshot without an engine; `targets` picks the share targets from one.
+    init(empty: Snapshot, targets: @escaping @Sendable (Snapshot) -> [NearbyDevice]) {
+        self.empty = empty
+        self.targets = targets
+        state = Mutex(State(snapshot: empty))
+    }
+
+    /// Subscribes to `busName`'s owner changes and to the engine's signals under `pathNamespace`,
+    /// reads the first snapshot (waiting at most `startWait`), then follows: `handle` sees each
+    /// signal from the current owner and says whether to read again; `read` reads a snapshot
+    /// from the owner. Throws only when the bus refuses the subscriptions.
+    func start(connection: Connection, busName: BusName, pathNamespace: ObjectPath, startWait: Duration, logger: Logger, label: String,
+               read: @escaping @Sendable (String) async -> Snapshot, handle: @escaping @Sendable (Message) -> Bool) async throws(DBusError) {
+        let owners = try await connection.signals(matching: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: busName.rawValue))
+        let engineSignals = try await connection.signals(matching: MatchRule(sender: busName, pathNamespace: pathNamespace))
+        let owner = try? await BusDriver(connection).nameOwner(busName.rawValue)
+        state.withLock { $0.owner = owner }
+        let refreshNow: @Sendable () async -> Void = { [self] in
+            var found = empty
+            if let owner = state.withLock({ $0.owner }) { found = await read(owner) }
+            let (changed, watchers, targets) = state.withLock { s in
+                let changed = s.snapshot != found
+                s.snapshot = found
+                return (changed, Array(s.watchers.values), self.targets(found))
+            }
+            if changed {
+                logger.info("\(label) devices that can receive: \(targets.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))")
+                for w in watchers { w.yield(targets) }
+            }
+        }
+        // The first list, waited for at most `startWait`: an engine that does not answer must not
+        // hold up the service's start (its list comes when it answers). Refreshes asked for
+        // meanwhile run after it, so an older list never replaces a newer one.
+        let first = Task { await refreshNow() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await first.value }
+            group.addTask { try? await Task.sleep(for: startWait) }
+            await group.next()
+            group.cancelAll()
+        }
+        let followers = [
+            Task { [self] in
+                for await change in owners.compactMap(NameOwnerChanged.init(message:)) where change.name == busName.rawValue {
+                    let owner = change.newOwner.isEmpty ? nil : change.newOwner
+                    state.withLock { $0.owner = owner }
+                    logger.info(owner == nil ? "\(label) left the bus: no \(label) device targets" : "\(label) is on the bus as \(owner ?? "")")
+                    refreshes.continuation.yield()
+                }
+            },
+            Task { [self] in
+                for await message in engineSignals {
+                    guard let owner = state.withLock({ $0.owner }), message.sender == owner, handle(message) else { continue }
+                    refreshes.continuation.yield()
+                }
+            },
+            Task { [self] in
+                await first.value
+                for await _ in refreshes.stream { await refreshNow() }
+            },
+        ]
+        state.withLock { $0.tasks += followers }
+    }
+
+    /// Stops following: the streams handed out end.
+    func stop() {
+        let (tasks, watchers) = state.withLock { s in
+            defer { s.tasks = []; s.watchers = [:] }
+            return (s.tasks, s.watchers)
+        }
+        tasks.forEach { $0.cancel() }
+        refreshes.continuation.finish()
+        watchers.values.forEach { $0.finish() }
+    }
+
+    /// The engine's unique name while it runs.
+    var owner: String? { state.withLock { $0.owner } }
+
+    /// The last snapshot read.
+    var snapshot: Snapshot { state.withLock { $0.snapshot } }
+
+    /// The share targets now and after every change.
+    func shareTargetChanges() -> AsyncStream<[NearbyDevice]> {
+        let (stream, continuation) = AsyncStream<[NearbyDevice]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { s in
+            let id = s.nextID
+            s.nextID += 1
+            s.watchers[id] = continuation
+            continuation.yield(targets(s.snapshot))
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// The reason a call to the engine (shown as `label`) failed, for the Response's
+    /// `error-message`; `gone` says how a device that went away shows.
+    static func failure(_ error: DBusError, label: String, device: NearbyDevice, gone: String) -> DeviceShareError {
+        switch error.name {
+        case .serviceUnknown, .nameHasNoOwner:
+            return DeviceShareError(.failed, "\(label) stopped before it took the share for \(device.name)")
+        case .noReply, .disconnected:
+            return DeviceShareError(.failed, "\(label) did not take the share for \(device.name) (it stopped or does not answer): \(error.message)")
+        case .unknownObject, .unknownMethod, .unknownInterface:
+            return DeviceShareError(.failed, "\(device.name) went away (\(gone))")
+        default:
+            return DeviceShareError(.failed, "\(label) refused the share for \(device.name): \(error.name.rawValue): \(error.message)")
+        }
+    }
+}
