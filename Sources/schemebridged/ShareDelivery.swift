@@ -60,6 +60,7 @@ extension Bridge {
             case .activate(let busName, let objectPath):
                 try await activateShare(target, busName: busName, objectPath: objectPath, urls: urls, admission: admission, share: share)
             }
+            broker.usedActivationTokens.record(admission.context.activationToken)
             logger.info("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
         } catch {
             for copy in deliveries.compactMap(\.inboxCopy) { unlink(copy) }  // nothing was started with them
