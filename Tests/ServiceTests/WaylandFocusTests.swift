@@ -25,10 +25,13 @@ import SchemeBridgeContract
         let sway: Sway
         let f: ServiceFixture
         let window: ChildProcess, caller: ChildProcess
+        /// The running app's D-Bus side, when it is `DBusActivatable`.
+        let app: ChildProcess?
         let windowOut: URL
         let token: String
 
         func stop() {
+            app?.terminate()
             caller.terminate()
             window.terminate()
             f.stop()
@@ -91,9 +94,11 @@ import SchemeBridgeContract
     }
 
     /// Sway, the service on its display, the handler's entry (`notes:`) whose program hands
-    /// `$XDG_ACTIVATION_TOKEN` to the running window through its FIFO, the handler's window
-    /// (mapped first), then the caller's window, which takes the focus and gets a token.
-    static func scene() async throws -> Scene {
+    /// `$XDG_ACTIVATION_TOKEN` to the running window through its FIFO — or, `activatable`, a
+    /// `DBusActivatable` entry whose running app (`Clients/Wayland/running-app.py`) hands it the
+    /// `activation-token` of `Open`'s `platform_data` —, the handler's window (mapped first), then
+    /// the caller's window, which takes the focus and gets a token.
+    static func scene(activatable: Bool = false) async throws -> Scene {
         let client = try await Self.client()
         let sway = try Sway()
         let f = try ServiceFixture(extraEnvironment: sway.clientEnvironment, unsetEnvironment: ["DISPLAY"])
@@ -106,7 +111,17 @@ import SchemeBridgeContract
             printf '%s\\n' "$XDG_ACTIVATION_TOKEN" > '\(fifo)'
             """.write(toFile: program, atomically: true, encoding: .utf8)
         chmod(program, 0o755)
-        try f.entry("\(handlerApp).desktop", "Name=Notes\nExec=\(program) %u\nMimeType=x-scheme-handler/notes;")
+        var app: ChildProcess?
+        if activatable {
+            try f.entry("\(handlerApp).desktop", "Name=Notes\nDBusActivatable=true\nExec=/bin/false %u\nMimeType=x-scheme-handler/notes;")
+            app = try Tools.spawn(Clients.command("Wayland/running-app", [f.bus.address, fifo]))
+            guard await ReplyTests.nameIsOwned(f, handlerApp) else {
+                app?.terminate()
+                throw ToolError("the running app never owned \(handlerApp)")
+            }
+        } else {
+            try f.entry("\(handlerApp).desktop", "Name=Notes\nExec=\(program) %u\nMimeType=x-scheme-handler/notes;")
+        }
         let windowOut = f.records.appendingPathComponent("window.out")
         var env = ProcessInfo.processInfo.environment
         for (k, v) in sway.clientEnvironment { env[k] = v }
@@ -125,7 +140,7 @@ import SchemeBridgeContract
                 .first { $0.hasPrefix("token ") }.map { String($0.dropFirst(6)) }
             return token != nil
         }
-        let scene = Scene(sway: sway, f: f, window: window, caller: caller, windowOut: windowOut, token: token ?? "")
+        let scene = Scene(sway: sway, f: f, window: window, caller: caller, app: app, windowOut: windowOut, token: token ?? "")
         guard token != nil, try await sway.focusedAppID() == callerApp else {
             scene.stop()
             throw ToolError("the caller got no token while focused: \((try? String(contentsOf: callerOut, encoding: .utf8)) ?? "")")
@@ -141,6 +156,17 @@ import SchemeBridgeContract
         #expect(await s.handOvers(1) == ["activate-sent \(s.token)"], "\(s.windowLog)\n\(s.f.serviceLog)")
         #expect(await Tools.eventually { (try? await s.sway.focusedAppID()) == Self.handlerApp }, "\(s.sway.log.suffix(1500))")
         #expect((try? String(contentsOf: s.f.records.appendingPathComponent("notes.url"), encoding: .utf8)) == "notes://today")
+    }
+
+    /// The same for a `DBusActivatable` handler that is running: the token reaches it as
+    /// `activation-token` in `Open`'s `platform_data`.
+    @Test func theTokenReachesARunningActivatableAppThroughPlatformData() async throws {
+        let s = try await Self.scene(activatable: true)
+        defer { s.stop() }
+        let r = try await s.open("notes://over-dbus", token: s.token)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(await s.handOvers(1) == ["activate-sent \(s.token)"], "\(s.windowLog)\n\(s.f.serviceLog)")
+        #expect(await Tools.eventually { (try? await s.sway.focusedAppID()) == Self.handlerApp }, "\(s.sway.log.suffix(1500))")
     }
 
     /// No token: the handler has nothing to activate with. A forged one: sway rejects it. The
