@@ -15,6 +15,9 @@ PACKAGES="$PACKAGES weston xwayland"
 # bubblewrap, xdg-dbus-proxy, xdg-desktop-portal (xdg-document-portal, xdg-permission-store),
 # fuse3 and util-linux (unshare, nsenter).
 PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
+# The Wayland focus tests (WaylandFocusTests): sway 1.7 headless has xdg_activation_v1; its test
+# client is built with wayland-scanner (libwayland-dev) from wayland-protocols' XML.
+PACKAGES="$PACKAGES sway libwayland-dev wayland-protocols"
 # The share tests: "Copy" is read back from the clipboard.
 PACKAGES="$PACKAGES xclip"
 # The share sheet: GTK 3 through python3-gi.

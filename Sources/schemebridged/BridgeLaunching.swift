@@ -83,6 +83,7 @@ extension Bridge {
             }
         }
         if shown, let image = admission.image { results.launchImage = image }
+        broker.usedActivationTokens.record(context.activationToken)  // the handler's window takes focus with it
         details[URLHandled.Key.launch] = .string(launchKind.rawValue)
         details[URLHandled.Key.launchImage] = .string(results.launchImage)
         if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }

@@ -65,14 +65,15 @@ extension Bridge {
     }
 
     /// `ShareTargets(as) → a(ssss)`: the targets that accept items of every type in `types`
-    /// (taken as files: "Open in" is offered), for the caller.
+    /// (taken as files: "Open in" is offered), for the caller; a sandboxed caller is told of no
+    /// app or device (``SandboxedCallerRule/visibleShareTargets(_:to:)``).
     func shareTargets(types: [String], sender: String) async throws(DBusError) -> [ShareTarget] {
         guard types.count <= 256 else { throw DBusError(.invalidArgs, "at most 256 types at once") }
         let summaries = try types.map { t throws(DBusError) in
             ShareItemSummary(kind: .file, type: try Self.adapt { () throws(OpenFailure) in try ContentType(t) }.name)
         }
-        let known = await callers.caller(sender, connection: connection, registry: registry)
-        return broker.shareTargets(for: summaries, caller: Self.caller(sender, known), tools: shareTools())
+        let caller = await identifiedCaller(sender)
+        return SandboxedCallerRule.visibleShareTargets(broker.shareTargets(for: summaries, caller: caller, tools: shareTools()), to: caller)
     }
 
     /// Decides (asking when the core says so), then delivers; every outcome is the request's

@@ -5,7 +5,8 @@ import SchemeBridgeCore
 import Synchronization
 
 /// Handing a decided share to its target: files as read-only copies in the target's Inbox (the
-/// `OpenFile` document path, its quotas and checks), data through the share's pasteboard granted
+/// `OpenFile` document path, its quotas and checks; through the document portal, read-only, for
+/// a Flatpak app), data through the share's pasteboard granted
 /// to the target's app id (and its process or activated connection), the reply token; then the
 /// action's `Exec` (the "Open in" app's own), or `ActivateAction` (`Open` for "Open in") for a
 /// `DBusActivatable` app. Nothing about a share is broadcast.
@@ -26,22 +27,23 @@ extension Bridge {
         let config = broker.policy.current
         sweepInboxes(retention: config.inboxRetention)
         let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-        let (documents, sendingApp) = (self.documents, share.caller.appID ?? "(unidentified)")
-        var paths: [String] = []
+        let sendingApp = share.caller.appID ?? "(unidentified)"
+        guard let entry = registry.entry(id: desktopID) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
+        // Each file as `OpenFile` hands a copy: the Inbox, through the document portal for a Flatpak app.
+        var deliveries: [DocumentDelivery] = []
         do throws(DBusError) {
             for item in share.items {
                 guard case .file(let fd) = item.payload else { continue }
-                let name = item.name.isEmpty ? "document" : item.name
-                paths.append(try await descriptors.run(for: share.caller.appID ?? share.caller.busName) { () throws(DBusError) in
-                    try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: desktopID, caller: sendingApp, limits: limits) }
-                })
+                deliveries.append(try await deliver(fd, name: item.name.isEmpty ? "document" : item.name, to: entry, mode: .copy,
+                                                    key: share.caller.appID ?? share.caller.busName, sendingApp: sendingApp, limits: limits))
             }
-            let urls = try paths.map { path throws(DBusError) in
-                guard let url = try? SchemeURL(Inbox.fileURL(path)) else { throw DBusError(.failed, "the Inbox path \(path) makes no valid URL") }
+            let urls = try deliveries.map { delivery throws(DBusError) in
+                guard let url = try? SchemeURL(Inbox.fileURL(delivery.path)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
                 return url
             }
             var admission = try Self.adapt { () throws(OpenFailure) in
-                try broker.admit(share: target, files: urls, caller: share.caller, activationToken: share.options.activationToken, searchPath: searchPath)
+                try broker.admit(share: target, files: urls, caller: share.caller, activationToken: share.options.activationToken, searchPath: searchPath,
+                                 inDocumentPortal: deliveries.contains(where: \.inPortal))
             }
             admission.context.replyToken = share.token
             if let board = share.pasteboard {
@@ -58,9 +60,10 @@ extension Bridge {
             case .activate(let busName, let objectPath):
                 try await activateShare(target, busName: busName, objectPath: objectPath, urls: urls, admission: admission, share: share)
             }
+            broker.usedActivationTokens.record(admission.context.activationToken)
             logger.info("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
         } catch {
-            for path in paths { unlink(path) }  // nothing was started with them
+            for copy in deliveries.compactMap(\.inboxCopy) { unlink(copy) }  // nothing was started with them
             throw error
         }
     }

@@ -108,6 +108,17 @@ public final class ChildProcess: @unchecked Sendable {
         if isRunning { kill(pid, signal) }
     }
 
+    /// Asks the child to end (SIGTERM), kills it (SIGKILL) if it has not after `grace`, and
+    /// waits (up to `grace` again) until it has ended: for a compositor whose folder is removed next.
+    public func stopBlocking(grace: Duration = .seconds(10)) {
+        guard isRunning else { return }
+        signal(SIGTERM)
+        if !waitBlocking(timeout: grace) {
+            signal(SIGKILL)
+            _ = waitBlocking(timeout: grace)
+        }
+    }
+
     /// Asks the child to end (SIGTERM), and kills it if it has not after `grace`. Returns at
     /// once: the wait (and the SIGKILL, if needed) happens on a thread of its own, so a test's
     /// clean-up never holds one of the few threads every async test shares. ``wait()`` for the end.

@@ -58,7 +58,7 @@ public final class Weston: @unchecked Sendable {
         }
         guard let number else {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            Self.end(process)
+            process.stopBlocking()
             try? FileManager.default.removeItem(at: dir)
             throw ToolError("weston did not start with Xwayland (apt-get install -y weston xwayland): \(text.suffix(800))")
         }
@@ -80,20 +80,11 @@ public final class Weston: @unchecked Sendable {
     /// Stops weston (SIGTERM, by its pid; SIGKILL if it has not ended after 10 s), which ends
     /// its Xwayland, then removes the runtime directory.
     public func stop() {
-        Self.end(process)
+        process.stopBlocking()
         try? FileManager.default.removeItem(at: runtimeDirectory)
     }
 
     deinit { stop() }
-
-    private static func end(_ process: ChildProcess) {
-        guard process.isRunning else { return }
-        process.signal(SIGTERM)
-        if !process.waitBlocking(timeout: .seconds(10)) {
-            process.signal(SIGKILL)
-            process.waitBlocking(timeout: .seconds(10))
-        }
-    }
 
     /// The whole output as the compositor shows it (shell, windows, Xwayland's included),
     /// through the weston_screenshooter protocol: `weston-screenshooter` writes a PNG, which is

@@ -48,4 +48,17 @@ import Testing
         #expect(!SandboxedCallerRule.maySeeChoices(of: "org.example.Other", by: app))
         #expect(SandboxedCallerRule.maySeeChoices(of: "org.example.Other", by: host))
     }
+
+    /// `ShareTargets` tells a sandboxed caller of no app and no device: only Copy and Save to….
+    @Test func aSandboxedCallerIsToldOfNoShareTargetThatNamesAnAppOrDevice() {
+        let targets = [ShareTarget(id: "notes.desktop:share", name: "Send to Notes", icon: "", kind: .app),
+                       ShareTarget(id: ShareTargetID.openIn(desktopID: "viewer.desktop").text, name: "Open in Viewer", icon: "", kind: .builtin),
+                       ShareTarget(id: ShareTargetID.device("phone_1").text, name: "Send to Phone", icon: "", kind: .device),
+                       ShareTarget(id: ShareTargetID.copy.text, name: "Copy", icon: "", kind: .builtin),
+                       ShareTarget(id: ShareTargetID.save.text, name: "Save to…", icon: "", kind: .builtin)]
+        let app = Caller(busName: ":1.1", appID: "org.example.App", sandboxed: true)
+        let host = Caller(busName: ":1.2", appID: "org.example.App")
+        #expect(SandboxedCallerRule.visibleShareTargets(targets, to: app).map(\.id) == [ShareTargetID.copy.text, ShareTargetID.save.text])
+        #expect(SandboxedCallerRule.visibleShareTargets(targets, to: host).map(\.id) == targets.map(\.id))
+    }
 }

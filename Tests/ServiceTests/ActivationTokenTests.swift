@@ -19,6 +19,16 @@ import SchemeBridgeContract
         return ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]).compactMapValues { $0 as? String }
     }
 
+    /// The caller's entry (`org.example.Caller`, scheme `callerapp`), whose program records its
+    /// launch (`Clients/ActivationToken/record-launch.py`) in `records/caller.json`; that path.
+    static func installRecordingCaller(_ f: ServiceFixture) throws -> String {
+        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
+        let record = f.records.appendingPathComponent("caller.json").path
+        try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(Clients.path("ActivationToken/record-launch")) \(record) %u\n"
+                    + "MimeType=x-scheme-handler/callerapp;", system: true)
+        return record
+    }
+
     /// The first line of each `KEY=VALUE` in `/proc/PID/environ` for the keys asked.
     static func environment(of pid: Int32, _ keys: [String]) -> [String: String] {
         let data = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()
@@ -104,16 +114,38 @@ import SchemeBridgeContract
     @Test func theCallbackLaunchCarriesTheHandlersToken() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
-        let record = f.records.appendingPathComponent("caller.json").path
-        try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(Clients.path("ActivationToken/record-launch")) \(record) %u\n"
-                    + "MimeType=x-scheme-handler/callerapp;", system: true)
+        _ = try Self.installRecordingCaller(f)
         try XCallbackTests.installHandler(f, first: "export XDG_ACTIVATION_TOKEN=token-of-the-handler DESKTOP_STARTUP_ID=", result: "ok")
         let r = try await XCallbackTests.callerOpensHandlerWithCallback(f)
         #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
         let got = await Self.launchRecord(f, "caller")
         #expect(got["url"] == "callerapp://done?result=ok", "\(got)")
         #expect(got["XDG_ACTIVATION_TOKEN"] == "token-of-the-handler" && got["DESKTOP_STARTUP_ID"] == "token-of-the-handler", "\(got)")
+    }
+
+    /// The handler was started with the caller's token and opens its x-success callback without
+    /// getting one of its own (`schemebridge open` takes `$XDG_ACTIVATION_TOKEN` from the
+    /// environment it inherited): that token was used when the handler's window came up, so the
+    /// callback launch is not handed it again — it gets no token (a compositor would refuse a
+    /// used one: WaylandFocusTests). Before, the caller's token went on as given.
+    @Test func theCallersUsedTokenDoesNotGoOnWithTheCallback() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let record = try Self.installRecordingCaller(f)
+        try XCallbackTests.installHandler(f, first: "printf '%s' \"$XDG_ACTIVATION_TOKEN\" > '\(f.records.path)/handler.token'", result: "ok")
+        let r = try await XCallbackTests.callerOpensHandlerWithCallback(f, activationToken: "token-of-the-caller")
+        #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
+        let got = await Self.launchRecord(f, "caller")
+        #expect((try? String(contentsOf: f.records.appendingPathComponent("handler.token"), encoding: .utf8)) == "token-of-the-caller",
+                "the handler is started with the caller's token")
+        #expect(got["url"] == "callerapp://done?result=ok", "\(got)")
+        #expect(got["XDG_ACTIVATION_TOKEN"] == nil && got["DESKTOP_STARTUP_ID"] == nil, "the used token went on: \(got)\n\(f.serviceLog)")
+        // A token of its own (what a handler gets from its compositor) still goes on.
+        try FileManager.default.removeItem(atPath: record)
+        try XCallbackTests.installHandler(f, first: "export XDG_ACTIVATION_TOKEN=fresh-token-of-the-handler", result: "again")
+        #expect(try await XCallbackTests.callerOpensHandlerWithCallback(f, activationToken: "another-token-of-the-caller").stdout.hasPrefix("True"))
+        let again = await Self.launchRecord(f, "caller")
+        #expect(again["url"] == "callerapp://done?result=again" && again["XDG_ACTIVATION_TOKEN"] == "fresh-token-of-the-handler", "\(again)")
     }
 
     /// The same when the caller's entry is `DBusActivatable`: its `Open` call carries the

@@ -33,9 +33,11 @@ import SchemeBridgeContract
         try f.entry("org.example.Handler.desktop", "Name=Handler\nExec=\(handler) %u\nMimeType=x-scheme-handler/handler;", system: true)
     }
 
-    /// The caller (python3, `org.example.Caller`) opens `handler://do` with its x-success callback.
-    static func callerOpensHandlerWithCallback(_ f: ServiceFixture) async throws -> ProcessResult {
-        return try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone"]), environment: Clients.serviceNames)
+    /// The caller (python3, `org.example.Caller`) opens `handler://do` with its x-success callback
+    /// (and `activationToken` when given).
+    static func callerOpensHandlerWithCallback(_ f: ServiceFixture, activationToken: String? = nil) async throws -> ProcessResult {
+        return try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone"] + (activationToken.map { [$0] } ?? [])),
+                                   environment: Clients.serviceNames)
     }
 
     @Test func callbacksComeBackToTheCallerOnlyWithAVerifiedSource() async throws {

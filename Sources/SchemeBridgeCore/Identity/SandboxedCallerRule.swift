@@ -4,7 +4,9 @@
 /// It opens URLs and documents, replies, and uses its pasteboards as any caller does. Its
 /// queries about schemes are answered under query privacy whatever the config says (only the
 /// schemes its own entry declares in `X-SchemeBridge-QueriesSchemes=`); it learns no handlers
-/// of content types; it sees and forgets only its own remembered choices; it cannot read the
+/// of content types; `ShareTargets` names no app or device to it (it shares through the sheet,
+/// which shows the user the targets outside the sandbox, or to a target it names); it sees and
+/// forgets only its own remembered choices; it cannot read the
 /// config's routes, set defaults, or turn integration on or off (those are the user's, done from
 /// outside the sandbox). Being sandboxed is read from the caller's `/.flatpak-info`, which a
 /// program outside a sandbox can forge: the rule only ever takes away, so a forger restricts
@@ -19,5 +21,17 @@ public enum SandboxedCallerRule {
     /// Whether `caller` may see or forget the remembered choices of `choiceCaller` (an app id).
     public static func maySeeChoices(of choiceCaller: String, by caller: Caller) -> Bool {
         !caller.sandboxed || caller.appID == choiceCaller
+    }
+
+    /// The share targets `caller` is told of (`ShareTargets`): every one, or for a sandboxed
+    /// caller only the built-ins that name no app and no device ("Copy", "Save to…").
+    public static func visibleShareTargets(_ targets: [ShareTarget], to caller: Caller) -> [ShareTarget] {
+        guard caller.sandboxed else { return targets }
+        return targets.filter { target in
+            switch ShareTargetID(target.id) {
+            case .copy?, .save?: return true
+            default: return false
+            }
+        }
     }
 }

@@ -12,6 +12,8 @@ public final class Broker: Sendable {
     private let slots = LaunchSlots()
     /// x-callback URLs handed out, pinned to the entries of the apps that asked.
     public let callbackRoutes = CallbackRoutes()
+    /// Activation tokens handed to started handlers: never handed to another launch.
+    public let usedActivationTokens = UsedActivationTokens()
     /// Writes defaults on a thread of its own, never on the shared task threads.
     private let defaultsWriter = SerialWriter<Result<Void, OpenFailure>>(name: "defaults")
     /// The choices callers' users made with "always" (see `Broker+Choosing.swift`).
@@ -295,9 +297,11 @@ public final class Broker: Sendable {
         }
         let image = request.launchImage && config.launchImages
             ? launchImages.image(for: plan.entry, scheme: plan.url.scheme.name, scale: request.scale ?? sessionScale) : nil
+        // A token handed to an earlier launch was used there (``UsedActivationTokens``).
+        let token = usedActivationTokens.unused(request.activationToken)
         let context = LaunchContext(
-            source: caller.appID, activationToken: request.activationToken,
-            startupID: request.activationToken ?? (image != nil && splashAvailable ? LaunchContext.newStartupID() : nil))
+            source: caller.appID, activationToken: token,
+            startupID: token ?? (image != nil && splashAvailable ? LaunchContext.newStartupID() : nil))
         return Admission(plan: plan, context: context, image: image, config: config, slot: slot)
     }
 

@@ -10,14 +10,16 @@ extension Broker {
     /// `files` (the `file://` URLs of the target's Inbox copies), for `caller`. `NoTarget` when
     /// the target is gone; `LaunchFailed` when it cannot be started (a terminal app without a
     /// terminal).
+    /// `inDocumentPortal`: `files` are document portal paths granted to the target's Flatpak app
+    /// (its exported `Exec` runs without flatpak's own file forwarding, as for `OpenFile`).
     public func admit(share target: ShareTargetID, files: [SchemeURL], caller: Caller, activationToken: String?,
-                      searchPath: [String]) throws(OpenFailure) -> Admission {
-        let plan = try sharePlan(target, files: files, searchPath: searchPath)
+                      searchPath: [String], inDocumentPortal: Bool = false) throws(OpenFailure) -> Admission {
+        let plan = try sharePlan(target, files: files, searchPath: searchPath, inDocumentPortal: inDocumentPortal)
         let request = OpenRequest(url: plan.url.string, handler: plan.entry.id, activationToken: activationToken, launchImage: false, caller: caller)
         return try admit(plan, request, sessionScale: 1, splashAvailable: false)
     }
 
-    private func sharePlan(_ target: ShareTargetID, files: [SchemeURL], searchPath: [String]) throws(OpenFailure) -> LaunchPlan {
+    private func sharePlan(_ target: ShareTargetID, files: [SchemeURL], searchPath: [String], inDocumentPortal: Bool) throws(OpenFailure) -> LaunchPlan {
         let url = files.first ?? Self.shareURL
         let entry: DesktopEntry, commands: [LaunchCommand]
         switch target {
@@ -28,7 +30,8 @@ extension Broker {
             if e.dbusActivatable {
                 return LaunchPlan(url: url, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath))
             }
-            guard let exec = action.execCommand else { throw OpenFailure(.launchFailed, "the share target \(target.text) has no Exec=") }
+            guard var exec = action.execCommand else { throw OpenFailure(.launchFailed, "the share target \(target.text) has no Exec=") }
+            if inDocumentPortal && e.flatpakAppID != nil { exec = exec.withoutFileForwarding() }
             entry = e
             commands = exec.argumentVectors(for: files, context: ExecContext(icon: action.icon ?? e.icon, name: action.name, desktopFilePath: e.path))
                 .map { LaunchCommand(argv: $0, workingDirectory: e.workingDirectory) }
@@ -40,7 +43,7 @@ extension Broker {
                 return LaunchPlan(url: url, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath))
             }
             entry = e
-            commands = e.launchCommands(for: files)
+            commands = inDocumentPortal ? e.launchCommandsWithoutFileForwarding(for: files) : e.launchCommands(for: files)
         case .copy, .save, .device:
             throw OpenFailure(.invalidArgument, "\(target.text) is not launched")
         }

@@ -10,7 +10,10 @@
 #   org.test.Handler  --talk-name=…SchemeBridge1, exports org.test.Handler.desktop (text/plain and
 #                     x-scheme-handler/fpkh; flatpak rewrites its Exec to
 #                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
-#                     records what it got and could do in its own data dir (see below).
+#                     records what it got and could do in its own data dir (see below). Its
+#                     action `share` is a share target for text/plain (share.sh, below).
+# The runtime holds share-client (share-client.c beside this script, built here with gcc and
+# libdbus): a sharing app for inside the sandbox.
 set -eu
 DIR=$1
 export HOME="$DIR/home" FLATPAK_USER_DIR="$DIR/user" FLATPAK_SYSTEM_HELPER_ON_SESSION=1
@@ -25,8 +28,10 @@ mkdir -p "$RT/files" "$RT/usr/bin" "$RT/usr/lib"
 ln -s ../lib "$RT/usr/lib64"
 printf '[Runtime]\nname=org.test.Platform\n' > "$RT/metadata"
 cp /sbin/ldconfig "$RT/usr/bin/ldconfig"   # flatpak runs the runtime's ldconfig
-for b in bash cat mv sleep gdbus; do
-    p=$(command -v "$b"); cp "$p" "$RT/usr/bin/"
+gcc -O1 -o "$RT/usr/bin/share-client" "$(dirname "$0")/share-client.c" $(pkg-config --cflags --libs dbus-1)
+for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client"; do
+    p=$(command -v "$b")
+    [ "$p" = "$RT/usr/bin/share-client" ] || cp "$p" "$RT/usr/bin/"
     ldd "$p" | sed 's/.* => //' | awk '{print $1}' | grep '^/' || true
 done | sort -u | while read -r lib; do cp "$lib" "$RT/usr/lib/"; done
 ln -s bash "$RT/usr/bin/sh"
@@ -40,8 +45,32 @@ for app in org.test.Caller org.test.NoTalk org.test.Handler; do
     [ "$app" = org.test.NoTalk ] && talk=
     if [ "$app" = org.test.Handler ]; then
         mkdir -p "$A/files/share/applications"
-        printf '[Desktop Entry]\nType=Application\nName=Sandboxed Handler\nExec=handler.sh %%U\nMimeType=text/plain;x-scheme-handler/fpkh;\n' \
+        printf '[Desktop Entry]\nType=Application\nName=Sandboxed Handler\nExec=handler.sh %%U\nMimeType=text/plain;x-scheme-handler/fpkh;\nActions=share;\n\n[Desktop Action share]\nName=Share with the Sandboxed Handler\nExec=share.sh %%F\nX-SchemeBridge-Share-Types=text/plain;\n' \
             > "$A/files/share/applications/org.test.Handler.desktop"
+        # The share target: for each argument (a path) appends its bytes to share-read.out and
+        # tries to write it (share-write.out); reads its share pasteboard (FindPasteboard,
+        # ReadBytes of item 0 as text/plain) into share-board.out; source, reply token and
+        # pasteboard name into share-env; argv last (NUL-separated) into share-argv. It answers by
+        # exiting 0 (the share is done).
+        cat > "$A/files/bin/share.sh" <<'SH'
+#!/bin/sh
+d="$XDG_DATA_HOME"
+: > "$d/share-read.out"; : > "$d/share-write.out"
+for p in "$@"; do
+    cat "$p" >> "$d/share-read.out" 2>> "$d/share-read.err"
+    if (printf 'written in the sandbox\n' >> "$p") 2>> "$d/share-write.err"; then echo "wrote $p" >> "$d/share-write.out"; else echo "denied $p" >> "$d/share-write.out"; fi
+done
+printf 'source=%s\nreply-token=%s\npasteboard=%s\n' "$SCHEMEBRIDGE_SOURCE" "$SCHEMEBRIDGE_REPLY_TOKEN" "$SCHEMEBRIDGE_SHARE_PASTEBOARD" > "$d/share-env"
+if [ -n "$SCHEMEBRIDGE_SHARE_PASTEBOARD" ]; then
+    sb() { gdbus call --session --dest io.github.schemebridge.SchemeBridge1 "$@"; }
+    path=$(sb --object-path /io/github/schemebridge/SchemeBridge1 --method io.github.schemebridge.Pasteboards1.FindPasteboard "$SCHEMEBRIDGE_SHARE_PASTEBOARD" 2>> "$d/share-board.err")
+    path=${path#*\'}; path=${path%%\'*}
+    sb --object-path "$path" --method io.github.schemebridge.Pasteboard1.ReadBytes 0 text/plain > "$d/share-board.out" 2>> "$d/share-board.err"
+fi
+printf '%s\0' "$@" > "$d/share-argv.tmp"
+mv "$d/share-argv.tmp" "$d/share-argv"
+SH
+        chmod +x "$A/files/bin/share.sh"
         # For each argument (a path or file:// URL): appends its bytes to read.out and tries
         # to append a line to it (write.out: "wrote PATH" or "denied PATH"); env: its source
         # and reply token; with "hold" in an argument it writes holding and waits for release;
