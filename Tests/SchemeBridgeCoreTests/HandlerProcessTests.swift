@@ -86,10 +86,8 @@ import Testing
         let (pid, held, _) = try Self.spawn(["/bin/sleep", "600"], held: true)
         defer { kill(pid, SIGKILL) }
         let process = try #require(held)
-        // Not started yet: nobody is its handler.
-        #expect(await routes.claim("calcb://done?result=x") { $0 != nil } == .refused)
         routes.started(group, handler: .spawned(process))
-        let isHandler: (Int32) -> (LaunchedHandler?) async -> Bool = { p in { $0?.includes(sender: ":1.5", pid: p, nameOwner: nil) ?? false } }
+        let isHandler = Self.isHandler
         // A stranger (this test process) is refused, and the route stays.
         #expect(await routes.claim("calcb://done?result=x", isHandler: isHandler(getpid())) == .refused)
         #expect(await routes.claim("calcb://done", isHandler: isHandler(getpid())) == .refused)
@@ -104,5 +102,34 @@ import Testing
         let dropped = try #require(routes.pin(["calcb://again"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
         routes.drop(dropped)
         #expect(routes.count == 0)
+    }
+
+    /// Whether the connection of process `pid` is the handler (its sender name does not matter here).
+    static let isHandler: @Sendable (Int32) -> @Sendable (LaunchedHandler?) async -> Bool = { p in { $0?.includes(sender: ":1.5", pid: p, nameOwner: nil) ?? false } }
+
+    /// The handler runs from its exec on, and the service notes its process only after the spawn
+    /// returns: a callback it opens at once can come first (seen once beside a parallel build, as
+    /// XCallbackTests' callback that never came back). The claim waits for the start, then the
+    /// handler's check decides; a claim for a request that never starts ends when its routes go.
+    @Test func aCallbackOpenedBeforeItsHandlerIsNotedWaitsForTheStart() async throws {
+        let routes = CallbackRoutes()
+        let group = try #require(routes.pin(["calcb://early"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
+        let (pid, held, _) = try Self.spawn(["/bin/sleep", "600"], held: true)
+        defer { kill(pid, SIGKILL) }
+        let process = try #require(held)
+        let claim = Task { await routes.claim("calcb://early?result=ok", isHandler: Self.isHandler(pid)) }
+        // The claim is under way before the start is noted (a pause only makes that likely: the
+        // outcome is the same either way).
+        try await Task.sleep(for: .milliseconds(300))
+        routes.started(group, handler: .spawned(process))
+        #expect(await claim.value == .pinned(entryID: "org.example.Caller.desktop"))
+        #expect(routes.count == 0)
+
+        let never = try #require(routes.pin(["calcb://never"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
+        let waiting = Task { await routes.claim("calcb://never", isHandler: Self.isHandler(pid)) }
+        try await Task.sleep(for: .milliseconds(300))
+        routes.drop(never)
+        #expect(await waiting.value == .refused)
+        #expect(await routes.claim("calcb://never", isHandler: Self.isHandler(pid)) == .none)
     }
 }
