@@ -81,11 +81,12 @@ let package = Package(
         // make bench: the least a `schemebridge open` process over the layer must do (no argument parser).
         .executableTarget(name: "schemebridge-open-probe", dependencies: ["DBus", "SchemeBridgeContract"], path: "Benchmarks/OpenProbe", swiftSettings: strict),
         // A private dbus-daemon per test suite, shared by every test target.
-        .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], swiftSettings: strict),
+        // Test programs are files beside the tests (Clients/, Scripts/), found through Built.packageRoot.
+        .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", exclude: ["Scripts"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], exclude: ["Clients"], swiftSettings: strict),
         // Its python3-dbus clients are files in Tests/ServiceTests/Clients, found through Built.packageRoot.
         .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG", "SchemeBridgeDevices"], exclude: ["Clients"], swiftSettings: strict),
-        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux"], swiftSettings: strict),
+        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux"], exclude: ["Scripts"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),
         .testTarget(name: "SplashTests", dependencies: ["DBusTestSupport", "CX11", "CPNG"], swiftSettings: strict),

@@ -48,32 +48,7 @@ import DBusTestSupport
     @Test func python3DBusCallsAndReceivesSignals() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
-        let script = """
-            import sys, dbus
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            obj = bus.get_object('\(TestService.name)', '\(TestService.path)')
-            test = dbus.Interface(obj, '\(TestService.interface)')
-            reply = test.Echo(dbus.Dictionary({'a': dbus.UInt32(5), 'b': dbus.Array([], signature='s')}, signature='sv'))
-            print('echo', sorted((str(k), str(v.signature) if hasattr(v, 'signature') else type(v).__name__) for k, v in reply.items()))
-            try:
-                test.CheckName('bad name')
-            except dbus.DBusException as e:
-                print('error', e.get_dbus_name())
-            seen = []
-            loop = GLib.MainLoop()
-            def tick(n):
-                seen.append(int(n))
-                if len(seen) == 3: loop.quit()
-            bus.add_signal_receiver(tick, 'Tick', '\(TestService.interface)')
-            test.Emit(dbus.UInt32(3))
-            GLib.timeout_add(240000, loop.quit)   # a ceiling: the loop ends after the third tick
-            loop.run()
-            print('ticks', seen)
-            """
-        let r = try await Tools.run([Tools.systemPython, "-c", script, service.bus.address])
+        let r = try await Tools.run(TestService.clients.command("echo-and-ticks", [service.bus.address] + TestService.names))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("echo [('a', 'UInt32'), ('b', 's')]"), "\(r.stdout)")
         #expect(r.stdout.contains("error org.freedesktop.DBus.Error.InvalidArgs"), "\(r.stdout)")

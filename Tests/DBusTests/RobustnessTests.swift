@@ -100,11 +100,7 @@ import DBusTestSupport
                                      "--dest=\(TestService.name)", TestService.path.rawValue, "\(TestService.interface).Block", "string:dbus-send"])
         #expect(r.status != 0)
         // A python caller is killed mid-call: once its call is waiting in the service.
-        let py = try Tools.spawn([Tools.systemPython, "-c", """
-            import sys, dbus
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            bus.call_blocking('\(TestService.name)', '\(TestService.path)', '\(TestService.interface)', 'Block', 's', ('python',))
-            """, service.bus.address])
+        let py = try Tools.spawn(TestService.clients.command("block", [service.bus.address] + TestService.names))
         #expect(await Tools.eventually { service.hold.tags.contains("python") }, "the python call never reached the service")
         py.signal(SIGKILL)
         _ = await py.wait()

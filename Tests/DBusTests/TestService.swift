@@ -7,6 +7,10 @@ final class TestService: Sendable {
     static let name: BusName = "org.example.TestService"
     static let path: ObjectPath = "/org/example/Test"
     static let interface: InterfaceName = "org.example.Test"
+    /// The python3-dbus clients the tests run (`Tests/DBusTests/Clients`, excluded from the target).
+    static let clients = ClientFolder("Tests/DBusTests/Clients")
+    /// The service's bus name, object path and interface, as the clients take them (argv).
+    static let names = [name.rawValue, path.rawValue, interface.rawValue]
 
     let bus: PrivateBus
     let connection: Connection

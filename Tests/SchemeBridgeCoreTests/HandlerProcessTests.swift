@@ -29,20 +29,10 @@ import Testing
 
     /// Starts `/bin/sleep 600` as pid `target` (free now): clone3(2) with `set_tid` (root only)
     /// makes a process with exactly that pid or fails, whatever other processes fork meanwhile.
-    /// Its python parent leaves at once (the sleeper is then init's). Returns the pid, or why not.
+    /// Its python parent (`Scripts/sleeper.py`) leaves at once (the sleeper is then init's).
+    /// Returns the pid, or why not.
     static func sleeper(asPID target: Int32) throws -> String {
-        let script = """
-            import ctypes, os, sys, struct, signal
-            libc = ctypes.CDLL(None, use_errno=True)
-            tid = (ctypes.c_int32 * 1)(int(sys.argv[1]))
-            args = struct.pack('10Q', 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0, ctypes.addressof(tid), 1)
-            pid = libc.syscall(435, ctypes.create_string_buffer(args, len(args)), len(args))   # clone3
-            if pid == 0:   # it keeps none of the pipes the test reads to their end
-                null = os.open('/dev/null', os.O_WRONLY); os.dup2(null, 1); os.dup2(null, 2); os.closerange(3, 65536)
-                os.execv('/bin/sleep', ['sleep', '600'])
-            print(pid if pid > 0 else 'clone3: %s' % os.strerror(ctypes.get_errno()))
-            """
-        let r = try run("/usr/bin/python3", ["-c", script, "\(target)"], environment: environment)
+        let r = try run("/usr/bin/python3", [Scripts.path("sleeper.py"), "\(target)"], environment: environment)
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + r.stderr
     }
 
@@ -96,10 +86,8 @@ import Testing
         let (pid, held, _) = try Self.spawn(["/bin/sleep", "600"], held: true)
         defer { kill(pid, SIGKILL) }
         let process = try #require(held)
-        // Not started yet: nobody is its handler.
-        #expect(await routes.claim("calcb://done?result=x") { $0 != nil } == .refused)
         routes.started(group, handler: .spawned(process))
-        let isHandler: (Int32) -> (LaunchedHandler?) async -> Bool = { p in { $0?.includes(sender: ":1.5", pid: p, nameOwner: nil) ?? false } }
+        let isHandler = Self.isHandler
         // A stranger (this test process) is refused, and the route stays.
         #expect(await routes.claim("calcb://done?result=x", isHandler: isHandler(getpid())) == .refused)
         #expect(await routes.claim("calcb://done", isHandler: isHandler(getpid())) == .refused)
@@ -114,5 +102,34 @@ import Testing
         let dropped = try #require(routes.pin(["calcb://again"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
         routes.drop(dropped)
         #expect(routes.count == 0)
+    }
+
+    /// Whether the connection of process `pid` is the handler (its sender name does not matter here).
+    static let isHandler: @Sendable (Int32) -> @Sendable (LaunchedHandler?) async -> Bool = { p in { $0?.includes(sender: ":1.5", pid: p, nameOwner: nil) ?? false } }
+
+    /// The handler runs from its exec on, and the service notes its process only after the spawn
+    /// returns: a callback it opens at once can come first (seen once beside a parallel build, as
+    /// XCallbackTests' callback that never came back). The claim waits for the start, then the
+    /// handler's check decides; a claim for a request that never starts ends when its routes go.
+    @Test func aCallbackOpenedBeforeItsHandlerIsNotedWaitsForTheStart() async throws {
+        let routes = CallbackRoutes()
+        let group = try #require(routes.pin(["calcb://early"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
+        let (pid, held, _) = try Self.spawn(["/bin/sleep", "600"], held: true)
+        defer { kill(pid, SIGKILL) }
+        let process = try #require(held)
+        let claim = Task { await routes.claim("calcb://early?result=ok", isHandler: Self.isHandler(pid)) }
+        // The claim is under way before the start is noted (a pause only makes that likely: the
+        // outcome is the same either way).
+        try await Task.sleep(for: .milliseconds(300))
+        routes.started(group, handler: .spawned(process))
+        #expect(await claim.value == .pinned(entryID: "org.example.Caller.desktop"))
+        #expect(routes.count == 0)
+
+        let never = try #require(routes.pin(["calcb://never"], to: "org.example.Caller.desktop", lifetime: .seconds(3600)))
+        let waiting = Task { await routes.claim("calcb://never", isHandler: Self.isHandler(pid)) }
+        try await Task.sleep(for: .milliseconds(300))
+        routes.drop(never)
+        #expect(await waiting.value == .refused)
+        #expect(await routes.claim("calcb://never", isHandler: Self.isHandler(pid)) == .none)
     }
 }

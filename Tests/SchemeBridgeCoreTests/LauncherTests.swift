@@ -12,22 +12,11 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     }
 
-    /// A handler that writes its argv (NUL-separated), session id, signal mask and stdin to files.
+    /// A handler (`Scripts/record.sh`, copied here) that writes its argv (NUL-separated), session
+    /// id, signal mask and stdin to files beside itself.
     func recorder() throws -> String {
         let path = dir.appendingPathComponent("record.sh").path
-        try """
-            #!/bin/sh
-            out="$(dirname "$0")"
-            printf '%s\\0' "$@" > "$out/argv"
-            cut -d" " -f6 /proc/$$/stat > "$out/sid"
-            echo $$ > "$out/pid"
-            # builtins only: while sh waits for a child it blocks SIGCHLD itself
-            while read -r line; do case "$line" in SigBlk*) echo "$line";; esac; done < /proc/$$/status > "$out/sigblk"
-            readlink /proc/$$/fd/0 > "$out/stdin"
-            pwd > "$out/cwd"
-            printf '%s' "$SB_TEST" > "$out/env"
-            touch "$out/done"
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: Scripts.path("record.sh"), toPath: path)
         chmod(path, 0o755)
         return path
     }

@@ -156,3 +156,12 @@ func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) async -
     }
     return condition() ? clock.now - start : nil
 }
+
+/// Test programs kept as files in `Tests/SchemeBridgeCoreTests/Scripts` (excluded from the target
+/// in Package.swift), found from this source file.
+enum Scripts {
+    /// The file `name` (with its extension, e.g. `record.sh`).
+    static func path(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts").appendingPathComponent(name).path
+    }
+}

@@ -97,20 +97,11 @@ import DBusTestSupport
     }
 
     /// What bash completes for `line` (the cursor at its end), with the real completion script
-    /// and the real program, against the fixture's service.
+    /// and the real program, against the fixture's service (`Clients/CLIConsistency/bash-completes.sh`).
     static func bashCompletes(_ f: ServiceFixture, _ line: String) async throws -> [String] {
         let exe = try Built.executable("schemebridge")
-        let script = """
-            source <("$EXE" --generate-completion-script bash)
-            read -ra COMP_WORDS <<< "$LINE"
-            COMP_WORDS[0]="$EXE"
-            [ "${LINE: -1}" = " " ] && COMP_WORDS+=("")
-            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
-            COMP_LINE="$EXE ${LINE#* }"; COMP_POINT=${#COMP_LINE}
-            _schemebridge "$EXE" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-            printf '%s\\n' "${COMPREPLY[@]}"
-            """
-        let r = try await Tools.run(["/bin/bash", "-c", script], environment: ["EXE": exe, "LINE": line, "DBUS_SESSION_BUS_ADDRESS": f.bus.address])
+        let r = try await Tools.run(["/bin/bash", Clients.files.file("CLIConsistency/bash-completes.sh")],
+                                    environment: ["EXE": exe, "LINE": line, "DBUS_SESSION_BUS_ADDRESS": f.bus.address])
         return r.stdout.split(separator: "\n").map(String.init).sorted()
     }
 

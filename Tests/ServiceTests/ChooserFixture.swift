@@ -53,24 +53,12 @@ extension ServiceFixture {
     /// How many times chooser `name` ran.
     func chooserRuns(_ name: String) -> Int { chooserSaw(name).components(separatedBy: "--\n").count - 1 }
 
-    /// `OpenURLWithOptions(url, options)` from `python` (a caller of its own): prints
+    /// `OpenURLWithOptions(url, options)` from `python` (a caller of its own; `Clients/Support/open-url.py`): prints
     /// `opened <handler>` or `error <ErrorName> <message>`. `mode` is `ask`, `plain` (OpenURL) or a
     /// desktop id for the `handler` option.
     func open(_ url: String, from python: String, _ mode: String = "ask") async throws -> String {
-        let r = try await Tools.run([python, "-c", """
-            import dbus, os, sys
-            \(Self.pythonNames)
-            svc = dbus.Interface(dbus.bus.BusConnection(os.environ['SB_BUS']).get_object(N, O), N)
-            url, mode = sys.argv[1], sys.argv[2]
-            try:
-                if mode == 'plain':
-                    svc.OpenURL(url); print('opened')
-                else:
-                    options = {'ask': True} if mode == 'ask' else {'handler': mode}
-                    print('opened', svc.OpenURLWithOptions(url, options, timeout=600)['handler'])
-            except dbus.DBusException as e:
-                print('error', e.get_dbus_name().split('.')[-1], e.get_dbus_message())
-            """, url, mode], environment: ["SB_BUS": bus.address])
+        let r = try await Tools.run([python, Clients.path("Support/open-url"), url, mode],
+                                    environment: Clients.serviceNames.merging(["SB_BUS": bus.address]) { $1 })
         return (r.stdout + r.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -67,31 +67,16 @@ import SchemeBridgeContract
         #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("a.argv").path))
     }
 
-    /// A python3-dbus client owning `Chooser1` that logs each `Choose` call (subject, candidates,
-    /// context, as JSON lines) to `records/chooser1.log` and answers `answers` in turn (the last
-    /// one again and again): `"b.desktop always"`, `"b.desktop"`, `""` (a cancel).
+    /// A python3-dbus client owning `Chooser1` (`Clients/Chooser/chooser1.py`) that logs each
+    /// `Choose` call (subject, candidates, context, as JSON lines) to `records/chooser1.log` and
+    /// answers `answers` in turn (the last one again and again): `"b.desktop always"`,
+    /// `"b.desktop"`, `""` (a cancel).
     static func chooser1Client(_ f: ServiceFixture, answers: [String]) async throws -> ChildProcess {
         let asked = f.records.appendingPathComponent("chooser1.log").path
-        let list = answers.map { "'\($0)'" }.joined(separator: ", ")
-        let client = try Tools.spawn([Tools.systemPython, "-c", """
-            import dbus, dbus.service, os, json
-            from dbus.mainloop.glib import DBusGMainLoop
-            from gi.repository import GLib
-            DBusGMainLoop(set_as_default=True)
-            bus = dbus.bus.BusConnection(os.environ['SB_BUS'])
-            answers = [\(list)]
-            class Chooser(dbus.service.Object):
-                @dbus.service.method('\(ChooserContract.interface)', in_signature='sa(sss)a{sv}', out_signature='sb')
-                def Choose(self, subject, candidates, context):
-                    with open('\(asked)', 'a') as log:
-                        log.write(json.dumps([str(subject), [[str(x) for x in c] for c in candidates],
-                                              {str(k): (bool(v) if isinstance(v, dbus.Boolean) else str(v)) for k, v in context.items()}]) + '\\n')
-                    answer = (answers.pop(0) if len(answers) > 1 else answers[0]).split(' ')
-                    return (answer[0], len(answer) > 1)
-            name = dbus.service.BusName('\(ChooserContract.busName)', bus)
-            Chooser(bus, '\(ChooserContract.objectPath)')
-            GLib.MainLoop().run()
-            """], environment: ["SB_BUS": f.bus.address], stderr: f.records.appendingPathComponent("chooser1.err"))
+        let answerList = String(decoding: try JSONEncoder().encode(answers), as: UTF8.self)
+        let names = [ChooserContract.interface.rawValue, ChooserContract.busName.rawValue, ChooserContract.objectPath.rawValue]
+        let client = try Tools.spawn(Clients.command("Chooser/chooser1", [asked, answerList] + names),
+                                     environment: ["SB_BUS": f.bus.address], stderr: f.records.appendingPathComponent("chooser1.err"))
         let owned = try await Tools.eventually {
             try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
                                  "org.freedesktop.DBus.NameHasOwner", "string:\(ChooserContract.busName)"]).stdout.contains("true")

@@ -3,15 +3,14 @@ import DBusTestSupport
 import SchemeBridgeContract
 
 /// The python3-dbus test clients: real `.py` files in `Tests/ServiceTests/Clients` (excluded from
-/// the target in Package.swift), one folder per suite; Swift values reach them as argv or env.
+/// the target in Package.swift), one folder per suite (`Support/` for fixtures several suites
+/// share); Swift values reach them as argv or env.
 enum Clients {
     /// `Tests/ServiceTests/Clients` in the package.
-    static let folder = Built.packageRoot.appendingPathComponent("Tests/ServiceTests/Clients")
+    static let files = ClientFolder("Tests/ServiceTests/Clients")
 
-    /// The client `name` (a path below ``folder`` without `.py`, e.g. `Pasteboard/viewer`).
-    static func path(_ name: String) -> String {
-        folder.appendingPathComponent(name + ".py").path
-    }
+    /// The client `name` (a path below ``files`` without `.py`, e.g. `Pasteboard/viewer`).
+    static func path(_ name: String) -> String { files.path(name) }
 }
 
 extension Clients {
@@ -20,7 +19,5 @@ extension Clients {
     static let serviceNames = ["SB_NAME": ServiceFixture.name, "SB_PATH": ServiceFixture.path, "SB_REQUEST": Contract.requestInterface.rawValue]
 
     /// The command line that runs client `name` with `arguments` under the system python.
-    static func command(_ name: String, _ arguments: [String]) -> [String] {
-        [Tools.systemPython, path(name)] + arguments
-    }
+    static func command(_ name: String, _ arguments: [String]) -> [String] { files.command(name, arguments) }
 }

@@ -78,21 +78,7 @@ import SchemeBridgeContract
         try f.entry("org.example.Text.desktop", "Name=Text\nExec=\(try f.recorder("text")) %f\nMimeType=text/plain;", system: true)
         let file = f.root.appendingPathComponent("a.txt").path
         try "text".write(toFile: file, atomically: true, encoding: .utf8)
-        let r = try await f.runPython("""
-            from pb import *
-            import os, dbus
-            b = bus()
-            svc = dbus.Interface(b.get_object(N, O), N)
-            def open_(fd, opts={}): return error(lambda: svc.OpenFile(dbus.types.UnixFd(fd), opts)).split(':')[0]
-            print('O_PATH', open_(os.open('\(file)', os.O_PATH)))
-            print('write-only', open_(os.open('\(file)', os.O_WRONLY)))
-            print('folder', open_(os.open('/', os.O_RDONLY | os.O_DIRECTORY)))
-            r, w = os.pipe()
-            print('pipe', open_(r))
-            print('bad type', open_(os.open('\(file)', os.O_RDONLY), {'content-type': 'nonsense'}))
-            print('no app', open_(os.open('\(file)', os.O_RDONLY), {'content-type': 'application/x-nobody-opens-this'}))
-            print('ok', open_(os.open('\(file)', os.O_RDONLY)))
-            """)
+        let r = try await f.runClient("Document/refusals", [file])
         #expect(r.stdout == """
             O_PATH AccessDenied
             write-only AccessDenied
@@ -158,22 +144,15 @@ import SchemeBridgeContract
         try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
         let file = f.root.appendingPathComponent("c.txt").path
         try "text".write(toFile: file, atomically: true, encoding: .utf8)
-        let open = """
-            from pb import *
-            import os, dbus, sys
-            svc = dbus.Interface(bus().get_object(N, O), N)
-            r = svc.OpenFile(dbus.types.UnixFd(os.open(sys.argv[1], os.O_RDONLY)), {'ask': sys.argv[2] == 'ask'}, timeout=120)
-            print(r['handler'])
-            """
         let asker = try f.pythonNamed("doc-asker")
-        let first = try await f.runPython(open, python: asker, [file, "ask"])
+        let first = try await f.runClient("Document/open-file", python: asker, [file, "ask"])
         #expect(first.stdout == "org.example.Text.desktop\n", "\(first.stdout)\(first.stderr)")
         #expect(f.chooserSaw("pick-second").contains("org.example.Other.desktop\tOther") && f.chooserSaw("pick-second").contains("SCHEMEBRIDGE_CHOOSER_KIND=type"))
         // Remembered for this caller: a plain open goes there without asking; another caller gets the default.
-        let again = try await f.runPython(open, python: asker, [file, "plain"])
+        let again = try await f.runClient("Document/open-file", python: asker, [file, "plain"])
         #expect(again.stdout == "org.example.Text.desktop\n", "\(again.stdout)\(again.stderr)")
         #expect(f.chooserRuns("pick-second") == 1)
-        let other = try await f.runPython(open, python: try f.pythonNamed("doc-other"), [file, "plain"])
+        let other = try await f.runClient("Document/open-file", python: try f.pythonNamed("doc-other"), [file, "plain"])
         #expect(other.stdout == "org.example.Other.desktop\n", "\(other.stdout)\(other.stderr)")
     }
 

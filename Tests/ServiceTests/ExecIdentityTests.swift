@@ -56,40 +56,16 @@ import SchemeBridgeContract
         try f.entry("plain.desktop", "Name=Plain\nExec=\(try f.recorder("plain")) %u\nMimeType=x-scheme-handler/plain;")
         let warm = try await f.dbusSend("CanOpenURL", "string:plain://warm")
         #expect(warm.stdout.contains("boolean true"), "\(warm.stderr)")
-        let script = f.root.appendingPathComponent("bystander.py").path
-        // The bystander enters a user and mount namespace, chroots into a directory with a FIFO
-        // as /.flatpak-info and the bus socket bound in, connects from there, and reports
-        // when someone opens the FIFO.
+        // Each bystander (`Clients/ExecIdentity/bystander.py`) enters a user and mount namespace,
+        // chroots into a directory with a FIFO as /.flatpak-info and the bus socket bound in,
+        // connects from there, and reports when someone opens the FIFO.
         let busDirectory = f.bus.directory.path
-        try """
-            import ctypes, dbus, os, sys
-            libc = ctypes.CDLL(None, use_errno=True)
-            root = sys.argv[1]
-            uid, gid = os.getuid(), os.getgid()
-            if libc.unshare(0x10000000 | 0x00020000) != 0:
-                print('unshare failed', ctypes.get_errno(), flush=True); sys.exit(3)
-            open('/proc/self/setgroups', 'w').write('deny')
-            open('/proc/self/uid_map', 'w').write('0 %d 1' % uid)
-            open('/proc/self/gid_map', 'w').write('0 %d 1' % gid)
-            os.makedirs(root + '/bus', exist_ok=True)
-            os.mkfifo(root + '/.flatpak-info')
-            if libc.mount(b'\(busDirectory)', (root + '/bus').encode(), None, 0x1000, None) != 0:
-                print('bind failed', ctypes.get_errno(), flush=True); sys.exit(4)
-            os.chroot(root)
-            os.chdir('/')
-            bus = dbus.bus.BusConnection('unix:path=/bus/bus')
-            print('connected', bus.get_unique_name(), flush=True)
-            fd = os.open('/.flatpak-info', os.O_WRONLY)
-            print('looked at', flush=True)
-            os.close(fd)
-            import signal; signal.pause()
-            """.write(toFile: script, atomically: true, encoding: .utf8)
         var bystanders: [(ChildProcess, URL)] = []
         defer { for (b, _) in bystanders { b.terminate() } }
         for i in 0..<8 {
             let out = f.root.appendingPathComponent("bystander-\(i).out")
             let root = f.root.appendingPathComponent("bystander-\(i)").path
-            bystanders.append((try Tools.spawn([Tools.systemPython, script, root], stdout: out, stderr: out), out))
+            bystanders.append((try Tools.spawn(Clients.command("ExecIdentity/bystander", [root, busDirectory]), stdout: out, stderr: out), out))
         }
         let output = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
         for (b, out) in bystanders {

@@ -49,7 +49,7 @@ import DBusTestSupport
         symlink(dir + "/loop-b", dir + "/loop-a")
         symlink(dir + "/loop-a", dir + "/loop-b")
         mkfifo(dir + "/fifo", 0o644)
-        let socket = try await Tools.run([Tools.systemPython, "-c", "import socket; socket.socket(socket.AF_UNIX).bind('\(dir)/socket')"])
+        let socket = try await Tools.run(Clients.command("FileArgument/bind-socket", ["\(dir)/socket"]))
         #expect(socket.status == 0, "\(socket.stderr)")
         let cli = try Built.executable("schemebridge")
 

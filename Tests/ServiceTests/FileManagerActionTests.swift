@@ -102,15 +102,13 @@ import DBusTestSupport
         let theirs = try String(contentsOf: URL(fileURLWithPath: snippet), encoding: .utf8)
         #expect(merged == mine.replacingOccurrences(of: "</action>\n</actions>\n", with: "</action>\n" + theirs + "</actions>\n"))
         #expect(try String(contentsOf: URL(fileURLWithPath: uca.path + ".orig-schemebridge"), encoding: .utf8) == mine)
-        let parse = try await Tools.run([Tools.systemPython, "-c", "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
-                                         + "print(' '.join(a.find('unique-id').text for a in r))", uca.path])
+        let parse = try await Tools.run(Clients.command("FileManager/uca", ["ids", uca.path]))
         #expect(parse.stdout == "1-1 io.github.schemebridge.share\n")
         #expect(try await Tools.run(["/bin/sh", script, snippet], environment: env).status == 0)
         #expect(try String(contentsOf: uca, encoding: .utf8) == merged, "a second run changed the file")
         try FileManager.default.removeItem(at: config)
         #expect(try await Tools.run(["/bin/sh", script, snippet], environment: env).status == 0)
-        let fresh = try await Tools.run([Tools.systemPython, "-c", "import sys, xml.etree.ElementTree as E; "
-                                         + "print(E.parse(sys.argv[1]).getroot().find('action/command').text)", uca.path])
+        let fresh = try await Tools.run(Clients.command("FileManager/uca", ["command", uca.path]))
         #expect(fresh.stdout == "\(s.bin.path)/schemebridge share %F\n")
     }
 }

@@ -13,47 +13,13 @@ import SchemeBridgeContract
 /// (FUSE, mountable in a user namespace wherever `/dev/fuse` is open to the user, as on Debian
 /// desktops), cost the forger its identity and nobody else anything; SIGTERM still stops the service.
 @Suite struct ForgedFlatpakTests {
-    /// The attacker, run by Debian's python3: `attacker.py MODE ROOT URL` with MODE `file`
-    /// (a forged info file naming org.example.Calendar), `fifo` or `fuse`. It prints `ready`
-    /// once in its namespace, then the outcome of `OpenURL(URL)`, and stays until killed.
+    /// The attacker, `Clients/ForgedFlatpak/attacker.py`, run by Debian's python3: `attacker.py
+    /// MODE ROOT URL` with MODE `file` (a forged info file naming org.example.Calendar), `fifo` or
+    /// `fuse`. It prints `ready` once in its namespace, then the outcome of `OpenURL(URL)`, and
+    /// stays until killed. Copied into the fixture's root, where `nobody` may read it.
     static func attacker(_ f: ServiceFixture) throws -> String {
         let path = f.root.appendingPathComponent("attacker.py").path
-        try """
-            import ctypes, dbus, os, signal, sys
-            \(ServiceFixture.pythonNames)
-            mode, root, url = sys.argv[1:4]
-            libc = ctypes.CDLL(None, use_errno=True)
-            bus = dbus.bus.BusConnection(os.environ['DBUS_SESSION_BUS_ADDRESS'])
-            uid, gid = os.getuid(), os.getgid()
-            CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x00020000
-            if libc.unshare(CLONE_NEWUSER | (CLONE_NEWNS if mode == 'fuse' else 0)) != 0:
-                print('unshare failed', ctypes.get_errno(), flush=True); sys.exit(3)
-            open('/proc/self/setgroups', 'w').write('deny')
-            open('/proc/self/uid_map', 'w').write('0 %d 1' % uid)
-            open('/proc/self/gid_map', 'w').write('0 %d 1' % gid)
-            os.makedirs(root, exist_ok=True)
-            info = root + '/.flatpak-info'
-            if mode == 'file':
-                open(info, 'w').write('[Application]\\nname=org.example.Calendar\\n\\n[Instance]\\ninstance-id=1\\n')
-            elif mode == 'fifo':
-                os.mkfifo(info)
-            else:
-                open(info, 'w').close()
-                fd = os.open('/dev/fuse', os.O_RDWR)
-                opts = 'fd=%d,rootmode=100000,user_id=0,group_id=0' % fd
-                if libc.mount(b'hang', info.encode(), b'fuse', 0, opts.encode()) != 0:
-                    print('mount failed', ctypes.get_errno(), flush=True); sys.exit(4)
-                # Nobody ever answers /dev/fuse: every access to the file waits.
-            os.chroot(root)
-            os.chdir('/')
-            print('ready', flush=True)
-            try:
-                bus.call_blocking(N, O, N, 'OpenURL', 's', [url], timeout=300)
-                print('opened', flush=True)
-            except dbus.DBusException as e:
-                print('error', e.get_dbus_name(), e.get_dbus_message(), flush=True)
-            signal.pause()
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        try String(contentsOfFile: Clients.path("ForgedFlatpak/attacker"), encoding: .utf8).write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
@@ -75,7 +41,7 @@ import SchemeBridgeContract
         let root = shared + "/\(mode)-\(index)"
         let prefix = unprivileged ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : []
         let child = try Tools.spawn(prefix + [Tools.systemPython, try attacker(f), mode, root, url],
-                                    environment: f.bus.clientEnvironment, stdout: out, stderr: out)
+                                    environment: f.bus.clientEnvironment.merging(Clients.serviceNames) { $1 }, stdout: out, stderr: out)
         return (child, { (try? String(contentsOf: out, encoding: .utf8)) ?? "" })
     }
 

@@ -92,13 +92,7 @@ import SchemeBridgeContract
         // Python's webbrowser hands a custom scheme to xdg-open (with a display) and returns at once;
         // the script stays until the handler has it, as an app would.
         let argv = w.f.records.appendingPathComponent("todo.argv").path
-        let python = try await Tools.run([w.asker, Tools.systemPython, "-c", """
-            import os, time, webbrowser
-            print(webbrowser.open('todolist://webbrowser'))
-            for _ in range(600):
-                if os.path.exists('\(argv)') and open('\(argv)', 'rb').read() == b'todolist://webbrowser\\0': break
-                time.sleep(0.1)
-            """], environment: w.environment)
+        let python = try await Tools.run([w.asker] + Clients.command("IntegrationService/open-by-webbrowser", ["todolist://webbrowser", argv]), environment: w.environment)
         #expect(python.stdout == "True\n", "\(python.stdout)\(python.stderr)")
         #expect(await w.f.handled("todo", "todolist://webbrowser"))
         #expect(await Tools.eventually { CallerThroughCLITests.handled(text(), url: "todolist://webbrowser", source: "org.example.Asker") }, "\(text())")

@@ -36,19 +36,11 @@ extension ServiceFixture {
         return path
     }
 
-    /// Runs python `script` (with `pb.py` importable and `SB_BUS` set) under `python`.
-    func runPython(_ script: String, python: String = Tools.systemPython, _ args: [String] = []) async throws -> ProcessResult {
-        try await runPythonArguments(["-c", script] + args, python: python)
-    }
-
-    /// Runs the client file `name` (see ``Clients``) with `args` like ``runPython(_:python:_:)``.
+    /// Runs the client file `name` (see ``Clients``) with `args` under `python`, with `pb.py`
+    /// importable and `SB_BUS` set.
     func runClient(_ name: String, python: String = Tools.systemPython, _ args: [String] = []) async throws -> ProcessResult {
-        try await runPythonArguments([Clients.path(name)] + args, python: python)
-    }
-
-    private func runPythonArguments(_ arguments: [String], python: String) async throws -> ProcessResult {
         let module = try pasteboardModule()
-        return try await Tools.run([python] + arguments, environment: ["PYTHONPATH": module, "SB_BUS": bus.address])
+        return try await Tools.run([python, Clients.path(name)] + args, environment: ["PYTHONPATH": module, "SB_BUS": bus.address])
     }
 
     /// `$XDG_STATE_HOME/schemebridge/pasteboards` of the service (HOME is the fixture's root).

@@ -225,6 +225,11 @@ import SchemeBridgeContract
             } else {
                 #expect(response["code"] as? Int == 2 && response["error-name"] as? String == Contract.errorPrefix + "HandlerExited", "\(response)")
             }
+            // The next provider is not started before this one has left the bus: its name would be
+            // owned by this one when the next pick asks (terminate returns at once), and free when
+            // Activate is sent, before the next one has it (ServiceUnknown, seen at load 100).
+            app.terminate()
+            #expect(await ReplyTests.nameIsOwned(f, "org.example.Scans", false), "the \(mode) provider is still on the bus")
         }
     }
 

@@ -9,9 +9,6 @@ final class ServiceFixture: @unchecked Sendable {
     static let name = Contract.busName.rawValue
     static let path = Contract.objectPath.rawValue
     static let interface = Contract.interface.rawValue
-    /// The contract's names for the python3-dbus test clients: `N` the bus name and
-    /// interface, `O` the object path.
-    static let pythonNames = "N, O = '\(name)', '\(path)'"
 
     let root: URL
     /// The system data dir (`XDG_DATA_DIRS`): outside the fixture's `$HOME` (`root`), as

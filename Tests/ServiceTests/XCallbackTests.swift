@@ -9,12 +9,11 @@ import SchemeBridgeContract
 /// caller's entry — never to a third app that declares the same scheme.
 @Suite struct XCallbackTests {
     /// The caller is a python3 program; its system entry runs python3 too (so python callers are
-    /// this app) and records the URL it is started with.
+    /// this app) and records the URL it is started with (`Clients/XCallback/record-url.py`).
     static func installCaller(_ f: ServiceFixture) throws -> String {
         let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
-        let recorder = f.root.appendingPathComponent("caller-record.py").path
-        try "import os, sys\nopen('\(f.records.path)/caller.url.tmp', 'w').write(sys.argv[1])\nos.rename('\(f.records.path)/caller.url.tmp', '\(f.records.path)/caller.url')\n".write(toFile: recorder, atomically: true, encoding: .utf8)
-        try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(recorder) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
+        let recorder = Clients.path("XCallback/record-url")
+        try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(recorder) \(f.records.path) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
         return python
     }
 

@@ -10,7 +10,9 @@ import Synchronization
 /// URL matching a live route is refused — neither the route is used up nor is the URL looked up
 /// by scheme, which would hand the real callback's scheme to whoever declares it. A route is used
 /// once (the first of a request's callbacks to come back ends them all) and expires; the table
-/// is bounded.
+/// is bounded. A handler may open its callback before the service, between starting it and
+/// noting its process, has run: a claim of a route whose handler is not recorded yet waits for
+/// ``started(_:handler:)`` (or for the routes to go) before it asks who the handler is.
 public final class CallbackRoutes: Sendable {
     private struct Route {
         let url: String
@@ -25,6 +27,8 @@ public final class CallbackRoutes: Sendable {
         var nextGroup: UInt64 = 1
         /// The handler each group's request started, once it started.
         var handlers: [UInt64: LaunchedHandler] = [:]
+        /// Claims waiting for a group's handler to be recorded, or for its routes to go.
+        var startWaiters: [UInt64: [CheckedContinuation<Void, Never>]] = [:]
     }
     private let state = Mutex(State())
     /// Routes kept at most (oldest dropped first).
@@ -48,38 +52,44 @@ public final class CallbackRoutes: Sendable {
     public func pin(_ urls: [String], to entryID: String, lifetime: Duration) -> UInt64? {
         guard !urls.isEmpty else { return nil }
         let now = ContinuousClock.now
-        return state.withLock { s in
+        let (group, released) = state.withLock { s in
             let group = s.nextGroup
             s.nextGroup += 1
+            var released: [CheckedContinuation<Void, Never>] = []
             for url in urls {
                 guard let scheme = try? SchemeURL(url).scheme.name else { continue }
-                if s.count >= limit { Self.remove(from: &s) { $0.expires < now } }
+                if s.count >= limit { released += Self.remove(from: &s) { $0.expires < now } }
                 if s.count >= limit, let oldest = s.routes.values.flatMap({ $0 }).min(by: { $0.group < $1.group })?.group {
-                    Self.remove(from: &s) { $0.group == oldest }
+                    released += Self.remove(from: &s) { $0.group == oldest }
                 }
                 s.routes[scheme, default: []].append(Route(url: url, entryID: entryID, group: group, expires: now + lifetime))
                 s.count += 1
             }
-            return group
+            return (group, released)
         }
+        for waiter in released { waiter.resume() }
+        return group
     }
 
     /// The handler of `group`'s request started as `handler`.
     public func started(_ group: UInt64, handler: LaunchedHandler) {
-        state.withLock { s in
-            guard s.routes.values.contains(where: { $0.contains { $0.group == group } }) else { return }
-            s.handlers[group] = handler
+        let waiters = state.withLock { s in
+            if Self.holds(s, group) { s.handlers[group] = handler }
+            return s.startWaiters.removeValue(forKey: group) ?? []
         }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// `group`'s request was never started: its routes go.
     public func drop(_ group: UInt64) {
-        state.withLock { s in Self.remove(from: &s) { $0.group == group } }
+        let waiters = state.withLock { s in Self.remove(from: &s) { $0.group == group } + (s.startWaiters.removeValue(forKey: group) ?? []) }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// What opening `url` makes of the routes. `isHandler` says whether the opener is a route's
-    /// handler (nil: its request has not started one yet, so nobody is); it is asked outside the
-    /// lock, newest route first. When it says yes, that route and its siblings are used up.
+    /// handler (nil: its request never started one, so nobody is); it is asked outside the lock,
+    /// newest route first, once the route's handler is recorded (a claim that comes first waits
+    /// for it). When it says yes, that route and its siblings are used up.
     public func claim(_ url: String, isHandler: (LaunchedHandler?) async -> Bool) async -> Claim {
         guard let scheme = try? SchemeURL(url).scheme.name else { return .none }
         let now = ContinuousClock.now
@@ -87,12 +97,15 @@ public final class CallbackRoutes: Sendable {
             (s.routes[scheme] ?? []).reversed().filter { $0.expires >= now && Self.matches(url, $0.url) }.map { ($0.group, s.handlers[$0.group]) }
         }
         guard !candidates.isEmpty else { return .none }
-        for candidate in candidates where await isHandler(candidate.handler) {
-            let entry: String? = state.withLock { s in
+        for candidate in candidates {
+            var handler = candidate.handler
+            if handler == nil { handler = await startedHandler(candidate.group) }
+            guard await isHandler(handler) else { continue }
+            let (entry, released) = state.withLock { s in
                 let entry = s.routes[scheme]?.first { $0.group == candidate.group }?.entryID
-                Self.remove(from: &s) { $0.group == candidate.group || $0.expires < now }
-                return entry
+                return (entry, Self.remove(from: &s) { $0.group == candidate.group || $0.expires < now })
             }
+            for waiter in released { waiter.resume() }
             if let entry { return .pinned(entryID: entry) }
         }
         return .refused
@@ -101,7 +114,26 @@ public final class CallbackRoutes: Sendable {
     /// Routes held now.
     public var count: Int { state.withLock { $0.count } }
 
-    private static func remove(from s: inout State, where gone: (Route) -> Bool) {
+    /// `group`'s handler once its start is recorded; nil when its routes go first.
+    private func startedHandler(_ group: UInt64) async -> LaunchedHandler? {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let waiting = state.withLock { s -> Bool in
+                guard s.handlers[group] == nil, Self.holds(s, group) else { return false }
+                s.startWaiters[group, default: []].append(c)
+                return true
+            }
+            if !waiting { c.resume() }
+        }
+        return state.withLock { $0.handlers[group] }
+    }
+
+    /// Whether `group` still has routes.
+    private static func holds(_ s: State, _ group: UInt64) -> Bool {
+        s.routes.values.contains { $0.contains { $0.group == group } }
+    }
+
+    /// Removes the routes `gone` says; returns the claims waiting for groups that have no route left.
+    private static func remove(from s: inout State, where gone: (Route) -> Bool) -> [CheckedContinuation<Void, Never>] {
         var groups = Set<UInt64>()
         for key in Array(s.routes.keys) {
             let before = s.routes[key]!.count
@@ -112,9 +144,14 @@ public final class CallbackRoutes: Sendable {
             s.count -= before - s.routes[key]!.count
             if s.routes[key]!.isEmpty { s.routes[key] = nil }
         }
-        guard !groups.isEmpty else { return }
+        guard !groups.isEmpty else { return [] }
         let left = Set(s.routes.values.lazy.flatMap { $0 }.map(\.group))
-        for g in groups where !left.contains(g) { s.handlers[g] = nil }
+        var released: [CheckedContinuation<Void, Never>] = []
+        for g in groups where !left.contains(g) {
+            s.handlers[g] = nil
+            released += s.startWaiters.removeValue(forKey: g) ?? []
+        }
+        return released
     }
 
     /// `url` is `callback`, or `callback` with parameters appended.

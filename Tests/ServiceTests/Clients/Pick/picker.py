@@ -5,19 +5,16 @@
 # none), options as JSON, output directory, gate file ('' for none), close gate ('' for none:
 # when it appears, the picker calls Close()). env: SB_NAME, SB_PATH, SB_REQUEST.
 import sys, os, json, dbus
-from dbus.mainloop.glib import DBusGMainLoop
-from gi.repository import GLib
-DBusGMainLoop(set_as_default=True)
-N, O, REQUEST = os.environ['SB_NAME'], os.environ['SB_PATH'], os.environ['SB_REQUEST']
-bus = dbus.bus.BusConnection(sys.argv[1])
-svc = dbus.Interface(bus.get_object(N, O), N)
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from request import Request
+request = Request(sys.argv[1])
+svc = request.service()
 types = [t for t in sys.argv[2].split(',') if t]
 options = {}
 for k, v in json.loads(sys.argv[3]).items():
     options[k] = dbus.Boolean(v) if isinstance(v, bool) else dbus.String(v)
 out, gate, close_gate = sys.argv[4], sys.argv[5], sys.argv[6]
-got = []
-loop = GLib.MainLoop()
 
 def read_all(fd):
     data = b''
@@ -27,8 +24,8 @@ def read_all(fd):
             return data
         data += chunk
 
-def on_response(code, results, path=None):
-    r = {'code': int(code), 'from': str(path)}
+def response(code, results, path):
+    r = {'code': code, 'from': path}
     for k, v in results.items():
         if k == 'fds':
             docs = []
@@ -54,29 +51,17 @@ def on_response(code, results, path=None):
             r[str(k)] = [str(x) for x in v]
         else:
             r[str(k)] = str(v)
-    got.append(r)
-    GLib.timeout_add(300, finish)
+    return r
 
-def finish():
+def finished():
+    """Once the gate file (if any) exists: whether each descriptor still reads the same."""
     if gate:
         if not os.path.exists(gate):
-            return True
-        for d in got[0].get('docs', []):
+            return False
+        for d in request.responses[0].get('docs', []):
             again = read_all(d['fd'])
             d['same-after'] = len(again) == d['size'] and again[:64].hex() == d['hex']
-    loop.quit()
-    return False
+    return True
 
-bus.add_signal_receiver(on_response, 'Response', REQUEST, path_keyword='path')
-try:
-    path = svc.PickDocument(types, options, timeout=300)
-except dbus.DBusException as e:
-    print(json.dumps({'error': e.get_dbus_name(), 'message': str(e)})); sys.exit(0)
-if close_gate:
-    def poll():
-        if os.path.exists(close_gate):
-            dbus.Interface(bus.get_object(N, path), REQUEST).Close(); return False
-        return True
-    GLib.timeout_add(50, poll)
-loop.run()
-print(json.dumps({'path': str(path), 'responses': got}))
+request.run(lambda: svc.PickDocument(types, options, timeout=300), response, finished, close_gate)
+request.print_outcome()

@@ -5,12 +5,11 @@
 # {"socket": 1} (a connected socket as a file item), {"type": t, "data": s}, {"url": s, "both": s} (a URL and data in one item: invalid); "name" is passed on. Options: target, ask, activation-token (strings/bools).
 # {"repeat": n, "item": {...}} repeats an item n times. env: SB_NAME, SB_PATH, SB_REQUEST.
 import sys, os, json, socket, tempfile, stat, dbus
-from dbus.mainloop.glib import DBusGMainLoop
-from gi.repository import GLib
-DBusGMainLoop(set_as_default=True)
-N, O, REQUEST = os.environ['SB_NAME'], os.environ['SB_PATH'], os.environ['SB_REQUEST']
-bus = dbus.bus.BusConnection(sys.argv[1])
-share = dbus.Interface(bus.get_object(N, O), 'io.github.schemebridge.Share1')
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from request import Request
+request = Request(sys.argv[1])
+share = request.service('io.github.schemebridge.Share1')
 
 kept = []   # sockets stay open until the call is made
 def item(spec):
@@ -41,15 +40,5 @@ items = []
 for spec in json.loads(sys.argv[2]):
     items += [item(spec['item']) for _ in range(spec['repeat'])] if 'repeat' in spec else [item(spec)]
 options = dbus.Dictionary(json.loads(sys.argv[3]), signature='sv')
-got = []
-loop = GLib.MainLoop()
-def on_response(code, results, path=None):
-    got.append((int(code), {str(k): str(v) for k, v in results.items()}, str(path)))
-    GLib.timeout_add(300, loop.quit)   # wait a little for a second (forbidden) response
-bus.add_signal_receiver(on_response, 'Response', REQUEST, path_keyword='path')
-try:
-    path = share.Share(dbus.Array(items, signature='a{sv}'), options, timeout=300)
-except dbus.DBusException as e:
-    print(json.dumps({'error': e.get_dbus_name(), 'message': str(e)})); sys.exit(0)
-loop.run()
-print(json.dumps({'path': str(path), 'responses': [{'code': c, 'results': r, 'from': p} for c, r, p in got]}))
+request.run(lambda: share.Share(dbus.Array(items, signature='a{sv}'), options, timeout=300))
+request.print_outcome()
