@@ -2,7 +2,6 @@ import DBus
 import Glibc
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
 /// Handing a decided share to its target: files as read-only copies in the target's Inbox (the
 /// `OpenFile` document path, its quotas and checks), data through the share's pasteboard granted
@@ -51,8 +50,10 @@ extension Bridge {
                 admission.context.pasteboardPath = PasteboardService.path(board.id).rawValue
             }
             switch admission.plan.action {
-            case .spawn(let commands):
-                try spawnShare(commands, admission: admission, share: share)
+            case .spawn:
+                _ = try Self.adapt { () throws(OpenFailure) in
+                    try starter.spawn(admission, purpose: .share, request: share.request, pasteboard: share.pasteboard?.id, watcher: replies)
+                }
                 // "Open in" is OpenFile's: done once the app started, which is not asked to answer.
                 if case .openIn = target { replies.answer(share.request, code: .success) }
             case .activate(let busName, let objectPath):
@@ -65,27 +66,6 @@ extension Bridge {
         }
     }
 
-    /// Spawns the target's commands; the first is the one the request watches.
-    private func spawnShare(_ commands: [LaunchCommand], admission: Admission, share: PendingShare) throws(DBusError) {
-        let (replies, store, request, board) = (self.replies, pasteboards.store, share.request, share.pasteboard?.id)
-        for (index, command) in commands.enumerated() {
-            let started = Mutex<Int32?>(nil)
-            do {
-                _ = try launcher.spawn(argv: command.argv, environment: admission.context.environment(base: childEnvironment, command: command),
-                                       workingDirectory: command.workingDirectory, onStart: { pid in
-                                           if let board { store.addLaunchGrant(board, .process(pid)) }
-                                           started.withLock { $0 = pid }
-                                           if index == 0 { replies.started(request, handler: .spawned(HandlerProcess(pid: pid))) }
-                                       }, onExit: { code in
-                                           if board != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
-                                           if index == 0 { replies.handlerExited(request, status: code) }
-                                       })
-            } catch {
-                throw ContractError.launchFailed("cannot start \(admission.plan.entry.name ?? admission.plan.entry.id) (\(admission.plan.entry.id)): \(error.reason)")
-            }
-        }
-    }
-
     /// `ActivateAction(action, [], platform_data)` (or `Open(uris, platform_data)` for "Open
     /// in"); the share is done when the call returns (unless the target replied inside it).
     private func activateShare(_ target: ShareTargetID, busName: String, objectPath: String, urls: [SchemeURL], admission: Admission,
@@ -93,9 +73,8 @@ extension Bridge {
         guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
             throw ContractError.launchFailed("\(admission.plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
         }
-        replies.started(share.request, handler: .activating(busName: busName))
-        _ = try? await BusDriver(connection).startService(busName)
-        if let board = share.pasteboard, let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(board.id, .connection(owner)) }
+        await starter.activating(admission, purpose: .share, busName: busName, request: share.request, pasteboard: share.pasteboard?.id,
+                                 watcher: replies, bus: BusActivation(connection: connection))
         var platform = admission.context.platformData.mapValues { DBusValue.string($0) }
         platform["uris"] = .strings(urls.map(\.string))
         let member: MemberName, arguments: [DBusValue]
