@@ -13,7 +13,7 @@ extension Bridge {
     /// Sends `share` to the device `deviceID` and answers its request.
     func sendToDevice(_ share: PendingShare, deviceID: String) async throws(DBusError) {
         let devices = self.devices
-        do throws(DeviceShareError) {
+        do throws(ServiceFailure) {
             var files: [String] = []
             var others: [DevicePayload] = []
             for item in share.items {
@@ -37,13 +37,13 @@ extension Bridge {
             for payload in payloads {
                 receipt = try await devices.sender.send(payload, to: deviceID)
             }
-            guard let receipt else { throw DeviceShareError(.failed, "nothing to send") }
+            guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
             logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
             replies.answer(share.request, code: .success, results: [
                 ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
             ])
         } catch {
-            throw error.kind == .noTarget ? ContractError.noTarget(error.message) : ContractError.launchFailed(error.message)
+            throw DBusError(error)
         }
     }
 }
