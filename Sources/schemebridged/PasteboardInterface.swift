@@ -48,7 +48,7 @@ extension PasteboardService {
                    handler: .async { [self] call in
                        let caller = await caller(call.sender)
                        let (item, type) = (Int(call.arguments[0].integer ?? 0), call.string(1))
-                       return [.unixFD(UnixFD(owning: try await data(id, item: item, type: type, caller: caller) { d throws(PasteboardError) in try d.openForReading() }))]
+                       return [.unixFD(UnixFD(owning: try await data(id, item: item, type: type, caller: caller) { d throws(PasteboardError) in try d.openForReading().take() }))]
                    }),
             Method(ContractMethod.readBytes, inputs: [Argument("item", "u"), Argument("type", "s", maxBytes: 255)], outputs: [Argument("data", "ay")],
                    handler: .async { [self] call in

@@ -98,6 +98,6 @@ extension Bridge {
         let slot = share.items[..<index].filter { $0.pasteboardValues != nil }.count
         let (store, owner) = (pasteboards.store, share.pasteboardCaller)
         let type = item.summary.kind == .url ? ContentTypeName.plainText : item.summary.type
-        return try PasteboardService.adapt { () throws(PasteboardError) in try store.data(board.id, item: slot, type: type, caller: owner).openForReading() }
+        return try PasteboardService.adapt { () throws(PasteboardError) in try store.data(board.id, item: slot, type: type, caller: owner).openForReading().take() }
     }
 }
