@@ -2,16 +2,7 @@ import SchemeBridgeCore
 // The devices this module lists and its failures are the core's: its clients need no import of the core for them.
 @_exported import struct SchemeBridgeCore.NearbyDevice
 @_exported import struct SchemeBridgeCore.ServiceFailure
-
-/// What is sent to a device: files (absolute paths the engine can read), text, or a URL.
-public enum DevicePayload: Sendable, Equatable {
-    /// Files, sent through the device's share plugin as `file://` URLs.
-    case files([String])
-    /// Text, sent as text (`shareText`).
-    case text(String)
-    /// A URL, sent as a URL (`shareUrl`): the device opens it.
-    case url(String)
-}
+@_exported import enum SchemeBridgeCore.DevicePayload
 
 /// What the engine took: the device (id and shown name) and the engine's name (`kdeconnect`).
 /// No engine confirms delivery: this says the engine accepted the share, no more.

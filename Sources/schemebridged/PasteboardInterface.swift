@@ -54,12 +54,9 @@ extension PasteboardService {
                    handler: .async { [self] call in
                        let caller = await caller(call.sender)
                        let (item, type) = (Int(call.arguments[0].integer ?? 0), call.string(1))
-                       let limit = store.currentLimits.maximumReadBytes
+                       let limits = store.currentLimits
                        return [.bytes(try await data(id, item: item, type: type, caller: caller) { data throws(PasteboardError) in
-                           guard data.size <= limit else {
-                               throw PasteboardError(.limitsExceeded, "item \(item)'s '\(type)' is \(data.size) bytes; ReadBytes returns at most \(limit): use Read, which returns a file descriptor")
-                           }
-                           return try data.bytes()
+                           try data.bytesForReading(item: item, type: type, limits: limits)
                        })]
                    }),
             Method(ContractMethod.grant, inputs: [Argument("app_ids", "as")],

@@ -24,13 +24,12 @@ extension Bridge {
     private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: String) async throws(DBusError) {
         let config = broker.policy.current
         sweepInboxes(retention: config.inboxRetention)
-        let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-        let (documents, sendingApp) = (self.documents, share.caller.appID ?? "(unidentified)")
+        let (documents, sendingApp, limits) = (self.documents, Inbox.chargedSender(appID: share.caller.appID), config.inboxLimits)
         var paths: [String] = []
         do throws(DBusError) {
             for item in share.items {
                 guard case .file(let fd) = item.payload else { continue }
-                let name = item.name.isEmpty ? "document" : item.name
+                let name = item.name.isEmpty ? ShareItemSummary.defaultFileName : item.name
                 paths.append(try await descriptors.run(for: share.caller.appID ?? share.caller.busName) { () throws(DBusError) in
                     try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: desktopID, caller: sendingApp, limits: limits) }
                 })
@@ -54,8 +53,7 @@ extension Bridge {
                 _ = try Self.adapt { () throws(OpenFailure) in
                     try starter.spawn(admission, purpose: .share, request: share.request, pasteboard: share.pasteboard?.id, watcher: replies)
                 }
-                // "Open in" is OpenFile's: done once the app started, which is not asked to answer.
-                if case .openIn = target { replies.answer(share.request, code: .success) }
+                if target.isDoneWhenStarted { replies.answer(share.request, code: .success) }
             case .activate(let busName, let objectPath):
                 try await activateShare(target, busName: busName, objectPath: objectPath, urls: urls, admission: admission, share: share)
             }
@@ -78,10 +76,9 @@ extension Bridge {
         var platform = admission.context.platformData.mapValues { DBusValue.string($0) }
         platform["uris"] = .strings(urls.map(\.string))
         let member: MemberName, arguments: [DBusValue]
-        if case .action(_, let action) = target {
-            (member, arguments) = ("ActivateAction", [.string(action), .array(element: .variant, []), .vardict(platform)])
-        } else {
-            (member, arguments) = ("Open", [.strings(urls.map(\.string)), .vardict(platform)])
+        switch target.activation {
+        case .activateAction(let action): (member, arguments) = ("ActivateAction", [.string(action), .array(element: .variant, []), .vardict(platform)])
+        case .open: (member, arguments) = ("Open", [.strings(urls.map(\.string)), .vardict(platform)])
         }
         do {
             _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: member, arguments, timeout: .seconds(25))

@@ -106,6 +106,26 @@ import Testing
         }
     }
 
+    @Test func aProviderStartedWithoutTheUserCountsAsALaunch() throws {
+        let s = Setup()
+        s.tree.entry(1, "scanner.desktop", extra: "Name=Scanner\nX-SchemeBridge-Provides=image/png;")
+        let broker = s.broker(config: "[Policy]\nMaxLaunchRate=0.01\nLaunchBurst=1\n")
+        let subject = try PickSubject(["image/png"])
+        let caller = Self.caller("org.example.Cal")
+        // "Files…" and the sheet start no provider: not charged.
+        for _ in 0..<3 {
+            #expect(try broker.decidePick(subject, provider: Broker.filesCandidate.desktopID, caller: caller).handler == Broker.filesCandidate.desktopID)
+            #expect(try broker.decidePick(subject, provider: nil, caller: caller).handler == nil)
+        }
+        #expect(try broker.decidePick(subject, provider: "scanner.desktop", caller: caller).handler == "scanner.desktop")
+        do {
+            _ = try broker.decidePick(subject, provider: "scanner.desktop", caller: caller)
+            Issue.record("a second provider start passed a burst of one")
+        } catch {
+            #expect(error.kind == .rateLimited)
+        }
+    }
+
     @Test func anAnswerIsCountedNamedAndTyped() throws {
         let db = Self.system
         #expect(throws: OpenFailure.self) { try PickAnswer.checkCount(0, multiple: true) }
