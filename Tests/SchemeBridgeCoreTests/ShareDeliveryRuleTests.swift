@@ -60,6 +60,10 @@ import Testing
         #expect(BuiltinTools.available(environment: ["PATH": "/nonexistent", "DISPLAY": ":0"], devices: []) == ShareTools(copy: false, save: false))
         #expect(BuiltinTools.savePath(fromDialogOutput: Array("/home/u/a.png\n".utf8)) == "/home/u/a.png")
         #expect(BuiltinTools.savePath(fromDialogOutput: Array("relative\n".utf8)) == nil)
+        #expect(BuiltinTools.openDialog(title: nil, multiple: true, environment: x11)
+            == [tree.bin + "/zenity", "--file-selection", "--title", "Choose a document", "--multiple", "--separator", "\n"])
+        #expect(BuiltinTools.openDialog(title: "Pick", multiple: false, environment: ["PATH": "/nonexistent"]) == nil)
+        #expect(BuiltinTools.paths(fromDialogOutput: Array("/a/b\nnoise\n/c d\n".utf8)) == ["/a/b", "/c d"])
     }
 
     @Test func whatADeviceSentIsOpenedAsTheModeSays() async throws {
