@@ -41,14 +41,14 @@ extension Bridge {
         return try await descriptors.run(for: key) { () throws(DBusError) -> [PickedDocument] in
             withExtendedLifetime(keep) {}
             var out: [PickedDocument] = []
-            var left = PickAnswer.maximumTotalBytes
+            var budget = PickBudget()
             for (i, fd) in fds.enumerated() {
                 var st = stat()
                 guard fstat(fd, &st) == 0 else { throw DBusError(.invalidArgs, "document \(i + 1) cannot be examined (errno \(errno))") }
                 if let refusal = PickAnswer.refusal(mode: UInt32(st.st_mode), index: i) { throw DBusError(refusal) }
                 let data: SealedData
-                do throws(PasteboardError) { data = try FileDescriptor.lending(fd) { d throws(PasteboardError) in try SealedData.take(d, limit: min(left, PickAnswer.maximumDocumentBytes)) } } catch { throw DBusError(error) }
-                left -= data.size
+                do throws(PasteboardError) { data = try FileDescriptor.lending(fd) { d throws(PasteboardError) in try SealedData.take(d, limit: budget.nextLimit) } } catch { throw DBusError(error) }
+                budget.spend(data.size)
                 let name = PickAnswer.name(i < names.count ? names[i] : nil, index: i)
                 let head = Self.head(of: data)
                 let type = try Self.adapt { () throws(OpenFailure) in

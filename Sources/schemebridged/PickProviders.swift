@@ -14,23 +14,27 @@ extension Bridge {
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token
         logger.info("asking \(id) for documents for \(caller.displayName)")
-        if entry.dbusActivatable, let name = try? BusName(entry.busName), let path = try? ObjectPath(entry.objectPath) {
+        let start = ProviderStart.of(entry) { name, path in (try? BusName(name)) != nil && (try? ObjectPath(path)) != nil }
+        switch start {
+        case .activate(let busName, let objectPath)?:
+            guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
+                throw ContractError.launchFailed("\(id) is DBusActivatable but its id does not make a valid bus name")
+            }
             let bus = BusActivation(connection: connection)
-            await starter.activating(nil, purpose: .pick, busName: name.rawValue, request: request.id, pasteboard: nil, watcher: replies, bus: bus)
+            await starter.activating(nil, purpose: .pick, busName: busName, request: request.id, pasteboard: nil, watcher: replies, bus: bus)
             do {
                 _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: "Activate",
                                               [.vardict(context.platformData.mapValues { .string($0) })], timeout: .seconds(25))
             } catch {
                 throw ContractError.launchFailed("\(entry.name ?? id) (\(id)) could not be activated: \(error.name.rawValue): \(error.message)")
             }
-            _ = await starter.activated(nil, purpose: .pick, busName: name.rawValue, request: request.id, watcher: replies, bus: bus)
-            return
-        }
-        guard let command = entry.launchCommands(for: []).first else {
+            _ = await starter.activated(nil, purpose: .pick, busName: busName, request: request.id, watcher: replies, bus: bus)
+        case .spawn(let command)?:
+            _ = try Self.adapt { () throws(OpenFailure) in
+                try starter.spawn([command], of: entry, url: "", context: context, purpose: .pick, request: request.id, watcher: replies)
+            }
+        case nil:
             throw ContractError.launchFailed("\(id) has no command to start")
-        }
-        _ = try Self.adapt { () throws(OpenFailure) in
-            try starter.spawn([command], of: entry, url: "", context: context, purpose: .pick, request: request.id, watcher: replies)
         }
     }
 }

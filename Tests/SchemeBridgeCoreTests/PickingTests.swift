@@ -126,6 +126,19 @@ import Testing
         }
     }
 
+    @Test func aProviderIsActivatedOrSpawnedAndItsAnswerBudgeted() throws {
+        let s = Setup()
+        s.tree.entry(1, "org.example.Scan.desktop", exec: "/bin/scan --provide %u", extra: "DBusActivatable=true\nX-SchemeBridge-Provides=image/png;")
+        let entry = try #require(s.tree.registry().entry(id: "org.example.Scan.desktop"))
+        #expect(ProviderStart.of(entry) { _, _ in true } == .activate(busName: "org.example.Scan", objectPath: "/org/example/Scan"))
+        guard case .spawn(let command)? = ProviderStart.of(entry, validNames: { _, _ in false }) else { Issue.record("not spawned"); return }
+        #expect(command.argv == ["/bin/scan", "--provide"], "no URLs")
+        var budget = PickBudget()
+        #expect(budget.nextLimit == PickAnswer.maximumDocumentBytes)
+        budget.spend(PickAnswer.maximumTotalBytes - 10)
+        #expect(budget.nextLimit == 10, "the total bounds the last documents")
+    }
+
     @Test func anAnswerIsCountedNamedAndTyped() throws {
         let db = Self.system
         #expect(throws: OpenFailure.self) { try PickAnswer.checkCount(0, multiple: true) }
