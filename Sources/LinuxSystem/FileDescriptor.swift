@@ -2,7 +2,7 @@ import Glibc
 
 /// An open file descriptor that this value owns: it is closed when the value goes away,
 /// exactly once, unless ``take()`` hands it on.
-public struct FileDescriptor: ~Copyable {
+public struct FileDescriptor: ~Copyable, Sendable {
     /// The descriptor number.
     public let rawValue: Int32
 

@@ -82,14 +82,8 @@ public struct OpenOptions: Sendable, Equatable {
         handler = try dict.contractString(Key.handler)
         activationToken = try dict.contractString(Key.activationToken)
         annotation = dict[Key.annotation].map(\.unwrappedOnceOrSelf)
-        if let v = dict[Key.launchImage]?.unwrappedOnceOrSelf {
-            guard case .boolean(let b) = v else { throw Self.wrongType(Key.launchImage, "a boolean (b)", v) }
-            launchImage = b
-        }
-        if let v = dict[Key.ask]?.unwrappedOnceOrSelf {
-            guard case .boolean(let b) = v else { throw Self.wrongType(Key.ask, "a boolean (b)", v) }
-            ask = b
-        }
+        launchImage = try dict.contractBool(Key.launchImage) ?? true
+        ask = try dict.contractBool(Key.ask) ?? false
         if let v = dict[Key.scale]?.unwrappedOnceOrSelf {
             switch v {
             case .uint32(let n): scale = Int(n)
@@ -100,10 +94,7 @@ public struct OpenOptions: Sendable, Equatable {
             }
             scale = scale.map { min(max($0, 1), 16) }
         }
-        if let v = dict[Key.timeout]?.unwrappedOnceOrSelf {
-            guard let n = v.integer, n > 0 else { throw Self.wrongType(Key.timeout, "a positive number of seconds (u)", v) }
-            timeout = UInt32(min(n, Int64(Self.maximumTimeout)))
-        }
+        timeout = try dict.contractTimeout(Key.timeout)
         if let v = dict[Key.pasteboard]?.unwrappedOnceOrSelf {
             switch v {
             case .string(let name) where !name.isEmpty: pasteboard = name
@@ -213,5 +204,26 @@ extension Dictionary where Key == String, Value == DBusValue {
         guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
         guard case .string(let s) = v else { throw OpenOptions.wrongType(key, "a string (s)", v) }
         return s
+    }
+
+    /// Option `key` as a string, nil when it is absent or empty; `InvalidArgs` when it is there
+    /// with another type.
+    public func contractText(_ key: String) throws(DBusError) -> String? {
+        try contractString(key).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Option `key` as a boolean; `InvalidArgs` when it is there with another type.
+    public func contractBool(_ key: String) throws(DBusError) -> Bool? {
+        guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
+        guard case .boolean(let b) = v else { throw OpenOptions.wrongType(key, "a boolean (b)", v) }
+        return b
+    }
+
+    /// Option `key` as a timeout: a positive number of seconds, at most
+    /// ``OpenOptions/maximumTimeout``; `InvalidArgs` otherwise.
+    public func contractTimeout(_ key: String) throws(DBusError) -> UInt32? {
+        guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
+        guard let n = v.integer, n > 0 else { throw OpenOptions.wrongType(key, "a positive number of seconds (u)", v) }
+        return UInt32(Swift.min(n, Int64(OpenOptions.maximumTimeout)))
     }
 }

@@ -70,13 +70,10 @@ public struct PickOptions: Sendable, Equatable {
     /// Decodes `dict`; a value of the wrong type is `InvalidArgs` naming the key. Empty strings
     /// count as absent.
     public init(decoding dict: [String: DBusValue]) throws(DBusError) {
-        provider = try dict.contractString(Key.provider).flatMap { $0.isEmpty ? nil : $0 }
-        title = try dict.contractString(Key.title).flatMap { $0.isEmpty ? nil : $0 }
-        activationToken = try dict.contractString(Key.activationToken).flatMap { $0.isEmpty ? nil : $0 }
-        if let v = dict[Key.multiple]?.unwrappedOnceOrSelf {
-            guard case .boolean(let b) = v else { throw OpenOptions.wrongType(Key.multiple, "a boolean (b)", v) }
-            multiple = b
-        }
+        provider = try dict.contractText(Key.provider)
+        title = try dict.contractText(Key.title)
+        activationToken = try dict.contractText(Key.activationToken)
+        multiple = try dict.contractBool(Key.multiple) ?? false
     }
 
     /// The `a{sv}` form (only what is set).

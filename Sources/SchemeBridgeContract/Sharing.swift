@@ -85,17 +85,11 @@ public struct ShareOptions: Sendable, Equatable {
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped.
     public init(decoding dict: [String: DBusValue]) throws(DBusError) {
         typealias K = ShareContract.OptionKey
-        target = try dict.contractString(K.target).flatMap { $0.isEmpty ? nil : $0 }
-        title = try dict.contractString(K.title).flatMap { $0.isEmpty ? nil : $0 }
-        activationToken = try dict.contractString(K.activationToken).flatMap { $0.isEmpty || $0.utf8.contains(where: { $0 < 0x20 }) ? nil : $0 }
-        if let v = dict[K.ask]?.unwrappedOnceOrSelf {
-            guard case .boolean(let b) = v else { throw OpenOptions.wrongType(K.ask, "a boolean (b)", v) }
-            ask = b
-        }
-        if let v = dict[K.timeout]?.unwrappedOnceOrSelf {
-            guard let n = v.integer, n > 0 else { throw OpenOptions.wrongType(K.timeout, "a positive number of seconds (u)", v) }
-            timeout = UInt32(min(n, Int64(OpenOptions.maximumTimeout)))
-        }
+        target = try dict.contractText(K.target)
+        title = try dict.contractText(K.title)
+        activationToken = try dict.contractText(K.activationToken).flatMap { $0.utf8.contains(where: { $0 < 0x20 }) ? nil : $0 }
+        ask = try dict.contractBool(K.ask) ?? false
+        timeout = try dict.contractTimeout(K.timeout)
     }
 
     /// The `a{sv}` form (only what is set).

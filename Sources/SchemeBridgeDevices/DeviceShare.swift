@@ -1,37 +1,8 @@
 import SchemeBridgeCore
-// The devices this module lists are the core's: its clients need no import of the core for them.
+// The devices this module lists and its failures are the core's: its clients need no import of the core for them.
 @_exported import struct SchemeBridgeCore.NearbyDevice
-
-/// What is sent to a device: files (absolute paths the engine can read), text, or a URL.
-public enum DevicePayload: Sendable, Equatable {
-    /// Files, sent through the device's share plugin as `file://` URLs.
-    case files([String])
-    /// Text, sent as text (`shareText`).
-    case text(String)
-    /// A URL, sent as a URL (`shareUrl`): the device opens it.
-    case url(String)
-}
-
-/// Why a share to a device did not go: ``Kind/noTarget`` (no engine, no such device, or it cannot
-/// receive now) or ``Kind/failed`` (the engine did not take it: stopped, device gone, refused).
-public struct DeviceShareError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure.
-    public enum Kind: Sendable, Equatable {
-        /// Nothing to send to: the contract's `NoTarget`.
-        case noTarget
-        /// The engine did not take it: a Response with code 2.
-        case failed
-    }
-    public let kind: Kind
-    public let message: String
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
-}
+@_exported import struct SchemeBridgeCore.ServiceFailure
+@_exported import enum SchemeBridgeCore.DevicePayload
 
 /// What the engine took: the device (id and shown name) and the engine's name (`kdeconnect`).
 /// No engine confirms delivery: this says the engine accepted the share, no more.
@@ -54,12 +25,12 @@ public struct ReceivedFromDevice: Sendable, Equatable {
 }
 
 /// The one function the share path calls to send to a device: ``KDEConnectEngine`` is one;
-/// the share service takes any (GSConnect would be another).
+/// ``GSConnectEngine`` is another, and ``PreferredDeviceEngine`` picks the one in use.
 public protocol DeviceSending: Sendable {
     /// The engine's name, as the Response's `engine` result.
     var engineName: String { get }
     /// The devices that can receive now (paired, reachable, share plugin on), in sheet order.
     var shareTargets: [NearbyDevice] { get }
     /// Hands `payload` to the engine for `deviceID`; returns once the engine took it.
-    func send(_ payload: DevicePayload, to deviceID: String) async throws(DeviceShareError) -> DeviceSendReceipt
+    func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt
 }

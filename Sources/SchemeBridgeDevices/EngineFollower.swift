@@ -120,16 +120,16 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
 
     /// The reason a call to the engine (shown as `label`) failed, for the Response's
     /// `error-message`; `gone` says how a device that went away shows.
-    static func failure(_ error: DBusError, label: String, device: NearbyDevice, gone: String) -> DeviceShareError {
+    static func failure(_ error: DBusError, label: String, device: NearbyDevice, gone: String) -> ServiceFailure {
         switch error.name {
         case .serviceUnknown, .nameHasNoOwner:
-            return DeviceShareError(.failed, "\(label) stopped before it took the share for \(device.name)")
+            return ServiceFailure(.launchFailed, "\(label) stopped before it took the share for \(device.name)")
         case .noReply, .disconnected:
-            return DeviceShareError(.failed, "\(label) did not take the share for \(device.name) (it stopped or does not answer): \(error.message)")
+            return ServiceFailure(.launchFailed, "\(label) did not take the share for \(device.name) (it stopped or does not answer): \(error.message)")
         case .unknownObject, .unknownMethod, .unknownInterface:
-            return DeviceShareError(.failed, "\(device.name) went away (\(gone))")
+            return ServiceFailure(.launchFailed, "\(device.name) went away (\(gone))")
         default:
-            return DeviceShareError(.failed, "\(label) refused the share for \(device.name): \(error.name.rawValue): \(error.message)")
+            return ServiceFailure(.launchFailed, "\(label) refused the share for \(device.name): \(error.name.rawValue): \(error.message)")
         }
     }
 }

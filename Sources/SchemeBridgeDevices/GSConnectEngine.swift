@@ -111,35 +111,35 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     // MARK: sending
 
     /// Hands `payload` to GSConnect for `deviceID` by activating the device's share action (one
-    /// `shareFile` per file). ``DeviceShareError/Kind/noTarget`` when GSConnect is not running or
-    /// the device cannot receive now; ``DeviceShareError/Kind/failed`` (with the reason) when the
+    /// `shareFile` per file). ``ServiceFailure/Kind/noTarget`` when GSConnect is not running or
+    /// the device cannot receive now; ``ServiceFailure/Kind/launchFailed`` (with the reason) when the
     /// service stops, the device goes, or the service refuses or does not answer. Returns when
     /// GSConnect accepted the activation: it sends in the background and confirms nothing.
-    public func send(_ payload: DevicePayload, to deviceID: String) async throws(DeviceShareError) -> DeviceSendReceipt {
+    public func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
         let (owner, snapshot) = (follower.owner, follower.snapshot)
         let (device, enabled) = (snapshot.devices[deviceID], snapshot.actions[deviceID] ?? [])
         guard let owner, let destination = try? BusName(owner) else {
-            throw DeviceShareError(.noTarget, "GSConnect is not running (no \(GSConnectNames.busName.rawValue) on the session bus): there are no devices to send to")
+            throw ServiceFailure(.noTarget, "GSConnect is not running (no \(GSConnectNames.busName.rawValue) on the session bus): there are no devices to send to")
         }
         guard let device, device.isShareTarget, let path = GSConnectNames.devicePath(deviceID) else {
-            throw DeviceShareError(.noTarget, "no paired, connected GSConnect device with the id \(DeviceName.sanitized(deviceID)) can receive shares now")
+            throw ServiceFailure(.noTarget, "no paired, connected GSConnect device with the id \(DeviceName.sanitized(deviceID)) can receive shares now")
         }
         let activations: [(String, DBusValue)]
         switch payload {
         case .files(let paths):
             guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") && !$0.utf8.contains(0) }) else {
-                throw DeviceShareError(.failed, "only absolute paths of local files can be sent")
+                throw ServiceFailure(.launchFailed, "only absolute paths of local files can be sent")
             }
             activations = paths.map { (GSConnectNames.shareFile, .structure([.string(FileURL.from(path: $0)), .boolean(false)])) }
         case .text(let text):
-            guard !text.utf8.contains(0) else { throw DeviceShareError(.failed, "the text contains a NUL character") }
+            guard !text.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the text contains a NUL character") }
             activations = [(GSConnectNames.shareText, .string(text))]
         case .url(let url):
-            guard !url.utf8.contains(0) else { throw DeviceShareError(.failed, "the URL contains a NUL character") }
+            guard !url.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the URL contains a NUL character") }
             activations = [(GSConnectNames.shareUri, .string(url))]
         }
         if let action = activations.first?.0, !enabled.contains(action) {
-            throw DeviceShareError(.noTarget, "\(device.name) cannot take \(action) now (GSConnect has the action disabled)")
+            throw ServiceFailure(.noTarget, "\(device.name) cannot take \(action) now (GSConnect has the action disabled)")
         }
         for (action, parameter) in activations {
             do {
@@ -153,7 +153,7 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     }
 
     /// The reason a call to GSConnect failed, for the Response's `error-message`.
-    static func failure(_ error: DBusError, device: NearbyDevice) -> DeviceShareError {
+    static func failure(_ error: DBusError, device: NearbyDevice) -> ServiceFailure {
         EngineFollower<Snapshot>.failure(error, label: "GSConnect", device: device, gone: "GSConnect no longer exports it")
     }
 }

@@ -130,31 +130,31 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
 
     // MARK: sending
 
-    /// Hands `payload` to the engine for `deviceID`. ``DeviceShareError/Kind/noTarget`` when no
-    /// engine runs or the device cannot receive now; ``DeviceShareError/Kind/failed`` (with the
+    /// Hands `payload` to the engine for `deviceID`. ``ServiceFailure/Kind/noTarget`` when no
+    /// engine runs or the device cannot receive now; ``ServiceFailure/Kind/launchFailed`` (with the
     /// reason) when the engine stops, the device goes, or the engine refuses or does not answer
     /// within the call timeout. Returns when the engine took it; delivery is not confirmed.
-    public func send(_ payload: DevicePayload, to deviceID: String) async throws(DeviceShareError) -> DeviceSendReceipt {
+    public func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
         let (owner, device) = (follower.owner, follower.snapshot[deviceID])
         guard let owner, let destination = try? BusName(owner) else {
-            throw DeviceShareError(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to")
+            throw ServiceFailure(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to")
         }
         guard DeviceID.isValid(deviceID), let device, device.isShareTarget, let path = KDEConnectNames.devicePath(deviceID + "/share") else {
-            throw DeviceShareError(.noTarget, "no paired, reachable device with the id \(DeviceName.sanitized(deviceID)) can receive shares now")
+            throw ServiceFailure(.noTarget, "no paired, reachable device with the id \(DeviceName.sanitized(deviceID)) can receive shares now")
         }
         let (member, arguments): (MemberName, [DBusValue])
         switch payload {
         case .files(let paths):
             guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") && !$0.utf8.contains(0) }) else {
-                throw DeviceShareError(.failed, "only absolute paths of local files can be sent")
+                throw ServiceFailure(.launchFailed, "only absolute paths of local files can be sent")
             }
             let urls = paths.map(FileURL.from(path:))
             (member, arguments) = urls.count == 1 ? ("shareUrl", [.string(urls[0])]) : ("shareUrls", [.strings(urls)])
         case .text(let text):
-            guard !text.utf8.contains(0) else { throw DeviceShareError(.failed, "the text contains a NUL character") }
+            guard !text.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the text contains a NUL character") }
             (member, arguments) = ("shareText", [.string(text)])
         case .url(let url):
-            guard !url.utf8.contains(0) else { throw DeviceShareError(.failed, "the URL contains a NUL character") }
+            guard !url.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the URL contains a NUL character") }
             (member, arguments) = ("shareUrl", [.string(url)])
         }
         do {
@@ -167,7 +167,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     }
 
     /// The reason a call to the engine failed, for the Response's `error-message`.
-    static func failure(_ error: DBusError, device: NearbyDevice) -> DeviceShareError {
+    static func failure(_ error: DBusError, device: NearbyDevice) -> ServiceFailure {
         EngineFollower<[String: NearbyDevice]>.failure(error, label: "KDE Connect", device: device, gone: "KDE Connect no longer has its share plugin")
     }
 }

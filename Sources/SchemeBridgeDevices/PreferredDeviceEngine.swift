@@ -24,11 +24,11 @@ public final class PreferredDeviceEngine: DeviceSending, Sendable {
     /// The devices of the engine in use that can receive now, by name.
     public var shareTargets: [NearbyDevice] { current.shareTargets }
 
-    /// Sends through the engine in use; with neither running, ``DeviceShareError/Kind/noTarget``
+    /// Sends through the engine in use; with neither running, ``ServiceFailure/Kind/noTarget``
     /// naming both.
-    public func send(_ payload: DevicePayload, to deviceID: String) async throws(DeviceShareError) -> DeviceSendReceipt {
+    public func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
         guard kdeconnect.isRunning || gsconnect.isRunning else {
-            throw DeviceShareError(.noTarget, "neither KDE Connect (org.kde.kdeconnect) nor GSConnect (org.gnome.Shell.Extensions.GSConnect) is on the session bus: there are no devices to send to")
+            throw ServiceFailure(.noTarget, "neither KDE Connect (org.kde.kdeconnect) nor GSConnect (org.gnome.Shell.Extensions.GSConnect) is on the session bus: there are no devices to send to")
         }
         return try await current.send(payload, to: deviceID)
     }

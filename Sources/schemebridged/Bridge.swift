@@ -17,11 +17,9 @@ final class Bridge: Sendable {
     let broker: Broker
     let connection: Connection
     let callers: CallerCache
-    /// The handlers started recently, for run-time loop safety.
-    let recentLaunches = RecentLaunches()
+    /// Starting handlers: which process is watched, grants, recent launches (the core's rules).
+    let starter: HandlerStarter
     let logger: Logger
-    /// The environment handed to spawned handlers (before the launch context's variables).
-    let childEnvironment: [String: String]
     let searchPath: [String]
     let launcher = ProcessLauncher()
     let presenter: LaunchImagePresenter
@@ -45,6 +43,8 @@ final class Bridge: Sendable {
     let sessionScale: Atomic<Int>
 
     var registry: Registry { broker.registry }
+    /// The environment handed to spawned handlers and helpers (before a launch context's variables).
+    var childEnvironment: [String: String] { starter.baseEnvironment }
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
@@ -61,16 +61,16 @@ final class Bridge: Sendable {
         self.logger = logger
         self.callers = CallerCache(logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
-        self.childEnvironment = env
         self.searchPath = registry.directories.executableSearchPath
         self.presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
         self.choosers = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
         self.integration = IntegrationService(broker: broker, logger: logger)
         self.devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
         self.replies = ReplyService(connection: connection, logger: logger)
-        self.pasteboards = PasteboardService(
-            store: PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards }),
-            connection: connection, callers: callers, registry: registry, descriptors: descriptors, logger: logger)
+        let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
+        self.pasteboards = PasteboardService(store: store, connection: connection, callers: callers, registry: registry,
+                                             descriptors: descriptors, logger: logger)
+        self.starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
         let explicitScale = DisplayScale.set(by: environment)
         self.sessionScale = Atomic(explicitScale ?? 1)

@@ -44,10 +44,8 @@ extension Bridge {
         }
         let config = broker.policy.current
         sweepInboxes(retention: config.inboxRetention)
-        // Charged to the sending app; callers not identified share one charge.
-        let sendingApp = known.appID ?? "(unidentified)"
-        let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-        let delivery = try await deliver(fd, name: name, to: entry, mode: options.mode, key: key, sendingApp: sendingApp, limits: limits)
+        let delivery = try await deliver(fd, name: name, to: entry, mode: options.mode, key: key,
+                                         sendingApp: Inbox.chargedSender(appID: known.appID), limits: config.inboxLimits)
         let path = delivery.path
         do throws(DBusError) {
             let url = try Self.adapt { () throws(OpenFailure) in

@@ -2,10 +2,10 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
-/// Starting what the broker admitted: spawning or D-Bus activation, the launch image, reply and
-/// x-callback watches, pasteboard grants for the started handler, and `URLHandled`.
+/// Starting what the broker admitted, through the core's ``HandlerStarter`` (which process is
+/// watched, grants, recent launches): the spawn or the `org.freedesktop.Application.Open` call,
+/// the launch image, and `URLHandled`.
 extension Bridge {
     /// Starts what `admission` says and reports it.
     /// `pasteboard`: a pasteboard the started handler may read (its process, or the connection
@@ -20,39 +20,10 @@ extension Bridge {
         var shown = false
 
         switch plan.action {
-        case .spawn(let commands):
-            var pids: [Int32] = []
-            for command in commands {
-                let name = plan.entry.id
-                let (log, replies, store) = (logger, self.replies, pasteboards.store)
-                // The first process is the one a reply request watches, and its callbacks' handler.
-                let first = pids.isEmpty
-                let watched = first ? reply : nil
-                let (routes, group) = (broker.callbackRoutes, admission.callbackGroup)
-                let held = Mutex<HandlerProcess?>(nil)
-                // The pid, for dropping its pasteboard grant when it ends (before it can be reused).
-                let started = Mutex<Int32?>(nil)
-                do {
-                    pids.append(try launcher.spawn(argv: command.argv, environment: context.environment(base: childEnvironment, command: command),
-                                                   workingDirectory: command.workingDirectory, onStart: { pid in
-                                                       if let pasteboard { store.addLaunchGrant(pasteboard, .process(pid)) }
-                                                       started.withLock { $0 = pid }
-                                                       // Held by a pidfd before it can be reaped: a reused pid is never it.
-                                                       guard first else { return }
-                                                       let process = HandlerProcess(pid: pid, sandboxAppID: plan.entry.flatpakAppID)
-                                                       held.withLock { $0 = process }
-                                                       if let group { routes.started(group, handler: .spawned(process)) }
-                                                   }, onExit: { code in
-                                                       if pasteboard != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
-                                                       if code != 0 { log.info("handler \(name) exited with status \(code)") }
-                                                       if let watched { replies.handlerExited(watched, status: code) }
-                                                   }))
-                    if let watched, let process = held.withLock({ $0 }) { replies.started(watched, handler: .spawned(process)) }
-                } catch {
-                    throw ContractError.launchFailed("cannot start \(plan.entry.name ?? name) (\(name)): \(error.reason)")
-                }
+        case .spawn:
+            let pids = try Self.adapt { () throws(OpenFailure) in
+                try starter.spawn(admission, request: reply, pasteboard: pasteboard, watcher: replies)
             }
-            for pid in pids { recentLaunches.record(url: plan.url.string, entry: plan.entry, pid: pid) }
             results.pid = pids.first.map { UInt32(bitPattern: $0) }
             shown = await present(admission, handlerPID: pids.first).shown
             launchKind = .spawn
@@ -61,26 +32,16 @@ extension Bridge {
             // comes down at once when the activation fails.
             let presented = await present(admission, handlerPID: nil)
             shown = presented.shown
-            if let reply { replies.started(reply, handler: .activating(busName: busName)) }
-            if let group = admission.callbackGroup { broker.callbackRoutes.started(group, handler: .activating(busName: busName)) }
-            recentLaunches.record(url: plan.url.string, entry: plan.entry, busName: busName)
-            if let pasteboard {
-                // The app may read inside its Open: start it first, and grant its connection.
-                await grantActivated(busName, pasteboard: pasteboard)
-            }
+            let bus = BusActivation(connection: connection)
+            await starter.activating(admission, busName: busName, request: reply, pasteboard: pasteboard, watcher: replies, bus: bus)
             do {
                 try await activate(plan, busName: busName, objectPath: objectPath, context: context, annotation: annotation)
             } catch {
                 if let splash = presented.splash { presenter.takeDown(splash: splash) }
                 throw error
             }
-            results.pid = await pidOf(busName)
-            if let pid = results.pid { recentLaunches.activated(url: plan.url.string, busName: busName, pid: Int32(bitPattern: pid)) }
+            results.pid = await starter.activated(admission, busName: busName, request: reply, watcher: replies, bus: bus)
             launchKind = .dbusActivation
-            if let reply { await replies.activated(reply, busName: busName, pid: results.pid) }
-            if let group = admission.callbackGroup, let owner = await replies.ownerOf(busName) {
-                broker.callbackRoutes.started(group, handler: .activated(owner: owner, process: results.pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) }))
-            }
         }
         if shown, let image = admission.image { results.launchImage = image }
         broker.usedActivationTokens.record(context.activationToken)  // the handler's window takes focus with it
@@ -118,15 +79,20 @@ extension Bridge {
         }
     }
 
-    /// Starts `busName` by activation (if it is not running) and grants its owner's connection
-    /// read access to `pasteboard`. A failure to start is reported by the `Open` call after it.
-    private func grantActivated(_ busName: String, pasteboard: String) async {
-        _ = try? await BusDriver(connection).startService(busName)
-        if let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(pasteboard, .connection(owner)) }
-    }
-
     /// The pid of `busName`'s owner (nil: not on the bus, or the bus would not say).
     func pidOf(_ busName: String) async -> UInt32? {
-        try? await BusDriver(connection).processID(of: busName)
+        await BusActivation(connection: connection).processID(of: busName)
     }
 }
+
+/// The core's ``ActivationBus`` over the bus driver.
+struct BusActivation: ActivationBus {
+    let connection: Connection
+
+    func startService(_ busName: String) async { _ = try? await BusDriver(connection).startService(busName) }
+    func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
+    func processID(of busName: String) async -> UInt32? { try? await BusDriver(connection).processID(of: busName) }
+}
+
+/// The reply service is who waits for a request's handler.
+extension ReplyService: HandlerWatcher {}

@@ -75,7 +75,7 @@ extension Bridge {
     /// Refuses a request for `url` from a handler we just started for it (or a process it ran):
     /// it hands the URL back, and starting it again would loop.
     private func refuseHandBack(_ url: String, from caller: CallerCache.Caller) async throws(DBusError) {
-        if let loop = await recentLaunches.handingBack(url, lineage: caller.lineage, activatedPID: { [self] name in
+        if let loop = await starter.recentLaunches.handingBack(url, lineage: caller.lineage, activatedPID: { [self] name in
             await pidOf(name).map { Int32(bitPattern: $0) }
         }) {
             throw ContractError.launchFailed(RecentLaunches.message(loop))

@@ -18,12 +18,7 @@ extension Bridge {
         let subject = try Self.adapt { () throws(OpenFailure) in try PickSubject(types) }
         let known = await callers.caller(sender, connection: connection, registry: registry)
         let caller = Self.caller(sender, known)
-        let decision = try Self.adapt { () throws(OpenFailure) in
-            let decision = try broker.decide(.pick(subject), requested: options.provider, ask: true, caller: caller)
-            // A provider started without the user (named, remembered, routed) counts as a launch.
-            if let id = decision.handler, id != Broker.filesCandidate.desktopID { try broker.chargeLaunch(caller) }
-            return decision
-        }
+        let decision = try Self.adapt { () throws(OpenFailure) in try broker.decidePick(subject, provider: options.provider, caller: caller) }
         let pending = try replies.begin(caller: sender, handlerID: decision.handler ?? "", timeout: Self.pickTimeout,
                                         purpose: .pick(subject, multiple: options.multiple))
         let id = pending.id

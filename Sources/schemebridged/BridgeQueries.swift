@@ -49,23 +49,16 @@ extension Bridge {
         return { [broker] scope throws(OpenFailure) in try broker.launchImage(for: url, scale: scale, scope: scope) }
     }
 
-    /// The `Schemes` property as `sender` may see it (nil: a `PropertiesChanged` everyone sees).
-    /// A caller not identified yet sees nothing under query privacy, and is identified for next time.
-    /// With query privacy off, a caller not identified yet sees every scheme (the list names
-    /// no app); once identified, a sandboxed caller sees its own scope.
+    /// The `Schemes` property as `sender` may see it (nil: a `PropertiesChanged` everyone sees),
+    /// within the core's ``Broker/queryScope(for:)`` (a caller not identified yet is nil there:
+    /// nothing under query privacy). Such a caller is identified for next time.
     func schemes(for sender: String?) -> [String] {
-        if !broker.queryPrivacy, let sender, let known = callers.cached(sender), known.sandboxed {
-            return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
+        let caller = sender.flatMap { sender in callers.cached(sender).map { Self.caller(sender, $0) } }
+        if let sender, caller == nil, broker.queryPrivacy {
+            let (connection, registry, callers) = (self.connection, self.registry, self.callers)
+            Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
         }
-        guard broker.queryPrivacy else { return broker.schemes() }
-        guard let sender, let known = callers.cached(sender) else {
-            if let sender {
-                let (connection, registry, callers) = (self.connection, self.registry, self.callers)
-                Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
-            }
-            return []
-        }
-        return broker.schemes(scope: broker.queryScope(for: Self.caller(sender, known)))
+        return broker.schemes(scope: broker.queryScope(for: caller))
     }
 
     /// Sets a default for `sender`: limited per caller, written off the shared task threads.

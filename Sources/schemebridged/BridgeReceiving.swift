@@ -4,39 +4,35 @@ import SchemeBridgeContract
 import SchemeBridgeCore
 import SchemeBridgeDevices
 
-/// What a device sends (KDE Connect's `shareReceived`), offered to the user per `[Devices]
-/// OpenReceived`: a file goes the document path (`openDocument`: the app for its type, asked or
-/// the default, a read-only Inbox copy, the same quotas and checks as `OpenFile`); text that is
-/// one URL is opened as that URL; other text as a `text/plain` document.
+/// What a device sends (KDE Connect's `shareReceived`), done as the core's ``ReceivedAction``
+/// says: a file goes the document path (`openDocument`: the app for its type, asked or the
+/// default, a read-only Inbox copy, the same quotas and checks as `OpenFile`); a URL the URL path.
 extension Bridge {
     /// The caller a received share is charged to and shown as (`source`).
     static let engineCaller = CallerCache.Caller(busName: "", pid: nil, appID: "org.kde.kdeconnect.daemon")
 
-    /// Opens what a device sent; failures are logged (nobody waits for an answer).
+    /// Opens what a device sent, as the core's ``ReceivedAction`` says; failures are logged
+    /// (nobody waits for an answer).
     func openReceived(_ received: ReceivedFromDevice) async {
         let mode = broker.policy.current.openReceived
         let from = devices.engine.devices.first { $0.id == received.deviceID }?.name ?? received.deviceID
-        guard mode != .never else {
-            logger.info("received a share from \(from); [Devices] OpenReceived=never leaves it where KDE Connect put it")
-            return
-        }
-        var options = OpenOptions()
-        options.ask = mode == .ask
         let sender = "kdeconnect"
         do throws(DBusError) {
-            switch received.share {
-            case .file(let path):
-                let results = try await openReceivedFile(path, forcedType: nil, options: options, sender: sender)
-                logger.info("opened the file \(from) sent with \(results.handler)")
-            case .text(let path):
-                if let url = try await receivedURL(path), registry.schemes.contains((try? Scheme(String(url.prefix { $0 != ":" })))?.name ?? "") {
-                    let raw: [String: DBusValue] = [OpenOptions.Key.ask: .variant(.boolean(mode == .ask))]
-                    let results = try await open(url, options: raw, sender: sender, method: ContractMethod.openURLWithOptions)
-                    logger.info("opened the URL \(from) sent with \(results.handler)")
-                } else {
-                    let results = try await openReceivedFile(path, forcedType: "text/plain", options: options, sender: sender)
-                    logger.info("opened the text \(from) sent with \(results.handler)")
-                }
+            let registry = self.registry
+            let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(path) },
+                                                         opensScheme: { registry.schemes.contains($0) })
+            switch action {
+            case .leave:
+                logger.info("received a share from \(from); [Devices] OpenReceived=never leaves it where KDE Connect put it")
+            case .openFile(let path, let type, let ask):
+                var options = OpenOptions()
+                options.ask = ask
+                let results = try await openReceivedFile(path, forcedType: type, options: options, sender: sender)
+                logger.info("opened the \(type == nil ? "file" : "text") \(from) sent with \(results.handler)")
+            case .openURL(let url, let ask):
+                let raw: [String: DBusValue] = [OpenOptions.Key.ask: .variant(.boolean(ask))]
+                let results = try await open(url, options: raw, sender: sender, method: ContractMethod.openURLWithOptions)
+                logger.info("opened the URL \(from) sent with \(results.handler)")
             }
         } catch {
             logger.warning("could not open what \(from) sent: \(error.name.rawValue): \(error.message)")
@@ -58,18 +54,10 @@ extension Bridge {
         return try await openDocument(owned, name: name, type: type, options: options, sender: sender, known: Self.engineCaller)
     }
 
-    /// The URL received text is, if it is one (read at most 64 KiB; a FIFO or symlink is not read).
+    /// The URL received text is, if it is one (``ReceivedShare/url(inFile:)`` on a descriptor thread).
     private func receivedURL(_ path: String) async throws(DBusError) -> String? {
         try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw DBusError(.failed, "cannot open the received text \(path): \(String(cString: strerror(errno)))") }
-            defer { close(fd) }
-            var st = stat()
-            guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
-            var buffer = [UInt8](repeating: 0, count: ReceivedShare.maximumTextBytes)
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0, n < ReceivedShare.maximumTextBytes, let text = String(validating: buffer.prefix(n), as: UTF8.self) else { return nil }
-            return ReceivedShare.url(inText: text)
+            try Self.adapt { () throws(OpenFailure) in try ReceivedShare.url(inFile: path) }
         }
     }
 }

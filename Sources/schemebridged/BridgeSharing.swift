@@ -89,8 +89,8 @@ extension Bridge {
             case .ask(let question):
                 let types = ShareSubject(items: share.items.map(\.summary), tools: ShareTools(copy: false, save: false)).types
                 let answer = try await choosers.choose(subject: question.subject, candidates: question.candidates, caller: share.caller,
-                                                       share: ChooserService.ShareQuestion(types: types, count: share.items.count,
-                                                                                           activationToken: share.options.activationToken))
+                                                       share: ShareQuestion(types: types, count: share.items.count,
+                                                                            activationToken: share.options.activationToken))
                 let (broker, logger) = (self.broker, self.logger)
                 target = try await Self.adaptAsync { () async throws(OpenFailure) in
                     try await broker.settle(answer, to: question, caller: share.caller, warn: { logger.notice("\($0)") })

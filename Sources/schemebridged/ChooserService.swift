@@ -5,10 +5,10 @@ import SchemeBridgeContract
 import SchemeBridgeCore
 
 /// The `ask` option: shows a chooser and returns the handler the user picked. Which chooser
-/// (the core's rule, ``ChooserSettings/chooser(busChooserAvailable:)``): `[Chooser] Command=`, a
-/// client of `io.github.schemebridge.Chooser1` when `Bus=true`, else the shipped
-/// `schemebridge-chooser` (zenity, else kdialog) when there is a display. No chooser is sent the
-/// URL: only its scheme (or a document's type) and the caller.
+/// (the core's rules, ``ChooserSettings/chooser(busChooserAvailable:)``, ``ShippedChooser``):
+/// `[Chooser] Command=`, a client of `io.github.schemebridge.Chooser1` when `Bus=true`, else the
+/// shipped `schemebridge-chooser` (or for a share `schemebridge-sheet`) when there is a display.
+/// What it is told: ``ChooserPrompt`` (never the URL).
 /// A chooser program runs through ``ChooserProcess`` (its own thread waits; the calling task is
 /// suspended), a `Chooser1` call is an ordinary asynchronous call: nothing here holds the D-Bus
 /// loop thread or a shared task thread while a person decides.
@@ -21,29 +21,6 @@ final class ChooserService: Sendable {
     let logger: Logger
     /// Choosers open now (the core's rule: one per app, two for path-only callers, four in all).
     private let slots = ChooserSlots()
-    /// The shipped chooser's name (installed beside `schemebridged` by `make install`).
-    static let shippedChooser = "schemebridge-chooser"
-    /// The shipped share sheet's name (beside the chooser); the chooser stands in without it.
-    static let shippedSheet = "schemebridge-sheet"
-
-    /// What a share sheet is told besides the candidates: the items' types and count (never
-    /// their data) and the sharing app's activation token.
-    struct ShareQuestion: Sendable {
-        let types: [String]
-        let count: Int
-        let activationToken: String?
-
-        /// A candidate's kind column: `app` for an app's action, `device` for a nearby device,
-        /// `builtin` for SchemeBridge's own activities.
-        static func kind(_ id: String) -> String {
-            switch ShareTargetID(id) {
-            case .action?: return "app"
-            case .device?: return "device"
-            default: return "builtin"
-            }
-        }
-    }
-
     init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
         self.broker = broker
         self.connection = connection
@@ -61,7 +38,8 @@ final class ChooserService: Sendable {
     /// `share`, shown by the shipped sheet when it is installed.
     func choose(subject: String, candidates: [ChooserCandidate], caller: Caller, activationToken: String? = nil,
                 title: String? = nil, share: ShareQuestion? = nil) async throws(DBusError) -> ChooserAnswer {
-        let activationToken = share?.activationToken ?? activationToken
+        let prompt = ChooserPrompt(subject: subject, share: share)
+        let (kind, activationToken) = (prompt.kind, prompt.activationToken(caller: activationToken))
         let candidates = ChooserCandidate.offerable(candidates)
         guard !candidates.isEmpty else { return .cancelled(reason: "no application could be offered") }
         let key = ChooserSlots.key(for: caller)
@@ -72,7 +50,6 @@ final class ChooserService: Sendable {
         defer { slots.give(key) }
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
-        let kind = share != nil ? "share" : ChoiceSubject.isPick(subject) ? "pick" : ChoiceSubject.isContentType(subject) ? "type" : "scheme"
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
@@ -82,12 +59,13 @@ final class ChooserService: Sendable {
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
                                        activationToken: activationToken, timeout: timeout, title: title, share: share)
         case .shipped:
-            let program = share != nil ? (try? shippedChooser(named: Self.shippedSheet)) : nil
-            let chosen: String
-            if let program { chosen = program } else { chosen = try shippedChooser() }
-            return try await runProgram([chosen], what: program == nil ? "schemebridge-chooser" : "schemebridge-sheet", subject: subject,
+            let own = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) }
+            let shipped = try Bridge.adapt { () throws(OpenFailure) in
+                try ShippedChooser.find(forShare: share != nil, environment: environment, ownDirectory: own, busName: ChooserContract.busName.rawValue)
+            }
+            return try await runProgram([shipped.path], what: shipped.name, subject: subject,
                                         kind: kind, candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout,
-                                        title: title, share: share, kindColumn: program != nil)
+                                        title: title, share: share, kindColumn: shipped.readsKinds)
         }
     }
 
@@ -119,22 +97,6 @@ final class ChooserService: Sendable {
         case .finished(let status, let output):
             return ChooserLines.answer(status: status, output: output)
         }
-    }
-
-    /// The shipped chooser: beside this executable (as `make install` puts it), else on `PATH`;
-    /// it needs a display and zenity or kdialog.
-    private func shippedChooser(named program: String = ChooserService.shippedChooser) throws(DBusError) -> String {
-        let path = ProgramLookup.searchPath(environment: environment)
-        let beside = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/" + program }
-        let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-        let dialog = ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path)
-        guard let chooser = beside.flatMap({ ProgramLookup.find($0, searchPath: path) }) ?? ProgramLookup.find(program, searchPath: path),
-              display, dialog != nil else {
-            throw ContractError.noChooser("no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
-                + "run a client of \(ChooserContract.busName), or "
-                + (display ? "" : "give the session a display (DISPLAY) and ") + "install zenity (or kdialog) for the shipped schemebridge-chooser")
-        }
-        return chooser
     }
 
     // MARK: a Chooser1 client on the bus

@@ -50,20 +50,20 @@ final class DeviceService: Sendable {
 
     /// Writes `bytes` as an outbox file named `name` (for sending data that is not a file);
     /// returns its path. Fails without `XDG_RUNTIME_DIR` or when the outbox is unusable.
-    func materialise(_ bytes: [UInt8], name: String?) async throws(DeviceShareError) -> String {
+    func materialise(_ bytes: [UInt8], name: String?) async throws(ServiceFailure) -> String {
         try await materialise { outbox, now throws(FileSystemError) in try outbox.place(bytes, name: name, now: now) }
     }
 
     /// Copies what `fd` holds (from its start) into an outbox file named `name`; returns its path.
-    func materialise(copying fd: Int32, name: String?) async throws(DeviceShareError) -> String {
+    func materialise(copying fd: Int32, name: String?) async throws(ServiceFailure) -> String {
         try await materialise { outbox, now throws(FileSystemError) in
             lseek(fd, 0, SEEK_SET)  // a file or memfd read for its type; a pipe stays where it is
             return try outbox.place(copying: fd, name: name, now: now)
         }
     }
 
-    private func materialise(_ place: @escaping @Sendable (Outbox, Int64) throws(FileSystemError) -> String) async throws(DeviceShareError) -> String {
-        guard let outbox else { throw DeviceShareError(.failed, "XDG_RUNTIME_DIR is not set: there is no private outbox to send data from") }
+    private func materialise(_ place: @escaping @Sendable (Outbox, Int64) throws(FileSystemError) -> String) async throws(ServiceFailure) -> String {
+        guard let outbox else { throw ServiceFailure(.launchFailed, "XDG_RUNTIME_DIR is not set: there is no private outbox to send data from") }
         let now = Int64(time(nil))
         let path: String
         do throws(DBusError) {
@@ -71,7 +71,7 @@ final class DeviceService: Sendable {
                 do throws(FileSystemError) { return try place(outbox, now) } catch { throw DBusError(.failed, error.description) }
             }
         } catch {
-            throw DeviceShareError(.failed, "the data could not be written to the outbox: \(error.message)")
+            throw ServiceFailure(.launchFailed, "the data could not be written to the outbox: \(error.message)")
         }
         schedule(now + outbox.lifetime)
         return path

@@ -48,18 +48,15 @@ extension PasteboardService {
                    handler: .async { [self] call in
                        let caller = await caller(call.sender)
                        let (item, type) = (Int(call.arguments[0].integer ?? 0), call.string(1))
-                       return [.unixFD(UnixFD(owning: try await data(id, item: item, type: type, caller: caller) { d throws(PasteboardError) in try d.openForReading() }))]
+                       return [.unixFD(UnixFD(owning: try await data(id, item: item, type: type, caller: caller) { d throws(PasteboardError) in try d.openForReading().take() }))]
                    }),
             Method(ContractMethod.readBytes, inputs: [Argument("item", "u"), Argument("type", "s", maxBytes: 255)], outputs: [Argument("data", "ay")],
                    handler: .async { [self] call in
                        let caller = await caller(call.sender)
                        let (item, type) = (Int(call.arguments[0].integer ?? 0), call.string(1))
-                       let limit = store.currentLimits.maximumReadBytes
+                       let limits = store.currentLimits
                        return [.bytes(try await data(id, item: item, type: type, caller: caller) { data throws(PasteboardError) in
-                           guard data.size <= limit else {
-                               throw PasteboardError(.limitsExceeded, "item \(item)'s '\(type)' is \(data.size) bytes; ReadBytes returns at most \(limit): use Read, which returns a file descriptor")
-                           }
-                           return try data.bytes()
+                           try data.bytesForReading(item: item, type: type, limits: limits)
                        })]
                    }),
             Method(ContractMethod.grant, inputs: [Argument("app_ids", "as")],

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
 
@@ -40,14 +41,14 @@ extension Bridge {
         return try await descriptors.run(for: key) { () throws(DBusError) -> [PickedDocument] in
             withExtendedLifetime(keep) {}
             var out: [PickedDocument] = []
-            var left = PickAnswer.maximumTotalBytes
+            var budget = PickBudget()
             for (i, fd) in fds.enumerated() {
                 var st = stat()
                 guard fstat(fd, &st) == 0 else { throw DBusError(.invalidArgs, "document \(i + 1) cannot be examined (errno \(errno))") }
                 if let refusal = PickAnswer.refusal(mode: UInt32(st.st_mode), index: i) { throw DBusError(refusal) }
                 let data: SealedData
-                do throws(PasteboardError) { data = try SealedData.take(fd, limit: min(left, PickAnswer.maximumDocumentBytes)) } catch { throw DBusError(error) }
-                left -= data.size
+                do throws(PasteboardError) { data = try FileDescriptor.lending(fd) { d throws(PasteboardError) in try SealedData.take(d, limit: budget.nextLimit) } } catch { throw DBusError(error) }
+                budget.spend(data.size)
                 let name = PickAnswer.name(i < names.count ? names[i] : nil, index: i)
                 let head = Self.head(of: data)
                 let type = try Self.adapt { () throws(OpenFailure) in
@@ -63,7 +64,7 @@ extension Bridge {
     func respond(_ id: UInt64, _ documents: [PickedDocument], provider: String, activationToken: String?) {
         var fds: [DBusValue] = []
         for d in documents {
-            guard let fd = try? d.data.openForReading() else {
+            guard let fd = try? d.data.openForReading().take() else {
                 replies.fail(id, DBusError(.failed, "a copy could not be opened for reading"))
                 return
             }
@@ -82,7 +83,7 @@ extension Bridge {
     /// The first bytes of `data` (what the type is sniffed from).
     private static func head(of data: SealedData) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(min(data.size, Int64(ContentTypeDatabase.defaultSniffLimit))))
-        let n = out.withUnsafeMutableBytes { pread(data.descriptor, $0.baseAddress, $0.count, 0) }
+        let n = out.withUnsafeMutableBytes { pread(data.descriptor.rawValue, $0.baseAddress, $0.count, 0) }
         return n > 0 ? Array(out.prefix(n)) : []
     }
 

@@ -27,19 +27,16 @@ extension Bridge {
 
     /// The paths chosen in `zenity --file-selection`.
     private func zenityFiles(options: PickOptions, timeout: Duration) async throws(DBusError) -> [String] {
-        let path = ProgramLookup.searchPath(environment: childEnvironment)
-        guard let zenity = ProgramLookup.find("zenity", searchPath: path) else {
+        guard let argv = BuiltinTools.openDialog(title: options.title, multiple: options.multiple, environment: childEnvironment) else {
             throw ContractError.noChooser("no file chooser to ask with: run a desktop portal (org.freedesktop.portal.Desktop) or install zenity")
         }
-        var argv = [zenity, "--file-selection", "--title", options.title ?? "Choose a document"]
-        if options.multiple { argv += ["--multiple", "--separator", "\n"] }
         switch await ChooserProcess.run(argv: argv, environment: childEnvironment, input: [], timeout: timeout) {
         case .failedToStart(let error):
             throw ContractError.noChooser("the file chooser cannot be started: \(error.reason)")
         case .timedOut:
             throw ContractError.cancelled("the file chooser gave no answer in \(timeout.components.seconds) s and was closed")
         case .finished(let status, let output):
-            let chosen = output.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }.filter { $0.hasPrefix("/") }
+            let chosen = BuiltinTools.paths(fromDialogOutput: output)
             guard status == 0, !chosen.isEmpty else { throw ContractError.cancelled("no file was chosen") }
             return chosen
         }

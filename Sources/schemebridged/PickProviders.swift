@@ -1,7 +1,6 @@
 import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
 /// Starting a pick's provider with its token: spawned (`SCHEMEBRIDGE_PICK_TOKEN` in its
 /// environment; its exit without an answer fails the request), or, for a `DBusActivatable`
@@ -15,30 +14,27 @@ extension Bridge {
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token
         logger.info("asking \(id) for documents for \(caller.displayName)")
-        if entry.dbusActivatable, let name = try? BusName(entry.busName), let path = try? ObjectPath(entry.objectPath) {
-            replies.started(request.id, handler: .activating(busName: name.rawValue))
+        let start = ProviderStart.of(entry) { name, path in (try? BusName(name)) != nil && (try? ObjectPath(path)) != nil }
+        switch start {
+        case .activate(let busName, let objectPath)?:
+            guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
+                throw ContractError.launchFailed("\(id) is DBusActivatable but its id does not make a valid bus name")
+            }
+            let bus = BusActivation(connection: connection)
+            await starter.activating(nil, purpose: .pick, busName: busName, request: request.id, pasteboard: nil, watcher: replies, bus: bus)
             do {
                 _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: "Activate",
                                               [.vardict(context.platformData.mapValues { .string($0) })], timeout: .seconds(25))
             } catch {
                 throw ContractError.launchFailed("\(entry.name ?? id) (\(id)) could not be activated: \(error.name.rawValue): \(error.message)")
             }
-            await replies.activated(request.id, busName: name.rawValue, pid: await pidOf(name.rawValue))
-            return
-        }
-        guard let command = entry.launchCommands(for: []).first else {
+            _ = await starter.activated(nil, purpose: .pick, busName: busName, request: request.id, watcher: replies, bus: bus)
+        case .spawn(let command)?:
+            _ = try Self.adapt { () throws(OpenFailure) in
+                try starter.spawn([command], of: entry, url: "", context: context, purpose: .pick, request: request.id, watcher: replies)
+            }
+        case nil:
             throw ContractError.launchFailed("\(id) has no command to start")
         }
-        let held = Mutex<HandlerProcess?>(nil)
-        let (replies, requestID) = (self.replies, request.id)
-        do {
-            _ = try launcher.spawn(argv: command.argv, environment: context.environment(base: childEnvironment, command: command),
-                                   workingDirectory: command.workingDirectory, onStart: { pid in
-                                       held.withLock { $0 = HandlerProcess(pid: pid) }
-                                   }, onExit: { status in replies.handlerExited(requestID, status: status) })
-        } catch {
-            throw ContractError.launchFailed("cannot start \(entry.name ?? id) (\(id)): \(error.reason)")
-        }
-        if let process = held.withLock({ $0 }) { replies.started(request.id, handler: .spawned(process)) }
     }
 }

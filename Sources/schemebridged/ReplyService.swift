@@ -99,8 +99,10 @@ final class ReplyService: Sendable {
     func handlerExited(_ id: UInt64, status: Int32) {
         Task {
             _ = try? await BusDriver(connection).id()
-            if status == 0, shares.withLock({ $0[id] }) != nil { return answer(id, code: .success) }
-            fail(id, .handlerExited(status: status))
+            switch HandlerExitOutcome.of(status: status, isShare: shares.withLock({ $0[id] }) != nil) {
+            case .success: answer(id, code: .success)
+            case .failed(let ending): fail(id, ending)
+            }
         }
     }
 
@@ -114,12 +116,14 @@ final class ReplyService: Sendable {
     /// `Reply(token, code, results)` from `sender`.
     /// `sandboxAppID`: the sender's Flatpak app id when it is sandboxed.
     func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws(DBusError) {
-        guard ReplyCode(rawValue: code) != nil else {
-            throw DBusError(.invalidArgs, "code must be 0 (success), 1 (cancelled) or 2 (failed), not \(code)")
+        do throws(ServiceFailure) {
+            try RequestTable.Purpose.checkReplyCode(code)
+        } catch {
+            throw DBusError(error)
         }
         try Self.checkActivationToken(results)
-        if code == ReplyCode.success.rawValue, case .pick? = table.request(token: token)?.purpose {
-            throw DBusError(.invalidArgs, "a pick is answered with ProvideDocuments (or Reply with 1 to cancel, 2 to fail), not Reply with 0")
+        if let purpose = table.request(token: token)?.purpose {
+            do throws(ServiceFailure) { try purpose.checkReply(code: code) } catch { throw DBusError(error) }
         }
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         let senderPID = await pidOf(sender)

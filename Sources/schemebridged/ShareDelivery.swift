@@ -2,7 +2,6 @@ import DBus
 import Glibc
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
 /// Handing a decided share to its target: files as read-only copies in the target's Inbox (the
 /// `OpenFile` document path, its quotas and checks; through the document portal, read-only, for
@@ -26,15 +25,15 @@ extension Bridge {
     private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: String) async throws(DBusError) {
         let config = broker.policy.current
         sweepInboxes(retention: config.inboxRetention)
-        let limits = InboxLimits(inboxBytes: config.inboxBytes, retention: config.inboxRetention)
-        let sendingApp = share.caller.appID ?? "(unidentified)"
+        let (sendingApp, limits) = (Inbox.chargedSender(appID: share.caller.appID), config.inboxLimits)
         guard let entry = registry.entry(id: desktopID) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
         // Each file as `OpenFile` hands a copy: the Inbox, through the document portal for a Flatpak app.
         var deliveries: [DocumentDelivery] = []
         do throws(DBusError) {
             for item in share.items {
                 guard case .file(let fd) = item.payload else { continue }
-                deliveries.append(try await deliver(fd, name: item.name.isEmpty ? "document" : item.name, to: entry, mode: .copy,
+                let name = item.name.isEmpty ? ShareItemSummary.defaultFileName : item.name
+                deliveries.append(try await deliver(fd, name: name, to: entry, mode: .copy,
                                                     key: share.caller.appID ?? share.caller.busName, sendingApp: sendingApp, limits: limits))
             }
             let urls = try deliveries.map { delivery throws(DBusError) in
@@ -53,10 +52,11 @@ extension Bridge {
                 admission.context.pasteboardPath = PasteboardService.path(board.id).rawValue
             }
             switch admission.plan.action {
-            case .spawn(let commands):
-                try spawnShare(commands, admission: admission, share: share)
-                // "Open in" is OpenFile's: done once the app started, which is not asked to answer.
-                if case .openIn = target { replies.answer(share.request, code: .success) }
+            case .spawn:
+                _ = try Self.adapt { () throws(OpenFailure) in
+                    try starter.spawn(admission, purpose: .share, request: share.request, pasteboard: share.pasteboard?.id, watcher: replies)
+                }
+                if target.isDoneWhenStarted { replies.answer(share.request, code: .success) }
             case .activate(let busName, let objectPath):
                 try await activateShare(target, busName: busName, objectPath: objectPath, urls: urls, admission: admission, share: share)
             }
@@ -68,27 +68,6 @@ extension Bridge {
         }
     }
 
-    /// Spawns the target's commands; the first is the one the request watches.
-    private func spawnShare(_ commands: [LaunchCommand], admission: Admission, share: PendingShare) throws(DBusError) {
-        let (replies, store, request, board) = (self.replies, pasteboards.store, share.request, share.pasteboard?.id)
-        for (index, command) in commands.enumerated() {
-            let started = Mutex<Int32?>(nil)
-            do {
-                _ = try launcher.spawn(argv: command.argv, environment: admission.context.environment(base: childEnvironment, command: command),
-                                       workingDirectory: command.workingDirectory, onStart: { pid in
-                                           if let board { store.addLaunchGrant(board, .process(pid)) }
-                                           started.withLock { $0 = pid }
-                                           if index == 0 { replies.started(request, handler: .spawned(HandlerProcess(pid: pid))) }
-                                       }, onExit: { code in
-                                           if board != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
-                                           if index == 0 { replies.handlerExited(request, status: code) }
-                                       })
-            } catch {
-                throw ContractError.launchFailed("cannot start \(admission.plan.entry.name ?? admission.plan.entry.id) (\(admission.plan.entry.id)): \(error.reason)")
-            }
-        }
-    }
-
     /// `ActivateAction(action, [], platform_data)` (or `Open(uris, platform_data)` for "Open
     /// in"); the share is done when the call returns (unless the target replied inside it).
     private func activateShare(_ target: ShareTargetID, busName: String, objectPath: String, urls: [SchemeURL], admission: Admission,
@@ -96,16 +75,14 @@ extension Bridge {
         guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
             throw ContractError.launchFailed("\(admission.plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
         }
-        replies.started(share.request, handler: .activating(busName: busName))
-        _ = try? await BusDriver(connection).startService(busName)
-        if let board = share.pasteboard, let owner = await replies.ownerOf(busName) { pasteboards.store.addLaunchGrant(board.id, .connection(owner)) }
+        await starter.activating(admission, purpose: .share, busName: busName, request: share.request, pasteboard: share.pasteboard?.id,
+                                 watcher: replies, bus: BusActivation(connection: connection))
         var platform = admission.context.platformData.mapValues { DBusValue.string($0) }
         platform["uris"] = .strings(urls.map(\.string))
         let member: MemberName, arguments: [DBusValue]
-        if case .action(_, let action) = target {
-            (member, arguments) = ("ActivateAction", [.string(action), .array(element: .variant, []), .vardict(platform)])
-        } else {
-            (member, arguments) = ("Open", [.strings(urls.map(\.string)), .vardict(platform)])
+        switch target.activation {
+        case .activateAction(let action): (member, arguments) = ("ActivateAction", [.string(action), .array(element: .variant, []), .vardict(platform)])
+        case .open: (member, arguments) = ("Open", [.strings(urls.map(\.string)), .vardict(platform)])
         }
         do {
             _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: member, arguments, timeout: .seconds(25))

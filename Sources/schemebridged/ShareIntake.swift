@@ -24,7 +24,7 @@ struct SharedItem: Sendable {
         switch payload {
         case .file: return nil
         case .data(let value, _): return [(summary.type, value)]
-        case .url(let url): return [(ShareItemSummary.uriType, .bytes(Array(url.utf8))), (ContentTypeName.plainText, .bytes(Array(url.utf8)))]
+        case .url(let url): return ShareItemSummary.pasteboardValues(url: url).map { ($0.type, .bytes($0.bytes)) }
         }
     }
 }
@@ -46,7 +46,7 @@ enum ShareIntake {
     static func item(_ i: Int, _ entries: [String: DBusValue],
                      inspectFile: (UnixFD) async throws(DBusError) -> (name: String, type: ContentType)) async throws(DBusError) -> SharedItem {
         typealias K = ShareContract.ItemKey
-        let name = try string(entries, K.name, item: i).map(safeName)
+        let name = try string(entries, K.name, item: i).map(ShareItemSummary.safeName)
         _ = try string(entries, K.title, item: i)
         let present = [K.file, K.url, K.data].filter { entries[$0] != nil }
         switch present {
@@ -81,17 +81,5 @@ enum ShareIntake {
         guard case .string(let s) = v else { throw DBusError(.invalidArgs, "item \(i): '\(key)' must be a string (s), not '\(v.type)'") }
         guard s.utf8.count <= SchemeURL.maximumByteCount else { throw DBusError(.invalidArgs, "item \(i): '\(key)' is longer than \(SchemeURL.maximumByteCount) bytes") }
         return s
-    }
-
-    /// A name usable as a file name: its last path component, without control characters, at
-    /// most 255 bytes; "" when nothing is left.
-    static func safeName(_ name: String) -> String {
-        let last = name.split(separator: "/").last.map(String.init) ?? ""
-        var out = ""
-        for scalar in last.unicodeScalars where scalar.value >= 0x20 && scalar.value != 0x7F {
-            guard out.utf8.count + String(scalar).utf8.count <= 255 else { break }
-            out.unicodeScalars.append(scalar)
-        }
-        return out == "." || out == ".." ? "" : out
     }
 }

@@ -109,4 +109,25 @@ import Testing
         #expect(throws: PasteboardError.self) { try store.setItems(mine.id, data(96), caller: small) }
         #expect(store.peek(rest.id) != nil)
     }
+
+    @Test func readBytesReturnsSmallItemsOnly() throws {
+        var limits = PasteboardLimits()
+        limits.maximumReadBytes = 4
+        #expect(try SealedData.make(bytes: [1, 2, 3, 4]).bytesForReading(item: 0, type: "a/b", limits: limits) == [1, 2, 3, 4])
+        do {
+            _ = try SealedData.make(bytes: [1, 2, 3, 4, 5]).bytesForReading(item: 2, type: "a/b", limits: limits)
+            Issue.record("ReadBytes returned more than its limit")
+        } catch {
+            #expect(error.kind == .limitsExceeded && error.message.contains("item 2's 'a/b' is 5 bytes") && error.message.contains("use Read"))
+        }
+    }
+
+    @Test func inboxCopiesAreChargedToTheSendingApp() {
+        #expect(Inbox.chargedSender(appID: "org.example.A") == "org.example.A")
+        #expect(Inbox.chargedSender(appID: nil) == Inbox.chargedSender(appID: nil), "unidentified callers share one charge")
+        var config = PolicyConfig()
+        config.inboxBytes = 1000
+        config.inboxRetention = 30
+        #expect(config.inboxLimits == InboxLimits(inboxBytes: 1000, retention: 30))
+    }
 }

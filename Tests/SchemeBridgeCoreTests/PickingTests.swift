@@ -106,6 +106,39 @@ import Testing
         }
     }
 
+    @Test func aProviderStartedWithoutTheUserCountsAsALaunch() throws {
+        let s = Setup()
+        s.tree.entry(1, "scanner.desktop", extra: "Name=Scanner\nX-SchemeBridge-Provides=image/png;")
+        let broker = s.broker(config: "[Policy]\nMaxLaunchRate=0.01\nLaunchBurst=1\n")
+        let subject = try PickSubject(["image/png"])
+        let caller = Self.caller("org.example.Cal")
+        // "Files…" and the sheet start no provider: not charged.
+        for _ in 0..<3 {
+            #expect(try broker.decidePick(subject, provider: Broker.filesCandidate.desktopID, caller: caller).handler == Broker.filesCandidate.desktopID)
+            #expect(try broker.decidePick(subject, provider: nil, caller: caller).handler == nil)
+        }
+        #expect(try broker.decidePick(subject, provider: "scanner.desktop", caller: caller).handler == "scanner.desktop")
+        do {
+            _ = try broker.decidePick(subject, provider: "scanner.desktop", caller: caller)
+            Issue.record("a second provider start passed a burst of one")
+        } catch {
+            #expect(error.kind == .rateLimited)
+        }
+    }
+
+    @Test func aProviderIsActivatedOrSpawnedAndItsAnswerBudgeted() throws {
+        let s = Setup()
+        s.tree.entry(1, "org.example.Scan.desktop", exec: "/bin/scan --provide %u", extra: "DBusActivatable=true\nX-SchemeBridge-Provides=image/png;")
+        let entry = try #require(s.tree.registry().entry(id: "org.example.Scan.desktop"))
+        #expect(ProviderStart.of(entry) { _, _ in true } == .activate(busName: "org.example.Scan", objectPath: "/org/example/Scan"))
+        guard case .spawn(let command)? = ProviderStart.of(entry, validNames: { _, _ in false }) else { Issue.record("not spawned"); return }
+        #expect(command.argv == ["/bin/scan", "--provide"], "no URLs")
+        var budget = PickBudget()
+        #expect(budget.nextLimit == PickAnswer.maximumDocumentBytes)
+        budget.spend(PickAnswer.maximumTotalBytes - 10)
+        #expect(budget.nextLimit == 10, "the total bounds the last documents")
+    }
+
     @Test func anAnswerIsCountedNamedAndTyped() throws {
         let db = Self.system
         #expect(throws: OpenFailure.self) { try PickAnswer.checkCount(0, multiple: true) }

@@ -23,4 +23,20 @@ import Testing
         #expect(RequestEnding.handlerExited(status: 3).message == "the handler exited with status 3 without replying")
         #expect(RequestEnding.handlerExited(status: 3).errorName == "HandlerExited")
     }
+
+    @Test func aSharesTargetThatExitsCleanlyTookTheItems() {
+        #expect(HandlerExitOutcome.of(status: 0, isShare: true) == .success)
+        #expect(HandlerExitOutcome.of(status: 0, isShare: false) == .failed(.handlerExited(status: 0)))
+        #expect(HandlerExitOutcome.of(status: 3, isShare: true) == .failed(.handlerExited(status: 3)))
+    }
+
+    @Test func replyCodesAndAPicksAnswer() throws {
+        for code: UInt32 in 0...2 { try RequestTable.Purpose.checkReplyCode(code) }
+        #expect(throws: ServiceFailure.self) { try RequestTable.Purpose.checkReplyCode(3) }
+        let pick = RequestTable.Purpose.pick(try PickSubject(["image/png"]), multiple: false)
+        #expect(throws: ServiceFailure.self, "a pick's success is ProvideDocuments") { try pick.checkReply(code: 0) }
+        try pick.checkReply(code: 1)
+        try pick.checkReply(code: 2)
+        try RequestTable.Purpose.reply.checkReply(code: 0)
+    }
 }

@@ -92,7 +92,7 @@ import Testing
         // B goes away: A's engine drops it, and a share to it finds no target (at once, before any request).
         await pair.stopEngine(b)
         for await list in engine.shareTargetChanges() where !list.contains(where: { $0.id == b.id }) { break }
-        await #expect(throws: DeviceShareError.self) { _ = try await engine.send(.text("x"), to: b.id) }
+        await #expect(throws: ServiceFailure.self) { _ = try await engine.send(.text("x"), to: b.id) }
         _ = await Tools.eventually {
             let gone = try? await ShareTests.share(a.fixture, #"[{"text": "x"}]"#, #"{"target": "\#(b.id)"}"#)
             return gone?["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget"
@@ -126,7 +126,7 @@ import Testing
             _ = try await engine.send(.files(["/etc/hostname"]), to: "_abc_")
             Issue.record("sent without an engine")
         } catch {
-            #expect(error == DeviceShareError(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to"))
+            #expect(error == ServiceFailure(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to"))
         }
     }
 

@@ -24,6 +24,16 @@ extension Broker {
         return .ask(HandlerQuestion(subject: subject.choiceKey, candidates: offered + [Self.filesCandidate]))
     }
 
+    /// `PickDocument`'s decision (``decide(_:requested:ask:caller:)`` for `.pick`, always asking
+    /// when nothing else decides). A provider started without the user (named, remembered,
+    /// routed) counts as a launch of `caller`'s (``chargeLaunch(_:)``: `RateLimited`); "Files…"
+    /// starts nothing.
+    public func decidePick(_ subject: PickSubject, provider: String?, caller: Caller) throws(OpenFailure) -> HandlerDecision {
+        let decision = try decide(.pick(subject), requested: provider, ask: true, caller: caller)
+        if let id = decision.handler, id != Self.filesCandidate.desktopID { try chargeLaunch(caller) }
+        return decision
+    }
+
     /// The providers of any of `subject`'s types that admit `caller` (desktop ids, byte order).
     public func providers(for subject: PickSubject, caller: Caller) -> [String] {
         registry.providers().map(\.id).filter { provides($0, subject, to: caller) }

@@ -165,7 +165,7 @@ public struct PasteboardDisk: Sendable {
         guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot create \(temp)") }
         defer { close(fd) }
         do throws(PasteboardError) {
-            try data.copy(to: fd)
+            try FileDescriptor.lending(fd) { d throws(PasteboardError) in try data.copy(to: d) }
             guard fsync(fd) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
             guard rename(temp, path) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
             return true

@@ -47,3 +47,14 @@ public struct PasteboardLimits: Sendable, Equatable {
         return (min(maximumPerOwner, maximumPerUnidentified), min(maximumBytesPerOwner, maximumBytesPerUnidentified))
     }
 }
+
+extension SealedData {
+    /// `ReadBytes`' answer for item `item`'s `type`: its bytes when they are at most
+    /// ``PasteboardLimits/maximumReadBytes``, else `LimitsExceeded` (read it with `Read`).
+    public func bytesForReading(item: Int, type: String, limits: PasteboardLimits) throws(PasteboardError) -> [UInt8] {
+        guard size <= limits.maximumReadBytes else {
+            throw PasteboardError(.limitsExceeded, "item \(item)'s '\(type)' is \(size) bytes; ReadBytes returns at most \(limits.maximumReadBytes): use Read, which returns a file descriptor")
+        }
+        return try bytes()
+    }
+}

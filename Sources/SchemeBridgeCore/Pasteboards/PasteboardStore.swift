@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// Every pasteboard, with the rules of who may see, read, write and delete each, their quotas
@@ -344,9 +345,10 @@ public final class PasteboardStore: Sendable {
         case .memory(let data):
             return data
         case .disk(let path, let size):
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot read the stored data") }
-            defer { close(fd) }
+            let fd: FileDescriptor
+            do { fd = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
+                throw PasteboardError.failure(errno: error.code, "cannot read the stored data")
+            }
             let data = try SealedData.take(fd, limit: size)
             state.withLock { s in
                 guard var b = s.boards[id], b.items.indices.contains(item),

@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// A `SetItems` being admitted, before its data is committed with
 /// ``PasteboardStore/setItems(_:_:caller:)`` (which checks the owner and the quotas again, under
 /// the store's lock). The rules of a write: at most `maximumItems` items of at most
@@ -55,7 +57,7 @@ public struct PasteboardWrite: Sendable {
                     left -= data.charge
                     taken.append((type, data))
                 case .descriptor(let fd):
-                    if let data = try SealedData.adoptSealed(fd, limit: left) {
+                    if let data = try FileDescriptor.lending(fd, { d throws(PasteboardError) in try SealedData.adoptSealed(d, limit: left) }) {
                         left -= data.charge
                         taken.append((type, data))
                     } else {
@@ -76,7 +78,7 @@ public struct PasteboardWrite: Sendable {
     public mutating func copy() throws(PasteboardError) {
         var left = copyBudget
         for slot in copies {
-            let data = try SealedData.take(slot.fd, limit: left)
+            let data = try FileDescriptor.lending(slot.fd) { d throws(PasteboardError) in try SealedData.take(d, limit: left) }
             left -= data.charge
             items[slot.item][slot.value].data = data
         }

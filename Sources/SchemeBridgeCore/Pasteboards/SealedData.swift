@@ -1,15 +1,17 @@
 import CLinux
 import Glibc
+import LinuxSystem
 
 /// One value of a pasteboard item: a sealed memfd, whose content can never change again —
 /// neither the writer that sealed it, nor we, nor a reader can write, grow or shrink it. A
 /// reader gets a read-only descriptor of its own (``openForReading()``), at offset 0.
 ///
-/// Making one from a caller's descriptor (``take(_:limit:)``) can block (a regular file on a
+/// Descriptors come and go as ``FileDescriptor``s (a number someone else owns is lent with
+/// ``FileDescriptor/lending(_:_:)``). Making one from a caller's descriptor (``take(_:limit:)``) can block (a regular file on a
 /// file system that never answers): do it on a thread of its own, never a shared one.
 public final class SealedData: Sendable {
-    /// The sealed memfd (owned).
-    public let descriptor: Int32
+    /// The sealed memfd (owned: closed with this value).
+    public let descriptor: FileDescriptor
     /// Its size in bytes.
     public let size: Int64
     /// What it costs its owner's quota: its size (a sparse memfd is charged all of it: holes can
@@ -19,7 +21,7 @@ public final class SealedData: Sendable {
     public let charge: Int64
 
     init(owning descriptor: Int32, size: Int64, charge: Int64? = nil) {
-        self.descriptor = descriptor
+        self.descriptor = FileDescriptor(owning: descriptor)
         self.size = size
         self.charge = max(size, charge ?? size)
     }
@@ -31,8 +33,6 @@ public final class SealedData: Sendable {
         let pages = (size + page - 1) / page * page
         return size + max(0, blocks * 512 - pages)
     }
-
-    deinit { close(descriptor) }
 
     /// Data holding `bytes`.
     public static func make(bytes: [UInt8]) throws(PasteboardError) -> SealedData {
@@ -55,7 +55,8 @@ public final class SealedData: Sendable {
     /// nil for any other descriptor. Never blocks: the seals are asked first (`F_GET_SEALS`
     /// answers from the descriptor alone, on any file system), and only a sealed memfd (which
     /// lives in memory) is examined further.
-    public static func adoptSealed(_ fd: Int32, limit: Int64) throws(PasteboardError) -> SealedData? {
+    public static func adoptSealed(_ descriptor: borrowing FileDescriptor, limit: Int64) throws(PasteboardError) -> SealedData? {
+        let fd = descriptor.rawValue
         guard clinux_is_sealed(fd) == 1 else { return nil }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
@@ -78,7 +79,8 @@ public final class SealedData: Sendable {
     /// taken as it is; a regular file or an unsealed memfd is copied (what it holds now: later
     /// changes to it are not seen). Anything else (a pipe, a socket, a directory, a device, an
     /// `O_PATH` or write-only descriptor) is refused. More than `limit` bytes is `QuotaExceeded`.
-    public static func take(_ fd: Int32, limit: Int64) throws(PasteboardError) -> SealedData {
+    public static func take(_ descriptor: borrowing FileDescriptor, limit: Int64) throws(PasteboardError) -> SealedData {
+        let fd = descriptor.rawValue
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             throw PasteboardError(.invalidArgument, "the file descriptor cannot be examined (errno \(errno))")
@@ -90,7 +92,7 @@ public final class SealedData: Sendable {
         guard flags >= 0, flags & Self.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw PasteboardError(.invalidArgument, "the file descriptor is not open for reading")
         }
-        if let sealed = try adoptSealed(fd, limit: limit) { return sealed }
+        if let sealed = try adoptSealed(descriptor, limit: limit) { return sealed }
         let out = try newMemfd()
         var offset: Int64 = 0
         let copied = clinux_copy(fd, &offset, out, limit + 1)
@@ -109,10 +111,12 @@ public final class SealedData: Sendable {
 
     /// A new read-only descriptor of the data, at offset 0 (a file description of its own, so
     /// readers never share a file offset).
-    public func openForReading() throws(PasteboardError) -> Int32 {
-        let fd = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot open the data for reading") }
-        return fd
+    public func openForReading() throws(PasteboardError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.open("/proc/self/fd/\(descriptor.rawValue)", O_RDONLY)
+        } catch {
+            throw PasteboardError.failure(errno: error.code, "cannot open the data for reading")
+        }
     }
 
     /// The data's bytes (for small items).
@@ -120,7 +124,7 @@ public final class SealedData: Sendable {
         var out = [UInt8](repeating: 0, count: Int(size))
         var done = 0
         while done < out.count {
-            let n = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            let n = out.withUnsafeMutableBytes { pread(descriptor.rawValue, $0.baseAddress! + done, $0.count - done, off_t(done)) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw PasteboardError.failure(errno: errno, "cannot read the data")
@@ -132,9 +136,9 @@ public final class SealedData: Sendable {
     }
 
     /// Writes the data to `fd` (at its offset).
-    public func copy(to fd: Int32) throws(PasteboardError) {
+    public func copy(to fd: borrowing FileDescriptor) throws(PasteboardError) {
         var offset: Int64 = 0
-        let n = clinux_copy(descriptor, &offset, fd, size)
+        let n = clinux_copy(descriptor.rawValue, &offset, fd.rawValue, size)
         guard n == size else { throw PasteboardError.failure(errno: n < 0 ? errno : EIO, "cannot write the data") }
     }
 

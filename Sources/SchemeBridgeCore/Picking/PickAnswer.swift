@@ -98,3 +98,33 @@ public enum PickAnswer {
         type == ContentTypeName.octetStream || type == "application/x-zerosize"
     }
 }
+
+/// What a pick's answer may still take while its documents are copied: each at most
+/// ``PickAnswer/maximumDocumentBytes``, all together ``PickAnswer/maximumTotalBytes``.
+public struct PickBudget: Sendable, Equatable {
+    /// Bytes left for the documents not yet copied.
+    public private(set) var left = PickAnswer.maximumTotalBytes
+
+    public init() {}
+
+    /// The most the next document may hold.
+    public var nextLimit: Int64 { min(left, PickAnswer.maximumDocumentBytes) }
+
+    /// A document of `size` bytes was taken.
+    public mutating func spend(_ size: Int64) { left -= size }
+}
+
+/// How a pick's provider is started: by `org.freedesktop.Application.Activate(platform_data)`
+/// when its entry is `DBusActivatable` (and its names are valid on the bus), else its first
+/// command, given no URLs.
+public enum ProviderStart: Sendable, Equatable {
+    case activate(busName: String, objectPath: String)
+    case spawn(LaunchCommand)
+
+    /// How `entry` is started; `validNames` says whether a bus name and object path are valid
+    /// (the D-Bus layer's rule). Nil: nothing to start.
+    public static func of(_ entry: DesktopEntry, validNames: (String, String) -> Bool) -> ProviderStart? {
+        if entry.dbusActivatable, validNames(entry.busName, entry.objectPath) { return .activate(busName: entry.busName, objectPath: entry.objectPath) }
+        return entry.launchCommands(for: []).first.map { .spawn($0) }
+    }
+}

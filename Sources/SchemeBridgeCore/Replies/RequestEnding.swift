@@ -31,3 +31,36 @@ extension RequestTable {
         (takeAll(caller: name), takeAll(handlerOwner: name).map { ($0, .handlerLeftBus) })
     }
 }
+
+/// How a spawned handler's exit ends the request it was started for, when it did not reply.
+public enum HandlerExitOutcome: Equatable, Sendable {
+    /// Done: a share's target that exits with status 0 took the items.
+    case success
+    /// Failed: `HandlerExited` (with the status).
+    case failed(RequestEnding)
+
+    /// The outcome of an exit with `status`; `isShare`: the request is a share's.
+    public static func of(status: Int32, isShare: Bool) -> HandlerExitOutcome {
+        status == 0 && isShare ? .success : .failed(.handlerExited(status: status))
+    }
+}
+
+extension RequestTable.Purpose {
+    /// The codes `Reply` takes: 0 success, 1 cancelled, 2 failed.
+    public static let replyCodes: ClosedRange<UInt32> = 0...2
+
+    /// `InvalidArgs` unless `code` is one of ``replyCodes``.
+    public static func checkReplyCode(_ code: UInt32) throws(ServiceFailure) {
+        guard replyCodes.contains(code) else {
+            throw ServiceFailure(.invalidArgument, "code must be 0 (success), 1 (cancelled) or 2 (failed), not \(code)")
+        }
+    }
+
+    /// `InvalidArgs` when `Reply(code)` may not answer a request of this purpose: a pick is
+    /// answered with its documents (`ProvideDocuments`), so only cancelled (1) or failed (2).
+    public func checkReply(code: UInt32) throws(ServiceFailure) {
+        if case .pick = self, code == 0 {
+            throw ServiceFailure(.invalidArgument, "a pick is answered with ProvideDocuments (or Reply with 1 to cancel, 2 to fail), not Reply with 0")
+        }
+    }
+}

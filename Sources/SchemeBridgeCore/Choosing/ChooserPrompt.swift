@@ -1,0 +1,99 @@
+/// What a chooser or sheet is told about the question besides the candidates (the daemon passes
+/// it in the chooser's environment or the `Chooser1.Choose` context). No chooser is sent a URL:
+/// only its scheme (or a document's type), the caller, and for a share the items' types and count.
+public struct ChooserPrompt: Sendable, Equatable {
+    /// The kind of question: `scheme`, `type` (a document's content type), `pick` (a pick's
+    /// provider, `pick:TYPE`) or `share` (a share's target).
+    public let kind: String
+    /// A share's: the items' types and count (never their data), and the sharing app's token.
+    public let share: ShareQuestion?
+
+    /// The prompt for `subject` (a ``ChoiceSubject``), a share's when `share` is given.
+    public init(subject: String, share: ShareQuestion? = nil) {
+        self.share = share
+        if share != nil {
+            kind = "share"
+        } else if ChoiceSubject.isPick(subject) {
+            kind = "pick"
+        } else {
+            kind = ChoiceSubject.isContentType(subject) ? "type" : "scheme"
+        }
+    }
+
+    /// The activation token the chooser's window may take focus with: the sharing app's for a
+    /// share, else the caller's `activationToken`.
+    public func activationToken(caller activationToken: String?) -> String? {
+        share?.activationToken ?? activationToken
+    }
+}
+
+/// What a share sheet is told besides the candidates: the items' types and count (never their
+/// data) and the sharing app's activation token.
+public struct ShareQuestion: Sendable, Equatable {
+    public let types: [String]
+    public let count: Int
+    public let activationToken: String?
+
+    public init(types: [String], count: Int, activationToken: String?) {
+        self.types = types
+        self.count = count
+        self.activationToken = activationToken
+    }
+
+    /// A candidate's kind column: `app` for an app's action, `device` for a nearby device,
+    /// `builtin` for SchemeBridge's own activities.
+    public static func kind(_ id: String) -> String {
+        switch ShareTargetID(id) {
+        case .action?: return "app"
+        case .device?: return "device"
+        default: return "builtin"
+        }
+    }
+}
+
+/// The shipped chooser programs and which one shows a question: `schemebridge-sheet` for a share
+/// when it is installed (it reads the kind column), else `schemebridge-chooser`; each is looked
+/// for beside `schemebridged` (as `make install` puts them), then on `PATH`, and needs a display
+/// (`DISPLAY` or `WAYLAND_DISPLAY`) and zenity or kdialog.
+public struct ShippedChooser: Sendable, Equatable {
+    /// The program's path.
+    public let path: String
+    /// Its name, for messages.
+    public let name: String
+    /// Whether it reads the candidates' kind column (the sheet).
+    public let readsKinds: Bool
+
+    /// The shipped chooser's name.
+    public static let chooserName = "schemebridge-chooser"
+    /// The shipped share sheet's name (the chooser stands in without it).
+    public static let sheetName = "schemebridge-sheet"
+
+    /// The program to ask with; `ownDirectory`: the directory `schemebridged` runs from.
+    /// `NoChooser` (saying what to do) when there is none; `busName`: the `Chooser1` name it suggests.
+    public static func find(forShare: Bool, environment: [String: String], ownDirectory: String?,
+                            busName: String) throws(ServiceFailure) -> ShippedChooser {
+        if forShare, let sheet = program(sheetName, environment: environment, ownDirectory: ownDirectory) {
+            return ShippedChooser(path: sheet, name: sheetName, readsKinds: true)
+        }
+        if let chooser = program(chooserName, environment: environment, ownDirectory: ownDirectory) {
+            return ShippedChooser(path: chooser, name: chooserName, readsKinds: false)
+        }
+        throw ServiceFailure(.noChooser, "no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
+            + "run a client of \(busName), or "
+            + (hasDisplay(environment) ? "" : "give the session a display (DISPLAY) and ") + "install zenity (or kdialog) for the shipped schemebridge-chooser")
+    }
+
+    /// `name` beside `ownDirectory`, else on `PATH`, when the session can show it; else nil.
+    static func program(_ name: String, environment: [String: String], ownDirectory: String?) -> String? {
+        let path = ProgramLookup.searchPath(environment: environment)
+        guard hasDisplay(environment), ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path) != nil else {
+            return nil
+        }
+        return ownDirectory.flatMap { ProgramLookup.find($0 + "/" + name, searchPath: path) } ?? ProgramLookup.find(name, searchPath: path)
+    }
+
+    /// Whether the session has a display (X11 or Wayland).
+    public static func hasDisplay(_ environment: [String: String]) -> Bool {
+        !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+}
