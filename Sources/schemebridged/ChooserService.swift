@@ -25,6 +25,8 @@ final class ChooserService: Sendable {
     static let shippedChooser = "schemebridge-chooser"
     /// The shipped share sheet's name (beside the chooser); the chooser stands in without it.
     static let shippedSheet = "schemebridge-sheet"
+    /// The shipped sheet started ahead of the next share (`SheetSpare.swift`).
+    let spareSheet: SheetSpare
 
     /// What a share sheet is told besides the candidates: the items' types and count (never
     /// their data) and the sharing app's activation token.
@@ -50,6 +52,15 @@ final class ChooserService: Sendable {
         self.registry = broker.registry
         self.environment = environment
         self.logger = logger
+        self.spareSheet = SheetSpare(environment: environment, logger: logger) { [broker] in
+            let c = broker.policy.current.chooser
+            return c.spareSheet && c.command == nil && !c.bus
+        }
+    }
+
+    /// Starts the shipped sheet ahead of the first share, when it is what a share would show.
+    func prepareSpareSheet() {
+        if let sheet = try? shippedChooser(named: Self.shippedSheet) { spareSheet.prepare(program: sheet) }
     }
 
     /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
@@ -87,7 +98,7 @@ final class ChooserService: Sendable {
             if let program { chosen = program } else { chosen = try shippedChooser() }
             return try await runProgram([chosen], what: program == nil ? "schemebridge-chooser" : "schemebridge-sheet", subject: subject,
                                         kind: kind, candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout,
-                                        title: title, share: share, kindColumn: program != nil)
+                                        title: title, share: share, kindColumn: program != nil, spare: program != nil)
         }
     }
 
@@ -95,7 +106,7 @@ final class ChooserService: Sendable {
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
                             caller: Caller, activationToken: String?, timeout: Duration, title: String?,
-                            share: ShareQuestion?, kindColumn: Bool) async throws(DBusError) -> ChooserAnswer {
+                            share: ShareQuestion?, kindColumn: Bool, spare: Bool = false) async throws(DBusError) -> ChooserAnswer {
         var env = ActivationToken.helperEnvironment(activationToken, base: environment)
         if let title { env["SCHEMEBRIDGE_CHOOSER_TITLE"] = title }
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
@@ -111,7 +122,8 @@ final class ChooserService: Sendable {
             if kindColumn { input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) }) }
         }
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
-        switch await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) {
+        let run = { await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) }
+        switch spare ? await spareSheet.run(program: argv[0], environment: env, input: input, timeout: timeout, cold: run) : await run() {
         case .failedToStart(let error):
             throw ContractError.noChooser("\(what) cannot be started: \(error.reason)")
         case .timedOut:
