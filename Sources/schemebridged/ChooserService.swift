@@ -194,9 +194,11 @@ final class ChooserService: Sendable {
         }
     }
 
-    /// The caller's `Name=` when it has an installed entry ("" otherwise).
+    /// How the caller is named to the user (``CallerLabel``: its entry's `Name`, else its id or
+    /// the program or script it runs; "" unidentified). A label only.
     private func callerName(_ caller: Caller) -> String {
-        guard let id = caller.appID else { return "" }
-        return registry.entry(id: DesktopID(id).fileName)?.name ?? ""
+        CallerLabel.label(appID: caller.appID, pid: caller.throughCLI ? nil : caller.pid.map { Int32(bitPattern: $0) }) { [registry] id in
+            registry.entry(id: DesktopID(id).fileName)?.name
+        }
     }
 }

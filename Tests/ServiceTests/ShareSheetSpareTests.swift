@@ -42,7 +42,7 @@ import DBusTestSupport
         _ = try await f.dbusSend("CanOpenURL", "string:x:y")
         let first = try #require(Self.spares(f).first, "no sheet started ahead\n\(f.serviceLog)")
         let shared = ShareSheetServiceTests.share(f, #"[{"text": "a line of text"}]"#, #"{"activation-token": "sheet-token_TIME42"}"#)
-        let id = try #require(try await ShareSheetServiceTests.sheet(on: x, titled: "Share.*"), "no sheet came up\n\(f.serviceLog)")
+        let id = try #require(try await ShareSheetServiceTests.sheet(on: x, titled: "Share from sharer.py"), "no sheet came up\n\(f.serviceLog)")
         // The window is the process started ahead, and carries the caller's token.
         #expect(try x.cardinalProperty("_NET_WM_PID", of: id) == Int(first), "\(f.serviceLog)")
         #expect(try x.textProperty("_NET_STARTUP_ID", of: id) == "sheet-token_TIME42")

@@ -247,8 +247,8 @@ import DBusTestSupport
         let photo = f.root.appendingPathComponent("photo.png").path
         #expect(FileManager.default.createFile(atPath: photo, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 100))))
         let shared = Self.share(f, #"[{"file": "\#(photo)"}, {"text": "a line of text"}]"#)
-        // The sheet's window, by its title's start (the caller is python under the fixture's name).
-        let id = try #require(try await Self.sheet(on: x, titled: "Share.*"), "no sheet came up\n\(f.serviceLog)")
+        // The sheet's window, titled with the sharing program (python running sharer.py).
+        let id = try #require(try await Self.sheet(on: x, titled: "Share from sharer.py"), "no sheet came up\n\(f.serviceLog)")
         let env = ["DISPLAY": x.display]
         #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(id)], environment: env).status == 0)
         // The first of the two is selected; Right is the other.
