@@ -20,6 +20,8 @@ PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 u
 PACKAGES="$PACKAGES sway libwayland-dev wayland-protocols"
 # The share tests: "Copy" is read back from the clipboard.
 PACKAGES="$PACKAGES xclip"
+# "Copy" under Wayland (ShareWaylandCopyTests): wl-copy, and wl-paste to read it back.
+PACKAGES="$PACKAGES wl-clipboard"
 # The share sheet: GTK 3 through python3-gi.
 PACKAGES="$PACKAGES gir1.2-gtk-3.0"
 # kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.

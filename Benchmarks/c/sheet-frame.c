@@ -16,6 +16,14 @@
  *       prints one JSON object: {"rounds": N, "mapped_ms": [...], "frame_ms": [...],
  *       "cpu_ms": [...], "cpu_p50": c, "mapped_p50": x, "frame_p50": y, "frame_p90": z}. DISPLAY names the X server.
  *       A round that shows no frame within 20 s fails the run (exit 1).
+ *
+ * With SHEET_FRAME_CALL=1 PROGRAM is not the sheet but a client calling Share on a running
+ * schemebridged (`gdbus call … Share`), so t0 is the call (the client's own start included) and the
+ * window is the one the service shows (its warm spare, or a sheet it starts). The sheet is then
+ * closed by killing its X client (the service gets a cancel, and starts the next spare), and the
+ * next round waits for that spare: a new top-level created on the root (GDK's leader window, made
+ * when the spare opens the display) and then SHEET_FRAME_SETTLE_MS (1000) for its warm-up.
+ * "cpu_ms" is then the client's CPU time.
  */
 #define _GNU_SOURCE
 #include <X11/Xlib.h>
@@ -102,6 +110,9 @@ int main(int argc, char **argv) {
     XSelectInput(d, root, SubstructureNotifyMask);
     XSync(d, False);
     signal(SIGPIPE, SIG_IGN);
+    int call = getenv("SHEET_FRAME_CALL") && strcmp(getenv("SHEET_FRAME_CALL"), "1") == 0;
+    int settle = getenv("SHEET_FRAME_SETTLE_MS") ? atoi(getenv("SHEET_FRAME_SETTLE_MS")) : 1000;
+    int created = 1; /* the first spare was started before this program connected */
     double *mapped = calloc(rounds, sizeof(double)), *frame = calloc(rounds, sizeof(double)), *cpu = calloc(rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         int in[2];
@@ -109,11 +120,27 @@ int main(int argc, char **argv) {
         posix_spawn_file_actions_t fa;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+        /* Its stdout (the answer, or the caller's reply) is not ours: ours is the JSON. */
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawnattr_t attr;
         posix_spawnattr_init(&attr);
         posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
         posix_spawnattr_setpgroup(&attr, 0);
+        if (call) {
+            /* The next spare: a new top-level on the root, then its warm-up. */
+            for (double until = now_ms() + 60000; !created && now_ms() < until;) {
+                while (XPending(d)) {
+                    XEvent e;
+                    XNextEvent(d, &e);
+                    if (e.type == CreateNotify && e.xcreatewindow.parent == root) created = 1;
+                }
+                struct pollfd p = {ConnectionNumber(d), POLLIN, 0};
+                poll(&p, 1, 50);
+            }
+            usleep(settle * 1000);
+        }
         XSync(d, True); /* drop events of earlier rounds */
+        created = 0;
         double t0 = now_ms();
         pid_t pid;
         if (posix_spawnp(&pid, argv[3], &fa, &attr, argv + 3, environ) != 0) { perror(argv[3]); return 2; }
@@ -127,12 +154,18 @@ int main(int argc, char **argv) {
                 XEvent e;
                 XNextEvent(d, &e);
                 if (e.type == MapNotify && e.xmap.event == root && !w) { w = e.xmap.window; t1 = now_ms(); }
+                if (e.type == CreateNotify && e.xcreatewindow.parent == root && w) created = 1;
             }
             if (w && drawn(d, w)) { t2 = now_ms(); break; }
             struct pollfd p = {ConnectionNumber(d), POLLIN, 0};
             poll(&p, 1, w ? 1 : 50);
         }
-        kill(-pid, SIGTERM);
+        if (call && w) {
+            XKillClient(d, w);
+            XSync(d, False);
+        } else {
+            kill(-pid, SIGTERM);
+        }
         int status;
         struct rusage ru;
         wait4(pid, &status, 0, &ru);

@@ -57,6 +57,7 @@ struct BridgeService: Service {
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
         let owners = try await BusDriver(connection).nameOwnerChanges()
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
+        bridge.choosers.prepareSpareSheet()  // before the name: a call answered finds it decided
         let reply = try await connection.requestName(Contract.busName, flags: flags)
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             connection.close()

@@ -21,12 +21,29 @@ final class ChooserService: Sendable {
     let logger: Logger
     /// Choosers open now (the core's rule: one per app, two for path-only callers, four in all).
     private let slots = ChooserSlots()
+    /// The shipped sheet started ahead of the next share (`SheetSpare.swift`).
+    let spareSheet: SheetSpare
     init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
         self.broker = broker
         self.connection = connection
         self.registry = broker.registry
         self.environment = environment
         self.logger = logger
+        self.spareSheet = SheetSpare(environment: environment, logger: logger) { [broker] in
+            let c = broker.policy.current.chooser
+            return c.spareSheet && c.command == nil && !c.bus
+        }
+    }
+
+    /// Starts the shipped sheet ahead of the first share, when it is what a share would show.
+    func prepareSpareSheet() {
+        if let shipped = try? shippedChooser(forShare: true), shipped.readsKinds { spareSheet.prepare(program: shipped.path) }
+    }
+
+    /// The shipped chooser (or, for a share, the sheet) beside `schemebridged` or on `PATH`.
+    private func shippedChooser(forShare: Bool) throws(ServiceFailure) -> ShippedChooser {
+        let own = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) }
+        return try ShippedChooser.find(forShare: forShare, environment: environment, ownDirectory: own, busName: ChooserContract.busName.rawValue)
     }
 
     /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
@@ -59,13 +76,10 @@ final class ChooserService: Sendable {
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
                                        activationToken: activationToken, timeout: timeout, title: title, share: share)
         case .shipped:
-            let own = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) }
-            let shipped = try Bridge.adapt { () throws(OpenFailure) in
-                try ShippedChooser.find(forShare: share != nil, environment: environment, ownDirectory: own, busName: ChooserContract.busName.rawValue)
-            }
+            let shipped = try Bridge.adapt { () throws(OpenFailure) in try shippedChooser(forShare: share != nil) }
             return try await runProgram([shipped.path], what: shipped.name, subject: subject,
                                         kind: kind, candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout,
-                                        title: title, share: share, kindColumn: shipped.readsKinds)
+                                        title: title, share: share, kindColumn: shipped.readsKinds, spare: shipped.readsKinds)
         }
     }
 
@@ -73,7 +87,7 @@ final class ChooserService: Sendable {
 
     private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
                             caller: Caller, activationToken: String?, timeout: Duration, title: String?,
-                            share: ShareQuestion?, kindColumn: Bool) async throws(DBusError) -> ChooserAnswer {
+                            share: ShareQuestion?, kindColumn: Bool, spare: Bool = false) async throws(DBusError) -> ChooserAnswer {
         var env = ActivationToken.helperEnvironment(activationToken, base: environment)
         if let title { env["SCHEMEBRIDGE_CHOOSER_TITLE"] = title }
         env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
@@ -89,7 +103,8 @@ final class ChooserService: Sendable {
             if kindColumn { input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) }) }
         }
         logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
-        switch await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) {
+        let run = { await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) }
+        switch spare ? await spareSheet.run(program: argv[0], environment: env, input: input, timeout: timeout, cold: run) : await run() {
         case .failedToStart(let error):
             throw ContractError.noChooser("\(what) cannot be started: \(error.reason)")
         case .timedOut:
@@ -144,9 +159,11 @@ final class ChooserService: Sendable {
         }
     }
 
-    /// The caller's `Name=` when it has an installed entry ("" otherwise).
+    /// How the caller is named to the user (``CallerLabel``: its entry's `Name`, else its id or
+    /// the program or script it runs; "" unidentified). A label only.
     private func callerName(_ caller: Caller) -> String {
-        guard let id = caller.appID else { return "" }
-        return registry.entry(id: DesktopID(id).fileName)?.name ?? ""
+        CallerLabel.label(appID: caller.appID, pid: caller.throughCLI ? nil : caller.pid.map { Int32(bitPattern: $0) }) { [registry] id in
+            registry.entry(id: DesktopID(id).fileName)?.name
+        }
     }
 }

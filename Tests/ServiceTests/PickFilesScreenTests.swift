@@ -24,29 +24,8 @@ import SchemeBridgeContract
         try s.f.writeConfig("[Chooser]\nTimeout=3600\n")
         async let picked = PickTests.pick(s.f, options: ["provider": "io.github.schemebridge.Files.desktop", "title": "Choose a scan"])
         let w = try #require(try await s.dialog("Choose a scan"), "no file chooser came up\n\(s.f.serviceLog)")
-        let env = ["DISPLAY": s.x.display]
-        // The path goes in through the clipboard (xclip owns it until the test ends), so it
-        // arrives whole: typed key by key, keys were lost beside CPU hogs (a folder came back).
-        // ctrl+L opens the location field (selecting what is there), ctrl+V pastes the path,
-        // Return chooses it. Keys sent while GTK is still building the field can be lost: then
-        // the dialog is still up, and the same keys are sent again.
-        let pathFile = folder.appendingPathComponent("path.txt")
-        try chosen.path.write(to: pathFile, atomically: true, encoding: .utf8)
-        let clipboard = try Tools.spawn(["xclip", "-quiet", "-selection", "clipboard", "-i", pathFile.path], environment: env)
-        defer { clipboard.terminate() }
-        #expect(await Tools.eventually {
-            (try? await Tools.run(["xclip", "-o", "-selection", "clipboard"], environment: env))?.stdout == chosen.path
-        }, "xclip never held the path")
-        for _ in 0..<12 {
-            #expect(try await Tools.run([s.xdotool, "windowfocus", "--sync", String(w.id)], environment: env).status == 0)
-            #expect(try await Tools.run([s.xdotool, "key", "--delay", "300", "ctrl+l"], environment: env).status == 0)
-            #expect(try await Tools.run([s.xdotool, "key", "--delay", "300", "ctrl+v"], environment: env).status == 0)
-            #expect(try await Tools.run([s.xdotool, "key", "--delay", "300", "Return"], environment: env).status == 0)
-            let closed = await Tools.eventually(timeout: .seconds(20)) {
-                (try? s.x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false
-            }
-            if closed { break }
-        }
+        // ctrl+L opens the location field (selecting what is there) for the path.
+        try await s.enter(chosen.path, into: w, selecting: "ctrl+l", folder: folder)
         let result = try await picked
         let response = PickTests.response(result)
         #expect(response["code"] as? Int == 0, "\(result)\n\(s.f.serviceLog)")

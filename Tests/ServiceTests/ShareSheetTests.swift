@@ -209,6 +209,29 @@ import DBusTestSupport
 /// service's PATH, as if installed beside it) on Xvfb; it lists the two targets that take the
 /// items and not the one that does not; a real key press picks, and the Response names the pick.
 @Suite struct ShareSheetServiceTests {
+    /// Shares `items` with `options` (JSON texts) in the background: the Response's code and
+    /// target (or everything the sharer printed, when there is none).
+    static func share(_ f: ServiceFixture, _ items: String, _ options: String = "{}") -> Task<(code: Int?, target: String), any Error> {
+        Task { () async throws -> (code: Int?, target: String) in
+            let out = try await ShareTests.share(f, items, options)
+            let response = ShareTests.responses(out).first
+            return (response?["code"] as? Int, (response?["results"] as? [String: String])?["target"] ?? "\(out)")
+        }
+    }
+
+    /// The sheet's window on `x` once it is mapped and drawn: its X id, found by its title.
+    static func sheet(on x: Xvfb, titled title: String) async throws -> UInt? {
+        let xdotool = try Tools.path(of: "xdotool")
+        var found: UInt?
+        _ = try await Tools.eventually {
+            let run = try await Tools.run([xdotool, "search", "--onlyvisible", "--name", "^\(title)$"], environment: ["DISPLAY": x.display])
+            found = run.stdout.split(separator: "\n").first.flatMap { UInt($0) }
+            return found != nil
+        }
+        guard let id = found, let w = try x.topLevelWindows().first(where: { $0.id == id }) else { return nil }
+        return await x.watch { shot in shot.boundingBox().map { $0.width >= w.width * 3 / 4 } ?? false } != nil ? id : nil
+    }
+
     @Test func theServiceShowsTheSheetAndAKeyPicksTheTarget() async throws {
         let xdotool = try Tools.path(of: "xdotool")
         _ = try Tools.path(of: "zenity")  // the service's shipped chooser lookup wants a dialog program
@@ -223,22 +246,9 @@ import DBusTestSupport
         try ShareTests.entry(f, "memo.desktop", types: "text/plain;", program: try ShareTests.target(f, "memo"))
         let photo = f.root.appendingPathComponent("photo.png").path
         #expect(FileManager.default.createFile(atPath: photo, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 100))))
-        // The Response's code and target (or everything the sharer printed, when there is none).
-        let shared = Task { () async throws -> (code: Int?, target: String) in
-            let out = try await ShareTests.share(f, #"[{"file": "\#(photo)"}, {"text": "a line of text"}]"#)
-            let response = ShareTests.responses(out).first
-            return (response?["code"] as? Int, (response?["results"] as? [String: String])?["target"] ?? "\(out)")
-        }
-        // The sheet's window, by its title's start (the caller is python under the fixture's name).
-        var found: UInt?
-        _ = try await Tools.eventually {
-            let run = try await Tools.run([xdotool, "search", "--onlyvisible", "--name", "^Share"], environment: ["DISPLAY": x.display])
-            found = run.stdout.split(separator: "\n").first.flatMap { UInt($0) }
-            return found != nil
-        }
-        let id = try #require(found, "no sheet came up\n\(f.serviceLog)")
-        let w = try #require(try x.topLevelWindows().first { $0.id == id })
-        #expect(await x.watch { shot in shot.boundingBox().map { $0.width >= w.width * 3 / 4 } ?? false } != nil, "the sheet was never drawn")
+        let shared = Self.share(f, #"[{"file": "\#(photo)"}, {"text": "a line of text"}]"#)
+        // The sheet's window, titled with the sharing program (python running sharer.py).
+        let id = try #require(try await Self.sheet(on: x, titled: "Share from sharer.py"), "no sheet came up\n\(f.serviceLog)")
         let env = ["DISPLAY": x.display]
         #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(id)], environment: env).status == 0)
         // The first of the two is selected; Right is the other.

@@ -35,48 +35,57 @@ public enum ChooserProcess {
 
     private static func start(argv: [String], environment: [String: String], input: [UInt8], timeout: Duration,
                               launcher: ProcessLauncher, done: @escaping @Sendable (Outcome) -> Void) {
+        switch spawn(argv: argv, environment: environment, launcher: launcher, onExit: nil) {
+        case .failure(let error): done(.failedToStart(error))
+        case .success(let run): OSThread.detached(name: "chooser") { done(run.wait(input: input, timeout: timeout)) }
+        }
+    }
+
+    /// Starts `argv` with its stdin a socket and its stdout a pipe, both kept by the ``Run``
+    /// returned; `onExit` (if given) hears the exit status too.
+    static func spawn(argv: [String], environment: [String: String], launcher: ProcessLauncher,
+                      onExit: (@Sendable (Int32) -> Void)?) -> Result<Run, LaunchError> {
         // stdin is a socket, so a write to a chooser that went away is EPIPE, never SIGPIPE.
         var sockets: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
-            return done(.failedToStart(LaunchError(program: argv.first ?? "", code: errno, reason: "cannot make its input: \(Errno.current)")))
+            return .failure(LaunchError(program: argv.first ?? "", code: errno, reason: "cannot make its input: \(Errno.current)"))
         }
         guard pipe(&output) == 0 else {
             let e = Errno.current
             close(sockets[0]); close(sockets[1])
-            return done(.failedToStart(LaunchError(program: argv.first ?? "", code: e.code, reason: "cannot make its output: \(e)")))
+            return .failure(LaunchError(program: argv.first ?? "", code: e.code, reason: "cannot make its output: \(e)"))
         }
         // Close-on-exec (no child of ours inherits more than its own three descriptors anyway).
         for fd in sockets + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let run = Run(input: input, inputFD: sockets[0], outputFD: output[0], timeout: timeout)
+        let run = Run(inputFD: sockets[0], outputFD: output[0])
         do {
             _ = try launcher.spawn(argv: argv, environment: environment, stdin: sockets[1], stdout: output[1], stderr: STDERR_FILENO,
-                                   onStart: { pid in run.started(pid) }, onExit: { code in run.exited(code) })
+                                   onStart: { pid in run.started(pid) }, onExit: { code in run.exited(code); onExit?(code) })
         } catch {
             close(sockets[1]); close(output[1])
             run.closeAll()
-            return done(.failedToStart(error))
+            return .failure(error)
         }
         close(sockets[1]); close(output[1])
-        OSThread.detached(name: "chooser") { done(run.wait()) }
+        return .success(run)
     }
 
     /// One running chooser: its descriptors, and what the reaper reported.
-    private final class Run: Sendable {
-        private let input: [UInt8]
+    final class Run: Sendable {
         private let inputFD: Int32, outputFD: Int32, wakeFD: Int32
-        private let timeout: Duration
         private struct State {
             var pidfd: Int32 = -1
             var pid: Int32 = 0
             var exitCode: Int32?
+            /// Nobody waits for it (a spare stopped unasked): its descriptors close when it ends.
+            var closeOnExit = false
+            var closed = false
         }
         private let state = Mutex(State())
 
-        init(input: [UInt8], inputFD: Int32, outputFD: Int32, timeout: Duration) {
-            self.input = input
+        init(inputFD: Int32, outputFD: Int32) {
             self.inputFD = inputFD
             self.outputFD = outputFD
-            self.timeout = timeout
             wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
             _ = fcntl(inputFD, F_SETFL, O_NONBLOCK)
             _ = fcntl(outputFD, F_SETFL, O_NONBLOCK)
@@ -89,21 +98,41 @@ public enum ChooserProcess {
         }
 
         func exited(_ code: Int32) {
-            state.withLock { $0.exitCode = code }
+            let (unwatched, closed) = state.withLock { s in
+                s.exitCode = code
+                return (s.closeOnExit, s.closed)
+            }
+            if unwatched { return closeAll() }
+            guard !closed else { return }  // its waiter gave up (timed out) and closed the eventfd
             var one: UInt64 = 1
             _ = write(wakeFD, &one, 8)
         }
 
+        /// Stops a program nobody will wait for (SIGTERM); its descriptors are closed once it
+        /// has ended (at once when it has).
+        func stopUnwatched() {
+            signal(SIGTERM)
+            let ended = state.withLock { s in
+                s.closeOnExit = true
+                return s.exitCode != nil
+            }
+            if ended { closeAll() }
+        }
+
+        /// The pid, and whether the program has been reported ended.
+        var status: (pid: Int32, exited: Bool) { state.withLock { ($0.pid, $0.exitCode != nil) } }
+
         /// Signals the program while it has not been reported ended (so never another process).
-        private func signal(_ sig: Int32) {
+        func signal(_ sig: Int32) {
             state.withLock { s in
                 guard s.exitCode == nil else { return }
                 if s.pidfd >= 0 { _ = clinux_pidfd_send_signal(s.pidfd, sig) } else if s.pid > 0 { _ = kill(s.pid, sig) }
             }
         }
 
-        /// The poll loop: feeds stdin, collects stdout, and ends when the program has exited.
-        func wait() -> Outcome {
+        /// The poll loop: feeds `input` to stdin, collects stdout, and ends when the program has
+        /// exited (stopped after `timeout`).
+        func wait(input: [UInt8], timeout: Duration) -> Outcome {
             defer { closeAll() }
             let start = Self.milliseconds()
             let limit = Int64(timeout.components.seconds) * 1000 + Int64(timeout.components.attoseconds / 1_000_000_000_000_000)
@@ -168,6 +197,7 @@ public enum ChooserProcess {
         }
 
         func closeAll() {
+            guard state.withLock({ s in defer { s.closed = true }; return !s.closed }) else { return }
             close(inputFD)
             close(outputFD)
             close(wakeFD)

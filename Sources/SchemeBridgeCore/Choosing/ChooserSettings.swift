@@ -6,6 +6,7 @@
 /// Command=my-chooser --flag     # split like a desktop entry's Exec (quotes, no shell)
 /// Timeout=120                   # seconds; then the chooser is stopped and the open is Cancelled
 /// Bus=true                      # ask a client of io.github.schemebridge.Chooser1 (default false)
+/// SpareSheet=false              # keep no share sheet started ahead (default true)
 /// ```
 public struct ChooserSettings: Sendable, Equatable {
     /// The program and its arguments; nil when none is configured (then a `Chooser1` client on
@@ -15,6 +16,10 @@ public struct ChooserSettings: Sendable, Equatable {
     /// default: any program of the session can own that name first, and it would then pick for
     /// the user (and answer "always") with no dialog at all.
     public var bus = false
+    /// Whether the service keeps a shipped share sheet started ahead of the next share
+    /// (`SpareSheet=`, default true): python and GTK start in the background, so the sheet shows
+    /// at once; it costs a waiting process's memory (docs/CONTRACT.md, "The share sheet").
+    public var spareSheet = true
     /// Seconds a chooser may take before it is stopped (and the open is `Cancelled`).
     public var timeout = ChooserSettings.defaultTimeout
 
@@ -32,7 +37,7 @@ public struct ChooserSettings: Sendable, Equatable {
     /// Reads `[Chooser]`; what cannot be used is ignored with a warning.
     static func parse(_ g: KeyFile.Group, path: String, over base: ChooserSettings = ChooserSettings(), warnings: inout [String]) -> ChooserSettings {
         var c = base
-        for e in g.entries where !["Command", "Timeout", "Bus"].contains(e.key) {
+        for e in g.entries where !["Command", "Timeout", "Bus", "SpareSheet"].contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
         if let text = g.string("Command"), !text.isEmpty {
@@ -50,6 +55,11 @@ public struct ChooserSettings: Sendable, Equatable {
         if let s = g.string("Bus") {
             if let v = g.boolean("Bus") { c.bus = v } else {
                 warnings.append("\(path): [Chooser] Bus=\(s) is neither true nor false; ignored")
+            }
+        }
+        if let s = g.string("SpareSheet") {
+            if let v = g.boolean("SpareSheet") { c.spareSheet = v } else {
+                warnings.append("\(path): [Chooser] SpareSheet=\(s) is neither true nor false; ignored")
             }
         }
         if let s = g.string("Timeout") {

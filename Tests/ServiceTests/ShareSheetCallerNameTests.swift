@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// How the sheet names the sharing app (`SCHEMEBRIDGE_CHOOSER_CALLER_NAME`, "Share from <name>"):
+/// a python script by its script, not by its interpreter; a program by its file name. A sheet
+/// that records what it was told stands in for the shipped one.
+@Suite struct ShareSheetCallerNameTests {
+    /// The name the sheet was given when `python` ran the sharer.
+    static func name(sharingWith python: String? = nil) async throws -> String {
+        let x = try Xvfb(width: 320, height: 240)
+        defer { x.stop() }
+        let told = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-told-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: told) }
+        let sheet = "#!/bin/sh\nprintf '%s' \"$SCHEMEBRIDGE_CHOOSER_CALLER_NAME\" > '\(told.path)'\ncat > /dev/null\necho postcard.desktop:share\n"
+        let f = try ShareSheetSpareTests.fixture(x, sheet: sheet, config: "[Chooser]\nSpareSheet=false\n")
+        defer { f.stop() }
+        let out = try await ShareTests.share(f, #"[{"text": "a line of text"}]"#, python: try python.map { try f.pythonNamed($0) } ?? Tools.systemPython)
+        #expect(ShareTests.responses(out).first?["code"] as? Int == 0, "\(out)\n\(f.serviceLog)")
+        return (try? String(contentsOf: told, encoding: .utf8)) ?? "(the sheet was not run)"
+    }
+
+    @Test func aPythonScriptIsNamedByItsScript() async throws {
+        #expect(try await Self.name() == "sharer.py")
+    }
+
+    @Test func aProgramIsNamedByItsFileName() async throws {
+        #expect(try await Self.name(sharingWith: "photo-tool") == "photo-tool")
+    }
+}
