@@ -35,7 +35,7 @@ endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 
-.PHONY: all deps build release run test test-release install uninstall bench fuzz clean man install-file-manager-actions
+.PHONY: all deps build release lean-link run test test-release install uninstall bench fuzz clean man install-file-manager-actions
 
 all: build
 
@@ -56,8 +56,17 @@ PROGRAMS = schemebridged schemebridge schemebridge-cli schemebridge-splash
 # The introspection XML, one file per interface (annotated for code generators).
 INTERFACES = $(addprefix dbus/io.github.schemebridge.,$(addsuffix .xml,SchemeBridge1 Request1 Pasteboards1 Pasteboard1 Chooser1 Share1))
 
-release:
+release: lean-link
 	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done
+
+# The lean entry point links the C++ library and the unwinder statically (Package.swift,
+# schemebridge-entry's release linkerSettings: -L .build/lean-link, -static-libgcc): the -lstdc++
+# of the Swift runtime's static-stdlib-args.lnk finds libstdc++.a here first, so libstdc++.so and
+# libgcc_s are not loaded at its every start (docs/PERFORMANCE.md). Without this folder it links
+# against libstdc++.so as before. Benchmarks/run.sh runs it too (its own scratch path).
+lean-link:
+	mkdir -p .build/lean-link; a="$$($(CC) -print-file-name=libstdc++.a)"; \
+	if [ -f "$$a" ]; then ln -sf "$$a" .build/lean-link/libstdc++.a; else rm -f .build/lean-link/libstdc++.a; fi
 
 # What install copies: .build/release (make release), or .build/debug with CONFIG=debug, or
 # any folder holding the three programs (BUILD_DIR=...).

@@ -59,7 +59,12 @@ let package = Package(
         .target(name: "SchemeBridgeCLIKit", dependencies: ["DBus", "SchemeBridgeContract"], swiftSettings: strict),
         // `schemebridge`: serves a plain `open URL...` with the D-Bus layer alone (as fast as a
         // one-shot dbus-send), else runs `schemebridge-cli` in its place.
-        .executableTarget(name: "schemebridge-entry", dependencies: ["SchemeBridgeCLIKit"], swiftSettings: strict),
+        // In release the C++ library and the unwinder are linked in, so ld.so loads and binds
+        // neither libstdc++ nor libgcc_s at its every start (`make release` puts libstdc++.a in
+        // .build/lean-link, which the Swift runtime's `-lstdc++` finds first; docs/PERFORMANCE.md).
+        .executableTarget(name: "schemebridge-entry", dependencies: ["SchemeBridgeCLIKit"], swiftSettings: strict,
+                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-static-libgcc", "-L", Context.packageDirectory + "/.build/lean-link"],
+                                                        .when(configuration: .release))]),
         // The command-line client (`schemebridge-cli`): every subcommand, like xdg-open, queries, monitor.
         .executableTarget(
             name: "schemebridge",

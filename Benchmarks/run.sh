@@ -52,6 +52,7 @@ SBIN="$("${SB_BUILD[@]}" --show-bin-path)"
 CLI_NOTE=""
 # schemebridge is the lean entry point (a plain `open URL`, timed below); schemebridge-cli beside it
 # is the full command line it runs for everything else.
+make -s lean-link  # as make release: the lean entry point links libstdc++.a (Package.swift, schemebridge-entry)
 if ! { "${SB_BUILD[@]}" --product schemebridge && "${SB_BUILD[@]}" --product schemebridge-cli; } >"$WORK/cli-build.log" 2>&1; then
     CLI_NOTE="the schemebridge CLI does not build"
 fi

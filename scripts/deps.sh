@@ -9,6 +9,8 @@ PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-d
 desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base"
 # The C and Qt examples of examples/, built and run by make test (gdbus-codegen, gio-2.0).
 PACKAGES="$PACKAGES libglib2.0-dev gcc libc6-dev qtbase5-dev g++"
+# The Rust example (examples/rust, zbus 1.9), built offline from Debian's crates in /usr/share/cargo/registry.
+PACKAGES="$PACKAGES cargo rustc librust-zbus-dev"
 # The Wayland launch-feedback tests: a headless compositor with Xwayland.
 PACKAGES="$PACKAGES weston xwayland"
 # The Flatpak tests (Tests/ServiceTests/Flatpak) run real sandboxed apps offline: flatpak,

@@ -67,6 +67,8 @@ public enum ContractMethod {
     public static let defaultHandlerForType: MemberName = "DefaultHandlerForType"
     /// `SetDefaultHandlerForType(s type, s desktop_id)`.
     public static let setDefaultHandlerForType: MemberName = "SetDefaultHandlerForType"
+    /// `DefaultHandlerOrigin(s subject) → a{sv}`: a scheme's or type's default and where it comes from (contract 3).
+    public static let defaultHandlerOrigin: MemberName = "DefaultHandlerOrigin"
 
     /// `CreatePasteboard(s name, a{sv} options) → (o, s)` on ``Contract/pasteboardsInterface``.
     public static let createPasteboard: MemberName = "CreatePasteboard"

@@ -5,14 +5,18 @@ import SchemeBridgeContract
 /// `schemebridge which URL|FILE [--caller APP-ID] [--handler ID]`: which application would open
 /// it and why, level by level in the service's order — the `handler` option, the caller's
 /// remembered choice, a `[Routes]` line for the caller, the default — from the service's own
-/// answers (`HandlersForScheme`/`…ForType`, `DefaultHandler…`, `Choices`, `Routes`).
+/// answers (`HandlersForScheme`/`…ForType`, `DefaultHandler…`, `Choices`, `Routes`), the default
+/// with the `mimeapps.list` and level it comes from (`DefaultHandlerOrigin`, ``WhichDefault``).
 struct Which: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Tell which application would open a URL or a file, and why (exit 3 when none).",
         discussion: """
             The order is the service's: --handler (the handler option), then the choice the calling app \
             remembered with "always", then the first [Routes] line of the config matching the calling app, \
-            then the default (mimeapps.list, else the first eligible entry in directory order). The service \
+            then the default: the first [Default Applications] line naming an eligible handler, in \
+            $XDG_CONFIG_HOME, each $XDG_CONFIG_DIRS, $XDG_DATA_HOME/applications, each $XDG_DATA_DIRS/applications \
+            (in each, <desktop>-mimeapps.list for each XDG_CURRENT_DESKTOP component before mimeapps.list; \
+            defaults.list is not read), else the first eligible entry in directory order. The service \
             identifies the calling app itself; name it with --caller APP-ID to see what that app gets. \
             Without --caller the answer is that of an app with no remembered choice and no route, and the \
             apps that get another handler are listed.
@@ -43,6 +47,8 @@ struct Which: ParsableCommand {
         var defaultHandler: String
         var choices: [RememberedChoice]
         var routes: [RememberedChoice]
+        /// Where the default comes from (nil: a service without `DefaultHandlerOrigin`).
+        var origin: DefaultHandlerOrigin?
     }
 
     func run() throws {
@@ -67,7 +73,9 @@ struct Which: ParsableCommand {
             .filter { $0.0.caller != caller && answers.handlers.contains($0.0.desktopID) }
         if output.json {
             members += [("handler", .string(chosen)), ("reason", .string(reason.rawValue)), ("explanation", .string(why)),
-                        ("default", .string(answers.defaultHandler)), ("handlers", .array(answers.handlers.map { .string($0) })),
+                        ("default", .string(answers.defaultHandler)), ("level", answers.origin.map { .string($0.level) } ?? .null),
+                        ("file", answers.origin.map { $0.file.isEmpty ? .null : .string($0.file) } ?? .null),
+                        ("desktop", answers.origin.map { $0.desktop.isEmpty ? .null : .string($0.desktop) } ?? .null), ("handlers", .array(answers.handlers.map { .string($0) })),
                         ("overrides", .array(overrides.map { .object([("caller", .string($0.0.caller)), ("handler", .string($0.0.desktopID)),
                                                                       ("reason", .string($0.1.rawValue))]) }))]
             Terminal.out(JSON.text(.object(members)))
@@ -97,8 +105,7 @@ struct Which: ParsableCommand {
                         "the [Routes] line '\(a.subject) from \(route.caller)' of the config sends \(caller)'s \(subjectText) there")
             }
         }
-        return (a.defaultHandler, .default,
-                "the default of the \(subjectText): mimeapps.list's [Default Applications], else the first eligible entry in directory order"
+        return (a.defaultHandler, .default, WhichDefault.explanation(a.origin, subjectText: subjectText, subject: a.subject)
                 + (caller == nil ? "" : "; \(caller!) has no remembered choice or route for it"))
     }
 
@@ -133,7 +140,8 @@ struct Which: ParsableCommand {
         let lowered = subject.lowercased()
         return Answers(subject: subject, isType: isType, handlers: handlers, defaultHandler: defaultHandler,
                        choices: try service.perform(.choices).filter { $0.subject == lowered },
-                       routes: try service.perform(.routes).filter { $0.subject == lowered })
+                       routes: try service.perform(.routes).filter { $0.subject == lowered },
+                       origin: try WhichDefault.origin(subject, service: service))
     }
 
     /// Whether `id` matches a route's caller pattern: `*` any run, `?` one character, the whole id.

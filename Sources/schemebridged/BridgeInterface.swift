@@ -78,6 +78,8 @@ struct BridgeInterface {
                        handler: .async { call in [.strings(await bridge.handlers(forType: call.string(0), sender: call.sender))] }),
                 Method(ContractMethod.defaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
                        handler: .async { call in [.string(await bridge.handlers(forType: call.string(0), sender: call.sender).first ?? "")] }),
+                Method(ContractMethod.defaultHandlerOrigin, inputs: [Argument("subject", "s", maxBytes: Self.nameLimit)], outputs: [Argument("origin", "a{sv}")],
+                       handler: .async { call in [.vardict(try await bridge.defaultHandlerOrigin(call.string(0), sender: call.sender).dictionary)] }),
                 Method(ContractMethod.setDefaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
                            try await bridge.refuseSandboxed(call.sender, "set the default handler of a content type")

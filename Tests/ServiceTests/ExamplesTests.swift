@@ -6,7 +6,7 @@ import DBusTestSupport
 /// against a private bus with the service: each opens a URL (the handler gets it), asks the type
 /// of a file by passing its descriptor, and maps a D-Bus error to schemebridge's exit status.
 /// Their toolchains are Debian packages that scripts/deps.sh installs (libglib2.0-dev, gcc,
-/// python3-gi, qtbase5-dev, g++).
+/// python3-gi, qtbase5-dev, g++, cargo, rustc, librust-zbus-dev).
 @Suite struct ExamplesTests {
     static let examples = Built.packageRoot.appendingPathComponent("examples")
 
@@ -52,6 +52,17 @@ import DBusTestSupport
         let build = try await Tools.run(["/usr/bin/make", "-C", Self.examples.appendingPathComponent("qt").path, "OUT=" + out])
         #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
         try await Self.check([out + "/open-url-qt"], f, file: file, env: env)
+    }
+
+    /// zbus 1.9 (Debian 12's), built offline from /usr/share/cargo/registry by the example's build.sh.
+    @Test func rustWithZbus() async throws {
+        let (f, file, env) = try Self.world()
+        defer { f.stop() }
+        let out = f.root.appendingPathComponent("rust-build").path
+        let build = try await Tools.run(["/bin/sh", Self.examples.appendingPathComponent("rust/build.sh").path, out],
+                                        environment: ["HOME": f.root.path], timeout: .seconds(3600))  // ~1 min of CPU, long beside CPU hogs
+        #expect(build.status == 0, "\(build.stdout)\(build.stderr)")
+        try await Self.check([out + "/open-url-rust"], f, file: file, env: env)
     }
 
     @Test func pythonWithPyGObject() async throws {

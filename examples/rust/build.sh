@@ -1,0 +1,29 @@
+#!/bin/sh
+# build.sh [OUT]: builds OUT/open-url-rust (OUT defaults to this directory) offline against
+# Debian's Rust crates (cargo, rustc, librust-zbus-dev in /usr/share/cargo/registry). The crate
+# is copied into a temporary directory with its own CARGO_HOME, whose config.toml replaces
+# crates.io by that registry: nothing is fetched, and neither ~/.cargo nor this directory is
+# written (no Cargo.lock, no target/ here).
+set -eu
+SRC=$(cd "$(dirname "$0")" && pwd)
+OUT=$(mkdir -p "${1:-$SRC}" && cd "${1:-$SRC}" && pwd)
+REGISTRY=${DEBIAN_CARGO_REGISTRY:-/usr/share/cargo/registry}
+[ -d "$REGISTRY" ] || { echo "build.sh: no $REGISTRY (apt-get install librust-zbus-dev cargo rustc)" >&2; exit 1; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/cargo-home" "$WORK/crate"
+cp -R "$SRC/Cargo.toml" "$SRC/src" "$WORK/crate/"
+cat > "$WORK/cargo-home/config.toml" <<TOML
+[source.crates-io]
+replace-with = "debian"
+
+[source.debian]
+directory = "$REGISTRY"
+
+[net]
+offline = true
+TOML
+# Debian's cargo and rustc (a rustup in PATH would want a toolchain of its own).
+CARGO_HOME="$WORK/cargo-home" RUSTC="${RUSTC:-/usr/bin/rustc}" "${CARGO:-/usr/bin/cargo}" build --release --offline --quiet \
+    --manifest-path "$WORK/crate/Cargo.toml" --target-dir "$WORK/target"
+cp "$WORK/target/release/open-url-rust" "$OUT/open-url-rust"
