@@ -24,6 +24,13 @@ public final class PasteboardStore: Sendable {
         var timerIDs: [String: UInt64] = [:]
         var boardsByTimer: [UInt64: String] = [:]
         var nextTimer: UInt64 = 0
+        /// New items of persistent pasteboards being saved to disk: admitted, not yet committed.
+        /// Until then a pasteboard counts as holding the larger of its items and these, so a
+        /// write to another pasteboard in that gap cannot take the owner past its quota.
+        var pending: [String: Int64] = [:]
+
+        /// What `board` counts as holding against quotas now.
+        func held(_ board: Pasteboard) -> Int64 { max(board.bytes, pending[board.id] ?? 0) }
     }
     private let state = Mutex(State())
     /// Writes of persistent pasteboards, one at a time (so their versions land in order).
@@ -216,14 +223,14 @@ public final class PasteboardStore: Sendable {
             guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may change its items") }
             let key = b.quotaKey
             let quota = limits.quota(of: key).bytes
-            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? $1.bytes : 0) }
+            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? s.held($1) : 0) }
             guard used + newBytes <= quota else {
                 throw PasteboardError(.quotaExceeded, key == Self.sharedQuotaKey
                     ? "the items (\(newBytes) bytes) would take the pasteboards of callers known only by an executable's path to \(used + newBytes) bytes; "
                         + "they share \(quota) (MaxBytesUnidentified): run your program from a desktop entry of its own"
                     : "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(quota) (MaxBytesPerApp)")
             }
-            let all = s.boards.values.reduce(Int64(0)) { $0 + ($1.id != id ? $1.bytes : 0) }
+            let all = s.boards.values.reduce(Int64(0)) { $0 + ($1.id != id ? s.held($1) : 0) }
             if all + newBytes > limits.maximumTotalBytes {
                 guard let victims = Self.victims(in: s.boards, toFree: all + newBytes - limits.maximumTotalBytes, callerKey: key,
                                                  callerWouldHold: used + newBytes, measure: { $0.bytes }) else {
@@ -252,9 +259,22 @@ public final class PasteboardStore: Sendable {
         }
         // Persistent: its writes one at a time, so versions land on disk in order.
         return try diskLock.withLock { _ throws(PasteboardError) -> (UInt32, Pasteboard) in
-            let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in try checked(&s) }
-            try disk?.save(next)
-            return state.withLock { s in commit(next, &s) }
+            // Admitted once, under the state lock: the new bytes are held (pending) through the save.
+            let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in
+                let next = try checked(&s)
+                s.pending[id] = newBytes
+                return next
+            }
+            do throws(PasteboardError) {
+                try disk?.save(next)
+            } catch {
+                state.withLock { s in _ = s.pending.removeValue(forKey: id) }
+                throw error
+            }
+            return state.withLock { s in
+                s.pending.removeValue(forKey: id)
+                return commit(next, &s)
+            }
         }
     }
 
@@ -264,7 +284,7 @@ public final class PasteboardStore: Sendable {
         return state.withLock { s in
             guard let b = s.boards[id] else { return 0 }
             let key = b.quotaKey
-            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? $1.bytes : 0) }
+            let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? s.held($1) : 0) }
             return max(0, limits.quota(of: key).bytes - used)
         }
     }
