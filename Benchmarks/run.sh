@@ -262,7 +262,8 @@ with_tree "$BIG" $CLIENT proc "$PROC_ROUNDS" "${PROCS[@]}" > "$WORK/proc.json"
 
 echo "==> documents: the same viewer for schemebridge open, gio open and xdg-open"
 # The viewer is replaced for a moment by a script that records its arguments: each command must
-# launch it with the file (ours: with the Inbox copy's path).
+# launch it with the file (ours: the file itself, opened in place as version 3 does by default,
+# and with --copy the Inbox copy's path).
 printf '#!/bin/sh\nprintf "%%s\\n" "$*" >> %s\n' "$WORK/viewer.log" > "$DOC_VIEWER.new"
 chmod 755 "$DOC_VIEWER.new"
 mv "$DOC_VIEWER.new" "$DOC_VIEWER"
@@ -274,17 +275,17 @@ viewer_got() {  # CMD... FILE: runs the command, prints what the viewer got
     cat "$WORK/viewer.log"
 }
 DOC_SB=()
-[ -n "$CLI_NOTE" ] || DOC_SB=("$RBIN/schemebridge" open)
+[ -n "$CLI_NOTE" ] || DOC_SB=("$RBIN/schemebridge open" "$RBIN/schemebridge open --copy")
 for f in report.pdf notes.txt; do
-    for cmd in "gio open" "xdg-open" ${DOC_SB:+"${DOC_SB[*]}"}; do
+    for cmd in "gio open" "xdg-open" "${DOC_SB[@]}"; do
         got="$(viewer_got $cmd "$WORK/$f")"
         want="$WORK/$f"
-        [ "$cmd" = "${DOC_SB[*]}" ] && want="$DOC_INBOX/$f"
+        [ "${cmd%--copy}" != "$cmd" ] && want="$DOC_INBOX/$f"
         if [ "$got" != "$want" ]; then
             echo "$cmd $f: the viewer got '$got', not '$want'" >&2
             exit 1
         fi
-        echo "    ${cmd##*/} $f → bench-viewer $got"
+        echo "    ${cmd#"$RBIN/"} $f → bench-viewer $got"
         rm -f "$DOC_INBOX"/*
     done
 done
@@ -295,7 +296,8 @@ echo "==> whole processes: open FILE, 1 MiB ($DOC_ROUNDS interleaved rounds; the
 DOCS=()
 [ -n "$CLI_NOTE" ] || DOCS=(schemebridge_open_pdf "$RBIN/schemebridge" open "$WORK/report.pdf"
     :: schemebridge_open_txt "$RBIN/schemebridge" open "$WORK/notes.txt"
-    :: schemebridge_open_small_pdf "$RBIN/schemebridge" open "$WORK/small.pdf"
+    :: schemebridge_open_copy_pdf "$RBIN/schemebridge" open --copy "$WORK/report.pdf"
+    :: schemebridge_open_copy_small_pdf "$RBIN/schemebridge" open --copy "$WORK/small.pdf"
     :: schemebridge_open_url "$RBIN/schemebridge" open "$URL" ::)
 DOCS+=(gio_open_pdf gio open "$WORK/report.pdf" :: gio_open_txt gio open "$WORK/notes.txt"
        :: xdg_open_pdf xdg-open "$WORK/report.pdf" :: xdg_open_txt xdg-open "$WORK/notes.txt")
