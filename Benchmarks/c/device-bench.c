@@ -4,14 +4,17 @@
  *
  *   device-bench send ADDR_A ADDR_B DEVICE_ID FILE SCRATCH ROUNDS
  *       one JSON object. Each round sends FILE to DEVICE_ID (the other engine, as side A's engine
- *       sees it) three ways, each timed until the engine accepted it — its `shareUrl` call
+ *       sees it) four ways, each timed until the engine accepted it — its `shareUrl` call
  *       returned (it has queued the transfer; no engine confirms delivery):
  *         share        Share([{file: h}], {target: DEVICE_ID}) on side A's schemebridged, until
  *                      the request's Response (code 0: the service copied the file into its
- *                      outbox and the engine's shareUrl of the copy returned);
+ *                      outbox and the engine's shareUrl of the copy returned; when Share
+ *                      itself returned the request is noted too);
  *         engine       the baseline: shareUrl("file://FILE") on the engine's share plugin;
  *         copy_engine  a copy of FILE into SCRATCH made the way the outbox makes it (read and
- *                      write, 64 KiB at a time), then shareUrl of the copy: what the copy costs.
+ *                      write, 64 KiB at a time), then shareUrl of the copy: what the copy costs;
+ *         sendfile_engine  the same with the copy made by sendfile (in the kernel, as the Inbox
+ *                      and the pasteboards copy): what a kernel copy in the outbox would cost.
  *       After each send, untimed: wait for side B's engine to report the file (its
  *       `shareReceived` signal on ADDR_B: the transfer over the veth pair is over, so the next
  *       send does not overlap it), compare its size, and remove it (and the copy).
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,8 +42,8 @@
 #define KC_NAME "org.kde.kdeconnect"
 #define KC_SHARE_IFACE "org.kde.kdeconnect.device.share"
 
-enum { SHARE, ENGINE, COPY_ENGINE, VARIANTS };
-static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine"};
+enum { SHARE, ENGINE, COPY_ENGINE, SENDFILE_ENGINE, VARIANTS };
+static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine", "sendfile_engine"};
 
 static void dict_string(DBusMessageIter *dict, const char *key, int type, const void *value) {
     DBusMessageIter entry, var;
@@ -51,6 +55,8 @@ static void dict_string(DBusMessageIter *dict, const char *key, int type, const 
     dbus_message_iter_close_container(&entry, &var);
     dbus_message_iter_close_container(dict, &entry);
 }
+
+static double share_returned_us; /* when the last Share call returned its request */
 
 /* Share([{file: h}], options) where options holds `target` (a device id) or `ask` true;
  * returns the Response's code. */
@@ -72,6 +78,7 @@ static unsigned share(DBusConnection *c, const char *file, const char *target) {
     dbus_message_iter_close_container(&it, &opts);
     close(fd);
     DBusMessage *r = call(c, m, "Share");
+    share_returned_us = now_us();
     const char *path = NULL;
     if (!dbus_message_get_args(r, NULL, DBUS_TYPE_OBJECT_PATH, &path, DBUS_TYPE_INVALID)) die("Share", "no request path");
     double t0 = now_us();
@@ -119,12 +126,18 @@ static void share_url(DBusConnection *c, const char *device, const char *path) {
     dbus_message_unref(call(c, m, "shareUrl"));
 }
 
-/* A copy of `file` at `to`, read and written 64 KiB at a time (as the outbox copies). */
-static void copy_file(const char *file, const char *to) {
+/* A copy of `file` at `to`, read and written 64 KiB at a time (as the outbox copies), or with
+ * sendfile (in the kernel, as the Inbox and the pasteboards copy). */
+static void copy_file(const char *file, const char *to, int kernel) {
     static char buffer[1 << 16];
     int in = open(file, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (in < 0 || out < 0) die("copy", strerror(errno));
-    for (;;) {
+    for (off_t offset = 0; kernel;) {
+        ssize_t n = sendfile(out, in, &offset, 1 << 30);
+        if (n < 0) { if (errno == EINTR) continue; die("copy: sendfile", strerror(errno)); }
+        if (n == 0) break;
+    }
+    while (!kernel) {
         ssize_t n = read(in, buffer, sizeof buffer);
         if (n < 0) { if (errno == EINTR) continue; die("copy: read", strerror(errno)); }
         if (n == 0) break;
@@ -171,7 +184,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     dbus_bus_add_match(b, "type='signal',sender='" KC_NAME "',interface='" KC_SHARE_IFACE "',member='shareReceived'", &err);
     if (dbus_error_is_set(&err)) die("side B: AddMatch", err.message);
     int warm = rounds / 10 + 1, total = warm + rounds;
-    double *v[VARIANTS];
+    double *v[VARIANTS], *returned = calloc(rounds, sizeof(double));
     for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double));
     for (int i = 0; i < total; i++)
         for (int j = 0; j < VARIANTS; j++) {
@@ -186,13 +199,15 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
                 share_url(a, device, file);
                 break;
             case COPY_ENGINE:
+            case SENDFILE_ENGINE:
                 snprintf(copy, sizeof copy, "%s/copy-%d-%d", scratch, i, k);
-                copy_file(file, copy);
+                copy_file(file, copy, k == SENDFILE_ENGINE);
                 share_url(a, device, copy);
                 break;
             }
             double t = now_us() - t0;
             if (i >= warm) v[k][i - warm] = t;
+            if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
             long long got = received(b);
             if (copy[0]) unlink(copy);
             if (got != (long long)st.st_size) {
@@ -205,7 +220,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
         double p50 = pct(v[k], rounds, 50), p90 = pct(v[k], rounds, 90);
         printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f}", VARIANT_NAME[k], p50, p90, v[k][0], v[k][rounds - 1]);
     }
-    printf("}\n");
+    printf(", \"share_returned_p50_us\": %.1f}\n", pct(returned, rounds, 50));
     return 0;
 }
 
