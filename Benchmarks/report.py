@@ -299,9 +299,10 @@ rows.append(("D-Bus layer `Echo`, inline / async handler, p50", f"{sw_in['p50_us
              "", ""))
 
 # Issue 22: this build against an earlier one in alternating blocks (BASELINE_SCHEMEBRIDGED).
-# Per row: the median over blocks of each build's p50, and the median of the per-block-pair
-# ratios new ÷ old with their range; the C service's own ratio between the blocks of the two
-# builds is the noise of moving from one block to the next.
+# Per row: the median over blocks of each build's p50; the median (and range) of the per-block-pair
+# ratios this ÷ earlier, raw and with each p50 taken relative to a baseline measured in its own
+# block (the C service, interleaved with it; for OpenFile the C service's OpenURL of the block;
+# for the pasteboard the memfd sent directly, interleaved), which takes out how loaded each block was.
 ab_table, ab = [], None
 if os.path.exists(os.path.join(work, "ab", "meta.json")):
     meta = json.load(open(os.path.join(work, "ab", "meta.json")))
@@ -310,33 +311,41 @@ if os.path.exists(os.path.join(work, "ab", "meta.json")):
     def ab_load(which, block, kind):
         return json.load(open(os.path.join(work, "ab", f"{which}-{block}-{kind}.json")))
 
-    def openfile_p50(d, name):
-        return next(f["p50_us"] for f in d["files"] if os.path.basename(f["path"]) == name)
+    def openfile_p50(name):
+        return lambda w, b: next(f["p50_us"] for f in ab_load(w, b, "openfile")["files"] if os.path.basename(f["path"]) == name)
 
-    def pb_p50(d, size):
-        return next(x["pasteboard"]["p50_us"] for x in d["sizes"] if x["bytes"] == size)
+    def pb_p50(size, variant):
+        return lambda w, b: next(x[variant]["p50_us"] for x in ab_load(w, b, "pasteboard")["sizes"] if x["bytes"] == size)
 
-    measures = [
-        ("`CanOpenURL` round trip, p50", lambda w, b: ab_load(w, b, "latency")["schemebridged_canopen"]["p50_us"]),
-        ("C service `CanOpenURL` (noise control), p50", lambda w, b: ab_load(w, b, "latency")["c_service_canopen"]["p50_us"]),
-        ("`OpenURL` → `/bin/true` spawned, p50", lambda w, b: ab_load(w, b, "open")["schemebridged_openurl"]["p50_us"]),
-        ("C service `OpenURL` (noise control), p50", lambda w, b: ab_load(w, b, "open")["c_service_openurl"]["p50_us"]),
-        ("`OpenFile` 1 MiB PDF, p50", lambda w, b: openfile_p50(ab_load(w, b, "openfile"), "report.pdf")),
-        ("`OpenFile` 4 KiB PDF, p50", lambda w, b: openfile_p50(ab_load(w, b, "openfile"), "small.pdf")),
-        ("`OpenFile` 1 MiB text (9,999 other handlers), p50", lambda w, b: openfile_p50(ab_load(w, b, "openfile"), "notes.txt")),
-        ("pasteboard hand-off 4 KiB, p50", lambda w, b: pb_p50(ab_load(w, b, "pasteboard"), 4096)),
-        ("pasteboard hand-off 1 MiB, p50", lambda w, b: pb_p50(ab_load(w, b, "pasteboard"), 1 << 20)),
+    def p50(kind, key):
+        return lambda w, b: ab_load(w, b, kind)[key]["p50_us"]
+
+    c_open = p50("open", "c_service_openurl")
+    measures = [  # label, value, baseline of the same block, the baseline's name
+        ("`CanOpenURL` round trip", p50("latency", "schemebridged_canopen"), p50("latency", "c_service_canopen"), "C service"),
+        ("`OpenURL` → `/bin/true` spawned", p50("open", "schemebridged_openurl"), c_open, "C service"),
+        ("`OpenFile` 1 MiB PDF", openfile_p50("report.pdf"), c_open, "C service `OpenURL`"),
+        ("`OpenFile` 4 KiB PDF", openfile_p50("small.pdf"), c_open, "C service `OpenURL`"),
+        ("`OpenFile` 1 MiB text (9,999 other handlers)", openfile_p50("notes.txt"), c_open, "C service `OpenURL`"),
+        ("pasteboard hand-off 4 KiB", pb_p50(4096, "pasteboard"), pb_p50(4096, "dbus_fd"), "memfd sent directly"),
+        ("pasteboard hand-off 1 MiB", pb_p50(1 << 20, "pasteboard"), pb_p50(1 << 20, "dbus_fd"), "memfd sent directly"),
     ]
-    median = lambda v: sorted(v)[len(v) // 2]
+    median = lambda v: sorted(v)[(len(v) - 1) // 2] if len(v) % 2 else (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2]) / 2
+    spread = lambda v: f"{median(v):.2f}× ({min(v):.2f}–{max(v):.2f})"
     ab = {"baseline": meta["label"], "blocks": meta["blocks"], "rows": []}
-    ab_table = [f"| issue 22: this build against {meta['label']}, {meta['blocks']} alternating blocks | this build, median p50 | "
-                f"{meta['label']}, median p50 | this ÷ earlier, median of block pairs (range) |", "|---|---|---|---|"]
-    for label, get in measures:
-        new = [get("new", b) for b in blocks]
-        old = [get("old", b) for b in blocks]
-        ratios = [n / o for n, o in zip(new, old)]
-        ab["rows"].append({"measurement": label, "new_p50_us": new, "old_p50_us": old, "ratios": ratios})
-        ab_table.append(f"| {label} | {dur(median(new))} | {dur(median(old))} | {median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}) |")
+    ab_table = [f"| issue 22: this build against {meta['label']}, {meta['blocks']} alternating blocks, p50 | this build (median of blocks) | "
+                f"earlier | this ÷ earlier, raw: median of block pairs (range) | the same, each relative to its block's baseline |",
+                "|---|---|---|---|---|"]
+    for label, get, base, base_name in measures:
+        new, old = [get("new", b) for b in blocks], [get("old", b) for b in blocks]
+        bn, bo = [base("new", b) for b in blocks], [base("old", b) for b in blocks]
+        raw = [n / o for n, o in zip(new, old)]
+        rel = [(n / x) / (o / y) for n, x, o, y in zip(new, bn, old, bo)]
+        noise = [x / y for x, y in zip(bn, bo)]
+        ab["rows"].append({"measurement": label, "new_p50_us": new, "old_p50_us": old, "baseline": base_name,
+                           "baseline_new_blocks_p50_us": bn, "baseline_old_blocks_p50_us": bo, "ratios": raw, "relative_ratios": rel})
+        ab_table.append(f"| {label} | {dur(median(new))} | {dur(median(old))} | {spread(raw)} | {spread(rel)} (÷ {base_name}; "
+                        f"the {base_name} itself {spread(noise)}) |")
 
 command = "make bench"
 header = ["measurement", "SchemeBridge", "baseline, same run", "ratio", "aim", "verdict"]
