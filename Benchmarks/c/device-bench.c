@@ -15,9 +15,10 @@
  *                      write, 64 KiB at a time), then shareUrl of the copy: what the copy costs;
  *         sendfile_engine  the same with the copy made by sendfile (in the kernel, as the Inbox
  *                      and the pasteboards copy): what a kernel copy in the outbox would cost.
- *       After each send, untimed: wait for side B's engine to report the file (its
+ *       After each send, outside its time: wait for side B's engine to report the file (its
  *       `shareReceived` signal on ADDR_B: the transfer over the veth pair is over, so the next
- *       send does not overlap it), compare its size, and remove it (and the copy).
+ *       send does not overlap it; when that was is reported too, `received_by_b`), compare its
+ *       size, and remove it (and the copy).
  *   device-bench sheet ADDR_A FILE RECORD ROUNDS
  *       Share([{file: h}], {ask: true}) with `[Chooser] Command=device-bench probe RECORD
  *       DEVICE_ID` configured: the sheet is that probe, which notes when it started and when it
@@ -184,8 +185,8 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     dbus_bus_add_match(b, "type='signal',sender='" KC_NAME "',interface='" KC_SHARE_IFACE "',member='shareReceived'", &err);
     if (dbus_error_is_set(&err)) die("side B: AddMatch", err.message);
     int warm = rounds / 10 + 1, total = warm + rounds;
-    double *v[VARIANTS], *returned = calloc(rounds, sizeof(double));
-    for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double));
+    double *v[VARIANTS], *delivered[VARIANTS], *returned = calloc(rounds, sizeof(double));
+    for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double)), delivered[k] = calloc(rounds, sizeof(double));
     for (int i = 0; i < total; i++)
         for (int j = 0; j < VARIANTS; j++) {
             int k = (i + j) % VARIANTS;
@@ -209,6 +210,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
             if (i >= warm) v[k][i - warm] = t;
             if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
             long long got = received(b);
+            if (i >= warm) delivered[k][i - warm] = now_us() - t0;
             if (copy[0]) unlink(copy);
             if (got != (long long)st.st_size) {
                 fprintf(stderr, "device-bench: %s: side B received %lld bytes of %lld\n", VARIANT_NAME[k], got, (long long)st.st_size);
@@ -218,7 +220,8 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     printf("{\"bytes\": %lld, \"rounds\": %d", (long long)st.st_size, rounds);
     for (int k = 0; k < VARIANTS; k++) {
         double p50 = pct(v[k], rounds, 50), p90 = pct(v[k], rounds, 90);
-        printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f}", VARIANT_NAME[k], p50, p90, v[k][0], v[k][rounds - 1]);
+        printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f, \"received_by_b_p50_us\": %.1f}", VARIANT_NAME[k], p50,
+               p90, v[k][0], v[k][rounds - 1], pct(delivered[k], rounds, 50));
     }
     printf(", \"share_returned_p50_us\": %.1f}\n", pct(returned, rounds, 50));
     return 0;
