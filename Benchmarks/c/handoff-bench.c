@@ -92,6 +92,7 @@ typedef struct {
     double done_us;
     uint64_t size, sum, stamp;
     char error[200];
+    char pasteboard[200]; /* share: the share's pasteboard, which the caller owns and deletes after the round */
 } Read;
 
 /* Reads every byte of `fd` (fstat, mmap with MAP_POPULATE, a 64-bit sum), then unmaps and
@@ -275,8 +276,10 @@ static DBusHandlerResult on_app_message(DBusConnection *c, DBusMessage *m, void 
         dbus_message_iter_next(&it);
         dbus_message_iter_next(&it);
         const char *path = platform_string(&it, "pasteboard-path");
-        if (path) read_pasteboard(app.c, path, &app.read);
-        else snprintf(app.read.error, sizeof app.read.error, "ActivateAction without a pasteboard-path");
+        if (path) {
+            read_pasteboard(app.c, path, &app.read);
+            snprintf(app.read.pasteboard, sizeof app.read.pasteboard, "%s", path);
+        } else snprintf(app.read.error, sizeof app.read.error, "ActivateAction without a pasteboard-path");
         answer(m);
     } else {
         DBusMessage *r = dbus_message_new_error(m, DBUS_ERROR_UNKNOWN_METHOD, "not a method of the bench app");
@@ -508,7 +511,10 @@ static Sample round_of(DBusConnection *c, int control, int variant, uint64_t sta
         if (theirs.error[0]) die(VARIANT_NAME[variant], theirs.error);
         s.total = mine.done_us - t0;
     }
+    /* Untimed, as in the pasteboard rows: the caller deletes its pasteboard, or the one the
+     * share made for it (it lives on after the share, counted in the caller's MaxPasteboardsPerApp). */
     if (own[0]) delete_pasteboard(c, own);
+    if (variant == SHARE && theirs.pasteboard[0]) delete_pasteboard(c, theirs.pasteboard);
     /* Drop what arrived meanwhile (the pasteboards' Changed signals). */
     dbus_connection_read_write(c, 0);
     DBusMessage *m;
