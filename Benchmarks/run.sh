@@ -3,7 +3,9 @@
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
 # Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md; content-type
 # detection has its own script, run at the end (Benchmarks/content-types.sh, its own table there), and so
-# has the share sheet's first frame (Benchmarks/sheet.sh, results/sheet.json).
+# have the share sheet's first frame (Benchmarks/sheet.sh, results/sheet.json) and sending to a nearby
+# device (Benchmarks/devices.sh: two real kdeconnectd, as root; results/devices.json), whose figures
+# join this table.
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use),
