@@ -12,6 +12,13 @@ commit = report_common.commit
 
 work, out_json, readme, cli_note, sizes, big = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(), sys.argv[6]
 load = lambda name: json.load(open(os.path.join(work, name)))
+
+
+def load_optional(name):
+    path = os.path.join(work, name)
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
 lat, tp, opn, rep, live, proc, pb = (load(n + ".json") for n in ("latency", "throughput", "open", "reply", "live", "proc", "pasteboard"))
 docs, openfile = load("proc-documents.json"), load("openfile.json")
 start = {n: load(f"startup-{n}.json") for n in sizes}
@@ -129,6 +136,55 @@ if pb.get("service_vmhwm_largest_kib", -1) > 0:
                  f"RSS before them {pb['service_rss_before_largest_kib'] / 1024:.1f} MiB", "", "< 64 MiB",
                  aim(f"service peak RSS during {size_text(largest)} pasteboard hand-offs < 64 MiB", hwm, 64, "<", "MiB") + f"; {how}"))
 
+# A pick from a running provider (issue 25) and a share to a running target (issue 23), 1 MiB,
+# against the same done by hand with version 2 calls, in the same rounds (handoff-bench.c).
+ho = load_optional("handoff.json")
+if ho:
+    size = size_text(ho["bytes"])
+    pk, pbh, sh, shh = ho["pick"], ho["pick_by_hand"], ho["share"], ho["share_by_hand"]
+    r = pk["p50_us"] / pbh["p50_us"]
+    rows.append((f"pick from a running D-Bus provider, {size} (`PickDocument` with `provider` → `Activate` → `ProvideDocuments` → `Response` → all bytes read), p50 / p90",
+                 p50_p90(pk), f"by hand: `OpenURLWithReply` → `Open` → `SetItems` + `Reply` → `Response` → `Read` → all bytes read {p50_p90(pbh)}",
+                 f"{r:.2f}×", "≤ 1.5×", aim(f"pick of {size} from a running D-Bus provider p50 ≤ 1.5× a reply round trip + pasteboard hand-off", r, 1.5, "<=", "×")))
+    r = sh["p50_us"] / shh["p50_us"]
+    rows.append((f"share of one {size} image to a running D-Bus target (`Share` with `target` → `ActivateAction` → the target reads all bytes → `Response`), p50 / p90",
+                 p50_p90(sh), f"by hand: `SetItems` + `OpenURLWithOptions` with `pasteboard` → `Open` → the target reads all bytes {p50_p90(shh)} "
+                 f"(+ `CreatePasteboard` {dur(shh['create_pasteboard_p50_us'])}: {sh['p50_us'] / (shh['p50_us'] + shh['create_pasteboard_p50_us']):.2f}× with it)",
+                 f"{r:.2f}×", "≤ 1.5×", aim(f"share of one {size} image to a running D-Bus target p50 ≤ 1.5× OpenURLWithOptions + pasteboard hand-off by hand", r, 1.5, "<=", "×")))
+
+# The share sheet's first frame on Xvfb (issue 23; Benchmarks/sheet.sh, results/sheet.json).
+sheet_frame = load_optional("sheet.json")
+if sheet_frame and all(k in sheet_frame.get(b, {}) for b in ("gtk", "zenity") for k in ("frame_p50", "frame_p90", "cpu_p50")):
+    g, z = sheet_frame["gtk"], sheet_frame["zenity"]
+    rows.append(("share sheet: spawned → first frame drawn on Xvfb, GTK sheet (six targets, a device among them), p50 / p90",
+                 f"{g['frame_p50']:.0f} / {g['frame_p90']:.0f} ms", f"zenity fallback {z['frame_p50']:.0f} / {z['frame_p90']:.0f} ms", "", "≤ 150 ms",
+                 aim("share sheet visible ≤ 150 ms p50 on Xvfb (GTK sheet)", g["frame_p50"], 150, "<=", "ms") +
+                 f"; its own CPU {g['cpu_p50']:.0f} ms p50"))
+
+# Nearby devices (issue 24; Benchmarks/devices.sh: two real kdeconnectd, paired).
+dv = load_optional("devices.json")
+if dv and "skipped" not in dv:
+    send, sheet = dv["send"], dv["sheet"]
+    r = send["share"]["p50_us"] / send["engine"]["p50_us"]
+    rows.append((f"send a {size_text(send['bytes'])} file to a paired device (`Share` with the device as `target` → `Response` once the engine's `shareUrl` returned), p50 / p90",
+                 p50_p90(send["share"]), f"the engine's `shareUrl` called directly {p50_p90(send['engine'])}; a copy as the outbox makes it (64 KiB reads and writes) + `shareUrl` "
+                 f"{p50_p90(send['copy_engine'])}; the copy by `sendfile` + `shareUrl` {p50_p90(send['sendfile_engine'])}",
+                 f"{r:.2f}× ({send['share']['p50_us'] / send['copy_engine']['p50_us']:.2f}× copy + `shareUrl`)", "≤ 1.2×",
+                 aim(f"Share of a {size_text(send['bytes'])} file to a device ≤ 1.2× the engine's shareUrl (p50)", r, 1.2, "<=", "×") +
+                 f"; the other engine had the file {ms(send['share']['received_by_b_p50_us'])} / {ms(send['engine']['received_by_b_p50_us'])} ms "
+                 "after the start (`Share` / `shareUrl`)"))
+    v = sheet["sheet_started_to_device_list"]["p50_us"] / 1000
+    rows.append(("device list in the sheet after it opens (the sheet's candidates read, the device among them), p50 / max",
+                 f"{v:.2f} / {sheet['sheet_started_to_device_list']['max_us'] / 1000:.2f} ms",
+                 f"`Share` (`ask`) → the sheet started {dur(sheet['share_to_sheet_started']['p50_us'])}", "", "≤ 50 ms",
+                 aim("device list in the sheet ≤ 50 ms after it opens (p50)", v, 50, "<=", "ms")))
+else:
+    why = dv["skipped"] if dv else "Benchmarks/devices.sh did not run"
+    for what, limit, unit in (("Share of a 10 MiB file to a device ≤ 1.2× the engine's shareUrl (p50)", 1.2, "×"),
+                              ("device list in the sheet ≤ 50 ms after it opens (p50)", 50, "ms")):
+        aims.append({"aim": what, "value": None, "limit": limit, "unit": unit, "met": None, "note": why})
+    rows.append(("send to a paired device; device list in the sheet", f"n/a ({why})", "", "n/a", "≤ 1.2×; ≤ 50 ms", "n/a"))
+
 # Whole processes. A command that failed is flagged: its time would not mean anything.
 failed = {k: v["failures"] for k, v in proc.items() if isinstance(v, dict) and v.get("failures")}
 if failed:
@@ -176,7 +232,7 @@ for kind, what in (("pdf", "1 MiB PDF (the viewer its only handler)"), ("txt", "
         r = sb["p50_ms"] / g["p50_ms"]
         ratio = f"{r:.2f}× gio, {sb['p50_ms'] / x['p50_ms']:.2f}× xdg-open"
         if kind == "pdf":
-            rows.append((f"`schemebridge open FILE` process as installed, {what}, copy into the Inbox included, p50 / p90", p50_p90_ms(sb),
+            rows.append((f"`schemebridge open FILE` process as installed, {what}, in place (the default), p50 / p90", p50_p90_ms(sb),
                          base, ratio, "≤ 0.5× gio", aim("schemebridge open FILE (1 MiB PDF) ≤ 0.5× gio open FILE", r, 0.5, "<=", "×")))
         else:
             rows.append((f"`schemebridge open FILE` process as installed, {what}, p50 / p90", p50_p90_ms(sb), base, ratio, "", ""))
@@ -185,16 +241,19 @@ for kind, what in (("pdf", "1 MiB PDF (the viewer its only handler)"), ("txt", "
             aims.append({"aim": "schemebridge open FILE (1 MiB PDF) ≤ 0.5× gio open FILE", "value": None, "limit": 0.5, "unit": "×", "met": None, "note": cli_note})
         rows.append((f"`schemebridge open FILE` process, {what}, p50 / p90", f"n/a ({cli_note})", base, "n/a", "≤ 0.5× gio" if kind == "pdf" else "", "n/a"))
 if "schemebridge_open_pdf" in docs:
-    sp, ss, su = (docs[k]["p50_ms"] for k in ("schemebridge_open_pdf", "schemebridge_open_small_pdf", "schemebridge_open_url"))
-    rows.append(("`schemebridge open FILE` process, 1 MiB / 4 KiB PDF / a URL (same rounds), p50", f"{sp:.1f} / {ss:.1f} / {su:.1f} ms", "", "", "",
-                 f"the file adds {sp - su:.1f} ms to a URL's open, {sp - ss:.1f} ms of it the size"))
+    sp, sc, ss, su = (docs[k]["p50_ms"] for k in ("schemebridge_open_pdf", "schemebridge_open_copy_pdf", "schemebridge_open_copy_small_pdf",
+                                                  "schemebridge_open_url"))
+    g = docs["gio_open_pdf"]["p50_ms"]
+    rows.append(("`schemebridge open --copy FILE` process, 1 MiB / 4 KiB PDF (copy into the Inbox included); in place 1 MiB; a URL (same rounds), p50",
+                 f"{sc:.1f} / {ss:.1f}; {sp:.1f}; {su:.1f} ms", f"`gio open` {g:.1f} ms", f"{sc / g:.2f}× gio (`--copy`, 1 MiB)", "",
+                 f"the file adds {sp - su:.1f} ms to a URL's open in place, {sc - su:.1f} ms with the copy, {sc - ss:.1f} ms of it the size"))
 ou = openfile["schemebridged_openurl"]
 of = {os.path.basename(f["path"]): f for f in openfile["files"]}
 big_pdf, small_pdf, text = of["report.pdf"], of["small.pdf"], of["notes.txt"]
 rows.append(("`OpenFile` round trip (known caller): 1 MiB / 4 KiB PDF / 1 MiB text, p50",
              f"{ms(big_pdf['p50_us'])} / {ms(small_pdf['p50_us'])} / {ms(text['p50_us'])} ms", f"`OpenURL` {ms(ou['p50_us'])} ms",
              f"{big_pdf['p50_us'] / ou['p50_us']:.2f}× / {small_pdf['p50_us'] / ou['p50_us']:.2f}× / {text['p50_us'] / ou['p50_us']:.2f}×", "",
-             "detection, resolution, copy (+ fsync), launch"))
+             "detection, resolution, copy, launch"))
 
 # Start-up and memory, the service as make install ships it (Swift runtime static, stripped):
 # warm = the index valid, cold = no index (a scan), against the C reference's scan in the same rounds.
@@ -241,6 +300,55 @@ rows.append(("D-Bus layer `Echo`, inline / async handler, p50", f"{sw_in['p50_us
              f"C service `Echo` {c_echo['p50_us']:.0f} µs", f"{sw_in['p50_us'] / c_echo['p50_us']:.2f}× / {sw_as['p50_us'] / c_echo['p50_us']:.2f}×",
              "", ""))
 
+# Issue 22: this build against an earlier one in alternating blocks (BASELINE_SCHEMEBRIDGED).
+# Per row: the median over blocks of each build's p50; the median (and range) of the per-block-pair
+# ratios this ÷ earlier, raw and with each p50 taken relative to a baseline measured in its own
+# block (the C service, interleaved with it; for OpenFile the C service's OpenURL of the block;
+# for the pasteboard the memfd sent directly, interleaved), which takes out how loaded each block was.
+ab_table, ab = [], None
+if os.path.exists(os.path.join(work, "ab", "meta.json")):
+    meta = json.load(open(os.path.join(work, "ab", "meta.json")))
+    blocks = range(1, meta["blocks"] + 1)
+
+    def ab_load(which, block, kind):
+        return json.load(open(os.path.join(work, "ab", f"{which}-{block}-{kind}.json")))
+
+    def openfile_p50(name):
+        return lambda w, b: next(f["p50_us"] for f in ab_load(w, b, "openfile")["files"] if os.path.basename(f["path"]) == name)
+
+    def pb_p50(size, variant):
+        return lambda w, b: next(x[variant]["p50_us"] for x in ab_load(w, b, "pasteboard")["sizes"] if x["bytes"] == size)
+
+    def p50(kind, key):
+        return lambda w, b: ab_load(w, b, kind)[key]["p50_us"]
+
+    c_open = p50("open", "c_service_openurl")
+    measures = [  # label, value, baseline of the same block, the baseline's name
+        ("`CanOpenURL` round trip", p50("latency", "schemebridged_canopen"), p50("latency", "c_service_canopen"), "C service"),
+        ("`OpenURL` → `/bin/true` spawned", p50("open", "schemebridged_openurl"), c_open, "C service"),
+        ("`OpenFile` 1 MiB PDF", openfile_p50("report.pdf"), c_open, "C service `OpenURL`"),
+        ("`OpenFile` 4 KiB PDF", openfile_p50("small.pdf"), c_open, "C service `OpenURL`"),
+        ("`OpenFile` 1 MiB text (9,999 other handlers)", openfile_p50("notes.txt"), c_open, "C service `OpenURL`"),
+        ("pasteboard hand-off 4 KiB", pb_p50(4096, "pasteboard"), pb_p50(4096, "dbus_fd"), "memfd sent directly"),
+        ("pasteboard hand-off 1 MiB", pb_p50(1 << 20, "pasteboard"), pb_p50(1 << 20, "dbus_fd"), "memfd sent directly"),
+    ]
+    median = lambda v: sorted(v)[(len(v) - 1) // 2] if len(v) % 2 else (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2]) / 2
+    spread = lambda v: f"{median(v):.2f}× ({min(v):.2f}–{max(v):.2f})"
+    ab = {"baseline": meta["label"], "blocks": meta["blocks"], "rows": []}
+    ab_table = [f"| issue 22: this build against {meta['label']}, {meta['blocks']} alternating blocks, p50 | this build (median of blocks) | "
+                f"earlier | this ÷ earlier, raw: median of block pairs (range) | the same, each relative to its block's baseline |",
+                "|---|---|---|---|---|"]
+    for label, get, base, base_name in measures:
+        new, old = [get("new", b) for b in blocks], [get("old", b) for b in blocks]
+        bn, bo = [base("new", b) for b in blocks], [base("old", b) for b in blocks]
+        raw = [n / o for n, o in zip(new, old)]
+        rel = [(n / x) / (o / y) for n, x, o, y in zip(new, bn, old, bo)]
+        noise = [x / y for x, y in zip(bn, bo)]
+        ab["rows"].append({"measurement": label, "new_p50_us": new, "old_p50_us": old, "baseline": base_name,
+                           "baseline_new_blocks_p50_us": bn, "baseline_old_blocks_p50_us": bo, "ratios": raw, "relative_ratios": rel})
+        ab_table.append(f"| {label} | {dur(median(new))} | {dur(median(old))} | {spread(raw)} | {spread(rel)} (÷ {base_name}; "
+                        f"the {base_name} itself {spread(noise)}) |")
+
 command = "make bench"
 header = ["measurement", "SchemeBridge", "baseline, same run", "ratio", "aim", "verdict"]
 table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -253,17 +361,24 @@ pb_rounds = ", ".join(size_text(x["bytes"]) + f" {x['rounds']:,}" for x in pb["s
 pb_note = (f"Pasteboard rounds: {pb_rounds}, interleaved; "
            "where a hand-off through the service goes, p50: writer's memfd + seal / `SetItems` round trip / "
            "message to the reader / `Read` round trip / mmap + sum of every byte: " + "; ".join(pb_phases) + ".")
+def load_text(name):
+    path = os.path.join(work, name)
+    return open(path).read().strip() if os.path.exists(path) else "?"
+
+
+loads = f"load average (1, 5, 15 min) {load_text('load-start.txt')} at the start, {load_text('load-end.txt')} at the end (other builds beside it)"
 footer = ((f"**Failed runs** (times not meaningful): {failed}. " if failed else "") + f"{machine}; {date}; `{command}` at commit {commit()}; round trips {lat['rounds']:,} interleaved rounds, "
           f"OpenURL {opn['rounds']:,}, replies {rep['rounds']:,}, processes {proc['rounds']}, documents {docs['rounds']} (processes) and {openfile['rounds']} (`OpenFile`), start-up {start[sizes[-1]]['rounds']} per tree, "
-          f"throughput {tp['rounds']} × {tp['seconds']:.0f} s.")
+          f"throughput {tp['rounds']} × {tp['seconds']:.0f} s" + (f", pick/share {ho['rounds']}" if ho else "") + f"; {loads}.")
 
 result = {
     "machine": machine, "date": date, "command": command, "commit": commit(),
     "aims": aims,
     "latency": lat, "throughput": tp, "openurl": opn, "replies": rep, "processes": proc, "cli_note": cli_note or None,
     "startup": start, "live_update": live, "binary_sizes": sizes_installed, "pasteboard": pb,
-    "documents": {"processes": docs, "openfile": openfile},
+    "documents": {"processes": docs, "openfile": openfile}, "handoff": ho, "devices": dv, "regression": ab,
+    "load_average": {"start": load_text("load-start.txt"), "end": load_text("load-end.txt")},
 }
 json.dump(result, open(out_json, "w"), indent=2)
 
-report_common.publish(table + [""] + pb_table + ["", pb_note], footer, readme, "bench", out_json)
+report_common.publish(table + [""] + pb_table + ["", pb_note] + ([""] + ab_table if ab_table else []), footer, readme, "bench", out_json)

@@ -3,12 +3,19 @@
 # gio and xdg-open — every figure a ratio to a baseline measured in the same run, interleaved.
 # Results: printed, Benchmarks/results/bench.json, and the table in docs/PERFORMANCE.md; content-type
 # detection has its own script, run at the end (Benchmarks/content-types.sh, its own table there), and so
-# has the share sheet's first frame (Benchmarks/sheet.sh, results/sheet.json).
+# have the share sheet's first frame (Benchmarks/sheet.sh, results/sheet.json) and sending to a nearby
+# device (Benchmarks/devices.sh: two real kdeconnectd, as root; results/devices.json), whose figures
+# join this table.
 # Knobs (environment): ROUNDS (round trips, 5000), OPEN_ROUNDS (2000), REPLY_ROUNDS (1000), PROC_ROUNDS (40),
 # START_ROUNDS (7), LIVE_ROUNDS (15), TP_SECONDS (1), TP_ROUNDS (5), CLIENTS (8), SIZES (trees for the
 # start-up runs), PROC_SIZE (the tree the long-running service, the processes and live update use),
 # PB_SIZES (pasteboard hand-off sizes in bytes) and PB_ROUNDS (rounds for each of them), DOC_ROUNDS (whole
-# processes opening a file, 60) and DOC_RT_ROUNDS (OpenFile round trips, 500).
+# processes opening a file, 60), DOC_RT_ROUNDS (OpenFile round trips, 500), HANDOFF_BYTES and
+# HANDOFF_ROUNDS (a pick and a share and their by-hand baselines: 1 MiB, 300 rounds).
+# BASELINE_SCHEMEBRIDGED: an earlier schemebridged (say which in BASELINE_LABEL) to compare this
+# one with in AB_BLOCKS (6) alternating blocks of AB_ROUNDS (1000) CanOpenURL, AB_OPEN_ROUNDS
+# (400) OpenURL, AB_DOC_ROUNDS (100) OpenFile and AB_PB_ROUNDS (200) pasteboard rounds
+# (issue 22's regression check; docs/PERFORMANCE.md says how the earlier one is built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5000}"
@@ -26,6 +33,15 @@ PB_SIZES="${PB_SIZES:-4096 1048576 104857600 1073741824}"
 PB_ROUNDS="${PB_ROUNDS:-1000 1000 30 8}"
 DOC_ROUNDS="${DOC_ROUNDS:-60}"
 DOC_RT_ROUNDS="${DOC_RT_ROUNDS:-500}"
+HANDOFF_BYTES="${HANDOFF_BYTES:-1048576}"
+HANDOFF_ROUNDS="${HANDOFF_ROUNDS:-300}"
+BASELINE_SCHEMEBRIDGED="${BASELINE_SCHEMEBRIDGED:-}"
+BASELINE_LABEL="${BASELINE_LABEL:-the baseline}"
+AB_BLOCKS="${AB_BLOCKS:-6}"
+AB_ROUNDS="${AB_ROUNDS:-1000}"
+AB_OPEN_ROUNDS="${AB_OPEN_ROUNDS:-400}"
+AB_DOC_ROUNDS="${AB_DOC_ROUNDS:-100}"
+AB_PB_ROUNDS="${AB_PB_ROUNDS:-200}"
 URL='todolist://add?task=milk'
 OUT=Benchmarks/results
 mkdir -p "$OUT" Benchmarks/bin
@@ -36,6 +52,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+cut -d' ' -f1-3 /proc/loadavg > "$WORK/load-start.txt"  # the machine is shared: noted in the report
 
 # The packages of make test (gio, xdg-open, update-desktop-database among them), a C
 # compiler for the reference service and the client, and file (the content-type baseline).
@@ -72,6 +89,7 @@ gcc $CFLAGS -o Benchmarks/bin/ref-service Benchmarks/c/ref-service.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/layer-client Benchmarks/c/layer-client.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/reply-handler Benchmarks/c/reply-handler.c $LIBS
 gcc $CFLAGS -o Benchmarks/bin/pasteboard-bench Benchmarks/c/pasteboard-bench.c $LIBS
+gcc $CFLAGS -o Benchmarks/bin/handoff-bench Benchmarks/c/handoff-bench.c $LIBS
 CLIENT=Benchmarks/bin/layer-client
 
 echo "==> generating XDG trees ($SIZES installed entries)"
@@ -210,6 +228,21 @@ wait_can_open benchpbwriter:x benchpbreader:x
 with_tree "$BIG" "$PB_BIN/pasteboard-writer" writer "$ADDR" "$PB_BIN/pasteboard-reader" "$PB_READER" "$PB_SIZES" "$PB_ROUNDS" \
     > "$WORK/pasteboard.json"
 
+echo "==> pick from a running provider and share to a running target, $((HANDOFF_BYTES >> 10)) KiB, beside the same done by hand ($HANDOFF_ROUNDS interleaved rounds)"
+# Benchmarks/c/handoff-bench.c: a caller app and a running DBusActivatable app (a provider of
+# image/png and a share target for image/*, with schemes for the by-hand baselines), each a
+# program under $HOME with an entry of its own, as the pasteboard apps are.
+cp Benchmarks/bin/handoff-bench "$PB_BIN/handoff-caller"
+cp Benchmarks/bin/handoff-bench "$PB_BIN/handoff-app"
+HO_APP=io.github.schemebridge.BenchScans HO_CALLER=io.github.schemebridge.BenchPicker
+printf '[Desktop Entry]\nType=Application\nName=Bench Picker\nExec=%s\nMimeType=x-scheme-handler/benchpicker;\n' \
+    "$PB_BIN/handoff-caller" > "$REPLY_APPS/$HO_CALLER.desktop"
+printf '[Desktop Entry]\nType=Application\nName=Bench Scans\nDBusActivatable=true\nExec=%s %%u\nMimeType=x-scheme-handler/benchprovide;x-scheme-handler/benchshare;\nX-SchemeBridge-Provides=image/png;\nActions=share;\n\n[Desktop Action share]\nName=Send to Bench Scans\nExec=%s share\nX-SchemeBridge-Share-Types=image/*;\n' \
+    "$PB_BIN/handoff-app" "$PB_BIN/handoff-app" > "$REPLY_APPS/$HO_APP.desktop"
+wait_can_open benchpicker:x benchprovide:x benchshare:x
+with_tree "$BIG" "$PB_BIN/handoff-caller" caller "$ADDR" "$PB_BIN/handoff-app" "$HO_APP" "$HO_CALLER" "$HANDOFF_BYTES" "$HANDOFF_ROUNDS" \
+    > "$WORK/handoff.json"
+
 echo "==> live update ($LIVE_ROUNDS new entries; baseline update-desktop-database + gio mime)"
 with_tree "$BIG" $CLIENT live "$ADDR" "$LIVE_ROUNDS" "$WORK/t$BIG/data-home/applications" \
     "$WORK/t$BIG/share/applications" > "$WORK/live.json"
@@ -232,7 +265,8 @@ with_tree "$BIG" $CLIENT proc "$PROC_ROUNDS" "${PROCS[@]}" > "$WORK/proc.json"
 
 echo "==> documents: the same viewer for schemebridge open, gio open and xdg-open"
 # The viewer is replaced for a moment by a script that records its arguments: each command must
-# launch it with the file (ours: with the Inbox copy's path).
+# launch it with the file (ours: the file itself, opened in place as version 3 does by default,
+# and with --copy the Inbox copy's path).
 printf '#!/bin/sh\nprintf "%%s\\n" "$*" >> %s\n' "$WORK/viewer.log" > "$DOC_VIEWER.new"
 chmod 755 "$DOC_VIEWER.new"
 mv "$DOC_VIEWER.new" "$DOC_VIEWER"
@@ -244,17 +278,17 @@ viewer_got() {  # CMD... FILE: runs the command, prints what the viewer got
     cat "$WORK/viewer.log"
 }
 DOC_SB=()
-[ -n "$CLI_NOTE" ] || DOC_SB=("$RBIN/schemebridge" open)
+[ -n "$CLI_NOTE" ] || DOC_SB=("$RBIN/schemebridge open" "$RBIN/schemebridge open --copy")
 for f in report.pdf notes.txt; do
-    for cmd in "gio open" "xdg-open" ${DOC_SB:+"${DOC_SB[*]}"}; do
+    for cmd in "gio open" "xdg-open" "${DOC_SB[@]}"; do
         got="$(viewer_got $cmd "$WORK/$f")"
         want="$WORK/$f"
-        [ "$cmd" = "${DOC_SB[*]}" ] && want="$DOC_INBOX/$f"
+        [ "${cmd%--copy}" != "$cmd" ] && want="$DOC_INBOX/$f"
         if [ "$got" != "$want" ]; then
             echo "$cmd $f: the viewer got '$got', not '$want'" >&2
             exit 1
         fi
-        echo "    ${cmd##*/} $f → bench-viewer $got"
+        echo "    ${cmd#"$RBIN/"} $f → bench-viewer $got"
         rm -f "$DOC_INBOX"/*
     done
 done
@@ -265,7 +299,8 @@ echo "==> whole processes: open FILE, 1 MiB ($DOC_ROUNDS interleaved rounds; the
 DOCS=()
 [ -n "$CLI_NOTE" ] || DOCS=(schemebridge_open_pdf "$RBIN/schemebridge" open "$WORK/report.pdf"
     :: schemebridge_open_txt "$RBIN/schemebridge" open "$WORK/notes.txt"
-    :: schemebridge_open_small_pdf "$RBIN/schemebridge" open "$WORK/small.pdf"
+    :: schemebridge_open_copy_pdf "$RBIN/schemebridge" open --copy "$WORK/report.pdf"
+    :: schemebridge_open_copy_small_pdf "$RBIN/schemebridge" open --copy "$WORK/small.pdf"
     :: schemebridge_open_url "$RBIN/schemebridge" open "$URL" ::)
 DOCS+=(gio_open_pdf gio open "$WORK/report.pdf" :: gio_open_txt gio open "$WORK/notes.txt"
        :: xdg_open_pdf xdg-open "$WORK/report.pdf" :: xdg_open_txt xdg-open "$WORK/notes.txt")
@@ -273,6 +308,41 @@ with_tree "$BIG" $CLIENT proc "$DOC_ROUNDS" --clean "$DOC_INBOX" "${DOCS[@]}" > 
 echo "==> OpenFile round trips beside OpenURL, one connection ($DOC_RT_ROUNDS interleaved rounds)"
 $CLIENT openfile "$ADDR" "$DOC_RT_ROUNDS" "$DOC_INBOX" "$URL" "$WORK/report.pdf" "$WORK/small.pdf" "$WORK/notes.txt" \
     > "$WORK/openfile.json"
+
+if [ -n "$BASELINE_SCHEMEBRIDGED" ]; then
+    # Issue 22: this build against an earlier schemebridged (built as make bench builds, from the
+    # commit before the change to check), in alternating blocks on the same tree, bus, apps and
+    # client: each block starts one of the two (its own cache dir, so neither reads the other's
+    # index) and runs the CanOpenURL/OpenURL, OpenFile and pasteboard rounds above, fewer of them.
+    # The C service's figures in the same blocks show the noise between blocks.
+    echo "==> issue 22: this build against $BASELINE_LABEL, $AB_BLOCKS alternating blocks each"
+    kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true
+    mkdir -p "$WORK/ab"
+    for block in $(seq "$AB_BLOCKS"); do
+        order="new old"; [ $((block % 2)) = 0 ] && order="old new"
+        for which in $order; do
+            bin="$RBIN/schemebridged"; [ "$which" = old ] && bin="$BASELINE_SCHEMEBRIDGED"
+            while dbus-send --bus="$ADDR" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.NameHasOwner string:io.github.schemebridge.SchemeBridge1 2>/dev/null | grep -q "boolean true"; do sleep 0.05; done
+            env $(tree_env "$BIG") XDG_CACHE_HOME="$WORK/ab-cache-$which" "$bin" --address "$ADDR" --max-launch-rate 0 2>>"$WORK/ab-$which.log" & AB_PID=$!
+            PIDS+=("$AB_PID")
+            wait_name io.github.schemebridge.SchemeBridge1
+            wait_can_open "$URL" benchpbwriter:x benchpbreader:x
+            sleep 0.5
+            b="$WORK/ab/$which-$block"
+            $CLIENT latency "$ADDR" "$AB_ROUNDS" "$URL" > "$b-latency.json"
+            $CLIENT open "$ADDR" "$AB_OPEN_ROUNDS" "$URL" > "$b-open.json"
+            $CLIENT openfile "$ADDR" "$AB_DOC_ROUNDS" "$DOC_INBOX" "$URL" "$WORK/report.pdf" "$WORK/small.pdf" "$WORK/notes.txt" > "$b-openfile.json"
+            with_tree "$BIG" "$PB_BIN/pasteboard-writer" writer "$ADDR" "$PB_BIN/pasteboard-reader" "$PB_READER" "4096 1048576" \
+                "$AB_PB_ROUNDS $AB_PB_ROUNDS" > "$b-pasteboard.json"
+            kill "$AB_PID"; wait "$AB_PID" 2>/dev/null || true
+        done
+    done
+    printf '{"label": "%s", "blocks": %d}\n' "$BASELINE_LABEL" "$AB_BLOCKS" > "$WORK/ab/meta.json"
+    env $(tree_env "$BIG") "$RBIN/schemebridged" --address "$ADDR" --max-launch-rate 0 2>>"$WORK/schemebridged.log" & SB_PID=$!
+    PIDS+=("$SB_PID")
+    wait_name io.github.schemebridge.SchemeBridge1
+fi
 # The start-up rounds below measure the 10,000-entry tree as it was before the documents were
 # added (the shared-mime-info database alone adds ~0.2–0.4 MiB to the service's RSS at start).
 rm -rf "$DOC_TREE/share/mime" "$DOC_INBOX"
@@ -305,5 +375,14 @@ done
 bash Benchmarks/content-types.sh "$SBIN/ContentTypeBench"
 # The share sheet's first frame on Xvfb (issue 23): its own script and results/sheet.json.
 bash Benchmarks/sheet.sh
+cp "$OUT/sheet.json" "$WORK/sheet.json"
+# Sending to a nearby device (issue 24): two real kdeconnectd in network namespaces, paired; its
+# own script and results/devices.json (it says why when it cannot run: not root, no kdeconnect).
+if bash Benchmarks/devices.sh "$RBIN/schemebridged"; then
+    cp "$OUT/devices.json" "$WORK/devices.json"
+else
+    echo '{"skipped": "Benchmarks/devices.sh failed (its output is in the make bench log)"}' > "$WORK/devices.json"
+fi
+cut -d' ' -f1-3 /proc/loadavg > "$WORK/load-end.txt"
 
 /usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"

@@ -312,6 +312,7 @@ static int parse_commands(int argc, char **argv, Command *out, int max) {
         if (out[n].argv[0] == NULL) { fprintf(stderr, "layer-client: '%s' has no command\n", out[n].name); exit(1); }
         n++;
     }
+    if (i < argc) { fprintf(stderr, "layer-client: more than %d commands\n", max); exit(1); }
     return n;
 }
 
@@ -562,8 +563,8 @@ static int proc(int rounds, int argc, char **argv) {
         argc -= 2;
         argv += 2;
     }
-    Command cmds[8];
-    int n = parse_commands(argc, argv, cmds, 8);
+    Command cmds[16];
+    int n = parse_commands(argc, argv, cmds, 16);
     double ms[n][rounds];
     int failures[n];
     memset(failures, 0, sizeof failures);

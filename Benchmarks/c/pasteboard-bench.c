@@ -25,9 +25,7 @@
  *       The service's VmHWM is reset (clear_refs 5) before the largest size's rounds and read
  *       after them.
  */
-#define _GNU_SOURCE
-#include <dbus/dbus.h>
-#include <errno.h>
+#include "bench-common.h"
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -43,10 +41,6 @@
 
 extern char **environ;
 
-#define SB_NAME "io.github.schemebridge.SchemeBridge1"
-#define SB_PATH "/io/github/schemebridge/SchemeBridge1"
-#define PBS_IFACE "io.github.schemebridge.Pasteboards1"
-#define PB_IFACE "io.github.schemebridge.Pasteboard1"
 #define PEER_IFACE "io.github.schemebridge.BenchPeer"
 #define TYPE "application/octet-stream"
 #define CHUNK (1 << 20)
@@ -54,26 +48,6 @@ extern char **environ;
 
 enum { PASTEBOARD, DBUS_FD, SOCKET_FD, DBUS_BYTES, VARIANTS };
 static const char *VARIANT_NAME[VARIANTS] = {"pasteboard", "dbus_fd", "socket_fd", "dbus_bytes"};
-
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static void die(const char *what, const char *detail) {
-    fprintf(stderr, "pasteboard-bench: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(1);
-}
-
-static DBusConnection *connect_bus(const char *address) {
-    DBusError err;
-    dbus_error_init(&err);
-    DBusConnection *c = dbus_connection_open_private(address, &err);
-    if (!c || !dbus_bus_register(c, &err)) die("cannot connect", err.message);
-    dbus_connection_set_exit_on_disconnect(c, 0);
-    return c;
-}
 
 /* ---- control messages (SOCK_SEQPACKET between writer and reader, never timed) ---- */
 
@@ -91,25 +65,7 @@ typedef struct {
     char error[240];
 } Result;
 
-static void send_all(int fd, const void *p, size_t n) {
-    if (send(fd, p, n, MSG_NOSIGNAL) != (ssize_t)n) die("control socket send", strerror(errno));
-}
-
-static void recv_all(int fd, void *p, size_t n) {
-    ssize_t r;
-    while ((r = recv(fd, p, n, 0)) < 0 && errno == EINTR) {}
-    if (r != (ssize_t)n) die("control socket receive", r < 0 ? strerror(errno) : "short message");
-}
-
 /* ---- reading: the same for every variant ---- */
-
-static uint64_t sum64(const uint8_t *p, uint64_t n) {
-    const uint64_t *w = (const uint64_t *)p;
-    uint64_t a = 0, b = 0, c = 0, d = 0, i = 0, words = n / 8;
-    for (; i + 4 <= words; i += 4) { a += w[i]; b += w[i + 1]; c += w[i + 2]; d += w[i + 3]; }
-    for (; i < words; i++) a += w[i];
-    return a + b + c + d;
-}
 
 static void consume(const uint8_t *p, uint64_t n, Result *r) {
     r->size = n;
@@ -261,37 +217,6 @@ static int make_memfd(uint64_t size) {
     return fd;
 }
 
-static DBusMessage *call(DBusConnection *c, DBusMessage *m, const char *what) {
-    DBusError err;
-    dbus_error_init(&err);
-    DBusMessage *r = dbus_connection_send_with_reply_and_block(c, m, 60000, &err);
-    dbus_message_unref(m);
-    if (!r) {
-        fprintf(stderr, "pasteboard-bench: %s: %s: %s\n", what, err.name, err.message);
-        exit(1);
-    }
-    return r;
-}
-
-/* SetItems([{TYPE: <h fd>}]) on `path`. */
-static void set_items(DBusConnection *c, const char *path, int fd) {
-    DBusMessage *m = dbus_message_new_method_call(SB_NAME, path, PB_IFACE, "SetItems");
-    DBusMessageIter it, items, item, entry, var;
-    const char *type = TYPE;
-    dbus_message_iter_init_append(m, &it);
-    dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "a{sv}", &items);
-    dbus_message_iter_open_container(&items, DBUS_TYPE_ARRAY, "{sv}", &item);
-    dbus_message_iter_open_container(&item, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
-    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &type);
-    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "h", &var);
-    dbus_message_iter_append_basic(&var, DBUS_TYPE_UNIX_FD, &fd);
-    dbus_message_iter_close_container(&entry, &var);
-    dbus_message_iter_close_container(&item, &entry);
-    dbus_message_iter_close_container(&items, &item);
-    dbus_message_iter_close_container(&it, &items);
-    dbus_message_unref(call(c, m, "SetItems"));
-}
-
 /* A one-way call to the reader (no reply), flushed. */
 static void to_peer(DBusConnection *c, DBusMessage *m) {
     dbus_message_set_no_reply(m, 1);
@@ -309,37 +234,6 @@ static void drain(DBusConnection *c) {
 
 static const char *reader_app; /* the app id the pasteboards are granted to */
 
-/* A new pasteboard (unique name, an hour to live) granted to the reader's app; its path in `path`. */
-static void create_pasteboard(DBusConnection *c, char *path, size_t size) {
-    DBusMessage *m = dbus_message_new_method_call(SB_NAME, SB_PATH, PBS_IFACE, "CreatePasteboard");
-    const char *empty = "", *key = "expires-in";
-    DBusMessageIter it, opts, entry, var;
-    dbus_message_iter_init_append(m, &it);
-    dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &empty);
-    dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &opts);
-    dbus_message_iter_open_container(&opts, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
-    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
-    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "t", &var);
-    dbus_uint64_t hour = 3600;
-    dbus_message_iter_append_basic(&var, DBUS_TYPE_UINT64, &hour);
-    dbus_message_iter_close_container(&entry, &var);
-    dbus_message_iter_close_container(&opts, &entry);
-    dbus_message_iter_close_container(&it, &opts);
-    DBusMessage *r = call(c, m, "CreatePasteboard");
-    const char *p = NULL, *name = NULL;
-    if (!dbus_message_get_args(r, NULL, DBUS_TYPE_OBJECT_PATH, &p, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) die("CreatePasteboard", "odd reply");
-    snprintf(path, size, "%s", p);
-    dbus_message_unref(r);
-    m = dbus_message_new_method_call(SB_NAME, path, PB_IFACE, "Grant");
-    const char **apps = &reader_app;
-    dbus_message_append_args(m, DBUS_TYPE_ARRAY, DBUS_TYPE_STRING, &apps, 1, DBUS_TYPE_INVALID);
-    dbus_message_unref(call(c, m, "Grant"));
-}
-
-static void delete_pasteboard(DBusConnection *c, const char *path) {
-    dbus_message_unref(call(c, dbus_message_new_method_call(SB_NAME, path, PB_IFACE, "Delete"), "Delete"));
-}
-
 typedef struct {
     double total, fill, setitems, notify, read, consume;
 } Sample;
@@ -348,7 +242,10 @@ typedef struct {
 static Sample hand_off(DBusConnection *c, const char *peer, int control, int data, int variant, uint64_t size, uint64_t stamp) {
     uint64_t expected = stamp_pattern(size, stamp);
     Command cmd = {variant, size, stamp, {0}};
-    if (variant == PASTEBOARD) create_pasteboard(c, cmd.path, sizeof cmd.path);
+    if (variant == PASTEBOARD) { /* granted to the reader's app */
+        create_pasteboard(c, cmd.path, sizeof cmd.path);
+        grant(c, cmd.path, reader_app);
+    }
     const char *path = cmd.path;
     send_all(control, &cmd, sizeof cmd);
     char ready;
@@ -359,7 +256,7 @@ static Sample hand_off(DBusConnection *c, const char *peer, int control, int dat
     case PASTEBOARD: {
         int fd = make_memfd(size);
         filled = now_us();
-        set_items(c, path, fd);
+        set_items(c, path, TYPE, fd);
         close(fd);
         sent = now_us();
         to_peer(c, dbus_message_new_method_call(peer, "/bench", PEER_IFACE, "Ready"));
@@ -419,17 +316,6 @@ static Sample hand_off(DBusConnection *c, const char *peer, int control, int dat
     s.consume = r.done_us - r.opened_us;
     drain(c);
     return s;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, int p) {
-    qsort(v, n, sizeof(double), cmp);
-    int i = n * p / 100;
-    return v[i < n ? i : n - 1];
 }
 
 /* The pid of the connection owning `name`. */

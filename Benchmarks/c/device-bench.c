@@ -1,0 +1,293 @@
+/* make bench: sending to a nearby device through SchemeBridge (issue 24), against calling the
+ * engine (a real kdeconnectd, paired with another one: Benchmarks/devices.sh) directly, in the
+ * same rounds (interleaved, rotating order).
+ *
+ *   device-bench send ADDR_A ADDR_B DEVICE_ID FILE SCRATCH ROUNDS
+ *       one JSON object. Each round sends FILE to DEVICE_ID (the other engine, as side A's engine
+ *       sees it) four ways, each timed until the engine accepted it — its `shareUrl` call
+ *       returned (it has queued the transfer; no engine confirms delivery):
+ *         share        Share([{file: h}], {target: DEVICE_ID}) on side A's schemebridged, until
+ *                      the request's Response (code 0: the service copied the file into its
+ *                      outbox and the engine's shareUrl of the copy returned; when Share
+ *                      itself returned the request is noted too);
+ *         engine       the baseline: shareUrl("file://FILE") on the engine's share plugin;
+ *         copy_engine  a copy of FILE into SCRATCH made the way the outbox makes it (read and
+ *                      write, 64 KiB at a time), then shareUrl of the copy: what the copy costs;
+ *         sendfile_engine  the same with the copy made by sendfile (in the kernel, as the Inbox
+ *                      and the pasteboards copy): what a kernel copy in the outbox would cost.
+ *       After each send, outside its time: wait for side B's engine to report the file (its
+ *       `shareReceived` signal on ADDR_B: the transfer over the veth pair is over, so the next
+ *       send does not overlap it; when that was is reported too, `received_by_b`), compare its
+ *       size, and remove it (and the copy).
+ *   device-bench sheet ADDR_A FILE RECORD ROUNDS
+ *       Share([{file: h}], {ask: true}) with `[Chooser] Command=device-bench probe RECORD
+ *       DEVICE_ID` configured: the sheet is that probe, which notes when it started and when it
+ *       had read its candidates (the device's line among them), then cancels. One JSON object:
+ *       Share call → sheet started, and sheet started → device list read.
+ *   device-bench probe RECORD DEVICE_ID
+ *       the probe (the service runs it as its chooser).
+ */
+#include "bench-common.h"
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SHARE_IFACE "io.github.schemebridge.Share1"
+#define REQUEST_IFACE "io.github.schemebridge.Request1"
+#define KC_NAME "org.kde.kdeconnect"
+#define KC_SHARE_IFACE "org.kde.kdeconnect.device.share"
+
+enum { SHARE, ENGINE, COPY_ENGINE, SENDFILE_ENGINE, VARIANTS };
+static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine", "sendfile_engine"};
+
+static void dict_string(DBusMessageIter *dict, const char *key, int type, const void *value) {
+    DBusMessageIter entry, var;
+    char sig[2] = {(char)type, 0};
+    dbus_message_iter_open_container(dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, sig, &var);
+    dbus_message_iter_append_basic(&var, type, value);
+    dbus_message_iter_close_container(&entry, &var);
+    dbus_message_iter_close_container(dict, &entry);
+}
+
+static double share_returned_us; /* when the last Share call returned its request */
+
+/* Share([{file: h}], options) where options holds `target` (a device id) or `ask` true;
+ * returns the Response's code. */
+static unsigned share(DBusConnection *c, const char *file, const char *target) {
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) die(file, strerror(errno));
+    DBusMessage *m = dbus_message_new_method_call(SB_NAME, SB_PATH, SHARE_IFACE, "Share");
+    DBusMessageIter it, items, item, opts;
+    dbus_message_iter_init_append(m, &it);
+    dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "a{sv}", &items);
+    dbus_message_iter_open_container(&items, DBUS_TYPE_ARRAY, "{sv}", &item);
+    dict_string(&item, "file", DBUS_TYPE_UNIX_FD, &fd);
+    dbus_message_iter_close_container(&items, &item);
+    dbus_message_iter_close_container(&it, &items);
+    dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &opts);
+    dbus_bool_t yes = 1;
+    if (target) dict_string(&opts, "target", DBUS_TYPE_STRING, &target);
+    else dict_string(&opts, "ask", DBUS_TYPE_BOOLEAN, &yes);
+    dbus_message_iter_close_container(&it, &opts);
+    close(fd);
+    DBusMessage *r = call(c, m, "Share");
+    share_returned_us = now_us();
+    const char *path = NULL;
+    if (!dbus_message_get_args(r, NULL, DBUS_TYPE_OBJECT_PATH, &path, DBUS_TYPE_INVALID)) die("Share", "no request path");
+    double t0 = now_us();
+    for (;;) {
+        DBusMessage *s = dbus_connection_pop_message(c);
+        if (!s) {
+            if (now_us() - t0 > 120e6) die("no Response in 120 s", path);
+            if (!dbus_connection_read_write(c, 1000)) die("Share", "disconnected");
+            continue;
+        }
+        if (dbus_message_is_signal(s, REQUEST_IFACE, "Response") && strcmp(dbus_message_get_path(s), path) == 0) {
+            dbus_uint32_t code = 99;
+            DBusMessageIter a, arr, entry, var;
+            dbus_message_iter_init(s, &a);
+            dbus_message_iter_get_basic(&a, &code);
+            dbus_message_iter_next(&a);
+            for (dbus_message_iter_recurse(&a, &arr); code == 2 && dbus_message_iter_get_arg_type(&arr) == DBUS_TYPE_DICT_ENTRY;
+                 dbus_message_iter_next(&arr)) {
+                const char *key, *msg;
+                dbus_message_iter_recurse(&arr, &entry);
+                dbus_message_iter_get_basic(&entry, &key);
+                dbus_message_iter_next(&entry);
+                dbus_message_iter_recurse(&entry, &var);
+                if (strcmp(key, "error-message") == 0 && dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_STRING) {
+                    dbus_message_iter_get_basic(&var, &msg);
+                    fprintf(stderr, "device-bench: Share failed: %s\n", msg);
+                }
+            }
+            dbus_message_unref(s);
+            dbus_message_unref(r);
+            return code;
+        }
+        dbus_message_unref(s);
+    }
+}
+
+/* shareUrl("file://PATH") on the engine's share plugin of `device`. */
+static void share_url(DBusConnection *c, const char *device, const char *path) {
+    char object[512], url[4200];
+    snprintf(object, sizeof object, "/modules/kdeconnect/devices/%s/share", device);
+    snprintf(url, sizeof url, "file://%s", path);
+    const char *u = url;
+    DBusMessage *m = dbus_message_new_method_call(KC_NAME, object, KC_SHARE_IFACE, "shareUrl");
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &u, DBUS_TYPE_INVALID);
+    dbus_message_unref(call(c, m, "shareUrl"));
+}
+
+/* A copy of `file` at `to`, read and written 64 KiB at a time (as the outbox copies), or with
+ * sendfile (in the kernel, as the Inbox and the pasteboards copy). */
+static void copy_file(const char *file, const char *to, int kernel) {
+    static char buffer[1 << 16];
+    int in = open(file, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (in < 0 || out < 0) die("copy", strerror(errno));
+    for (off_t offset = 0; kernel;) {
+        ssize_t n = sendfile(out, in, &offset, 1 << 30);
+        if (n < 0) { if (errno == EINTR) continue; die("copy: sendfile", strerror(errno)); }
+        if (n == 0) break;
+    }
+    while (!kernel) {
+        ssize_t n = read(in, buffer, sizeof buffer);
+        if (n < 0) { if (errno == EINTR) continue; die("copy: read", strerror(errno)); }
+        if (n == 0) break;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buffer + done, (size_t)(n - done));
+            if (w < 0) { if (errno == EINTR) continue; die("copy: write", strerror(errno)); }
+            done += w;
+        }
+    }
+    close(in);
+    close(out);
+}
+
+/* Waits for side B's engine to report a received file (shareReceived("file://…")); removes the
+ * file and returns its size. */
+static long long received(DBusConnection *b) {
+    double t0 = now_us();
+    for (;;) {
+        DBusMessage *m = dbus_connection_pop_message(b);
+        if (!m) {
+            if (now_us() - t0 > 120e6) die("side B", "no shareReceived in 120 s");
+            if (!dbus_connection_read_write(b, 1000)) die("side B", "disconnected");
+            continue;
+        }
+        const char *url = NULL;
+        if (dbus_message_is_signal(m, KC_SHARE_IFACE, "shareReceived") &&
+            dbus_message_get_args(m, NULL, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID) && strncmp(url, "file://", 7) == 0) {
+            struct stat st;
+            long long size = stat(url + 7, &st) == 0 ? (long long)st.st_size : -1;
+            unlink(url + 7);
+            dbus_message_unref(m);
+            return size;
+        }
+        dbus_message_unref(m);
+    }
+}
+
+static int send_rounds(const char *addr_a, const char *addr_b, const char *device, const char *file, const char *scratch, int rounds) {
+    struct stat st;
+    if (stat(file, &st) != 0) die(file, strerror(errno));
+    DBusConnection *a = connect_bus(addr_a), *b = connect_bus(addr_b);
+    DBusError err;
+    dbus_error_init(&err);
+    dbus_bus_add_match(b, "type='signal',sender='" KC_NAME "',interface='" KC_SHARE_IFACE "',member='shareReceived'", &err);
+    if (dbus_error_is_set(&err)) die("side B: AddMatch", err.message);
+    int warm = rounds / 10 + 1, total = warm + rounds;
+    double *v[VARIANTS], *delivered[VARIANTS], *returned = calloc(rounds, sizeof(double));
+    for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double)), delivered[k] = calloc(rounds, sizeof(double));
+    for (int i = 0; i < total; i++)
+        for (int j = 0; j < VARIANTS; j++) {
+            int k = (i + j) % VARIANTS;
+            char copy[4096] = {0};
+            double t0 = now_us();
+            switch (k) {
+            case SHARE:
+                if (share(a, file, device) != 0) die("share", "the Response was not 0");
+                break;
+            case ENGINE:
+                share_url(a, device, file);
+                break;
+            case COPY_ENGINE:
+            case SENDFILE_ENGINE:
+                snprintf(copy, sizeof copy, "%s/copy-%d-%d", scratch, i, k);
+                copy_file(file, copy, k == SENDFILE_ENGINE);
+                share_url(a, device, copy);
+                break;
+            }
+            double t = now_us() - t0;
+            if (i >= warm) v[k][i - warm] = t;
+            if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
+            long long got = received(b);
+            if (i >= warm) delivered[k][i - warm] = now_us() - t0;
+            if (copy[0]) unlink(copy);
+            if (got != (long long)st.st_size) {
+                fprintf(stderr, "device-bench: %s: side B received %lld bytes of %lld\n", VARIANT_NAME[k], got, (long long)st.st_size);
+                exit(1);
+            }
+        }
+    printf("{\"bytes\": %lld, \"rounds\": %d", (long long)st.st_size, rounds);
+    for (int k = 0; k < VARIANTS; k++) {
+        double p50 = pct(v[k], rounds, 50), p90 = pct(v[k], rounds, 90);
+        printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f, \"received_by_b_p50_us\": %.1f}", VARIANT_NAME[k], p50,
+               p90, v[k][0], v[k][rounds - 1], pct(delivered[k], rounds, 50));
+    }
+    printf(", \"share_returned_p50_us\": %.1f}\n", pct(returned, rounds, 50));
+    return 0;
+}
+
+/* ---- the sheet ---- */
+
+static int probe(const char *record, const char *device) {
+    double start = now_us();
+    char buf[1 << 16];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof buf - 1 && ((r = read(0, buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0) n += (size_t)r;
+    buf[n] = 0;
+    double read_done = now_us();
+    /* The device's line: "ID<TAB>name<TAB>icon<TAB>device". */
+    int has = 0, lines = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        lines++;
+        size_t len = strlen(device);
+        if (strncmp(line, device, len) == 0 && line[len] == '\t' && strstr(line, "\tdevice")) has = 1;
+    }
+    FILE *f = fopen(record, "w");
+    if (!f) return 2;
+    fprintf(f, "%.1f %.1f %d %d\n", start, read_done, has, lines);
+    fclose(f);
+    return 1; /* cancel */
+}
+
+static int sheet_rounds(const char *addr_a, const char *file, const char *record, int rounds) {
+    DBusConnection *a = connect_bus(addr_a);
+    int warm = rounds / 10 + 1;
+    double *opened = calloc(rounds, sizeof(double)), *listed = calloc(rounds, sizeof(double)), *answered = calloc(rounds, sizeof(double));
+    int lines = 0;
+    for (int i = 0; i < warm + rounds; i++) {
+        unlink(record);
+        double t0 = now_us();
+        unsigned code = share(a, file, NULL);
+        double t1 = now_us();
+        if (code != 1) die("sheet", "the Response was not 1 (cancelled)");
+        double start, read_done;
+        int has = 0;
+        FILE *f = fopen(record, "r");
+        if (!f || fscanf(f, "%lf %lf %d %d", &start, &read_done, &has, &lines) != 4) die("sheet", "the probe left no record");
+        fclose(f);
+        if (!has) die("sheet", "the device was not among the sheet's candidates");
+        if (i < warm) continue;
+        opened[i - warm] = start - t0;
+        listed[i - warm] = read_done - start;
+        answered[i - warm] = t1 - t0;
+    }
+    double o50 = pct(opened, rounds, 50), o90 = pct(opened, rounds, 90), l50 = pct(listed, rounds, 50), l90 = pct(listed, rounds, 90);
+    printf("{\"rounds\": %d, \"candidates\": %d", rounds, lines);
+    printf(", \"share_to_sheet_started\": {\"p50_us\": %.1f, \"p90_us\": %.1f}", o50, o90);
+    printf(", \"sheet_started_to_device_list\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"max_us\": %.1f}", l50, l90, listed[rounds - 1]);
+    printf(", \"share_to_cancelled_response\": {\"p50_us\": %.1f}}\n", pct(answered, rounds, 50));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 8 && strcmp(argv[1], "send") == 0) return send_rounds(argv[2], argv[3], argv[4], argv[5], argv[6], atoi(argv[7]));
+    if (argc == 6 && strcmp(argv[1], "sheet") == 0) return sheet_rounds(argv[2], argv[3], argv[4], atoi(argv[5]));
+    if (argc == 4 && strcmp(argv[1], "probe") == 0) return probe(argv[2], argv[3]);
+    fprintf(stderr, "usage: device-bench send ADDR_A ADDR_B DEVICE_ID FILE SCRATCH ROUNDS\n"
+                    "       device-bench sheet ADDR_A FILE RECORD ROUNDS\n"
+                    "       device-bench probe RECORD DEVICE_ID\n");
+    return 2;
+}
