@@ -110,13 +110,14 @@ extension Bridge {
     }
 
     /// A pasteboard owned by the caller with the data and URL items, one item each, in order;
-    /// nil when the share has none. The caller's pasteboard quota applies (`QuotaExceeded`).
+    /// nil when the share has none. The caller's pasteboard quota applies (`QuotaExceeded`); at its
+    /// count, the caller's oldest pasteboard made for an earlier share makes room.
     private func sharePasteboard(_ items: [SharedItem], caller: PasteboardCaller) async throws(DBusError) -> Pasteboard? {
         let values = items.compactMap(\.pasteboardValues)
         guard !values.isEmpty else { return nil }
         let store = pasteboards.store
         let board = try await pasteboards.blocking { () throws(PasteboardError) in
-            try store.create(name: "", persistent: false, expiresIn: nil, caller: caller)
+            try store.create(name: "", persistent: false, expiresIn: nil, caller: caller, forShare: true)
         }
         do throws(DBusError) {
             var write = try PasteboardService.adapt { () throws(PasteboardError) in try store.beginWrite(board.id, values, caller: caller) }

@@ -62,7 +62,10 @@ import Testing
         let handler = Self.caller("org.example.Handler")
         try await broker.remember("thief.desktop", for: "callerapp", caller: handler)
         let callback = "callerapp://done"
-        _ = broker.callbackRoutes.pin([callback], to: "caller.desktop", lifetime: .seconds(60))
+        // Pinned and started, as the service does around a launch (a claim of a route whose start
+        // is not recorded yet waits for it).
+        let group = try #require(broker.callbackRoutes.pin([callback], to: "caller.desktop", lifetime: .seconds(60)))
+        broker.callbackRoutes.started(group, handler: .activated(owner: ":1.42", process: nil))
         let isHandler: (LaunchedHandler?) async -> Bool = { _ in true }
         // Someone else opening it is refused, and the route stays for the handler.
         await #expect(throws: OpenFailure.self) {

@@ -130,4 +130,33 @@ import Testing
         config.inboxRetention = 30
         #expect(config.inboxLimits == InboxLimits(inboxBytes: 1000, retention: 30))
     }
+
+    /// A share's pasteboard outlives the share (its target reads it after launch): at the app's
+    /// count, the oldest one made for a share makes room, never one the app made itself.
+    @Test func theOldestSharePasteboardMakesRoomAtTheAppsCount() throws {
+        let two: PasteboardLimits = {
+            var limits = PasteboardLimits()
+            limits.maximumPerOwner = 2
+            return limits
+        }()
+        let store = PasteboardStore(disk: nil, limits: { two })
+        let app = caller(1, "org.example.Photos")
+        let first = try store.create(name: "", persistent: false, expiresIn: 600, caller: app, forShare: true)
+        let second = try store.create(name: "", persistent: false, expiresIn: 601, caller: app, forShare: true)
+        // A third share: the first share's pasteboard goes.
+        let third = try store.create(name: "", persistent: false, expiresIn: 602, caller: app, forShare: true)
+        #expect(store.peek(first.id) == nil)
+        #expect(store.peek(second.id) != nil && store.peek(third.id) != nil)
+        // The app's own pasteboard: the second share's goes for it.
+        let own = try store.create(name: "mine", persistent: false, expiresIn: 60, caller: app)
+        #expect(store.peek(second.id) == nil && store.peek(own.id) != nil)
+        // Another app's share pasteboards never make room for this one.
+        let other = caller(2, "org.example.Other")
+        let theirs = try store.create(name: "", persistent: false, expiresIn: 600, caller: other, forShare: true)
+        let mine2 = try store.create(name: "mine2", persistent: false, expiresIn: 60, caller: app)
+        #expect(store.peek(third.id) == nil && store.peek(mine2.id) != nil)
+        // Only its own pasteboards left: the count holds.
+        #expect(throws: PasteboardError.self) { try store.create(name: "", persistent: false, expiresIn: 600, caller: app, forShare: true) }
+        #expect(store.peek(own.id) != nil && store.peek(theirs.id) != nil)
+    }
 }

@@ -44,6 +44,9 @@ public struct Pasteboard: Sendable {
     public var launchGrants: [LaunchGrant] = []
     /// Connections that created it or used it and may still read it: who gets its signals.
     public var watchers: [String: PasteboardCaller] = [:]
+    /// Made by the service for a share (`Share1`'s data items), not by the owner itself: the first
+    /// to make room when the owner is at its count of pasteboards (``PasteboardStore/create(name:persistent:expiresIn:caller:forShare:)``).
+    public var madeForShare = false
 
     /// Who owns it: the owner app, else the creating connection.
     public var ownerKey: String { ownerApp ?? (creatorBus ?? "") }

@@ -94,8 +94,13 @@ public final class PasteboardStore: Sendable {
     // MARK: finding
 
     /// Creates pasteboard `name` for `caller` ("" makes a unique name), or returns the caller's
-    /// own pasteboard of that name when there is one.
-    public func create(name requested: String, persistent: Bool, expiresIn: UInt64?, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+    /// own pasteboard of that name when there is one. `forShare`: the service makes it for one of
+    /// the caller's shares. At the caller's count of pasteboards, the oldest one made for an
+    /// earlier share of the caller's makes room (its target was launched with it long before);
+    /// without one, `QuotaExceeded`. A share's pasteboard lives on after the share, so without
+    /// this an app that shared 64 times in ten minutes could neither share data nor make a pasteboard.
+    public func create(name requested: String, persistent: Bool, expiresIn: UInt64?, caller: PasteboardCaller,
+                       forShare: Bool = false) throws(PasteboardError) -> Pasteboard {
         let limits = self.limits()
         let name = requested.isEmpty ? Self.uniqueName() : try Self.validatedName(requested)
         if persistent && caller.appID == nil {
@@ -105,6 +110,7 @@ public final class PasteboardStore: Sendable {
         var board = Pasteboard(id: Self.newID(), name: name, ownerApp: caller.appID, creatorBus: caller.busName, persistent: persistent,
                                expires: Self.now() + Int64(seconds))
         board.watchers[caller.busName] = caller
+        board.madeForShare = forShare && !persistent
         // Pasteboards evicted to make room go once the state lock is released.
         var evicted: [Pasteboard] = []
         defer { finishRemoval(evicted, .evicted) }
@@ -115,7 +121,13 @@ public final class PasteboardStore: Sendable {
                 return own
             }
             let key = board.quotaKey
-            let count = s.boards.values.reduce(0) { $0 + ($1.quotaKey == key ? 1 : 0) }
+            var count = s.boards.values.reduce(0) { $0 + ($1.quotaKey == key ? 1 : 0) }
+            if count >= limits.quota(of: key).count,
+               let oldest = s.boards.values.filter({ $0.madeForShare && $0.access(for: caller) == .owner }).min(by: { $0.expires < $1.expires }),
+               let gone = detach(oldest.id, from: &s) {
+                evicted.append(gone)
+                count -= 1
+            }
             guard count < limits.quota(of: key).count else {
                 throw PasteboardError(.quotaExceeded, key == Self.sharedQuotaKey
                     ? "callers known only by an executable's path have \(count) pasteboards together, their most (MaxPasteboardsUnidentified); "

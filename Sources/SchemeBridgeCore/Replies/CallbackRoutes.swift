@@ -114,17 +114,34 @@ public final class CallbackRoutes: Sendable {
     /// Routes held now.
     public var count: Int { state.withLock { $0.count } }
 
-    /// `group`'s handler once its start is recorded; nil when its routes go first.
+    /// `group`'s handler once its start is recorded; nil when its routes go first (drop, the
+    /// table's bound, or their expiry: a group that is never started nor dropped cannot hold a
+    /// claim longer than its routes live).
     private func startedHandler(_ group: UInt64) async -> LaunchedHandler? {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let waiting = state.withLock { s -> Bool in
-                guard s.handlers[group] == nil, Self.holds(s, group) else { return false }
+            let (waiting, expiry) = state.withLock { s -> (Bool, ContinuousClock.Instant?) in
+                guard s.handlers[group] == nil, Self.holds(s, group) else { return (false, nil) }
+                let first = s.startWaiters[group] == nil
                 s.startWaiters[group, default: []].append(c)
-                return true
+                let latest = s.routes.values.lazy.flatMap { $0 }.filter { $0.group == group }.map(\.expires).max()
+                return (true, first ? latest : nil)
             }
             if !waiting { c.resume() }
+            if let expiry {
+                Task { [self] in
+                    try? await Task.sleep(until: expiry, clock: .continuous)
+                    expire(group)
+                }
+            }
         }
         return state.withLock { $0.handlers[group] }
+    }
+
+    /// `group`'s routes that have expired go, and with the last of them its waiting claims.
+    private func expire(_ group: UInt64) {
+        let now = ContinuousClock.now
+        let released = state.withLock { s in Self.remove(from: &s) { $0.group == group && $0.expires <= now } }
+        for waiter in released { waiter.resume() }
     }
 
     /// Whether `group` still has routes.
