@@ -48,6 +48,19 @@ final class DeviceService: Sendable {
     /// or GSConnect where only it is on the bus (``PreferredDeviceEngine``).
     var sender: any DeviceSending { PreferredDeviceEngine(kdeconnect: engine, gsconnect: gsconnect) }
 
+    /// Where file item `fd` (named `name`, "" for none) that `caller` shares is sent from: its
+    /// own path or an outbox copy (``DeviceFileSource``; a copy when its facts cannot be gathered).
+    func source(ofFile fd: Int32, name: String, caller: Caller, inbox: String) async -> DeviceFileSource {
+        let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed  // unidentified: not known
+        let excluded = [outbox?.directory, inbox].compactMap { $0 }
+        let facts = try? await descriptors.run(for: "outbox") { () throws(DBusError) in
+            SharedFileFacts.gather(fd: fd, name: name, callerSandboxed: sandboxed, excluding: excluded)
+        }
+        let source = facts.map(DeviceFileSource.of) ?? .outboxCopy
+        logger.debug("a shared file goes to the device \(source == .outboxCopy ? "as an outbox copy" : "by its own path")")
+        return source
+    }
+
     /// Writes `bytes` as an outbox file named `name` (for sending data that is not a file);
     /// returns its path. Fails without `XDG_RUNTIME_DIR` or when the outbox is unusable.
     func materialise(_ bytes: [UInt8], name: String?) async throws(ServiceFailure) -> String {

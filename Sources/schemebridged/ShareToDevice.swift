@@ -4,10 +4,12 @@ import SchemeBridgeCore
 import SchemeBridgeDevices
 
 /// A share whose target is a nearby device, each item routed by the core's ``DeviceItemRoute``
-/// (files and data that is not text as outbox files, in one send; text; URLs), in the order of
-/// ``DevicePayload/sends(files:others:)``. The request's `Response` is 0 with `target`, `device` and `engine` once the engine
-/// took everything (no engine confirms delivery), else 2 with the reason: `NoTarget` when there
-/// is no engine or the device cannot receive now, `LaunchFailed` when the engine did not take it.
+/// (files and data that is not text as files, in one send; text; URLs), in the order of
+/// ``DevicePayload/sends(files:others:)``. A file goes by its own path or as an outbox copy, as
+/// ``DeviceFileSource`` says; data that is not text always as an outbox file. The request's
+/// `Response` is 0 with `target`, `device` and `engine` once the engine took everything (no
+/// engine confirms delivery), else 2 with the reason: `NoTarget` when there is no engine or the
+/// device cannot receive now, `LaunchFailed` when the engine did not take it.
 extension Bridge {
     /// Sends `share` to the device `deviceID` and answers its request.
     func sendToDevice(_ share: PendingShare, deviceID: String) async throws(DBusError) {
@@ -27,7 +29,10 @@ extension Bridge {
                 case .text(let text): others.append(.text(text))
                 case .url(let url): others.append(.url(url))
                 case .outboxFile(let name):
-                    if let source {
+                    if case .file(let fd) = item.payload,
+                       case .direct(let path) = await devices.source(ofFile: fd.rawValue, name: item.name, caller: share.caller, inbox: documents.inbox.root) {
+                        files.append(path)
+                    } else if let source {
                         files.append(try await devices.materialise(copying: source, name: name))
                     } else {
                         files.append(try await devices.materialise(inline ?? [], name: name))

@@ -75,6 +75,24 @@ import Testing
         var st = stat()
         #expect(stat(inboxCopy, &st) == 0 && st.st_mode & 0o222 == 0, "the Inbox copy is writable")
         #expect(b.fixture.recordedEnv("files").contains("source=org.kde.kdeconnect.daemon"))
+        // An unsandboxed caller's own file went by its path: nothing was copied into A's outbox.
+        let outbox = a.scratch + "-run/schemebridge/outbox"
+        #expect(Self.outboxFiles(outbox).isEmpty, "\(Self.outboxFiles(outbox))")
+
+        // A file shared under another name, and a memfd: both copied into the outbox (under the
+        // items' names) and sent from there, arriving byte for byte.
+        let other = a.fixture.root.appendingPathComponent("other.bin"), memo = a.fixture.root.appendingPathComponent("memo-source.bin")
+        let otherBytes = Array(bytes[..<(1 << 20)].reversed()), memoBytes = Array(bytes[(1 << 20)..<(3 << 19)])
+        try Data(otherBytes).write(to: other)
+        try Data(memoBytes).write(to: memo)
+        let copied = try await ShareTests.share(a.fixture, #"[{"file": "\#(other.path)", "name": "renamed.bin"}, {"memfd": "\#(memo.path)", "name": "memo.bin"}]"#,
+                                                #"{"target": "\#(b.id)"}"#)
+        #expect(ShareTests.responses(copied).first?["code"] as? Int == 0, "\(copied) \(a.fixture.serviceLog.suffix(2000))")
+        #expect(Self.outboxFiles(outbox).sorted() == ["memo.bin", "renamed.bin"], "\(Self.outboxFiles(outbox))")
+        for (name, expected) in [("renamed.bin", otherBytes), ("memo.bin", memoBytes)] {
+            let arrived = await Tools.eventually { (try? Data(contentsOf: b.downloads.appendingPathComponent(name))) == Data(expected) }
+            #expect(arrived, "\(name) did not arrive on B intact: \(b.engineLog.suffix(2000))")
+        }
 
         // A text from A: B opens it with its text/plain app.
         let text = "hello from side A, äöü ✓ \(getpid())"
@@ -110,6 +128,15 @@ import Testing
             #expect(error.kind == .noTarget && error.message.contains("not running"), "\(error)")
         }
         #expect(engine.shareTargets.isEmpty)
+    }
+
+    /// The files in outbox `directory` (their names), none when it does not exist.
+    static func outboxFiles(_ directory: String) -> [String] {
+        let all = FileManager.default.subpaths(atPath: directory) ?? []
+        return all.filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.map { URL(fileURLWithPath: $0).lastPathComponent }
     }
 
     /// Without an engine on the bus the client lists nothing and every share is NoTarget, at once.
@@ -186,7 +213,10 @@ import Testing
         async let out = ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, #"{"target": "_phone_"}"#)
         #expect(await Tools.eventually { engine.calls.list.withLock { !$0.isEmpty } }, "\(fixture.serviceLog.suffix(2000))")
         let call = engine.calls.list.withLock { $0.first } ?? ""
-        #expect(call.hasPrefix("shareUrl ") && call.contains("file://\(run)/schemebridge/outbox/") && call.hasSuffix("/notes.txt\")"), "\(call)")
+        // An unsandboxed caller's own file goes to the engine by its path, not copied.
+        let resolved = try #require(realpath(file.path, nil).map { p in defer { free(p) }; return String(cString: p) })
+        #expect(call.hasPrefix("shareUrl ") && call.contains("\"file://\(resolved)\""), "\(call)")
+        #expect(Self.outboxFiles(run + "/schemebridge/outbox").isEmpty)
         engine.stop()
         let response = ShareTests.responses(try await out).first
         #expect(response?["code"] as? Int == 2, "\(String(describing: response))")

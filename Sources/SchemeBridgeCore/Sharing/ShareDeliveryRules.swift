@@ -59,11 +59,12 @@ public enum ShareActivation: Sendable, Equatable {
     case open
 }
 
-/// How one shared item goes to a nearby device: a file (copied into the outbox under its name,
-/// so the engine reads a file nobody can change or remove under it), text (`text/plain` data
-/// that is UTF-8), a URL as a URL, and any other data as an outbox file.
+/// How one shared item goes to a nearby device: a file (by its own path, or copied into the
+/// outbox under its name, as ``DeviceFileSource`` decides), text (`text/plain` data that is
+/// UTF-8), a URL as a URL, and any other data as an outbox file.
 public enum DeviceItemRoute: Sendable, Equatable {
-    /// A file or data, as an outbox file named so (nil: the outbox names it).
+    /// A file or data, as a file named so (nil: the outbox names it): data always in the outbox,
+    /// a file there unless ``DeviceFileSource`` sends it by its own path.
     case outboxFile(name: String?)
     /// Sent as text.
     case text(String)

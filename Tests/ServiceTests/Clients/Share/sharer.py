@@ -2,7 +2,7 @@
 # the error name. argv: bus address, items as JSON, options as JSON. Items: {"file": path} (opened
 # read-only and sent as h; a FIFO is opened non-blocking), {"text": s} (text/plain bytes),
 # {"url": s}, {"type": t, "bytes": n} (n zero bytes sent as an h of a sealed-less temp file),
-# {"socket": 1} (a connected socket as a file item), {"type": t, "data": s}, {"url": s, "both": s} (a URL and data in one item: invalid); "name" is passed on. Options: target, ask, activation-token (strings/bools).
+# {"socket": 1} (a connected socket as a file item), {"memfd": path} (a memfd holding that file's bytes, as a file item), {"type": t, "data": s}, {"url": s, "both": s} (a URL and data in one item: invalid); "name" is passed on. Options: target, ask, activation-token (strings/bools).
 # {"repeat": n, "item": {...}} repeats an item n times. env: SB_NAME, SB_PATH, SB_REQUEST.
 import sys, os, json, socket, tempfile, stat, dbus
 sys.dont_write_bytecode = True   # no __pycache__ in the source tree
@@ -18,6 +18,12 @@ def item(spec):
         pair = socket.socketpair()
         kept.append(pair)
         out['file'] = dbus.types.UnixFd(pair[0].fileno())
+    elif 'memfd' in spec:
+        fd = os.memfd_create(os.path.basename(spec['memfd']))
+        with open(spec['memfd'], 'rb') as source, open(fd, 'wb', closefd=False) as copy:
+            copy.write(source.read())
+        os.lseek(fd, 0, os.SEEK_SET)
+        out['file'] = dbus.types.UnixFd(fd)
     elif 'file' in spec:
         mode = os.stat(spec['file']).st_mode
         flags = os.O_RDONLY | (os.O_NONBLOCK if stat.S_ISFIFO(mode) else 0)

@@ -1,0 +1,94 @@
+/// Where a shared file item is sent to a nearby device from: the caller's own file, by path (no
+/// copy), or a copy in the outbox.
+///
+/// The engine runs as the user and reads what it is given when the transfer starts. A caller
+/// that is not sandboxed runs as the user too and could read its file itself, so the engine may
+/// read the file where it is — once the path the kernel names for the caller's descriptor is
+/// shown to be that very file now (same device and inode, a regular file the user can read),
+/// outside `/proc` and `/sys` and outside the outbox and the Inboxes, and the item is named as
+/// that file is (or not named). Everything else is copied into the outbox as before: a
+/// sandboxed (Flatpak) caller's file, whose path it may not be allowed to read — sending it
+/// would read a path for an app that cannot; a deleted or unlinked file, a memfd, a file the
+/// item names otherwise (the device must see the item's name), a file the path no longer names,
+/// and a caller that could not be identified.
+public enum DeviceFileSource: Sendable, Equatable {
+    /// The caller's file, sent by this absolute path: the engine reads it when the transfer
+    /// starts, so what the file holds then is sent.
+    case direct(path: String)
+    /// A copy in the outbox (what the descriptor reads now), sent from there.
+    case outboxCopy
+
+    /// The source of a file item, from what the service found (``SharedFileFacts``).
+    public static func of(_ facts: SharedFileFacts) -> DeviceFileSource {
+        guard facts.callerSandboxed == false, facts.readable,
+              let descriptor = facts.descriptor, descriptor.isRegular,
+              let path = facts.kernelPath, let atPath = facts.atPath, atPath == descriptor,
+              isPlainAbsolute(path), !facts.excludedDirectories.contains(where: { isWithin(path, $0) }),
+              ["/proc", "/sys"].allSatisfy({ !isWithin(path, $0) })
+        else { return .outboxCopy }
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        guard facts.name.isEmpty || facts.name == last else { return .outboxCopy }
+        return .direct(path: path)
+    }
+
+    /// An absolute path without NUL, `.` or `..` components and empty components (as the kernel
+    /// names a file).
+    static func isPlainAbsolute(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), path.count > 1, !path.utf8.contains(0) else { return false }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
+    /// Whether `path` is `directory` or lies under it (by whole components).
+    static func isWithin(_ path: String, _ directory: String) -> Bool {
+        var dir = directory
+        while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
+        guard !dir.isEmpty else { return false }
+        if dir == "/" { return true }
+        return path == dir || path.hasPrefix(dir + "/")
+    }
+}
+
+/// What the service found about a shared file item before sending it to a device
+/// (``DeviceFileSource/of(_:)`` decides from it).
+public struct SharedFileFacts: Sendable, Equatable {
+    /// A file's identity and kind, as `stat` gives them.
+    public struct Identity: Sendable, Equatable {
+        public var device: UInt64
+        public var inode: UInt64
+        public var isRegular: Bool
+
+        public init(device: UInt64, inode: UInt64, isRegular: Bool) {
+            self.device = device
+            self.inode = inode
+            self.isRegular = isRegular
+        }
+    }
+
+    /// Whether the caller runs sandboxed; nil when it was not identified.
+    public var callerSandboxed: Bool?
+    /// The item's name ("" for none).
+    public var name: String
+    /// The descriptor's identity (`fstat`); nil when it could not be examined.
+    public var descriptor: Identity?
+    /// The path the kernel names for the descriptor (`/proc/self/fd/N`); nil when there is none
+    /// or it is not valid UTF-8.
+    public var kernelPath: String?
+    /// What that path names now (`stat`); nil when nothing or it could not be examined.
+    public var atPath: Identity?
+    /// Whether the service (the user the engine runs as) may read that path.
+    public var readable: Bool
+    /// Directories whose files are always copied: the outbox and the Inboxes (as given and as
+    /// resolved).
+    public var excludedDirectories: [String]
+
+    public init(callerSandboxed: Bool?, name: String, descriptor: Identity?, kernelPath: String?, atPath: Identity?, readable: Bool,
+                excludedDirectories: [String]) {
+        self.callerSandboxed = callerSandboxed
+        self.name = name
+        self.descriptor = descriptor
+        self.kernelPath = kernelPath
+        self.atPath = atPath
+        self.readable = readable
+        self.excludedDirectories = excludedDirectories
+    }
+}
