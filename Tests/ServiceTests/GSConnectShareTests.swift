@@ -145,10 +145,11 @@ import Testing
 
         let file = fixture.root.appendingPathComponent("notes.txt")
         try Data("for the phone".utf8).write(to: file)
-        async let out = ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, #"{"target": "phone_1"}"#)
+        // Named otherwise, the file goes as an outbox copy (under its own name it would go by its path).
+        async let out = ShareTests.share(fixture, #"[{"file": "\#(file.path)", "name": "phone-notes.txt"}]"#, #"{"target": "phone_1"}"#)
         #expect(await Tools.eventually { gsconnect.record.calls.withLock { !$0.isEmpty } }, "\(fixture.serviceLog.suffix(2000))")
         let call = gsconnect.record.calls.withLock { $0.first } ?? ""
-        #expect(call.hasPrefix("shareFile ") && call.contains("file://\(run)/schemebridge/outbox/") && call.contains("/notes.txt\"") && call.contains("boolean(false)"), "\(call)")
+        #expect(call.hasPrefix("shareFile ") && call.contains("file://\(run)/schemebridge/outbox/") && call.contains("/phone-notes.txt\"") && call.contains("boolean(false)"), "\(call)")
         gsconnect.stop()
         let response = ShareTests.responses(try await out).first
         #expect(response?["code"] as? Int == 2, "\(String(describing: response))")
