@@ -132,4 +132,25 @@ import Testing
         #expect(await waiting.value == .refused)
         #expect(await routes.claim("calcb://never", isHandler: Self.isHandler(pid)) == .none)
     }
+
+    /// A route whose request is neither started nor dropped (no path of the service leaves one so,
+    /// but a claim must not depend on it): a claim waits at most until the route expires, then is
+    /// refused, its handler unknown. The pin and the claim run in one task, one after the other,
+    /// so the claim finds the route alive however late the task runs; the outcome is awaited with
+    /// a ceiling far past the route's 2 s (an event, not a clock race).
+    @Test func aClaimWaitsNoLongerThanItsRouteLives() async throws {
+        let routes = CallbackRoutes()
+        let outcome = Mutex<(claim: CallbackRoutes.Claim, askedAbout: [LaunchedHandler?])?>(nil)
+        Task {
+            routes.pin(["calcb://stale"], to: "org.example.Caller.desktop", lifetime: .seconds(2))
+            let asked = Mutex<[LaunchedHandler?]>([])
+            let claimed = await routes.claim("calcb://stale?result=x", isHandler: { h in asked.withLock { $0.append(h) }; return true })
+            outcome.withLock { $0 = (claimed, asked.withLock { $0 }) }
+        }
+        for _ in 0..<3000 where outcome.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(100)) }
+        let result = try #require(outcome.withLock { $0 }, "the claim still waited 300 s after a route of 2 s was pinned")
+        #expect(result.claim == .refused)
+        #expect(result.askedAbout.count == 1 && result.askedAbout.first! == nil, "the claim asked about \(result.askedAbout)")
+        #expect(routes.count == 0)
+    }
 }

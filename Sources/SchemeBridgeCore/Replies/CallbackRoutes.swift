@@ -127,21 +127,30 @@ public final class CallbackRoutes: Sendable {
                 return (true, first ? latest : nil)
             }
             if !waiting { c.resume() }
-            if let expiry {
-                Task { [self] in
-                    try? await Task.sleep(until: expiry, clock: .continuous)
-                    expire(group)
-                }
-            }
+            if let expiry { expire(group, at: expiry) }
         }
         return state.withLock { $0.handlers[group] }
     }
 
-    /// `group`'s routes that have expired go, and with the last of them its waiting claims.
-    private func expire(_ group: UInt64) {
-        let now = ContinuousClock.now
-        let released = state.withLock { s in Self.remove(from: &s) { $0.group == group && $0.expires <= now } }
-        for waiter in released { waiter.resume() }
+    /// At `expiry`, `group`'s routes that have expired go, and with the last of them its waiting
+    /// claims. A sleep may end a little before its deadline by the clock read after it: while
+    /// claims still wait and a route of the group lives on, it sleeps again until that one expires.
+    private func expire(_ group: UInt64, at expiry: ContinuousClock.Instant) {
+        Task { [self] in
+            var deadline = expiry
+            while true {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                let now = ContinuousClock.now
+                let (released, next) = state.withLock { s -> ([CheckedContinuation<Void, Never>], ContinuousClock.Instant?) in
+                    let released = Self.remove(from: &s) { $0.group == group && $0.expires <= now }
+                    guard s.startWaiters[group] != nil else { return (released, nil) }
+                    return (released, s.routes.values.lazy.flatMap { $0 }.filter { $0.group == group }.map(\.expires).max())
+                }
+                for waiter in released { waiter.resume() }
+                guard let next else { return }
+                deadline = max(next, now + .milliseconds(1))
+            }
+        }
     }
 
     /// Whether `group` still has routes.
