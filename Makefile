@@ -35,7 +35,7 @@ endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 
-.PHONY: all deps build release lean-link run test test-release install uninstall bench fuzz clean man install-file-manager-actions
+.PHONY: all deps build release lean-entry run test test-release install uninstall bench fuzz clean man install-file-manager-actions
 
 all: build
 
@@ -44,6 +44,20 @@ deps:
 
 build: deps
 	$(SWIFT) build
+	$(call lean-entry,.build/debug)
+
+# schemebridge, the lean entry point (a plain `open URL...`, else it runs schemebridge-cli): C
+# against libdbus, built here with the C compiler, since any SwiftPM executable target links the
+# Swift runtime, whose start costs more than the whole call (docs/PERFORMANCE.md). $(call
+# lean-entry,DIR) writes DIR/schemebridge. CFLAGS, CPPFLAGS and LDFLAGS are a packager's.
+LEAN_ENTRY = Sources/schemebridge-lean/schemebridge.c
+LEAN_CFLAGS = -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter
+lean-entry = mkdir -p $(1) && $(CC) $(LEAN_CFLAGS) $(CPPFLAGS) $(CFLAGS) $$(pkg-config --cflags dbus-1) -o $(1)/schemebridge $(LEAN_ENTRY) \
+	$(LDFLAGS) $$(pkg-config --libs dbus-1)
+# The same as a target, into LEAN_DIR (make bench builds it beside its own release build).
+LEAN_DIR ?= .build/debug
+lean-entry:
+	$(call lean-entry,$(LEAN_DIR))
 
 # Release binaries link the Swift runtime statically: a CLI that starts in ~2 ms less, and
 # binaries that do not depend on the toolchain's shared libraries at run time. Only the shipped
@@ -52,21 +66,14 @@ build: deps
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # schemebridge is the lean entry point (a plain `open URL...`); it runs schemebridge-cli, the full
 # command line, for everything else. Both go to BINDIR, side by side.
-PROGRAMS = schemebridged schemebridge schemebridge-cli schemebridge-splash
+SWIFT_PROGRAMS = schemebridged schemebridge-cli schemebridge-splash
+PROGRAMS = $(SWIFT_PROGRAMS) schemebridge
 # The introspection XML, one file per interface (annotated for code generators).
 INTERFACES = $(addprefix dbus/io.github.schemebridge.,$(addsuffix .xml,SchemeBridge1 Request1 Pasteboards1 Pasteboard1 Chooser1 Share1))
 
-release: lean-link
-	for p in $(PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done
-
-# The lean entry point links the C++ library and the unwinder statically (Package.swift,
-# schemebridge-entry's release linkerSettings: -L .build/lean-link, -static-libgcc): the -lstdc++
-# of the Swift runtime's static-stdlib-args.lnk finds libstdc++.a here first, so libstdc++.so and
-# libgcc_s are not loaded at its every start (docs/PERFORMANCE.md). Without this folder it links
-# against libstdc++.so as before. Benchmarks/run.sh runs it too (its own scratch path).
-lean-link:
-	mkdir -p .build/lean-link; a="$$($(CC) -print-file-name=libstdc++.a)"; \
-	if [ -f "$$a" ]; then ln -sf "$$a" .build/lean-link/libstdc++.a; else rm -f .build/lean-link/libstdc++.a; fi
+release:
+	for p in $(SWIFT_PROGRAMS); do $(SWIFT) build $(RELEASE_FLAGS) --product $$p || exit 1; done
+	$(call lean-entry,.build/release)
 
 # What install copies: .build/release (make release), or .build/debug with CONFIG=debug, or
 # any folder holding the three programs (BUILD_DIR=...).
@@ -75,8 +82,10 @@ BUILD_DIR ?= .build/$(CONFIG)
 BUILT = $(addprefix $(BUILD_DIR)/,$(PROGRAMS))
 
 # Only when a program is missing: build that one product (never the rest of the package).
-$(BUILT):
+$(addprefix $(BUILD_DIR)/,$(SWIFT_PROGRAMS)):
 	$(SWIFT) build $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS),) --product $(notdir $@)
+$(BUILD_DIR)/schemebridge:
+	$(call lean-entry,$(BUILD_DIR))
 
 run: build
 	@bash scripts/demo.sh
@@ -89,6 +98,7 @@ run: build
 TEST_WIDTH ?= 16
 test: deps
 	$(SWIFT) build --build-tests
+	$(call lean-entry,.build/debug)
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
 
 # The end-to-end suites (ServiceTests: a private bus, the real programs) against the release

@@ -13,9 +13,9 @@ let package = Package(
         .library(name: "SchemeBridgeContract", targets: ["SchemeBridgeContract"]),
         .library(name: "SchemeBridgeCore", targets: ["SchemeBridgeCore"]),
         .executable(name: "schemebridged", targets: ["schemebridged"]),
-        // `schemebridge` is the lean entry point (target schemebridge-entry); it runs the full
-        // command line (target schemebridge) as `schemebridge-cli` for anything but `open URL...`.
-        .executable(name: "schemebridge", targets: ["schemebridge-entry"]),
+        // `schemebridge`, the lean entry point, is C built by the Makefile (Sources/schemebridge-lean:
+        // a SwiftPM target would link the Swift runtime); it runs the full command line (target
+        // schemebridge) as `schemebridge-cli` for anything but `open URL...`.
         .executable(name: "schemebridge-cli", targets: ["schemebridge"]),
         .executable(name: "schemebridge-splash", targets: ["schemebridge-splash"]),
     ],
@@ -54,17 +54,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // What the command line's two programs share, without the argument parser (no Foundation):
-        // the exit statuses, the bus connection and its error advice, opening URLs.
+        // The command line's plumbing, without the argument parser (no Foundation): the exit
+        // statuses, the bus connection and its error advice, opening URLs (the C lean entry point
+        // keeps its statuses and messages in step: LeanEntryTests).
         .target(name: "SchemeBridgeCLIKit", dependencies: ["DBus", "SchemeBridgeContract"], swiftSettings: strict),
-        // `schemebridge`: serves a plain `open URL...` with the D-Bus layer alone (as fast as a
-        // one-shot dbus-send), else runs `schemebridge-cli` in its place.
-        // In release the C++ library and the unwinder are linked in, so ld.so loads and binds
-        // neither libstdc++ nor libgcc_s at its every start (`make release` puts libstdc++.a in
-        // .build/lean-link, which the Swift runtime's `-lstdc++` finds first; docs/PERFORMANCE.md).
-        .executableTarget(name: "schemebridge-entry", dependencies: ["SchemeBridgeCLIKit"], swiftSettings: strict,
-                          linkerSettings: [.unsafeFlags(["-Xclang-linker", "-static-libgcc", "-L", Context.packageDirectory + "/.build/lean-link"],
-                                                        .when(configuration: .release))]),
         // The command-line client (`schemebridge-cli`): every subcommand, like xdg-open, queries, monitor.
         .executableTarget(
             name: "schemebridge",

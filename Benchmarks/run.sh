@@ -69,8 +69,8 @@ SBIN="$("${SB_BUILD[@]}" --show-bin-path)"
 CLI_NOTE=""
 # schemebridge is the lean entry point (a plain `open URL`, timed below); schemebridge-cli beside it
 # is the full command line it runs for everything else.
-make -s lean-link  # as make release: the lean entry point links libstdc++.a (Package.swift, schemebridge-entry)
-if ! { "${SB_BUILD[@]}" --product schemebridge && "${SB_BUILD[@]}" --product schemebridge-cli; } >"$WORK/cli-build.log" 2>&1; then
+# The lean entry point is C, built by the Makefile as make release builds it (Sources/schemebridge-lean).
+if ! { make -s lean-entry LEAN_DIR="$SBIN" && "${SB_BUILD[@]}" --product schemebridge-cli; } >"$WORK/cli-build.log" 2>&1; then
     CLI_NOTE="the schemebridge CLI does not build"
 fi
 # The binaries as make install installs them: stripped (install -s). Their sizes go in the report.

@@ -7,6 +7,8 @@ set -eu
 # One line a need, so features add lines rather than edit one.
 PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
 desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base"
+# schemebridge, the lean entry point, is C against libdbus (Makefile: lean-entry).
+PACKAGES="$PACKAGES gcc libc6-dev"
 # The C and Qt examples of examples/, built and run by make test (gdbus-codegen, gio-2.0).
 PACKAGES="$PACKAGES libglib2.0-dev gcc libc6-dev qtbase5-dev g++"
 # The Rust example (examples/rust, zbus 1.9), built offline from Debian's crates in /usr/share/cargo/registry.

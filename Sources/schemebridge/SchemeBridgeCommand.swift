@@ -34,8 +34,8 @@ struct SchemeBridgeCommand: ParsableCommand {
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not
     /// ArgumentParser's 64), and failures already reported exit with their own status.
     /// Synchronous throughout (blocking D-Bus calls): no thread pool to start for a CLI that
-    /// makes one call. A plain `open URL...` never gets here: the lean entry point serves it
-    /// (``PlainOpen``), though this program gives the same answer when run directly.
+    /// makes one call. A plain `open URL...` never gets here: the lean entry point (C,
+    /// Sources/schemebridge-lean) serves it, though this program gives the same answer when run directly.
     static func main() {
         if CommandLine.arguments.count < 2 {
             // Like xdg-open: no arguments is a usage error (exit 1), with the usage on stderr.

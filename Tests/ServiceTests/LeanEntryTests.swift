@@ -41,6 +41,42 @@ import DBusTestSupport
         #expect(await f.recordedArgv("good")?.first?.hasPrefix("good://") == true)
     }
 
+    /// The lean entry point is C (Sources/schemebridge-lean): what it does on its own — the
+    /// activation token handed on, a long URL shortened in a message character by character, an
+    /// argument that is not UTF-8 left to the full command line — is what the full one does.
+    @Test func tokensLongURLsAndBytesAsTheFullCommandLine() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        let argv = f.records.appendingPathComponent("good.argv").path
+        for program in ["schemebridge", "schemebridge-cli"] {
+            let token = "token-of-\(program)"
+            try? FileManager.default.removeItem(atPath: argv)
+            let run = try await Self.open(program, f, ["good://token"], ["XDG_ACTIVATION_TOKEN": token])
+            #expect(run.status == 0, "\(program): \(run.stderr)")
+            let env = f.recordedEnv("good")
+            #expect(env.contains("token=\(token)\n"), "\(program): \(env)")
+            try? FileManager.default.removeItem(atPath: argv)
+            let startup = try await Self.open(program, f, ["good://startup"], ["DESKTOP_STARTUP_ID": "startup-\(program)"])
+            let startupEnv = f.recordedEnv("good")
+            #expect(startup.status == 0 && startupEnv.contains("startup-\(program)"), "\(program): \(startupEnv)")
+        }
+        let long = "nothing://" + String(repeating: "é", count: 150) + "\u{7F}" + String(repeating: "漢", count: 100)
+        let lean = try await Self.open("schemebridge", f, [long, "good://after"])
+        let full = try await Self.open("schemebridge-cli", f, [long, "good://after"])
+        #expect(lean.status != 0 && lean.status == full.status && lean.stderr == full.stderr, "\(lean.status) \(lean.stderr) / \(full.status) \(full.stderr)")
+        #expect(lean.stderr.contains("…'") && lean.stderr.contains("é?漢"), "\(lean.stderr)")
+        // Bytes that are not UTF-8 (a shell passes them on): the lean entry point does not send
+        // them (libdbus would abort); the full command line answers, the same for both.
+        var outcomes: [ProcessResult] = []
+        for program in ["schemebridge", "schemebridge-cli"] {
+            outcomes.append(try await Tools.run(["/bin/sh", "-c", #"exec "$0" open "$(printf 'good://caf\351')""#, try Built.executable(program)],
+                                                environment: ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""]))
+        }
+        #expect(outcomes[0].status == outcomes[1].status && outcomes[0].stderr == outcomes[1].stderr,
+                "\(outcomes[0].status) \(outcomes[0].stderr) / \(outcomes[1].status) \(outcomes[1].stderr)")
+    }
+
     @Test func everythingElseRunsTheFullCommandLineWithTheSameArguments() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }

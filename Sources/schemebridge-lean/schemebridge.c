@@ -1,0 +1,322 @@
+/*
+ * schemebridge: the lean entry point of the command line, in C against libdbus (issue 27, item 8).
+ *
+ * The everyday call, `schemebridge open URL...` with no options (what xdg-open, gio open and
+ * browsers run through our desktop entry), is served here as a one-shot dbus-send would serve
+ * it: connect to the session bus, `OpenURL` (or `OpenURLWithOptions` with the activation token
+ * the environment hands over) for each URL, exit with xdg-open's statuses. A Swift program, even
+ * one without Foundation or the argument parser, pays the Swift runtime's start at every run (a
+ * 9 MB binary mapped and relocated: docs/PERFORMANCE.md); this one does not.
+ *
+ * Anything else (an option, a file, a subcommand, an argument that is not valid UTF-8) replaces
+ * this process with the full command line, `schemebridge-cli` beside this program, with the same
+ * arguments (same process id: the service sees the same caller). What a user sees is the same
+ * either way: the same exit status and the same words on stderr as the full command line's
+ * (Sources/SchemeBridgeCLIKit: ExitStatus, ServiceClient.explain, URLOpening.reportFailure;
+ * Tests/ServiceTests/LeanEntryTests compares the two programs' output case by case).
+ *
+ * Built by the Makefile with the system's C compiler (`make build`, `make release`), not by
+ * SwiftPM: a SwiftPM executable target, even a C one, links the Swift runtime.
+ */
+#define _GNU_SOURCE
+#include <dbus/dbus.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SERVICE "io.github.schemebridge.SchemeBridge1"
+#define OBJECT_PATH "/io/github/schemebridge/SchemeBridge1"
+#define ERROR_PREFIX SERVICE ".Error."
+#define FULL_CLI "schemebridge-cli"
+#define CALL_TIMEOUT_MS 30000
+
+/* The exit statuses of schemebridge, xdg-open's (Sources/SchemeBridgeCLIKit/ExitStatus.swift). */
+enum status { SUCCESS = 0, USAGE = 1, NOT_FOUND = 2, NO_HANDLER = 3, FAILED = 4, CANCELLED = 5 };
+
+/* Writes all of `len` bytes of `text` to stderr (retrying short writes; a closed pipe ends it). */
+static void write_all(const char *text, size_t len) {
+    while (len > 0) {
+        ssize_t n = write(2, text, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        text += n;
+        len -= (size_t)n;
+    }
+}
+
+/* "schemebridge: " + the parts + "\n" on stderr, in one write where it fits. */
+static void report(const char *const parts[], size_t count) {
+    size_t total = strlen("schemebridge: ") + 1;
+    for (size_t i = 0; i < count; i++) total += strlen(parts[i]);
+    char *line = malloc(total + 1);
+    if (!line) return;
+    char *p = stpcpy(line, "schemebridge: ");
+    for (size_t i = 0; i < count; i++) p = stpcpy(p, parts[i]);
+    *p++ = '\n';
+    write_all(line, (size_t)(p - line));
+    free(line);
+}
+#define REPORT(...) report((const char *const[]){__VA_ARGS__}, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+/* Whether the NUL-terminated `s` is valid UTF-8 as libdbus (and Swift) take it: no overlong
+ * forms, no surrogates, nothing past U+10FFFF. */
+static bool valid_utf8(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char c = *p;
+        if (c < 0x80) { p++; continue; }
+        int n;
+        unsigned int cp;
+        if (c >= 0xC2 && c <= 0xDF) { n = 1; cp = c & 0x1F; }
+        else if (c >= 0xE0 && c <= 0xEF) { n = 2; cp = c & 0x0F; }
+        else if (c >= 0xF0 && c <= 0xF4) { n = 3; cp = c & 0x07; }
+        else return false;
+        for (int i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+/* Whether `arg` starts with `scheme:` (a letter, then letters, digits, `+ . -`) and is not a
+ * `file:` URL: a URL the service opens by its scheme (URLOpening.isSchemeURL). */
+static bool is_scheme_url(const char *arg) {
+    const char *colon = strchr(arg, ':');
+    if (!colon || colon == arg) return false;
+    unsigned char first = (unsigned char)arg[0] | 0x20;
+    if (first < 'a' || first > 'z') return false;
+    for (const char *p = arg; p < colon; p++) {
+        unsigned char c = (unsigned char)*p, l = c | 0x20;
+        if (!((l >= 'a' && l <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '.' || c == '-')) return false;
+    }
+    return strncmp(arg, "file:", 5) != 0;
+}
+
+/* An environment variable, or NULL when unset or empty. */
+static const char *environment(const char *name) {
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* `text` fit for a one-line message (URLText.shortened): at most 200 characters, control
+ * characters as `?`, "…" after a longer one. `text` is valid UTF-8. */
+static char *shortened(const char *text) {
+    size_t len = strlen(text);
+    char *out = malloc(len + 4);
+    if (!out) return NULL;
+    const unsigned char *p = (const unsigned char *)text;
+    char *o = out;
+    int count = 0;
+    while (*p) {
+        if (count == 200) { o = stpcpy(o, "\xE2\x80\xA6"); break; }
+        size_t n = *p < 0x80 ? 1 : *p < 0xE0 ? 2 : *p < 0xF0 ? 3 : 4;
+        if (*p < 0x20 || *p == 0x7F) *o++ = '?';
+        else { memcpy(o, p, n); o += n; }
+        p += n;
+        count++;
+    }
+    *o = 0;
+    return out;
+}
+
+/* The full command line beside this program (`/proc/self/exe`), as `make install` and the
+ * build put both; just its name when this program's own path is unknown. */
+static char *full_cli_path(void) {
+    char own[PATH_MAX + 1];
+    ssize_t n = readlink("/proc/self/exe", own, PATH_MAX);
+    if (n <= 0) return strdup(FULL_CLI);
+    own[n] = 0;
+    char *slash = strrchr(own, '/');
+    if (!slash) return strdup(FULL_CLI);
+    slash[1] = 0;
+    char *path = malloc(strlen(own) + sizeof FULL_CLI);
+    if (path) stpcpy(stpcpy(path, own), FULL_CLI);
+    return path;
+}
+
+/* Replaces this process with the full command line, the arguments as received. Returns only
+ * when that fails, by exiting with status 4 (FullCommandLine.exec). */
+static void run_full_command_line(char **argv) {
+    char *target = full_cli_path();
+    if (!target) exit(FAILED);
+    execv(target, argv);
+    const char *reason = strerror(errno);
+    REPORT("cannot run ", target, ": ", reason, " (reinstall SchemeBridge: `make install` puts it beside schemebridge)");
+    exit(FAILED);
+}
+
+/* `value` escaped for a D-Bus address (Connection.escapedAddressValue). */
+static char *escaped_address_value(const char *value) {
+    char *out = malloc(strlen(value) * 3 + 1), *o = out;
+    if (!out) return NULL;
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+        unsigned char c = *p;
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_' || c == '/' || c == '.' || c == '*') {
+            *o++ = (char)c;
+        } else {
+            static const char hex[] = "0123456789abcdef";
+            *o++ = '%';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 0xF];
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+/* The session bus of the environment: $DBUS_SESSION_BUS_ADDRESS, else $DBUS_STARTER_ADDRESS,
+ * else the socket $XDG_RUNTIME_DIR/bus when there is one (as GDBus and sd-bus find it); NULL
+ * when none (ServiceClient.busAddress, Connection.sessionBusAddress). */
+static char *session_bus_address(void) {
+    const char *a = environment("DBUS_SESSION_BUS_ADDRESS");
+    if (!a) a = environment("DBUS_STARTER_ADDRESS");
+    if (a) return strdup(a);
+    const char *runtime = getenv("XDG_RUNTIME_DIR");
+    if (!runtime || runtime[0] != '/') return NULL;
+    size_t len = strlen(runtime);
+    char *path = malloc(len + 5);
+    if (!path) return NULL;
+    stpcpy(stpcpy(path, runtime), runtime[len - 1] == '/' ? "bus" : "/bus");
+    struct stat st;
+    char *address = NULL;
+    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        char *escaped = escaped_address_value(path);
+        if (escaped && (address = malloc(strlen(escaped) + sizeof "unix:path="))) stpcpy(stpcpy(address, "unix:path="), escaped);
+        free(escaped);
+    }
+    free(path);
+    return address;
+}
+
+/* Whether the bus could not start the service (ServiceClient.isActivationFailure). */
+static bool is_activation_failure(const char *name) {
+    return strncmp(name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0 || strncmp(name, "org.freedesktop.systemd1.", 25) == 0
+        || strcmp(name, "org.freedesktop.DBus.Error.TimedOut") == 0;
+}
+
+/* The status for a D-Bus error from the service or the bus (ExitStatus.init). */
+static enum status status_of(const char *name) {
+    static const struct { const char *name; enum status status; } contract[] = {
+        {"InvalidURL", USAGE}, {"InvalidHandler", NOT_FOUND}, {"NoSuchPasteboard", NOT_FOUND}, {"NoSuchType", NOT_FOUND},
+        {"NoHandler", NO_HANDLER}, {"ReservedScheme", NO_HANDLER}, {"NoChooser", NO_HANDLER}, {"NoTarget", NO_HANDLER},
+        {"Cancelled", CANCELLED}, {"LaunchFailed", FAILED}, {"AccessDenied", FAILED}, {"RateLimited", FAILED},
+        {"NoSuchRequest", FAILED}, {"NotTheHandler", FAILED}, {"CallbackNotOwned", FAILED}, {"QuotaExceeded", FAILED},
+        {"AmbiguousPasteboard", FAILED},
+    };
+    if (strncmp(name, ERROR_PREFIX, strlen(ERROR_PREFIX)) == 0) {
+        const char *rest = name + strlen(ERROR_PREFIX);
+        for (size_t i = 0; i < sizeof contract / sizeof contract[0]; i++)
+            if (strcmp(rest, contract[i].name) == 0) return contract[i].status;
+    }
+    if (strcmp(name, DBUS_ERROR_INVALID_ARGS) == 0) return USAGE;
+    if (strcmp(name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 || strcmp(name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0
+        || strcmp(name, "org.freedesktop.DBus.Error.Disconnected") == 0 || is_activation_failure(name))
+        return NO_HANDLER;
+    return FAILED;
+}
+
+/* Reports that `url` could not be opened, with advice where the bus itself failed
+ * (URLOpening.reportFailure, ServiceClient.explain); the status to exit with. */
+static enum status report_failure(const char *url, const DBusError *error) {
+    const char *name = error->name ? error->name : DBUS_ERROR_FAILED;
+    const char *message = error->message ? error->message : "";
+    char *shown = shortened(url);
+    const char *u = shown ? shown : url;
+    if (strcmp(name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 || strcmp(name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0) {
+        REPORT("cannot open '", u, "': the SchemeBridge service is not available on this session bus (", message, "); ",
+               "install it with `make install PREFIX=~/.local` so the bus can start it, or run `schemebridged`");
+    } else if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0) {
+        REPORT("cannot open '", u, "': the SchemeBridge service did not answer in time (", message, ")");
+    } else if (is_activation_failure(name)) {
+        REPORT("cannot open '", u, "': the session bus could not start the SchemeBridge service (", name, ": ", message, "); ",
+               "see why with `journalctl --user -u schemebridged` in a systemd session, or run `schemebridged` by hand; ",
+               "`make install` puts the service file and the unit where the bus and systemd look");
+    } else {
+        REPORT("cannot open '", u, "': ", message);
+    }
+    free(shown);
+    return status_of(name);
+}
+
+/* Opens `url`: `OpenURL`, or `OpenURLWithOptions` with {activation-token: token} when there is
+ * one (URLOpening.open with the options of a plain open). */
+static enum status open_url(DBusConnection *bus, const char *url, const char *token) {
+    DBusMessage *call = dbus_message_new_method_call(SERVICE, OBJECT_PATH, SERVICE, token ? "OpenURLWithOptions" : "OpenURL");
+    if (!call) { REPORT("out of memory"); return FAILED; }
+    DBusMessageIter args, dict, entry, variant;
+    bool built = dbus_message_append_args(call, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
+    if (built && token) {
+        const char *key = "activation-token";
+        dbus_message_iter_init_append(call, &args);
+        built = dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &dict)
+            && dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry)
+            && dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key)
+            && dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant)
+            && dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &token)
+            && dbus_message_iter_close_container(&entry, &variant)
+            && dbus_message_iter_close_container(&dict, &entry)
+            && dbus_message_iter_close_container(&args, &dict);
+    }
+    if (!built) { dbus_message_unref(call); REPORT("out of memory"); return FAILED; }
+    DBusError error;
+    dbus_error_init(&error);
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(bus, call, CALL_TIMEOUT_MS, &error);
+    dbus_message_unref(call);
+    if (!reply) {
+        enum status s = report_failure(url, &error);
+        dbus_error_free(&error);
+        return s;
+    }
+    dbus_message_unref(reply);
+    return SUCCESS;
+}
+
+int main(int argc, char **argv) {
+    /* A plain `open` of URLs, each valid UTF-8 (libdbus refuses, by aborting, a string that is
+     * not; the full command line decodes such an argument as Swift does). */
+    bool plain = argc >= 3 && strcmp(argv[1], "open") == 0;
+    for (int i = 2; plain && i < argc; i++) plain = valid_utf8(argv[i]) && is_scheme_url(argv[i]);
+    const char *token = environment("XDG_ACTIVATION_TOKEN");
+    if (!token) token = environment("DESKTOP_STARTUP_ID");
+    if (!plain || (token && !valid_utf8(token))) run_full_command_line(argv);
+
+    char *address = session_bus_address();
+    if (!address) {
+        REPORT("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus ",
+               "(run inside a desktop session, or pass --address)");
+        return NO_HANDLER;
+    }
+    DBusError error;
+    dbus_error_init(&error);
+    DBusConnection *bus = dbus_connection_open_private(address, &error);
+    if (bus) {
+        dbus_connection_set_exit_on_disconnect(bus, FALSE);
+        if (!dbus_bus_register(bus, &error)) {
+            dbus_connection_close(bus);
+            dbus_connection_unref(bus);
+            bus = NULL;
+        }
+    }
+    if (!bus) {
+        REPORT("cannot connect to the session bus at ", address, ": ", error.message ? error.message : "unknown error");
+        dbus_error_free(&error);
+        return NO_HANDLER;
+    }
+    enum status first_failure = SUCCESS;
+    for (int i = 2; i < argc; i++) {
+        enum status s = open_url(bus, argv[i], token);
+        if (s != SUCCESS && first_failure == SUCCESS) first_failure = s;
+    }
+    dbus_connection_close(bus);
+    dbus_connection_unref(bus);
+    free(address);
+    return first_failure;
+}
