@@ -38,7 +38,7 @@ final class CallerCache: Sendable {
     init(ancestry: CallerAncestry? = nil, threads: IdentificationThreads = IdentificationThreads(), logger: Logger? = nil) {
         self.ancestry = ancestry ?? CallerAncestry(
             cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),
-            ownAppIDs: [DesktopID.appID(Contract.ownDesktopID)])
+            ownAppIDs: [DesktopID.appID(Contract.ownDesktopID)], steps: AncestorSteps())
         self.threads = threads
         self.logger = logger
     }

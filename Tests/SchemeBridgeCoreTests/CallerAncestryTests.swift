@@ -27,11 +27,12 @@ import Testing
 
         /// Process `pid` with parent `parent`, running `exe` (relative to the root) with `argv`,
         /// with descriptors open on the files `holding` (absolute paths).
+        /// With `startTime`, its `stat` has the start time (field 22), as the kernel's does.
         func process(_ pid: Int32, parent: Int32, exe: String, argv: [String], cgroup: String? = nil, comm: String = "x",
-                     holding: [String] = []) throws {
+                     holding: [String] = [], startTime: UInt64? = nil) throws {
             let dir = URL(fileURLWithPath: proc).appendingPathComponent("\(pid)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try "\(pid) (\(comm)) S \(parent) \(pid) \(pid) 0 -1 4194560\n".write(to: dir.appendingPathComponent("stat"), atomically: true, encoding: .utf8)
+            try stat(pid, parent: parent, comm: comm, startTime: startTime).write(to: dir.appendingPathComponent("stat"), atomically: true, encoding: .utf8)
             try Data(argv.flatMap { Array($0.utf8) + [0] }).write(to: dir.appendingPathComponent("cmdline"))
             try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("exe").path, withDestinationPath: file(exe))
             if let cgroup { try cgroup.write(to: dir.appendingPathComponent("cgroup"), atomically: true, encoding: .utf8) }
@@ -41,10 +42,16 @@ import Testing
             }
         }
 
-        func ancestry() -> CallerAncestry {
+        /// A `/proc/<pid>/stat` line (fields 23 on as the kernel writes them are left out).
+        func stat(_ pid: Int32, parent: Int32, comm: String = "x", startTime: UInt64? = nil) -> String {
+            guard let startTime else { return "\(pid) (\(comm)) S \(parent) \(pid) \(pid) 0 -1 4194560\n" }
+            return "\(pid) (\(comm)) S \(parent) \(pid) \(pid) 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 \(startTime) 1000\n"
+        }
+
+        func ancestry(steps: AncestorSteps? = nil) -> CallerAncestry {
             let sys = file("sys")
             return CallerAncestry(cliPath: cli, ownAppIDs: ["io.github.schemebridge.SchemeBridge"], procRoot: proc,
-                                  isSystemFile: { $0.hasPrefix(sys + "/") })
+                                  isSystemFile: { $0.hasPrefix(sys + "/") }, steps: steps)
         }
 
         /// Installed apps: `apps/asker` is org.example.Asker; `elsewhere/xdg-open` is org.example.Fake.
@@ -61,6 +68,39 @@ import Testing
         let a = p.ancestry()
         #expect(a.runsOurCLI(pid: 100))
         #expect(a.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Asker")
+    }
+
+    /// Issue 27, item 8: what the walk judged of an ancestor (here an app's script run by a shell)
+    /// is reused for the same process running the same file — so a browser or script that runs
+    /// our CLI again is not read again in full — and never for another process under the same pid
+    /// (another start time) or after the process ran another program (another executable file).
+    @Test func anAncestorsJudgementIsReusedOnlyForTheSameProcessAndFile() throws {
+        let p = try FakeProc()
+        let steps = AncestorSteps(lifetime: .seconds(3600))
+        let dir = URL(fileURLWithPath: p.proc).appendingPathComponent("80")
+        try p.process(80, parent: 1, exe: "sys/dash", argv: ["/bin/sh", p.file("apps/asker"), "todolist://x"], holding: [p.file("apps/asker")], startTime: 500)
+        try p.process(100, parent: 80, exe: "bin/schemebridge", argv: ["schemebridge", "open", "todolist://x"], startTime: 900)
+        let a = p.ancestry(steps: steps)
+        #expect(a.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Asker")
+        #expect(steps.count == 1)  // the shell; never our CLI's own process
+        // The same process: what it runs is not read again (its argv gone, the answer stays).
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("cmdline"))
+        #expect(a.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Asker")
+        // Another process under pid 80 (another start time) is read afresh: no argv, no script.
+        try p.stat(80, parent: 1, startTime: 501).write(to: dir.appendingPathComponent("stat"), atomically: true, encoding: .utf8)
+        #expect(a.appBehindCLI(pid: 100, installedApp: p.installedApp) == nil)
+        // The same process after an exec of another program (another file) is read afresh too.
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("exe"))
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("exe").path, withDestinationPath: p.file("elsewhere/xdg-open"))
+        #expect(a.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Fake")
+        // Without kept steps, every walk reads everything (what the process runs now).
+        #expect(p.ancestry().appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Fake")
+        let expired = AncestorSteps(lifetime: .zero)
+        let b = p.ancestry(steps: expired)
+        #expect(b.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Fake")
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("exe"))
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("exe").path, withDestinationPath: p.file("apps/asker"))
+        #expect(b.appBehindCLI(pid: 100, installedApp: p.installedApp) == "org.example.Asker")
     }
 
     /// Issue 21, item 9: a path in a shell's arguments names the app only when the shell runs that

@@ -65,5 +65,12 @@ import Testing
         let truePath = FileSystem.realPath("/bin/true") ?? "/bin/true"
         #expect(registry.applicationIDs(executing: truePath) == ["abs.desktop", "bare.desktop"])
         #expect(registry.applicationIDs(executing: "/nonexistent/prog").isEmpty)
+        // The lookup is served by a map of program names, built again after each change: an
+        // entry added, one removed and one whose program changed are seen at once.
+        try (entry + "/bin/true --new %u\n").write(toFile: tree.apps(1) + "/new.desktop", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: tree.apps(1) + "/bare.desktop")
+        try (entry + "/bin/untrue %u\n").write(toFile: tree.apps(1) + "/abs.desktop", atomically: true, encoding: .utf8)
+        registry.rescan()
+        #expect(registry.applicationIDs(executing: truePath) == ["new.desktop"])
     }
 }

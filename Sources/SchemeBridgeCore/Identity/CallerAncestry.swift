@@ -41,6 +41,8 @@ public struct CallerAncestry: Sendable {
     /// The path of our CLI binary the service trusts (nil: no client gets the walk).
     public let cliPath: String?
     private let isSystemFile: @Sendable (String) -> Bool
+    /// What the walk judged of recent ancestors (nil: everything is read every time).
+    public let steps: AncestorSteps?
 
     /// - Parameters:
     ///   - cliPath: our `schemebridge` binary; see ``cliBeside(serviceExecutable:)``.
@@ -48,12 +50,15 @@ public struct CallerAncestry: Sendable {
     ///   - procRoot: `/proc` except in tests.
     ///   - isSystemFile: whether a trampoline's file may be trusted (default: owned by root, not
     ///     writable by group or others); tests pass their own.
+    ///   - steps: where the walk keeps what it judged of each ancestor for a moment (the service
+    ///     passes one; see ``AncestorSteps``).
     public init(cliPath: String?, ownAppIDs: Set<String>, procRoot: String = "/proc",
-                isSystemFile: @escaping @Sendable (String) -> Bool = CallerAncestry.isSystemFile) {
+                isSystemFile: @escaping @Sendable (String) -> Bool = CallerAncestry.isSystemFile, steps: AncestorSteps? = nil) {
         self.cliPath = cliPath
         self.ownAppIDs = ownAppIDs
         self.procRoot = procRoot
         self.isSystemFile = isSystemFile
+        self.steps = steps
     }
 
     /// `schemebridge` in the folder of `serviceExecutable` (the running `schemebridged`, from
@@ -90,20 +95,59 @@ public struct CallerAncestry: Sendable {
     /// app; nil when `pid` is not our CLI or no ancestor is one. `installedApp` maps a program's
     /// absolute path to the id (without `.desktop`) of the one installed entry that runs it.
     public func appBehindCLI(pid: Int32, installedApp: (String) -> String?) -> String? {
-        guard runsOurCLI(pid: pid) else { return nil }
+        let ours = ourCLIFiles()
+        guard let exe = Self.fileID("\(procRoot)/\(pid)/exe"), ours.contains(exe) else { return nil }
         var current = pid
         var seen: Set<Int32> = []
         for _ in 0..<Self.maximumDepth {
-            guard current > 1, seen.insert(current).inserted, let process = snapshot(pid: current) else { return nil }
+            guard current > 1, seen.insert(current).inserted, let (step, ourCLI) = step(pid: current, isTheCLI: current == pid, ours: ours) else { return nil }
+            let process = step.snapshot
             if let id = process.launcherAppID, !ownAppIDs.contains(id) { return id }
-            let skipped = current == pid || runsOurCLI(pid: current) || isTrampoline(process)
-            if !skipped {
-                if let script = runningScript(process), let id = installedApp(script) { return id }
+            if !(current == pid || ourCLI || step.trampoline) {
+                if let script = step.script, let id = installedApp(script) { return id }
                 if let exe = process.executable, let id = installedApp(exe) { return id }
             }
             current = process.parentPID
         }
         return nil
+    }
+
+    /// A file's device and inode.
+    struct FileID: Equatable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    static func fileID(_ path: String) -> FileID? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// The files of our CLI (``cliPath`` and the full command line beside it) that exist.
+    func ourCLIFiles() -> [FileID] {
+        guard let cliPath, let slash = cliPath.lastIndex(of: "/") else { return [] }
+        return [cliPath, String(cliPath[...slash]) + Self.fullCLIName].compactMap(Self.fileID)
+    }
+
+    /// Process `pid` as the walk judges it — whether it runs our CLI, is a trampoline, runs a
+    /// script — with its parent read now; an ancestor's judgement is kept in ``steps`` and reused
+    /// while it is the same process running the same file (``AncestorSteps``). Nil when it
+    /// cannot be read.
+    private func step(pid: Int32, isTheCLI: Bool, ours: [FileID]) -> (AncestorSteps.Step, ourCLI: Bool)? {
+        guard let stat = try? FileSystem.readFile("\(procRoot)/\(pid)/stat", limit: 4096), let parent = Self.parentPID(fromStat: stat) else { return nil }
+        let key = isTheCLI ? nil : AncestorSteps.key(pid: pid, stat: stat, procRoot: procRoot)
+        let ourCLI = isTheCLI || (key.map { ours.contains(FileID(device: $0.device, inode: $0.inode)) } ?? runsOurCLI(pid: pid))
+        if let key, let kept = steps?.step(pid: pid, key: key) {
+            var snapshot = kept.snapshot
+            snapshot.parentPID = parent
+            return (AncestorSteps.Step(snapshot: snapshot, trampoline: kept.trampoline, script: kept.script), ourCLI)
+        }
+        guard let snapshot = snapshot(pid: pid) else { return nil }
+        let trampoline = !isTheCLI && !ourCLI && isTrampoline(snapshot)
+        let step = AncestorSteps.Step(snapshot: snapshot, trampoline: trampoline, script: isTheCLI || ourCLI || trampoline ? nil : runningScript(snapshot))
+        if let key { steps?.keep(step, pid: pid, key: key) }
+        return (step, ourCLI)
     }
 
     /// Process `pid` and its ancestors, nearest first (`/proc/<pid>/stat` parent by parent),
@@ -165,10 +209,11 @@ public struct CallerAncestry: Sendable {
     /// Whether `process` is a launch trampoline (or a shell running one, or our CLI by name in
     /// `sh -c`), judged by system files only.
     func isTrampoline(_ process: Snapshot) -> Bool {
-        guard let exe = process.executable, isSystemFile(exe) else { return false }
+        guard let exe = process.executable else { return false }
         let name = Self.baseName(exe)
+        // The names first: the file's ownership is looked at only for a trampoline's or a shell's.
+        guard Self.trampolines.contains(name) || Self.shells.contains(name), isSystemFile(exe) else { return false }
         if Self.trampolines.contains(name) { return true }
-        guard Self.shells.contains(name) else { return false }
         let args = Array(process.arguments.dropFirst())
         if let c = args.firstIndex(of: "-c"), c + 1 < args.count {
             var words = args[c + 1].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)

@@ -61,6 +61,11 @@ public final class Registry: Sendable {
     private let indexWriter: RegistryIndexWriter?
     /// ``resolvedPrograms()``'s map, dropped at every change.
     private let programMap = Mutex<[String: [String]]?>(nil)
+    /// Program base name → the eligible IDs whose `Exec` program has it, built on first use
+    /// after a change (``applicationIDs(executing:)`` asks it for every process the walk behind
+    /// our CLI meets: no scan of every entry per question). The generation moves at each change,
+    /// so a map built from the state before a change is never kept after it.
+    let baseNameMap = Mutex<(generation: UInt64, map: [String: [String]]?)>((0, nil))
     let indexState = Mutex(IndexState())
 
     /// How many warnings ``recentWarnings`` keeps.
@@ -261,20 +266,38 @@ public final class Registry: Sendable {
     /// the registry changes. Meant for identifying a new caller, off the shared threads.
     public func applicationIDs(executing path: String) -> [String] {
         guard let target = FileSystem.realPath(path) else { return [] }
-        let base = Array((target.split(separator: "/").last.map(String.init) ?? target).utf8)
-        // A byte comparison per entry (no allocation) when no index serves the lookup.
-        let candidates: [DesktopEntry] = state.withLock { m in
-            if let frozen = m.frozen { return frozen.entries(withProgramBaseName: base) }
-            return m.effective.values.filter { e in
-                guard let program = e.execProgram else { return false }
-                return Registry.path(program, hasBaseName: base)
-            }
+        let base = target.split(separator: "/").last.map(String.init) ?? target
+        let ids = idsRunningPrograms(named: base)
+        let candidates: [DesktopEntry] = ids.isEmpty ? [] : state.withLock { m in
+            ids.compactMap { id in m.frozen.map { $0.entry(id: id) } ?? m.effective[id] }
         }
         let direct = candidates.filter { e in
             e.execProgram.flatMap { ProgramLookup.find($0, searchPath: directories.executableSearchPath) }.flatMap(FileSystem.realPath) == target
         }
         if !direct.isEmpty { return direct.map(\.id).sorted() }
         return resolvedPrograms()[target] ?? []
+    }
+
+    /// The entries changed (or are served another way): ``baseNameMap`` is built again when next asked.
+    func forgetProgramNames() {
+        baseNameMap.withLock { $0 = ($0.generation &+ 1, nil) }
+    }
+
+    /// The eligible IDs whose `Exec` program's base name is `base` (``baseNameMap``).
+    private func idsRunningPrograms(named base: String) -> [String] {
+        let (generation, cached) = baseNameMap.withLock { ($0.generation, $0.map) }
+        if let cached { return cached[base] ?? [] }
+        let programs: [(id: String, program: String)] = state.withLock { m in
+            if let frozen = m.frozen { return frozen.programs() }
+            return m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
+        }
+        var map: [String: [String]] = [:]
+        for candidate in programs {
+            let name = candidate.program.split(separator: "/").last.map(String.init) ?? candidate.program
+            map[name, default: []].append(candidate.id)
+        }
+        baseNameMap.withLock { if $0.generation == generation { $0.map = map } }
+        return map[base] ?? []
     }
 
     /// Resolved program path → the eligible IDs running it (sorted), for `Exec`s that name a
@@ -405,6 +428,7 @@ public final class Registry: Sendable {
     func apply(_ changes: Set<WatchChange>) {
         let changed = writer.withLock { _ in applyLocked(changes) }
         programMap.withLock { $0 = nil }
+        forgetProgramNames()
         publish(changed)
         scheduleIndexWriteIfChanged()
     }

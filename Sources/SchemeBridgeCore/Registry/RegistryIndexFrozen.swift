@@ -352,22 +352,6 @@ final class FrozenIndex: @unchecked Sendable {
         return entry
     }
 
-    /// The eligible entries whose `Exec` program has the base name `base` (compared in the
-    /// tables; only those are read and decoded).
-    func entries(withProgramBaseName base: [UInt8]) -> [DesktopEntry] {
-        var result: [DesktopEntry] = []
-        for i in 0..<idCount {
-            let exec = u32(idTable + i * FrozenIndex.idRowSize + 12)
-            guard exec != Int(UInt32.max), let v = view(at: exec) else { continue }
-            let matches = v.count >= base.count && !base.isEmpty
-                && v[(v.count - base.count)...].elementsEqual(base)
-                && (v.count == base.count || v[v.count - base.count - 1] == UInt8(ascii: "/"))
-            guard matches, let rec = record(row: i), let e = rec.eligibleEntry, e.execProgram.map({ Array($0.utf8) }) == Array(v) else { continue }
-            result.append(e)
-        }
-        return result
-    }
-
     /// Every eligible entry's ID and `Exec` program, read from the tables.
     func programs() -> [(id: String, program: String)] {
         var out: [(id: String, program: String)] = []

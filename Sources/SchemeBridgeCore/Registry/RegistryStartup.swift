@@ -69,6 +69,7 @@ extension Registry {
                 do {
                     if let frozen = try frozenIndex(buffer, at: prepared.bodyOffset, directories: appDirs) {
                         state.withLock { $0.frozen = frozen }
+                        forgetProgramNames()
                         report.usedIndex = true
                         let generation = state.withLock { $0.recordGeneration }
                         indexState.withLock { $0.savedGeneration = generation }
@@ -322,6 +323,7 @@ extension Registry {
                 _ = m.resolve(m.load(perDirectory))
             }
         }
+        forgetProgramNames()
         if contents == nil {
             // Cannot happen for a buffer that passed the checks; scan to be safe.
             _ = applyLocked([.everything])
