@@ -150,7 +150,8 @@ public enum Built {
         }
         let path = binDirectory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ToolError("\(name) is not built at \(path): run `swift build --build-tests` (make test does)")
+            let how = name == "schemebridge" ? "`make lean-entry` (it is C, built by the Makefile)" : "`swift build --build-tests`"
+            throw ToolError("\(name) is not built at \(path): run \(how) (make test does)")
         }
         return path
     }
