@@ -76,6 +76,10 @@ public enum Tools {
     /// correct run never comes near it; it only bounds how long a broken one takes to fail.
     /// Three minutes: a bus activation beside a parallel release build once took 93 s.
     public static let eventCeiling: Duration = .seconds(180)
+    /// How long a test waits for a real third-party engine (kdeconnectd, GSConnect under gjs) to
+    /// answer a D-Bus call: beside four CPU hogs a call to GSConnect once went unanswered for 60 s
+    /// (NoReply; GSConnectShareTests), and a reply that comes late is not a failure of ours.
+    public static let engineReplyCeiling: Duration = .seconds(300)
 
     /// Polls `condition` until it is true or `timeout` passes; returns whether it became true.
     /// The pause between polls grows from 10 ms to 250 ms, so a slow event costs little CPU

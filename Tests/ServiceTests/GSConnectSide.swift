@@ -67,9 +67,13 @@ final class GSConnectSide: @unchecked Sendable {
 
     /// Activates an action of GSConnect's (the application's, or a device's at `path`).
     func activate(_ action: String, _ parameter: DBusValue? = nil, at path: ObjectPath = GSConnectSide.servicePath) async throws {
-        _ = try await side.connection.call(destination: Self.bus, path: path, interface: Self.actions, member: "Activate",
-                                           [.string(action), .array(element: .variant, parameter.map { [.variant($0)] } ?? []), .vardict([:])],
-                                           timeout: .seconds(60))
+        do {
+            _ = try await side.connection.call(destination: Self.bus, path: path, interface: Self.actions, member: "Activate",
+                                               [.string(action), .array(element: .variant, parameter.map { [.variant($0)] } ?? []), .vardict([:])],
+                                               timeout: Tools.engineReplyCeiling)
+        } catch {
+            throw ToolError("GSConnect's action '\(action)' at \(path.rawValue) failed: \(error.name.rawValue): \(error.message)\n\(serviceLog.suffix(3000))")
+        }
     }
 
     /// The object of the device `id` in GSConnect.
@@ -79,7 +83,7 @@ final class GSConnectSide: @unchecked Sendable {
     func deviceProperty(_ id: String, _ name: String) async -> DBusValue? {
         guard let path = try? devicePath(id) else { return nil }
         return try? await side.connection.call(destination: Self.bus, path: path, interface: .properties, member: "Get",
-                                               [.string(Self.device.rawValue), .string(name)], timeout: .seconds(30)).first?.unwrapped
+                                               [.string(Self.device.rawValue), .string(name)], timeout: Tools.engineReplyCeiling).first?.unwrapped
     }
 
     /// Tells GSConnect where `peer` (a kdeconnectd side) is, pairs the two over D-Bus (GSConnect

@@ -46,7 +46,7 @@ final class KDEConnectPair: @unchecked Sendable {
 
         /// Calls the engine.
         func call(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ args: [DBusValue] = []) async throws -> [DBusValue] {
-            try await connection.call(destination: KDEConnectPair.bus, path: path, interface: interface, member: member, args, timeout: .seconds(60))
+            try await connection.call(destination: KDEConnectPair.bus, path: path, interface: interface, member: member, args, timeout: Tools.engineReplyCeiling)
         }
 
         /// A property of the other side's device object as this engine sees it.
