@@ -56,7 +56,9 @@ import Testing
         /// `flatpakApp`: the entry is that Flatpak app's (`X-Flatpak=`, `flatpak run APP`).
         func waitingHandler(_ scheme: String, status: Int32, release: String, flatpakApp: String? = nil) {
             let script = tree.bin + "/" + (flatpakApp == nil ? "wait-\(scheme)" : "flatpak")
-            tree.write(script, "#!/bin/sh\nwhile [ ! -e \(release) ]; do sleep 0.05; done\nexit \(status)\n")
+            // Released by the file, or when the tree goes (the test's end removes it, maybe
+            // before the loop saw the file: such handlers were left looping after the suite).
+            tree.write(script, "#!/bin/sh\nwhile [ ! -e \(release) ] && [ -d \(tree.root) ]; do sleep 0.05; done\nexit \(status)\n")
             chmod(script, 0o755)
             let exec = flatpakApp.map { "\(script) run \($0) %u" } ?? "\(script) %u"
             tree.entry(1, "\(scheme).desktop", schemes: [scheme], exec: exec, extra: flatpakApp.map { "X-Flatpak=" + $0 } ?? "")

@@ -9,9 +9,23 @@ import SchemeBridgeContract
 /// python3-dbus pickers and providers (`Clients/Pick/*.py`) that the service really launches.
 @Suite struct PickTests {
     /// A provider entry `scanner.desktop` that runs `Clients/Pick/provider.py` with `steps`.
-    static func provider(_ f: ServiceFixture, _ steps: [String], id: String = "scanner", extra: String = "") throws {
+    /// Returns the scheme the entry declares as a marker of this version of it (see ``untilLive(_:_:)``).
+    @discardableResult
+    static func provider(_ f: ServiceFixture, _ steps: [String], id: String = "scanner", extra: String = "") throws -> String {
         let argv = Clients.command("Pick/provider", [f.records.path] + steps).map { "\"\($0)\"" }.joined(separator: " ")
-        try f.entry("\(id).desktop", "Name=\(id.capitalized)\nExec=\(argv)\nX-SchemeBridge-Provides=image/png;image/jpeg;\n\(extra)")
+        let marker = "sbprov" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
+        try f.entry("\(id).desktop", "Name=\(id.capitalized)\nExec=\(argv)\nX-SchemeBridge-Provides=image/png;image/jpeg;\n"
+                    + "MimeType=x-scheme-handler/\(marker);\n\(extra)")
+        return marker
+    }
+
+    /// Waits until the running service has read the provider entry that declares `marker`: an
+    /// entry written or rewritten while the service runs is live once its change is applied,
+    /// which a loaded machine can delay (a pick right after the write could still run the old
+    /// Exec: seen beside four CPU hogs).
+    static func untilLive(_ f: ServiceFixture, _ marker: String) async {
+        let live = await Tools.eventually { (try? await f.dbusSend("CanOpenURL", "string:\(marker):x"))?.stdout.contains("boolean true") == true }
+        #expect(live, "the service never read the provider's entry declaring \(marker)")
     }
 
     /// Runs `Clients/Pick/picker.py` (through `app` when given, so the picker is that app).
@@ -108,7 +122,7 @@ import SchemeBridgeContract
         try Self.provider(f, ["cancel"])
         let cancelled = Self.response(try await Self.pick(f))
         #expect(cancelled["code"] as? Int == 1, "\(cancelled)")
-        try Self.provider(f, ["exit"], id: "quitter")
+        await Self.untilLive(f, try Self.provider(f, ["exit"], id: "quitter"))
         let failed = Self.response(try await Self.pick(f, options: ["provider": "quitter.desktop"]))
         #expect(failed["code"] as? Int == 2, "\(failed)")
         #expect(failed["error-name"] as? String == Contract.errorPrefix + "HandlerExited", "\(failed)")
@@ -174,7 +188,7 @@ import SchemeBridgeContract
         let path = doc["path"] as? String ?? ""
         #expect(path.hasPrefix(f.root.path + "/schemebridge-pick-") && doc["type"] as? String == "image/png", "\(printed)")
         #expect(FileManager.default.contents(atPath: path) == Data(bytes))
-        try Self.provider(f, ["cancel"])
+        await Self.untilLive(f, try Self.provider(f, ["cancel"]))
         let cancelled = try await Tools.run([cli, "pick", "--provider", "scanner.desktop"], environment: env)
         #expect(cancelled.status == 5, "\(cancelled)")
     }
