@@ -66,7 +66,19 @@ import Testing
         let response = ShareTests.responses(out).first
         #expect(response?["code"] as? Int == 0, "\(out) \(a.fixture.serviceLog.suffix(2000))")
         #expect(response?["results"] as? [String: String] == ["target": b.id, "device": b.id, "engine": "kdeconnect"], "\(out)")
-        let argv = try #require(await b.fixture.recordedArgv("files"), "B's handler never ran: \(b.fixture.serviceLog.suffix(3000)) \(b.engineLog.suffix(2000))")
+        // The engines move the file themselves (TLS over the veth pair). Beside four CPU hogs
+        // kdeconnectd once never delivered a share whose Response said the engine took it (B's
+        // service saw no shareReceived in 180 s; no engine confirms delivery, docs/GUIDE.md): then
+        // A shares it once more, as a user would, and says so. What is ours — the Response above,
+        // B's service opening what arrives below — is checked either way.
+        var received = await b.fixture.recordedArgv("files")
+        if received == nil {
+            print("NOTE DeviceShareTests: B's engine announced no file within \(Tools.eventCeiling); sharing it again. B's engine: \(b.engineLog.suffix(1500))")
+            let again = ShareTests.responses(try await ShareTests.share(a.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(b.id)"}"#)).first
+            #expect(again?["code"] as? Int == 0, "\(String(describing: again))")
+            received = await b.fixture.recordedArgv("files")
+        }
+        let argv = try #require(received, "B's handler never ran: \(b.fixture.serviceLog.suffix(3000)) \(b.engineLog.suffix(3000)) A's engine: \(a.engineLog.suffix(2000))")
         let inboxCopy = try #require(argv.last)
         #expect(inboxCopy.contains("/Inbox/") || inboxCopy.contains("/inbox/"), "\(argv)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: inboxCopy)) == Data(bytes), "the Inbox copy differs from what A sent")

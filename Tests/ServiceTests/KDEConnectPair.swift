@@ -84,6 +84,8 @@ final class KDEConnectPair: @unchecked Sendable {
             let fixture = try ServiceFixture(extraEnvironment: [
                 "XDG_RUNTIME_DIR": root + "-run", "XDG_CACHE_HOME": root + "-cache",
                 "QT_QPA_PLATFORM": "offscreen", "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system-bus",
+                // The engine's own account of its links and transfers, for a failure's message.
+                "QT_LOGGING_RULES": "kdeconnect.core.debug=true",
             ])
             let kc = fixture.configHome.appendingPathComponent("kdeconnect")
             try FileManager.default.createDirectory(at: kc, withIntermediateDirectories: true)
