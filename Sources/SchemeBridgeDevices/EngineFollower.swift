@@ -43,8 +43,12 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
         state.withLock { $0.owner = owner }
         let refreshNow: @Sendable () async -> Void = { [self] in
             var found = empty
-            if let owner = state.withLock({ $0.owner }) { found = await read(owner) }
+            let owner = state.withLock { $0.owner }
+            if let owner { found = await read(owner) }
             let (changed, watchers, targets) = state.withLock { s in
+                // Read from an engine that has left (or been replaced) since: not kept; the
+                // change of owner queued a refresh of its own.
+                guard s.owner == owner else { return (false, [AsyncStream<[NearbyDevice]>.Continuation](), [NearbyDevice]()) }
                 let changed = s.snapshot != found
                 s.snapshot = found
                 return (changed, Array(s.watchers.values), self.targets(found))
@@ -68,8 +72,16 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
             Task { [self] in
                 for await change in owners.compactMap(NameOwnerChanged.init(message:)) where change.name == busName.rawValue {
                     let owner = change.newOwner.isEmpty ? nil : change.newOwner
-                    state.withLock { $0.owner = owner }
+                    // An engine that leaves takes its devices with it at once, in the same step
+                    // (no moment where it is gone but its devices are still targets).
+                    let cleared = state.withLock { s -> [AsyncStream<[NearbyDevice]>.Continuation]? in
+                        s.owner = owner
+                        guard owner == nil, s.snapshot != empty else { return nil }
+                        s.snapshot = empty
+                        return Array(s.watchers.values)
+                    }
                     logger.info(owner == nil ? "\(label) left the bus: no \(label) device targets" : "\(label) is on the bus as \(owner ?? "")")
+                    for w in cleared ?? [] { w.yield(targets(empty)) }
                     refreshes.continuation.yield()
                 }
             },
