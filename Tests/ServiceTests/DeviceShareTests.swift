@@ -73,6 +73,10 @@ import Testing
         // B's service opening what arrives below — is checked either way.
         var received = await b.fixture.recordedArgv("files")
         if received == nil {
+            // Only when the file never reached B's engine: if it is in B's downloads, whole, B's
+            // service is the one that did not open it, and that is a failure here.
+            let arrived = (try? FileManager.default.attributesOfItem(atPath: b.downloads.appendingPathComponent("payload.bin").path)[.size] as? Int) ?? nil
+            #expect(arrived != bytes.count, "B's engine has the whole file, but B's service never opened it: \(b.fixture.serviceLog.suffix(3000))")
             print("NOTE DeviceShareTests: B's engine announced no file within \(Tools.eventCeiling); sharing it again. B's engine: \(b.engineLog.suffix(1500))")
             let again = ShareTests.responses(try await ShareTests.share(a.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(b.id)"}"#)).first
             #expect(again?["code"] as? Int == 0, "\(String(describing: again))")
