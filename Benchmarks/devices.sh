@@ -5,8 +5,10 @@
 # Tests/ServiceTests/KDEConnectPair.swift does); side A's schemebridged on A's bus. Then
 # (Benchmarks/c/device-bench.c), interleaved round by round:
 #   - a 10 MiB file sent to B through `Share` (target: B's device id) until the Response, against
-#     the engine's own `shareUrl` of the same file until it returns, and against a copy of the
-#     file made as the outbox makes it (or with sendfile) followed by `shareUrl` of the copy;
+#     the engine's own `shareUrl` of the same file until it returns, against a bare C relay in the
+#     service's place (the floor for anything between a caller and the engine: a call, its reply,
+#     the engine's call, a Response signal), and against a copy of the file made as the outbox
+#     makes it (or with sendfile) followed by `shareUrl` of the copy;
 #     every send waits (untimed) for B's engine to report the file before the next one;
 #   - the sheet: `Share` with `ask`, a probe configured as the chooser ([Chooser] Command=) that
 #     notes when it started and when it had read its candidates, B among them, and cancels.
@@ -143,10 +145,12 @@ import json, sys
 send, sheet = (json.load(open(p)) for p in sys.argv[1:3])
 result = {"loadavg": open("/proc/loadavg").read().split()[:3], "engine": "kdeconnect", "send": send, "sheet": sheet}
 json.dump(result, open(sys.argv[3], "w"), indent=1)
-s, e, c, k = (send[v]["p50_us"] for v in ("share", "engine", "copy_engine", "sendfile_engine"))
+s, e, c, k, r = (send[v]["p50_us"] for v in ("share", "engine", "copy_engine", "sendfile_engine", "relay"))
 print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); engine's shareUrl %.1f ms; copy + shareUrl %.1f ms, "
       "sendfile copy + shareUrl %.1f ms: %.2f× (aim ≤ 1.2×), %.2f× the copy + shareUrl"
       % (s / 1000, send["share_returned_p50_us"] / 1000, e / 1000, c / 1000, k / 1000, s / e, s / c))
+print("the floor, a bare C relay in the service's place: %.1f ms, %.2f× the engine's shareUrl; Share is %.2f× the relay"
+      % (r / 1000, r / e, s / r))
 print("sheet: started %.1f ms after Share; device list read %.2f ms after it started (aim ≤ 50 ms)"
       % (sheet["share_to_sheet_started"]["p50_us"] / 1000, sheet["sheet_started_to_device_list"]["p50_us"] / 1000))
 PY

@@ -178,6 +178,13 @@ if dv and "skipped" not in dv:
                  aim(f"Share of a {size_text(send['bytes'])} file to a device ≤ 1.2× the engine's shareUrl (p50)", r, 1.2, "<=", "×") +
                  f"; the other engine had the file {ms(send['share']['received_by_b_p50_us'])} / {ms(send['engine']['received_by_b_p50_us'])} ms "
                  "after the start (`Share` / `shareUrl`)"))
+    if "relay" in send:
+        f = send["relay"]["p50_us"] / send["engine"]["p50_us"]
+        rows.append(("the floor for the send: a bare C relay in the service's place (call → reply → the engine's `shareUrl` → `Response`; "
+                     "no identification, type or checks), p50 / p90",
+                     p50_p90(send["relay"]), f"the engine's `shareUrl` called directly {p50_p90(send['engine'])}",
+                     f"{f:.2f}× the engine; `Share` {send['share']['p50_us'] / send['relay']['p50_us']:.2f}× the relay", "",
+                     "what the 1.2× aim leaves to any service between a caller and the engine"))
     v = sheet["sheet_started_to_device_list"]["p50_us"] / 1000
     rows.append(("device list in the sheet after it opens (the sheet's candidates read, the device among them), p50 / max",
                  f"{v:.2f} / {sheet['sheet_started_to_device_list']['max_us'] / 1000:.2f} ms",

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -43,8 +44,10 @@
 #define KC_NAME "org.kde.kdeconnect"
 #define KC_SHARE_IFACE "org.kde.kdeconnect.device.share"
 
-enum { SHARE, ENGINE, COPY_ENGINE, SENDFILE_ENGINE, VARIANTS };
-static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine", "sendfile_engine"};
+enum { SHARE, ENGINE, COPY_ENGINE, SENDFILE_ENGINE, RELAY, VARIANTS };
+static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine", "sendfile_engine", "relay"};
+#define RELAY_NAME "io.github.schemebridge.BenchRelay"
+#define RELAY_PATH "/io/github/schemebridge/BenchRelay"
 
 static void dict_string(DBusMessageIter *dict, const char *key, int type, const void *value) {
     DBusMessageIter entry, var;
@@ -58,6 +61,7 @@ static void dict_string(DBusMessageIter *dict, const char *key, int type, const 
 }
 
 static double share_returned_us; /* when the last Share call returned its request */
+static unsigned response(DBusConnection *c, DBusMessage *r);
 
 /* Share([{file: h}], options) where options holds `target` (a device id) or `ask` true;
  * returns the Response's code. */
@@ -80,6 +84,13 @@ static unsigned share(DBusConnection *c, const char *file, const char *target) {
     close(fd);
     DBusMessage *r = call(c, m, "Share");
     share_returned_us = now_us();
+    unsigned code = response(c, r);
+    dbus_message_unref(r);
+    return code;
+}
+
+/* Waits for the Response of the request named in reply `r`; returns its code. */
+static unsigned response(DBusConnection *c, DBusMessage *r) {
     const char *path = NULL;
     if (!dbus_message_get_args(r, NULL, DBUS_TYPE_OBJECT_PATH, &path, DBUS_TYPE_INVALID)) die("Share", "no request path");
     double t0 = now_us();
@@ -109,7 +120,6 @@ static unsigned share(DBusConnection *c, const char *file, const char *target) {
                 }
             }
             dbus_message_unref(s);
-            dbus_message_unref(r);
             return code;
         }
         dbus_message_unref(s);
@@ -176,9 +186,94 @@ static long long received(DBusConnection *b) {
     }
 }
 
+/* ---- the floor: a bare relay between the caller and the engine ----
+ * What any service standing where SchemeBridge stands costs at the least: a single-threaded C
+ * process on side A's bus that takes Share(h file, s device), replies with a request path,
+ * calls the engine's shareUrl with the descriptor's path (/proc/self/fd) and, when the engine
+ * returned, sends Request1.Response(0, {}) to the caller — no identification, no type, no
+ * checks. The `relay` variant is timed like `share`: from the call to the Response. */
+
+static void relay_serve(const char *addr, int ready) {
+    DBusConnection *c = connect_bus(addr);
+    DBusError err;
+    dbus_error_init(&err);
+    if (dbus_bus_request_name(c, RELAY_NAME, DBUS_NAME_FLAG_DO_NOT_QUEUE, &err) != DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER) die("relay", "cannot own its name");
+    if (write(ready, "1", 1) != 1) die("relay", "cannot say it is ready");
+    close(ready);
+    for (unsigned n = 0;; ) {
+        DBusMessage *m = dbus_connection_pop_message(c);
+        if (!m) {
+            if (!dbus_connection_read_write(c, -1)) exit(0);
+            continue;
+        }
+        int fd = -1;
+        const char *device = NULL;
+        if (!dbus_message_is_method_call(m, RELAY_NAME, "Share") ||
+            !dbus_message_get_args(m, NULL, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_STRING, &device, DBUS_TYPE_INVALID)) {
+            dbus_message_unref(m);
+            continue;
+        }
+        char link[64], path[4096] = {0}, object[128];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        if (readlink(link, path, sizeof path - 1) <= 0) die("relay", "readlink");
+        close(fd);
+        snprintf(object, sizeof object, "/relay/%u", ++n);
+        const char *o = object;
+        DBusMessage *reply = dbus_message_new_method_return(m);
+        dbus_message_append_args(reply, DBUS_TYPE_OBJECT_PATH, &o, DBUS_TYPE_INVALID);
+        dbus_connection_send(c, reply, NULL);
+        dbus_message_unref(reply);
+        share_url(c, device, path);
+        DBusMessage *sig = dbus_message_new_signal(object, REQUEST_IFACE, "Response");
+        dbus_message_set_destination(sig, dbus_message_get_sender(m));
+        dbus_uint32_t code = 0;
+        DBusMessageIter it, dict;
+        dbus_message_iter_init_append(sig, &it);
+        dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &code);
+        dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+        dbus_message_iter_close_container(&it, &dict);
+        dbus_connection_send(c, sig, NULL);
+        dbus_connection_flush(c);
+        dbus_message_unref(sig);
+        dbus_message_unref(m);
+    }
+}
+
+/* Starts the relay in a child process; returns its pid once it owns its name. */
+static pid_t relay_start(const char *addr) {
+    int p[2];
+    if (pipe(p) != 0) die("relay", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) die("relay", strerror(errno));
+    if (pid == 0) {
+        close(p[0]);
+        relay_serve(addr, p[1]);
+        _exit(0);
+    }
+    close(p[1]);
+    char b;
+    if (read(p[0], &b, 1) != 1) die("relay", "did not start");
+    close(p[0]);
+    return pid;
+}
+
+/* Share(file, device) on the relay, until its Response. */
+static unsigned relay_share(DBusConnection *c, const char *file, const char *device) {
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) die(file, strerror(errno));
+    DBusMessage *m = dbus_message_new_method_call(RELAY_NAME, RELAY_PATH, RELAY_NAME, "Share");
+    dbus_message_append_args(m, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_STRING, &device, DBUS_TYPE_INVALID);
+    close(fd);
+    DBusMessage *r = call(c, m, "relay Share");
+    unsigned code = response(c, r);
+    dbus_message_unref(r);
+    return code;
+}
+
 static int send_rounds(const char *addr_a, const char *addr_b, const char *device, const char *file, const char *scratch, int rounds) {
     struct stat st;
     if (stat(file, &st) != 0) die(file, strerror(errno));
+    pid_t relay = relay_start(addr_a);
     DBusConnection *a = connect_bus(addr_a), *b = connect_bus(addr_b);
     DBusError err;
     dbus_error_init(&err);
@@ -198,6 +293,9 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
                 break;
             case ENGINE:
                 share_url(a, device, file);
+                break;
+            case RELAY:
+                if (relay_share(a, file, device) != 0) die("relay", "the Response was not 0");
                 break;
             case COPY_ENGINE:
             case SENDFILE_ENGINE:
@@ -224,6 +322,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
                p90, v[k][0], v[k][rounds - 1], pct(delivered[k], rounds, 50));
     }
     printf(", \"share_returned_p50_us\": %.1f}\n", pct(returned, rounds, 50));
+    kill(relay, SIGTERM);
     return 0;
 }
 

@@ -2,7 +2,7 @@ import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
 
-/// A share accepted by `Share`, carried out after the reply naming its request was sent.
+/// A share accepted by `Share`, carried out as the reply naming its request goes out.
 struct PendingShare: Sendable {
     let request: UInt64
     let token: String
@@ -13,6 +13,13 @@ struct PendingShare: Sendable {
     let caller: Caller
     let options: ShareOptions
     let decision: HandlerDecision
+
+    /// Whether the share goes straight to its target (no sheet asked): what was found about its
+    /// files when it was made is still current.
+    var isImmediate: Bool {
+        if case .ask = decision { return false }
+        return true
+    }
 }
 
 /// `Share1.Share` on the one pipeline: decode and check the items (files inspected on the
@@ -27,13 +34,16 @@ extension Bridge {
         let known = await callers.caller(sender, connection: connection, registry: registry)
         let caller = Self.caller(sender, known)
         let key = known.appID ?? sender
-        let documents = self.documents
+        let (documents, devices, inbox) = (self.documents, self.devices, self.documents.inbox.root)
         var items: [SharedItem] = []
         for (i, entries) in try ShareIntake.decode(itemsValue) {
-            items.append(try await ShareIntake.item(i, entries) { fd throws(DBusError) in
+            // One look per file: its name and type, and what a device send decides from.
+            items.append(try await ShareIntake.item(i, entries) { fd, name throws(DBusError) in
                 do throws(DBusError) {
                     return try await descriptors.run(for: key) { () throws(DBusError) in
-                        try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: nil) }
+                        let found = try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: nil) }
+                        return InspectedFile(name: found.name, type: found.type,
+                                             facts: devices.facts(ofFile: fd.rawValue, name: name ?? "", caller: caller, inbox: inbox))
                     }
                 } catch {
                     throw DBusError(error.name, "item \(i): \(error.message)")
@@ -58,9 +68,11 @@ extension Bridge {
         let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
                                  caller: caller, options: options, decision: decision)
         logger.info("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
+        // Carried out at once, on this thread until it first waits (for the sheet, a launch, an
+        // engine): its Response is held until the reply naming the request is out.
+        Task.immediate { await carryOut(share) }
         return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [self] in
             replies.publish(pending.id)
-            Task { await carryOut(share) }
         })
     }
 

@@ -49,16 +49,29 @@ final class DeviceService: Sendable {
     var sender: any DeviceSending { PreferredDeviceEngine(kdeconnect: engine, gsconnect: gsconnect) }
 
     /// Where file item `fd` (named `name`, "" for none) that `caller` shares is sent from: its
-    /// own path or an outbox copy (``DeviceFileSource``; a copy when its facts cannot be gathered).
+    /// own path or an outbox copy (``DeviceFileSource``; a copy when its facts cannot be gathered),
+    /// from facts gathered now on a descriptor thread.
     func source(ofFile fd: Int32, name: String, caller: Caller, inbox: String) async -> DeviceFileSource {
-        let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed  // unidentified: not known
-        let excluded = [outbox?.directory, inbox].compactMap { $0 }
-        let facts = try? await descriptors.run(for: "outbox") { () throws(DBusError) in
-            SharedFileFacts.gather(fd: fd, name: name, callerSandboxed: sandboxed, excluding: excluded)
+        let facts = try? await descriptors.run(for: "outbox") { [self] () throws(DBusError) in
+            self.facts(ofFile: fd, name: name, caller: caller, inbox: inbox)
         }
-        let source = facts.map(DeviceFileSource.of) ?? .outboxCopy
+        return facts.map(source(from:)) ?? .outboxCopy
+    }
+
+    /// Where a shared file item with `facts` is sent from (``DeviceFileSource/of(_:)``).
+    func source(from facts: SharedFileFacts) -> DeviceFileSource {
+        let source = DeviceFileSource.of(facts)
         logger.debug("a shared file goes to the device \(source == .outboxCopy ? "as an outbox copy" : "by its own path")")
         return source
+    }
+
+    /// The facts ``DeviceFileSource`` decides from for file item `fd` (named `name`, "" for none)
+    /// that `caller` shares; the outbox and the Inboxes (`inbox`) are excluded. Blocking: call it
+    /// on a descriptor thread.
+    func facts(ofFile fd: Int32, name: String, caller: Caller, inbox: String) -> SharedFileFacts {
+        let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed  // unidentified: not known
+        let excluded = [outbox?.directory, inbox].compactMap { $0 }
+        return SharedFileFacts.gather(fd: fd, name: name, callerSandboxed: sandboxed, excluding: excluded)
     }
 
     /// Writes `bytes` as an outbox file named `name` (for sending data that is not a file);

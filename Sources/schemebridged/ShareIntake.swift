@@ -18,6 +18,8 @@ struct SharedItem: Sendable {
     let summary: ShareItemSummary
     /// The item's name (`name`, else the file's own; "" for data without one).
     let name: String
+    /// A file's facts as the share was made (for sending it to a device by its own path).
+    var facts: SharedFileFacts? = nil
 
     /// The pasteboard types and values this item is stored as (data and URLs only).
     var pasteboardValues: [(type: String, value: PasteboardWrite.Value)]? {
@@ -27,6 +29,16 @@ struct SharedItem: Sendable {
         case .url(let url): return ShareItemSummary.pasteboardValues(url: url).map { ($0.type, .bytes($0.bytes)) }
         }
     }
+}
+
+/// What a file item's descriptor was found to be, in one look on a descriptor thread.
+struct InspectedFile: Sendable {
+    /// The name it was opened by.
+    let name: String
+    /// Its detected type.
+    let type: ContentType
+    /// What a device send decides from (``DeviceFileSource``).
+    let facts: SharedFileFacts?
 }
 
 /// Decoding `Share`'s items (`aa{sv}`): each item is exactly one of `{type, data}`, `{file}` or
@@ -42,9 +54,10 @@ enum ShareIntake {
         return items.enumerated().map { ($0.offset, $0.element.stringDictionary ?? [:]) }
     }
 
-    /// Item `i` (`entries`), with `inspectFile` giving a descriptor's name and type.
+    /// Item `i` (`entries`), with `inspectFile` looking at a descriptor (given the item's `name`
+    /// entry, if any).
     static func item(_ i: Int, _ entries: [String: DBusValue],
-                     inspectFile: (UnixFD) async throws(DBusError) -> (name: String, type: ContentType)) async throws(DBusError) -> SharedItem {
+                     inspectFile: (UnixFD, _ name: String?) async throws(DBusError) -> InspectedFile) async throws(DBusError) -> SharedItem {
         typealias K = ShareContract.ItemKey
         let name = try string(entries, K.name, item: i).map(ShareItemSummary.safeName)
         _ = try string(entries, K.title, item: i)
@@ -53,8 +66,9 @@ enum ShareIntake {
         case [K.file]:
             guard case .unixFD(let fd) = entries[K.file]?.unwrappedOnceOrSelf else { throw DBusError(.invalidArgs, "item \(i): 'file' must be a file descriptor (h)") }
             guard entries[K.type] == nil else { throw DBusError(.invalidArgs, "item \(i): a file's type is detected; 'type' goes with 'data'") }
-            let inspected = try await inspectFile(fd)
-            return SharedItem(payload: .file(fd), summary: ShareItemSummary(kind: .file, type: inspected.type.name), name: name ?? inspected.name)
+            let inspected = try await inspectFile(fd, name)
+            return SharedItem(payload: .file(fd), summary: ShareItemSummary(kind: .file, type: inspected.type.name), name: name ?? inspected.name,
+                              facts: inspected.facts)
         case [K.url]:
             guard let url = try string(entries, K.url, item: i), entries[K.type] == nil else { throw DBusError(.invalidArgs, "item \(i): 'url' must be a string (s) alone") }
             do { _ = try SchemeURL(url) } catch { throw DBusError(.invalidArgs, "item \(i): '\(URLText.shortened(url))' is not a valid URL: \(error)") }

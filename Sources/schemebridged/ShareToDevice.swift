@@ -30,7 +30,7 @@ extension Bridge {
                 case .url(let url): others.append(.url(url))
                 case .outboxFile(let name):
                     if case .file(let fd) = item.payload,
-                       case .direct(let path) = await devices.source(ofFile: fd.rawValue, name: item.name, caller: share.caller, inbox: documents.inbox.root) {
+                       case .direct(let path) = await fileSource(of: item, fd: fd.rawValue, share: share) {
                         files.append(path)
                     } else if let source {
                         files.append(try await devices.materialise(copying: source, name: name))
@@ -52,5 +52,12 @@ extension Bridge {
         } catch {
             throw DBusError(error)
         }
+    }
+
+    /// Where file item `item` (descriptor `fd`) is sent from: decided from what was found as the
+    /// share was made when it went straight here, else from a fresh look.
+    private func fileSource(of item: SharedItem, fd: Int32, share: PendingShare) async -> DeviceFileSource {
+        if share.isImmediate, let facts = item.facts { return devices.source(from: facts) }
+        return await devices.source(ofFile: fd, name: item.name, caller: share.caller, inbox: documents.inbox.root)
     }
 }

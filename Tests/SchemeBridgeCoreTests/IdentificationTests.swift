@@ -40,6 +40,34 @@ import Testing
         #expect(await threads.run { 4 } == 4)
     }
 
+    /// A thread whose job ended takes the next job (no new thread), and ends once it has been
+    /// idle for its lifetime; many jobs at once never keep more threads than the maximum.
+    /// The calling thread's id (`/proc/thread-self` names `PID/task/TID`).
+    static func threadID() -> pid_t {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        let text = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        return pid_t(text.split(separator: "/").last ?? "") ?? -1
+    }
+
+    @Test func aThreadWhoseJobEndedTakesTheNextThenEndsWhenIdle() async throws {
+        let threads = IdentificationThreads(timeout: .seconds(300), maximumThreads: 3, idleLifetime: .seconds(1))
+        let first = try #require(await threads.run { Self.threadID() })
+        #expect(await waitUntil(timeout: .seconds(30)) { threads.idleCount == 1 } != nil)
+        let second = try #require(await threads.run { Self.threadID() })
+        #expect(second == first)
+        #expect(await waitUntil(timeout: .seconds(30)) { threads.idleCount == 0 && access("/proc/self/task/\(first)", F_OK) != 0 } != nil,
+                "an idle thread did not end")
+        // Twenty jobs at once: every one runs, on at most three threads, which stay for the next.
+        let tids = await withTaskGroup(of: pid_t?.self) { group in
+            for _ in 0..<20 { group.addTask { await threads.run { usleep(2000); return Self.threadID() } } }
+            return await group.reduce(into: [pid_t?]()) { $0.append($1) }
+        }
+        #expect(tids.allSatisfy { $0 != nil })
+        #expect(Set(tids.compactMap { $0 }).count <= 3)
+        #expect(threads.runningCount == 0 && threads.idleCount <= 3)
+    }
+
     @Test func systemPaths() throws {
         #expect(ExecIdentityRule.isSystemPath("/usr/bin/env"))
         #expect(!ExecIdentityRule.isSystemPath("relative/path"))

@@ -243,4 +243,33 @@ import Testing
         let again = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "_phone_"}"#)
         #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
     }
+
+    /// The share is carried out as its reply goes out, so its Response can be ready first — at
+    /// once when it fails before any wait (data for a device with no outbox: no
+    /// `XDG_RUNTIME_DIR`), or when the engine takes it quickly: the caller still gets the reply
+    /// naming the request first, then the Response (a client listening only once it knows the
+    /// request's path misses none).
+    @Test func aResponseReadyBeforeTheReplyComesAfterIt() async throws {
+        let fixture = try ServiceFixture()  // no XDG_RUNTIME_DIR: no outbox
+        defer { fixture.stop() }
+        let engine = try await FakeKDEConnect(address: fixture.bus.address, name: "Phone", answering: true)
+        defer { engine.stop() }
+        let listed = await Tools.eventually {
+            let targets = try? await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                                "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
+            return targets?.stdout.contains("'_phone_'") == true
+        }
+        #expect(listed, "\(fixture.serviceLog.suffix(2000))")
+        let file = fixture.root.appendingPathComponent("notes.txt")
+        try Data("for the phone".utf8).write(to: file)
+        for round in 1...5 {
+            for (item, code) in [(file.path, 0), ("data:\u{1}\u{2}", 2)] {
+                let r = try await Tools.run([Tools.systemPython, Clients.path("Share/ordered"), fixture.bus.address, item, "_phone_"],
+                                            environment: Clients.serviceNames, timeout: .seconds(300))
+                let out = ShareTests.json(r.stdout)
+                #expect(out["order"] as? [String] == ["reply", "response"] && out["code"] as? Int == code, "round \(round), \(item): \(r.stdout) \(r.stderr)")
+            }
+        }
+        #expect(engine.calls.list.withLock { $0.count } == 5)
+    }
 }

@@ -4,7 +4,8 @@ import Synchronization
 /// A stand-in for KDE Connect on a private bus, for faults the real engine cannot be made to
 /// show on cue: one paired, reachable device `_phone_` named `name` with its share plugin, whose
 /// share methods record the call and then never answer (the engine "busy" until the test stops
-/// it by closing the connection: the engine stopping mid-share).
+/// it by closing the connection: the engine stopping mid-share) — or, with `answering`, take
+/// it at once (an engine quicker than the service's own reply).
 final class FakeKDEConnect: Sendable {
     let connection: Connection
     /// The share calls received (member and first argument).
@@ -13,11 +14,11 @@ final class FakeKDEConnect: Sendable {
     }
     let calls = Calls()
 
-    init(address: String, name: String) async throws {
+    init(address: String, name: String, answering: Bool = false) async throws {
         connection = try await Connection.connect(address: address)
         let never: MethodHandler = .async { [calls] call in
             calls.list.withLock { $0.append("\(call.member.rawValue) \(call.arguments.first.map { "\($0)" } ?? "")") }
-            try await Task.sleep(for: .seconds(3600))
+            if !answering { try await Task.sleep(for: .seconds(3600)) }
             return []
         }
         try connection.export([Interface("org.kde.kdeconnect.daemon", methods: [

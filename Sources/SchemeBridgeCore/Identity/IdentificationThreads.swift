@@ -6,11 +6,12 @@ import Synchronization
 /// answers (FUSE in its own user namespace) — on threads of its own, never on the loop thread
 /// or the cooperative pool, and never waits for one longer than ``timeout``.
 ///
-/// Each job gets a thread of its own (named `sb-identify`), at most ``maximumThreads`` at once;
-/// a job waits for a free one within its ``timeout``. A job that times out is abandoned (its
-/// caller is unidentified) while its thread finishes whenever the system lets it; when every
-/// thread has been stuck longer than ``timeout``, new jobs are refused at once instead of
-/// waiting. A waiting queue longer than ``maximumWaiting`` is refused too. So a stuck read costs
+/// Each job runs on a thread of its own (named `sb-identify`), at most ``maximumThreads`` at once;
+/// a job waits for a free one within its ``timeout``. A thread whose job ended stays parked for
+/// ``idleLifetime`` and takes the next job (starting a thread costs more than most jobs), then
+/// ends. A job that times out is abandoned (its caller is unidentified) while its thread
+/// finishes whenever the system lets it; when every thread has been stuck longer than
+/// ``timeout``, new jobs are refused at once instead of waiting. A waiting queue longer than ``maximumWaiting`` is refused too. So a stuck read costs
 /// one thread, never a shared one, and identification never delays a call by more than ``timeout``.
 public final class IdentificationThreads: Sendable {
     /// The longest a job is waited for (queueing included).
@@ -20,10 +21,15 @@ public final class IdentificationThreads: Sendable {
     /// The most jobs waiting for a thread.
     public let maximumWaiting: Int
 
+    /// How long a thread whose job ended waits for another before it ends.
+    public let idleLifetime: Duration
+
     private struct State {
         var running: [UInt64: ContinuousClock.Instant] = [:]
         var waiting: [(id: UInt64, start: @Sendable (UInt64) -> Void)] = []
         var nextID: UInt64 = 0
+        /// Threads parked between jobs, the most recently parked last.
+        var idle: [IdleThread] = []
     }
     private let state = Mutex(State())
 
@@ -32,8 +38,10 @@ public final class IdentificationThreads: Sendable {
 
     /// `threadName` names the threads; other blocking work (copying a caller's descriptor)
     /// uses an instance of its own with a longer timeout.
-    public init(timeout: Duration = .seconds(3), maximumThreads: Int = 16, maximumWaiting: Int = 1024, threadName: String = "sb-identify") {
+    public init(timeout: Duration = .seconds(3), maximumThreads: Int = 16, maximumWaiting: Int = 1024, threadName: String = "sb-identify",
+                idleLifetime: Duration = .seconds(5)) {
         self.threadName = threadName
+        self.idleLifetime = idleLifetime
         self.timeout = timeout
         self.maximumThreads = max(1, maximumThreads)
         self.maximumWaiting = max(0, maximumWaiting)
@@ -41,6 +49,9 @@ public final class IdentificationThreads: Sendable {
 
     /// Threads running a job now (stuck ones included).
     public var runningCount: Int { state.withLock { $0.running.count } }
+
+    /// Threads parked between jobs now.
+    public var idleCount: Int { state.withLock { $0.idle.count } }
 
     /// The result of `job`, run on a thread of its own; nil when it did not finish within
     /// ``timeout`` or could not be started.
@@ -56,17 +67,51 @@ public final class IdentificationThreads: Sendable {
             acquire { [self, outcome] slot in
                 guard let slot else { return outcome.finish(nil) }
                 guard !outcome.isFinished else { return release(slot) }
-                let started = OSThread.start(name: threadName) { [self, outcome] in
-                    outcome.finish(job())
-                    release(slot)
-                }
-                if started == nil {
+                let started = hand(slot) { [outcome] in outcome.finish(job()) }
+                if !started {
                     release(slot)
                     outcome.finish(nil)
-                } else {
-                    started?.detach()
                 }
             }
+        }
+    }
+
+    /// Gives `work` (holding `slot`) to a parked thread, else to a new one; false when no thread
+    /// could be started.
+    private func hand(_ slot: UInt64, _ work: @escaping @Sendable () -> Void) -> Bool {
+        if let parked = state.withLock({ $0.idle.popLast() }) {
+            parked.give(work, slot: slot)
+            return true
+        }
+        let idle = IdleThread(first: work, slot: slot)
+        guard let thread = OSThread.start(name: threadName, { [self] in serve(idle) }) else { return false }
+        thread.detach()
+        return true
+    }
+
+    /// A thread's life: its work, then parked for the next until ``idleLifetime`` passes unused.
+    /// It parks before it frees its slot, so a job waiting for that slot comes to this thread.
+    private func serve(_ me: IdleThread) {
+        let (seconds, atto) = idleLifetime.components
+        let lifetime = Int(seconds) + (atto > 0 ? 1 : 0)
+        while let (work, slot) = me.take() {
+            work()
+            let parked = state.withLock { s -> Bool in
+                guard s.idle.count < maximumThreads else { return false }
+                s.idle.append(me)
+                return true
+            }
+            release(slot)
+            guard parked else { return }
+            if me.parking.park(seconds: lifetime) { continue }
+            // Timed out: end, unless a job was handed over meanwhile (then it is on its way).
+            let stillIdle = state.withLock { s -> Bool in
+                guard let i = s.idle.firstIndex(where: { $0 === me }) else { return false }
+                s.idle.remove(at: i)
+                return true
+            }
+            if stillIdle { return }
+            me.parking.park()
         }
     }
 
@@ -104,6 +149,25 @@ public final class IdentificationThreads: Sendable {
         }
         if let (id, start) = next { start(id) }
     }
+}
+
+/// A thread parked between jobs and the work handed to it, with the slot it holds.
+private final class IdleThread: Sendable {
+    typealias Work = (run: @Sendable () -> Void, slot: UInt64)
+    let parking = ThreadParking()
+    private let work: Mutex<Work?>
+
+    /// A thread about to start with `first` (no wake-up needed).
+    init(first: @escaping @Sendable () -> Void, slot: UInt64) { work = Mutex((first, slot)) }
+
+    /// Hands `job` over and wakes the thread.
+    func give(_ job: @escaping @Sendable () -> Void, slot: UInt64) {
+        work.withLock { $0 = (job, slot) }
+        parking.unpark()
+    }
+
+    /// The work handed over (once).
+    func take() -> Work? { work.withLock { w in defer { w = nil }; return w } }
 }
 
 /// One job's answer, delivered once: by the job or by its timer, whichever comes first.
