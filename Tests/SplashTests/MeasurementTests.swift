@@ -27,15 +27,24 @@ extension SplashTests {
             return (latencies.sorted(), peaks.sorted())
         }
 
-        @Test func startToMappedTimeAndPeakRSS() async throws {
-            for (w, h, opaque, delay) in [(640, 480, true, 0), (640, 480, false, 0), (1920, 1080, true, 0), (1920, 1080, false, 0),
-                                          (1920, 1080, true, 150), (1920, 1080, false, 150)] {
-                let (latencies, peaks) = try await measure(width: w, height: h, opaque: opaque, showDelay: delay, runs: 5)
-                let median = latencies[latencies.count / 2]
-                print("MEASURE \(w)x\(h) \(opaque ? "opaque" : "translucent") image on a \(w)x\(h) screen, --show-delay-ms \(delay): start→mapped minus the delay, ms \(latencies.map { Int($0.rounded()) }) median \(Int(median.rounded())); VmHWM KiB \(peaks)")
-                // Times are reported, not asserted (a loaded machine stretches them); memory is asserted.
-                #expect((peaks.last ?? 0) < 128 * 1024)
-            }
+        /// One configuration measured: a screen (and image) size, opaque or not, a show delay.
+        struct Configuration: Sendable, CustomTestStringConvertible {
+            let width: Int, height: Int, opaque: Bool, showDelay: Int
+            var testDescription: String { "\(width)x\(height) \(opaque ? "opaque" : "translucent"), delay \(showDelay) ms" }
+        }
+
+        /// Each configuration is a case of its own (they run beside each other and the rest).
+        @Test(arguments: [
+            Configuration(width: 640, height: 480, opaque: true, showDelay: 0), Configuration(width: 640, height: 480, opaque: false, showDelay: 0),
+            Configuration(width: 1920, height: 1080, opaque: true, showDelay: 0), Configuration(width: 1920, height: 1080, opaque: false, showDelay: 0),
+            Configuration(width: 1920, height: 1080, opaque: true, showDelay: 150), Configuration(width: 1920, height: 1080, opaque: false, showDelay: 150),
+        ])
+        func startToMappedTimeAndPeakRSS(_ c: Configuration) async throws {
+            let (latencies, peaks) = try await measure(width: c.width, height: c.height, opaque: c.opaque, showDelay: c.showDelay, runs: 5)
+            let median = latencies[latencies.count / 2]
+            print("MEASURE \(c.width)x\(c.height) \(c.opaque ? "opaque" : "translucent") image on a \(c.width)x\(c.height) screen, --show-delay-ms \(c.showDelay): start→mapped minus the delay, ms \(latencies.map { Int($0.rounded()) }) median \(Int(median.rounded())); VmHWM KiB \(peaks)")
+            // Times are reported, not asserted (a loaded machine stretches them); memory is asserted.
+            #expect((peaks.last ?? 0) < 128 * 1024)
         }
     }
 }
