@@ -13,13 +13,6 @@ struct PendingShare: Sendable {
     let caller: Caller
     let options: ShareOptions
     let decision: HandlerDecision
-
-    /// Whether the share goes straight to its target (no sheet asked): what was found about its
-    /// files when it was made is still current.
-    var isImmediate: Bool {
-        if case .ask = decision { return false }
-        return true
-    }
 }
 
 /// `Share1.Share` on the one pipeline: decode and check the items (files inspected on the
@@ -35,15 +28,18 @@ extension Bridge {
         let caller = Self.caller(sender, known)
         let key = known.appID ?? sender
         let (documents, devices, inbox) = (self.documents, self.devices, self.documents.inbox.root)
+        // A share naming a device as its target goes straight there: what its send decides from is
+        // found in the same look as the type (any other share finds it if and when a device is picked).
+        let toDevice: Bool
+        if case .device? = options.target.flatMap(ShareTargetID.init) { toDevice = true } else { toDevice = false }
         var items: [SharedItem] = []
         for (i, entries) in try ShareIntake.decode(itemsValue) {
-            // One look per file: its name and type, and what a device send decides from.
             items.append(try await ShareIntake.item(i, entries) { fd, name throws(DBusError) in
                 do throws(DBusError) {
                     return try await descriptors.run(for: key) { () throws(DBusError) in
                         let found = try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: nil) }
                         return InspectedFile(name: found.name, type: found.type,
-                                             facts: devices.facts(ofFile: fd.rawValue, name: name ?? "", caller: caller, inbox: inbox))
+                                             facts: toDevice ? devices.facts(ofFile: fd.rawValue, name: name ?? "", caller: caller, inbox: inbox) : nil)
                     }
                 } catch {
                     throw DBusError(error.name, "item \(i): \(error.message)")

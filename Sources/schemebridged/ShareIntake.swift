@@ -18,7 +18,8 @@ struct SharedItem: Sendable {
     let summary: ShareItemSummary
     /// The item's name (`name`, else the file's own; "" for data without one).
     let name: String
-    /// A file's facts as the share was made (for sending it to a device by its own path).
+    /// A file's facts as the share was made, when it named a device as its target (for sending
+    /// the file by its own path).
     var facts: SharedFileFacts? = nil
 
     /// The pasteboard types and values this item is stored as (data and URLs only).
@@ -37,7 +38,7 @@ struct InspectedFile: Sendable {
     let name: String
     /// Its detected type.
     let type: ContentType
-    /// What a device send decides from (``DeviceFileSource``).
+    /// What a device send decides from (``DeviceFileSource``), when the share names a device.
     let facts: SharedFileFacts?
 }
 

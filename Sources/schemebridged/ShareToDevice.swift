@@ -55,9 +55,9 @@ extension Bridge {
     }
 
     /// Where file item `item` (descriptor `fd`) is sent from: decided from what was found as the
-    /// share was made when it went straight here, else from a fresh look.
+    /// share was made (it named this device), else from a fresh look (a device picked on the sheet).
     private func fileSource(of item: SharedItem, fd: Int32, share: PendingShare) async -> DeviceFileSource {
-        if share.isImmediate, let facts = item.facts { return devices.source(from: facts) }
+        if let facts = item.facts { return devices.source(from: facts) }
         return await devices.source(ofFile: fd, name: item.name, caller: share.caller, inbox: documents.inbox.root)
     }
 }
