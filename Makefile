@@ -35,14 +35,20 @@ endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 
-.PHONY: all deps build release lean-entry run test test-release install uninstall bench fuzz clean man install-file-manager-actions
+.PHONY: all deps deps-build deps-run build release lean-entry run test check-docs test-release install uninstall bench fuzz clean man install-file-manager-actions
 
 all: build
 
+# The Debian packages by purpose (scripts/deps.sh, README "Packages"): building, the demo, the
+# test stacks. Each set includes the one before; `make deps` is the whole (test) set.
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh test
+deps-build:
+	@sh scripts/deps.sh build
+deps-run:
+	@sh scripts/deps.sh run
 
-build: deps
+build: deps-build
 	$(SWIFT) build
 	$(call lean-entry,.build/debug)
 
@@ -87,7 +93,7 @@ $(addprefix $(BUILD_DIR)/,$(SWIFT_PROGRAMS)):
 $(BUILD_DIR)/schemebridge:
 	$(call lean-entry,$(BUILD_DIR))
 
-run: build
+run: deps-run build
 	@bash scripts/demo.sh
 
 # Builds everything (the service binaries too: end-to-end tests run them), then runs every suite.
@@ -100,6 +106,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(call lean-entry,.build/debug)
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory check-docs
+
+# Every command README.md and docs/GUIDE.md show, run against a private bus with the built
+# programs (scripts/check-doc-commands.py): a command the CLI no longer takes fails the build;
+# and README's package lists against scripts/deps.sh.
+check-docs:
+	/usr/bin/python3 scripts/check-doc-commands.py .build/debug
 
 # The end-to-end suites (ServiceTests: a private bus, the real programs) against the release
 # build: the shipped programs come from .build/release (SCHEMEBRIDGE_TEST_PROGRAMS), the test-only

@@ -26,6 +26,8 @@ cleanup() {
 trap cleanup EXIT
 
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+# A step that did not do what the demo shows: say so, and make `make run` fail (CI runs it).
+demo_failed() { printf '\nmake run: FAILED: %s\n' "$*" >&2; exit 1; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
 say "a private session bus, a temporary XDG tree, the demo apps"
@@ -180,7 +182,7 @@ ls -A "$XDG_STATE_HOME/schemebridge/pasteboards" 2>/dev/null || true
 echo "(empty)"
 
 # ---- documents ------------------------------------------------------------------------------
-say "documents (seed 000): a Markdown file goes to the app for its type, as a read-only copy in that app's Inbox"
+say "documents (seed 000): a Markdown file goes to the app for its type, opened in place as xdg-open does; --copy hands it a read-only copy in its Inbox"
 NOTES="$WORK/shopping list.md"
 printf '# Shopping list\n- milk\n- bread\n' > "$NOTES"
 echo "$ schemebridge type '$NOTES'"
@@ -190,6 +192,11 @@ schemebridge handlers --type text/markdown
 echo "$ schemebridge open --json '$NOTES'"
 status schemebridge open --json "$NOTES"
 for _ in $(seq 100); do grep -q "^notes-viewer: done reading" "$SCHEMEBRIDGE_DEMO_LOG" && break; sleep 0.05; done
+handler_said
+echo "(in place: the viewer was handed your file itself, as xdg-open does)"
+echo "$ schemebridge open --copy --json '$NOTES'"
+status schemebridge open --copy --json "$NOTES"
+for _ in $(seq 100); do [ "$(grep -c "^notes-viewer: done reading" "$SCHEMEBRIDGE_DEMO_LOG")" -ge 2 ] && break; sleep 0.05; done
 handler_said
 echo "$ ls -l \$XDG_DATA_HOME/schemebridge/inbox/org.example.NotesViewer"
 ls -l "$XDG_DATA_HOME/schemebridge/inbox/org.example.NotesViewer"
@@ -217,8 +224,39 @@ pick_demo() {
     handler_said
     echo "$ file \$WORK/picked/*"
     file "$WORK"/picked/* 2>/dev/null || ls -l "$WORK/picked"
+    [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] || return 0
+    say "the picker: with no provider named, the user chooses where the document comes from"
+    echo "$ desktop/demo/editor-demo   # PickDocument(['image/png'], {'title': 'Insert a scan'})"
+    "$PWD/desktop/demo/editor-demo" > "$WORK/editor.out" 2>&1 &
+    local pid=$!
+    if [ -n "$SHARE_PRIVATE_DISPLAY" ]; then
+        demo_window '^Insert a scan' picker
+        if [ -n "$DEMO_WIN" ]; then
+            echo "the picker \"$(xdotool getwindowname "$DEMO_WIN")\" was drawn on the private Xvfb and saved (its path is listed at the end)"
+            echo "(the demo is the user: Home and Return take the first source, the Scanner)"
+            xdotool windowfocus --sync "$DEMO_WIN" 2> /dev/null
+            xdotool key Home Return
+        else
+            echo "(the picker did not come up on $DISPLAY)"
+        fi
+    else
+        echo "(choose the Scanner in the picker on your display ${DISPLAY:-$WAYLAND_DISPLAY}, or press Escape to cancel)"
+    fi
+    wait "$pid" && rc=0 || rc=$?
+    cat "$WORK/editor.out"
+    echo "exit status $rc"
+    handler_said
+    # On the private display the demo was the user and chose the Scanner: anything else is a failure.
+    if [ -n "$SHARE_PRIVATE_DISPLAY" ] && [ "$rc" -ne 0 ]; then demo_failed "the pick through the picker ended with $rc"; fi
 }
 pick_demo
 share_demo
 
+if [ -n "$SHARE_PRIVATE_DISPLAY" ] && [ ${#DEMO_SAVED[@]} -ne 2 ]; then
+    demo_failed "the sheet and the picker should have been saved as two pictures; saved: ${DEMO_SAVED[*]:-none}"
+fi
+if [ ${#DEMO_SAVED[@]} -gt 0 ]; then
+    say "what the demo drew on its private display, saved as pictures:"
+    printf '    %s\n' "${DEMO_SAVED[@]}"
+fi
 say "done: the private bus and the service stop now"

@@ -1,45 +1,71 @@
 #!/bin/sh
-# Installs the Debian packages SchemeBridge needs to build, run and test.
-# As root it installs what is missing (apt-get update first); otherwise it says what to install.
-# Arguments name more packages a caller needs (make bench: a C compiler).
+# The Debian packages SchemeBridge needs, by purpose:
+#   scripts/deps.sh build [PKG…]   building (make build, make release)
+#   scripts/deps.sh run [PKG…]     building and the demo (make run)
+#   scripts/deps.sh test [PKG…]    building, the demo and every test suite (make test): the test stacks
+#   scripts/deps.sh --list SET     prints the set's packages, one line (README's lists are checked against it)
+# Each set includes the one before it. As root it installs what is missing (apt-get update first);
+# otherwise it prints the one `apt-get install` line for what is missing and exits 1. Further
+# arguments name more packages a caller needs (make bench: a C compiler).
 set -eu
 
-# One line a need, so features add lines rather than edit one.
-PACKAGES="libdbus-1-dev pkg-config dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi \
-desktop-file-utils xdg-utils xvfb xauth libx11-dev libpng-dev e2fsprogs xfsprogs shared-mime-info zenity xdotool make systemd groff-base"
-# schemebridge, the lean entry point, is C against libdbus (Makefile: lean-entry).
-PACKAGES="$PACKAGES gcc libc6-dev"
+# Building: libdbus (the D-Bus layer and the C entry point), Xlib and libpng (the launch-image
+# helper), a C compiler for the lean entry point, pkg-config, make.
+BUILD="libdbus-1-dev pkg-config libx11-dev libpng-dev gcc libc6-dev make"
+
+# The demo (make run): a private bus (dbus-daemon), the clients it drives (dbus-send, gdbus), the
+# demo apps (python3-dbus, python3-gi), the type database, and the share sheet and picker drawn on
+# a private Xvfb (GTK 3, zenity, xdotool to be the user), saved as pictures (scripts/x11-screenshot.py:
+# GTK 3's Gdk). file and procps for the demo's own listing.
+RUN="$BUILD dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi gir1.2-gtk-3.0 shared-mime-info \
+xvfb xauth zenity xdotool file procps"
+
+# The test stacks (make test), one line a need, so features add lines rather than edit one.
+TEST="$RUN desktop-file-utils xdg-utils e2fsprogs xfsprogs systemd groff-base"
 # The C and Qt examples of examples/, built and run by make test (gdbus-codegen, gio-2.0).
-PACKAGES="$PACKAGES libglib2.0-dev gcc libc6-dev qtbase5-dev g++"
+TEST="$TEST libglib2.0-dev g++ qtbase5-dev"
 # The Rust example (examples/rust, zbus 1.9), built offline from Debian's crates in /usr/share/cargo/registry.
-PACKAGES="$PACKAGES cargo rustc librust-zbus-dev"
+TEST="$TEST cargo rustc librust-zbus-dev"
 # The Wayland launch-feedback tests: a headless compositor with Xwayland.
-PACKAGES="$PACKAGES weston xwayland"
+TEST="$TEST weston xwayland"
 # The Flatpak tests (Tests/ServiceTests/Flatpak) run real sandboxed apps offline: flatpak,
 # bubblewrap, xdg-dbus-proxy, xdg-desktop-portal (xdg-document-portal, xdg-permission-store),
 # fuse3 and util-linux (unshare, nsenter).
-PACKAGES="$PACKAGES flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
+TEST="$TEST flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
 # The Wayland focus tests (WaylandFocusTests): sway 1.7 headless has xdg_activation_v1; its test
 # client is built with wayland-scanner (libwayland-dev) from wayland-protocols' XML.
-PACKAGES="$PACKAGES sway libwayland-dev wayland-protocols"
-# The share tests: "Copy" is read back from the clipboard.
-PACKAGES="$PACKAGES xclip"
-# "Copy" under Wayland (ShareWaylandCopyTests): wl-copy, and wl-paste to read it back.
-PACKAGES="$PACKAGES wl-clipboard"
-# The share sheet: GTK 3 through python3-gi.
-PACKAGES="$PACKAGES gir1.2-gtk-3.0"
+TEST="$TEST sway libwayland-dev wayland-protocols"
+# The share tests: "Copy" is read back from the clipboard; under Wayland with wl-copy/wl-paste.
+TEST="$TEST xclip wl-clipboard"
 # kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.
-PACKAGES="$PACKAGES kdeconnect iproute2"
+TEST="$TEST kdeconnect iproute2"
 # GSConnect (its service run by gjs, headless on Xvfb; openssl makes its certificate): GSConnectShareTests pairs it with kdeconnectd.
-PACKAGES="$PACKAGES gnome-shell-extension-gsconnect gjs openssl"
+TEST="$TEST gnome-shell-extension-gsconnect gjs openssl"
 # The systemd user session test (scripts/systemd-session-proof.sh: a Debian 12 container booted
 # with systemd-nspawn).
-PACKAGES="$PACKAGES debootstrap systemd-container"
-# What the caller names (make bench: a C compiler).
-PACKAGES="$PACKAGES $*"
+TEST="$TEST debootstrap systemd-container"
+
+set_of() {
+    case "$1" in
+        build) echo "$BUILD" ;;
+        run) echo "$RUN" ;;
+        test) echo "$TEST" ;;
+        *) echo "scripts/deps.sh: the sets are build, run and test, not '$1'" >&2; exit 2 ;;
+    esac
+}
+
+if [ "${1:-}" = "--list" ]; then
+    # One package once, in the order first named.
+    set_of "${2:-test}" | tr ' ' '\n' | awk 'NF && !seen[$0]++' | paste -s -d ' '
+    exit 0
+fi
+SET="${1:-test}"
+shift 2> /dev/null || true
+PACKAGES="$(set_of "$SET") $*"
 
 missing=""
 for p in $PACKAGES; do
+    case " $missing " in *" $p "*) continue ;; esac
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $p"
     fi
@@ -47,14 +73,14 @@ done
 
 if [ -n "$missing" ]; then
     if [ "$(id -u)" = 0 ]; then
-        echo "==> installing Debian packages:$missing"
+        echo "==> installing Debian packages ($SET):$missing"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         # shellcheck disable=SC2086
         apt-get install -y -qq --no-install-recommends $missing >/dev/null
     else
-        echo "SchemeBridge needs these Debian packages:$missing" >&2
-        echo "install them with:  sudo apt-get install -y$missing" >&2
+        echo "SchemeBridge ($SET) needs these Debian packages:$missing" >&2
+        echo "sudo apt-get install -y$missing" >&2
         exit 1
     fi
 fi
@@ -71,7 +97,7 @@ fi
 
 # The test suites run many private buses and services at once, each holding an inotify
 # instance; the default limit of 128 per user runs out beside a desktop session's own.
-if [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 1024)" -lt 1024 ]; then
+if [ "$SET" = test ] && [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 1024)" -lt 1024 ]; then
     if [ "$(id -u)" = 0 ]; then
         echo 1024 > /proc/sys/fs/inotify/max_user_instances 2>/dev/null || true
     else
