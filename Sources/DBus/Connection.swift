@@ -61,11 +61,7 @@ public final class Connection: Sendable {
 
     /// Connects to the session bus named by the process environment.
     public static func session(logger: Logger = Logger(label: "dbus")) async throws(DBusError) -> Connection {
-        var env: [String: String] = [:]
-        for key in sessionBusEnvironment {
-            if let v = getenv(key) { env[key] = String(cString: v) }
-        }
-        guard let address = sessionBusAddress(in: env) else {
+        guard let address = processSessionBusAddress() else {
             throw DBusError(.disconnected, "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus (start one with `dbus-run-session -- COMMAND`)")
         }
         return try await connect(address: address, logger: logger)

@@ -19,6 +19,18 @@ extension Connection {
         return "unix:path=" + escapedAddressValue(path)
     }
 
+    /// The session bus address of this process's environment (``sessionBusAddress(in:)`` over
+    /// ``sessionBusEnvironment``): the one way the daemon, ``session(logger:)`` and the CLI find
+    /// the session bus, so a program started without `DBUS_SESSION_BUS_ADDRESS` (by a shell or a
+    /// service manager that does not set it) finds `$XDG_RUNTIME_DIR/bus` wherever it runs.
+    public static func processSessionBusAddress() -> String? {
+        var environment: [String: String] = [:]
+        for key in sessionBusEnvironment {
+            if let value = getenv(key) { environment[key] = String(cString: value) }
+        }
+        return sessionBusAddress(in: environment)
+    }
+
     /// `value` escaped for a D-Bus address: the specification's optionally escaped bytes
     /// (`-`, `0-9`, `A-Z`, `a-z`, `_`, `/`, `.`, `*`) as they are, every other byte as `%XX`.
     public static func escapedAddressValue(_ value: String) -> String {

@@ -13,11 +13,7 @@ public enum ServiceClient {
         // The common case first, without building the environment's dictionary (the lean
         // `open` path counts its microseconds): the variable the full rule reads first.
         if let address = address ?? Terminal.environment("DBUS_SESSION_BUS_ADDRESS") { return address }
-        var env: [String: String] = [:]
-        for key in Connection.sessionBusEnvironment {
-            if let v = Terminal.environment(key) { env[key] = v }
-        }
-        guard let address = address ?? Connection.sessionBusAddress(in: env) else {
+        guard let address = address ?? Connection.processSessionBusAddress() else {
             Terminal.error("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus "
                 + "(run inside a desktop session, or pass --address)")
             throw Reported(status: .noHandler)

@@ -45,12 +45,8 @@ enum Daemon {
             return handler
         }
         let logger = Logger(label: "schemebridged")
-        var environment: [String: String] = [:]
-        for key in ["DBUS_SESSION_BUS_ADDRESS", "DBUS_STARTER_ADDRESS"] {
-            if let v = getenv(key) { environment[key] = String(cString: v) }
-        }
-        guard let busAddress = options.address ?? Connection.sessionBusAddress(in: environment) else {
-            logger.critical("no session bus: DBUS_SESSION_BUS_ADDRESS is not set; pass --address or run inside a desktop session (or `dbus-run-session -- schemebridged`)")
+        guard let busAddress = options.address ?? Connection.processSessionBusAddress() else {
+            logger.critical("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus; pass --address or run inside a desktop session (or `dbus-run-session -- schemebridged`)")
             return 1
         }
         let service = BridgeService(address: busAddress, replace: options.replace, environment: ProcessEnvironment.current(),

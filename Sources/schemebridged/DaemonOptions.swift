@@ -35,7 +35,7 @@ struct DaemonOptions: Equatable {
                schemebridged --check-config
 
         OPTIONS:
-          --address <address>     The bus address (default: $DBUS_SESSION_BUS_ADDRESS, or $DBUS_STARTER_ADDRESS under bus activation).
+          --address <address>     The bus address (default: $DBUS_SESSION_BUS_ADDRESS, or $DBUS_STARTER_ADDRESS under bus activation, else the socket $XDG_RUNTIME_DIR/bus).
           --replace               Take the bus name over from a running instance.
           --max-launch-rate <rate>
                                   Launches a second allowed per caller on average; 0 turns the limit off (default 50, or MaxLaunchRate in the config file).

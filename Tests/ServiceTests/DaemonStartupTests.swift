@@ -37,6 +37,42 @@ import SchemeBridgeContract
         return text
     }
 
+    /// Started with no address but `XDG_RUNTIME_DIR` (its `bus` the session's socket), as a shell
+    /// or a service manager that sets no `DBUS_SESSION_BUS_ADDRESS` starts it, the daemon serves
+    /// on that bus, as the CLI finds it there (it found none before, and exited).
+    @Test func servesOnTheBusAtXDGRuntimeDirWhenNoAddressIsSet() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        let runtime = f.root.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: runtime.appendingPathComponent("bus").path,
+                                                   withDestinationPath: f.bus.directory.appendingPathComponent("bus").path)
+        let log = f.root.appendingPathComponent("daemon-runtime.log")
+        let env = [
+            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path, "XDG_CONFIG_HOME": f.configHome.path,
+            "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path,
+            "XDG_CACHE_HOME": f.root.appendingPathComponent("cache").path,
+            "XDG_RUNTIME_DIR": runtime.path, "DBUS_SESSION_BUS_ADDRESS": "", "DBUS_STARTER_ADDRESS": "",
+        ]
+        let daemon = try Tools.spawn([try Built.executable("schemebridged")], environment: env, stderr: log)
+        defer { daemon.terminate() }
+        // The name owned (a method call now would start a second daemon by bus activation), or the
+        // daemon gone: then it found no bus.
+        let up = await Tools.eventually {
+            guard daemon.isRunning else { return true }
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(ServiceFixture.name)"])
+            return r?.stdout.contains("boolean true") == true
+        }
+        let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        #expect(up && daemon.isRunning, "the daemon did not take its name on the bus at $XDG_RUNTIME_DIR/bus:\n\(text())")
+        let reply = try await f.dbusSend("CanOpenURL", "string:good:x")
+        #expect(reply.stdout.contains("boolean true"), "\(reply.stdout)\(reply.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.wait() == 0, "\(text())")
+    }
+
     var indexFiles: (ServiceFixture) -> [URL] = { f in
         let dir = f.root.appendingPathComponent("cache/schemebridge")
         return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
