@@ -148,14 +148,14 @@ final class ChooserService: Sendable {
                                                   interface: ChooserContract.interface, member: ChooserContract.choose,
                                                   [.string(subject), list, .vardict(context)], timeout: timeout)
             guard reply.count == 2, case .string(let id) = reply[0], case .boolean(let always) = reply[1] else {
-                return .cancelled(reason: "the chooser on the bus answered with the wrong signature (expected (sb))")
+                return .failed(reason: "the chooser on the bus answered with the wrong signature (expected (sb))")
             }
             return id.isEmpty ? .cancelled(reason: "the user cancelled the chooser") : .picked(id, always: always)
         } catch {
             if error.name == .noReply {
                 return .cancelled(reason: "the chooser on the bus gave no answer in \(timeout.components.seconds) s ([Chooser] Timeout=)")
             }
-            return .cancelled(reason: "the chooser on the bus failed: \(error.name.rawValue): \(error.message)")
+            return .failed(reason: "the chooser on the bus failed: \(error.name.rawValue): \(error.message)")
         }
     }
 

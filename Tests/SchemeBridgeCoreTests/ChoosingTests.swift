@@ -84,7 +84,12 @@ import Testing
         #expect(ChooserLines.answer(status: 0, output: Array("b.desktop\n".utf8)) == .picked("b.desktop", always: false))
         #expect(ChooserLines.answer(status: 0, output: Array("b.desktop\talways\n".utf8)) == .picked("b.desktop", always: true))
         if case .cancelled = ChooserLines.answer(status: 0, output: Array("\n".utf8)) {} else { Issue.record("empty output is a cancel") }
-        if case .cancelled = ChooserLines.answer(status: 1, output: Array("b.desktop\n".utf8)) {} else { Issue.record("a failure is a cancel") }
+        if case .cancelled = ChooserLines.answer(status: 1, output: Array("b.desktop\n".utf8)) {} else { Issue.record("exit 1 is a cancel") }
+        if case .cancelled = ChooserLines.answer(status: 143, output: []) {} else { Issue.record("an end by a signal is a cancel") }
+        // A dialog that could not be shown (2), or none installed (127), is a failure, not a cancel.
+        for status: Int32 in [2, 127, 255] {
+            if case .failed = ChooserLines.answer(status: status, output: []) {} else { Issue.record("exit \(status) is a failure") }
+        }
     }
 
     /// Issue 21, item 5: no field of a candidate line starts with `-` (a chooser that passes them

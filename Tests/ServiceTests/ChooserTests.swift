@@ -53,6 +53,24 @@ import SchemeBridgeContract
         }
     }
 
+    /// A chooser that cannot show its dialog (zenity without a usable locale or display) is an
+    /// error the caller receives, `NoChooser` (CLI exit 3), with its message in the service's
+    /// log: never a cancel, which would leave a received file silently unopened.
+    @Test func aChooserThatFailsIsAnErrorNotACancel() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.installTodoHandlers()
+        try f.writeConfig("[Chooser]\nCommand=\(try f.chooser("broken", "echo 'the dialog cannot open the display' >&2; exit 2"))\n")
+        let r = try await f.open("todo://broken", from: try f.pythonNamed("asker-app"))
+        #expect(r.hasPrefix("error NoChooser ") && r.contains("exit status 2"), "\(r)")
+        let cli = try await CLITests.cli(f, "open", "--ask", "todo://broken-cli")
+        #expect(cli.status == 3 && cli.stderr.contains("chooser failed"), "a failed chooser is exit 3: \(cli.status) \(cli.stderr)")
+        #expect(f.serviceLog.contains("the dialog cannot open the display"), "\(f.serviceLog)")
+        for name in ["a", "b"] {
+            #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("\(name).argv").path), "\(name) was started")
+        }
+    }
+
     @Test func aChooserThatHangsIsStoppedAfterItsTimeout() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }

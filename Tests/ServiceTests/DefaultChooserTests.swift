@@ -15,12 +15,14 @@ import SchemeBridgeContract
         let asker: String
         let xdotool: String
 
-        /// `environment`: more variables for the service (and so for the dialogs it runs).
-        init(environment: [String: String] = [:]) throws {
+        /// `environment`: more variables for the service (and so for the dialogs it runs);
+        /// `unset`: variables it runs without.
+        init(environment: [String: String] = [:], unset: [String] = []) throws {
             _ = try Tools.path(of: "zenity")
             xdotool = try Tools.path(of: "xdotool")
             x = try Xvfb(width: 800, height: 600)
-            f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""].merging(environment) { $1 })
+            f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""].merging(environment) { $1 },
+                                   unsetEnvironment: unset)
             try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-chooser").path,
                                                        withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-chooser").path)
             try f.installTodoHandlers()
@@ -75,6 +77,19 @@ import SchemeBridgeContract
         #expect(await s.f.handled("b", "todo://chosen-on-screen"))
         #expect(await Tools.eventually { (try? s.x.topLevelWindows().contains { $0.resClass == "Zenity" && $0.isMapped }) == false })
         #expect(try await CLITests.cli(s.f, "choices").stdout.isEmpty, "once is not always")
+    }
+
+    /// A minimal session (no `LANG`, no `LC_*`: the C locale, as under `env -i`): zenity refused
+    /// the list's "_Always…" button (not ASCII) and the answer counted as a cancel. The list comes
+    /// up, and a key picks.
+    @Test func withoutALocaleTheListIsShownAndAKeyPicks() async throws {
+        let s = try Screen(unset: ["LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES"])
+        defer { s.stop() }
+        let opened = Task { try await s.f.open("todo://chosen-without-lang", from: s.asker) }
+        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
+        try await s.type(["Down", "Return"], into: w)
+        #expect(try await opened.value == "opened b.desktop")
+        #expect(await s.f.handled("b", "todo://chosen-without-lang"))
     }
 
     /// zenity's list cannot preselect the default; its Open button with no row selected (Tab to

@@ -76,13 +76,15 @@ extension Broker {
     }
 
     /// The handler the user picked in answer to `question`: `Cancelled` when they did not pick,
-    /// `InvalidHandler` when the pick is not a candidate the chooser was shown. "Always"
+    /// `NoChooser` when the chooser failed (it could not be shown), `InvalidHandler` when the pick is not a candidate the chooser was shown. "Always"
     /// remembers it for `caller`; a pick that cannot be remembered still opens (`warn` says why).
     public func settle(_ answer: ChooserAnswer, to question: HandlerQuestion, caller: Caller,
                        warn: (String) -> Void) async throws(OpenFailure) -> String {
         switch answer {
         case .cancelled(let reason):
             throw OpenFailure(.cancelled, "nothing was opened: \(reason)")
+        case .failed(let reason):
+            throw OpenFailure(.noChooser, "nothing was opened: \(reason)")
         case .picked(let id, let always):
             guard ChooserCandidate.offerable(question.candidates).contains(where: { $0.desktopID == id }) else {
                 throw OpenFailure(.invalidHandler, "the chooser picked '\(id.prefix(200))', which is not one of the applications offered for '\(question.subject)'")

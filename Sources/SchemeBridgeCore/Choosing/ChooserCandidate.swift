@@ -32,14 +32,19 @@ public struct ChooserCandidate: Sendable, Equatable {
 public enum ChooserAnswer: Sendable, Equatable {
     /// The user picked `desktopID`; `always`: remember it for this caller.
     case picked(String, always: Bool)
-    /// Nothing was picked (cancelled, closed, timed out, failed); `reason` says which, for a person.
+    /// Nothing was picked (cancelled, closed, timed out); `reason` says which, for a person.
     case cancelled(reason: String)
+    /// The dialog could not be shown or failed: an error for the caller (`NoChooser`), never a
+    /// cancel, so nothing is silently left unopened; `reason` says what happened.
+    case failed(reason: String)
 }
 
 /// The line protocol of a chooser program (`[Chooser] Command=` and the shipped
 /// `schemebridge-chooser`): candidates on stdin, one `desktop-id<TAB>name<TAB>icon` line each
 /// (tabs and line breaks in a name become spaces); the chosen desktop id on stdout, optionally
-/// followed by a TAB and `always`. Nothing printed, or a non-zero exit, is a cancel.
+/// followed by a TAB and `always`. Nothing printed, exit status 1, or an end by a signal, is a
+/// cancel; any other non-zero exit (2: the dialog could not be shown; 127: none installed) is the
+/// chooser's failure.
 ///
 /// No field of a line starts with `-`, so a chooser that hands them to a dialog as arguments
 /// never passes an entry's text as an option (`Name=--display=:9`): a candidate whose id starts
@@ -67,7 +72,10 @@ public enum ChooserLines {
     /// The answer in a finished program's `output` and exit `status`.
     public static func answer(status: Int32, output: [UInt8]) -> ChooserAnswer {
         guard status == 0 else {
-            return .cancelled(reason: status > 128 ? "the chooser was killed by signal \(status - 128)" : "the chooser was cancelled (exit status \(status))")
+            // 128 + the signal (at most 64 on Linux) is an end by a signal; 255 is a program's own failure.
+            if status > 128 && status <= 128 + 64 { return .cancelled(reason: "the chooser was killed by signal \(status - 128)") }
+            if status == 1 { return .cancelled(reason: "the chooser was cancelled") }
+            return .failed(reason: "the chooser failed (exit status \(status)); the service's log has its message")
         }
         let line = output.split(separator: 0x0A, omittingEmptySubsequences: true).first ?? []
         let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map { trimmed(String(decoding: $0, as: UTF8.self)) }
