@@ -152,23 +152,36 @@ install: $(BUILT)
 	$(BUILD_DIR)/schemebridge --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/schemebridge.fish
 	for m in $(MANPAGES); do $(SUBSTITUTE) $$m > $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
-	$(MAKE) --no-print-directory install-file-manager-actions
+	@$(if $(and $(USER_INSTALL),$(if $(DESTDIR),,yes)),$(ZSH_FPATH_HINT))
 
-# "Share…" in the file managers (issue 23 item 5): a Nautilus script, a Dolphin service menu
-# (executable: KIO runs only those from a user's directory) and Thunar's custom action — a snippet
-# and thunar-add-share-action, which merges it into ~/.config/Thunar/uca.xml without touching the
-# user's own actions; a user install (PREFIX under $HOME, no DESTDIR) runs it.
+# zsh reads completions from its fpath, which holds nothing under $HOME: a user install
+# (PREFIX=~/.local) says the one line that adds its folder, when zsh is installed and does not
+# look there already.
+ZSH_FPATH_HINT = if command -v zsh >/dev/null 2>&1 && ! zsh -fc '(($$fpath[(Ie)$(DATADIR)/zsh/site-functions]))'; then \
+	echo "zsh completion: add this line to ~/.zshrc, before compinit:  fpath=($(DATADIR)/zsh/site-functions \$$fpath)"; fi
+
+# "Share…" in the file managers (issue 23 item 5), not part of `make install` (which writes
+# nothing outside its directories): a Nautilus script, a Dolphin service menu (executable: KIO
+# runs only those from a user's directory) and Thunar's custom action — a snippet and
+# thunar-add-share-action, which merges it into ~/.config/Thunar/uca.xml without touching the
+# user's own actions, run for a user install (PREFIX under $HOME, no DESTDIR). Only for the file
+# managers installed here (nautilus, dolphin, thunar on PATH); a packager names them:
+# FILE_MANAGERS="nautilus dolphin thunar".
 FILEMANAGERDIR = $(DATADIR)/schemebridge/file-managers
+FILE_MANAGERS ?= $(foreach m,nautilus dolphin thunar,$(if $(shell command -v $(m) 2>/dev/null),$(m)))
 install-file-manager-actions:
-	install -d $(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus $(DESTDIR)$(FILEMANAGERDIR)
-	$(SUBSTITUTE) desktop/filemanagers/nautilus-share > '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…'
-	chmod 755 '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…'
-	$(SUBSTITUTE) desktop/filemanagers/io.github.schemebridge.share.desktop \
-		> $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop
-	chmod 755 $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop
-	$(SUBSTITUTE) desktop/filemanagers/thunar-share-action.xml > $(DESTDIR)$(FILEMANAGERDIR)/share-action.xml
-	install -m 755 desktop/filemanagers/thunar-add-share-action $(DESTDIR)$(FILEMANAGERDIR)/
-	$(if $(and $(USER_INSTALL),$(if $(DESTDIR),,yes)),sh $(FILEMANAGERDIR)/thunar-add-share-action)
+	@echo "file managers: $(or $(strip $(FILE_MANAGERS)),none installed (nautilus, dolphin, thunar): nothing to do)"
+	$(if $(filter nautilus,$(FILE_MANAGERS)),install -d '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts' \
+		&& $(SUBSTITUTE) desktop/filemanagers/nautilus-share > '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…' \
+		&& chmod 755 '$(DESTDIR)$(SESSIONDATADIR)/nautilus/scripts/Share…')
+	$(if $(filter dolphin,$(FILE_MANAGERS)),install -d $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus \
+		&& $(SUBSTITUTE) desktop/filemanagers/io.github.schemebridge.share.desktop \
+			> $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop \
+		&& chmod 755 $(DESTDIR)$(SESSIONDATADIR)/kio/servicemenus/io.github.schemebridge.share.desktop)
+	$(if $(filter thunar,$(FILE_MANAGERS)),install -d $(DESTDIR)$(FILEMANAGERDIR) \
+		&& $(SUBSTITUTE) desktop/filemanagers/thunar-share-action.xml > $(DESTDIR)$(FILEMANAGERDIR)/share-action.xml \
+		&& install -m 755 desktop/filemanagers/thunar-add-share-action $(DESTDIR)$(FILEMANAGERDIR)/)
+	$(if $(and $(filter thunar,$(FILE_MANAGERS)),$(USER_INSTALL),$(if $(DESTDIR),,yes)),sh $(FILEMANAGERDIR)/thunar-add-share-action)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser schemebridge-sheet) \
@@ -187,10 +200,12 @@ uninstall:
 
 # man/schemebridge.1 is generated from the CLI's help by swift-argument-parser's plugin (it builds
 # the whole package in release mode first: ~10 minutes on a busy 2-core machine) and committed, so
-# installing needs no generator. Run after changing the CLI's options or help texts.
+# installing needs no generator. Run after changing the CLI's options or help texts. Its EXIT
+# STATUS, JSON OUTPUT, EXAMPLES and SEE ALSO are hand-written: man/schemebridge.1.tail.
 man:
 	$(SWIFT) package generate-manual
-	sed 's/^$$/.Pp/' .build/plugins/GenerateManual/outputs/schemebridge/schemebridge.1 > man/schemebridge.1
+	sed -e 's/^$$/.Pp/' -e '/^\.Sh "EXIT STATUS"$$/,$$d' .build/plugins/GenerateManual/outputs/schemebridge/schemebridge.1 \
+		| cat - man/schemebridge.1.tail > man/schemebridge.1
 
 bench: deps
 	@bash Benchmarks/run.sh

@@ -66,7 +66,7 @@ public enum ServiceClient {
 
     /// Reports `error` for `subject` and returns the failure to throw.
     public static func report(_ error: DBusError, _ subject: String) -> Reported {
-        Terminal.error("\(subject): \(explain(error))")
+        Terminal.error("\(subject): \(explain(error))", dbusError: error.name.rawValue)
         return Reported(status: ExitStatus(error))
     }
 }

@@ -6,8 +6,15 @@ public enum Terminal {
     /// Whether anything was written with ``out(_:)`` (a failure under `--json` that printed no
     /// answer prints an error object). Set and read on the main thread only.
     nonisolated(unsafe) public static var wroteOutput = false
-    /// The messages ``error(_:)`` wrote, in order (for that error object).
+    /// The messages ``error(_:dbusError:)`` wrote, in order (for that error object).
     nonisolated(unsafe) public static var errors: [String] = []
+    /// The D-Bus error each of ``errors`` reported, if any (the `dbus_error` of that object).
+    nonisolated(unsafe) public static var errorNames: [String?] = []
+
+    /// The D-Bus error name of the last message since the `mark`-th that reported one.
+    public static func lastDBusError(since mark: Int = 0) -> String? {
+        errorNames.dropFirst(mark).last { $0 != nil } ?? nil
+    }
 
     /// Writes `line` and a newline to standard output.
     public static func out(_ line: String) {
@@ -15,9 +22,11 @@ public enum Terminal {
         write(fd: 1, line + "\n")
     }
 
-    /// Writes "schemebridge: `message`" and a newline to standard error.
-    public static func error(_ message: String) {
+    /// Writes "schemebridge: `message`" and a newline to standard error; `dbusError` is the
+    /// D-Bus error it reports, if any.
+    public static func error(_ message: String, dbusError: String? = nil) {
         errors.append(message)
+        errorNames.append(dbusError)
         write(fd: 2, "schemebridge: " + message + "\n")
     }
 

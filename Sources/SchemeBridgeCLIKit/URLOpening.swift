@@ -49,7 +49,7 @@ public enum URLOpening {
 
     /// Reports on stderr that `url` could not be opened; the status to exit with.
     public static func reportFailure(_ url: String, _ error: DBusError) -> ExitStatus {
-        Terminal.error("cannot open '\(shown(url))': \(ServiceClient.explain(error))")
+        Terminal.error("cannot open '\(shown(url))': \(ServiceClient.explain(error))", dbusError: error.name.rawValue)
         return ExitStatus(error)
     }
 

@@ -37,21 +37,22 @@ struct Choices: ParsableCommand {
             try service.perform(.forgetChoice(caller: caller, subject))
             return known
         }
+        let mark = Terminal.errors.count
+        if !known { Terminal.error("nothing was remembered for \(caller) and '\(Open.shown(subject))'") }
         if output.json {
-            Terminal.out(JSON.text(.object([("caller", .string(caller)), ("subject", .string(subject)), ("forgotten", .bool(known))])))
+            var members: [(String, JSON.Value)] = [("caller", .string(caller)), ("subject", .string(subject)), ("forgotten", .bool(known))]
+            if !known { members.append(("error", JSON.error(.noHandler, since: mark))) }
+            JSON.out(members)
         }
-        if !known {
-            if !output.json { Terminal.error("nothing was remembered for \(caller) and '\(Open.shown(subject))'") }
-            throw ExitStatus.noHandler.exitCode
-        }
+        if !known { throw ExitStatus.noHandler.exitCode }
     }
 
     /// Prints `(caller, subject, desktop id)` rows: aligned text, or one JSON object with a `choices` array.
     static func print(_ rows: [RememberedChoice], json: Bool) {
         if json {
-            Terminal.out(JSON.text(.object([("choices", .array(rows.map {
+            JSON.out([("choices", .array(rows.map {
                 .object([("caller", .string($0.caller)), ("subject", .string($0.subject)), ("handler", .string($0.desktopID))])
-            }))])))
+            }))])
             return
         }
         for r in rows { Terminal.out("\(r.caller)\t\(r.subject)\t\(r.desktopID)") }

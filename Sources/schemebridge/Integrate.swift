@@ -49,8 +49,8 @@ struct Integrate: ParsableCommand {
         }
         if output.json {
             func list(_ l: [String]) -> JSON.Value { .array(l.map { .string($0) }) }
-            Terminal.out(JSON.text(.object([("enabled", .bool(report.enabled)), ("schemes", list(report.schemes)), ("changed", list(report.changed)),
-                                            ("not_routed", list(report.notRouted)), ("list", .string(report.list))])))
+            JSON.out([("enabled", .bool(report.enabled)), ("schemes", list(report.schemes)), ("changed", list(report.changed)),
+                      ("not_routed", list(report.notRouted)), ("list", .string(report.list))])
             return
         }
         if action == .status || !report.changed.isEmpty {

@@ -1,10 +1,13 @@
 import DBus
 
-/// A minimal JSON writer for `--json` output (no Foundation on this path).
+/// A minimal JSON writer for `--json` output (no Foundation on this path), and the one path every
+/// command prints JSON through (``out(_:)``).
 ///
-/// One style for every command: each output is an object (never a bare array), keys are
-/// snake_case — a D-Bus dictionary's `launch-image` is `launch_image` — and a failure under
-/// `--json` is an object too (``failure(status:message:)``).
+/// One shape for every command (docs/GUIDE.md, "The command line"): each output line is an object
+/// (never a bare array), keys are snake_case — a D-Bus dictionary's `launch-image` is
+/// `launch_image` — and no object has a key twice (the writer keeps the first). Whatever fails
+/// carries an `error` member, always the same object (``error(_:message:dbusError:)``): on the
+/// answer it spoils (`open`'s object for that URL, `handlers`' empty list), else alone.
 enum JSON {
     /// A JSON value.
     indirect enum Value {
@@ -14,6 +17,40 @@ enum JSON {
         case null
         case array([Value])
         case object([(String, Value)])
+    }
+
+    /// Prints `members` as one object on a line of standard output.
+    static func out(_ members: [(String, Value)]) {
+        Terminal.out(text(.object(members)))
+    }
+
+    /// The error object: `{"exit_status":2,"reason":"not_found","dbus_error":"…"|null,"message":"…"}`
+    /// — the exit status, its word (``reason(_:)``), the D-Bus error name when the service or the
+    /// bus answered with one, and what was said on stderr.
+    static func error(_ status: Int32, message: String, dbusError: String?) -> Value {
+        .object([("exit_status", .number(String(status))), ("reason", .string(reason(status))),
+                 ("dbus_error", dbusError.map { .string($0) } ?? .null), ("message", .string(message))])
+    }
+
+    /// The error object for a failure with `status`, from what was reported on stderr since
+    /// `mark` (a count of ``Terminal/errors``): its messages (`fallback` when none) and the last
+    /// D-Bus error among them, unless `dbusError` names one.
+    static func error(_ status: ExitStatus, since mark: Int, fallback: String = "", dbusError: String? = nil) -> Value {
+        let said = Terminal.errors.dropFirst(mark).joined(separator: "\n")
+        return error(status.rawValue, message: said.isEmpty ? fallback : said, dbusError: dbusError ?? Terminal.lastDBusError(since: mark))
+    }
+
+    /// The word for an exit status: `usage`, `not_found`, `no_handler`, `failed`, `cancelled`
+    /// (`success` for 0).
+    static func reason(_ status: Int32) -> String {
+        switch ExitStatus(rawValue: status) {
+        case .usage: return "usage"
+        case .notFound: return "not_found"
+        case .noHandler: return "no_handler"
+        case .cancelled: return "cancelled"
+        case .success: return "success"
+        case .failed, nil: return "failed"
+        }
     }
 
     /// Compact one-line JSON text of `value`.
@@ -38,8 +75,9 @@ enum JSON {
             out += "]"
         case .object(let members):
             out += "{"
-            for (i, (key, item)) in members.enumerated() {
-                if i > 0 { out += "," }
+            var written: Set<String> = []
+            for (key, item) in members where written.insert(key).inserted {
+                if written.count > 1 { out += "," }
                 quote(key, to: &out)
                 out += ":"
                 write(item, to: &out)

@@ -31,11 +31,11 @@ struct ListCommand: ParsableCommand {
         }
         if output.json {
             func handler(_ id: String) -> JSON.Value { .object([("desktop_id", .string(id)), ("name", names[id].map { .string($0) } ?? .null)]) }
-            Terminal.out(JSON.text(.object([("schemes", .array(rows.map { scheme, handlers in
+            JSON.out([("schemes", .array(rows.map { scheme, handlers in
                 .object([("scheme", .string(scheme)), ("default", .string(handlers[0])),
                          ("others", .array(handlers.dropFirst().map { .string($0) })),
                          ("handlers", .array(handlers.map(handler)))])
-            }))])))
+            }))])
             return
         }
         func shown(_ id: String) -> String { names[id].map { "\($0) (\(id))" } ?? id }

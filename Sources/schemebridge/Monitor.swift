@@ -45,7 +45,7 @@ struct Monitor: ParsableCommand {
         let names: [String]
         switch member {
         case URLHandled.member.rawValue: names = ["url", "scheme", "handler", "details"]
-        case URLFailed.member.rawValue: names = ["url", "error", "message"]
+        case URLFailed.member.rawValue: names = ["url", "dbus_error", "message"]
         case HandlersChanged.member.rawValue: names = ["schemes"]
         default: names = []
         }

@@ -90,25 +90,26 @@ struct Open: ParsableCommand {
         }
         do {
             let results = try URLOpening.open(url, options: options, results: json, service: service)
-            if json {
-                var members: [(String, JSON.Value)] = [("url", .string(url)), ("opened", .bool(true))]
-                members += JSON.members(results)
-                Terminal.out(JSON.text(.object(members)))
-            }
+            if json { JSON.out([("url", .string(url)), ("opened", .bool(true))] + JSON.members(results)) }
             return .success
         } catch {
             return failed(url, error, json: json)
         }
     }
 
-    /// Reports that `url` could not be opened (stderr, and a JSON line with `json`); its status.
-    static func failed(_ url: String, _ error: DBusError, json: Bool) -> ExitStatus {
-        let status = URLOpening.reportFailure(url, error)
-        if json {
-            Terminal.out(JSON.text(.object([("url", .string(url)), ("opened", .bool(false)),
-                                            ("error", .string(error.name.rawValue)), ("message", .string(error.message))])))
-        }
+    /// Reports that `argument` (a URL, or with `key` "file" a file) could not be opened (stderr,
+    /// and with `json` its object, `"opened":false` and the error object); its status.
+    static func failed(_ argument: String, key: String = "url", _ error: DBusError, json: Bool) -> ExitStatus {
+        let mark = Terminal.errors.count
+        let status = URLOpening.reportFailure(argument, error)
+        if json { JSON.out(notOpened(argument, key: key, status, since: mark)) }
         return status
+    }
+
+    /// The object of an argument that was not opened: `{"url"|"file":…,"opened":false,"error":{…}}`,
+    /// the error from what was reported since `mark`.
+    static func notOpened(_ argument: String, key: String, _ status: ExitStatus, since mark: Int) -> [(String, JSON.Value)] {
+        [(key, .string(argument)), ("opened", .bool(false)), ("error", JSON.error(status, since: mark))]
     }
 
     /// The options the command line asks for (the token from the environment when not given).

@@ -69,20 +69,19 @@ enum OpenDocument {
     /// Opens the document at `path` through the service; its status.
     static func open(_ path: [UInt8], argument: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
         let fd: UnixFD
+        let mark = Terminal.errors.count
         switch descriptor(path, shown: Open.shown(argument), writable: options.mode == .inPlace) {
         case .success(let d): fd = d
-        case .failure(let reported): return reported.status
+        case .failure(let reported):
+            if json { JSON.out(Open.notOpened(argument, key: "file", reported.status, since: mark)) }
+            return reported.status
         }
         do {
             let results = try service.perform(.openFile(fd, options: options)).dictionary
-            if json {
-                var members: [(String, JSON.Value)] = [("file", .string(argument)), ("opened", .bool(true))]
-                members += JSON.members(results)
-                Terminal.out(JSON.text(.object(members)))
-            }
+            if json { JSON.out([("file", .string(argument)), ("opened", .bool(true))] + JSON.members(results)) }
             return .success
         } catch {
-            return Open.failed(argument, error, json: json)
+            return Open.failed(argument, key: "file", error, json: json)
         }
     }
 }

@@ -34,6 +34,6 @@ struct PasteboardCreate: ParsableCommand {
         let (path, created) = try client.withService(subject) { service throws(DBusError) in
             try service.perform(.createPasteboard(name, options: options))
         }
-        Terminal.out(output.json ? JSON.text(.object([("name", .string(created)), ("path", .string(path.rawValue))])) : created)
+        if output.json { JSON.out([("name", .string(created)), ("path", .string(path.rawValue))]) } else { Terminal.out(created) }
     }
 }

@@ -65,8 +65,7 @@ struct PasteboardTypes: ParsableCommand {
             try service.perform(.pasteboardTypes(at: pasteboard.path(service)))
         }
         if output.json {
-            Terminal.out(JSON.text(.object([("name", .string(pasteboard.name)),
-                                            ("items", .array(items.map { .array($0.map { .string($0) }) }))])))
+            JSON.out([("name", .string(pasteboard.name)), ("items", .array(items.map { .array($0.map { .string($0) }) }))])
             return
         }
         for (index, types) in items.enumerated() {

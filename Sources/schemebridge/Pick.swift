@@ -52,11 +52,10 @@ struct Pick: ParsableCommand {
         guard response.code == ReplyCode.success.rawValue else {
             let cancelled = response.code == ReplyCode.cancelled.rawValue
             let message = r[Response.Key.errorMessage]?.string ?? (cancelled ? "nothing was picked" : "the pick failed")
+            Terminal.error("pick: \(message)", dbusError: r[Response.Key.errorName]?.string)
             if out.json {
-                Terminal.out(JSON.text(.object([("status", .string(cancelled ? "cancelled" : "failed")), ("code", .number(String(response.code))),
-                                                ("error", .string(r[Response.Key.errorName]?.string ?? "")), ("message", .string(message))])))
-            } else {
-                Terminal.error("schemebridge pick: \(message)")
+                JSON.out([("code", .number(String(response.code))), ("status", .string(cancelled ? "cancelled" : "failed")),
+                          ("error", WaitForReply.failure(response, fallback: message))])
             }
             throw (cancelled ? ExitStatus.cancelled : ExitStatus.failed).exitCode
         }
@@ -73,14 +72,14 @@ struct Pick: ParsableCommand {
                 let (path, size) = try PickedFiles.write(fd.rawValue, into: folder, name: name)
                 written.append((path, i < pickedTypes.count ? pickedTypes[i] : "", size))
             } catch {
-                Terminal.error("schemebridge pick: cannot write \(name) into \(folder): \(error.message)")
+                Terminal.error("pick: cannot write \(name) into \(folder): \(error.message)")
                 throw ExitStatus.failed.exitCode
             }
         }
         let provider = r[PickContract.ResultKey.provider]?.string ?? ""
         if out.json {
             let docs = written.map { JSON.Value.object([("path", .string($0.0)), ("type", .string($0.1)), ("size", .number(String($0.2)))]) }
-            Terminal.out(JSON.text(.object([("status", .string("success")), ("code", .number("0")), ("provider", .string(provider)), ("documents", .array(docs))])))
+            JSON.out([("code", .number("0")), ("status", .string("success")), ("provider", .string(provider)), ("documents", .array(docs))])
         } else {
             for (path, _, _) in written { Terminal.out(path) }
         }

@@ -18,7 +18,13 @@ struct CanOpen: ParsableCommand {
         let can = try client.withService("cannot check '\(Open.shown(url))'") { service throws(DBusError) in
             try service.perform(.canOpenURL(url))
         }
-        Terminal.out(output.json ? JSON.text(.object([("url", .string(url)), ("can_open", .bool(can))])) : (can ? "yes" : "no"))
+        if output.json {
+            var members: [(String, JSON.Value)] = [("url", .string(url)), ("can_open", .bool(can))]
+            if !can { members.append(("error", JSON.error(.noHandler, since: Terminal.errors.count, fallback: "no application handles '\(Open.shown(url))'"))) }
+            JSON.out(members)
+        } else {
+            Terminal.out(can ? "yes" : "no")
+        }
         if !can { throw ExitStatus.noHandler.exitCode }
     }
 }
@@ -51,21 +57,21 @@ struct Handlers: ParsableCommand {
             return (ids, Self.routes(for: name, service: service), skipped)
         }
         let scheme = name
+        let mark = Terminal.errors.count
+        if ids.isEmpty { Terminal.error("no application handles '\(Open.shown(scheme))'") }
         if output.json {
             var members: [(String, JSON.Value)] = [(key, .string(scheme)), ("handlers", .array(ids.map { .string($0) }))]
             if !routes.isEmpty { members.append(("routes", Self.routesJSON(routes))) }
             if !skipped.isEmpty { members.append(("skipped", Self.skippedJSON(skipped))) }
-            Terminal.out(JSON.text(.object(members)))
+            if ids.isEmpty { members.append(("error", JSON.error(.noHandler, since: mark))) }
+            JSON.out(members)
         } else {
             for id in ids { Terminal.out(id) }
             for line in Self.routeLines(routes) { Terminal.out(line) }
             // On standard error: standard output stays the list of handlers scripts read.
             for s in skipped { Terminal.error("skipped \(s.desktopID) (\(s.path)): \(s.reason)") }
         }
-        if ids.isEmpty {
-            if !output.json { Terminal.error("no application handles '\(Open.shown(scheme))'") }
-            throw ExitStatus.noHandler.exitCode
-        }
+        if ids.isEmpty { throw ExitStatus.noHandler.exitCode }
     }
 }
 
@@ -101,25 +107,24 @@ struct Default: ParsableCommand {
             _ = try client.withService("cannot make '\(Open.shown(desktopID))' the default for '\(Open.shown(scheme))'") { service throws(DBusError) in
                 if contentType != nil { try service.perform(.setDefaultHandlerForType(scheme, desktopID)) } else { try service.perform(.setDefaultHandler(scheme, desktopID)) }
             }
-            if output.json {
-                Terminal.out(JSON.text(.object([(key, .string(scheme)), ("default", .string(desktopID))])))
-            }
+            if output.json { JSON.out([(key, .string(scheme)), ("default", .string(desktopID))]) }
             return
         }
         let (id, overrides) = try client.withService("cannot read the default of '\(Open.shown(scheme))'") { service throws(DBusError) in
             (contentType != nil ? try service.perform(.defaultHandlerForType(scheme)) : try service.perform(.defaultHandler(scheme)),
              try DefaultOverrides(subject: scheme, service: service))
         }
+        let mark = Terminal.errors.count
+        if id.isEmpty { Terminal.error("no application handles '\(Open.shown(scheme))'") }
         if output.json {
-            Terminal.out(JSON.text(.object([(key, .string(scheme)), ("default", id.isEmpty ? .null : .string(id)), ("overridden_by", overrides.json)])))
+            var members: [(String, JSON.Value)] = [(key, .string(scheme)), ("default", id.isEmpty ? .null : .string(id)), ("overridden_by", overrides.json)]
+            if id.isEmpty { members.append(("error", JSON.error(.noHandler, since: mark))) }
+            JSON.out(members)
         } else {
             if !id.isEmpty { Terminal.out(id) }
             for note in overrides.notes { Terminal.error(note) }
         }
-        if id.isEmpty {
-            if !output.json { Terminal.error("no application handles '\(Open.shown(scheme))'") }
-            throw ExitStatus.noHandler.exitCode
-        }
+        if id.isEmpty { throw ExitStatus.noHandler.exitCode }
     }
 }
 
@@ -135,7 +140,7 @@ struct Schemes: ParsableCommand {
             (try service.property(ContractProperty.schemes).arrayElements ?? []).compactMap(\.string)
         }
         if output.json {
-            Terminal.out(JSON.text(.object([("schemes", .array(schemes.map { .string($0) }))])))
+            JSON.out([("schemes", .array(schemes.map { .string($0) }))])
         } else {
             for s in schemes { Terminal.out(s) }
         }
@@ -159,7 +164,9 @@ struct LaunchImage: ParsableCommand {
             try service.perform(.launchImageForURL(url))
         }
         if output.json {
-            Terminal.out(JSON.text(.object([("url", .string(url)), ("launch_image", path.isEmpty ? .null : .string(path))])))
+            var members: [(String, JSON.Value)] = [("url", .string(url)), ("launch_image", path.isEmpty ? .null : .string(path))]
+            if path.isEmpty { members.append(("error", JSON.error(.noHandler, since: Terminal.errors.count, fallback: "no launch image for '\(Open.shown(url))'"))) }
+            JSON.out(members)
         } else if !path.isEmpty {
             Terminal.out(path)
         }

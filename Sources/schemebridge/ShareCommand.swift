@@ -13,7 +13,7 @@ struct ShareCommand: ParsableCommand {
             Files are handed over as read-only copies in the target's Inbox; text, URLs and data \
             (--type, read from standard input) through a pasteboard only the target can read. \
             Without --to the share sheet asks. --list prints the targets for TYPEs (id, name, \
-            icon, kind, tab-separated). Exit status: 0 shared, 1 usage, 2 a file does not exist, \
+            icon, kind, tab-separated; with --json one object with a `targets` array). Exit status: 0 shared, 1 usage, 2 a file does not exist, \
             3 nothing accepts the items (NoTarget), 4 failed, 5 cancelled (with --wait).
             """)
 
@@ -66,7 +66,7 @@ struct ShareCommand: ParsableCommand {
             guard case .objectPath(let p)? = reply.first else { throw DBusError(.failed, "Share answered without a request path") }
             path = p
             guard wait else {
-                Terminal.out(output.json ? JSON.text(.object([("request", .string(path.rawValue))])) : path.rawValue)
+                if output.json { JSON.out([("request", .string(path.rawValue))]) } else { Terminal.out(path.rawValue) }
                 return
             }
             response = try WaitForReply.waitForResponse(at: path, connection: service.connection)
@@ -110,7 +110,7 @@ struct ShareCommand: ParsableCommand {
             return fields.map { $0.string ?? "" }
         } ?? []
         if output.json {
-            Terminal.out(JSON.text(.array(rows.map { r in .object(zip(["id", "name", "icon", "kind"], r).map { ($0, .string($1)) }) })))
+            JSON.out([("targets", .array(rows.map { r in .object(zip(["id", "name", "icon", "kind"], r).map { ($0, .string($1)) }) }))])
         } else {
             for r in rows { Terminal.out(r.joined(separator: "\t")) }
         }

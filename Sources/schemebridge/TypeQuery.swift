@@ -25,19 +25,24 @@ struct TypeQuery: ParsableCommand {
         for file in files {
             let path = OpenDocument.path(file) ?? FileArgument.bytes(of: file)
             let status: ExitStatus
+            let mark = Terminal.errors.count
             switch FileArgument.descriptorForType(path, shown: Open.shown(file)) {
             case .failure(let reported):
                 status = reported.status
             case .success(let fd):
                 do {
                     let type = try service.perform(.contentTypeForFile(fd, name: FileArgument.name(path)))
-                    Terminal.out(output.json ? JSON.text(.object([("file", .string(file)), ("content_type", .string(type))]))
-                                             : (files.count == 1 ? type : "\(file): \(type)"))
+                    if output.json { JSON.out([("file", .string(file)), ("content_type", .string(type))]) } else {
+                        Terminal.out(files.count == 1 ? type : "\(file): \(type)")
+                    }
                     status = .success
                 } catch {
-                    Terminal.error("cannot tell the type of '\(Open.shown(file))': \(ServiceClient.explain(error))")
+                    Terminal.error("cannot tell the type of '\(Open.shown(file))': \(ServiceClient.explain(error))", dbusError: error.name.rawValue)
                     status = ExitStatus(error)
                 }
+            }
+            if status != .success, output.json {
+                JSON.out([("file", .string(file)), ("content_type", .null), ("error", JSON.error(status, since: mark))])
             }
             if status != .success, first == nil { first = status }
         }

@@ -16,7 +16,9 @@ enum WaitForReply {
 
     static func openAndWait(_ url: String, options: OpenOptions, json: Bool, service: SchemeBridgeBlockingClient) -> ExitStatus {
         if OpenDocument.path(url) != nil {
+            let mark = Terminal.errors.count
             Terminal.error("'\(Open.shown(url))' is a file: --wait waits for a URL handler's reply; open files without it")
+            if json { JSON.out(Open.notOpened(url, key: "file", .usage, since: mark)) }
             return .usage
         }
         let response: Response
@@ -29,8 +31,9 @@ enum WaitForReply {
         return report(response, leading: [("url", .string(url))], json: json)
     }
 
-    /// Prints `response` (`status=` and `key=value` lines, or one JSON object after `leading`)
-    /// and returns its exit status: 0 success, 5 cancelled, 4 failed.
+    /// Prints `response` (`status=` and `key=value` lines, or one JSON object after `leading`:
+    /// `code`, `status`, `results` — keys with `-` as `_` — and, unless it succeeded, the error
+    /// object) and returns its exit status: 0 success, 5 cancelled, 4 failed.
     static func report(_ response: Response, leading: [(String, JSON.Value)], json: Bool) -> ExitStatus {
         let code = ReplyCode(rawValue: response.code) ?? .failed
         let name: String
@@ -40,9 +43,10 @@ enum WaitForReply {
         case .failed: name = "failed"
         }
         if json {
-            let results = response.results.keys.sorted().map { ($0, JSON.value(response.results[$0]!)) }
-            Terminal.out(JSON.text(.object(leading + [("code", .number(String(response.code))), ("status", .string(name)),
-                                                      ("results", .object(results))])))
+            var members = leading + [("code", .number(String(response.code))), ("status", .string(name)),
+                                     ("results", .object(JSON.members(response.results)))]
+            if code != .success { members.append(("error", failure(response))) }
+            JSON.out(members)
         } else {
             Terminal.out("status=\(name)")
             for key in response.results.keys.sorted() {
@@ -55,6 +59,16 @@ enum WaitForReply {
         case .cancelled: return .cancelled
         case .failed: return .failed
         }
+    }
+
+    /// The error object of a response that is not success: its exit status, the `error-name` and
+    /// `error-message` the service set (or `fallback`, or what the code says).
+    static func failure(_ response: Response, fallback: String? = nil) -> JSON.Value {
+        let cancelled = response.code == ReplyCode.cancelled.rawValue
+        let message = response.results[Response.Key.errorMessage]?.string.flatMap { $0.isEmpty ? nil : $0 }
+            ?? fallback ?? (cancelled ? "the request was cancelled" : "the request failed")
+        return JSON.error((cancelled ? ExitStatus.cancelled : .failed).rawValue, message: message,
+                          dbusError: response.results[Response.Key.errorName]?.string.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The `Response` of the request at `path` (sent to us only, exactly once).

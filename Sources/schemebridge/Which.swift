@@ -58,8 +58,9 @@ struct Which: ParsableCommand {
                                               (answers.isType ? "type" : "scheme", .string(answers.subject)),
                                               ("caller", caller.map { .string($0) } ?? .null)]
         guard !answers.handlers.isEmpty else {
-            if output.json { Terminal.out(JSON.text(.object(members + [("handler", .null), ("handlers", .array([]))]))) }
+            let mark = Terminal.errors.count
             Terminal.error("no application handles the \(subjectText)")
+            if output.json { JSON.out(members + [("handler", .null), ("handlers", .array([])), ("error", JSON.error(.noHandler, since: mark))]) }
             throw ExitStatus.noHandler.exitCode
         }
         if let handler, !answers.handlers.contains(handler) {
@@ -72,13 +73,16 @@ struct Which: ParsableCommand {
         let overrides = (answers.choices.map { ($0, Reason.rememberedChoice) } + answers.routes.map { ($0, Reason.route) })
             .filter { $0.0.caller != caller && answers.handlers.contains($0.0.desktopID) }
         if output.json {
+            // Where the default comes from, its own object: its `file` is a mimeapps.list, not the file asked about.
+            let origin: JSON.Value = answers.origin.map { o in
+                .object([("level", .string(o.level)), ("file", o.file.isEmpty ? .null : .string(o.file)),
+                         ("desktop", o.desktop.isEmpty ? .null : .string(o.desktop))])
+            } ?? .null
             members += [("handler", .string(chosen)), ("reason", .string(reason.rawValue)), ("explanation", .string(why)),
-                        ("default", .string(answers.defaultHandler)), ("level", answers.origin.map { .string($0.level) } ?? .null),
-                        ("file", answers.origin.map { $0.file.isEmpty ? .null : .string($0.file) } ?? .null),
-                        ("desktop", answers.origin.map { $0.desktop.isEmpty ? .null : .string($0.desktop) } ?? .null), ("handlers", .array(answers.handlers.map { .string($0) })),
+                        ("default", .string(answers.defaultHandler)), ("default_origin", origin), ("handlers", .array(answers.handlers.map { .string($0) })),
                         ("overrides", .array(overrides.map { .object([("caller", .string($0.0.caller)), ("handler", .string($0.0.desktopID)),
                                                                       ("reason", .string($0.1.rawValue))]) }))]
-            Terminal.out(JSON.text(.object(members)))
+            JSON.out(members)
             return
         }
         Terminal.out(chosen)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// One style across the command line: every `--json` output an object with snake_case keys, a
 /// failure under `--json` an object too, a suggestion for a mistyped subcommand, and completion
@@ -56,14 +57,18 @@ import DBusTestSupport
             let lines = r.stdout.split(separator: "\n")
             #expect(lines.count == 1, "\(args): \(r.stdout)")
             let o = try #require(lines.first.flatMap(Self.object), "\(args): \(r.stdout)")
-            #expect(o["error"] as? String == reason && o["status"] as? Int == status && !((o["message"] as? String) ?? "").isEmpty, "\(args): \(r.stdout)")
+            let error = o["error"] as? [String: Any] ?? [:]
+            #expect(error["reason"] as? String == reason && error["exit_status"] as? Int == status
+                    && !((error["message"] as? String) ?? "").isEmpty, "\(args): \(r.stdout)")
         }
-        // A command whose answer is the failure prints its answer object, and no second one: open
-        // one a URL, failed ones included; handlers an empty list; choices --forget what it forgot.
+        // A command whose answer is the failure prints its answer object with the error in it, and
+        // no second one: open one a URL, failed ones included; handlers an empty list.
         let handlers = try await CLITests.cli(f, "handlers", "--json", "nothing")
-        #expect(handlers.status == 3 && handlers.stdout == "{\"scheme\":\"nothing\",\"handlers\":[]}\n", "\(handlers.stdout)")
+        #expect(handlers.status == 3 && handlers.stdout == "{\"scheme\":\"nothing\",\"handlers\":[],\"error\":{\"exit_status\":3,\"reason\":\"no_handler\","
+                + "\"dbus_error\":null,\"message\":\"no application handles 'nothing'\"}}\n", "\(handlers.stdout)")
         let open = try await CLITests.cli(f, "open", "--json", "nothing://x")
-        #expect(open.status == 3 && open.stdout.split(separator: "\n").count == 1 && open.stdout.contains("\"opened\":false"), "\(open.stdout)")
+        #expect(open.status == 3 && open.stdout.split(separator: "\n").count == 1 && open.stdout.contains("\"opened\":false")
+                && open.stdout.contains("\"dbus_error\":\"\(ContractError.noHandler)\""), "\(open.stdout)")
         // Without --json, stdout stays empty.
         let plain = try await CLITests.cli(f, "handlers", "nothing")
         #expect(plain.status == 3 && plain.stdout.isEmpty)

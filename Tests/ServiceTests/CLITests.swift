@@ -94,7 +94,8 @@ import SchemeBridgeContract
         let yes = try await Self.cli(f, "can-open", "todolist://x")
         #expect(yes.status == 0 && yes.stdout == "yes\n", "\(yes.stdout)\(yes.stderr)")
         let no = try await Self.cli(f, "can-open", "--json", "nothing://x")
-        #expect(no.status == 3 && no.stdout == "{\"url\":\"nothing://x\",\"can_open\":false}\n", "\(no.stdout)\(no.stderr)")
+        #expect(no.status == 3 && no.stdout == "{\"url\":\"nothing://x\",\"can_open\":false,\"error\":{\"exit_status\":3,\"reason\":\"no_handler\","
+                + "\"dbus_error\":null,\"message\":\"no application handles 'nothing://x'\"}}\n", "\(no.stdout)\(no.stderr)")
         let handlers = try await Self.cli(f, "handlers", "TodoList")
         #expect(handlers.stdout == "a.desktop\nb.desktop\n", "\(handlers.stdout)\(handlers.stderr)")
         let handlersJSON = try await Self.cli(f, "handlers", "--json", "todolist")
@@ -152,7 +153,7 @@ import SchemeBridgeContract
         #expect(await Tools.eventually { expected.allSatisfy { e in lines().dropFirst(before).contains { $0.contains(e) } } }, "\(lines())")
         let all = Array(lines().dropFirst(before))
         #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLHandled\",\"url\":\"todolist://seen by the monitor\",\"scheme\":\"todolist\",\"handler\":\"a.desktop\",\"details\":{") && $0.contains("\"method\":\"OpenURL\"") }, "\(all)")
-        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"error\":\"\(ContractError.noHandler)\"") }, "\(all)")
+        #expect(all.contains { $0.hasPrefix("{\"signal\":\"URLFailed\",\"url\":\"nothing://fails\",\"dbus_error\":\"\(ContractError.noHandler)\"") }, "\(all)")
         #expect(all.contains { $0 == "{\"signal\":\"HandlersChanged\",\"schemes\":[\"newscheme\"]}" }, "\(all)")
     }
 

@@ -34,10 +34,10 @@ import SchemeBridgeContract
         var recordedCalls: String { (try? String(contentsOf: calls, encoding: .utf8)) ?? "" }
 
         /// `make install VARIABLES…` in the package, with the wrappers first on PATH and no toolchain.
-        func install(_ variables: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+        func install(_ variables: [String], environment: [String: String] = [:], target: String = "install") async throws -> ProcessResult {
             var env = ["PATH": wrappers.path + ":/usr/local/bin:/usr/bin:/bin", "MAKEFLAGS": "", "MFLAGS": "", "XDG_DATA_HOME": ""]
             for (k, v) in environment { env[k] = v }
-            return try await Tools.run(["/usr/bin/make", "-C", Built.packageRoot.path, "install", "CONFIG=debug",
+            return try await Tools.run(["/usr/bin/make", "-C", Built.packageRoot.path, target, "CONFIG=debug",
                                         "BUILD_DIR=" + Built.binDirectory.path] + variables, environment: env)
         }
 
@@ -151,6 +151,59 @@ import SchemeBridgeContract
                      "/applications/io.github.schemebridge.SchemeBridge.desktop"] {
             #expect(FileManager.default.fileExists(atPath: dest + data + path), "\(path)")
         }
+        #expect(w.recordedCalls.isEmpty, "\(w.recordedCalls)")
+    }
+
+    /// Every file below `root`, as paths relative to it.
+    static func files(under root: String) -> [String] {
+        (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.sorted()
+    }
+
+    /// A user install (`PREFIX=~/.local`, no DESTDIR) writes below `~/.local` and nowhere else —
+    /// not Thunar's `uca.xml`, even with Thunar installed: "Share…" in the file managers is
+    /// `make install-file-manager-actions`, which adds it only to the file managers installed.
+    @Test func userInstallWritesNothingOutsideItsDirectories() async throws {
+        let w = try World()
+        defer { w.remove() }
+        let home = w.root.appendingPathComponent("home").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        // A Thunar on PATH (a stand-in: only its name counts).
+        let apps = w.root.appendingPathComponent("apps").path
+        try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+        let environment = ["HOME": home, "XDG_CONFIG_HOME": "", "PATH": w.wrappers.path + ":" + apps + ":/usr/local/bin:/usr/bin:/bin"]
+        try "#!/bin/sh\nexit 0\n".write(toFile: apps + "/thunar", atomically: true, encoding: .utf8)
+        chmod(apps + "/thunar", 0o755)
+        // A zsh whose fpath does not hold the folder (`zsh -fc` asked whether it does: no).
+        try "#!/bin/sh\nexit 1\n".write(toFile: apps + "/zsh", atomically: true, encoding: .utf8)
+        chmod(apps + "/zsh", 0o755)
+        let r = try await w.install(["PREFIX=~/.local"], environment: environment)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        // The one line that makes zsh find the completion, said once the install is done.
+        #expect(r.stdout.contains("add this line to ~/.zshrc, before compinit:  fpath=(\(home)/.local/share/zsh/site-functions $fpath)"), "\(r.stdout)")
+        #expect(FileManager.default.fileExists(atPath: home + "/.local/share/zsh/site-functions/_schemebridge"))
+        let written = Self.files(under: home)
+        #expect(written.contains(".local/bin/schemebridge") && written.contains(".local/share/man/man1/schemebridge.1"), "\(written)")
+        #expect(written.allSatisfy { $0.hasPrefix(".local/") } && !written.contains { $0.contains("file-managers") || $0.contains("nautilus") },
+                "make install wrote outside ~/.local, or file manager actions: \(written.filter { !$0.hasPrefix(".local/bin") })")
+
+        // The file manager actions: only Thunar's here, merged into its uca.xml.
+        let actions = try await w.install(["PREFIX=~/.local"], environment: environment, target: "install-file-manager-actions")
+        #expect(actions.status == 0 && actions.stdout.contains("file managers: thunar"), "\(actions.stdout)\(actions.stderr)")
+        let after = Self.files(under: home)
+        #expect(Self.read(URL(fileURLWithPath: home + "/.config/Thunar/uca.xml")).contains("io.github.schemebridge.share"), "\(after)")
+        #expect(after.contains(".local/share/schemebridge/file-managers/share-action.xml") && !after.contains { $0.contains("nautilus") || $0.contains("kio") },
+                "\(after)")
+        // With no file manager installed, nothing.
+        try FileManager.default.removeItem(atPath: apps + "/thunar")
+        let other = w.root.appendingPathComponent("other-home").path
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        var bare = environment
+        bare["HOME"] = other
+        let none = try await w.install(["PREFIX=~/.local"], environment: bare, target: "install-file-manager-actions")
+        #expect(none.status == 0 && none.stdout.contains("none installed") && Self.files(under: other).isEmpty, "\(none.stdout)\(Self.files(under: other))")
         #expect(w.recordedCalls.isEmpty, "\(w.recordedCalls)")
     }
 

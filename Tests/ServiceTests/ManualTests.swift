@@ -48,6 +48,42 @@ import SchemeBridgeContract
         #expect(missing.isEmpty, "man/schemebridge.1 is out of date (run `make man`): \(missing)")
     }
 
+    /// Every page has examples; `schemebridge(1)`'s EXIT STATUS lists exactly the statuses the CLI
+    /// returns (`ExitStatus`), and each example runs a subcommand that exists with options it takes.
+    @Test func pagesHaveExamplesAndTheExitStatusesOfTheCLI() async throws {
+        let cli = try Self.page("schemebridge.1")
+        #expect(cli.contains(".Sh EXAMPLES\n") && !cli.contains(".Ex -std"), "schemebridge.1")
+        #expect(try Self.page("schemebridged.8").contains(".SH EXAMPLES\n") && Self.page("schemebridge-config.5").contains(".SH EXAMPLES\n"))
+        // The statuses the CLI has (Sources/SchemeBridgeCLIKit/ExitStatus.swift) and the page's list.
+        let source = try String(contentsOf: Built.packageRoot.appendingPathComponent("Sources/SchemeBridgeCLIKit/ExitStatus.swift"), encoding: .utf8)
+        let statuses = source.split(separator: "\n").compactMap { line -> Int? in
+            let t = line.trimmingCharacters(in: .whitespaces)
+            guard t.hasPrefix("case "), let eq = t.firstIndex(of: "=") else { return nil }
+            return Int(t[t.index(after: eq)...].trimmingCharacters(in: .whitespaces))
+        }
+        let section = cli.components(separatedBy: ".Sh \"EXIT STATUS\"\n").dropFirst().first?.components(separatedBy: "\n.Sh ").first ?? ""
+        let listed = section.split(separator: "\n").compactMap { $0.hasPrefix(".It ") ? Int($0.dropFirst(4)) : nil }
+        #expect(!statuses.isEmpty && listed == statuses, "EXIT STATUS lists \(listed); the CLI has \(statuses)")
+        // Each example's subcommand and long options are the CLI's.
+        let dump = try await Tools.run([try Built.executable("schemebridge"), "--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var options: [String: Set<String>] = [:]
+        for sub in (root["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [] {
+            let names = (sub["arguments"] as? [[String: Any]] ?? []).flatMap { ($0["names"] as? [[String: String]] ?? []).compactMap { $0["kind"] == "long" ? $0["name"] : nil } }
+            options[sub["commandName"] as? String ?? ""] = Set(names)
+        }
+        let examples = cli.components(separatedBy: ".Sh EXAMPLES\n").dropFirst().first?.components(separatedBy: "\n.Sh ").first ?? ""
+        let lines = examples.split(separator: "\n").filter { $0.hasPrefix("schemebridge ") }
+        #expect(lines.count >= 8, "\(lines)")
+        for line in lines {
+            let words = line.split(separator: " ").map(String.init)
+            let known = try #require(options[words[1]], "example of no subcommand: \(line)")
+            for word in words where word.hasPrefix("--") {
+                #expect(known.contains(String(word.dropFirst(2))), "\(words[1]) has no \(word): \(line)")
+            }
+        }
+    }
+
     /// The hand-written pages name the service's options and the config file's groups.
     @Test func handWrittenPagesNameWhatTheProgramsRead() async throws {
         let daemon = try Self.page("schemebridged.8")

@@ -90,8 +90,9 @@ import SchemeBridgeContract
         func expectLevel(_ id: String, _ level: String, _ file: URL?, desktop: String?, _ sentence: String) async throws {
             var json: [String: Any] = [:]
             _ = try await Tools.eventually { json = try await which(); return json["handler"] as? String == "\(id).desktop" }
-            #expect(json["handler"] as? String == "\(id).desktop" && json["level"] as? String == level && json["reason"] as? String == "default"
-                    && json["file"] as? String == file?.path && json["desktop"] as? String == desktop, "\(json)")
+            let origin = json["default_origin"] as? [String: Any] ?? [:]
+            #expect(json["handler"] as? String == "\(id).desktop" && origin["level"] as? String == level && json["reason"] as? String == "default"
+                    && origin["file"] as? String == file?.path && origin["desktop"] as? String == desktop && json["file"] == nil, "\(json)")
             let text = try await Self.which(f, "todo://x")
             #expect(text.status == 0 && text.stdout.hasPrefix("\(id).desktop\n  why: \(sentence)"), "\(text.stdout)\(text.stderr)")
         }
