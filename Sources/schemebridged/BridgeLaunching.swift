@@ -66,16 +66,23 @@ extension Bridge {
     }
 
     private func activate(_ plan: LaunchPlan, busName: String, objectPath: String, context: LaunchContext, annotation: DBusValue?) async throws(DBusError) {
-        guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
-            throw ContractError.launchFailed("\(plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
-        }
+        let app = try Self.application(connection, plan.entry, busName: busName, objectPath: objectPath)
         var platform = context.platformData.mapValues { DBusValue.string($0) }
         if let annotation { platform["annotation"] = annotation }
         do {
-            _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: "Open",
-                                          [.strings([plan.url.string]), .vardict(platform)], timeout: .seconds(25))
+            try await app.open([plan.url.string], platformData: platform)
         } catch {
             throw ContractError.launchFailed("\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) did not open the URL over D-Bus: \(error.name.rawValue): \(error.message)")
+        }
+    }
+
+    /// The `org.freedesktop.Application` of `entry` (an activatable launch, share or pick); an id
+    /// that is no bus name (an on-disk index older than the check at reading) is `LaunchFailed`.
+    static func application(_ connection: Connection, _ entry: DesktopEntry, busName: String, objectPath: String) throws(DBusError) -> FreedesktopApplication {
+        do {
+            return try FreedesktopApplication(connection: connection, busName: busName, objectPath: objectPath)
+        } catch {
+            throw ContractError.launchFailed("\(entry.id) is DBusActivatable but its id does not make a valid bus name")
         }
     }
 

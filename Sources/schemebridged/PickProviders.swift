@@ -14,17 +14,13 @@ extension Bridge {
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token
         logger.info("asking \(id) for documents for \(caller.displayName)")
-        let start = ProviderStart.of(entry) { name, path in (try? BusName(name)) != nil && (try? ObjectPath(path)) != nil }
-        switch start {
+        switch ProviderStart.of(entry) {
         case .activate(let busName, let objectPath)?:
-            guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
-                throw ContractError.launchFailed("\(id) is DBusActivatable but its id does not make a valid bus name")
-            }
+            let app = try Self.application(connection, entry, busName: busName, objectPath: objectPath)
             let bus = BusActivation(connection: connection)
             await starter.activating(nil, purpose: .pick, busName: busName, request: request.id, pasteboard: nil, watcher: replies, bus: bus)
             do {
-                _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: "Activate",
-                                              [.vardict(context.platformData.mapValues { .string($0) })], timeout: .seconds(25))
+                try await app.activate(platformData: context.platformData.mapValues { .string($0) })
             } catch {
                 throw ContractError.launchFailed("\(entry.name ?? id) (\(id)) could not be activated: \(error.name.rawValue): \(error.message)")
             }

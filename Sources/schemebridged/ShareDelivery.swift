@@ -72,20 +72,16 @@ extension Bridge {
     /// in"); the share is done when the call returns (unless the target replied inside it).
     private func activateShare(_ target: ShareTargetID, busName: String, objectPath: String, urls: [SchemeURL], admission: Admission,
                                share: PendingShare) async throws(DBusError) {
-        guard let name = try? BusName(busName), let path = try? ObjectPath(objectPath) else {
-            throw ContractError.launchFailed("\(admission.plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
-        }
+        let app = try Self.application(connection, admission.plan.entry, busName: busName, objectPath: objectPath)
         await starter.activating(admission, purpose: .share, busName: busName, request: share.request, pasteboard: share.pasteboard?.id,
                                  watcher: replies, bus: BusActivation(connection: connection))
         var platform = admission.context.platformData.mapValues { DBusValue.string($0) }
         platform["uris"] = .strings(urls.map(\.string))
-        let member: MemberName, arguments: [DBusValue]
-        switch target.activation {
-        case .activateAction(let action): (member, arguments) = ("ActivateAction", [.string(action), .array(element: .variant, []), .vardict(platform)])
-        case .open: (member, arguments) = ("Open", [.strings(urls.map(\.string)), .vardict(platform)])
-        }
         do {
-            _ = try await connection.call(destination: name, path: path, interface: "org.freedesktop.Application", member: member, arguments, timeout: .seconds(25))
+            switch target.activation {
+            case .activateAction(let action): try await app.activateAction(action, platformData: platform)
+            case .open: try await app.open(urls.map(\.string), platformData: platform)
+            }
         } catch {
             throw ContractError.launchFailed("\(admission.plan.entry.name ?? admission.plan.entry.id) did not take the share over D-Bus: \(error.name.rawValue): \(error.message)")
         }

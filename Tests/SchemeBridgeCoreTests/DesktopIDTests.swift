@@ -20,6 +20,18 @@ import Testing
         #expect(DesktopID.objectPath("org.example.Todo") == "/org/example/Todo")
     }
 
+    /// A `DBusActivatable` app is called at its id as a bus name: which ids make one.
+    @Test func whichIDsMakeABusName() {
+        for good in ["org.example.Todo", "org.example.my-app", "a.b", "_x.y-z", "org.example.App_2"] {
+            #expect(DesktopID.isValidBusName(good), "\(good)")
+            #expect(DesktopID(good + ".desktop").makesBusName)
+        }
+        for bad in ["todo", "", ".a.b", "a..b", "a.b.", "9app.example", "org.9example.App", "org.example.Tödo", "org example.App",
+                    ":1.42", "org.example.App+", String(repeating: "a.", count: 128) + "a"] {
+            #expect(!DesktopID.isValidBusName(bad), "\(bad)")
+        }
+    }
+
     @Test func relativePathsBecomeIDs() {
         #expect(DesktopID(relativePath: "vendor/sub/app.desktop").fileName == "vendor-sub-app.desktop")
         #expect(DesktopID.make(relativePath: "app.desktop") == "app.desktop")

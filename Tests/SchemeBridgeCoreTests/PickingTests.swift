@@ -130,8 +130,12 @@ import Testing
         let s = Setup()
         s.tree.entry(1, "org.example.Scan.desktop", exec: "/bin/scan --provide %u", extra: "DBusActivatable=true\nX-SchemeBridge-Provides=image/png;")
         let entry = try #require(s.tree.registry().entry(id: "org.example.Scan.desktop"))
-        #expect(ProviderStart.of(entry) { _, _ in true } == .activate(busName: "org.example.Scan", objectPath: "/org/example/Scan"))
-        guard case .spawn(let command)? = ProviderStart.of(entry, validNames: { _, _ in false }) else { Issue.record("not spawned"); return }
+        #expect(ProviderStart.of(entry) == .activate(busName: "org.example.Scan", objectPath: "/org/example/Scan"))
+        // An id that makes no bus name is not activatable (checked when the entry is read): its Exec starts it.
+        s.tree.entry(1, "9scan.desktop", exec: "/bin/scan --provide %u", extra: "DBusActivatable=true\nX-SchemeBridge-Provides=image/png;")
+        let unnamed = try #require(s.tree.registry().entry(id: "9scan.desktop"))
+        #expect(!unnamed.dbusActivatable)
+        guard case .spawn(let command)? = ProviderStart.of(unnamed) else { Issue.record("not spawned"); return }
         #expect(command.argv == ["/bin/scan", "--provide"], "no URLs")
         var budget = PickBudget()
         #expect(budget.nextLimit == PickAnswer.maximumDocumentBytes)

@@ -22,6 +22,19 @@ import SchemeBridgeContract
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    /// `DBusActivatable=true` on an entry whose id makes no bus name (`9todo.desktop`): checked
+    /// when the entry is read, so the app is started by its `Exec` (it failed at launch before,
+    /// `LaunchFailed` "does not make a valid bus name").
+    @Test func anActivatableEntryWhoseIDIsNoBusNameIsStartedByItsExec() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let program = try f.recorder("nine")
+        try f.entry("9todo.desktop", "Name=Nine\nExec=\(program) %u\nMimeType=x-scheme-handler/nine;\nDBusActivatable=true")
+        let open = try await f.dbusSend("OpenURL", "string:nine://x")
+        #expect(open.stdout.contains("boolean true"), "\(open.stdout)\(open.stderr)")
+        #expect(await f.recordedArgv("nine") == ["nine://x"])
+    }
+
     @Test func optionsThroughGdbusPickTheHandlerAndPassTheToken() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }

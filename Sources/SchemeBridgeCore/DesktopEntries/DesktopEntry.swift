@@ -334,7 +334,14 @@ struct DesktopEntryFields: Sendable, Equatable {
         noDisplay = g.boolean("NoDisplay") ?? false
         startupNotify = g.boolean("StartupNotify")
         startupWMClass = g.string("StartupWMClass").flatMap { $0.isEmpty ? nil : $0 }
-        dbusActivatable = g.boolean("DBusActivatable") ?? false
+        // Checked once, here: an activatable app is called at its id as a bus name (and the object
+        // path made from it); an id that is no bus name is launched by its Exec like any other.
+        var dbusActivatable = g.boolean("DBusActivatable") ?? false
+        if dbusActivatable && !DesktopID(id).makesBusName {
+            warnings.append(KeyFileError(path: path, line: 0, message: "DBusActivatable=true, but its id \(id) does not make a D-Bus name: it is started by its Exec"))
+            dbusActivatable = false
+        }
+        self.dbusActivatable = dbusActivatable
         self.schemes = hidden ? [] : DesktopEntryFields.schemes(g.entry("MimeType"), path: path, warnings: &warnings)
         self.mimeTypes = hidden ? [] : DesktopEntry.contentTypes(g.entry("MimeType"))
         var launchImage: String? = nil

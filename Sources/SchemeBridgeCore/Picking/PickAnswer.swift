@@ -115,16 +115,15 @@ public struct PickBudget: Sendable, Equatable {
 }
 
 /// How a pick's provider is started: by `org.freedesktop.Application.Activate(platform_data)`
-/// when its entry is `DBusActivatable` (and its names are valid on the bus), else its first
-/// command, given no URLs.
+/// when its entry is `DBusActivatable` (its names were checked when the entry was read), else its
+/// first command, given no URLs.
 public enum ProviderStart: Sendable, Equatable {
     case activate(busName: String, objectPath: String)
     case spawn(LaunchCommand)
 
-    /// How `entry` is started; `validNames` says whether a bus name and object path are valid
-    /// (the D-Bus layer's rule). Nil: nothing to start.
-    public static func of(_ entry: DesktopEntry, validNames: (String, String) -> Bool) -> ProviderStart? {
-        if entry.dbusActivatable, validNames(entry.busName, entry.objectPath) { return .activate(busName: entry.busName, objectPath: entry.objectPath) }
+    /// How `entry` is started. Nil: nothing to start.
+    public static func of(_ entry: DesktopEntry) -> ProviderStart? {
+        if entry.dbusActivatable { return .activate(busName: entry.busName, objectPath: entry.objectPath) }
         return entry.launchCommands(for: []).first.map { .spawn($0) }
     }
 }

@@ -59,8 +59,9 @@ extension FileSignature {
 enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
-    /// Bumped whenever the layout or the meaning of a field changes.
-    static let version: UInt32 = 5
+    /// Bumped whenever the layout or the meaning of a field changes (6: `DBusActivatable` only
+    /// for an id that makes a bus name).
+    static let version: UInt32 = 6
     static let headerSize = 48
 
     /// The string that must match for an index to be used.
