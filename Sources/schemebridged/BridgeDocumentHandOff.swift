@@ -8,8 +8,11 @@ import SchemeBridgeCore
 extension Bridge {
     /// What the handler is given.
     struct DocumentDelivery: Sendable {
-        /// The path passed to the handler (an Inbox copy, the file, or a portal path).
-        let path: String
+        /// The path passed to the handler (an Inbox copy, the file, or a portal path), as bytes:
+        /// the file's own name need not be UTF-8.
+        let pathBytes: [UInt8]
+        /// ``pathBytes`` as text (the `path` result; a byte that is not UTF-8 shows as U+FFFD).
+        var path: String { String(decoding: pathBytes, as: UTF8.self) }
         /// Whether `path` is a document portal path granted to the handler's app.
         let inPortal: Bool
         /// The Inbox copy made for it, to remove when the launch fails.
@@ -21,27 +24,27 @@ extension Bridge {
     func deliver(_ fd: UnixFD, name: String, to entry: DesktopEntry, mode: OpenOptions.DocumentMode, key: String,
                  sendingApp: String, limits: InboxLimits) async throws(DBusError) -> DocumentDelivery {
         let documents = self.documents
-        let local: String, canWrite: Bool, inboxCopy: String?, portalSource: String
+        let local: [UInt8], canWrite: Bool, inboxCopy: String?, portalSource: String
         switch mode {
         case .copy:
-            local = try await descriptors.run(for: key) { () throws(DBusError) in
+            let copy = try await descriptors.run(for: key) { () throws(DBusError) in
                 try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
             }
-            (canWrite, inboxCopy, portalSource) = (false, local, local)
+            (local, canWrite, inboxCopy, portalSource) = (Array(copy.utf8), false, copy, copy)
         case .inPlace:
             let file = try await descriptors.run(for: key) { () throws(DBusError) in
                 try Self.adapt { () throws(OpenFailure) in try InPlaceFile.locate(fd.rawValue) }
             }
             // The portal gets that very file (the caller's descriptor), not whatever the path names later.
-            (local, canWrite, inboxCopy, portalSource) = (file.path, file.writable, nil, "/proc/self/fd/\(fd.rawValue)")
+            (local, canWrite, inboxCopy, portalSource) = (file.pathBytes, file.writable, nil, "/proc/self/fd/\(fd.rawValue)")
         }
         let rule = DocumentHandOff(inPlace: mode == .inPlace, sandboxAppID: entry.flatpakAppID, callerCanWrite: canWrite)
-        guard let appID = rule.sandboxAppID else { return DocumentDelivery(path: local, inPortal: false, inboxCopy: inboxCopy) }
+        guard let appID = rule.sandboxAppID else { return DocumentDelivery(pathBytes: local, inPortal: false, inboxCopy: inboxCopy) }
         do {
             let id = try await DocumentPortal(connection: connection).add(path: portalSource, appID: appID, permissions: rule.portalPermissions)
-            let base = local.split(separator: "/").last.map(String.init) ?? name
+            let base = local.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? name
             logger.info("document \(base) is \(id) in the document portal for \(appID) (\(rule.portalPermissions.joined(separator: "+")))")
-            return DocumentDelivery(path: DocumentHandOff.portalPath(documentID: id, name: base), inPortal: true, inboxCopy: inboxCopy)
+            return DocumentDelivery(pathBytes: Array(DocumentHandOff.portalPath(documentID: id, name: base).utf8), inPortal: true, inboxCopy: inboxCopy)
         } catch {
             if let inboxCopy { unlink(inboxCopy) }
             throw error

@@ -48,8 +48,9 @@ extension Bridge {
                                          sendingApp: Inbox.chargedSender(appID: known.appID), limits: config.inboxLimits)
         let path = delivery.path
         do throws(DBusError) {
+            // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
             let url = try Self.adapt { () throws(OpenFailure) in
-                do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
+                do { return try SchemeURL(Inbox.fileURL(bytes: delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
             }
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
