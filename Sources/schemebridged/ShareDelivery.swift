@@ -63,7 +63,7 @@ extension Bridge {
             broker.usedActivationTokens.record(admission.context.activationToken)
             logger.info("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
         } catch {
-            for copy in deliveries.compactMap(\.inboxCopy) { unlink(copy) }  // nothing was started with them
+            for delivery in deliveries { delivery.removeCopy() }  // nothing was started with them
             throw error
         }
     }

@@ -60,9 +60,7 @@ import SchemeBridgeContract
     /// opened in place: a clear error, and a copy still works.
     /// Any file name the kernel allows (issue 35, item 7): `photo-\xE9t\xE9.png` (Latin-1, not
     /// UTF-8) given to `schemebridge open` reaches the handler's argv as those very bytes in place;
-    /// with `--copy` the handler gets the Inbox copy's path byte for byte, the copy named after
-    /// the file with each byte that is not UTF-8 as U+FFFD (the Inbox lists, charges and sweeps
-    /// its copies by name).
+    /// with `--copy` the handler gets the Inbox copy's path, the copy named with those bytes too.
     @Test func aFileNameThatIsNotUTF8ReachesTheHandlerAsItsBytes() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
@@ -92,9 +90,13 @@ import SchemeBridgeContract
 
         let copied = try await openArgument(["--copy"])
         try #require(copied.status == 0, "\(copied.stdout)\(copied.stderr)")
-        let copy = DocumentTests.inbox(f, "org.example.Viewer").appendingPathComponent("photo-\u{FFFD}t\u{FFFD}.png").path
-        #expect(await argv() == Array(copy.utf8) + [0], "the handler's argv is the Inbox copy's path")
-        #expect(FileManager.default.contents(atPath: copy).map { Array($0) } == content)
+        let copy = Array((DocumentTests.inbox(f, "org.example.Viewer").path + "/").utf8) + name
+        #expect(await argv() == copy + [0], "the handler's argv is the Inbox copy's path, the file's name byte for byte")
+        let copyFD = (copy + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_RDONLY) } }
+        #expect(copyFD >= 0)
+        var read = [UInt8](repeating: 0, count: content.count + 1)
+        #expect(read.withUnsafeMutableBytes { Glibc.read(copyFD, $0.baseAddress, $0.count) } == content.count && Array(read.prefix(content.count)) == content)
+        close(copyFD)
     }
 
     @Test func inPlaceNeedsAPathThatStillNamesTheFile() async throws {
