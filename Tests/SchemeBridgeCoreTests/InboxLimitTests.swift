@@ -71,6 +71,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: inbox.directory(for: "one.desktop")))
     }
 
+    /// A long name whose extension alone is over 200 bytes (`a.xxx…`, 255 bytes, the most a
+    /// name may have) gets a safe name of at most 200 bytes (it once looped for ever).
+    @Test func aNameWithAnExtensionOver200BytesIsCut() {
+        let long = "a." + String(repeating: "x", count: 253)
+        #expect(Inbox.safeName(long).utf8.count <= 200 && Inbox.safeName(long).hasPrefix("a.x"))
+        let bytes = Array(long.utf8) + [0xE9]
+        #expect(Inbox.safeName(bytes).count <= 200)
+    }
+
     @Test func aCopyHoldsAtMostWhatWasCharged() throws {
         let tree = XDGTree()
         let fd = source(tree, "grow.bin", bytes: 100)

@@ -155,7 +155,8 @@ public struct Inbox: Sendable {
         base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
         while base.hasPrefix(".") { base.removeFirst() }
         if base.utf8.count > 200 {
-            let ext = extensionOf(base)
+            // An extension of 200 bytes or more is no extension to keep (it would leave no room).
+            let ext = extensionOf(base).utf8.count < 200 ? extensionOf(base) : ""
             var stem = base.dropLast(ext.count)
             while stem.utf8.count + ext.utf8.count > 200 { stem = stem.dropLast() }
             base = String(stem) + ext
