@@ -93,7 +93,7 @@ struct ShareCommand: ParsableCommand {
             return [item([ShareContract.ItemKey.type: .string(type), ShareContract.ItemKey.data: .unixFD(data)])]
         }
         return try files.map { file in
-            switch OpenDocument.descriptor(Array(file.utf8), shown: URLText.shortened(file)) {
+            switch OpenDocument.descriptor(OpenDocument.path(file) ?? FileArgument.bytes(of: file), shown: URLText.shortened(file)) {
             case .success(let fd): return item([ShareContract.ItemKey.file: .unixFD(fd)])
             case .failure(let reported): throw reported.status.exitCode
             }

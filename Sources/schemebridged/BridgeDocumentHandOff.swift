@@ -8,43 +8,62 @@ import SchemeBridgeCore
 extension Bridge {
     /// What the handler is given.
     struct DocumentDelivery: Sendable {
-        /// The path passed to the handler (an Inbox copy, the file, or a portal path).
-        let path: String
+        /// The path passed to the handler (an Inbox copy, the file, or a portal path), as bytes:
+        /// the file's own name need not be UTF-8.
+        let pathBytes: [UInt8]
+        /// ``pathBytes`` as text (the `path` result; a byte that is not UTF-8 shows as U+FFFD).
+        var path: String { String(decoding: pathBytes, as: UTF8.self) }
         /// Whether `path` is a document portal path granted to the handler's app.
         let inPortal: Bool
-        /// The Inbox copy made for it, to remove when the launch fails.
-        let inboxCopy: String?
+        /// The Inbox copy made for it, to remove when the launch fails (bytes: it keeps the file's name).
+        let inboxCopy: [UInt8]?
+
+        /// Removes the Inbox copy made for it, if any (nothing was started with it).
+        func removeCopy() {
+            if let inboxCopy { _ = inboxCopy.withPathCString { unlink($0) } }
+        }
     }
 
-    /// Hands the document open as `fd` (named `name`) to `entry` in `mode`: reading the caller's
-    /// descriptor runs on the descriptor threads, under `key`.
-    func deliver(_ fd: UnixFD, name: String, to entry: DesktopEntry, mode: OpenOptions.DocumentMode, key: String,
+    /// Hands the document open as `fd` (named `name`; `fileName`, when given, is that name as the
+    /// kernel has it, bytes that need not be UTF-8, which an Inbox copy keeps) to `entry` in `mode`:
+    /// reading the caller's descriptor runs on the descriptor threads, under `key`.
+    func deliver(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: OpenOptions.DocumentMode, key: String,
                  sendingApp: String, limits: InboxLimits) async throws(DBusError) -> DocumentDelivery {
         let documents = self.documents
-        let local: String, canWrite: Bool, inboxCopy: String?, portalSource: String
+        let local: [UInt8], canWrite: Bool, inboxCopy: [UInt8]?, portalSource: [UInt8]
         switch mode {
         case .copy:
-            local = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try documents.inbox.place(fd.rawValue, name: name, desktopID: entry.id, caller: sendingApp, limits: limits) }
+            let copy = try await descriptors.run(for: key) { () throws(DBusError) in
+                try Self.adapt { () throws(OpenFailure) in
+                    try documents.inbox.place(fd.rawValue, nameBytes: fileName ?? Array(name.utf8), desktopID: entry.id, caller: sendingApp, limits: limits)
+                }
             }
-            (canWrite, inboxCopy, portalSource) = (false, local, local)
+            (local, canWrite, inboxCopy, portalSource) = (copy, false, copy, copy)
         case .inPlace:
             let file = try await descriptors.run(for: key) { () throws(DBusError) in
                 try Self.adapt { () throws(OpenFailure) in try InPlaceFile.locate(fd.rawValue) }
             }
             // The portal gets that very file (the caller's descriptor), not whatever the path names later.
-            (local, canWrite, inboxCopy, portalSource) = (file.path, file.writable, nil, "/proc/self/fd/\(fd.rawValue)")
+            (local, canWrite, inboxCopy, portalSource) = (file.pathBytes, file.writable, nil, Array("/proc/self/fd/\(fd.rawValue)".utf8))
         }
         let rule = DocumentHandOff(inPlace: mode == .inPlace, sandboxAppID: entry.flatpakAppID, callerCanWrite: canWrite)
-        guard let appID = rule.sandboxAppID else { return DocumentDelivery(path: local, inPortal: false, inboxCopy: inboxCopy) }
+        guard let appID = rule.sandboxAppID else { return DocumentDelivery(pathBytes: local, inPortal: false, inboxCopy: inboxCopy) }
         do {
             let id = try await DocumentPortal(connection: connection).add(path: portalSource, appID: appID, permissions: rule.portalPermissions)
-            let base = local.split(separator: "/").last.map(String.init) ?? name
-            logger.info("document \(base) is \(id) in the document portal for \(appID) (\(rule.portalPermissions.joined(separator: "+")))")
-            return DocumentDelivery(path: DocumentHandOff.portalPath(documentID: id, name: base), inPortal: true, inboxCopy: inboxCopy)
+            // The portal names the document after the file, byte for byte.
+            let base = local.split(separator: UInt8(ascii: "/")).last.map { Array($0) } ?? Array(name.utf8)
+            logger.info("document \(String(decoding: base, as: UTF8.self)) is \(id) in the document portal for \(appID) (\(rule.portalPermissions.joined(separator: "+")))")
+            return DocumentDelivery(pathBytes: Array(DocumentHandOff.portalPath(documentID: id, name: "").utf8) + base, inPortal: true, inboxCopy: inboxCopy)
         } catch {
-            if let inboxCopy { unlink(inboxCopy) }
+            if let inboxCopy { _ = inboxCopy.withPathCString { unlink($0) } }
             throw error
         }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Runs `body` with these bytes — a path, any a file name may hold — and a NUL, as a C string.
+    func withPathCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try (self + [0]).withUnsafeBufferPointer { try $0.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) } }
     }
 }

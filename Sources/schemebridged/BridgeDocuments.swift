@@ -18,11 +18,16 @@ extension Bridge {
             let known = await callers.caller(sender, connection: connection, registry: registry)
             let key = known.appID ?? sender
             let documents = self.documents
-            let (name, type) = try await descriptors.run(for: key) { () throws(DBusError) in
-                try Self.adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: options.contentType) } }
+            let (name, fileName, type) = try await descriptors.run(for: key) { () throws(DBusError) in
+                try Self.adapt { () throws(OpenFailure) in
+                    try fd.withFileDescriptor { d throws(OpenFailure) in
+                        let (name, type) = try documents.inspect(d, contentType: options.contentType)
+                        return (name, Documents.nameBytes(of: d.rawValue), type)
+                    }
+                }
             }
             shownName = name
-            return try await openDocument(fd, name: name, type: type, options: options, sender: sender, known: known)
+            return try await openDocument(fd, name: name, fileName: fileName, type: type, options: options, sender: sender, known: known)
         } catch {
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
             announce(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
@@ -35,7 +40,7 @@ extension Bridge {
     /// says (``deliver(_:name:to:mode:key:sendingApp:limits:)``: an Inbox copy charged to the caller,
     /// or the file itself; through the document portal for a Flatpak app) and launches the app. Used by
     /// `OpenFile` and for files a device sends.
-    func openDocument(_ fd: UnixFD, name: String, type: ContentType, options: OpenOptions, sender: String,
+    func openDocument(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, type: ContentType, options: OpenOptions, sender: String,
                       known: CallerCache.Caller) async throws(DBusError) -> OpenResults {
         let key = known.appID ?? sender
         let decided = try await handler(for: .document(type), options: options, sender: sender, known: known)
@@ -44,12 +49,13 @@ extension Bridge {
         }
         let config = broker.policy.current
         sweepInboxes(retention: config.inboxRetention)
-        let delivery = try await deliver(fd, name: name, to: entry, mode: options.mode, key: key,
+        let delivery = try await deliver(fd, name: name, fileName: fileName, to: entry, mode: options.mode, key: key,
                                          sendingApp: Inbox.chargedSender(appID: known.appID), limits: config.inboxLimits)
         let path = delivery.path
         do throws(DBusError) {
+            // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
             let url = try Self.adapt { () throws(OpenFailure) in
-                do { return try SchemeURL(Inbox.fileURL(path)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
+                do { return try SchemeURL(Inbox.fileURL(bytes: delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
             }
             var splashAvailable = false
             if case .splash = presenter.mode { splashAvailable = true }
@@ -66,7 +72,7 @@ extension Bridge {
             results.path = path
             return results
         } catch {
-            if let copy = delivery.inboxCopy { unlink(copy) }  // nothing was started with it
+            delivery.removeCopy()  // nothing was started with it
             throw error
         }
     }

@@ -37,7 +37,7 @@ extension Bridge {
                                                     key: share.caller.appID ?? share.caller.busName, sendingApp: sendingApp, limits: limits))
             }
             let urls = try deliveries.map { delivery throws(DBusError) in
-                guard let url = try? SchemeURL(Inbox.fileURL(delivery.path)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
+                guard let url = try? SchemeURL(Inbox.fileURL(bytes: delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
                 return url
             }
             var admission = try Self.adapt { () throws(OpenFailure) in
@@ -63,7 +63,7 @@ extension Bridge {
             broker.usedActivationTokens.record(admission.context.activationToken)
             logger.info("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
         } catch {
-            for copy in deliveries.compactMap(\.inboxCopy) { unlink(copy) }  // nothing was started with them
+            for delivery in deliveries { delivery.removeCopy() }  // nothing was started with them
             throw error
         }
     }

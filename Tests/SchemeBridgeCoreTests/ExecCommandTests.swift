@@ -83,6 +83,19 @@ private func argv(_ fileValue: String, _ urls: [String] = ["todo://x"], context:
         #expect(try argv("app %u", ["file:///tmp/a%20b"]) == [["app", "file:///tmp/a%20b"]])
     }
 
+    /// A file name that is not UTF-8 (`photo-\xE9t\xE9.png`, Latin-1) reaches `%f`/`%F` as its
+    /// bytes, in place or embedded, and into the launch command as run.
+    @Test func fileFieldCodesGiveAPathsBytes() throws {
+        let url = try SchemeURL("file:///tmp/photo-%E9t%E9.png")
+        let path: [UInt8] = Array("/tmp/photo-".utf8) + [0xE9] + Array("t".utf8) + [0xE9] + Array(".png".utf8)
+        #expect(url.localFilePathBytes == path && url.localFilePath == nil)
+        #expect(try exec("app %f").argumentByteVectors(for: [url]) == [[Array("app".utf8), path]])
+        #expect(try exec("app --file=%F").argumentByteVectors(for: [url]) == [[Array("app".utf8), Array("--file=".utf8) + path]])
+        let command = LaunchCommand(arguments: [Array("app".utf8), path])
+        #expect(command.prefixed(by: ["xterm", "-e"]).arguments == [Array("xterm".utf8), Array("-e".utf8), Array("app".utf8), path])
+        #expect(command.argv == ["app", "/tmp/photo-\u{FFFD}t\u{FFFD}.png"], "as text, for messages")
+    }
+
     /// Hostile URLs reach the handler byte for byte, as exactly one argument.
     @Test(arguments: [
         "todo://a b c",

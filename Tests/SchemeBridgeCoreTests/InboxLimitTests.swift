@@ -47,6 +47,39 @@ import Testing
         #expect(copies().count == 2 && copies().contains("three/a.bin"), "\(copies())")
     }
 
+    /// A name that is not UTF-8 (`photo-\xE9t\xE9.png`, Latin-1): the copy keeps its bytes, and
+    /// is charged, counted against the caps and swept like any other.
+    @Test func aCopyKeepsANameThatIsNotUTF8AndIsChargedAndSwept() throws {
+        let tree = XDGTree()
+        let inbox = Inbox(root: tree.root + "/inbox")
+        var limits = InboxLimits(inboxBytes: 1000, retention: 60)
+        limits.grace = 3600
+        let fd = source(tree, "a.bin", bytes: 600)
+        defer { close(fd) }
+        let name: [UInt8] = Array("photo-".utf8) + [0xE9] + Array("t".utf8) + [0xE9] + Array(".png".utf8)
+        let path = try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: "x", limits: limits)
+        #expect(path == Array((inbox.directory(for: "one.desktop") + "/").utf8) + name)
+        var st = stat()
+        #expect((path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &st) } } == 0 && st.st_size == 600)
+        // A second: numbered, the name's bytes kept; a third does not fit the Inbox the first two fill.
+        let second = try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: "y", limits: InboxLimits(inboxBytes: 1200, retention: 60))
+        #expect(second == Array((inbox.directory(for: "one.desktop") + "/photo-").utf8) + [0xE9, 0x74, 0xE9] + Array(" (2).png".utf8))
+        let full = failure { () throws(OpenFailure) in String(decoding: try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: "z", limits: limits), as: UTF8.self) }
+        #expect(full?.kind == .quotaExceeded, "the copies whose names are not UTF-8 count: \(String(describing: full))")
+        // Swept once past the retention.
+        #expect(inbox.sweep(retention: 60, now: Int64(time(nil)) + 120) == 2)
+        #expect(!FileManager.default.fileExists(atPath: inbox.directory(for: "one.desktop")))
+    }
+
+    /// A long name whose extension alone is over 200 bytes (`a.xxx…`, 255 bytes, the most a
+    /// name may have) gets a safe name of at most 200 bytes (it once looped for ever).
+    @Test func aNameWithAnExtensionOver200BytesIsCut() {
+        let long = "a." + String(repeating: "x", count: 253)
+        #expect(Inbox.safeName(long).utf8.count <= 200 && Inbox.safeName(long).hasPrefix("a.x"))
+        let bytes = Array(long.utf8) + [0xE9]
+        #expect(Inbox.safeName(bytes).count <= 200)
+    }
+
     @Test func aCopyHoldsAtMostWhatWasCharged() throws {
         let tree = XDGTree()
         let fd = source(tree, "grow.bin", bytes: 100)

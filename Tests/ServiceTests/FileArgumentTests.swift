@@ -87,7 +87,14 @@ import DBusTestSupport
         let cli = try Built.executable("schemebridge")
         let r = try await Self.run(f, [], [cli, "open", "--copy"], files: [dir + "/caf\\351.txt"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        let argv = try #require(await f.recordedArgv("viewer"))
-        #expect(argv.count == 1 && argv[0].contains("/schemebridge/inbox/") && (try? String(contentsOfFile: argv[0], encoding: .utf8)) == "hello\n", "\(argv)")
+        // The Inbox copy keeps the name's bytes, and the handler gets its path as they are.
+        _ = try #require(await f.recordedArgv("viewer"))
+        let argv = Array(try Data(contentsOf: f.records.appendingPathComponent("viewer.argv")))
+        let copy = Array((DocumentTests.inbox(f, "viewer").path + "/caf").utf8) + [0xE9] + Array(".txt".utf8)
+        #expect(argv == copy + [0], "\(String(decoding: argv, as: UTF8.self))")
+        let fd = (copy + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY) } }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        #expect(fd >= 0 && bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } == 6 && bytes.prefix(6).elementsEqual("hello\n".utf8))
+        close(fd)
     }
 }

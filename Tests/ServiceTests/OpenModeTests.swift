@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import DBusTestSupport
 import SchemeBridgeContract
@@ -57,6 +58,47 @@ import SchemeBridgeContract
 
     /// A descriptor whose file no longer has a path (deleted after it was opened) cannot be
     /// opened in place: a clear error, and a copy still works.
+    /// Any file name the kernel allows (issue 35, item 7): `photo-\xE9t\xE9.png` (Latin-1, not
+    /// UTF-8) given to `schemebridge open` reaches the handler's argv as those very bytes in place;
+    /// with `--copy` the handler gets the Inbox copy's path, the copy named with those bytes too.
+    @Test func aFileNameThatIsNotUTF8ReachesTheHandlerAsItsBytes() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Viewer.desktop", "Name=Viewer\nExec=\(try f.recorder("viewer")) %f\nMimeType=image/png;")
+        let name: [UInt8] = Array("photo-".utf8) + [0xE9] + Array("t".utf8) + [0xE9] + Array(".png".utf8)
+        let path = Array(f.root.path.utf8) + [UInt8(ascii: "/")] + name
+        let content: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 64)
+        let fd = (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) } }
+        #expect(fd >= 0)
+        #expect(content.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == content.count)
+        close(fd)
+        // The shell makes the argument's bytes (argv of Swift programs is text).
+        func openArgument(_ options: [String]) async throws -> ProcessResult {
+            try await Tools.run(["/bin/sh", "-c", #"cli=$1; dir=$2; shift 2; exec "$cli" open "$@" "$(printf '%s/photo-\351t\351.png' "$dir")""#, "sh",
+                                 try Built.executable("schemebridge"), f.root.path] + options + ["--address", f.bus.address],
+                                environment: ["XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""])
+        }
+        let argvFile = f.records.appendingPathComponent("viewer.argv")
+        func argv() async -> [UInt8] {
+            _ = await Tools.eventually { FileManager.default.fileExists(atPath: argvFile.path) }
+            return ((try? Data(contentsOf: argvFile)).map { Array($0) } ?? [])
+        }
+        let inPlace = try await openArgument([])
+        #expect(inPlace.status == 0, "\(inPlace.stdout)\(inPlace.stderr)")
+        if inPlace.status == 0 { #expect(await argv() == path + [0], "the handler's argv is the file's path, byte for byte") }
+        try? FileManager.default.removeItem(at: argvFile)
+
+        let copied = try await openArgument(["--copy"])
+        try #require(copied.status == 0, "\(copied.stdout)\(copied.stderr)")
+        let copy = Array((DocumentTests.inbox(f, "org.example.Viewer").path + "/").utf8) + name
+        #expect(await argv() == copy + [0], "the handler's argv is the Inbox copy's path, the file's name byte for byte")
+        let copyFD = (copy + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_RDONLY) } }
+        #expect(copyFD >= 0)
+        var read = [UInt8](repeating: 0, count: content.count + 1)
+        #expect(read.withUnsafeMutableBytes { Glibc.read(copyFD, $0.baseAddress, $0.count) } == content.count && Array(read.prefix(content.count)) == content)
+        close(copyFD)
+    }
+
     @Test func inPlaceNeedsAPathThatStillNamesTheFile() async throws {
         let (f, file) = try Self.world()
         defer { f.stop() }

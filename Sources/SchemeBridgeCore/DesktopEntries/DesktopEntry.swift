@@ -163,8 +163,8 @@ public struct DesktopEntry: Sendable, Equatable {
     public func launchCommands(for urls: [SchemeURL]) -> [LaunchCommand] {
         guard let execCommand else { return [] }
         let context = ExecContext(icon: icon, name: name, desktopFilePath: path)
-        return execCommand.argumentVectors(for: urls, context: context).map {
-            LaunchCommand(argv: $0, workingDirectory: workingDirectory)
+        return execCommand.argumentByteVectors(for: urls, context: context).map {
+            LaunchCommand(arguments: $0, workingDirectory: workingDirectory)
         }
     }
 

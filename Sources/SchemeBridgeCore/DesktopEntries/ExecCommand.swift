@@ -248,35 +248,44 @@ public struct ExecCommand: Sendable, Equatable {
 
     /// The argument vectors to run for `urls`: one per process (several when the command takes
     /// one URL at a time). Each URL is exactly one argument (or part of exactly one argument).
+    /// As text: a file name that is not UTF-8 shows U+FFFD here; ``argumentByteVectors(for:context:)``
+    /// is what is run.
     public func argumentVectors(for urls: [SchemeURL], context: ExecContext = ExecContext()) -> [[String]] {
+        argumentByteVectors(for: urls, context: context).map { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// ``argumentVectors(for:context:)`` as the bytes to run: `%f`/`%F` give a local file's path
+    /// exactly as the kernel names the file, UTF-8 or not (`file:///photo-%E9t%E9.png` is the
+    /// path `/photo-\xE9t\xE9.png`).
+    public func argumentByteVectors(for urls: [SchemeURL], context: ExecContext = ExecContext()) -> [[[UInt8]]] {
         if urls.isEmpty { return [expand(url: nil, all: [], context: context)] }
         if takesURLList { return [expand(url: nil, all: urls, context: context)] }
         if hasURLFieldCode { return urls.map { expand(url: $0, all: [$0], context: context) } }
-        return urls.map { expand(url: nil, all: [], context: context) + [$0.string] }
+        return urls.map { expand(url: nil, all: [], context: context) + [Array($0.string.utf8)] }
     }
 
-    private static func value(of url: SchemeURL, file: Bool) -> String {
-        file ? (url.localFilePath ?? url.string) : url.string
+    private static func value(of url: SchemeURL, file: Bool) -> [UInt8] {
+        file ? (url.localFilePathBytes ?? Array(url.string.utf8)) : Array(url.string.utf8)
     }
 
-    private func expand(url: SchemeURL?, all: [SchemeURL], context: ExecContext) -> [String] {
-        var argv: [String] = []
+    private func expand(url: SchemeURL?, all: [SchemeURL], context: ExecContext) -> [[UInt8]] {
+        var argv: [[UInt8]] = []
         for arg in arguments {
             switch arg {
             case .urlList(let file):
                 argv.append(contentsOf: all.map { ExecCommand.value(of: $0, file: file) })
             case .icon:
-                if let icon = context.icon, !icon.isEmpty { argv.append(contentsOf: ["--icon", icon]) }
+                if let icon = context.icon, !icon.isEmpty { argv.append(contentsOf: [Array("--icon".utf8), Array(icon.utf8)]) }
             case .pieces(let segments):
                 if segments.count == 1, case .url = segments[0], url == nil { continue }
-                var s = ""
+                var s: [UInt8] = []
                 for seg in segments {
                     switch seg {
-                    case .text(let t): s += t
+                    case .text(let t): s += t.utf8
                     case .url(let file): if let url { s += ExecCommand.value(of: url, file: file) }
-                    case .name: s += context.name ?? ""
-                    case .desktopFile: s += context.desktopFilePath ?? ""
-                    case .iconValue: s += context.icon ?? ""
+                    case .name: s += (context.name ?? "").utf8
+                    case .desktopFile: s += (context.desktopFilePath ?? "").utf8
+                    case .iconValue: s += (context.icon ?? "").utf8
                     }
                 }
                 argv.append(s)
@@ -289,8 +298,16 @@ public struct ExecCommand: Sendable, Equatable {
 /// What to spawn for one handler process: argv (never through a shell), the working directory
 /// (`Path=`), and environment variables to add to the service's own.
 public struct LaunchCommand: Sendable, Equatable {
-    /// The argument vector; `argv[0]` is the program (a path, or a name to look up in `PATH`).
-    public var argv: [String]
+    /// The argument vector as run, bytes: a file's path is the kernel's name for it, which need
+    /// not be UTF-8. `arguments[0]` is the program (a path, or a name to look up in `PATH`).
+    public var arguments: [[UInt8]]
+
+    /// The argument vector as text (a byte that is not UTF-8 shows as U+FFFD); setting it sets
+    /// ``arguments`` to its UTF-8.
+    public var argv: [String] {
+        get { arguments.map { String(decoding: $0, as: UTF8.self) } }
+        set { arguments = newValue.map { Array($0.utf8) } }
+    }
     /// The working directory, from the entry's `Path` key.
     public var workingDirectory: String?
     /// Variables to add to the environment (empty from the core; the launcher adds activation
@@ -298,8 +315,18 @@ public struct LaunchCommand: Sendable, Equatable {
     public var environment: [String: String]
 
     public init(argv: [String], workingDirectory: String? = nil, environment: [String: String] = [:]) {
-        self.argv = argv
+        self.init(arguments: argv.map { Array($0.utf8) }, workingDirectory: workingDirectory, environment: environment)
+    }
+
+    /// A command of `arguments` as bytes, run exactly so.
+    public init(arguments: [[UInt8]], workingDirectory: String? = nil, environment: [String: String] = [:]) {
+        self.arguments = arguments
         self.workingDirectory = workingDirectory
         self.environment = environment
+    }
+
+    /// This command run through `prefix` (a terminal's command line, before the program).
+    public func prefixed(by prefix: [String]) -> LaunchCommand {
+        LaunchCommand(arguments: prefix.map { Array($0.utf8) } + arguments, workingDirectory: workingDirectory, environment: environment)
     }
 }

@@ -33,7 +33,7 @@ extension DesktopEntry {
     public func launchCommandsWithoutFileForwarding(for urls: [SchemeURL]) -> [LaunchCommand] {
         guard flatpakAppID != nil, let command = execCommand?.withoutFileForwarding() else { return launchCommands(for: urls) }
         let context = ExecContext(icon: icon, name: name, desktopFilePath: path)
-        return command.argumentVectors(for: urls, context: context).map { LaunchCommand(argv: $0, workingDirectory: workingDirectory) }
+        return command.argumentByteVectors(for: urls, context: context).map { LaunchCommand(arguments: $0, workingDirectory: workingDirectory) }
     }
 }
 

@@ -22,6 +22,13 @@ extension Inbox {
             try place(descriptor, name: name, desktopID: desktopID, caller: caller, limits: limits)
         }
     }
+
+    /// ``place(_:nameBytes:desktopID:caller:limits:)`` for a descriptor number the caller keeps owning.
+    public func place(_ fd: Int32, nameBytes: [UInt8], desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
+        try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in
+            try place(descriptor, nameBytes: nameBytes, desktopID: desktopID, caller: caller, limits: limits)
+        }
+    }
 }
 
 extension ContentTypeDatabase {

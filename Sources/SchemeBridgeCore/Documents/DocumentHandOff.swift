@@ -41,10 +41,14 @@ public struct DocumentHandOff: Sendable, Equatable {
 
 /// The file a caller's descriptor is open on, for `in-place`: its one path and its access mode.
 public struct InPlaceFile: Sendable, Equatable {
-    /// The absolute path naming that very file (same device and inode as the descriptor).
-    public let path: String
+    /// The absolute path naming that very file (same device and inode as the descriptor), as the
+    /// kernel names it: bytes, which need not be UTF-8.
+    public let pathBytes: [UInt8]
     /// Whether the descriptor is open for writing.
     public let writable: Bool
+
+    /// ``pathBytes`` as text, for messages and D-Bus strings (a byte that is not UTF-8 shows as U+FFFD).
+    public var path: String { String(decoding: pathBytes, as: UTF8.self) }
 
     /// Finds the file descriptor `fd` is open on. Blocking (it `stat`s the path): run it on a
     /// descriptor thread.
@@ -60,11 +64,15 @@ public struct InPlaceFile: Sendable, Equatable {
         }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
-        let path = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        // The link's bytes as they are: a file name is any bytes but `/` and NUL, UTF-8 or not.
+        let path = n > 0 ? buffer[0..<n].map { UInt8(bitPattern: $0) } : []
         var named = stat()
-        guard path.hasPrefix("/"), stat(path, &named) == 0, named.st_dev == own.st_dev, named.st_ino == own.st_ino else {
+        let found = path.first == UInt8(ascii: "/") && (path + [0]).withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &named) } == 0
+        }
+        guard found, named.st_dev == own.st_dev, named.st_ino == own.st_ino else {
             throw OpenFailure(.invalidArgument, "the file has no path that names it now (deleted, moved, or not visible to the service); send it with mode copy")
         }
-        return InPlaceFile(path: path, writable: flags & O_ACCMODE == O_RDWR)
+        return InPlaceFile(pathBytes: path, writable: flags & O_ACCMODE == O_RDWR)
     }
 }

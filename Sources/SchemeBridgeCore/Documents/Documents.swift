@@ -76,14 +76,21 @@ public final class Documents: Sendable {
     /// The name a descriptor was opened by: the last component of its path in `/proc/self/fd`
     /// (without ` (deleted)`); "document" when it has none (a memfd, a pipe).
     static func name(of fd: Int32) -> String {
+        String(decoding: nameBytes(of: fd), as: UTF8.self)
+    }
+
+    /// The name of the file `fd` is open on as the kernel has it, bytes (it need not be UTF-8):
+    /// the last component of `/proc/self/fd`'s link; `document` when there is none.
+    public static func nameBytes(of fd: Int32) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
-        guard n > 0 else { return "document" }
-        var path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard path.hasPrefix("/") else { return "document" }
-        if path.hasSuffix(" (deleted)") { path.removeLast(10) }
-        let base = FileSystem.basename(path)
-        return base.isEmpty ? "document" : base
+        guard n > 0 else { return Array("document".utf8) }
+        var path = buffer[0..<n].map { UInt8(bitPattern: $0) }
+        guard path.first == UInt8(ascii: "/") else { return Array("document".utf8) }
+        if path.count > 10, path.suffix(10).elementsEqual(" (deleted)".utf8) { path.removeLast(10) }
+        while path.count > 1, path.last == UInt8(ascii: "/") { path.removeLast() }
+        let base = Array(path.split(separator: UInt8(ascii: "/")).last ?? [])
+        return base.isEmpty ? Array("document".utf8) : base
     }
 
     static func lowercased(_ s: String) -> String { Registry.lowercasedASCII(s) }

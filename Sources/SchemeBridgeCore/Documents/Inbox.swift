@@ -36,6 +36,13 @@ public struct Inbox: Sendable {
     /// ``InboxLimits`` before its first byte is written; it holds at most the size the file had
     /// then (a file growing meanwhile is cut there), and holes stay holes.
     public func place(_ descriptor: borrowing FileDescriptor, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+        String(decoding: try place(descriptor, nameBytes: Array(name.utf8), desktopID: desktopID, caller: caller, limits: limits), as: UTF8.self)
+    }
+
+    /// ``place(_:name:desktopID:caller:limits:)`` with the name as the kernel gave it, bytes that
+    /// need not be UTF-8 (`photo-\xE9t\xE9.png`): the copy keeps them, and its path is returned as bytes.
+    public func place(_ descriptor: borrowing FileDescriptor, nameBytes name: [UInt8], desktopID: String, caller: String,
+                      limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
         let fd = descriptor.rawValue
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
@@ -51,22 +58,22 @@ public struct Inbox: Sendable {
         } catch {
             throw OpenFailure(.failed, "cannot create the Inbox \(dir): \(error.message)")
         }
-        let base = Self.safeName(name)
+        let base: [UInt8] = Self.safeName(name)
         let request = InboxLedger.Reservation(directory: dir, caller: caller, bytes: size, disk: min(size, Int64(st.st_blocks) * 512))
-        let (token, out, path) = try ledger.reserve(request, root: root, limits: limits, now: Int64(time(nil))) { () throws(OpenFailure) -> (Int32, String) in
+        let (token, out, path) = try ledger.reserve(request, root: root, limits: limits, now: Int64(time(nil))) { () throws(OpenFailure) -> (Int32, [UInt8]) in
             for attempt in 1...1000 {
-                let candidate = XDGDirectories.join(dir, attempt == 1 ? base : Self.numbered(base, attempt))
-                let out = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                let candidate = FileSystem.join(dir, attempt == 1 ? base : Self.numbered(base, attempt))
+                let out = FileSystem.withPath(candidate) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
                 if out >= 0 { return (out, candidate) }
-                if errno != EEXIST { throw Self.failure(errno, "cannot create \(candidate)") }
+                if errno != EEXIST { throw Self.failure(errno, "cannot create \(String(decoding: candidate, as: UTF8.self))") }
             }
-            throw OpenFailure(.failed, "\(dir) already holds 1,000 files named like \(base)")
+            throw OpenFailure(.failed, "\(dir) already holds 1,000 files named like \(String(decoding: base, as: UTF8.self))")
         }
         var done = false
         defer {
             close(out)
             if !done {
-                unlink(path)
+                _ = FileSystem.withPath(path) { unlink($0) }
                 ledger.cancel(token)
             }
         }
@@ -76,7 +83,7 @@ public struct Inbox: Sendable {
         // never touched); after a power loss an Inbox may hold an incomplete copy, which the
         // retention sweep removes. A sync cost ~1.2 ms an open on ext4 (make bench).
         var written = stat()
-        guard fchmod(out, 0o444) == 0, fstat(out, &written) == 0 else { throw Self.failure(errno, "cannot finish \(path)") }
+        guard fchmod(out, 0o444) == 0, fstat(out, &written) == 0 else { throw Self.failure(errno, "cannot finish \(String(decoding: path, as: UTF8.self))") }
         ledger.commit(token, path: path, status: written, now: Int64(time(nil)))
         done = true
         return path
@@ -124,13 +131,13 @@ public struct Inbox: Sendable {
         var removed = 0
         for app in apps.entries where app.type == DT_DIR {
             let dir = XDGDirectories.join(root, app.name)
-            guard let files = try? FileSystem.list(dir) else { continue }
+            guard let files = try? FileSystem.listNames(dir) else { continue }
             var left = 0
-            for file in files.entries {
-                let path = XDGDirectories.join(dir, file.name)
+            for file in files {
+                let path = FileSystem.join(dir, file.name)
                 var st = stat()
-                guard lstat(path, &st) == 0 else { continue }
-                if now - Int64(st.st_mtim.tv_sec) > retention, unlink(path) == 0 {
+                guard FileSystem.withPath(path, { lstat($0, &st) }) == 0 else { continue }
+                if now - Int64(st.st_mtim.tv_sec) > retention, FileSystem.withPath(path, { unlink($0) }) == 0 {
                     removed += 1
                 } else {
                     left += 1
@@ -148,7 +155,8 @@ public struct Inbox: Sendable {
         base = String(base.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
         while base.hasPrefix(".") { base.removeFirst() }
         if base.utf8.count > 200 {
-            let ext = extensionOf(base)
+            // An extension of 200 bytes or more is no extension to keep (it would leave no room).
+            let ext = extensionOf(base).utf8.count < 200 ? extensionOf(base) : ""
             var stem = base.dropLast(ext.count)
             while stem.utf8.count + ext.utf8.count > 200 { stem = stem.dropLast() }
             base = String(stem) + ext
@@ -162,12 +170,43 @@ public struct Inbox: Sendable {
         return String(name.dropLast(ext.count)) + " (\(n))" + ext
     }
 
+    /// ``safeName(_:)`` of a name given as bytes: a UTF-8 name as text; any other keeps its bytes
+    /// (control bytes and `/` dropped, not hidden, at most 200 bytes, the extension kept).
+    static func safeName(_ name: [UInt8]) -> [UInt8] {
+        if let text = String(validating: name, as: UTF8.self) { return Array(safeName(text).utf8) }
+        var base = Array(name.split(separator: UInt8(ascii: "/")).last ?? [])
+        base.removeAll { $0 < 0x20 || $0 == 0x7F }
+        while base.first == UInt8(ascii: ".") { base.removeFirst() }
+        if base.count > 200 {
+            let ext = extensionOf(base).count < 200 ? extensionOf(base) : []
+            base = Array(base.prefix(200 - ext.count)) + ext
+        }
+        return base.isEmpty ? Array("document".utf8) : base
+    }
+
+    /// ``numbered(_:_:)`` of a name given as bytes.
+    static func numbered(_ name: [UInt8], _ n: Int) -> [UInt8] {
+        let ext = extensionOf(name)
+        return Array(name.dropLast(ext.count)) + Array(" (\(n))".utf8) + ext
+    }
+
+    /// ``extensionOf(_:)`` of a name given as bytes.
+    static func extensionOf(_ name: [UInt8]) -> [UInt8] {
+        guard let dot = name.dropFirst().firstIndex(of: UInt8(ascii: ".")) else { return [] }
+        let ext = name[dot...]
+        return ext.count <= 16 ? Array(ext) : Array(name[(name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex)...])
+    }
+
     /// The `file://` URL of an absolute `path`: every byte but unreserved characters and `/`
     /// %-encoded.
-    public static func fileURL(_ path: String) -> String {
+    public static func fileURL(_ path: String) -> String { fileURL(bytes: Array(path.utf8)) }
+
+    /// The `file://` URL of an absolute path given as bytes (any a file name may hold: a byte that
+    /// is not UTF-8 is %-encoded like the rest, `0xE9` as `%E9`).
+    public static func fileURL(bytes path: [UInt8]) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out = Array("file://".utf8)
-        for b in path.utf8 {
+        for b in path {
             let plain = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~/".utf8.contains(b)
             if plain { out.append(b) } else { out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]] }
         }

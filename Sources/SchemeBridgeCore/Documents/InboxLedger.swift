@@ -25,13 +25,13 @@ final class InboxLedger: Sendable {
         var bytes: Int64
         /// What it may take on disk: the source's allocated bytes, at most its size.
         var disk: Int64
-        /// The file being written (created under the lock, so no other placement counts it).
-        var path = ""
+        /// The file being written (created under the lock, so no other placement counts it), bytes.
+        var path: [UInt8] = []
     }
 
     /// A copy on disk, attributed.
     struct Held {
-        var path: String
+        var path: [UInt8]
         var directory: String
         var owner: String
         var bytes: Int64
@@ -39,7 +39,7 @@ final class InboxLedger: Sendable {
     }
 
     private struct State: Sendable {
-        var placed: [String: Placement] = [:]
+        var placed: [[UInt8]: Placement] = [:]
         var pending: [Int: Reservation] = [:]
         var next = 0
     }
@@ -53,8 +53,8 @@ final class InboxLedger: Sendable {
     /// path); returns the reservation's token, the descriptor and the path. `QuotaExceeded` when
     /// there is no room.
     func reserve(_ r: Reservation, root: String, limits: InboxLimits, now: Int64,
-                 create: () throws(OpenFailure) -> (Int32, String)) throws(OpenFailure) -> (token: Int, fd: Int32, path: String) {
-        try state.withLock { (s: inout State) throws(OpenFailure) -> (token: Int, fd: Int32, path: String) in
+                 create: () throws(OpenFailure) -> (Int32, [UInt8])) throws(OpenFailure) -> (token: Int, fd: Int32, path: [UInt8]) {
+        try state.withLock { (s: inout State) throws(OpenFailure) -> (token: Int, fd: Int32, path: [UInt8]) in
             var held = Self.held(root: root, placed: &s.placed, started: started, writing: Set(s.pending.values.map(\.path)))
             let pending = Array(s.pending.values)
             func pendingBytes(_ scope: (Reservation) -> Bool) -> Int64 { pending.filter(scope).reduce(0) { $0 + $1.bytes } }
@@ -83,8 +83,8 @@ final class InboxLedger: Sendable {
                 }
             }
             for v in victims {
-                guard unlink(v.path) == 0 || errno == ENOENT else {
-                    throw OpenFailure(.quotaExceeded, "no room in the Inboxes: an old copy (\(v.path)) cannot be removed to make some (\(String(cString: strerror(errno))))")
+                guard FileSystem.withPath(v.path, { unlink($0) }) == 0 || errno == ENOENT else {
+                    throw OpenFailure(.quotaExceeded, "no room in the Inboxes: an old copy (\(String(decoding: v.path, as: UTF8.self))) cannot be removed to make some (\(String(cString: strerror(errno))))")
                 }
                 s.placed[v.path] = nil
             }
@@ -98,7 +98,7 @@ final class InboxLedger: Sendable {
     }
 
     /// The reservation `token` became the copy at `path` (`st` its status).
-    func commit(_ token: Int, path: String, status st: stat, now: Int64) {
+    func commit(_ token: Int, path: [UInt8], status st: stat, now: Int64) {
         state.withLock { s in
             guard let r = s.pending.removeValue(forKey: token) else { return }
             s.placed[path] = Placement(caller: r.caller, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), time: now)
@@ -131,17 +131,18 @@ final class InboxLedger: Sendable {
 
     /// Every copy in every Inbox under `root` (but those being `writing`, counted as reserved),
     /// with its owner and age; forgets placements whose file is gone or replaced.
-    private static func held(root: String, placed: inout [String: Placement], started: Int64, writing: Set<String>) -> [Held] {
+    private static func held(root: String, placed: inout [[UInt8]: Placement], started: Int64, writing: Set<[UInt8]>) -> [Held] {
         var out: [Held] = []
-        var seen = Set<String>()
+        var seen = Set<[UInt8]>()
         for app in (try? FileSystem.list(root))?.entries ?? [] where app.type == DT_DIR {
             let dir = XDGDirectories.join(root, app.name)
-            for file in (try? FileSystem.list(dir))?.entries ?? [] {
-                let path = XDGDirectories.join(dir, file.name)
+            // Every name, UTF-8 or not: a copy keeps the name of the file it copies.
+            for file in (try? FileSystem.listNames(dir)) ?? [] {
+                let path = FileSystem.join(dir, file.name)
                 var st = stat()
                 if writing.contains(path) { continue }
                 // Copies only: what the app put there itself (a directory, a link) is not ours to remove.
-                guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+                guard FileSystem.withPath(path, { lstat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
                 let bytes = Int64(st.st_size)
                 if let p = placed[path], p.device == UInt64(st.st_dev), p.inode == UInt64(st.st_ino) {
                     out.append(Held(path: path, directory: dir, owner: p.caller, bytes: bytes, time: p.time))

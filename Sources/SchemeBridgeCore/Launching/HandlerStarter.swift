@@ -86,7 +86,7 @@ public final class HandlerStarter: Sendable {
             // The pid, for dropping its pasteboard grant when it ends (before it can be reused).
             let started = Mutex<Int32?>(nil)
             do {
-                pids.append(try launcher.spawn(argv: command.argv, environment: context.environment(base: baseEnvironment, command: command),
+                pids.append(try launcher.spawn(arguments: command.arguments, environment: context.environment(base: baseEnvironment, command: command),
                                                workingDirectory: command.workingDirectory, onStart: { pid in
                                                    if let pasteboard { store.addLaunchGrant(pasteboard, .process(pid)) }
                                                    started.withLock { $0 = pid }

@@ -29,10 +29,21 @@ public struct ProcessLauncher: Sendable {
         argv: [String], environment: [String: String], workingDirectory: String? = nil,
         stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws(LaunchError) -> Int32 {
-        guard let program = argv.first, !program.isEmpty else {
+        try spawn(arguments: argv.map { Array($0.utf8) }, environment: environment, workingDirectory: workingDirectory,
+                  stdin: stdin, stdout: stdout, stderr: stderr, onStart: onStart, onExit: onExit)
+    }
+
+    /// ``spawn(argv:environment:workingDirectory:stdin:stdout:stderr:onStart:onExit:)`` with the
+    /// arguments as bytes, passed exactly so: a file name need not be UTF-8.
+    public func spawn(
+        arguments: [[UInt8]], environment: [String: String], workingDirectory: String? = nil,
+        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
+    ) throws(LaunchError) -> Int32 {
+        guard let first = arguments.first, !first.isEmpty else {
             throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
         }
-        for a in argv where a.utf8.contains(0) {
+        let program = String(decoding: first, as: UTF8.self)
+        for a in arguments where a.contains(0) {
             throw LaunchError(program: program, code: EINVAL, reason: "an argument contains a NUL byte")
         }
         // An absolute path goes to exec as is, so its own error (permission denied, not an
@@ -46,7 +57,13 @@ public struct ProcessLauncher: Sendable {
                 throw LaunchError(program: program, code: ENOENT, reason: "its working directory '\(dir)' (Path=) does not exist")
             }
         }
-        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        // Each argument's bytes and a NUL, in malloc'd memory (freed below, as strdup's would be).
+        let cArgs: [UnsafeMutablePointer<CChar>?] = arguments.map { bytes in
+            let p = malloc(bytes.count + 1)!.assumingMemoryBound(to: CChar.self)
+            bytes.withUnsafeBytes { if let base = $0.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: $0.count) } }
+            p[bytes.count] = 0
+            return p
+        } + [nil]
         let cEnv: [UnsafeMutablePointer<CChar>?] = environment.filter { !$0.key.isEmpty && !$0.key.contains("=") }
             .map { strdup($0.key + "=" + $0.value) } + [nil]
         defer {

@@ -220,7 +220,7 @@ public struct URLRouter: Sendable {
         if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
         if entry.terminal {
             guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
-            commands = commands.map { LaunchCommand(argv: prefix + $0.argv, workingDirectory: $0.workingDirectory, environment: $0.environment) }
+            commands = commands.map { $0.prefixed(by: prefix) }
         }
         return LaunchPlan(url: u, entry: entry, action: .spawn(commands))
     }

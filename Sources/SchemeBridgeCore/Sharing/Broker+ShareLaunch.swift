@@ -33,8 +33,8 @@ extension Broker {
             guard var exec = action.execCommand else { throw OpenFailure(.launchFailed, "the share target \(target.text) has no Exec=") }
             if inDocumentPortal && e.flatpakAppID != nil { exec = exec.withoutFileForwarding() }
             entry = e
-            commands = exec.argumentVectors(for: files, context: ExecContext(icon: action.icon ?? e.icon, name: action.name, desktopFilePath: e.path))
-                .map { LaunchCommand(argv: $0, workingDirectory: e.workingDirectory) }
+            commands = exec.argumentByteVectors(for: files, context: ExecContext(icon: action.icon ?? e.icon, name: action.name, desktopFilePath: e.path))
+                .map { LaunchCommand(arguments: $0, workingDirectory: e.workingDirectory) }
         case .openIn(let id):
             guard let e = registry.entry(id: id), !router.routesBackToUs(e) else {
                 throw OpenFailure(.noTarget, "\(id) is no longer installed")
@@ -50,8 +50,6 @@ extension Broker {
         guard !commands.isEmpty else { throw OpenFailure(.launchFailed, "\(entry.id) has no usable Exec=") }
         guard entry.terminal else { return LaunchPlan(url: url, entry: entry, action: .spawn(commands)) }
         guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.id)) }
-        return LaunchPlan(url: url, entry: entry, action: .spawn(commands.map {
-            LaunchCommand(argv: prefix + $0.argv, workingDirectory: $0.workingDirectory, environment: $0.environment)
-        }))
+        return LaunchPlan(url: url, entry: entry, action: .spawn(commands.map { $0.prefixed(by: prefix) }))
     }
 }

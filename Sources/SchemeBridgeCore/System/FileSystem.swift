@@ -99,6 +99,34 @@ enum FileSystem {
         return (entries, undecodable)
     }
 
+    /// The names in a directory (`.`/`..` excluded) as the kernel gives them, bytes (a name need
+    /// not be UTF-8), with the entry type when known.
+    static func listNames(_ path: String) throws(FileSystemError) -> [(name: [UInt8], type: UInt8)] {
+        guard let dir = opendir(path) else { throw .errno(path, "cannot open directory") }
+        defer { closedir(dir) }
+        var entries: [([UInt8], UInt8)] = []
+        while let ent = readdir(dir) {
+            let name: [UInt8] = withUnsafePointer(to: &ent.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: UInt8.self, capacity: 256) { Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) }
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            entries.append((name, ent.pointee.d_type))
+        }
+        return entries
+    }
+
+    /// Runs `body` with `path` (bytes, any a file name may hold) as a C string.
+    static func withPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
+    }
+
+    /// `path` joined to `name` (bytes) with one `/`.
+    static func join(_ path: String, _ name: [UInt8]) -> [UInt8] {
+        var out = Array(path.utf8)
+        if out.last != UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
+        return out + name
+    }
+
     /// Whether `path` is an executable regular file.
     static func isExecutableFile(_ path: String) -> Bool {
         let i = info(path)

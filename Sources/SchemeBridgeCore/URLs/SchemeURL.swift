@@ -163,8 +163,15 @@ public struct SchemeURL: Hashable, Sendable, CustomStringConvertible {
 
     /// For a `file:` URL on this machine (empty authority or `localhost`), the percent-decoded
     /// local path; nil otherwise (other schemes, remote hosts, `%00`, or a path that does not
-    /// decode to UTF-8).
+    /// decode to UTF-8: ``localFilePathBytes`` has it).
     public var localFilePath: String? {
+        localFilePathBytes.flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// For a `file:` URL on this machine (empty authority or `localhost`), the percent-decoded
+    /// local path as bytes — any a file name may hold, as the kernel takes them (`%E9` is the byte
+    /// 0xE9, as GLib's `g_filename_from_uri`); nil for other schemes, remote hosts and `%00`.
+    public var localFilePathBytes: [UInt8]? {
         guard isFileURL else { return nil }
         var bytes = Array(string.utf8.dropFirst(5))
         if bytes.starts(with: Array("//".utf8)) {
@@ -180,7 +187,7 @@ public struct SchemeURL: Hashable, Sendable, CustomStringConvertible {
             bytes = Array(bytes[..<cut])
         }
         guard let decoded = SchemeURL.percentDecode(bytes), !decoded.contains(0) else { return nil }
-        return String(validating: decoded, as: UTF8.self)
+        return decoded
     }
 
     static func percentDecode(_ bytes: [UInt8]) -> [UInt8]? {
