@@ -137,7 +137,7 @@ deb=/root/deb/$(basename "$DEB")
 echo "# apt install $NORECOMMENDS .$deb (in /)"
 "${IN[@]}" sh -c "cd / && DEBIAN_FRONTEND=noninteractive apt-get install -y $NORECOMMENDS .$deb" >"$WORK/apt.log" 2>&1 \
   || { cat "$WORK/apt.log"; exit 1; }
-grep -E '^(The following NEW packages|  |[0-9]+ upgraded)' "$WORK/apt.log" || true
+grep -E '^(The following NEW packages|Recommended packages|  |[0-9]+ upgraded)' "$WORK/apt.log" || true
 "${IN[@]}" dpkg -L schemebridge >"$WORK/owned"
 echo "installed ($(el "$t")): $(wc -l <"$WORK/owned") paths, $("${IN[@]}" dpkg-query -W -f='${Package} ${Version} ${Installed-Size} KiB' schemebridge)"
 "${IN[@]}" dpkg -L schemebridge | grep -E '^/usr/(bin/|lib/systemd/user/|share/dbus-1/services/)' | sed 's/^/  /'
