@@ -3,6 +3,7 @@
 #   scripts/deps.sh build [PKG…]   building (make build, make release)
 #   scripts/deps.sh run [PKG…]     building and the demo (make run)
 #   scripts/deps.sh test [PKG…]    building, the demo and every test suite (make test): the test stacks
+#   scripts/deps.sh package [PKG…] building and the Debian package's tools and proofs (docs/DEVELOPING.md)
 #   scripts/deps.sh --list SET     prints the set's packages, one line (README's lists are checked against it)
 # Each set includes the one before it. As root it installs what is missing (apt-get update first);
 # otherwise it prints the one `apt-get install` line for what is missing and exits 1. Further
@@ -45,12 +46,17 @@ TEST="$TEST gnome-shell-extension-gsconnect gjs openssl"
 # with systemd-nspawn).
 TEST="$TEST debootstrap systemd-container"
 
+# The Debian package (debian/): dpkg-buildpackage (dpkg-dev, debhelper, fakeroot), lintian, the
+# autopkgtest, and the install/purge proof in a booted Debian 12 container (scripts/deb-session-proof.sh).
+PACKAGE="$BUILD dpkg-dev debhelper fakeroot lintian autopkgtest debootstrap systemd-container"
+
 set_of() {
     case "$1" in
         build) echo "$BUILD" ;;
         run) echo "$RUN" ;;
         test) echo "$TEST" ;;
-        *) echo "scripts/deps.sh: the sets are build, run and test, not '$1'" >&2; exit 2 ;;
+        package) echo "$PACKAGE" ;;
+        *) echo "scripts/deps.sh: the sets are build, run, test and package, not '$1'" >&2; exit 2 ;;
     esac
 }
 
