@@ -335,10 +335,13 @@ struct DesktopEntryFields: Sendable, Equatable {
         startupNotify = g.boolean("StartupNotify")
         startupWMClass = g.string("StartupWMClass").flatMap { $0.isEmpty ? nil : $0 }
         // Checked once, here: an activatable app is called at its id as a bus name (and the object
-        // path made from it); an id that is no bus name is launched by its Exec like any other.
+        // path made from it); an id that is no bus name is launched by its Exec like any other
+        // (without a usable Exec it is skipped, with the one warning that says so).
         var dbusActivatable = g.boolean("DBusActivatable") ?? false
         if dbusActivatable && !DesktopID(id).makesBusName {
-            warnings.append(KeyFileError(path: path, line: 0, message: "DBusActivatable=true, but its id \(id) does not make a D-Bus name: it is started by its Exec"))
+            if execError == nil {
+                warnings.append(KeyFileError(path: path, line: 0, message: "DBusActivatable=true, but its id \(id) does not make a D-Bus name: it is started by its Exec"))
+            }
             dbusActivatable = false
         }
         self.dbusActivatable = dbusActivatable
