@@ -164,6 +164,66 @@ import Testing
         #expect(engine.shareTargets.isEmpty)
     }
 
+    /// Twenty files in a row, sizes mixed from 1 byte to 10 MiB, each shared from A through A's
+    /// SchemeBridge as a user does (`schemebridge share --to <B> --wait FILE`): every one arrives
+    /// on B whole, the first time (no share is repeated), B's engine announcing it. Each share
+    /// follows the arrival of the one before: kdeconnectd 22.12 on the receiving side loses a
+    /// file whose data arrives in full before it starts storing it (queued behind another one),
+    /// and every later file from that device then waits behind it (docs/GUIDE.md, "When a file
+    /// does not arrive"); that is the engine's, and not what this test is about.
+    ///
+    /// Runs only with `SB_ENGINE_STALLS=1`: the same race catches a file sent on its own now and
+    /// then (beside two CPU hogs, 3 runs of 20 arrived whole; in a 4th, with another suite beside
+    /// it, the first file, 1 byte, stayed an empty `.part`), so it fails on the engine; it shows
+    /// when the engine no longer stalls.
+    @Test(.timeLimit(.minutes(20)), .enabled(if: ProcessInfo.processInfo.environment["SB_ENGINE_STALLS"] != nil,
+                                             "kdeconnectd 22.12 receiving loses a file now and then: docs/GUIDE.md"))
+    func twentyFilesInARowArriveWholeTheFirstTime() async throws {
+        let pair = try await KDEConnectPair()
+        defer { pair.stop() }
+        let (a, b) = (pair.a, pair.b)
+        try await pair.startAndPair()
+        let received = try await b.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
+                                                                           member: "shareReceived"))
+        let arrivals = Arrivals()
+        let collector = Task { for await m in received { if let s = m.body.first?.string { arrivals.list.withLock { $0.append(s) } } } }
+        defer { collector.cancel() }
+        let listed = await Tools.eventually {
+            let r = try? await Tools.run([try Built.executable("schemebridge"), "share", "--list", "application/octet-stream"],
+                                         environment: ["DBUS_SESSION_BUS_ADDRESS": a.fixture.bus.address])
+            return r?.stdout.contains(b.id) == true
+        }
+        #expect(listed, "\(a.fixture.serviceLog.suffix(2000))")
+
+        let mib = 1 << 20, kib = 1 << 10
+        let sizes: [Int] = [1, 10 * mib, kib, 5 * mib, 700 * kib, 10 * mib, 64 * kib, 3 * mib, 4095, 10 * mib,
+                            2 * mib, 100, 8 * mib, 256 * kib, 10 * mib, mib, 6 * mib, 12_345, 9 * mib, 10 * mib]
+        var noise = [UInt8](repeating: 0, count: (10 << 20) + 20 * 4099)
+        var x: UInt32 = 0x9E37_79B9
+        for i in noise.indices { x ^= x << 13; x ^= x >> 17; x ^= x << 5; noise[i] = UInt8(truncatingIfNeeded: x) }
+        let clock = ContinuousClock()
+        var report: [String] = []
+        for (n, size) in sizes.enumerated() {
+            let name = "row\(n + 1).bin"
+            let bytes = Data(noise[(n * 4099)..<(n * 4099 + size)])
+            let file = a.fixture.root.appendingPathComponent(name)
+            try bytes.write(to: file)
+            let start = clock.now
+            let out = try await Tools.run([try Built.executable("schemebridge"), "share", "--to", b.id, "--wait", file.path],
+                                          environment: ["DBUS_SESSION_BUS_ADDRESS": a.fixture.bus.address], timeout: .seconds(300))
+            #expect(out.succeeded && out.stdout.contains("status=success") && out.stdout.contains("engine=kdeconnect"), "\(name): \(out.stdout) \(out.stderr)")
+            let url = "file://" + b.downloads.appendingPathComponent(name).path
+            let arrived = await Tools.eventually { arrivals.list.withLock { $0.contains(url) } }
+            let took = clock.now - start
+            let part = (try? FileManager.default.attributesOfItem(atPath: b.downloads.appendingPathComponent(name + ".part").path)[.size] as? Int).map { "\($0) bytes" } ?? "none"
+            report.append("\(name) \(size) bytes: \(arrived ? "arrived" : "NOT arrived (.part: \(part))") after \(took)")
+            let story = report.joined(separator: "\n")
+            try #require(arrived, "\(name) (\(size) bytes, file \(n + 1) of 20) did not arrive on B within \(Tools.eventCeiling):\n\(story)\nB's engine: \(b.engineLog.suffix(3000))\nA's engine: \(a.engineLog.suffix(1500))")
+            #expect(try Data(contentsOf: b.downloads.appendingPathComponent(name)) == bytes, "\(name) differs from what A sent")
+        }
+        print("DeviceShareTests: 20 files in a row\n" + report.joined(separator: "\n"))
+    }
+
     /// The files in outbox `directory` (their names), none when it does not exist.
     static func outboxFiles(_ directory: String) -> [String] {
         let all = FileManager.default.subpaths(atPath: directory) ?? []

@@ -59,6 +59,19 @@ final class GSConnectSide: @unchecked Sendable {
         guard await Tools.eventually({ (try? await driver.nameHasOwner(Self.bus.rawValue)) == true }) else {
             throw ToolError("GSConnect did not come onto its bus: \(serviceLog.suffix(3000))")
         }
+        // Owning its name is not being ready: GApplication takes the name before it runs
+        // `startup`, where GSConnect adds its actions (daemon.js, _initActions); the test waits
+        // until the service's exported action group lists the `connect` action it uses.
+        guard await Tools.eventually({ await self.actionNames().contains("connect") }) else {
+            throw ToolError("GSConnect owns its name but never exported its 'connect' action: \(serviceLog.suffix(3000))")
+        }
+    }
+
+    /// The actions GSConnect's application exports now (org.gtk.Actions.List), none on failure.
+    func actionNames() async -> [String] {
+        let reply = try? await side.connection.call(destination: Self.bus, path: Self.servicePath, interface: Self.actions, member: "List",
+                                                    timeout: Tools.engineReplyCeiling)
+        return (reply?.first?.arrayElements ?? []).compactMap(\.string)
     }
 
     var log: String { side.fixture.root.appendingPathComponent("gsconnect.log").path }

@@ -55,6 +55,12 @@ final class KDEConnectPair: @unchecked Sendable {
             return try? await call(path, .properties, "Get", [.string(KDEConnectPair.device.rawValue), .string(name)]).first?.unwrapped
         }
 
+        /// Whether the engine's introspection of `path` lists `interface` (the object is exported).
+        func exports(_ path: ObjectPath, _ interface: InterfaceName) async -> Bool {
+            let xml = try? await call(path, "org.freedesktop.DBus.Introspectable", "Introspect").first?.string
+            return xml?.contains("<interface name=\"\(interface.rawValue)\">") == true
+        }
+
         /// Whether this engine has loaded `peer`'s share plugin (its object exists).
         func hasSharePlugin(_ peer: String) async -> Bool {
             guard let path = try? ObjectPath("/modules/kdeconnect/devices/\(peer)") else { return false }
@@ -84,8 +90,9 @@ final class KDEConnectPair: @unchecked Sendable {
             let fixture = try ServiceFixture(extraEnvironment: [
                 "XDG_RUNTIME_DIR": root + "-run", "XDG_CACHE_HOME": root + "-cache",
                 "QT_QPA_PLATFORM": "offscreen", "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/system-bus",
-                // The engine's own account of its links and transfers, for a failure's message.
-                "QT_LOGGING_RULES": "kdeconnect.core.debug=true",
+                // The engine's own account of its links and transfers, for a failure's message
+                // (SB_KDECONNECT_LOG_RULES replaces the rules, e.g. `kdeconnect.*.debug=true`).
+                "QT_LOGGING_RULES": ProcessInfo.processInfo.environment["SB_KDECONNECT_LOG_RULES"] ?? "kdeconnect.core.debug=true",
             ])
             let kc = fixture.configHome.appendingPathComponent("kdeconnect")
             try FileManager.default.createDirectory(at: kc, withIntermediateDirectories: true)
@@ -135,6 +142,14 @@ final class KDEConnectPair: @unchecked Sendable {
         let driver = BusDriver(side.connection)
         guard await Tools.eventually({ (try? await driver.nameHasOwner(Self.bus.rawValue)) == true }) else {
             throw ToolError("kdeconnectd did not come onto its bus: \(side.engineLog.suffix(2000))")
+        }
+        // Owning its name is not being ready: kdeconnectd 22.12 takes `org.kde.kdeconnect` and only
+        // then exports /modules/kdeconnect (core/daemon.cpp, Daemon::init: registerService, then
+        // registerObject), and no signal follows. A call in between fails with UnknownObject
+        // (seen in a clean clone's `make test` beside other work), so the test waits until the
+        // engine's own introspection of that path names the daemon's interface.
+        guard await Tools.eventually({ await side.exports(Self.daemonPath, Self.daemon) }) else {
+            throw ToolError("kdeconnectd owns its name but never exported \(Self.daemonPath.rawValue): \(side.engineLog.suffix(2000))")
         }
         side.id = try await side.call(Self.daemonPath, Self.daemon, "selfId").first?.string ?? ""
     }
