@@ -66,21 +66,15 @@ import Testing
         let response = ShareTests.responses(out).first
         #expect(response?["code"] as? Int == 0, "\(out) \(a.fixture.serviceLog.suffix(2000))")
         #expect(response?["results"] as? [String: String] == ["target": b.id, "device": b.id, "engine": "kdeconnect"], "\(out)")
-        // The engines move the file themselves (TLS over the veth pair). Beside four CPU hogs
-        // kdeconnectd once never delivered a share whose Response said the engine took it (B's
-        // service saw no shareReceived in 180 s; no engine confirms delivery, docs/GUIDE.md): then
-        // A shares it once more, as a user would, and says so. What is ours — the Response above,
-        // B's service opening what arrives below — is checked either way.
-        var received = await b.fixture.recordedArgv("files")
+        // The engines move the file themselves (TLS over the veth pair). The file must arrive the
+        // first time: no second share (a user meets the first). When it does not, the message
+        // tells ours from the engines' (the receiving kdeconnectd 22.12's stall, docs/GUIDE.md
+        // "When a file does not arrive": a .part that never grows).
+        let received = await b.fixture.recordedArgv("files")
         if received == nil {
-            // Only when the file never reached B's engine: if it is in B's downloads, whole, B's
-            // service is the one that did not open it, and that is a failure here.
             let arrived = (try? FileManager.default.attributesOfItem(atPath: b.downloads.appendingPathComponent("payload.bin").path)[.size] as? Int) ?? nil
             #expect(arrived != bytes.count, "B's engine has the whole file, but B's service never opened it: \(b.fixture.serviceLog.suffix(3000))")
-            print("NOTE DeviceShareTests: B's engine announced no file within \(Tools.eventCeiling); sharing it again. B's engine: \(b.engineLog.suffix(1500))")
-            let again = ShareTests.responses(try await ShareTests.share(a.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(b.id)"}"#)).first
-            #expect(again?["code"] as? Int == 0, "\(String(describing: again))")
-            received = await b.fixture.recordedArgv("files")
+            Issue.record("B's engine announced no file within \(Tools.eventCeiling) (downloads: \(Self.downloads(b))); the engine stall of docs/GUIDE.md if a .part is there. B's engine: \(b.engineLog.suffix(1500))")
         }
         let argv = try #require(received, "B's handler never ran: \(b.fixture.serviceLog.suffix(3000)) \(b.engineLog.suffix(3000)) A's engine: \(a.engineLog.suffix(2000))")
         let inboxCopy = try #require(argv.last)
@@ -105,27 +99,22 @@ import Testing
                                                 #"{"target": "\#(b.id)"}"#)
         #expect(ShareTests.responses(copied).first?["code"] as? Int == 0, "\(copied) \(a.fixture.serviceLog.suffix(2000))")
         #expect(Self.outboxFiles(outbox).sorted() == ["memo.bin", "renamed.bin"], "\(Self.outboxFiles(outbox))")
-        // Beside two CPU hogs B's engine once began the second file of such a share and never
-        // finished it in 180 s (both were in A's outbox, whole: what is ours). Then A shares that
-        // item once more, as a user would, and says so; it may arrive under a name of the engine's.
+        // Each must arrive whole the first time (no second share). When one does not, the message
+        // says whether it was whole in A's outbox (what is ours) and what B's downloads hold (a
+        // .part that never grew is the receiving engine's stall, docs/GUIDE.md).
         func arrivedWhole(_ name: String, _ expected: [UInt8]) -> Bool {
             let stem = String(name.prefix { $0 != "." })
             let names = (try? FileManager.default.contentsOfDirectory(atPath: b.downloads.path)) ?? []
             return names.contains { $0.hasPrefix(stem) && !$0.hasSuffix(".part")
                 && (try? Data(contentsOf: b.downloads.appendingPathComponent($0))) == Data(expected) }
         }
-        for (name, expected, item) in [("renamed.bin", otherBytes, #"{"file": "\#(other.path)", "name": "renamed.bin"}"#),
-                                       ("memo.bin", memoBytes, #"{"memfd": "\#(memo.path)", "name": "memo.bin"}"#)] {
-            var arrived = await Tools.eventually { arrivedWhole(name, expected) }
+        for (name, expected) in [("renamed.bin", otherBytes), ("memo.bin", memoBytes)] {
+            let arrived = await Tools.eventually { arrivedWhole(name, expected) }
             if !arrived {
                 let inOutbox = (FileManager.default.subpaths(atPath: outbox) ?? []).filter { URL(fileURLWithPath: $0).lastPathComponent == name }
                 #expect(inOutbox.contains { FileManager.default.contents(atPath: outbox + "/" + $0) == Data(expected) }, "\(name) in A's outbox is not what A shared")
-                print("NOTE DeviceShareTests: B's engine did not finish \(name) within \(Tools.eventCeiling); sharing it again. B's engine: \(b.engineLog.suffix(1500))")
-                let again = ShareTests.responses(try await ShareTests.share(a.fixture, "[\(item)]", #"{"target": "\#(b.id)"}"#)).first
-                #expect(again?["code"] as? Int == 0, "\(String(describing: again))")
-                arrived = await Tools.eventually { arrivedWhole(name, expected) }
             }
-            #expect(arrived, "\(name) did not arrive on B intact: \(b.engineLog.suffix(2000))")
+            #expect(arrived, "\(name) did not arrive on B intact (downloads: \(Self.downloads(b))): \(b.engineLog.suffix(2000))")
         }
 
         // A text from A: B opens it with its text/plain app.
@@ -225,6 +214,15 @@ import Testing
     }
 
     /// The files in outbox `directory` (their names), none when it does not exist.
+    /// What `side`'s Downloads hold, `name (size)` each: a failure's message shows a `.part`.
+    static func downloads(_ side: KDEConnectPair.Side) -> String {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: side.downloads.path)) ?? []).sorted()
+        return names.map { name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: side.downloads.appendingPathComponent(name).path)[.size] as? Int) ?? nil
+            return "\(name) (\(size.map(String.init) ?? "?"))"
+        }.joined(separator: ", ")
+    }
+
     static func outboxFiles(_ directory: String) -> [String] {
         let all = FileManager.default.subpaths(atPath: directory) ?? []
         return all.filter { path in

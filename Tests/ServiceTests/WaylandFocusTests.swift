@@ -186,7 +186,7 @@ import SchemeBridgeContract
         #expect(await Tools.eventually { (try? await s.sway.focusedAppID()) == Self.handlerApp })
     }
 
-    /// A token is good once: the compositor rejects it the second time, and SchemeBridge does
+    /// A token is good once: the compositor rejects a used one, and SchemeBridge does
     /// not hand a token it gave one launch to another (issue 26 x-callback item): the second
     /// launch gets none. Seen with sway: the focus stays with the caller.
     @Test func aUsedTokenIsNotHandedOnAgain() async throws {
