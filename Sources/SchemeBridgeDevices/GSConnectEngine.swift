@@ -86,7 +86,8 @@ public final class GSConnectEngine: DeviceSending, Sendable {
             found.devices[id] = NearbyDevice(id: id, name: props["Name"]?.unwrapped.string ?? "",
                                              reachable: props["Connected"]?.unwrapped.bool ?? false,
                                              paired: props["Paired"]?.unwrapped.bool ?? false,
-                                             canReceive: enabled.contains(GSConnectNames.shareFile))
+                                             canReceive: enabled.contains(GSConnectNames.shareFile),
+                                             kind: DeviceKind(engineType: props["Type"]?.unwrapped.string ?? ""))
         }
         return found
     }

@@ -119,7 +119,8 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
                 found[id] = NearbyDevice(id: id, name: all["name"]?.unwrapped.string ?? "",
                                          reachable: all["isReachable"]?.unwrapped.bool ?? false,
                                          paired: all["isTrusted"]?.unwrapped.bool ?? all["isPaired"]?.unwrapped.bool ?? false,
-                                         canReceive: loaded.contains(KDEConnectNames.sharePlugin))
+                                         canReceive: loaded.contains(KDEConnectNames.sharePlugin),
+                                         kind: DeviceKind(engineType: all["type"]?.unwrapped.string ?? ""))
             } catch {
                 // Gone between the list and now (or its object not exported yet): its signals bring it back.
                 logger.debug("device \(id) could not be read: \(error)")

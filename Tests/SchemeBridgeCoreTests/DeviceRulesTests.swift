@@ -7,6 +7,17 @@ import Testing
 /// arbitrary object paths, the outbox is private and expires, received shares are classified,
 /// `[Devices] OpenReceived` is read.
 @Suite struct DeviceRulesTests {
+    /// Issue 38: a device shows as what the engine says it is, not always as a phone.
+    @Test func aDevicesKindIsTheEnginesTypeWithItsIcon() {
+        let cases: [(String, DeviceKind, String)] = [("smartphone", .phone, "phone"), ("phone", .phone, "phone"), ("tablet", .tablet, "tablet"),
+                                                     ("laptop", .laptop, "computer-laptop"), ("Desktop", .desktop, "computer"), ("tv", .tv, "tv"),
+                                                     ("", .phone, "phone"), ("toaster", .phone, "phone"), (String(repeating: "tv", count: 40), .phone, "phone")]
+        for (type, kind, icon) in cases {
+            #expect(DeviceKind(engineType: type) == kind && kind.icon == icon, "\(type)")
+        }
+        #expect(NearbyDevice(id: "a", name: "A", reachable: true, paired: true, canReceive: true).kind == .phone)
+    }
+
     @Test func hostileDeviceNamesAreCleanedAndBounded() {
         #expect(DeviceName.sanitized("Pixel 7") == "Pixel 7")
         #expect(DeviceName.sanitized("evil\u{202E}gpj.exe\n\t\u{0}name") == "evilgpj.exe name")

@@ -50,12 +50,12 @@ import Testing
         let listed = await Tools.eventually {
             let r = try? await Tools.run(["gdbus", "call", "--address", a.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
                                           "--method", "io.github.schemebridge.Share1.ShareTargets", "['application/octet-stream']"])
-            return r?.stdout.contains("('\(b.id)', 'Send to sideB', 'smartphone', 'device')") == true
+            return r?.stdout.contains("('\(b.id)', 'Send to sideB', 'computer', 'device')") == true
         }
         #expect(listed, "\(a.fixture.serviceLog.suffix(2000))")
         let list = try await Tools.run([try Built.executable("schemebridge"), "share", "--list", "application/octet-stream"],
                                        environment: ["DBUS_SESSION_BUS_ADDRESS": a.fixture.bus.address])
-        #expect(list.stdout.split(separator: "\n").contains("\(b.id)\tSend to sideB\tsmartphone\tdevice"), "\(list.stdout) \(list.stderr)")
+        #expect(list.stdout.split(separator: "\n").contains("\(b.id)\tSend to sideB\tcomputer\tdevice"), "\(list.stdout) \(list.stderr)")
 
         // A 10 MiB file from A, through A's SchemeBridge: Share with target = B's device id.
         let payload = a.fixture.root.appendingPathComponent("payload.bin")
@@ -298,7 +298,7 @@ import Testing
         let targets = try await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
                                            "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
         let shown = "Send to Evil[2J " + String(repeating: "A", count: 55) + "…"  // 64 characters
-        #expect(targets.stdout.contains("('_phone_', '\(shown)', 'smartphone', 'device')"), "\(targets.stdout.prefix(2000)) \(fixture.serviceLog.suffix(2000))")
+        #expect(targets.stdout.contains("('_phone_', '\(shown)', 'phone', 'device')"), "\(targets.stdout.prefix(2000)) \(fixture.serviceLog.suffix(2000))")
 
         let file = fixture.root.appendingPathComponent("notes.txt")
         try Data("for the phone".utf8).write(to: file)

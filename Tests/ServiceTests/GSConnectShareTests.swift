@@ -38,7 +38,7 @@ import Testing
         let listed = await Tools.eventually {
             let r = try? await Tools.run(["gdbus", "call", "--address", b.fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
                                           "--method", "io.github.schemebridge.Share1.ShareTargets", "['application/octet-stream']"])
-            return r?.stdout.contains("('\(a.id)', 'Send to sideA', 'smartphone', 'device')") == true
+            return r?.stdout.contains("('\(a.id)', 'Send to sideA', 'computer', 'device')") == true
         }
         #expect(listed, "\(b.fixture.serviceLog.suffix(2000))")
 
@@ -194,7 +194,7 @@ import Testing
             return r?.stdout ?? ""
         }
         let shown = "Send to Evil[2J " + String(repeating: "A", count: 55) + "…"  // 64 characters
-        let row = "('phone_1', '\(shown)', 'smartphone', 'device')"
+        let row = "('phone_1', '\(shown)', 'phone', 'device')"
         #expect(await Tools.eventually { await targets().contains(row) }, "\(fixture.serviceLog.suffix(2000))")
         try gsconnect.setConnected(false)
         #expect(await Tools.eventually { await !targets().contains("phone_1") })

@@ -11,13 +11,16 @@ public struct NearbyDevice: Sendable, Equatable, Hashable {
     public var paired: Bool
     /// Whether its share plugin is enabled (and loaded).
     public var canReceive: Bool
+    /// What kind of device the engine says it is (its icon in the sheet).
+    public var kind: DeviceKind
 
-    public init(id: String, name: String, reachable: Bool, paired: Bool, canReceive: Bool) {
+    public init(id: String, name: String, reachable: Bool, paired: Bool, canReceive: Bool, kind: DeviceKind = .phone) {
         self.id = id
         self.name = DeviceName.sanitized(name)
         self.reachable = reachable
         self.paired = paired
         self.canReceive = canReceive
+        self.kind = kind
     }
 
     /// A share target: paired, reachable, and its share plugin enabled.
@@ -29,6 +32,37 @@ public struct NearbyDevice: Sendable, Equatable, Hashable {
     /// The share targets among `devices`, by name then id (a stable order for the sheet).
     public static func shareTargets(_ devices: some Sequence<NearbyDevice>) -> [NearbyDevice] {
         devices.filter(\.isShareTarget).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+}
+
+/// The kinds of device the engines report (KDE Connect's `type` property, GSConnect's `Type`:
+/// `smartphone` or `phone`, `tablet`, `laptop`, `desktop`, `tv`), each with the icon the sheet shows
+/// (freedesktop icon names, as the Adwaita theme has them). A value the engines do not use is a
+/// phone, the kind most devices in reach are.
+public enum DeviceKind: String, Sendable, Equatable, Hashable, CaseIterable {
+    case phone, tablet, laptop, desktop, tv
+
+    /// The kind an engine's type names (case ignored; at most 32 bytes looked at).
+    public init(engineType: String) {
+        switch engineType.utf8.count <= 32 ? engineType.lowercased() : "" {
+        case "tablet": self = .tablet
+        case "laptop": self = .laptop
+        case "desktop": self = .desktop
+        case "tv": self = .tv
+        default: self = .phone
+        }
+    }
+
+    /// The icon name: `phone`, `tablet`, `computer-laptop` (a theme without it falls back to
+    /// `computer`), `computer`, `tv`.
+    public var icon: String {
+        switch self {
+        case .phone: "phone"
+        case .tablet: "tablet"
+        case .laptop: "computer-laptop"
+        case .desktop: "computer"
+        case .tv: "tv"
+        }
     }
 }
 

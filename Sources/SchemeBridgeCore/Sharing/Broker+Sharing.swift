@@ -34,7 +34,7 @@ extension Broker {
         }
         // A device takes any item: files as files, text as text, URLs as URLs, other data as a file.
         targets += NearbyDevice.shareTargets(tools.devices).map {
-            ShareTarget(id: ShareTargetID.device($0.id).text, name: $0.sendTitle, icon: "smartphone", kind: .device)
+            ShareTarget(id: ShareTargetID.device($0.id).text, name: $0.sendTitle, icon: $0.kind.icon, kind: .device)
         }
         if items.allSatisfy({ $0.kind == .file }) {
             targets += openInTargets(types: types, caller: caller)
