@@ -22,6 +22,9 @@ public struct DeviceSendReceipt: Sendable, Equatable {
 public struct ReceivedFromDevice: Sendable, Equatable {
     public let deviceID: String
     public let share: ReceivedShare
+    /// The engine's working directory when it announced the share (where KDE Connect writes
+    /// received text: ``ReceivedPlaces``); nil when unknown.
+    public var engineDirectory: String? = nil
 }
 
 /// The one function the share path calls to send to a device: ``KDEConnectEngine`` is one;

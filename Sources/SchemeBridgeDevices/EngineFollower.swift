@@ -4,14 +4,18 @@ import SchemeBridgeCore
 import Synchronization
 
 /// What an engine client (``KDEConnectEngine``, ``GSConnectEngine``) needs to follow its engine
-/// live: the engine's unique name from the bus's `NameOwnerChanged`, its signals taken only from
+/// live: the engine's unique name from the bus's `NameOwnerChanged` — taken only once that
+/// owner is judged to be the engine (``EngineCheck``; until then, and for an owner that is not,
+/// there is no engine: no devices, no signals believed) — its signals taken only from
 /// that name, and one re-read of its devices per burst of signals (newest request only, never an
 /// older list over a newer one), handed to the watchers of the share targets when it changed.
 /// `Snapshot` is what one read yields (the devices, and whatever else the engine needs to send).
 final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
     struct State {
-        /// The engine's unique name while it runs.
+        /// The engine's unique name while it runs (an owner judged to be the engine).
         var owner: String?
+        /// What is known of its process.
+        var process: EngineProcess?
         var snapshot: Snapshot
         var watchers: [UInt64: AsyncStream<[NearbyDevice]>.Continuation] = [:]
         var nextID: UInt64 = 1
@@ -33,14 +37,20 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
     /// Subscribes to `busName`'s owner changes and to the engine's signals under `pathNamespace`,
     /// reads the first snapshot (waiting at most `startWait`), then follows: `handle` sees each
     /// signal from the current owner and says whether to read again; `read` reads a snapshot
-    /// from the owner. Throws only when the bus refuses the subscriptions.
+    /// from the owner. An owner is the engine only once `check` says it is `engine`. Throws only
+    /// when the bus refuses the subscriptions.
     func start(connection: Connection, busName: BusName, pathNamespace: ObjectPath, startWait: Duration, logger: Logger, label: String,
+               engine: DeviceEngineKind, check: EngineCheck,
                read: @escaping @Sendable (String) async -> Snapshot, handle: @escaping @Sendable (Message) -> Bool) async throws(DBusError) {
         let owners = try await connection.signals(matching: MatchRule(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: busName.rawValue))
         let engineSignals = try await connection.signals(matching: MatchRule(sender: busName, pathNamespace: pathNamespace))
-        let owner = try? await BusDriver(connection).nameOwner(busName.rawValue)
-        state.withLock { $0.owner = owner }
+        let judge = { @Sendable (owner: String) async -> EngineProcess? in
+            await check.judge(owner: owner, busName: busName, engine: engine, connection: connection, logger: logger, label: label)
+        }
+        if let owner = try? await BusDriver(connection).nameOwner(busName.rawValue), let process = await judge(owner) {
+            state.withLock { $0.owner = owner; $0.process = process }
+        }
         let refreshNow: @Sendable () async -> Void = { [self] in
             var found = empty
             let owner = state.withLock { $0.owner }
@@ -73,15 +83,23 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
                 for await change in owners.compactMap(NameOwnerChanged.init(message:)) where change.name == busName.rawValue {
                     let owner = change.newOwner.isEmpty ? nil : change.newOwner
                     // An engine that leaves takes its devices with it at once, in the same step
-                    // (no moment where it is gone but its devices are still targets).
+                    // (no moment where it is gone but its devices are still targets); a new
+                    // owner has none until it is judged to be the engine.
                     let cleared = state.withLock { s -> [AsyncStream<[NearbyDevice]>.Continuation]? in
-                        s.owner = owner
-                        guard owner == nil, s.snapshot != empty else { return nil }
+                        s.owner = nil
+                        s.process = nil
+                        guard s.snapshot != empty else { return nil }
                         s.snapshot = empty
                         return Array(s.watchers.values)
                     }
-                    logger.info(owner == nil ? "\(label) left the bus: no \(label) device targets" : "\(label) is on the bus as \(owner ?? "")")
                     for w in cleared ?? [] { w.yield(targets(empty)) }
+                    guard let owner else {
+                        logger.info("\(label) left the bus: no \(label) device targets")
+                        continue
+                    }
+                    guard let process = await judge(owner) else { continue }
+                    state.withLock { $0.owner = owner; $0.process = process }
+                    logger.info("\(label) is on the bus as \(owner) (\(process.executable))")
                     refreshes.continuation.yield()
                 }
             },
@@ -112,6 +130,9 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
 
     /// The engine's unique name while it runs.
     var owner: String? { state.withLock { $0.owner } }
+
+    /// What is known of the engine's process while it runs.
+    var process: EngineProcess? { state.withLock { $0.process } }
 
     /// The last snapshot read.
     var snapshot: Snapshot { state.withLock { $0.snapshot } }

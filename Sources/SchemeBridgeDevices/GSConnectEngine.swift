@@ -22,6 +22,8 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     let callTimeout: Duration
     /// How long ``start()`` waits for the first list of devices.
     let startWait: Duration
+    /// Whether an owner of the engine's name is the engine.
+    let check: EngineCheck
 
     /// One read of the service: its devices, and the share actions enabled per device.
     struct Snapshot: Sendable, Equatable {
@@ -31,11 +33,12 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     private let follower = EngineFollower(empty: Snapshot()) { NearbyDevice.shareTargets($0.devices.values) }
 
     public init(connection: Connection, callTimeout: Duration = .seconds(20), startWait: Duration = .seconds(2),
-                logger: Logger = Logger(label: "gsconnect")) {
+                logger: Logger = Logger(label: "gsconnect"), check: EngineCheck = EngineCheck()) {
         self.connection = connection
         self.callTimeout = callTimeout
         self.startWait = startWait
         self.logger = logger
+        self.check = check
     }
 
     /// Starts following the service; returns once the first list of devices is known (empty
@@ -43,7 +46,7 @@ public final class GSConnectEngine: DeviceSending, Sendable {
     /// only when the bus refuses the subscriptions.
     public func start() async throws(DBusError) {
         try await follower.start(connection: connection, busName: GSConnectNames.busName, pathNamespace: GSConnectNames.servicePath,
-                                 startWait: startWait, logger: logger, label: "GSConnect",
+                                 startWait: startWait, logger: logger, label: "GSConnect", engine: .gsconnect, check: check,
                                  read: { [self] owner in await readDevices(owner) },
                                  handle: { message in message.member.map { GSConnectNames.listSignals.contains($0.rawValue) } ?? false })
     }

@@ -19,17 +19,20 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     let callTimeout: Duration
     /// How long ``start()`` waits for the first list of devices.
     let startWait: Duration
+    /// Whether an owner of the engine's name is the engine.
+    let check: EngineCheck
 
     private let follower = EngineFollower(empty: [String: NearbyDevice]()) { NearbyDevice.shareTargets($0.values) }
     /// Who is told what devices send.
     private let receivers = Mutex<(nextID: UInt64, list: [UInt64: AsyncStream<ReceivedFromDevice>.Continuation])>((1, [:]))
 
     public init(connection: Connection, callTimeout: Duration = .seconds(20), startWait: Duration = .seconds(2),
-                logger: Logger = Logger(label: "kdeconnect")) {
+                logger: Logger = Logger(label: "kdeconnect"), check: EngineCheck = EngineCheck()) {
         self.connection = connection
         self.callTimeout = callTimeout
         self.startWait = startWait
         self.logger = logger
+        self.check = check
     }
 
     /// Starts following the engine; returns once the first list of devices is known (empty
@@ -37,7 +40,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// when the bus refuses the subscriptions.
     public func start() async throws(DBusError) {
         try await follower.start(connection: connection, busName: KDEConnectNames.busName, pathNamespace: KDEConnectNames.daemonPath,
-                                 startWait: startWait, logger: logger, label: "KDE Connect",
+                                 startWait: startWait, logger: logger, label: "KDE Connect", engine: .kdeconnect, check: check,
                                  read: { [self] owner in await readDevices(owner) }, handle: { [self] message in handle(message) })
     }
 
@@ -89,7 +92,8 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
                 return false
             }
             let list = receivers.withLock { Array($0.list.values) }
-            for r in list { r.yield(ReceivedFromDevice(deviceID: id, share: share)) }
+            let directory = follower.process?.workingDirectory
+            for r in list { r.yield(ReceivedFromDevice(deviceID: id, share: share, engineDirectory: directory)) }
             return false
         }
         return KDEConnectNames.listSignals.contains(member)

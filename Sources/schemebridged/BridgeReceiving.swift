@@ -7,6 +7,7 @@ import SchemeBridgeDevices
 /// What a device sends (KDE Connect's `shareReceived`), done as the core's ``ReceivedAction``
 /// says: a file goes the document path (`openDocument`: the app for its type, asked or the
 /// default, a read-only Inbox copy, the same quotas and checks as `OpenFile`); a URL the URL path.
+/// Only what is where the engine writes is opened (``ReceivedPlaces``, judged on the opened file).
 extension Bridge {
     /// The caller a received share is charged to and shown as (`source`).
     static let engineCaller = CallerCache.Caller(busName: "", pid: nil, appID: "org.kde.kdeconnect.daemon")
@@ -19,16 +20,17 @@ extension Bridge {
         let sender = "kdeconnect"
         do throws(DBusError) {
             let registry = self.registry
-            let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(path) },
+            let places = ReceivedPlaces.kdeconnect(devices.directories, deviceID: received.deviceID, engineDirectory: received.engineDirectory)
+            let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(.text(path), places: places) },
                                                          opensScheme: { registry.schemes.contains($0) })
             switch action {
             case .leave:
                 logger.info("received a share from \(from); [Devices] OpenReceived=never leaves it where KDE Connect put it")
-            case .openFile(let path, let type, let ask):
+            case .openFile(let share, let ask):
                 var options = OpenOptions()
                 options.ask = ask
-                let results = try await openReceivedFile(path, forcedType: type, options: options, sender: sender)
-                logger.info("opened the \(type == nil ? "file" : "text") \(from) sent with \(results.handler)")
+                let results = try await openReceivedFile(share, places: places, options: options, sender: sender)
+                logger.info("opened the \(share.kind) \(from) sent with \(results.handler)")
             case .openURL(let url, let ask):
                 let raw: [String: DBusValue] = [OpenOptions.Key.ask: .variant(.boolean(ask))]
                 let results = try await open(url, options: raw, sender: sender, method: ContractMethod.openURLWithOptions)
@@ -39,25 +41,27 @@ extension Bridge {
         }
     }
 
-    /// Opens the file at `path` without following a symlink or blocking on a FIFO, then hands it
-    /// to ``openDocument(_:name:type:options:sender:known:)`` as `OpenFile` would.
-    private func openReceivedFile(_ path: String, forcedType: String?, options: OpenOptions, sender: String) async throws(DBusError) -> OpenResults {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else {
-            throw DBusError(.failed, "cannot open the received file \(path): \(String(cString: strerror(errno)))")
-        }
-        let owned = UnixFD(owning: fd)
+    /// Opens `share` where the engine writes (``ReceivedPlaces/open(_:)``: no symlink followed,
+    /// no FIFO waited on, nothing outside those places), then hands it to
+    /// ``openDocument(_:name:type:options:sender:known:)`` as `OpenFile` would, its type detected.
+    private func openReceivedFile(_ share: ReceivedShare, places: ReceivedPlaces, options: OpenOptions, sender: String) async throws(DBusError) -> OpenResults {
         let documents = self.documents
-        let (name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
-            try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd, contentType: forcedType) }
+        let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
+            let fd = try Self.adapt { () throws(ServiceFailure) in try places.open(share) }
+            let owned = UnixFD(owning: fd)
+            let (name, type) = try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd, contentType: nil) }
+            return (owned, name, type)
         }
         return try await openDocument(owned, name: name, type: type, options: options, sender: sender, known: Self.engineCaller)
     }
 
-    /// The URL received text is, if it is one (``ReceivedShare/url(inFile:)`` on a descriptor thread).
-    private func receivedURL(_ path: String) async throws(DBusError) -> String? {
+    /// The URL received text is, if it is one (``ReceivedShare/url(inDescriptor:)`` on a
+    /// descriptor thread, the text opened where the engine writes).
+    private func receivedURL(_ share: ReceivedShare, places: ReceivedPlaces) async throws(DBusError) -> String? {
         try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            try Self.adapt { () throws(OpenFailure) in try ReceivedShare.url(inFile: path) }
+            let fd = try Self.adapt { () throws(ServiceFailure) in try places.open(share) }
+            defer { close(fd) }
+            return ReceivedShare.url(inDescriptor: fd)
         }
     }
 }

@@ -14,6 +14,8 @@ final class DeviceService: Sendable {
     /// GSConnect, followed beside KDE Connect; shares go to it only when KDE Connect is absent.
     let gsconnect: GSConnectEngine
     let outbox: Outbox?
+    /// The session's folders (where KDE Connect's downloads are: ``ReceivedPlaces``).
+    let directories: XDGDirectories
     let descriptors: DescriptorWork
     let logger: Logger
     /// The pending outbox sweep and the expiry it is for.
@@ -23,6 +25,7 @@ final class DeviceService: Sendable {
         self.engine = KDEConnectEngine(connection: connection, logger: logger)
         self.gsconnect = GSConnectEngine(connection: connection, logger: logger)
         self.outbox = Outbox(environment: environment)
+        self.directories = XDGDirectories(environment: environment)
         self.descriptors = descriptors
         self.logger = logger
     }

@@ -68,21 +68,28 @@ import Testing
 
     @Test func whatADeviceSentIsOpenedAsTheModeSays() async throws {
         let tree = XDGTree(dataDirCount: 1)
-        let link = tree.root + "/link.txt", plain = tree.root + "/plain.txt", urlFile = tree.root + "/url.txt"
+        let engineDir = try #require(realpath(tree.root, nil).map { p in defer { free(p) }; return String(cString: p) })
+        let link = engineDir + "/kdeconnect-link00.txt", plain = engineDir + "/kdeconnect-plain0.txt", urlFile = engineDir + "/kdeconnect-url000.txt"
         tree.write(plain, "just some words\n")
         tree.write(urlFile, "  mailto:someone@example.org \n")
         symlink(urlFile, link)
-        #expect(try ReceivedShare.url(inFile: urlFile) == "mailto:someone@example.org")
-        #expect(try ReceivedShare.url(inFile: plain) == nil)
-        #expect(throws: ServiceFailure.self, "a symlink is not followed") { try ReceivedShare.url(inFile: link) }
+        let places = ReceivedPlaces(downloadDirectories: [engineDir + "/Downloads"], textDirectory: engineDir)
+        let read = { (path: String) throws(ServiceFailure) -> String? in
+            let fd = try places.open(.text(path))
+            defer { close(fd) }
+            return ReceivedShare.url(inDescriptor: fd)
+        }
+        #expect(try read(urlFile) == "mailto:someone@example.org")
+        #expect(try read(plain) == nil)
+        #expect(throws: ServiceFailure.self, "a symlink is not followed") { try read(link) }
 
-        let read = { (path: String) throws(ServiceFailure) -> String? in try ReceivedShare.url(inFile: path) }
         let mail = { (scheme: String) in scheme == "mailto" }
         #expect(try await ReceivedShare.text(urlFile).action(mode: .never, urlInText: read, opensScheme: mail) == .leave)
         #expect(try await ReceivedShare.text(urlFile).action(mode: .ask, urlInText: read, opensScheme: mail) == .openURL("mailto:someone@example.org", ask: true))
+        // Text that is no URL an app opens is a document like any file: no type is forced on its path.
         #expect(try await ReceivedShare.text(urlFile).action(mode: .default, urlInText: read, opensScheme: { _ in false })
-            == .openFile(path: urlFile, type: "text/plain", ask: false), "a URL no app opens is text")
-        #expect(try await ReceivedShare.text(plain).action(mode: .default, urlInText: read, opensScheme: mail) == .openFile(path: plain, type: "text/plain", ask: false))
-        #expect(try await ReceivedShare.file("/x/a.png").action(mode: .ask, urlInText: read, opensScheme: mail) == .openFile(path: "/x/a.png", type: nil, ask: true))
+            == .openFile(.text(urlFile), ask: false), "a URL no app opens is text")
+        #expect(try await ReceivedShare.text(plain).action(mode: .default, urlInText: read, opensScheme: mail) == .openFile(.text(plain), ask: false))
+        #expect(try await ReceivedShare.file("/x/a.png").action(mode: .ask, urlInText: read, opensScheme: mail) == .openFile(.file("/x/a.png"), ask: true))
     }
 }

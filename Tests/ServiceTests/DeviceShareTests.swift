@@ -251,24 +251,29 @@ import Testing
 
     /// What an engine reports as received gets OpenFile's treatment: a FIFO is refused at once
     /// (never waited on), a 10 GiB sparse file is over the Inbox quota, and the next good file
-    /// still opens. The engine here is the test owning `org.kde.kdeconnect` on a private bus.
+    /// still opens. The engine here is the test owning `org.kde.kdeconnect` on a private bus
+    /// through a protected `kdeconnectd` relay (``EngineRelay``), its files in the download folder.
     @Test func aReceivedFIFOOrHugeSparseFileIsRefusedClearlyAndTheNextOneOpens() async throws {
         let fixture = try ServiceFixture()
         defer { fixture.stop() }
         let files = try fixture.recorder("files")
         try fixture.entry("org.example.Files.desktop", "Name=Files\nExec=\(files) %f\nMimeType=application/octet-stream;")
         try fixture.writeConfig("[Devices]\nOpenReceived=default\n")
-        let engine = try await Connection.connect(address: fixture.bus.address)
+        let relay = try EngineRelay(.trustedKDEConnect, busAddress: fixture.bus.address)
+        defer { relay.remove() }
+        let engine = try await Connection.connect(address: relay.address)
         defer { engine.close() }
+        let downloads = fixture.root.appendingPathComponent("Downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         #expect(try await engine.requestName("org.kde.kdeconnect") == .primaryOwner)
         #expect(try await fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded)
-        let fifo = fixture.root.appendingPathComponent("pipe.bin").path
+        let fifo = downloads.appendingPathComponent("pipe.bin").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let sparse = fixture.root.appendingPathComponent("huge.bin").path
+        let sparse = downloads.appendingPathComponent("huge.bin").path
         let fd = open(sparse, O_CREAT | O_WRONLY, 0o600)
         #expect(fd >= 0 && ftruncate(fd, 10 << 30) == 0)
         close(fd)
-        let good = fixture.root.appendingPathComponent("good.bin")
+        let good = downloads.appendingPathComponent("good.bin")
         try Data([0, 1, 2, 3, 255]).write(to: good)
         for path in [fifo, sparse, good.path] {
             try engine.emit(path: "/modules/kdeconnect/devices/_phone_/share", interface: "org.kde.kdeconnect.device.share",

@@ -5,13 +5,16 @@ import Synchronization
 /// show on cue: one device `phone_1` named `name`, whose connected state and share actions the
 /// test changes (announced as GSConnect does: `PropertiesChanged`, `org.gtk.Actions.Changed`),
 /// and which it removes (`InterfacesRemoved`). Activations are recorded and then never answered
-/// (the service "busy" until the test stops it by closing the connection).
+/// (the service "busy" until the test stops it by closing the connection). It reaches the bus
+/// through `relay` (``EngineRelay``): by default as gjs running a protected GSConnect service
+/// file, which the service accepts.
 final class FakeGSConnect: Sendable {
     static let root: ObjectPath = "/org/gnome/Shell/Extensions/GSConnect"
     static let device: ObjectPath = "/org/gnome/Shell/Extensions/GSConnect/Device/phone_1"
     static let deviceInterface = "org.gnome.Shell.Extensions.GSConnect.Device"
 
     let connection: Connection
+    let relay: EngineRelay
     /// What the device is now, and the activations received (action and parameter).
     final class Record: Sendable {
         let state: Mutex<(connected: Bool, shareEnabled: Bool, exported: Bool)> = Mutex((true, true, true))
@@ -19,8 +22,9 @@ final class FakeGSConnect: Sendable {
     }
     let record = Record()
 
-    init(address: String, name: String) async throws {
-        connection = try await Connection.connect(address: address)
+    init(address: String, name: String, relay kind: EngineRelay.Kind = .trustedGSConnect) async throws {
+        relay = try EngineRelay(kind, busAddress: address)
+        connection = try await Connection.connect(address: relay.address)
         let record = self.record
         let props: @Sendable () -> [String: DBusValue] = {
             let s = record.state.withLock { $0 }
@@ -87,5 +91,8 @@ final class FakeGSConnect: Sendable {
     }
 
     /// The service stops: its connection closes with the activations unanswered.
-    func stop() { connection.close() }
+    func stop() {
+        connection.close()
+        relay.remove()
+    }
 }
