@@ -29,7 +29,8 @@ public enum ChooserContract {
         public static let kind = "kind"
         /// `title` (s): a pick's title, when the caller gave one.
         public static let title = "title"
-        /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller).
+        /// `can-remember` (b): whether "always" can be kept (false for an unidentified caller, and for one
+        /// whose identity unrelated programs share: an interpreter, a shell, a terminal).
         public static let canRemember = "can-remember"
         /// `share-types` (as): a share's item types, in order, distinct (kind `share` only).
         public static let shareTypes = "share-types"

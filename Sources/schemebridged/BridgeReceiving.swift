@@ -20,7 +20,9 @@ extension Bridge {
         let sender = "kdeconnect"
         do throws(DBusError) {
             let registry = self.registry
-            let places = ReceivedPlaces.kdeconnect(devices.directories, deviceID: received.deviceID, engineDirectory: received.engineDirectory)
+            // Where the engine writes: read (its config, the folders resolved) on a descriptor thread.
+            let (directories, device, engineDirectory) = (devices.directories, received.deviceID, received.engineDirectory)
+            let places = { @Sendable in ReceivedPlaces.kdeconnect(directories, deviceID: device, engineDirectory: engineDirectory) }
             let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(.text(path), places: places) },
                                                          opensScheme: { registry.schemes.contains($0) })
             switch action {
@@ -44,10 +46,11 @@ extension Bridge {
     /// Opens `share` where the engine writes (``ReceivedPlaces/open(_:)``: no symlink followed,
     /// no FIFO waited on, nothing outside those places), then hands it to
     /// ``openDocument(_:name:type:options:sender:known:)`` as `OpenFile` would, its type detected.
-    private func openReceivedFile(_ share: ReceivedShare, places: ReceivedPlaces, options: OpenOptions, sender: String) async throws(DBusError) -> OpenResults {
+    private func openReceivedFile(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces, options: OpenOptions,
+                                  sender: String) async throws(DBusError) -> OpenResults {
         let documents = self.documents
         let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
-            let fd = try Self.adapt { () throws(ServiceFailure) in try places.open(share) }
+            let fd = try Self.adapt { () throws(ServiceFailure) in try places().open(share) }
             let owned = UnixFD(owning: fd)
             let (name, type) = try Self.adapt { () throws(OpenFailure) in try documents.inspect(fd, contentType: nil) }
             return (owned, name, type)
@@ -57,9 +60,9 @@ extension Bridge {
 
     /// The URL received text is, if it is one (``ReceivedShare/url(inDescriptor:)`` on a
     /// descriptor thread, the text opened where the engine writes).
-    private func receivedURL(_ share: ReceivedShare, places: ReceivedPlaces) async throws(DBusError) -> String? {
+    private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws(DBusError) -> String? {
         try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            let fd = try Self.adapt { () throws(ServiceFailure) in try places.open(share) }
+            let fd = try Self.adapt { () throws(ServiceFailure) in try places().open(share) }
             defer { close(fd) }
             return ReceivedShare.url(inDescriptor: fd)
         }

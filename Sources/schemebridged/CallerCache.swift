@@ -67,7 +67,7 @@ final class CallerCache: Sendable {
             let started = ContinuousClock.now
             if let identity = await threads.run({ identifier.identify(pid: Int32(bitPattern: pid)) }) {
                 caller = Caller(busName: sender, pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage,
-                                sandboxed: identity.sandboxed)
+                                sandboxed: identity.sandboxed, sharedIdentity: identity.shared)
                 logger?.debug("identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
             } else {
                 logger?.notice("could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")

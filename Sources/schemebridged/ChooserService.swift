@@ -94,7 +94,7 @@ final class ChooserService: Sendable {
         env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
         env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
         env["SCHEMEBRIDGE_CHOOSER_CALLER_NAME"] = callerName(caller)
-        env["SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER"] = ChoiceStore.canRemember(caller: caller.appID) ? "1" : "0"
+        env["SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER"] = ChoiceStore.canRemember(caller: caller.rememberingID) ? "1" : "0"
         var input = ChooserLines.input(candidates)
         if let share {
             env["SCHEMEBRIDGE_SHARE_TYPES"] = share.types.joined(separator: ",")
@@ -129,7 +129,7 @@ final class ChooserService: Sendable {
         var context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
-            ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.appID)),
+            ChooserContract.ContextKey.canRemember: .boolean(ChoiceStore.canRemember(caller: caller.rememberingID)),
         ]
         if let activationToken, ActivationToken.isValid(activationToken) {
             context[ChooserContract.ContextKey.activationToken] = .string(activationToken)

@@ -22,7 +22,7 @@ import SchemeBridgeContract
     /// The caller's entry (`org.example.Caller`, scheme `callerapp`), whose program records its
     /// launch (`Clients/ActivationToken/record-launch.py`) in `records/caller.json`; that path.
     static func installRecordingCaller(_ f: ServiceFixture) throws -> String {
-        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
+        let python = try f.pythonNamed("caller-app")  // the caller's own program (XCallbackTests.callerCommand)
         let record = f.records.appendingPathComponent("caller.json").path
         try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(Clients.path("ActivationToken/record-launch")) \(record) %u\n"
                     + "MimeType=x-scheme-handler/callerapp;", system: true)
@@ -153,8 +153,8 @@ import SchemeBridgeContract
     @Test func theCallbackToAnActivatableCallerCarriesTheTokenInPlatformData() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
-        // The caller is python (its Exec names it); its callbacks reach it over D-Bus.
+        let python = try f.pythonNamed("caller-app")  // the caller's own program (XCallbackTests.callerCommand)
+        // The caller is its own python (its Exec names it); its callbacks reach it over D-Bus.
         try f.entry("org.example.Activatable.desktop", "Name=Caller\nDBusActivatable=true\nExec=\(python) -c pass %u\n"
                     + "MimeType=x-scheme-handler/callerapp;", system: true)
         let record = f.records.appendingPathComponent("open.json")

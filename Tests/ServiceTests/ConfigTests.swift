@@ -14,13 +14,14 @@ import SchemeBridgeContract
         defer { f.stop() }
         try f.entry("todo.desktop", "Name=Todo\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;", system: true)
         try f.entry("secret.desktop", "Name=Secret\nExec=/bin/true %u\nMimeType=x-scheme-handler/secretbank;", system: true)
-        // The python client is identified as org.example.Asker: its entry runs the same executable.
-        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
+        // The python client is identified as org.example.Asker: its entry runs the same executable
+        // (a python of its own: the system's is every script's, never an entry's; issue 37).
+        let python = try f.pythonNamed("asker-python")
         try f.entry("org.example.Asker.desktop", "Name=Asker\nExec=\(python) -c pass\nX-SchemeBridge-QueriesSchemes=todolist;", system: true)
         try f.writeConfig("[Policy]\nQueryPrivacy=true\n")
         // The very first call of a new caller is answered for that caller (no warm-up): the
         // service identifies it before answering.
-        let asker = try await Tools.run(Clients.command("Config/privacy-queries", [f.bus.address]), environment: Clients.serviceNames)
+        let asker = try await Tools.run([python] + Clients.command("Config/privacy-queries", [f.bus.address]).dropFirst(), environment: Clients.serviceNames)
         #expect(asker.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "False True [] - ['todolist']", "\(asker.stdout)\(asker.stderr)")
         // A caller with no entry of its own (dbus-send) declares nothing, so learns nothing.
         let plain = try await f.dbusSend("CanOpenURL", "string:secretbank:x")

@@ -109,6 +109,7 @@ import Testing
         defer { fixture.stop() }
         #expect(try await fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded)
         let impostor = try await FakeGSConnect(address: fixture.bus.address, name: "Phone", relay: kind)
+        defer { impostor.stop() }  // its relay folder goes even when a step throws
         let refused = await Tools.eventually { fixture.serviceLog.contains("org.gnome.Shell.Extensions.GSConnect is owned by") }
         #expect(refused && fixture.serviceLog.contains("which is not GSConnect"), "\(fixture.serviceLog.suffix(2000))")
         #expect(!(try await Self.targets(fixture)).contains("phone_1"))

@@ -30,13 +30,13 @@ import SchemeBridgeContract
 
     /// Runs `Clients/Pick/picker.py` (through `app` when given, so the picker is that app).
     static func pick(_ f: ServiceFixture, types: [String] = ["image/png"], options: [String: Any] = ["provider": "scanner.desktop"],
-                     gate: String = "", closeGate: String = "", app: String? = nil) async throws -> [String: Any] {
+                     gate: String = "", closeGate: String = "", app: String? = nil, python: String? = nil) async throws -> [String: Any] {
         let out = f.root.appendingPathComponent("picked-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let json = String(decoding: try JSONSerialization.data(withJSONObject: options), as: UTF8.self)
         let command = Clients.command("Pick/picker", [f.bus.address, types.joined(separator: ","), json, out.path,
                                                       gate.isEmpty ? "" : f.gate.file(gate), closeGate.isEmpty ? "" : f.gate.file(closeGate)])
-        let r = try await Tools.run((app.map { [$0] } ?? []) + command, environment: Clients.serviceNames)
+        let r = try await Tools.run((app.map { [$0] } ?? []) + (python.map { [$0] } ?? [command[0]]) + command.dropFirst(), environment: Clients.serviceNames)
         var result = ReplyTests.json(r.stdout)
         result["out"] = out.path
         result["stderr"] = r.stderr
@@ -148,7 +148,9 @@ import SchemeBridgeContract
         let sheet = try f.chooser("sheet", "printf 'scanner.desktop\\talways\\n'")
         try f.writeConfig("[Chooser]\nCommand=\(sheet)\n")
         let editor = try PasteboardCLIWorld.app(f, "editor", "org.example.Editor")
-        let first = Self.response(try await Self.pick(f, options: ["title": "Insert a scan"], app: editor))
+        // The editor's own program (the system's python is every script's: issue 37, nothing is remembered for it).
+        let python = try f.pythonNamed("editor-python")
+        let first = Self.response(try await Self.pick(f, options: ["title": "Insert a scan"], app: editor, python: python))
         #expect(first["code"] as? Int == 0 && first["provider"] as? String == "scanner.desktop", "\(first)")
         let saw = f.chooserSaw("sheet")
         #expect(saw.contains("scanner.desktop\tScanner\t") && saw.contains("io.github.schemebridge.Files.desktop\tFiles…\t"), "\(saw)")
@@ -156,7 +158,7 @@ import SchemeBridgeContract
         #expect(saw.contains("SCHEMEBRIDGE_CHOOSER_KIND=pick") && saw.contains("SCHEMEBRIDGE_CHOOSER_SUBJECT=pick:image/png")
                 && saw.contains("SCHEMEBRIDGE_CHOOSER_TITLE=Insert a scan"), "\(saw)")
         // Remembered ("always"): the second pick goes straight to the scanner.
-        let second = Self.response(try await Self.pick(f, options: [:], app: editor))
+        let second = Self.response(try await Self.pick(f, options: [:], app: editor, python: python))
         #expect(second["code"] as? Int == 0 && second["provider"] as? String == "scanner.desktop", "\(second)")
         #expect(f.chooserRuns("sheet") == 1)
     }

@@ -11,10 +11,17 @@ import SchemeBridgeContract
     /// The caller is a python3 program; its system entry runs python3 too (so python callers are
     /// this app) and records the URL it is started with (`Clients/XCallback/record-url.py`).
     static func installCaller(_ f: ServiceFixture) throws -> String {
-        let python = (try? FileManager.default.destinationOfSymbolicLink(atPath: Tools.systemPython)).map { "/usr/bin/" + $0 } ?? Tools.systemPython
+        // Its own program (python under a name of its own): a script run by the system's python
+        // is python, which every script shares (issue 37), never an app's entry.
+        let python = try f.pythonNamed("caller-app")
         let recorder = Clients.path("XCallback/record-url")
         try f.entry("org.example.Caller.desktop", "Name=Caller\nExec=\(python) \(recorder) \(f.records.path) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
         return python
+    }
+
+    /// `XCallback/open-url` run by the caller's own program (``installCaller(_:)``).
+    static func callerCommand(_ f: ServiceFixture, _ arguments: [String]) throws -> [String] {
+        [try f.pythonNamed("caller-app")] + Clients.command("XCallback/open-url", arguments).dropFirst()
     }
 
     /// The handler `org.example.Handler.desktop` (scheme `handler`): runs `first` (shell), then
@@ -35,7 +42,7 @@ import SchemeBridgeContract
     /// The caller (python3, `org.example.Caller`) opens `handler://do` with its x-success callback
     /// (and `activationToken` when given).
     static func callerOpensHandlerWithCallback(_ f: ServiceFixture, activationToken: String? = nil) async throws -> ProcessResult {
-        return try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone"] + (activationToken.map { [$0] } ?? [])),
+        return try await Tools.run(try Self.callerCommand(f, [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone"] + (activationToken.map { [$0] } ?? [])),
                                    environment: Clients.serviceNames)
     }
 
@@ -51,7 +58,7 @@ import SchemeBridgeContract
         try f.entry("system-thief.desktop", "Name=System Thief\nExec=\(try f.recorder("systhief")) %u\nMimeType=x-scheme-handler/callerapp;", system: true)
         try "[Default Applications]\nx-scheme-handler/callerapp=system-thief.desktop\n"
             .write(to: f.configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
-        let r = try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone&x-source=forged.App"]), environment: Clients.serviceNames)
+        let r = try await Tools.run(try Self.callerCommand(f, [f.bus.address, "handler://do?x-success=callerapp%3A%2F%2Fdone&x-source=forged.App"]), environment: Clients.serviceNames)
         #expect(r.stdout.hasPrefix("True"), "\(r.stdout)\(r.stderr)")
         let callerURL = f.records.appendingPathComponent("caller.url")
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: callerURL.path) }, "the callback never came back")
@@ -70,7 +77,7 @@ import SchemeBridgeContract
         defer { f.stop() }
         _ = try Self.installCaller(f)
         try f.entry("handler.desktop", "Name=Handler\nExec=\(try f.recorder("handler")) %u\nMimeType=x-scheme-handler/handler;", system: true)
-        let r = try await Tools.run(Clients.command("XCallback/open-url", [f.bus.address, "handler://do?x-error=otherapp://failed"]), environment: Clients.serviceNames)
+        let r = try await Tools.run(try Self.callerCommand(f, [f.bus.address, "handler://do?x-error=otherapp://failed"]), environment: Clients.serviceNames)
         #expect(r.stdout.hasPrefix(ContractError.callbackNotOwned.description), "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("MimeType=x-scheme-handler/otherapp"), "the message says how to declare it: \(r.stdout)")
         // An unidentified caller (no entry runs dbus-send) owns no callback scheme at all.

@@ -19,14 +19,14 @@ extension Broker {
 
     /// ``preferredHandler(for:caller:)`` for a validated URL.
     public func preferredHandler(for url: SchemeURL, caller: Caller) -> (desktopID: String, preference: Preference)? {
-        guard let appID = caller.appID, hasPreferences(caller) else { return nil }
+        guard let appID = caller.rememberingID, hasPreferences(caller) else { return nil }
         let scheme = url.scheme.name
         return preferredHandler(subject: scheme, appID: appID, isUsable: { usable($0, scheme: scheme, caller: caller) })
     }
 
     /// Whether `caller` may have a remembered choice or a route at all (most callers have neither).
     func hasPreferences(_ caller: Caller) -> Bool {
-        guard let appID = caller.appID else { return false }
+        guard let appID = caller.rememberingID else { return false }
         return choices.hasChoices(caller: appID) || !policy.current.routes.isEmpty
     }
 
@@ -73,8 +73,8 @@ extension Broker {
     /// Remembers that `caller` opens `subject` with `desktopID` ("always" in a chooser): called
     /// by ``settle(_:to:caller:warn:)``, the one place a pick is remembered.
     public func remember(_ desktopID: String, for subject: String, caller: Caller) async throws(OpenFailure) {
-        guard let appID = caller.appID, ChoiceStore.canRemember(caller: appID) else {
-            throw OpenFailure(.failed, "a choice can be remembered only for an identified app; the caller is \(caller.displayName)")
+        guard let appID = caller.rememberingID, ChoiceStore.canRemember(caller: appID) else {
+            throw OpenFailure(.failed, "a choice can be remembered only for an identified app that no other program shares; the caller is \(caller.displayName)")
         }
         do { try await choices.remember(Choice(caller: appID, subject: subject, desktopID: desktopID)) } catch {
             throw OpenFailure(.failed, "cannot remember the choice: \(error)")

@@ -65,7 +65,7 @@ extension Broker {
         guard let first = ids.lazy.compactMap(eligibleEntry).first else {
             throw OpenFailure(.noHandler, "no installed application opens \(type.name) documents (declare it with MimeType=\(type.name); in a desktop entry)")
         }
-        if let appID = caller.appID, let preferred = preferredHandler(subject: type.name, appID: appID, isUsable: isUsable) {
+        if let appID = caller.rememberingID, let preferred = preferredHandler(subject: type.name, appID: appID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {

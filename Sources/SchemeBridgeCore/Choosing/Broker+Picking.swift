@@ -17,7 +17,7 @@ extension Broker {
             }
             return .open(requested, .requested)
         }
-        if let appID = caller.appID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
+        if let appID = caller.rememberingID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }

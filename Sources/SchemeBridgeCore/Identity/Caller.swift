@@ -14,16 +14,25 @@ public struct Caller: Sendable, Equatable {
     /// Whether it runs in a Flatpak sandbox (its process has a `/.flatpak-info`): such a caller
     /// learns and changes less (``SandboxedCallerRule``). Forging one only restricts the forger.
     public var sandboxed: Bool
+    /// Whether unrelated programs share its identity (an interpreter, a shell, a terminal, no
+    /// identity: ``SharedIdentityRule``).
+    public var sharedIdentity: Bool
 
     public init(busName: String, pid: UInt32? = nil, appID: String? = nil, throughCLI: Bool = false, lineage: [Int32] = [],
-                sandboxed: Bool = false) {
+                sandboxed: Bool = false, sharedIdentity: Bool = false) {
         self.busName = busName
         self.pid = pid
         self.appID = appID
         self.throughCLI = throughCLI
         self.lineage = lineage
         self.sandboxed = sandboxed
+        self.sharedIdentity = sharedIdentity
     }
+
+    /// The identity remembered choices and `[Routes]` lines are looked up and kept under: the
+    /// app id, unless unrelated programs share it (``sharedIdentity``) — then none, and nothing
+    /// remembered decides for it.
+    public var rememberingID: String? { sharedIdentity ? nil : appID }
 
     /// The key its launches are counted under: the app id, else the connection.
     public var rateKey: String { appID ?? busName }

@@ -19,12 +19,16 @@ public struct CallerIdentifier: Sendable {
         /// Whether the process runs in a Flatpak sandbox (its root has a `/.flatpak-info`
         /// naming an app; for a sandboxed app on the bus that is its xdg-dbus-proxy).
         public var sandboxed: Bool
+        /// Whether unrelated programs share this identity (``SharedIdentityRule``): nothing
+        /// remembered for it decides silently.
+        public var shared: Bool
 
-        public init(appID: String?, throughCLI: Bool = false, lineage: [Int32] = [], sandboxed: Bool = false) {
+        public init(appID: String?, throughCLI: Bool = false, lineage: [Int32] = [], sandboxed: Bool = false, shared: Bool? = nil) {
             self.appID = appID
             self.throughCLI = throughCLI
             self.lineage = lineage
             self.sandboxed = sandboxed
+            self.shared = shared ?? (appID == nil)
         }
     }
 
@@ -45,24 +49,33 @@ public struct CallerIdentifier: Sendable {
     public func identify(pid: Int32) -> Identity {
         let lineage = ancestry.lineage(of: pid)
         if let flatpak = CallerIdentity.flatpakID(pid: pid, procRoot: ancestry.procRoot) {
-            return Identity(appID: flatpak, lineage: lineage, sandboxed: true)
+            return Identity(appID: flatpak, lineage: lineage, sandboxed: true, shared: false)
         }
         if let app = ancestry.appBehindCLI(pid: pid, installedApp: installedApp(running:)) {
-            return Identity(appID: app, throughCLI: true, lineage: lineage)
+            return Identity(appID: app, throughCLI: true, lineage: lineage, shared: isShared(app))
         }
         if let launcher = CallerIdentity.launcherAppID(pid: pid, procRoot: ancestry.procRoot) {
-            return Identity(appID: launcher, lineage: lineage)
+            return Identity(appID: launcher, lineage: lineage, shared: isShared(launcher))
         }
         guard let executable = CallerIdentity.executablePath(pid: pid, procRoot: ancestry.procRoot) else {
             return Identity(appID: nil, lineage: lineage)
         }
-        return Identity(appID: installedApp(running: executable) ?? executable, lineage: lineage)
+        let appID = installedApp(running: executable) ?? executable
+        return Identity(appID: appID, lineage: lineage, shared: isShared(appID))
+    }
+
+    /// Whether unrelated programs share the (unsandboxed) identity `appID` (``SharedIdentityRule``).
+    public func isShared(_ appID: String?) -> Bool {
+        SharedIdentityRule.isShared(appID: appID) { id in registry?.entry(id: DesktopID(id).fileName)?.exec }
     }
 
     /// The id (without `.desktop`) of the one installed entry that runs the program at `path`
-    /// and may name it (``ExecIdentityRule``); nil when none or several do.
+    /// and may name it (``ExecIdentityRule``); nil when none or several do, and for a program
+    /// that runs others' code (an interpreter, a shell, a terminal: ``SharedIdentityRule``),
+    /// which would make every script that entry.
     public func installedApp(running path: String) -> String? {
-        guard let registry, let target = FileSystem.realPath(path) else { return nil }
+        guard let registry, let target = FileSystem.realPath(path),
+              !SharedIdentityRule.isSharedProgram(CallerLabel.baseName(target)) else { return nil }
         let ids = registry.applicationIDs(executing: target).filter { id in
             guard let entry = registry.entry(id: id) else { return false }
             return rule.entry(at: entry.path, in: entry.applicationsDirectory, mayName: target)

@@ -79,7 +79,7 @@ extension Broker {
         guard !targets.isEmpty else {
             throw OpenFailure(.noTarget, "nothing accepts \(what): declare a share target (a desktop action with \(ShareAction.typesKey)=) in an app's entry")
         }
-        if !ask, let appID = caller.appID,
+        if !ask, let appID = caller.rememberingID,
            let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, appID: appID, isUsable: { id in targets.contains { $0.id == id } }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
