@@ -2,6 +2,7 @@ import DBus
 import DBusTestSupport
 import Foundation
 import Glibc
+import Synchronization
 
 /// Two real KDE Connect engines (`kdeconnectd`) on this one machine, each in a network namespace
 /// of its own joined by a veth pair (10.78.0.1 ↔ 10.78.0.2, no other route: traffic stays
@@ -71,6 +72,8 @@ final class KDEConnectPair: @unchecked Sendable {
 
     let a: Side
     let b: Side
+    /// How many pairs this test process has made (their tags' last digits).
+    private static let pairsMade = Mutex(0)
     /// Names the namespaces and veth ends (`sbA<tag>`, `sbvA<tag>`: within IFNAMSIZ).
     private let tag: String
 
@@ -82,7 +85,10 @@ final class KDEConnectPair: @unchecked Sendable {
             throw ToolError("\(Self.engine) is missing: install kdeconnect (scripts/deps.sh)")
         }
         _ = try Tools.path(of: "ip")
-        let tag = String(getpid() % 100_000) + String(UInt8.random(in: 10...99))
+        // Unique among the pairs of this test process (the device suites run side by side: a
+        // random two digits collided about once in 90 runs, "File exists"), and the pid keeps it
+        // apart from other runs: at most 5 + 3 characters, so `sbvA<tag>` stays within IFNAMSIZ.
+        let tag = String(getpid() % 100_000) + String(format: "%03d", Self.pairsMade.withLock { n in n += 1; return n % 1000 })
         self.tag = tag
         func side(_ letter: String, _ address: String) throws -> Side {
             let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-kc\(letter)-\(UUID().uuidString.prefix(6))").path
