@@ -74,13 +74,3 @@ extension CallerAncestry {
         return false
     }
 }
-
-extension String {
-    /// `self` without leading and trailing characters of `set`.
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}
