@@ -74,7 +74,9 @@ import Testing
         if received == nil {
             let arrived = (try? FileManager.default.attributesOfItem(atPath: b.downloads.appendingPathComponent("payload.bin").path)[.size] as? Int) ?? nil
             #expect(arrived != bytes.count, "B's engine has the whole file, but B's service never opened it: \(b.fixture.serviceLog.suffix(3000))")
-            Issue.record("B's engine announced no file within \(Tools.eventCeiling) (downloads: \(Self.downloads(b))); the engine stall of docs/GUIDE.md if a .part is there. B's engine: \(b.engineLog.suffix(1500))")
+            if Self.engineStall(b, "B's engine announced no file within \(Tools.eventCeiling) (downloads: \(Self.downloads(b))). B's engine: \(b.engineLog.suffix(1500))") {
+                return
+            }
         }
         let argv = try #require(received, "B's handler never ran: \(b.fixture.serviceLog.suffix(3000)) \(b.engineLog.suffix(3000)) A's engine: \(a.engineLog.suffix(2000))")
         let inboxCopy = try #require(argv.last)
@@ -113,8 +115,8 @@ import Testing
             if !arrived {
                 let inOutbox = (FileManager.default.subpaths(atPath: outbox) ?? []).filter { URL(fileURLWithPath: $0).lastPathComponent == name }
                 #expect(inOutbox.contains { FileManager.default.contents(atPath: outbox + "/" + $0) == Data(expected) }, "\(name) in A's outbox is not what A shared")
+                if Self.engineStall(b, "\(name) did not arrive on B intact (downloads: \(Self.downloads(b))): \(b.engineLog.suffix(2000))") { return }
             }
-            #expect(arrived, "\(name) did not arrive on B intact (downloads: \(Self.downloads(b))): \(b.engineLog.suffix(2000))")
         }
 
         // A text from A: B opens it with its text/plain app.
@@ -214,6 +216,23 @@ import Testing
     }
 
     /// The files in outbox `directory` (their names), none when it does not exist.
+    /// A file that did not arrive on `side`: a failure of ours, recorded with `message` — unless the
+    /// receiving engine holds it half-stored (a `.part` in its Downloads: it took the transfer from
+    /// the sending engine and never finished it). That is the known stall of kdeconnectd 22.12
+    /// (docs/GUIDE.md, "When a file does not arrive"), recorded as a known, intermittent issue; the
+    /// test then ends, since every later file from that device waits behind the lost one. No second
+    /// share is made. Returns whether it was that stall.
+    static func engineStall(_ side: KDEConnectPair.Side, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let part = ((try? FileManager.default.contentsOfDirectory(atPath: side.downloads.path)) ?? []).first { $0.hasSuffix(".part") }
+        withKnownIssue("the receiving kdeconnectd left \(part ?? "no .part") unfinished: its stall, docs/GUIDE.md", isIntermittent: true) {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        } when: {
+            part != nil
+        }
+        if part != nil { print("NOTE engine stall: \(message.prefix(300))") }
+        return part != nil
+    }
+
     /// What `side`'s Downloads hold, `name (size)` each: a failure's message shows a `.part`.
     static func downloads(_ side: KDEConnectPair.Side) -> String {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: side.downloads.path)) ?? []).sorted()

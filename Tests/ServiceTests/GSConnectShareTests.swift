@@ -66,8 +66,10 @@ import Testing
         // never grew is the receiving kdeconnectd's stall (docs/GUIDE.md, "When a file does not arrive").
         let downloads = "file://" + a.downloads.path + "/"
         func fileArrived() -> Bool { arrivals.list.withLock { $0.contains { $0.hasPrefix(downloads) } } }
-        let arrived = await Tools.eventually { fileArrived() }
-        #expect(arrived, "A's engine announced no file within \(Tools.eventCeiling) (downloads: \(DeviceShareTests.downloads(a))): \(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1500))")
+        if !(await Tools.eventually { fileArrived() }),
+           DeviceShareTests.engineStall(a, "A's engine announced no file within \(Tools.eventCeiling) (downloads: \(DeviceShareTests.downloads(a))): \(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1500))") {
+            return
+        }
         let arrivedURL = try #require(arrivals.list.withLock { $0.first { $0.hasPrefix(downloads) } })
         #expect(URL(fileURLWithPath: String(arrivedURL.dropFirst(7))).lastPathComponent.hasPrefix("payload"), "\(arrivedURL)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: String(arrivedURL.dropFirst(7)))) == Data(bytes), "the file A got differs from what B sent")
