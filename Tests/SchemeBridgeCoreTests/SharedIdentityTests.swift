@@ -5,7 +5,7 @@ import Testing
 /// "Always" is for an app, not for an interpreter (issue 37, item 3): identities that unrelated
 /// programs share (``SharedIdentityRule``) are never remembered under and never found by `Exec`.
 @Suite struct SharedIdentityTests {
-    @Test func interpretersShellsTerminalsAndLaunchersAreShared() {
+    @Test func interpretersShellsTerminalsAndLaunchersHaveSharedIdentities() {
         for program in ["python3", "python3.11", "python3.12", "python", "perl", "perl5.36", "ruby", "ruby3.1", "node", "nodejs", "sh", "bash", "dash",
                         "zsh", "env", "flatpak-spawn", "gnome-terminal-server", "konsole", "xterm", "kgx", "schemebridge"] {
             #expect(SharedIdentityRule.isSharedProgram(program), "\(program)")
@@ -26,7 +26,7 @@ import Testing
         #expect(!SharedIdentityRule.entryIsShared(exec: nil))
     }
 
-    @Test func whichIdentitiesAreShared() {
+    @Test func whichIdentitiesCountAsShared() {
         let execs = ["python3.11": "/usr/bin/python3.11", "org.gnome.Terminal": "gnome-terminal", "org.example.Notes": "python3 /opt/notes/notes.py %U"]
         func shared(_ id: String?, sandboxed: Bool = false) -> Bool { SharedIdentityRule.isShared(appID: id, sandboxed: sandboxed) { execs[$0] } }
         #expect(shared(nil) && shared(""), "an unidentified caller")
