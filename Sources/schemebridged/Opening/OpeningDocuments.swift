@@ -29,7 +29,7 @@ extension Opening {
             return try await openDocument(fd, name: name, fileName: fileName, type: type, options: options, caller: caller)
         } catch {
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
-            announcer.announce(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
+            announcer.announce(URLFailed(url: PercentEncoding.fileURL(path: "/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
         }
     }
@@ -54,9 +54,9 @@ extension Opening {
         do throws(DBusError) {
             // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
             let url = try adapt { () throws(OpenFailure) in
-                do { return try SchemeURL(Inbox.fileURL(bytes: delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
+                do { return try SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
             }
-            let request = OpenRequest(url: url.string, handler: entry.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: url, handler: entry.id, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let admission = try adapt { () throws(OpenFailure) in
                 try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
