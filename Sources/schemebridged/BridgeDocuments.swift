@@ -49,7 +49,10 @@ extension Bridge {
         }
         let config = broker.policy.current
         sweepInboxes(retention: config.inboxRetention)
-        let delivery = try await deliver(fd, name: name, fileName: fileName, to: entry, mode: options.mode, key: key,
+        // A sandboxed caller's file itself is a name it can re-point: it gets a copy (the core's rule).
+        let mode = DocumentHandOff.handsOverFileItself(callerSandboxed: known.sandboxed) ? options.mode : .copy
+        if mode != options.mode { logger.info("\(name) from the sandboxed \(known.appID ?? sender) is handed over as a copy, not in place") }
+        let delivery = try await deliver(fd, name: name, fileName: fileName, to: entry, mode: mode, key: key,
                                          sendingApp: Inbox.chargedSender(appID: known.appID), limits: config.inboxLimits)
         let path = delivery.path
         do throws(DBusError) {
