@@ -36,4 +36,25 @@ import DBusTestSupport
         #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("Todo.argv").path))
         #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("Todo2.argv").path))
     }
+
+    /// The same app's `FileChooser.OpenFile` reaches the GTK `FileChooser` backend (the one
+    /// issue 40's chooser hands ordinary browsing to), which shows its file dialog.
+    @Test func aSandboxedAppWithNoTalkNameReachesTheGTKFileChooser() async throws {
+        let p = try await PortalFixture()
+        defer { p.stop() }
+        let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.FileChooser")
+        let r = try await p.sandboxedPortalCall("org.test.NoTalk", "org.freedesktop.portal.FileChooser", "OpenFile", ["", "Pick a note", "{}"])
+        #expect(r.status == 0 && r.stdout.contains("/org/freedesktop/portal/desktop/request/"), "\(r.stdout) \(r.stderr)\n\(p.busLog)")
+        guard r.status == 0 else { return }
+        var seen = ""
+        let asked = await Tools.eventually {
+            seen = (try? String(contentsOf: calls, encoding: .utf8)) ?? ""
+            return seen.contains("member=OpenFile") && seen.contains("string \"org.test.NoTalk\"") && seen.contains("string \"Pick a note\"")
+        }
+        #expect(asked, "the FileChooser backend was not asked: \(seen)")
+        let gtk = try #require(try await p.owner(of: PortalFixture.gtkName), "the GTK backend is not on the bus")
+        #expect(seen.contains("destination=\(gtk) "), "OpenFile went to someone else than the GTK backend (\(gtk)): \(seen)")
+        let dialog = await Tools.eventually { ((try? p.xvfb.topLevelWindows()) ?? []).contains { $0.resName == "xdg-desktop-portal-gtk" && $0.isMapped } }
+        #expect(dialog, "the GTK file chooser never showed: \((try? p.xvfb.topLevelWindows()) ?? [])")
+    }
 }
