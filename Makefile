@@ -34,6 +34,9 @@ SYSTEMDUSERUNITDIR ?= $(or $(shell pkg-config --define-variable=prefix=$(PREFIX)
 endif
 DBUSSERVICEDIR ?= $(SESSIONDATADIR)/dbus-1/services
 APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
+# xdg-desktop-portal reads backends' .portal files from its own data directory only (1.16 and
+# later; XDG_DESKTOP_PORTAL_DIR overrides it): a user install's copy is not seen by the portal.
+PORTALSDIR ?= $(DATADIR)/xdg-desktop-portal/portals
 
 .PHONY: all deps deps-build deps-run build release lean-entry run test check-docs test-release install uninstall bench fuzz clean man install-file-manager-actions
 
@@ -145,6 +148,7 @@ install: $(BUILT)
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
 	install -m 644 $(INTERFACES) $(DESTDIR)$(DATADIR)/dbus-1/interfaces/
+	install -d $(DESTDIR)$(PORTALSDIR) && install -m 644 dbus/schemebridge.portal $(DESTDIR)$(PORTALSDIR)/
 	sed 's|^Exec=schemebridge |Exec=$(BINDIR)/schemebridge |' desktop/io.github.schemebridge.SchemeBridge.desktop \
 		> $(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop
 	$(BUILD_DIR)/schemebridge --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/schemebridge
@@ -185,7 +189,7 @@ install-file-manager-actions:
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser schemebridge-sheet) \
-		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
+		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service $(DESTDIR)$(PORTALSDIR)/schemebridge.portal \
 		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \
 		$(DESTDIR)$(APPLICATIONSDIR)/io.github.schemebridge.SchemeBridge.desktop \

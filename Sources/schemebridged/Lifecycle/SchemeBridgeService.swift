@@ -40,6 +40,7 @@ struct SchemeBridgeService: Service {
         let services = Services(registry: registry, connection: connection, environment: environment, busAddress: address,
                                 policy: policy, logger: logger)
         try connection.export(services.declarations(), at: Contract.objectPath)
+        try connection.export([services.portal.declaration()], at: PortalAppChooser.path)
         services.pasteboards.restore()
         services.deliverer.sweepInboxes(retention: policy.current.inboxRetention)
         // Everything the service follows is subscribed before it takes its name: the first call

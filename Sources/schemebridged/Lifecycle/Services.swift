@@ -24,6 +24,8 @@ struct Services {
     let picking: Picking
     let receiving: Receiving
     let queries: Queries
+    /// The portal's `AppChooser` backend (issue 40), on its own object.
+    let portal: PortalAppChooser
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
@@ -62,6 +64,7 @@ struct Services {
         receiving = Receiving(policy: policy, devices: devices, descriptors: descriptors, opening: opening, logger: logger)
         queries = Queries(broker: broker, callers: callers, integration: integration, documents: documents, descriptors: descriptors,
                           scale: scale, logger: logger)
+        portal = PortalAppChooser(broker: broker, connection: connection, chooser: chooser, logger: logger)
     }
 
     /// The interfaces on the main object.

@@ -26,7 +26,10 @@ final class PortalFixture: @unchecked Sendable {
 
     var service: ServiceFixture { flatpak.service }
 
-    init() async throws {
+    /// `currentDesktop`: the portal's `XDG_CURRENT_DESKTOP` (1.16 takes each interface's backend
+    /// from the first desktop some `.portal` file's `UseIn=` names: `X-SchemeBridge:X-SBTest`
+    /// puts SchemeBridge's shipped `schemebridge.portal` first, as `integrate --portal` does on 1.16).
+    init(currentDesktop: String = PortalFixture.desktop) async throws {
         for program in ["/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk"] where !FileManager.default.isExecutableFile(atPath: program) {
             throw ToolError("\(program) is missing; run: apt-get install -y xdg-desktop-portal xdg-desktop-portal-gtk (make deps)")
         }
@@ -40,7 +43,7 @@ final class PortalFixture: @unchecked Sendable {
             .map { $0.hasPrefix("UseIn=") ? "UseIn=\(Self.desktop)" : String($0) }.joined(separator: "\n"))
         // The tree's XDG_DATA_DIRS leaves /usr/share out, where GLib finds its settings schemas
         // (without them both abort); settings are kept in memory, not in the user's dconf.
-        let env = "\(try Tools.path(of: "env")) GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas GSETTINGS_BACKEND=memory XDG_CURRENT_DESKTOP=\(Self.desktop)"
+        let env = "\(try Tools.path(of: "env")) GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas GSETTINGS_BACKEND=memory XDG_CURRENT_DESKTOP=\(currentDesktop)"
         try flatpak.service.bus.addService(name: Self.portalName, exec: "\(env) XDG_DESKTOP_PORTAL_DIR=\(portals.path) /usr/libexec/xdg-desktop-portal")
         try flatpak.service.bus.addService(name: Self.gtkName, exec: "\(env) DISPLAY=\(xvfb.display) GDK_BACKEND=x11 NO_AT_BRIDGE=1 /usr/libexec/xdg-desktop-portal-gtk")
     }
@@ -70,8 +73,13 @@ final class PortalFixture: @unchecked Sendable {
     /// `org.freedesktop.impl.portal.AppChooser`) and returns the file it writes, once the bus
     /// has made it a monitor (its log says so).
     func monitor(interface: String) async throws -> URL {
+        try await monitor(match: "type='method_call',interface='\(interface)'")
+    }
+
+    /// A `dbus-monitor` of the messages `match` selects (e.g. the portal's `Response` signals).
+    func monitor(match: String) async throws -> URL {
         let out = service.root.appendingPathComponent("monitor-\(monitors.count).log")
-        let m = try ChildProcess([try Tools.path(of: "dbus-monitor"), "--address", service.bus.address, "type='method_call',interface='\(interface)'"],
+        let m = try ChildProcess([try Tools.path(of: "dbus-monitor"), "--address", service.bus.address, match],
                                  environment: ProcessInfo.processInfo.environment, stdout: out.path, stderr: out.path + ".err")
         monitors.append(m)
         let log = service.bus.directory.appendingPathComponent("daemon.log")
@@ -80,6 +88,22 @@ final class PortalFixture: @unchecked Sendable {
         }
         guard ready else { throw ToolError("dbus-monitor (pid \(m.pid)) never became a monitor: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
         return out
+    }
+
+    /// Installs SchemeBridge's shipped `dbus/schemebridge.portal` unchanged (`UseIn=X-SchemeBridge`).
+    func addSchemeBridgePortal() throws {
+        try addPortal("schemebridge", try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/schemebridge.portal"), encoding: .utf8))
+    }
+
+    /// Marks `contentType` always-ask in the permission store's `desktop-used-apps` table (the
+    /// frontend then asks its AppChooser backend each time, whatever the default, the number of
+    /// candidates or the choices counted so far).
+    func alwaysAsk(_ contentType: String) async throws {
+        let r = try await Tools.run(["gdbus", "call", "--address", service.bus.address, "--dest", "org.freedesktop.impl.portal.PermissionStore",
+                                     "--object-path", "/org/freedesktop/impl/portal/PermissionStore",
+                                     "--method", "org.freedesktop.impl.portal.PermissionStore.SetValue", "desktop-used-apps", "true", contentType,
+                                     "<{'always-ask': <true>}>"])
+        guard r.status == 0 else { throw ToolError("PermissionStore.SetValue failed: \(r.stdout) \(r.stderr)") }
     }
 
     /// What the bus and the services it started (the portal, its backends) wrote to standard error.

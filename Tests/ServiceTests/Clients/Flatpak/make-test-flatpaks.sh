@@ -12,9 +12,9 @@
 #                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
 #                     records what it got and could do in its own data dir (see below). Its
 #                     action `share` is a share target for text/plain (share.sh, below).
-# The runtime holds share-client and openfile-client (share-client.c, openfile-client.c beside
-# this script, built here with gcc and libdbus): a sharing app and an app opening its own file with
-# OpenFile, for inside the sandbox.
+# The runtime holds share-client, openfile-client and portal-client (their .c files beside
+# this script, built here with gcc and libdbus): a sharing app, an app opening its own file with
+# OpenFile, and an app opening a URL or its file through the desktop portal, for inside the sandbox.
 set -eu
 DIR=$1
 export HOME="$DIR/home" FLATPAK_USER_DIR="$DIR/user" FLATPAK_SYSTEM_HELPER_ON_SESSION=1
@@ -29,10 +29,10 @@ mkdir -p "$RT/files" "$RT/usr/bin" "$RT/usr/lib"
 ln -s ../lib "$RT/usr/lib64"
 printf '[Runtime]\nname=org.test.Platform\n' > "$RT/metadata"
 cp /sbin/ldconfig "$RT/usr/bin/ldconfig"   # flatpak runs the runtime's ldconfig
-for client in share-client openfile-client; do
+for client in share-client openfile-client portal-client; do
     gcc -O1 -o "$RT/usr/bin/$client" "$(dirname "$0")/$client.c" $(pkg-config --cflags --libs dbus-1)
 done
-for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client"; do
+for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client" "$RT/usr/bin/portal-client"; do
     p=$(command -v "$b")
     case "$p" in "$RT"/*) ;; *) cp "$p" "$RT/usr/bin/" ;; esac
     ldd "$p" | sed 's/.* => //' | awk '{print $1}' | grep '^/' || true

@@ -1,0 +1,140 @@
+/// SchemeBridge as xdg-desktop-portal's `org.freedesktop.impl.portal.AppChooser` backend (issue 40):
+/// a sandboxed app's `OpenURI`/`OpenFile` reaches the portal frontend, which asks its AppChooser
+/// backend which application to launch (`ChooseApplication(handle, app_id, parent_window, choices,
+/// options)`) and launches the answer's `choice` itself. The answer comes from the one decision
+/// path (``Broker/decide(_:requested:ask:caller:)``, ``Broker/settle(_:for:caller:chooser:context:warn:)``)
+/// with the caller taken to be the app the frontend names.
+///
+/// What the frontend passes (checked in xdg-desktop-portal 1.16.0 `src/open-uri.c` and current
+/// main): `options` `content_type` (`x-scheme-handler/<scheme>` for a URL), `uri` (for a file,
+/// its host `file://` URI), `filename` (a file's base name), `last_choice`, and `activation_token`
+/// (1.16 passes the URI there by mistake: a value that is not a valid token is dropped).
+public struct AppChooserRequest: Sendable, Equatable {
+    /// The Flatpak (or Snap) app id the frontend names; nil for a host app (`""`).
+    public let appID: String?
+    /// What is opened: a URL (its scheme) or a document (its content type).
+    public let subject: OpenSubject
+    /// The applications the frontend found (desktop ids without `.desktop`); informational.
+    public let choices: [String]
+    /// The caller's activation token, when the frontend passed a valid one.
+    public let activationToken: String?
+
+    /// The option keys read.
+    public static let optionKeys: Set<String> = ["content_type", "uri", "filename", "activation_token", "last_choice"]
+    /// At most this many choices are kept.
+    public static let maximumChoices = 256
+
+    /// Decodes a `ChooseApplication` call; `InvalidArgs` when it names no valid app id, URL or type.
+    public init(appID: String, choices: [String], options: [String: String]) throws(OpenFailure) {
+        if appID.isEmpty {
+            self.appID = nil
+        } else {
+            // A Flatpak app id is a D-Bus well-known name; a Snap's is a name of its own, kept as
+            // given when it is a valid desktop id's stem.
+            guard DesktopID.isValidBusName(appID) || DesktopID.isValid(appID + ".desktop") else {
+                throw OpenFailure(.invalidArgument, "'\(appID.prefix(80))' is not an app id")
+            }
+            self.appID = appID
+        }
+        self.choices = Array(choices.filter { DesktopID.isValid($0 + ".desktop") }.prefix(Self.maximumChoices))
+        self.activationToken = options["activation_token"].flatMap { ActivationToken.isValid($0) && !$0.contains(":") ? $0 : nil }
+        let type = options["content_type"].map(Registry.lowercasedASCII)
+        let uri = options["uri"]
+        if let type, let scheme = Scheme.fromMimeType(type) {
+            // A URL: its scheme decides; the URL, when given, must be of that scheme.
+            guard let uri else { throw OpenFailure(.invalidArgument, "the portal named \(type) but no uri") }
+            let url: SchemeURL
+            do { url = try SchemeURL(uri) } catch { throw OpenFailure(.invalidArgument, "the portal's uri is not a URL: \(error.description)") }
+            guard url.scheme.name == scheme else {
+                throw OpenFailure(.invalidArgument, "the portal's uri is not a \(scheme): URL")
+            }
+            subject = .url(url)
+        } else if let type {
+            subject = .document(try ContentType(type))
+        } else if let uri {
+            do { subject = .url(try SchemeURL(uri)) } catch { throw OpenFailure(.invalidArgument, "the portal's uri is not a URL: \(error.description)") }
+        } else {
+            throw OpenFailure(.invalidArgument, "the portal named neither a content type nor a URI")
+        }
+    }
+
+    /// The caller the decision is made for: the app the frontend names (sandboxed: it learns
+    /// less), reached through the frontend's connection. A host app (no app id) has no identity
+    /// of its own here: nothing remembered or routed decides for it.
+    public func caller(frontend busName: String, pid: UInt32?) -> Caller {
+        Caller(busName: busName, pid: pid, appID: appID, sandboxed: appID != nil, sharedIdentity: appID == nil)
+    }
+}
+
+/// The portal's response codes (`org.freedesktop.impl.portal.Request`).
+public enum PortalResponse: UInt32, Sendable {
+    case success = 0
+    case cancelled = 1
+    case other = 2
+}
+
+/// A `ChooseApplication` answer: the response code and, on success, the `choice` (a desktop id
+/// without `.desktop`, which the frontend launches).
+public struct AppChooserAnswer: Sendable, Equatable {
+    public let response: PortalResponse
+    public let choice: String?
+    /// Why (for the log).
+    public let reason: String
+
+    public init(response: PortalResponse, choice: String?, reason: String) {
+        self.response = response
+        self.choice = choice
+        self.reason = reason
+    }
+}
+
+extension Broker {
+    /// The answer to a `ChooseApplication`: the caller's remembered choice, a `[Routes]` line for
+    /// its app id, else `chooser` (the frontend asks its backend only when it wants the user asked),
+    /// else the scheme's default; the user's cancel is `cancelled` (1), anything else that decides
+    /// nothing is `other` (2).
+    public func answer(_ request: AppChooserRequest, caller: Caller, chooser: some ChooserPort,
+                       warn: (String) -> Void) async -> AppChooserAnswer {
+        do {
+            let decision = try decide(request.subject, requested: nil, ask: true, caller: caller)
+            let settled = try await settle(decision, for: .open, caller: caller, chooser: chooser,
+                                           context: ChooserContext(activationToken: request.activationToken), warn: warn)
+            var id = settled.id
+            if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.id }
+            guard let id, eligibleEntry(id) != nil else {
+                return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")
+            }
+            let why: String
+            switch settled.reason {
+            case nil: why = "the user chose it"
+            case .remembered?: why = "remembered for \(caller.displayName)"
+            case .route(let pattern)?: why = "[Routes] \(pattern)"
+            default: why = "the default"
+            }
+            return AppChooserAnswer(response: .success, choice: DesktopID(id).appID, reason: why)
+        } catch {
+            return AppChooserAnswer(response: error.kind == .cancelled ? .cancelled : .other, choice: nil, reason: error.message)
+        }
+    }
+}
+
+/// Who may speak for an app in `ChooseApplication`: the real xdg-desktop-portal frontend. Any
+/// program on the session bus can call the backend with any app id (and so open with that app's
+/// routes and remembered choices); only the frontend is believed. Its executable must be a file
+/// named `xdg-desktop-portal` only root can change (``SystemPath/isProtected(_:)``:
+/// `/usr/libexec/xdg-desktop-portal`), run outside any sandbox and not replaced since it started.
+public enum PortalFrontendRule {
+    /// The frontend's executable file names.
+    public static let programs: Set<String> = ["xdg-desktop-portal"]
+
+    /// Nil when `process` is the frontend; else why not (for the log).
+    public static func refusal(of process: EngineProcess) -> String? {
+        let program = process.executable.split(separator: "/").last.map(String.init) ?? ""
+        if process.sandboxed { return "it runs in a Flatpak sandbox" }
+        guard programs.contains(program) else { return "its program is \(DeviceEngineRule.describe(process.executable)), not xdg-desktop-portal" }
+        guard process.executableProtected else {
+            return "its program \(DeviceEngineRule.describe(process.executable)) is not a system file only root can change"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,84 @@
+/* portal-client — a sandboxed app that opens a URL or one of its files through the desktop portal
+ * (libdbus, no GLib): run inside a Flatpak sandbox with no --talk-name, it calls
+ * org.freedesktop.portal.OpenURI.OpenURI (or .OpenFile with a descriptor) and stays on the bus
+ * until the portal's Response, as an app does: the portal closes a request whose app left.
+ * Built by make-test-flatpaks.sh into the runtime as /usr/bin/portal-client.
+ *
+ * usage: portal-client uri URL | portal-client file PATH
+ * Prints "response N" (0 success, 1 cancelled, 2 other), or "error NAME: MESSAGE" (exit 1). */
+#include <dbus/dbus.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+    if (argc < 3) { printf("error usage: portal-client uri URL | file PATH\n"); return 1; }
+    DBusError error;
+    dbus_error_init(&error);
+    DBusConnection *bus = dbus_bus_get(DBUS_BUS_SESSION, &error);
+    if (!bus) { printf("error %s: %s\n", error.name, error.message); return 1; }
+    dbus_bus_add_match(bus, "type='signal',interface='org.freedesktop.portal.Request',member='Response'", &error);
+    if (dbus_error_is_set(&error)) { printf("error %s: %s\n", error.name, error.message); return 1; }
+
+    /* The request's path, known before the call (handle_token): a Response cannot be missed. */
+    const char *token = "sbtest";
+    char expected[512], sender[256];
+    snprintf(sender, sizeof sender, "%s", dbus_bus_get_unique_name(bus) + 1);
+    for (char *c = sender; *c; c++) if (*c == '.') *c = '_';
+    snprintf(expected, sizeof expected, "/org/freedesktop/portal/desktop/request/%s/%s", sender, token);
+
+    int file = strcmp(argv[1], "file") == 0;
+    DBusMessage *call = dbus_message_new_method_call("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
+                                                     "org.freedesktop.portal.OpenURI", file ? "OpenFile" : "OpenURI");
+    DBusMessageIter args, options, entry, variant;
+    dbus_message_iter_init_append(call, &args);
+    const char *parent = "";
+    dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &parent);
+    if (file) {
+        int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) { printf("error open: %s\n", argv[2]); return 1; }
+        dbus_message_iter_append_basic(&args, DBUS_TYPE_UNIX_FD, &fd);
+    } else {
+        const char *uri = argv[2];
+        dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &uri);
+    }
+    dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &options);
+    const char *key = "handle_token";
+    dbus_message_iter_open_container(&options, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+    dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
+    dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant);
+    dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &token);
+    dbus_message_iter_close_container(&entry, &variant);
+    dbus_message_iter_close_container(&options, &entry);
+    dbus_message_iter_close_container(&args, &options);
+
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(bus, call, 300000, &error);
+    if (!reply) { printf("error %s: %s\n", error.name, error.message); return 1; }
+    const char *handle = NULL;
+    if (!dbus_message_get_args(reply, &error, DBUS_TYPE_OBJECT_PATH, &handle, DBUS_TYPE_INVALID)) {
+        printf("error %s: %s\n", error.name, error.message);
+        return 1;
+    }
+    if (strcmp(handle, expected) != 0) { printf("error handle: %s, not %s\n", handle, expected); return 1; }
+    fflush(stdout);
+
+    time_t deadline = time(NULL) + 300;
+    while (time(NULL) < deadline && dbus_connection_read_write(bus, 1000)) {
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(bus)) != NULL) {
+            if (dbus_message_is_signal(m, "org.freedesktop.portal.Request", "Response") && dbus_message_get_path(m)
+                && strcmp(dbus_message_get_path(m), expected) == 0) {
+                DBusMessageIter in;
+                dbus_uint32_t code = 99;
+                if (dbus_message_iter_init(m, &in) && dbus_message_iter_get_arg_type(&in) == DBUS_TYPE_UINT32) dbus_message_iter_get_basic(&in, &code);
+                printf("response %u\n", code);
+                return 0;
+            }
+            dbus_message_unref(m);
+        }
+    }
+    printf("error timeout: no Response for %s\n", expected);
+    return 1;
+}

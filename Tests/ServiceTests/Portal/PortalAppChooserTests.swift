@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// Issue 40, item 1: SchemeBridge as the portal's `AppChooser` backend. A real `flatpak run` app
+/// with no `--talk-name` (org.test.NoTalk) calls `OpenURI` on Debian 12's real xdg-desktop-portal
+/// (1.16); the portal takes SchemeBridge's shipped `schemebridge.portal` (`UseIn=X-SchemeBridge`,
+/// first in the portal's `XDG_CURRENT_DESKTOP`, as on 1.16 after `integrate --portal`), and the
+/// permission store marks the type always-ask (what makes the frontend ask its backend each time).
+/// The decision is SchemeBridge's: `[Routes]` by the app's id, its remembered choice, else
+/// SchemeBridge's chooser (`[Chooser] Command=`); the frontend launches the answer.
+@Suite struct PortalAppChooserTests {
+    static let type = "x-scheme-handler/todolist"
+
+    /// The portal with SchemeBridge's backend, two handlers of `todolist:` (Todo, Todo2),
+    /// `config`, the type always-ask, and a monitor of the backend's calls.
+    static func stage(_ config: String, chooser: (ServiceFixture) throws -> String) async throws -> (PortalFixture, calls: URL) {
+        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
+        for n in ["Todo", "Todo2"] {
+            try p.service.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try p.service.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;")
+        }
+        try p.addSchemeBridgePortal()
+        try p.service.writeConfig(config + "\n[Chooser]\nCommand=\(try chooser(p.service))\n")
+        try await p.alwaysAsk(type)
+        let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.AppChooser")
+        return (p, calls)
+    }
+
+    /// `OpenURI(url)` (or `OpenFile` of `file`) from the sandboxed app, which stays on the bus until
+    /// the portal's `Response` (an app that leaves has its request closed): the response code.
+    static func open(_ p: PortalFixture, _ target: String, kind: String = "uri") async throws -> UInt32 {
+        let r = try await p.flatpak.flatpak(["run", "--command=portal-client", "org.test.NoTalk", kind, target])
+        guard r.status == 0, r.stdout.hasPrefix("response "), let code = UInt32(r.stdout.dropFirst(9).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ToolError("portal-client \(kind) \(target) in the sandbox failed: \(r.stdout) \(r.stderr)\n\(p.busLog)")
+        }
+        return code
+    }
+
+    /// Whether the GTK backend's dialog is up (it must never be, with SchemeBridge's backend).
+    static func gtkDialogShown(_ p: PortalFixture) -> Bool {
+        ((try? p.xvfb.topLevelWindows()) ?? []).contains { $0.resName == "xdg-desktop-portal-gtk" && $0.isMapped }
+    }
+
+    @Test func aRouteForTheAppsIDDecidesWithNoDialog() async throws {
+        let (p, calls) = try await Self.stage("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo2.desktop",
+                                                         chooser: { try $0.chooser("never", "exit 1") })
+        defer { p.stop() }
+        let code = try await Self.open(p, "todolist://routed?x=1")
+        #expect(code == 0, "\(p.busLog)")
+        #expect(await p.service.recordedArgv("Todo2") == ["todolist://routed?x=1"], "\(p.busLog)")
+        #expect(p.service.chooserRuns("never") == 0)
+        #expect(!Self.gtkDialogShown(p))
+        #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("Todo.argv").path))
+        // It was SchemeBridge that the frontend asked, with the app's id.
+        let ours = try #require(try await p.owner(of: "io.github.schemebridge.SchemeBridge1"), "SchemeBridge is not on the bus")
+        let seen = (try? String(contentsOf: calls, encoding: .utf8)) ?? ""
+        #expect(seen.contains("destination=\(ours) ") && seen.contains("string \"org.test.NoTalk\""), "\(seen)")
+    }
+
+    @Test func askedOnceWithAlwaysThenRememberedWithNoDialog() async throws {
+        let (p, _) = try await Self.stage("", chooser: { try $0.chooser("always-todo2", "printf 'org.example.Todo2.desktop\\talways\\n'") })
+        defer { p.stop() }
+        var code = try await Self.open(p, "todolist://first")
+        #expect(code == 0, "\(p.busLog)")
+        #expect(await p.service.recordedArgv("Todo2") == ["todolist://first"], "\(p.busLog)")
+        #expect(p.service.chooserRuns("always-todo2") == 1, "SchemeBridge's chooser was not asked: \(p.busLog)")
+        try FileManager.default.removeItem(at: p.service.records.appendingPathComponent("Todo2.argv"))
+
+        code = try await Self.open(p, "todolist://second")
+        #expect(code == 0, "\(p.busLog)")
+        #expect(await p.service.recordedArgv("Todo2") == ["todolist://second"], "\(p.busLog)")
+        #expect(p.service.chooserRuns("always-todo2") == 1, "asked again: \(p.service.chooserSaw("always-todo2"))")
+        #expect(!Self.gtkDialogShown(p))
+    }
+
+    @Test func aCancelInTheChooserIsACancelAndNothingStarts() async throws {
+        let (p, _) = try await Self.stage("", chooser: { try $0.chooser("canceller", "exit 1") })
+        defer { p.stop() }
+        let code = try await Self.open(p, "todolist://cancel")
+        #expect(code == 1, "\(p.busLog)")
+        #expect(p.service.chooserRuns("canceller") == 1)
+        #expect(!Self.gtkDialogShown(p))
+        for n in ["Todo", "Todo2"] {
+            #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("\(n).argv").path))
+        }
+    }
+
+    /// The app opens one of its own files (a descriptor, `OpenFile`): the frontend names its
+    /// content type, and the app's `[Routes]` line for that type decides.
+    @Test func aFileOpenedThroughThePortalIsRoutedByItsType() async throws {
+        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
+        defer { p.stop() }
+        for n in ["Note", "Note2"] {
+            try p.service.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try p.service.recorder(n)) %u\nMimeType=text/plain;")
+        }
+        try p.addSchemeBridgePortal()
+        try p.service.writeConfig("[Routes]\ntext/plain from org.test.NoTalk=org.example.Note2.desktop\n[Chooser]\nCommand=\(try p.service.chooser("never", "exit 1"))\n")
+        try await p.alwaysAsk("text/plain")
+        let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.AppChooser")
+        let data = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let note = data.appendingPathComponent("note.txt")
+        try "a note\n".write(to: note, atomically: true, encoding: .utf8)
+
+        let code = try await Self.open(p, note.path, kind: "file")
+        #expect(code == 0, "\(p.busLog)")
+        let argv = await p.service.recordedArgv("Note2")
+        #expect(argv?.count == 1 && argv?.first?.hasSuffix("/note.txt") == true,
+                "\(argv ?? []) \((try? String(contentsOf: calls, encoding: .utf8)) ?? "")\n\(p.busLog)")
+        #expect(p.service.chooserRuns("never") == 0)
+        #expect(!Self.gtkDialogShown(p))
+    }
+
+    /// Anyone but the real frontend calling the backend with an app's id is refused: it would open
+    /// with that app's routes and remembered choices.
+    @Test func onlyTheRealPortalMaySpeakForAnApp() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Todo.desktop", "Name=Todo\nExec=\(try f.recorder("Todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        try f.writeConfig("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo.desktop\n")
+        let r = try await Tools.run(["gdbus", "call", "--address", f.bus.address, "--timeout", "300", "--dest", ServiceFixture.name,
+                                     "--object-path", "/org/freedesktop/portal/desktop", "--method", "org.freedesktop.impl.portal.AppChooser.ChooseApplication",
+                                     "/org/freedesktop/portal/desktop/request/1_1/t", "org.test.NoTalk", "", "['org.example.Todo']",
+                                     "{'content_type': <'x-scheme-handler/todolist'>, 'uri': <'todolist://forged'>}"])
+        #expect(r.status != 0 && r.stderr.contains("org.freedesktop.DBus.Error.AccessDenied") && r.stderr.contains("xdg-desktop-portal"),
+                "\(r.stdout) \(r.stderr)")
+        #expect(!r.stdout.contains("choice"))
+    }
+}
