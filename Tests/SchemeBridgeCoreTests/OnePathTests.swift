@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 import Testing
 @testable import SchemeBridgeCore
@@ -134,5 +135,111 @@ import Testing
         let failure = LaunchPlan(targets: .nothing, entry: entry, action: .activate(busName: "a", objectPath: "/a"), call: .activate, purpose: .pick)
             .activationFailure("org.freedesktop.DBus.Error.UnknownMethod", "no")
         #expect(failure.kind == .launchFailed && failure.message.hasSuffix("could not be activated: org.freedesktop.DBus.Error.UnknownMethod: no"))
+    }
+}
+
+/// The warm share sheet's restart rule (`SheetSpare.backoff`), moved from the daemon.
+@Suite struct SheetSpareBackoffTests {
+    @Test func aSpareThatKeepsEndingWaitsLongerUpToFiveMinutes() {
+        var failures = 0
+        var delays: [Int] = []
+        for _ in 0..<12 {
+            let next = SheetSpare.backoff(failures: failures, lived: .seconds(2))
+            failures = next.failures
+            delays.append(next.delay)
+        }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
+        // One that lived a minute starts the count again.
+        #expect(SheetSpare.backoff(failures: 9, lived: .seconds(60)) == (1, 1))
+    }
+}
+
+/// One of each small thing (issue 36 item 5): the %-encoding, the URL text, the typed request,
+/// the registry told of a config change by the store (never by a lookup), the caller cache,
+/// the splash helper's arguments, a pick's documents taken.
+@Suite struct OneOfEachTests {
+    @Test func oneEncoderAndDecoder() {
+        #expect(PercentEncoding.fileURL(path: "/tmp/a b/ä#.txt") == "file:///tmp/a%20b/%C3%A4%23.txt")
+        #expect(PercentEncoding.fileURL([0x2F, 0xE9]) == "file:///%E9", "a byte that is not UTF-8 is encoded as it is")
+        #expect(PercentEncoding.encode("a/b c".utf8) == "a%2Fb%20c")
+        #expect(PercentEncoding.decode("a%2Fb%20c".utf8, strict: true) == Array("a/b c".utf8))
+        #expect(PercentEncoding.decode("100%".utf8, strict: true) == nil, "a URL's path: a stray % is no path")
+        #expect(PercentEncoding.decode("100%zz".utf8, strict: false) == Array("100%zz".utf8), "text from elsewhere keeps it")
+        #expect(PercentEncoding.decode("a+b".utf8, strict: false, plusIsSpace: true) == Array("a b".utf8))
+        // Its users: an engine's file URL, a query value, a URL's local path.
+        #expect(ReceivedShare(engineArgument: "file:///home/u/Downloads/a%20b.txt") == .file("/home/u/Downloads/a b.txt"))
+        #expect(XCallback.callbacks(in: "app://x?x-success=cb%3A%2F%2Fok+now") == ["cb://ok now"])
+        #expect((try? SchemeURL("file:///tmp/a%20b"))?.localFilePath == "/tmp/a b")
+    }
+
+    @Test func oneURLText() {
+        #expect(URLText.shortened(String(repeating: "a", count: 150), limit: 100) == String(repeating: "a", count: 100) + "…")
+        #expect(URLText.shortened("a\u{7}b") == "a?b")
+        #expect(URLText.sanitized("a\0b", maxBytes: 10) == "ab")
+        #expect(URLText.sanitized("abcdef", maxBytes: 3) == "abc")
+    }
+
+    @Test func aRequestKeepsItsParsedURL() throws {
+        let caller = Caller(busName: ":1.9")
+        let request = try OpenRequest(url: "TODO:x", caller: caller)
+        #expect(request.url.scheme.name == "todo")
+        #expect(throws: OpenFailure.self) { try OpenRequest(url: "no scheme", caller: caller) }
+        do { _ = try OpenRequest(url: "no scheme", caller: caller) } catch { #expect(error.kind == .invalidURL) }
+    }
+
+    @Test func theStoreTellsTheRegistryOfAConfigChangeALookupWritesNothing() async throws {
+        let t = XDGTree(dataDirCount: 1)
+        t.entry(1, "todo.desktop", schemes: ["todolist"])
+        let path = t.configHome + "/schemebridge/config"
+        let store = PolicyStore(path: path)
+        let told = Mutex<[Set<String>]>([])
+        store.onChange { config in told.withLock { $0.append(config.reservedSchemes) } }
+        let router = URLRouter(registry: t.registry(), ownDesktopIDs: [], policyStore: store)
+        #expect(router.reservedSchemes == Policy.defaultReservedSchemes)
+        #expect(told.withLock { $0 }.isEmpty, "reading changes nothing")
+        t.write(path, "[Policy]\nExtraReservedSchemes=todolist;\n")
+        let seen = await waitUntil(timeout: .seconds(30)) { router.reservedSchemes.contains("todolist") }
+        #expect(seen != nil)
+        #expect(told.withLock { $0 }.last?.contains("todolist") == true, "the store told its observers once it read the change")
+    }
+
+    @Test func theCallerCacheAsksTheBusOnceAndForgets() async {
+        let asked = Mutex(0)
+        let cache = CallerCache(ownAppIDs: [], registry: nil, credentials: { _ in asked.withLock { $0 += 1 }; return nil })
+        async let first = cache.caller(":1.5")
+        async let second = cache.caller(":1.5")
+        let (a, b) = await (first, second)
+        #expect(a.appID == nil && b.appID == nil && a.busName == ":1.5")
+        #expect(asked.withLock { $0 } == 1 && cache.cached(":1.5") != nil && cache.count == 1)
+        cache.forget(":1.5")
+        #expect(cache.cached(":1.5") == nil)
+        _ = await cache.caller(":1.5")
+        #expect(asked.withLock { $0 } == 2)
+    }
+
+    @Test func theSplashHelperIsToldTheAdmittedTimes() throws {
+        let t = XDGTree(dataDirCount: 1)
+        t.entry(1, "app.desktop", schemes: ["app"], extra: "StartupWMClass=App")
+        let entry = try #require(t.registry().entry(id: "app.desktop"))
+        var config = PolicyConfig()
+        config.splashShowDelay = 5
+        #expect(SplashHelper.arguments(helper: "/h", image: "/i.png", pid: 7, startupID: "s", entry: entry, config: config)
+            == ["/h", "--image", "/i.png", "--startup-id", "s", "--show-delay-ms", "5", "--min-show-ms", "\(config.splashMinimumDuration)",
+                "--timeout-ms", "\(config.splashTimeout)", "--pid", "7", "--wm-class", "App"])
+    }
+
+    @Test func aPicksDocumentsAreCheckedAndCopied() throws {
+        let t = XDGTree(dataDirCount: 1)
+        let file = t.root + "/note.txt"
+        t.write(file, "hello")
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let subject = try PickSubject(["text/plain"])
+        let taken = try PickAnswer.take([fd], names: ["note.txt"], types: ["text/plain"], subject: subject, database: ContentTypeDatabase(mimeDirectories: []))
+        #expect(taken.count == 1 && taken[0].name == "note.txt" && taken[0].type == "text/plain" && taken[0].data.size == 5)
+        // Not a regular file: refused.
+        let dir = open(t.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(dir) }
+        #expect(throws: OpenFailure.self) { try PickAnswer.take([dir], names: [], types: [], subject: subject, database: ContentTypeDatabase(mimeDirectories: [])) }
     }
 }

@@ -12,8 +12,8 @@ extension Broker {
     public func admit(share target: ShareTargetID, files: [SchemeURL], caller: Caller, activationToken: String?,
                       searchPath: [String], inDocumentPortal: Bool = false) throws(OpenFailure) -> Admission {
         let plan = try sharePlan(target, files: files, searchPath: searchPath, inDocumentPortal: inDocumentPortal)
-        let request = OpenRequest(url: plan.url?.string ?? "", handler: plan.entry.id, activationToken: activationToken, launchImage: false, caller: caller)
-        return try admit(plan, request, sessionScale: 1, splashAvailable: false)
+        return try admit(plan, LaunchRequest(caller: caller, activationToken: activationToken, launchImage: false),
+                         sessionScale: 1, splashAvailable: false, config: policy.current)
     }
 
     private func sharePlan(_ target: ShareTargetID, files: [SchemeURL], searchPath: [String], inDocumentPortal: Bool) throws(OpenFailure) -> LaunchPlan {

@@ -29,7 +29,7 @@ final class ChooserService: ChooserPort {
         self.registry = broker.registry
         self.environment = environment
         self.logger = logger
-        self.spareSheet = SheetSpare(environment: environment, logger: logger) { [broker] in
+        self.spareSheet = SheetSpare(environment: environment, log: { notice, message in notice ? logger.warning("\(message)") : logger.info("\(message)") }) { [broker] in
             let c = broker.policy.current.chooser
             return c.spareSheet && c.command == nil && !c.bus
         }

@@ -1,17 +1,23 @@
 import DBus
+import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
 
-/// Who calls: the caller cache over the connection (a caller is identified at its first call),
-/// and the core's ``SandboxedCallerRule`` for what a Flatpak caller may not change.
+/// Who calls: the core's ``CallerCache`` over the bus (a caller is identified at its first call,
+/// its pid from `GetConnectionCredentials`), and the core's ``SandboxedCallerRule`` for what a
+/// Flatpak caller may not change.
 struct Callers: Sendable {
     let cache: CallerCache
-    let connection: Connection
-    let registry: Registry
+
+    init(connection: Connection, registry: Registry, logger: Logger) {
+        cache = CallerCache(ownAppIDs: [DesktopID.appID(Contract.ownDesktopID)], registry: registry,
+                            credentials: { sender in (try? await BusDriver(connection).credentials(of: sender))?.processID },
+                            log: { notice, message in notice ? logger.notice("\(message)") : logger.debug("\(message)") })
+    }
 
     /// `sender` as the core knows callers (identified first when new), named by its bus name.
     func caller(_ sender: String) async -> Caller {
-        Self.named(sender, await cache.caller(sender, connection: connection, registry: registry))
+        Self.named(sender, await cache.caller(sender))
     }
 
     /// `sender` when it is identified already; nil when it is not yet.
@@ -21,8 +27,8 @@ struct Callers: Sendable {
 
     /// Identifies `sender` in the background, for its next call.
     func identifyLater(_ sender: String) {
-        let (cache, connection, registry) = (self.cache, self.connection, self.registry)
-        Task { _ = await cache.caller(sender, connection: connection, registry: registry) }
+        let cache = self.cache
+        Task { _ = await cache.caller(sender) }
     }
 
     /// The caller `known` as the connection `sender` (the cache keeps the bus name already).

@@ -48,7 +48,7 @@ struct Launcher: Sendable {
             do {
                 try await call(plan, busName: busName, objectPath: objectPath, context: context, annotation: annotation)
             } catch {
-                if let splash = presented.splash { presenter.takeDown(splash: splash) }
+                if let splash = presented.splash { presenter.splash.takeDown(splash: splash) }
                 throw error
             }
             started = Started(kind: .dbusActivation)
@@ -66,7 +66,7 @@ struct Launcher: Sendable {
     private func present(_ admission: Admission, handlerPID: Int32?) async -> (splash: Int32?, shown: Bool) {
         guard let image = admission.image else { return (nil, false) }
         if case .splash(let helper) = presenter.mode, let startupID = admission.context.startupID {
-            let pid = presenter.showSplash(helper: helper, image: image, pid: handlerPID, startupID: startupID,
+            let pid = presenter.splash.showSplash(helper: helper, image: image, pid: handlerPID, startupID: startupID,
                                            activationToken: admission.context.activationToken, entry: admission.plan.entry, config: admission.config)
             return (pid, pid != nil)
         }

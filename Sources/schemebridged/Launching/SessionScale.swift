@@ -12,7 +12,7 @@ final class SessionScale: Sendable {
         scale = Atomic(explicitScale ?? 1)
         if explicitScale == nil {
             Task.detached { [self] in
-                guard let dpi = await presenter.xftDPI() else { return }
+                guard let dpi = await presenter.splash.xftDPI() else { return }
                 let s = DisplayScale.from(environment: [:], xftDPI: dpi)
                 scale.store(s, ordering: .relaxed)
                 logger.info("display scale \(s) (Xft.dpi \(dpi))")

@@ -36,15 +36,14 @@ struct Services {
                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
                             documents: documents)
         let descriptors = DescriptorWork()
-        let cache = CallerCache(logger: logger)
-        let callers = Callers(cache: cache, connection: connection, registry: registry)
+        let callers = Callers(connection: connection, registry: registry, logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
         let presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
         let chooser = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
         let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
         let replies = ReplyService(connection: connection, logger: logger)
         let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
-        let pasteboards = PasteboardService(store: store, connection: connection, callers: cache, registry: registry,
+        let pasteboards = PasteboardService(store: store, connection: connection, callers: callers,
                                             descriptors: descriptors, logger: logger)
         let starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
         let launcher = Launcher(starter: starter, connection: connection, presenter: presenter, replies: replies,

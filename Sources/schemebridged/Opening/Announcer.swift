@@ -32,10 +32,4 @@ struct Announcer: Sendable {
         }
         if plan.toCaller, let destination = try? BusName(caller) { try? connection.emit(signal, to: destination) }
     }
-
-    /// A URL safe to put in a log line or a signal: valid UTF-8 without NUL, at most 64 KiB.
-    static func sanitized(_ url: String) -> String {
-        let s = url.utf8.count > SchemeURL.maximumByteCount ? String(decoding: url.utf8.prefix(SchemeURL.maximumByteCount), as: UTF8.self) : url
-        return s.utf8.contains(0) ? String(s.unicodeScalars.filter { $0 != "\0" }) : s
-    }
 }

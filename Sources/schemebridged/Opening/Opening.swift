@@ -1,3 +1,4 @@
+import LinuxSystem
 import DBus
 import Logging
 import SchemeBridgeContract
@@ -58,11 +59,11 @@ final class Opening: Sendable {
             let options = try OpenOptions(decoding: rawOptions)
             let caller = await callers.caller(sender)
             try await refuseHandBack(url, from: caller)
-            let subject = try adapt { () throws(OpenFailure) in OpenSubject.url(try broker.validate(url)) }
+            let target = try adapt { () throws(OpenFailure) in try broker.validate(url) }  // parsed once
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
-            let settled = try await handler(for: subject, options: options, caller: caller)
+            let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id : nil
-            let request = OpenRequest(url: url, handler: settled.pinnedCallback ? nil : settled.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
             let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: caller) }
@@ -94,7 +95,7 @@ final class Opening: Sendable {
             // Callback routes pinned for a request that did not start go with it.
             if let pinned { broker.callbackRoutes.drop(pinned) }
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
-            announcer.announce(URLFailed(url: Announcer.sanitized(url), errorName: error.name.rawValue, message: error.message), to: sender)
+            announcer.announce(URLFailed(url: URLText.sanitized(url, maxBytes: SchemeURL.maximumByteCount), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
         }
     }

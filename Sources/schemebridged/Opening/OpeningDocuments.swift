@@ -29,7 +29,7 @@ extension Opening {
             return try await openDocument(fd, name: name, fileName: fileName, type: type, options: options, caller: caller)
         } catch {
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
-            announcer.announce(URLFailed(url: Inbox.fileURL("/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
+            announcer.announce(URLFailed(url: PercentEncoding.fileURL(path: "/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
         }
     }
@@ -48,15 +48,18 @@ extension Opening {
         }
         let config = broker.policy.current
         deliverer.sweepInboxes(retention: config.inboxRetention)
-        let delivery = try await deliverer.deliver(fd, name: name, fileName: fileName, to: entry, mode: options.mode, key: key,
+        // A sandboxed caller's file itself is a name it can re-point: it gets a copy (the core's rule).
+        let mode = DocumentHandOff.handsOverFileItself(callerSandboxed: caller.sandboxed) ? options.mode : .copy
+        if mode != options.mode { logger.info("\(name) from the sandboxed \(key) is handed over as a copy, not in place") }
+        let delivery = try await deliverer.deliver(fd, name: name, fileName: fileName, to: entry, mode: mode, key: key,
                                          sendingApp: Inbox.chargedSender(appID: caller.appID), limits: config.inboxLimits)
         let path = delivery.path
         do throws(DBusError) {
             // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
             let url = try adapt { () throws(OpenFailure) in
-                do { return try SchemeURL(Inbox.fileURL(bytes: delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
+                do { return try SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
             }
-            let request = OpenRequest(url: url.string, handler: entry.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: url, handler: entry.id, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let admission = try adapt { () throws(OpenFailure) in
                 try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,

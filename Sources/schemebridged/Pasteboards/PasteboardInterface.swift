@@ -10,14 +10,12 @@ extension PasteboardService {
         let store = self.store
         /// A property as `caller` may see it: empty for a caller that may not (or is not known yet).
         func property(_ name: MemberName, _ type: DBusType, _ empty: DBusValue, _ value: @escaping @Sendable (Pasteboard) -> DBusValue) -> Property {
-            Property(name, type: type, emitsChanged: .false, read: { [callers, connection, registry] sender in
+            Property(name, type: type, emitsChanged: .false, read: { [callers] sender in
                 // Read on the loop thread: a caller not identified yet sees empty values, and is
                 // identified (off this thread) so that its next read is answered.
-                if let sender, callers.cached(sender) == nil {
-                    Task { _ = await callers.caller(sender, connection: connection, registry: registry) }
-                }
-                guard let sender, let known = callers.cached(sender), let board = store.peek(id),
-                      board.access(for: Callers.named(sender, known)) != nil else { return empty }
+                if let sender, callers.cached(sender) == nil { callers.identifyLater(sender) }
+                guard let sender, let caller = callers.cached(sender), let board = store.peek(id),
+                      board.access(for: caller) != nil else { return empty }
                 return value(board)
             })
         }

@@ -12,8 +12,7 @@ import SchemeBridgeCore
 final class PasteboardService: Sendable {
     let store: PasteboardStore
     let connection: Connection
-    let callers: CallerCache
-    let registry: Registry
+    let callers: Callers
     let logger: Logger
     /// Where persistent pasteboards are written and read back: never the loop thread or the
     /// shared pool.
@@ -21,12 +20,11 @@ final class PasteboardService: Sendable {
     /// Where callers' descriptors that are not sealed memfds are copied (shared with documents).
     let descriptors: DescriptorWork
 
-    init(store: PasteboardStore, connection: Connection, callers: CallerCache, registry: Registry, descriptors: DescriptorWork, logger: Logger) {
+    init(store: PasteboardStore, connection: Connection, callers: Callers, descriptors: DescriptorWork, logger: Logger) {
         self.store = store
         self.descriptors = descriptors
         self.connection = connection
         self.callers = callers
-        self.registry = registry
         self.logger = logger
         store.onRemoved { [weak self] board, why in self?.removed(board, why) }
     }
@@ -50,8 +48,7 @@ final class PasteboardService: Sendable {
     }
 
     func caller(_ sender: String) async -> PasteboardCaller {
-        let known = await callers.caller(sender, connection: connection, registry: registry)
-        return Callers.named(sender, known)
+        await callers.caller(sender)
     }
 
     /// Runs blocking `work` on a disk thread.

@@ -9,13 +9,6 @@ import SchemeBridgeCore
 /// for) and copied into sealed memfds on the descriptor threads, so nothing the provider does
 /// afterwards changes what the caller reads; the caller gets read-only descriptors of the copies.
 extension Picking {
-    /// One checked, copied document.
-    struct PickedDocument: Sendable {
-        let data: SealedData
-        let name: String
-        let type: String
-    }
-
     /// `ProvideDocuments(s token, ah fds, a{sv} info)` from `sender`.
     func provideDocuments(token: String, fds: [UnixFD], info: [String: DBusValue], sender: String) async throws(DBusError) {
         let request = try await replies.pending(token: token, sender: sender)
@@ -40,23 +33,7 @@ extension Picking {
         let database = documents.types
         return try await descriptors.run(for: key) { () throws(DBusError) -> [PickedDocument] in
             withExtendedLifetime(keep) {}
-            var out: [PickedDocument] = []
-            var budget = PickBudget()
-            for (i, fd) in fds.enumerated() {
-                var st = stat()
-                guard fstat(fd, &st) == 0 else { throw DBusError(.invalidArgs, "document \(i + 1) cannot be examined (errno \(errno))") }
-                if let refusal = PickAnswer.refusal(mode: UInt32(st.st_mode), index: i) { throw DBusError(refusal) }
-                let data: SealedData
-                do throws(PasteboardError) { data = try FileDescriptor.lending(fd) { d throws(PasteboardError) in try SealedData.take(d, limit: budget.nextLimit) } } catch { throw DBusError(error) }
-                budget.spend(data.size)
-                let name = PickAnswer.name(i < names.count ? names[i] : nil, index: i)
-                let head = Self.head(of: data)
-                let type = try adapt { () throws(OpenFailure) in
-                    try PickAnswer.type(claimed: i < types.count ? types[i] : nil, name: name, head: head, subject: subject, types: database)
-                }
-                out.append(PickedDocument(data: data, name: name, type: type))
-            }
-            return out
+            return try adapt { () throws(OpenFailure) in try PickAnswer.take(fds, names: names, types: types, subject: subject, database: database) }
         }
     }
 
@@ -80,16 +57,9 @@ extension Picking {
         replies.complete(id, Response(code: ReplyCode.success.rawValue, results: results))
     }
 
-    /// The first bytes of `data` (what the type is sniffed from).
-    private static func head(of data: SealedData) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(min(data.size, Int64(ContentTypeDatabase.defaultSniffLimit))))
-        let n = out.withUnsafeMutableBytes { pread(data.descriptor.rawValue, $0.baseAddress, $0.count, 0) }
-        return n > 0 ? Array(out.prefix(n)) : []
-    }
-
     /// `info[key]` as a list of strings (absent: empty).
     private static func strings(_ info: [String: DBusValue], _ key: String) throws(DBusError) -> [String] {
-        guard let v = info[key]?.unwrappedOnceOrSelf else { return [] }
+        guard let v = info[key]?.unwrapped else { return [] }
         guard let items = v.arrayElements, let list = Optional(items.compactMap(\.string)), list.count == items.count else {
             throw DBusError(.invalidArgs, "info '\(key)' must be a list of strings (as)")
         }

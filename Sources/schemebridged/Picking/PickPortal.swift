@@ -41,7 +41,7 @@ extension Picking {
             throw ContractError.cancelled("the file chooser gave no answer in \(timeout.components.seconds) s and was closed")
         }
         guard code == 0 else { throw ContractError.cancelled(code == 1 ? "no file was chosen" : "the file chooser portal ended without a file") }
-        let uris = (results["uris"]?.unwrappedOnceOrSelf.arrayElements ?? []).compactMap(\.string)
+        let uris = (results["uris"]?.unwrapped.arrayElements ?? []).compactMap(\.string)
         let paths = uris.compactMap { (try? SchemeURL($0))?.localFilePath }
         guard !paths.isEmpty, paths.count == uris.count else {
             throw DBusError(.failed, "the file chooser portal chose something that is not a local file")

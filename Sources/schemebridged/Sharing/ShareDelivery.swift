@@ -37,7 +37,7 @@ extension Sharing {
                                                               key: share.caller.appID ?? share.caller.busName, sendingApp: sendingApp, limits: limits))
             }
             let urls = try deliveries.map { delivery throws(DBusError) in
-                guard let url = try? SchemeURL(Inbox.fileURL(bytes: delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
+                guard let url = try? SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
                 return url
             }
             var admission = try adapt { () throws(OpenFailure) in

@@ -1,3 +1,4 @@
+import LinuxSystem
 import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -65,7 +66,7 @@ enum ShareIntake {
         let present = [K.file, K.url, K.data].filter { entries[$0] != nil }
         switch present {
         case [K.file]:
-            guard case .unixFD(let fd) = entries[K.file]?.unwrappedOnceOrSelf else { throw DBusError(.invalidArgs, "item \(i): 'file' must be a file descriptor (h)") }
+            guard case .unixFD(let fd) = entries[K.file]?.unwrapped else { throw DBusError(.invalidArgs, "item \(i): 'file' must be a file descriptor (h)") }
             guard entries[K.type] == nil else { throw DBusError(.invalidArgs, "item \(i): a file's type is detected; 'type' goes with 'data'") }
             let inspected = try await inspectFile(fd, name)
             return SharedItem(payload: .file(fd), summary: ShareItemSummary(kind: .file, type: inspected.type.name), name: name ?? inspected.name,
@@ -78,7 +79,7 @@ enum ShareIntake {
             guard let raw = try string(entries, K.type, item: i) else { throw DBusError(.invalidArgs, "item \(i): 'data' needs its content type in 'type' (s)") }
             let type: ContentType
             do { type = try ContentType(raw) } catch { throw DBusError(.invalidArgs, "item \(i): \(error.message)") }
-            switch entries[K.data]?.unwrappedOnceOrSelf {
+            switch entries[K.data]?.unwrapped {
             case .bytes(let b)?:
                 return SharedItem(payload: .data(.bytes(b), holder: nil), summary: ShareItemSummary(kind: .data, type: type.name), name: name ?? "")
             case .unixFD(let fd)?:
@@ -92,7 +93,7 @@ enum ShareIntake {
     }
 
     private static func string(_ entries: [String: DBusValue], _ key: String, item i: Int) throws(DBusError) -> String? {
-        guard let v = entries[key]?.unwrappedOnceOrSelf else { return nil }
+        guard let v = entries[key]?.unwrapped else { return nil }
         guard case .string(let s) = v else { throw DBusError(.invalidArgs, "item \(i): '\(key)' must be a string (s), not '\(v.type)'") }
         guard s.utf8.count <= SchemeURL.maximumByteCount else { throw DBusError(.invalidArgs, "item \(i): '\(key)' is longer than \(SchemeURL.maximumByteCount) bytes") }
         return s

@@ -1,6 +1,4 @@
 import Glibc
-import Logging
-import SchemeBridgeCore
 import Synchronization
 
 /// The warm share sheet: one `schemebridge-sheet --spare` kept started ahead of the next share,
@@ -12,7 +10,7 @@ import Synchronization
 /// None is started without a display, with `[Chooser] SpareSheet=false`, or while another chooser
 /// than the shipped one is configured. The cold start it saves: python (~30 ms), `import Gtk`
 /// (~100 ms) and the first window's styles and fonts, of CPU, before anything is drawn.
-final class SheetSpare: Sendable {
+public final class SheetSpare: Sendable {
     private struct State {
         var spare: PrestartedChooser?
         /// Ends unasked in a row; decides the back-off.
@@ -26,7 +24,8 @@ final class SheetSpare: Sendable {
     }
     private let state = Mutex(State())
     private let environment: [String: String]
-    private let logger: Logger
+    /// Where what happens to spares is told (`notice`: a spare could not start or ended by itself).
+    private let log: @Sendable (_ notice: Bool, _ message: String) -> Void
     private let launcher = ProcessLauncher()
     /// Whether spares are wanted now (`[Chooser] SpareSheet=`, and the shipped sheet is the chooser).
     private let enabled: @Sendable () -> Bool
@@ -41,9 +40,10 @@ final class SheetSpare: Sendable {
     static let maximumBackoff = 300
 
     /// `environment`: the chooser's base environment (no activation token: each request brings its own).
-    init(environment: [String: String], logger: Logger, enabled: @escaping @Sendable () -> Bool) {
+    public init(environment: [String: String], log: @escaping @Sendable (_ notice: Bool, _ message: String) -> Void,
+                enabled: @escaping @Sendable () -> Bool) {
         self.environment = environment
-        self.logger = logger
+        self.log = log
         self.enabled = enabled
     }
 
@@ -51,7 +51,7 @@ final class SheetSpare: Sendable {
     var hasDisplay: Bool { !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty }
 
     /// Starts a spare of `program` unless one is there or on its way (or spares are off).
-    func prepare(program: String) {
+    public func prepare(program: String) {
         guard hasDisplay, enabled() else { return discard() }
         let start = state.withLock { s in
             if let spare = s.spare, spare.program == program, !spare.hasExited { return false }
@@ -64,7 +64,7 @@ final class SheetSpare: Sendable {
 
     /// Shows the sheet `program`: the spare when one is ready (else `cold`, the ordinary run),
     /// then starts the next spare, once this sheet is gone (so the two do not compete for the CPU).
-    func run(program: String, environment request: [String: String], input: [UInt8], timeout: Duration,
+    public func run(program: String, environment request: [String: String], input: [UInt8], timeout: Duration,
              cold: () async -> ChooserProcess.Outcome) async -> ChooserProcess.Outcome {
         let outcome: ChooserProcess.Outcome
         if let warm = await ask(program: program, environment: request, input: input, timeout: timeout) { outcome = warm } else { outcome = await cold() }
@@ -84,12 +84,12 @@ final class SheetSpare: Sendable {
             spare.stop()
             return nil
         }
-        logger.info("showing the share sheet started ahead (pid \(spare.pid))")
+        log(false, "showing the share sheet started ahead (pid \(spare.pid))")
         return await spare.ask(Self.request(request, base: environment) + input, timeout: timeout)
     }
 
     /// Stops the spare (the configuration turned it off, or another chooser is configured).
-    func discard() {
+    public func discard() {
         state.withLock { s -> PrestartedChooser? in
             defer { s.spare = nil }
             return s.spare
@@ -120,10 +120,10 @@ final class SheetSpare: Sendable {
                 self?.ended(program: program, generation: generation, status: status, after: ContinuousClock.now - started)
             }
         } catch {
-            logger.warning("cannot start a share sheet ahead: \(error.reason)")
+            log(true, "cannot start a share sheet ahead: \(error.reason)")
             result = nil
         }
-        if let pid = result?.pid { logger.info("a share sheet is started ahead of the next share (pid \(pid))") }
+        if let pid = result?.pid { log(false, "a share sheet is started ahead of the next share (pid \(pid))") }
         let (replaced, early) = state.withLock { s -> (PrestartedChooser?, Int?) in
             s.pending = false
             let replaced = s.spare
@@ -159,11 +159,19 @@ final class SheetSpare: Sendable {
     /// Forgets the ended spare and counts the failure; the pause before the next start (s).
     private func restart(_ s: inout State, status: Int32, lived: Duration) -> Int {
         s.spare = nil
-        s.failures = lived >= .seconds(60) ? 1 : s.failures + 1
+        let delay: Int
+        (s.failures, delay) = Self.backoff(failures: s.failures, lived: lived)
         s.pending = true
-        let delay = min(1 << min(s.failures - 1, 9), Self.maximumBackoff)
-        logger.warning("the share sheet started ahead ended by itself (status \(status)); another in \(delay) s")
+        log(true, "the share sheet started ahead ended by itself (status \(status)); another in \(delay) s")
         return delay
+    }
+
+    /// The back-off after a spare that lived `lived` ended unasked, `failures` ends in a row
+    /// before it: the new count, and the pause before the next start (s): 1, 2, 4, … at most
+    /// ``maximumBackoff``; back to 1 after one that lived a minute.
+    static func backoff(failures: Int, lived: Duration) -> (failures: Int, delay: Int) {
+        let failures = lived >= .seconds(60) ? 1 : failures + 1
+        return (failures, min(1 << min(failures - 1, 9), maximumBackoff))
     }
 
     private func schedule(_ program: String, after delay: Int) {

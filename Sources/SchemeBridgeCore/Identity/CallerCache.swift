@@ -1,24 +1,15 @@
-import DBus
 import Glibc
-import Logging
-import SchemeBridgeContract
-import SchemeBridgeCore
 import Synchronization
 
-/// Core's caller, named so ``CallerCache/Caller`` can refer to it.
-typealias IdentifiedCaller = Caller
-
-/// The app id of each caller, found once per unique bus name when it first calls us (never for
+/// The app id of each caller, found once per unique bus name when it first calls (never for
 /// connections that do not), and forgotten when the name leaves the bus.
 ///
-/// GetConnectionCredentials gives the pid; ``CallerIdentifier`` reads the rest from `/proc` on
-/// ``IdentificationThreads`` (a caller whose files block costs one thread of its own, never a
-/// shared one); a caller whose identification takes longer than the threads' timeout is
-/// unidentified. Concurrent first calls of one caller share one identification.
-final class CallerCache: Sendable {
-    /// What is known of a caller: the one ``SchemeBridgeCore/Caller`` type.
-    typealias Caller = IdentifiedCaller
-
+/// The bus gives the pid (`credentials`, the daemon's `GetConnectionCredentials`);
+/// ``CallerIdentifier`` reads the rest from `/proc` on ``IdentificationThreads`` (a caller whose
+/// files block costs one thread of its own, never a shared one); a caller whose identification
+/// takes longer than the threads' timeout is unidentified. Concurrent first calls of one caller
+/// share one identification.
+public final class CallerCache: Sendable {
     private struct State {
         var known: [String: Caller] = [:]
         var pending: [String: Task<Caller, Never>] = [:]
@@ -32,23 +23,27 @@ final class CallerCache: Sendable {
     let ancestry: CallerAncestry
     /// Where identification runs.
     let threads: IdentificationThreads
-    private let logger: Logger?
+    let registry: Registry?
+    /// The pid of a bus name's connection (nil: the bus would not say).
+    let credentials: @Sendable (String) async -> UInt32?
+    /// Where identifications are told (`notice`: one that timed out).
+    let log: @Sendable (_ notice: Bool, _ message: String) -> Void
 
-    /// `ancestry` defaults to our CLI beside this executable, with our own desktop id.
-    init(ancestry: CallerAncestry? = nil, threads: IdentificationThreads = IdentificationThreads(), logger: Logger? = nil) {
-        self.ancestry = ancestry ?? CallerAncestry(
-            cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),
-            ownAppIDs: [DesktopID.appID(Contract.ownDesktopID)], steps: AncestorSteps())
-        self.threads = threads
-        self.logger = logger
+    /// `ancestry` defaults to our CLI beside this executable, apps `ownAppIDs` being ours.
+    public init(ownAppIDs: Set<String>, registry: Registry?, threads: IdentificationThreads = IdentificationThreads(),
+                credentials: @escaping @Sendable (String) async -> UInt32?,
+                log: @escaping @Sendable (_ notice: Bool, _ message: String) -> Void = { _, _ in }) {
+        self.ancestry = CallerAncestry(cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),
+                                       ownAppIDs: ownAppIDs, steps: AncestorSteps())
+        (self.threads, self.registry, self.credentials, self.log) = (threads, registry, credentials, log)
     }
 
     /// Who `sender` is; an unknown caller gives nils (never an error).
-    func caller(_ sender: String, connection: Connection, registry: Registry? = nil) async -> Caller {
+    public func caller(_ sender: String) async -> Caller {
         let lookup: Lookup = state.withLock { s in
             if let known = s.known[sender] { return .known(known) }
             if let pending = s.pending[sender] { return .pending(pending) }
-            let task = Task { await self.identify(sender, connection: connection, registry: registry) }
+            let task = Task { await self.identify(sender) }
             s.pending[sender] = task
             return .pending(task)
         }
@@ -58,8 +53,8 @@ final class CallerCache: Sendable {
         }
     }
 
-    private func identify(_ sender: String, connection: Connection, registry: Registry?) async -> Caller {
-        let pid = (try? await BusDriver(connection).credentials(of: sender))?.processID
+    private func identify(_ sender: String) async -> Caller {
+        let pid = await credentials(sender)
         var caller = Caller(busName: sender, pid: pid)
         if let pid {
             let identifier = CallerIdentifier(ancestry: ancestry, registry: registry,
@@ -68,9 +63,9 @@ final class CallerCache: Sendable {
             if let identity = await threads.run({ identifier.identify(pid: Int32(bitPattern: pid)) }) {
                 caller = Caller(busName: sender, pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage,
                                 sandboxed: identity.sandboxed, sharedIdentity: identity.shared)
-                logger?.debug("identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
+                log(false, "identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
             } else {
-                logger?.notice("could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")
+                log(true, "could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")
             }
         }
         // Stored only while the name is still on the bus (a name that left is never reused).
@@ -81,15 +76,16 @@ final class CallerCache: Sendable {
     }
 
     /// What is known of `sender` without asking the bus (nil when not identified yet).
-    func cached(_ sender: String) -> Caller? { state.withLock { $0.known[sender] } }
+    public func cached(_ sender: String) -> Caller? { state.withLock { $0.known[sender] } }
 
     /// Forgets `name` (it left the bus).
-    func forget(_ name: String) {
+    public func forget(_ name: String) {
         state.withLock { s in
             s.known.removeValue(forKey: name)
             s.pending.removeValue(forKey: name)
         }
     }
 
-    var count: Int { state.withLock { $0.known.count } }
+    /// How many callers are known.
+    public var count: Int { state.withLock { $0.known.count } }
 }
