@@ -42,8 +42,11 @@ public enum ShareContract {
         public static let title = "title"
         /// `timeout` (u): seconds to wait for the target's answer (default 300).
         public static let timeout = "timeout"
+        /// `delivery` (b): for a device, the `Response` waits until the engine reports the
+        /// transfer's end (its `delivery` result), instead of coming once the engine took it.
+        public static let delivery = "delivery"
         /// Every key the service reads.
-        public static let all: Set<String> = [target, ask, activationToken, title, timeout]
+        public static let all: Set<String> = [target, ask, activationToken, title, timeout, delivery]
     }
 
     /// The keys of a share's `Response` results.
@@ -52,8 +55,12 @@ public enum ShareContract {
         public static let target = "target"
         /// `device` (s): the device id, when the share went to a nearby device.
         public static let device = "device"
-        /// `engine` (s): the engine that took it (`kdeconnect`); no engine confirms delivery.
+        /// `engine` (s): the engine that took it (`kdeconnect`, `gsconnect`).
         public static let engine = "engine"
+        /// `delivery` (s), a device share's: `handed-to-engine` (the engine took it, nothing more is
+        /// known), `delivered` (the sending engine reported its transfer finished), `failed`
+        /// (code 2), `unknown` (followed, not ended within `[Devices] Timeout`: code 2 `Timeout`).
+        public static let delivery = "delivery"
     }
 
     /// The environment variable naming the pasteboard that holds a share's data, for a
@@ -73,13 +80,17 @@ public struct ShareOptions: Sendable, Equatable {
     public var activationToken: String?
     public var title: String?
     public var timeout: UInt32?
+    /// Whether a device share's `Response` waits for the transfer's end.
+    public var delivery = false
 
-    public init(target: String? = nil, ask: Bool = false, activationToken: String? = nil, title: String? = nil, timeout: UInt32? = nil) {
+    public init(target: String? = nil, ask: Bool = false, activationToken: String? = nil, title: String? = nil, timeout: UInt32? = nil,
+                delivery: Bool = false) {
         self.target = target
         self.ask = ask
         self.activationToken = activationToken
         self.title = title
         self.timeout = timeout
+        self.delivery = delivery
     }
 
     /// Decodes `dict`. Empty strings count as absent; a token with control characters is dropped.
@@ -90,6 +101,7 @@ public struct ShareOptions: Sendable, Equatable {
         activationToken = try dict.contractText(K.activationToken).flatMap { $0.utf8.contains(where: { $0 < 0x20 }) ? nil : $0 }
         ask = try dict.contractBool(K.ask) ?? false
         timeout = try dict.contractTimeout(K.timeout)
+        delivery = try dict.contractBool(K.delivery) ?? false
     }
 
     /// The `a{sv}` form (only what is set).
@@ -101,6 +113,7 @@ public struct ShareOptions: Sendable, Equatable {
         if let activationToken { d[K.activationToken] = .string(activationToken) }
         if let title { d[K.title] = .string(title) }
         if let timeout { d[K.timeout] = .uint32(timeout) }
+        if delivery { d[K.delivery] = .boolean(true) }
         return d
     }
 }

@@ -22,7 +22,9 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// Whether an owner of the engine's name is the engine.
     let check: EngineCheck
 
-    private let follower = EngineFollower(empty: [String: NearbyDevice]()) { NearbyDevice.shareTargets($0.values) }
+    private let follower: EngineFollower<[String: NearbyDevice]>
+    /// The engine's uploads as it reports them to the KDE job tracker (``KDEConnectJobs``).
+    public let jobs: KDEConnectJobs
     /// Who is told what devices send.
     private let receivers = Mutex<(nextID: UInt64, list: [UInt64: AsyncStream<ReceivedFromDevice>.Continuation])>((1, [:]))
 
@@ -33,6 +35,9 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
         self.startWait = startWait
         self.logger = logger
         self.check = check
+        let follower = EngineFollower(empty: [String: NearbyDevice]()) { NearbyDevice.shareTargets($0.values) }
+        self.follower = follower
+        self.jobs = KDEConnectJobs(connection: connection, logger: logger, engineOwner: { follower.owner })
     }
 
     /// Starts following the engine; returns once the first list of devices is known (empty
@@ -47,6 +52,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// Stops following: the streams handed out end.
     public func stop() {
         follower.stop()
+        jobs.stop()
         let list = receivers.withLock { r in
             defer { r.list = [:] }
             return r.list

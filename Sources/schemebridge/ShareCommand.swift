@@ -33,7 +33,7 @@ struct ShareCommand: ParsableCommand {
     @Option(name: .customLong("to"), help: ArgumentHelp("The target's id (see --list), skipping the sheet.", valueName: "target"))
     var target: String?
 
-    @Flag(name: .long, help: "Wait for the target's answer and print it.")
+    @Flag(name: .long, help: "Wait for the target's answer and print it (for a device: how the transfer ended, as the engine reports it).")
     var wait = false
 
     @Flag(name: .long, help: "List the targets that accept items of the TYPEs given as arguments.")
@@ -57,7 +57,8 @@ struct ShareCommand: ParsableCommand {
     func run() throws {
         if list { return try listTargets() }
         let items = try self.items()
-        let options = ShareOptions(target: target, ask: ask, activationToken: Self.activationToken())
+        // Waiting, a device share's answer is the transfer's end as the engine reports it.
+        let options = ShareOptions(target: target, ask: ask, activationToken: Self.activationToken(), delivery: wait)
         let service = try client.client()
         let path: ObjectPath, response: Response
         do throws(DBusError) {

@@ -65,7 +65,13 @@ import Testing
         let out = try await ShareTests.share(a.fixture, #"[{"file": "\#(payload.path)"}]"#, #"{"target": "\#(b.id)"}"#)
         let response = ShareTests.responses(out).first
         #expect(response?["code"] as? Int == 0, "\(out) \(a.fixture.serviceLog.suffix(2000))")
-        #expect(response?["results"] as? [String: String] == ["target": b.id, "device": b.id, "engine": "kdeconnect"], "\(out)")
+        // A's engine reports its upload to A's service (the KDE job tracker's names): a transfer
+        // still running half a second after it started is followed to its end ("delivered");
+        // a quicker one ends before the engine reports it ("handed-to-engine").
+        var results = response?["results"] as? [String: String] ?? [:]
+        let delivery = results.removeValue(forKey: "delivery")
+        #expect(results == ["target": b.id, "device": b.id, "engine": "kdeconnect"], "\(out)")
+        #expect(delivery == "delivered" || delivery == "handed-to-engine", "\(out)")
         // The engines move the file themselves (TLS over the veth pair). The file must arrive the
         // first time: no second share (a user meets the first). When it does not, the message
         // tells ours from the engines' (the receiving kdeconnectd 22.12's stall, docs/GUIDE.md
@@ -213,6 +219,56 @@ import Testing
             #expect(try Data(contentsOf: b.downloads.appendingPathComponent(name)) == bytes, "\(name) differs from what A sent")
         }
         print("DeviceShareTests: 20 files in a row\n" + report.joined(separator: "\n"))
+    }
+
+    /// B's engine stops mid-file: the caller waiting on `schemebridge share --wait` is told the
+    /// transfer failed (A's engine reports its upload ended with an error) or is unknown (no end
+    /// within `[Devices] Timeout`, 60 s here) — never success — and within that time. B's engine
+    /// is killed once A's progress notification for the 400 MiB file is up (A's engine reports a
+    /// job only when it still runs half a second after it started: one that fails sooner is
+    /// never reported, and the answer is `handed-to-engine`).
+    @Test(.timeLimit(.minutes(15))) func aTransferStoppedMidFileIsReportedFailedOrUnknown() async throws {
+        let pair = try await KDEConnectPair()
+        defer { pair.stop() }
+        let (a, b) = (pair.a, pair.b)
+        try a.fixture.writeConfig("[Devices]\nTimeout=60\n")
+        // A's service runs before its engine makes any job (it serves the job tracker's names).
+        #expect(try await a.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(a.fixture.serviceLog)")
+        let log = a.fixture.root.appendingPathComponent("notifications.log")
+        let server = try Tools.spawn(Clients.command("Share/progress-notifications", [a.fixture.bus.address, log.path]))
+        defer { server.terminate() }
+        try await pair.startAndPair()
+        let cli = try Built.executable("schemebridge")
+        let env = ["DBUS_SESSION_BUS_ADDRESS": a.fixture.bus.address]
+        #expect(await Tools.eventually {
+            (try? await Tools.run([cli, "share", "--list", "application/octet-stream"], environment: env))?.stdout.contains(b.id) == true
+        }, "\(a.fixture.serviceLog.suffix(2000))")
+        let big = a.fixture.root.appendingPathComponent("big.bin")
+        let size = 400 << 20
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        for n in 0..<(size >> 20) {
+            for i in stride(from: 0, to: chunk.count, by: 4096) { chunk[i] = UInt8(truncatingIfNeeded: n &+ i >> 12) }
+            try handle.write(contentsOf: chunk)
+        }
+        try handle.close()
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let sent = Tools.run([cli, "share", "--to", b.id, "--wait", big.path], environment: env, timeout: .seconds(300))
+        let progress = await Tools.eventually { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Sending to sideB") }
+        #expect(progress, "no progress notification on A: \(a.fixture.serviceLog.suffix(2000))")
+        b.engine?.signal(SIGKILL)
+        let out = try await sent
+        let took = clock.now - start
+        let whole = (try? FileManager.default.attributesOfItem(atPath: b.downloads.appendingPathComponent("big.bin").path)[.size] as? Int) ?? nil
+        #expect(whole != size, "the whole file arrived before B's engine was stopped: the test proves nothing")
+        #expect(!out.stdout.contains("status=success"), "\(out.stdout) \(out.stderr)")
+        #expect(out.stdout.contains("delivery=failed") || out.stdout.contains("delivery=unknown"), "\(out.stdout) \(out.stderr) \(a.fixture.serviceLog.suffix(2000))")
+        #expect(took < .seconds(60 + 30), "answered after \(took)")
+        let shown = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(shown.first?.contains("\"value\": ") == true && shown.first?.contains("\"actions\": [\"cancel\", \"Cancel\"]") == true, "\(shown)")
+        print("DeviceShareTests: B's engine stopped mid-file: \(out.stdout.split(separator: "\n").joined(separator: " ")) after \(took); notifications: \(shown.joined(separator: " | "))")
     }
 
     /// The files in outbox `directory` (their names), none when it does not exist.

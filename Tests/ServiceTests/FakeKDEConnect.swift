@@ -16,11 +16,34 @@ final class FakeKDEConnect: Sendable {
     }
     let calls = Calls()
 
-    init(address: String, name: String, answering: Bool = false, relay kind: EngineRelay.Kind = .trustedKDEConnect) async throws {
+    /// How the stand-in reports the upload a file share makes, as kdeconnectd 22.12 does to the
+    /// KDE job tracker (``KDEConnectJobs``): `requiresJobTracker` while it takes the share; when
+    /// that is false, once it has answered, `requestView`, one `update` at 40 %, then as the case
+    /// says.
+    enum Job: Sendable {
+        /// `terminate(code, message)` at once.
+        case ends(code: UInt32, message: String)
+        /// Never ends.
+        case runs
+        /// Ends with code 1 (KJob's "killed") when the view emits `cancelRequested`.
+        case endsWhenCancelled
+    }
+
+    init(address: String, name: String, answering: Bool = false, job: Job? = nil, relay kind: EngineRelay.Kind = .trustedKDEConnect) async throws {
         relay = try EngineRelay(kind, busAddress: address)
-        connection = try await Connection.connect(address: relay.address)
+        let connection = try await Connection.connect(address: relay.address)
+        self.connection = connection
         let never: MethodHandler = .async { [calls] call in
             calls.list.withLock { $0.append("\(call.member.rawValue) \(call.arguments.first.map { "\($0)" } ?? "")") }
+            if let job, call.member.rawValue.hasPrefix("shareUrl"), let url = call.arguments.first?.string ?? call.arguments.first?.arrayElements?.first?.string {
+                let reply = try await connection.call(destination: "org.kde.kuiserver", path: "/JobViewServer", interface: "org.kde.kuiserver",
+                                                      member: "requiresJobTracker", timeout: .seconds(30))
+                calls.list.withLock { $0.append("requiresJobTracker \(reply.first?.bool.map(String.init) ?? "?")") }
+                if reply.first?.bool == false {
+                    let name = String(url.split(separator: "/").last ?? "")
+                    Task { try? await Self.report(job, file: name, connection: connection, calls: calls) }
+                }
+            }
             if !answering { try await Task.sleep(for: .seconds(3600)) }
             return []
         }
@@ -41,6 +64,35 @@ final class FakeKDEConnect: Sendable {
             Method("shareText", inputs: [Argument("text", "s")], handler: never),
         ])], at: "/modules/kdeconnect/devices/_phone_/share")
         _ = try await connection.requestName("org.kde.kdeconnect")
+    }
+
+    /// The job view for an upload of `file`: requested, updated to 40 %, then ended as `job` says.
+    private static func report(_ job: Job, file: String, connection: Connection, calls: Calls) async throws {
+        let server: BusName = "org.kde.JobViewServer"
+        let view = try await connection.call(destination: server, path: "/JobViewServer", interface: "org.kde.JobViewServerV2", member: "requestView",
+                                             [.string("org.kde.kdeconnect.daemon"), .int32(1), .vardict(["immediate": .boolean(true)])], timeout: .seconds(30))
+        guard let path = view.first?.string.flatMap({ try? ObjectPath($0) }) else { return }
+        calls.list.withLock { $0.append("requestView \(path.rawValue)") }
+        let cancels = try await connection.signals(matching: MatchRule(sender: server, interface: "org.kde.JobViewV3", member: "cancelRequested", path: path))
+        _ = try await connection.call(destination: server, path: path, interface: "org.kde.JobViewV3", member: "update", [.vardict([
+            "title": .string("Sending to Phone"), "descriptionLabel1": .string("File"), "descriptionValue1": .string(file),
+            "totalBytes": .uint64(100 << 20), "processedBytes": .uint64(40 << 20), "percent": .uint32(40),
+        ])], timeout: .seconds(30))
+        func terminate(_ code: UInt32, _ message: String) async throws {
+            _ = try await connection.call(destination: server, path: path, interface: "org.kde.JobViewV3", member: "terminate",
+                                          [.uint32(code), .string(message), .vardict([:])], timeout: .seconds(30))
+            calls.list.withLock { $0.append("terminate \(code)") }
+        }
+        switch job {
+        case .ends(let code, let message): try await terminate(code, message)
+        case .runs: break
+        case .endsWhenCancelled:
+            for await _ in cancels {
+                calls.list.withLock { $0.append("cancelRequested") }
+                try await terminate(1, "")
+                break
+            }
+        }
     }
 
     /// The engine announces that device `_phone_` sent `argument` (a `file://` URL or a text's path).

@@ -68,6 +68,8 @@ import Glibc
 /// # a file a nearby device sends: ask|default|never (``OpenReceived``)
 /// [Devices]
 /// OpenReceived=ask
+/// # seconds a share to a device is followed before its answer says "unknown" (``DeviceDelivery``)
+/// Timeout=300
 /// ```
 ///
 /// Unknown groups and keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -118,6 +120,8 @@ public struct PolicyConfig: Sendable, Equatable {
     public var broadcastURLs = BroadcastURLs.redacted
     /// `[Devices] OpenReceived`: what happens to a file a nearby device sends.
     public var openReceived = OpenReceived.ask
+    /// `[Devices] Timeout`: seconds a transfer the engine reports is followed (1…86400, 300).
+    public var deviceTimeout: Int64 = 300
 
     public init() {}
 
@@ -174,7 +178,14 @@ public struct PolicyConfig: Sendable, Equatable {
         if let g = file.group("Chooser") { c.chooser = ChooserSettings.parse(g, path: path, over: c.chooser, warnings: &warnings) }
         if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) + c.routes }
         if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, over: c.broadcastURLs, warnings: &warnings) }
-        if let g = file.group("Devices") { c.openReceived = parseDevices(g, path: path, over: c.openReceived, warnings: &warnings) }
+        if let g = file.group("Devices") {
+            c.openReceived = parseDevices(g, path: path, over: c.openReceived, warnings: &warnings)
+            if let s = g.string("Timeout") {
+                if let v = Int64(s), (1...86_400).contains(v) { c.deviceTimeout = v } else {
+                    warnings.append("\(path): Timeout=\(s) is not a whole number from 1 to 86400; ignored")
+                }
+            }
+        }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
@@ -221,16 +232,17 @@ extension PolicyConfig {
         parseOnlyKey("BroadcastURLs", of: g, path: path, over: base, otherwise: .redacted, warnings: &warnings)
     }
 
-    /// Reads `[Devices]`: `OpenReceived` (`base` when absent; `ask` when not one of the values, with a warning).
+    /// Reads `[Devices]`: `OpenReceived` (`base` when absent; `ask` when not one of the values, with a
+    /// warning); `Timeout` is read by the caller.
     static func parseDevices(_ g: KeyFile.Group, path: String, over base: OpenReceived, warnings: inout [String]) -> OpenReceived {
-        parseOnlyKey("OpenReceived", of: g, path: path, over: base, otherwise: .ask, warnings: &warnings)
+        parseOnlyKey("OpenReceived", of: g, path: path, over: base, otherwise: .ask, also: ["Timeout"], warnings: &warnings)
     }
 
     /// A group's one key, one of `Value`'s cases: `base` when absent, `otherwise` (with a
     /// warning) when not one of them; every other key is warned about.
     static func parseOnlyKey<Value: RawRepresentable & CaseIterable>(_ key: String, of g: KeyFile.Group, path: String, over base: Value,
-                                                                     otherwise: Value, warnings: inout [String]) -> Value where Value.RawValue == String {
-        for e in g.entries where e.key != key {
+                                                                     otherwise: Value, also: Set<String> = [], warnings: inout [String]) -> Value where Value.RawValue == String {
+        for e in g.entries where e.key != key && !also.contains(e.key) {
             warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
         }
         guard let text = g.string(key) else { return base }

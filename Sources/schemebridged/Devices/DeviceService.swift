@@ -18,6 +18,8 @@ final class DeviceService: Sendable {
     let directories: XDGDirectories
     let descriptors: DescriptorWork
     let logger: Logger
+    /// The session's `XDG_CURRENT_DESKTOP` (a KDE session has its own job viewer).
+    let desktop: String?
     /// The pending outbox sweep and the expiry it is for.
     private let sweep = Mutex<(deadline: Int64, task: Task<Void, Never>)?>(nil)
 
@@ -28,6 +30,7 @@ final class DeviceService: Sendable {
         self.directories = XDGDirectories(environment: environment)
         self.descriptors = descriptors
         self.logger = logger
+        self.desktop = environment["XDG_CURRENT_DESKTOP"]
     }
 
     /// Starts following the engine and sweeps the outbox (what a previous run left expires now
@@ -38,6 +41,7 @@ final class DeviceService: Sendable {
         } catch {
             logger.warning("cannot follow KDE Connect (no device targets): \(error)")
         }
+        await engine.jobs.start(desktop: desktop)
         do {
             try await gsconnect.start()
         } catch {

@@ -7,9 +7,12 @@ import SchemeBridgeDevices
 /// (files and data that is not text as files, in one send; text; URLs), in the order of
 /// ``DevicePayload/sends(files:others:)``. A file goes by its own path or as an outbox copy, as
 /// ``DeviceFileSource`` says; data that is not text always as an outbox file. The request's
-/// `Response` is 0 with `target`, `device` and `engine` once the engine took everything (no
-/// engine confirms delivery), else 2 with the reason: `NoTarget` when there is no engine or the
-/// device cannot receive now, `LaunchFailed` when the engine did not take it.
+/// `Response` is 0 with `target`, `device`, `engine` and `delivery` (``DeviceDelivery``) once the
+/// engine took everything — and, when KDE Connect reports its upload (``KDEConnectJobs``), once
+/// that upload ended (`delivered`), or 2 when it failed (`LaunchFailed`) or had not ended within
+/// `[Devices] Timeout` (`Timeout`, `delivery` `unknown`); else 2 with the reason: `NoTarget`
+/// when there is no engine or the device cannot receive now, `LaunchFailed` when the engine did
+/// not take it.
 extension Sharing {
     /// Sends `share` to the device `deviceID` and answers its request.
     func sendToDevice(_ share: PendingShare, deviceID: String) async throws(DBusError) {
@@ -41,14 +44,48 @@ extension Sharing {
             }
             let payloads = DevicePayload.sends(files: files, others: others)
             var receipt: DeviceSendReceipt?
+            // KDE Connect's uploads, as it reports them (``KDEConnectJobs``): the job it runs for
+            // the files is followed to its end.
+            let jobs = devices.engine.jobs
+            var followed: KDEConnectJobs.Mark?
             for payload in payloads {
+                let mark = jobs.mark()
                 receipt = try await devices.sender.send(payload, to: deviceID)
+                if case .files = payload, receipt?.engine == devices.engine.engineName, jobs.isServing { followed = mark }
             }
             guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
             logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
-            replies.answer(share.request, code: .success, results: [
+            var results: [String: DBusValue] = [
                 ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
-            ])
+                ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
+            ]
+            if let followed {
+                let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
+                let names = Set(files.map { String($0.split(separator: "/").last ?? "") })
+                let progress = DeviceProgress(devices: devices, device: receipt.deviceName, names: names.sorted(), jobs: jobs)
+                let (logger, device) = (logger, receipt.deviceName)
+                let follow = Task {
+                    let (delivery, reason) = await jobs.follow(since: followed, names: names, device: device, timeout: .seconds(seconds),
+                                                               progress: { view, percent in progress.show(view: view, percent: percent) })
+                    progress.done(delivery)
+                    logger.info("the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")")
+                    return (delivery, reason)
+                }
+                // A caller that waits for the delivery (`delivery`: `share --wait`) is answered at
+                // the transfer's end; any other now (the progress notification still follows it).
+                if share.options.delivery {
+                    let (delivery, reason) = await follow.value
+                    results[ShareContract.ResultKey.delivery] = .string(delivery.rawValue)
+                    if let reason, delivery == .failed || delivery == .unknown {
+                        let name = delivery == .unknown ? Contract.errorPrefix + "Timeout" : ContractError.launchFailed.name.rawValue
+                        results[Response.Key.errorName] = .string(name)
+                        results[Response.Key.errorMessage] = .string(reason)
+                        replies.answer(share.request, code: .failed, results: results)
+                        return
+                    }
+                }
+            }
+            replies.answer(share.request, code: .success, results: results)
         } catch {
             throw DBusError(error)
         }

@@ -1,0 +1,274 @@
+import DBus
+import Logging
+import SchemeBridgeCore
+import Synchronization
+
+/// What kdeconnectd reports of its own uploads, followed through the KDE job tracker it reports
+/// them to (KDE Connect 22.12: `CompositeUploadJob` registers with `Daemon::jobTracker()`, KIO's
+/// `KDynamicJobTracker`). Per job that tracker asks `org.kde.kuiserver` at `/JobViewServer`
+/// `requiresJobTracker()` (synchronously, while the engine is still in the `shareUrl` call that
+/// made the job); when the answer is false and that object introspects with
+/// `org.kde.JobViewServerV2`, KJobWidgets' `KUiServerV2JobTracker` asks `org.kde.JobViewServer`
+/// `requestView(desktopEntry, capabilities, hints) → o` — half a second after the job started,
+/// and only if it is still running — and then calls `update(a{sv})` and
+/// `terminate(errorCode, errorMessage, hints)` on that object (`org.kde.JobViewV3`); the job is
+/// killed when the object emits `cancelRequested`.
+///
+/// This serves those two names while nobody else does — never in a KDE session (there
+/// plasmashell is the job viewer and shows the progress itself) — and only for the engine:
+/// `requiresJobTracker` is true for any other caller (it keeps its own progress dialogs), and
+/// views are made and updated only by the engine's current unique name.
+public final class KDEConnectJobs: Sendable {
+    static let kuiserver: BusName = "org.kde.kuiserver"
+    static let jobViewServer: BusName = "org.kde.JobViewServer"
+    static let serverPath: ObjectPath = "/JobViewServer"
+    static let viewInterface: InterfaceName = "org.kde.JobViewV3"
+    static let viewPrefix = "/io/github/schemebridge/JobViews/"
+    /// The most job views kept (the oldest ended ones are forgotten first).
+    static let maximumViews = 256
+
+    /// Where following starts: what had happened before a share was handed to the engine.
+    public struct Mark: Sendable {
+        let registrations: UInt64
+        let nextView: UInt64
+        let generation: UInt64
+    }
+
+    struct State {
+        var serving = false
+        var registrations: UInt64 = 0
+        var views: [UInt64: EngineJob] = [:]
+        var nextView: UInt64 = 1
+        /// Bumped each time the engine's name changes owner.
+        var generation: UInt64 = 0
+        var watchers: [UInt64: AsyncStream<Void>.Continuation] = [:]
+        var nextWatcher: UInt64 = 1
+        var tasks: [Task<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+    let connection: Connection
+    let logger: Logger
+    /// The engine's current unique name (judged to be the engine), nil while it is absent.
+    let engineOwner: @Sendable () -> String?
+
+    init(connection: Connection, logger: Logger, engineOwner: @escaping @Sendable () -> String?) {
+        self.connection = connection
+        self.logger = logger
+        self.engineOwner = engineOwner
+    }
+
+    /// Whether the engine's job reports come here.
+    public var isServing: Bool { state.withLock { $0.serving } }
+
+    /// Serves `org.kde.kuiserver` and `org.kde.JobViewServer` unless `desktop` (the session's
+    /// `XDG_CURRENT_DESKTOP`) is KDE or another program owns either name.
+    public func start(desktop: String?) async {
+        if let desktop, desktop.split(separator: ":").contains(where: { $0.uppercased() == "KDE" }) {
+            logger.info("a KDE session: its job viewer shows KDE Connect's transfers; a device share's answer says the engine took it, no more")
+            return
+        }
+        do {
+            let owners = try await connection.signals(matching: MatchRule(
+                sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: KDEConnectNames.busName.rawValue))
+            let task = Task { [self] in
+                for await _ in owners {
+                    let list = state.withLock { s in s.generation += 1; return Array(s.watchers.values) }
+                    list.forEach { $0.yield() }
+                }
+            }
+            state.withLock { $0.tasks.append(task) }
+            try connection.export([serverInterface(), kuiserverInterface()], at: Self.serverPath)
+            let first = try await connection.requestName(Self.kuiserver)
+            let second = try await connection.requestName(Self.jobViewServer)
+            guard first == .primaryOwner, second == .primaryOwner else {
+                if first == .primaryOwner { try? await connection.releaseName(Self.kuiserver) }
+                if second == .primaryOwner { try? await connection.releaseName(Self.jobViewServer) }
+                connection.unexport(Self.serverPath)
+                logger.info("another job viewer owns org.kde.kuiserver or org.kde.JobViewServer: a device share's answer says the engine took it, no more")
+                return
+            }
+            state.withLock { $0.serving = true }
+        } catch {
+            logger.warning("cannot serve KDE Connect's job reports (a device share's answer says the engine took it, no more): \(error)")
+        }
+    }
+
+    /// Stops following.
+    public func stop() {
+        let (tasks, watchers) = state.withLock { s in
+            defer { s.tasks = []; s.watchers = [:] }
+            return (s.tasks, s.watchers)
+        }
+        tasks.forEach { $0.cancel() }
+        watchers.values.forEach { $0.finish() }
+    }
+
+    /// What has happened so far: taken just before the engine is called.
+    public func mark() -> Mark {
+        state.withLock { Mark(registrations: $0.registrations, nextView: $0.nextView, generation: $0.generation) }
+    }
+
+
+    /// Asks the engine to cancel the job of view `id` (`cancelRequested`: KDE Connect kills it).
+    public func cancel(_ id: UInt64) {
+        guard let owner = engineOwner(), let path = try? ObjectPath(Self.viewPrefix + String(id)) else { return }
+        try? connection.emit(path: path, interface: Self.viewInterface, member: "cancelRequested", destination: try? BusName(owner))
+    }
+
+    /// Follows the job the engine made for a share of files named `names` to device `device`
+    /// since `mark`: its progress to `progress` (view id, percent), until it ends, the engine
+    /// leaves, `timeout` runs out, or — when no view for it comes within `grace` (the tracker asks
+    /// for one only for a job still running after half a second) — it ended unreported.
+    public func follow(since mark: Mark, names: Set<String>, device: String, timeout: Duration, grace: Duration = .seconds(2),
+                       progress: @escaping @Sendable (UInt64, UInt32) -> Void = { _, _ in }) async -> (DeviceDelivery, String?) {
+        let (stream, continuation, id) = changes()
+        let first = min(grace, timeout)
+        // Wakes the loop at the grace and at the timeout (deadlines, not polling).
+        let timer = Task {
+            do {
+                try await Task.sleep(for: first)
+                continuation.yield()
+                try await Task.sleep(for: timeout - first)
+                continuation.yield()
+            } catch {}
+        }
+        defer {
+            timer.cancel()
+            state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var lastPercent: UInt32?
+        func evaluate(finished: Bool) -> (DeviceDelivery, String?)? {
+            let (view, left) = state.withLock { s -> ((UInt64, EngineJob)?, Bool) in
+                // A view made since the share (naming one of its files, or none yet), else a job
+                // running from before that the files joined (KDE Connect adds a file to the upload
+                // it is running) once it names one of them.
+                let found = s.views.filter { v in
+                    v.key >= mark.nextView ? DeviceDeliveryRule.matches(v.value, names: names)
+                        : v.value.endCode == nil && !v.value.files.isDisjoint(with: names)
+                }.min { $0.key < $1.key }
+                return (found, s.generation != mark.generation)
+            }
+            if let (viewID, job) = view, let p = job.progress, p != lastPercent {
+                lastPercent = p
+                progress(viewID, p)
+            }
+            let elapsed = clock.now - start
+            let timedOut = elapsed >= timeout || finished
+            if view?.1.endCode != nil || left || timedOut {
+                return DeviceDeliveryRule.outcome(job: view?.1, engineLeft: left, timedOut: timedOut, device: device, engine: "KDE Connect")
+            }
+            if view == nil, elapsed >= grace { return (.handedToEngine, nil) }
+            return nil
+        }
+        if let answer = evaluate(finished: false) { return answer }
+        for await _ in stream {
+            if let answer = evaluate(finished: false) { return answer }
+        }
+        return evaluate(finished: true) ?? (.unknown, nil)
+    }
+
+    // MARK: serving
+
+    private func changes() -> (AsyncStream<Void>, AsyncStream<Void>.Continuation, UInt64) {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { s in
+            let id = s.nextWatcher
+            s.nextWatcher += 1
+            s.watchers[id] = continuation
+            return id
+        }
+        return (stream, continuation, id)
+    }
+
+    private func changed(_ body: (inout State) -> Void) {
+        let list = state.withLock { s in
+            body(&s)
+            return Array(s.watchers.values)
+        }
+        list.forEach { $0.yield() }
+    }
+
+    private func isEngine(_ sender: String) -> Bool {
+        guard let owner = engineOwner() else { return false }
+        return owner == sender
+    }
+
+    private func kuiserverInterface() -> Interface {
+        Interface("org.kde.kuiserver", methods: [
+            Method("requiresJobTracker", outputs: [Argument("required", "b")], handler: .inline { [self] call in
+                guard isEngine(call.sender) else { return [.boolean(true)] }
+                changed { $0.registrations += 1 }
+                return [.boolean(false)]
+            }),
+        ])
+    }
+
+    private func serverInterface() -> Interface {
+        Interface("org.kde.JobViewServerV2", methods: [
+            Method("requestView", inputs: [Argument("desktopEntry", "s", maxBytes: 1024), Argument("capabilities", "i"), Argument("hints", "a{sv}")],
+                   outputs: [Argument("jobView", "o")], handler: .inline { [self] call in
+                guard isEngine(call.sender) else { throw DBusError(.accessDenied, "only KDE Connect's jobs are followed here") }
+                var job = EngineJob()
+                Self.apply(call.arguments[2], to: &job)
+                var id: UInt64 = 0
+                changed { s in
+                    id = s.nextView
+                    s.nextView += 1
+                    s.views[id] = job
+                    if s.views.count > Self.maximumViews, let oldest = s.views.keys.min() { s.views.removeValue(forKey: oldest) }
+                }
+                let path = try ObjectPath(Self.viewPrefix + String(id))
+                try connection.export([viewInterface(id)], at: path)
+                return [.objectPath(path)]
+            }),
+        ])
+    }
+
+    private func viewInterface(_ id: UInt64) -> Interface {
+        Interface(Self.viewInterface, methods: [
+            Method("update", inputs: [Argument("data", "a{sv}")], handler: .inline { [self] call in
+                guard isEngine(call.sender) else { throw DBusError(.accessDenied, "only the engine updates its jobs") }
+                changed { s in if s.views[id] != nil { Self.apply(call.arguments[0], to: &s.views[id]!) } }
+                return []
+            }),
+            Method("terminate", inputs: [Argument("errorCode", "u"), Argument("errorMessage", "s", maxBytes: 4096), Argument("hints", "a{sv}")],
+                   handler: .inline { [self] call in
+                guard isEngine(call.sender) else { throw DBusError(.accessDenied, "only the engine ends its jobs") }
+                let code = UInt32(truncatingIfNeeded: call.arguments[0].integer ?? 0)
+                let message = Self.reason(code: code, message: String(call.string(1).prefix(512)))
+                changed { s in s.views[id]?.end(code: code, message: message) }
+                if let path = try? ObjectPath(Self.viewPrefix + String(id)) { connection.unexport(path) }
+                return []
+            }),
+        ], signals: [SignalDeclaration("cancelRequested"), SignalDeclaration("suspendRequested"), SignalDeclaration("resumeRequested"),
+                     SignalDeclaration("updateRequested")])
+    }
+
+    /// The engine's message, or for KDE Connect's own upload errors without one
+    /// (`CompositeUploadJob`: `KJob::UserDefinedError` + 0…3) what they mean.
+    static func reason(code: UInt32, message: String) -> String {
+        guard message.isEmpty else { return message }
+        switch code {
+        case 100: return "no free port to send from (1739–1764)"
+        case 101: return "the request could not be sent to the device"
+        case 102: return "the connection to the device broke (error 102)"
+        case 103: return "the encrypted connection to the device failed (error 103)"
+        default: return ""
+        }
+    }
+
+    /// Applies an `a{sv}` of the tracker's keys to `job`.
+    static func apply(_ value: DBusValue, to job: inout EngineJob) {
+        var strings: [String: String] = [:], numbers: [String: UInt64] = [:]
+        for (key, v) in value.stringDictionary ?? [:] {
+            let inner = v.unwrapped
+            if let s = inner.string { strings[key] = String(s.prefix(512)) }
+            if let n = inner.integer, n >= 0 { numbers[key] = UInt64(n) }
+            if case .uint64(let n) = inner { numbers[key] = n }
+            if let b = inner.bool { numbers[key] = b ? 1 : 0 }
+        }
+        job.apply(strings: strings, numbers: numbers)
+    }
+}

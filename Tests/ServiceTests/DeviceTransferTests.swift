@@ -1,0 +1,130 @@
+import DBus
+import DBusTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// What a device share's `Response` says of the transfer (`delivery`), from what the engine
+/// reports of its upload to the KDE job tracker (the service serves `org.kde.kuiserver` and
+/// `org.kde.JobViewServer` for it), with a stand-in KDE Connect that reports a job as
+/// kdeconnectd 22.12 does (``FakeKDEConnect/Job``). The real engines: `DeviceShareTests`.
+@Suite struct DeviceTransferTests {
+    /// A fixture with an outbox, a stand-in engine reporting `job`, `config` written first.
+    static func world(_ job: FakeKDEConnect.Job?, config: String = "") async throws -> (ServiceFixture, FakeKDEConnect, URL) {
+        let run = NSTemporaryDirectory() + "sb-kj-run-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let fixture = try ServiceFixture(extraEnvironment: ["XDG_RUNTIME_DIR": run, "XDG_CURRENT_DESKTOP": "GNOME"])
+        if !config.isEmpty { try fixture.writeConfig(config) }
+        // The service first (it serves the job tracker's names from its start), then the engine.
+        #expect(try await fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(fixture.serviceLog)")
+        let engine = try await FakeKDEConnect(address: fixture.bus.address, name: "Phone", answering: true, job: job)
+        let listed = await Tools.eventually {
+            let targets = try? await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                                "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
+            return targets?.stdout.contains("'_phone_'") == true
+        }
+        #expect(listed, "\(fixture.serviceLog.suffix(2000))")
+        let file = fixture.root.appendingPathComponent("big.bin")
+        try Data(repeating: 7, count: 4096).write(to: file)
+        return (fixture, engine, file)
+    }
+
+    static func send(_ fixture: ServiceFixture, _ file: URL, waiting: Bool = true) async throws -> (code: Int?, results: [String: String]) {
+        let out = try await ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, waiting ? #"{"target": "_phone_", "delivery": true}"# : #"{"target": "_phone_"}"#)
+        let response = ShareTests.responses(out).first
+        return (response?["code"] as? Int, response?["results"] as? [String: String] ?? [:])
+    }
+
+    /// With the `delivery` option: the engine reports the upload failed: the Response is 2 with
+    /// its reason and `delivery` `failed`; reported finished: 0 with `delivered`; an engine that
+    /// reports nothing: 0 with `handed-to-engine` (what the engine took, no more). Without it, the
+    /// answer comes once the engine took the share.
+    @Test func theEnginesReportDecidesTheAnswer() async throws {
+        do {
+            let (fixture, engine, file) = try await Self.world(.ends(code: 100, message: "Connection closed by the peer"))
+            defer { engine.stop(); fixture.stop() }
+            let (code, results) = try await Self.send(fixture, file)
+            #expect(code == 2 && results["delivery"] == "failed", "\(results) \(fixture.serviceLog.suffix(2000))")
+            #expect(results["error-name"] == "io.github.schemebridge.SchemeBridge1.Error.LaunchFailed", "\(results)")
+            #expect(results["error-message"] == "KDE Connect reported the transfer to Phone failed: Connection closed by the peer", "\(results)")
+            #expect(results["device"] == "_phone_" && results["engine"] == "kdeconnect", "\(results)")
+            #expect(engine.calls.list.withLock { $0.contains("requiresJobTracker false") })
+        }
+        do {
+            let (fixture, engine, file) = try await Self.world(.ends(code: 0, message: ""))
+            defer { engine.stop(); fixture.stop() }
+            let (code, results) = try await Self.send(fixture, file)
+            #expect(code == 0 && results == ["target": "_phone_", "device": "_phone_", "engine": "kdeconnect", "delivery": "delivered"],
+                    "\(results) \(fixture.serviceLog.suffix(2000))")
+        }
+        do {
+            let (fixture, engine, file) = try await Self.world(nil)
+            defer { engine.stop(); fixture.stop() }
+            let (code, results) = try await Self.send(fixture, file)
+            #expect(code == 0 && results["delivery"] == "handed-to-engine", "\(results)")
+        }
+        // A caller that does not ask for the delivery is answered once the engine took the share.
+        do {
+            let (fixture, engine, file) = try await Self.world(.runs)
+            defer { engine.stop(); fixture.stop() }
+            let (code, results) = try await Self.send(fixture, file, waiting: false)
+            #expect(code == 0 && results["delivery"] == "handed-to-engine", "\(results)")
+        }
+    }
+
+    /// A transfer still running when `[Devices] Timeout` runs out is `unknown`: code 2 `Timeout`,
+    /// never success — and it is answered then, not later.
+    @Test func aTransferStillRunningAfterTheTimeoutIsUnknown() async throws {
+        let (fixture, engine, file) = try await Self.world(.runs, config: "[Devices]\nTimeout=2\n")
+        defer { engine.stop(); fixture.stop() }
+        let start = ContinuousClock.now
+        let (code, results) = try await Self.send(fixture, file)
+        #expect(code == 2 && results["delivery"] == "unknown", "\(results) \(fixture.serviceLog.suffix(2000))")
+        #expect(results["error-name"] == "io.github.schemebridge.SchemeBridge1.Error.Timeout", "\(results)")
+        #expect(results["error-message"]?.contains("40% sent") == true, "\(results)")
+        #expect(ContinuousClock.now - start < .seconds(60))
+    }
+
+    /// The transfer's progress is a notification with its percentage and a Cancel action; the
+    /// user's Cancel asks the engine to cancel the job (`cancelRequested`), and the answer says
+    /// it was cancelled.
+    @Test func progressIsANotificationWhoseCancelStopsTheTransfer() async throws {
+        let (fixture, engine, file) = try await Self.world(.endsWhenCancelled)
+        defer { engine.stop(); fixture.stop() }
+        let log = fixture.root.appendingPathComponent("notifications.log")
+        let server = try Tools.spawn(Clients.command("Share/progress-notifications", [fixture.bus.address, log.path, "cancel"]))
+        defer { server.terminate() }
+        #expect(await Tools.eventually {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(fixture.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"])
+            return r?.stdout.contains("boolean true") == true
+        })
+        let (code, results) = try await Self.send(fixture, file)
+        #expect(code == 2 && results["delivery"] == "failed" && results["error-message"] == "the transfer to Phone was cancelled",
+                "\(results) \(fixture.serviceLog.suffix(2000))")
+        #expect(engine.calls.list.withLock { $0.contains("cancelRequested") })
+        let shown = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map { ShareTests.json(String($0)) }
+        #expect(shown.first?["summary"] as? String == "Sending to Phone" && shown.first?["value"] as? Int == 40, "\(shown)")
+        #expect(shown.first?["body"] as? String == "big.bin: 40%" && shown.first?["actions"] as? [String] == ["cancel", "Cancel"], "\(shown)")
+        #expect(shown.last?["body"] as? String == "big.bin: failed" && shown.last?["id"] as? Int == shown.first?["id"] as? Int, "\(shown)")
+    }
+
+    /// Only the engine's jobs are followed: another client asking the job tracker's names is told
+    /// to keep its own progress dialogs and cannot make a job view.
+    @Test func onlyTheEngineReportsJobs() async throws {
+        let (fixture, engine, _) = try await Self.world(nil)
+        defer { engine.stop(); fixture.stop() }
+        let other = try await Connection.connect(address: fixture.bus.address)
+        defer { other.close() }
+        let required = try await other.call(destination: "org.kde.kuiserver", path: "/JobViewServer", interface: "org.kde.kuiserver",
+                                            member: "requiresJobTracker", timeout: .seconds(30))
+        #expect(required.first?.bool == true)
+        do {
+            _ = try await other.call(destination: "org.kde.JobViewServer", path: "/JobViewServer", interface: "org.kde.JobViewServerV2", member: "requestView",
+                                     [.string("x.desktop"), .int32(0), .vardict([:])], timeout: .seconds(30))
+            Issue.record("another client made a job view")
+        } catch {
+            #expect(error.name == .accessDenied, "\(error)")
+        }
+    }
+}
