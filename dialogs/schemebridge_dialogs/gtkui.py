@@ -291,7 +291,6 @@ class Dialog:
             row.add(line)
             row.target = c
             row.search_name = name.lower()
-            row.set_tooltip_text(name)
             row.get_accessible().set_name(name if not (i == 0 and self.request.kind in ("scheme", "type"))
                                           else _("%s (default)") % name)
             listbox.add(row)
@@ -409,7 +408,10 @@ class Dialog:
         if event.keyval in (Gdk.KEY_Down, Gdk.KEY_Up) and self.window.get_focus() is self.search_entry:
             self.focus_selected()
             return False
-        # Typing a name searches (type-ahead), wherever the focus is.
+        # Typing a name searches (type-ahead), wherever the focus is; Alt and Ctrl keys are
+        # mnemonics and shortcuts, never search text.
+        if event.state & (Gdk.ModifierType.MOD1_MASK | Gdk.ModifierType.CONTROL_MASK):
+            return False
         if self.window.get_focus() is not self.search_entry and self.search_bar.handle_event(event):
             return True
         return False

@@ -143,7 +143,7 @@ def action_label(request):
     if request.kind == "share":
         return _("_Share")
     if request.kind == "pick":
-        return _("_Choose")
+        return _("C_hoose")
     return _("_Open")
 
 

@@ -16,6 +16,16 @@ def req(kind="scheme", subject="todo", **kw):
     return r
 
 
+def mnemonics_collide(case):
+    """Asserts that no two buttons of a dialog share a mnemonic (Alt+letter would only cycle)."""
+    from schemebridge_dialogs.i18n import _
+    for kind in ("share", "scheme", "type", "pick"):
+        r = req(kind, caller_name="Photos")
+        labels = [present.action_label(r), _("_Cancel"), present.always_label(r)]
+        keys = [l[l.index("_") + 1].lower() for l in labels]
+        case.assertEqual(len(set(keys)), len(keys), "%s: %s" % (kind, labels))
+
+
 class English(unittest.TestCase):
     def setUp(self):
         self.env = {k: os.environ.get(k) for k in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
@@ -69,12 +79,15 @@ class English(unittest.TestCase):
         self.assertEqual(present.action_label(req("share")), "_Share")
         self.assertEqual(present.action_label(req("scheme")), "_Open")
         self.assertEqual(present.action_label(req("type")), "_Open")
-        self.assertEqual(present.action_label(req("pick")), "_Choose")
+        self.assertEqual(present.action_label(req("pick")), "C_hoose")
 
     def test_always_is_worded_the_same_everywhere(self):
         for kind in ("share", "scheme", "type", "pick"):
             self.assertEqual(present.always_label(req(kind, caller_name="Photos")), "_Always use this for Photos")
         self.assertEqual(present.always_label(req("scheme")), "_Always use this")
+
+    def test_no_two_buttons_share_a_mnemonic(self):
+        mnemonics_collide(self)
 
     def test_chooser_headings(self):
         self.assertEqual(present.chooser_heading(req("scheme", "todo")), "Open “todo” links with:")
@@ -117,10 +130,13 @@ class German(unittest.TestCase):
         self.assertEqual(present.share_title(req("share", caller_name="Fotos")), "Teilen aus Fotos")
         self.assertEqual(present.action_label(req("share")), "_Teilen")
         self.assertEqual(present.action_label(req("scheme")), "Ö_ffnen")
-        self.assertEqual(present.action_label(req("pick")), "_Auswählen")
+        self.assertEqual(present.action_label(req("pick")), "Aus_wählen")
         self.assertEqual(present.always_label(req("share", caller_name="Fotos")), "_Immer dies für Fotos verwenden")
         self.assertEqual(present.share_summary(Share(3, [], [Item("file", name="a", size=1000)] * 3))[0], "3 Dateien · 3.0 kB")
         self.assertEqual(present.share_title(req("share", caller_command_line=True)), "Teilen aus der Befehlszeile")
+
+    def test_no_two_buttons_share_a_mnemonic(self):
+        mnemonics_collide(self)
 
     def test_every_message_is_translated(self):
         po = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "po", "de.po")
