@@ -34,8 +34,25 @@ def fail(out, reason):
     os._exit(2)
 
 
+def settle_locale():
+    """A locale the C library has not generated (LANG=de_DE.UTF-8 where only C.UTF-8 is) still
+    gets its translations (Python's gettext reads the variables itself: LANGUAGE keeps the
+    language) while GTK runs under C.UTF-8 instead of warning and falling back to ASCII "C"."""
+    import locale
+    try:
+        locale.setlocale(locale.LC_ALL, "")
+    except locale.Error:
+        wanted = next((os.environ[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if os.environ.get(k)), "")
+        if wanted and not os.environ.get("LANGUAGE"):
+            os.environ["LANGUAGE"] = wanted.split(".")[0].split("@")[0]
+        os.environ["LC_ALL"] = "C.UTF-8"
+        from . import i18n
+        i18n.reload()
+
+
 def main(argv=None):
     argv = sys.argv if argv is None else argv
+    settle_locale()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     out = sys.stdout.buffer

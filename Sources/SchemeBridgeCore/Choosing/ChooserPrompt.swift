@@ -27,17 +27,21 @@ public struct ChooserPrompt: Sendable, Equatable {
     }
 }
 
-/// What a share sheet is told besides the candidates: the items' types and count (never their
-/// data) and the sharing app's activation token.
+/// What a share sheet is told besides the candidates: the items' types and count, what they
+/// are as a person sees them (``ShareItemPreview``: never a data item's bytes beyond a text's
+/// first lines) and the sharing app's activation token.
 public struct ShareQuestion: Sendable, Equatable {
     public let types: [String]
     public let count: Int
     public let activationToken: String?
+    /// The items described, in order (at most ``ShareItemPreview/limit``).
+    public let previews: [ShareItemPreview]
 
-    public init(types: [String], count: Int, activationToken: String?) {
+    public init(types: [String], count: Int, activationToken: String?, previews: [ShareItemPreview] = []) {
         self.types = types
         self.count = count
         self.activationToken = activationToken
+        self.previews = Array(previews.prefix(ShareItemPreview.limit))
     }
 
     /// A candidate's kind column: `app` for an app's action, `device` for a nearby device,
@@ -95,5 +99,45 @@ public struct ShippedChooser: Sendable, Equatable {
     /// Whether the session has a display (X11 or Wayland).
     public static func hasDisplay(_ environment: [String: String]) -> Bool {
         !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+}
+
+/// One shared item as the sheet shows it: a file's name, type and size (and a path the dialog
+/// may read for its thumbnail: the caller's descriptor under `/proc/<service>/fd/`), a URL, the
+/// first lines of a text.
+public struct ShareItemPreview: Sendable, Equatable {
+    public enum Kind: String, Sendable { case file, url, text, data }
+    /// The most items described to a sheet (it shows three names and a count).
+    public static let limit = 100
+    /// The most bytes of a text shown (its first lines).
+    public static let textLimit = 1024
+
+    public var kind: Kind
+    public var name: String?
+    public var type: String?
+    public var size: Int?
+    public var path: String?
+    public var url: String?
+    public var text: String?
+
+    public init(kind: Kind, name: String? = nil, type: String? = nil, size: Int? = nil, path: String? = nil, url: String? = nil, text: String? = nil) {
+        self.kind = kind
+        self.name = name
+        self.type = type
+        self.size = size
+        self.path = path
+        self.url = url
+        self.text = text
+    }
+
+    /// The first ``textLimit`` bytes of `bytes` as text, cut at the last whole character.
+    public static func textStart(_ bytes: some Collection<UInt8>) -> String {
+        var head = Array(bytes.prefix(textLimit))
+        // Drop a character the cut split (up to 3 continuation bytes and their lead byte).
+        for _ in 0..<4 {
+            if String(validating: head, as: UTF8.self) != nil { break }
+            head.removeLast()
+        }
+        return String(decoding: head, as: UTF8.self)
     }
 }
