@@ -127,3 +127,19 @@ public enum ProviderStart: Sendable, Equatable {
         return entry.launchCommands(for: []).first.map { .spawn($0) }
     }
 }
+
+extension Broker {
+    /// The launch of pick provider `id` (``ProviderStart``), handed nothing but its token:
+    /// `InvalidHandler` when it is no longer installed, `LaunchFailed` when it has nothing to start.
+    public func providerPlan(_ id: String) throws(OpenFailure) -> LaunchPlan {
+        guard let entry = registry.entry(id: id) else { throw OpenFailure(.invalidHandler, "\(id) is no longer installed") }
+        switch ProviderStart.of(entry) {
+        case .activate(let busName, let objectPath)?:
+            return LaunchPlan(targets: .nothing, entry: entry, action: .activate(busName: busName, objectPath: objectPath), call: .activate, purpose: .pick)
+        case .spawn(let command)?:
+            return LaunchPlan(targets: .nothing, entry: entry, action: .spawn([command]), purpose: .pick)
+        case nil:
+            throw OpenFailure(.launchFailed, "\(id) has no command to start")
+        }
+    }
+}

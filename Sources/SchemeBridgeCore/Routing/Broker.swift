@@ -296,7 +296,7 @@ public final class Broker: Sendable {
             }
         }
         let image = request.launchImage && config.launchImages
-            ? launchImages.image(for: plan.entry, scheme: plan.url.scheme.name, scale: request.scale ?? sessionScale) : nil
+            ? plan.url.flatMap { launchImages.image(for: plan.entry, scheme: $0.scheme.name, scale: request.scale ?? sessionScale) } : nil
         // A token handed to an earlier launch was used there (``UsedActivationTokens``).
         let token = usedActivationTokens.unused(request.activationToken)
         let context = LaunchContext(

@@ -33,22 +33,6 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// How to start the handler for one URL.
-public struct LaunchPlan: Sendable {
-    /// What to do.
-    public enum Action: Sendable, Equatable {
-        /// Spawn these processes (one per command).
-        case spawn([LaunchCommand])
-        /// Call `org.freedesktop.Application.Open` on this bus name and object path.
-        case activate(busName: String, objectPath: String)
-    }
-    /// The validated URL.
-    public let url: SchemeURL
-    /// The handler's desktop entry.
-    public let entry: DesktopEntry
-    public let action: Action
-}
-
 /// Turns a URL into a launch plan: validation, handler choice (default or requested),
 /// loop safety, Exec expansion, terminal wrapping. Pure lookups in the registry: O(1) in the
 /// number of installed applications.
@@ -165,7 +149,7 @@ public struct URLRouter: Sendable {
             let plan = try make()
             if registry.matchesFilesOnDisk(plan.entry) { return plan }
             attempt += 1
-            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url.scheme.name) }
+            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url?.scheme.name ?? "") }
             registry.reloadFromFiles(because: plan.entry)
         }
     }
@@ -190,7 +174,7 @@ public struct URLRouter: Sendable {
             }
             entry = e
         }
-        return try launchPlan(u, entry: entry, searchPath: searchPath)
+        return try launchPlan(u, entry: entry, searchPath: searchPath, targets: .url(u))
     }
 
     /// The plan for handing `url` (a local file's `file://` URL, in an Inbox) to `entry`, the
@@ -207,14 +191,15 @@ public struct URLRouter: Sendable {
             guard let current = reloaded ? registry.entry(id: entry.id) : entry, !routesBackToUs(current) else {
                 throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name)
             }
-            return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal)
+            return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal, targets: .documents([url]))
         }
     }
 
     /// How to start `entry` for `u`: D-Bus activation, or its `Exec` (in a terminal when it asks).
-    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String], inDocumentPortal: Bool = false) throws(RouteError) -> LaunchPlan {
+    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String], inDocumentPortal: Bool = false,
+                            targets: LaunchTargets) throws(RouteError) -> LaunchPlan {
         if entry.dbusActivatable {
-            return LaunchPlan(url: u, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
+            return LaunchPlan(targets: targets, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
         }
         var commands = inDocumentPortal ? entry.launchCommandsWithoutFileForwarding(for: [u]) : entry.launchCommands(for: [u])
         if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
@@ -222,6 +207,6 @@ public struct URLRouter: Sendable {
             guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
             commands = commands.map { $0.prefixed(by: prefix) }
         }
-        return LaunchPlan(url: u, entry: entry, action: .spawn(commands))
+        return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands))
     }
 }

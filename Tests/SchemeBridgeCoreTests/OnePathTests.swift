@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import SchemeBridgeCore
+
+/// The one path after the decision, without a bus: the one ask-and-settle step
+/// (``Broker/settle(_:for:caller:chooser:context:warn:)``) over a chooser port, and the launch
+/// plans every flow hands the one launcher (a URL, a document, a share, a pick's provider).
+@Suite struct OnePathTests {
+    /// A chooser port that answers as told and records what it was asked.
+    final class FakeChooser: ChooserPort {
+        let answer: Result<ChooserAnswer, OpenFailure>
+        let asked = Mutex<[(HandlerQuestion, Caller, ChooserContext)]>([])
+
+        init(_ answer: ChooserAnswer) { self.answer = .success(answer) }
+        init(failing failure: OpenFailure) { self.answer = .failure(failure) }
+
+        func choose(_ question: HandlerQuestion, caller: Caller, context: ChooserContext) async throws(OpenFailure) -> ChooserAnswer {
+            asked.withLock { $0.append((question, caller, context)) }
+            return try answer.get()
+        }
+        var count: Int { asked.withLock { $0.count } }
+    }
+
+    static let app = Caller(busName: ":1.9", appID: "org.example.App")
+    static let question = HandlerQuestion(subject: "todo", candidates: [ChooserCandidate(desktopID: "a.desktop", name: "A", icon: ""),
+                                                                        ChooserCandidate(desktopID: "b.desktop", name: "B", icon: "")])
+
+    /// A broker over `a` and `b` (both open `todo:`), and whatever `more` installs first.
+    func broker(_ more: (XDGTree) -> Void = { _ in }) -> (DecidingTests.Setup, Broker) {
+        let s = DecidingTests.Setup()
+        for id in ["a", "b"] { s.tree.entry(1, "\(id).desktop", schemes: ["todo"]) }
+        more(s.tree)
+        return (s, s.broker())
+    }
+
+    @Test func aDecidedHandlerStandsAndNoChooserIsShown() async throws {
+        let (_, broker) = broker()
+        let chooser = FakeChooser(.picked("b.desktop", always: false))
+        for flow in [DecisionFlow.open, .share, .pick] {
+            let settled = try await broker.settle(.open("a.desktop", .route(callerPattern: "org.*")), for: flow, caller: Self.app, chooser: chooser,
+                                                  context: ChooserContext(), warn: { Issue.record("\($0)") })
+            #expect(settled == SettledHandler(id: "a.desktop", reason: .route(callerPattern: "org.*")))
+            #expect(!settled.pinnedCallback)
+        }
+        let pinned = try await broker.settle(.open("a.desktop", .callback), for: .open, caller: Self.app, chooser: chooser, context: ChooserContext(), warn: { _ in })
+        #expect(pinned.pinnedCallback)
+        #expect(chooser.count == 0)
+    }
+
+    @Test func nothingDecidedIsTheDefaultForAnOpenAndAFailureForAShareOrAPick() async throws {
+        let (_, broker) = broker()
+        let chooser = FakeChooser(.picked("a.desktop", always: false))
+        let open = try await broker.settle(.open(nil, .byDefault), for: .open, caller: Self.app, chooser: chooser, context: ChooserContext(), warn: { _ in })
+        #expect(open == SettledHandler(id: nil, reason: .byDefault))
+        await #expect(throws: OpenFailure(.noTarget, "nothing accepts the items")) {
+            try await broker.settle(.open(nil, .byDefault), for: .share, caller: Self.app, chooser: chooser, context: ChooserContext(), warn: { _ in })
+        }
+        await #expect(throws: OpenFailure(.noHandler, "no provider was decided")) {
+            try await broker.settle(.open(nil, .byDefault), for: .pick, caller: Self.app, chooser: chooser, context: ChooserContext(), warn: { _ in })
+        }
+        #expect(chooser.count == 0)
+    }
+
+    @Test func aQuestionGoesToTheChooserAndItsPickIsSettled() async throws {
+        let (_, broker) = broker()
+        let chooser = FakeChooser(.picked("b.desktop", always: true))
+        let context = ChooserContext(activationToken: "tok", title: "Pick one", share: nil)
+        let settled = try await broker.settle(.ask(Self.question), for: .open, caller: Self.app, chooser: chooser, context: context,
+                                              warn: { Issue.record("\($0)") })
+        #expect(settled == SettledHandler(id: "b.desktop", reason: nil))
+        let asked = try #require(chooser.asked.withLock { $0.first })
+        #expect(asked.0 == Self.question && asked.1.appID == "org.example.App" && asked.2 == context)
+        // "Always": remembered for the caller.
+        #expect(broker.choices.all == [Choice(caller: "org.example.App", subject: "todo", desktopID: "b.desktop")])
+    }
+
+    @Test func aChooserAnswerThatIsNoCandidateOrNoPickFails() async throws {
+        let (_, broker) = broker()
+        await #expect(throws: OpenFailure.self) {
+            try await broker.settle(.ask(Self.question), for: .open, caller: Self.app, chooser: FakeChooser(.picked("c.desktop", always: true)),
+                                    context: ChooserContext(), warn: { _ in })
+        }
+        await #expect(throws: OpenFailure(.cancelled, "nothing was opened: closed")) {
+            try await broker.settle(.ask(Self.question), for: .share, caller: Self.app, chooser: FakeChooser(.cancelled(reason: "closed")),
+                                    context: ChooserContext(), warn: { _ in })
+        }
+        await #expect(throws: OpenFailure(.noChooser, "nothing was opened: no display")) {
+            try await broker.settle(.ask(Self.question), for: .pick, caller: Self.app, chooser: FakeChooser(.failed(reason: "no display")),
+                                    context: ChooserContext(), warn: { _ in })
+        }
+        // The port's own failure (a chooser already open for the caller) is the caller's error as it is.
+        await #expect(throws: OpenFailure(.rateLimited, "busy")) {
+            try await broker.settle(.ask(Self.question), for: .open, caller: Self.app, chooser: FakeChooser(failing: OpenFailure(.rateLimited, "busy")),
+                                    context: ChooserContext(), warn: { _ in })
+        }
+        #expect(broker.choices.all.isEmpty)
+    }
+
+    @Test func everyFlowsPlanCarriesTypedTargets() throws {
+        let s = ChoosingTests.Setup()
+        s.tree.entry(1, "a.desktop", schemes: ["todo"])
+        s.tree.entry(1, "viewer.desktop", mimeTypes: ["text/plain"], exec: "/bin/viewer %U")
+        s.tree.entry(1, "org.example.Scan.desktop", exec: "/bin/scan %u", extra: "DBusActivatable=true\nX-SchemeBridge-Provides=image/png;")
+        let broker = s.broker()
+        let registry = broker.registry
+        // A URL: the URL itself, opened.
+        let url = try SchemeURL("todo:x")
+        let plan = try broker.router.plan(url.string, handler: "a.desktop", searchPath: ["/bin"])
+        #expect(plan.targets == .url(url) && plan.url == url && plan.purpose == .open && plan.call == .open)
+        // A document: its file URL.
+        let file = try SchemeURL("file:///tmp/inbox/a.txt")
+        let viewer = try #require(registry.entry(id: "viewer.desktop"))
+        let document = try broker.router.plan(document: file, entry: viewer, searchPath: ["/bin"])
+        #expect(document.targets == .documents([file]) && document.purpose == .open)
+        // A share of no file hands nothing URL-shaped: no stand-in.
+        let share = try broker.admit(share: .openIn(desktopID: "viewer.desktop"), files: [], caller: Self.app, activationToken: nil, searchPath: ["/bin"])
+        #expect(share.plan.targets == .documents([]) && share.plan.url == nil && share.plan.purpose == .share)
+        guard case .spawn(let commands) = share.plan.action else { Issue.record("not spawned"); return }
+        #expect(commands.first?.argv == ["/bin/viewer"])
+        // A pick's provider: nothing but its token; activated with Activate.
+        let provider = try broker.providerPlan("org.example.Scan.desktop")
+        #expect(provider.targets == .nothing && provider.call == .activate && provider.purpose == .pick)
+        #expect(provider.action == .activate(busName: "org.example.Scan", objectPath: "/org/example/Scan"))
+        #expect(throws: OpenFailure(.invalidHandler, "gone.desktop is no longer installed")) { try broker.providerPlan("gone.desktop") }
+    }
+
+    @Test func whatEachPurposeRemembersAndSays() throws {
+        #expect(LaunchPurpose.share.passesURIsInPlatformData && !LaunchPurpose.open.passesURIsInPlatformData && !LaunchPurpose.pick.passesURIsInPlatformData)
+        #expect(!LaunchPurpose.share.watchesActivatedOwner && LaunchPurpose.open.watchesActivatedOwner && LaunchPurpose.pick.watchesActivatedOwner)
+        #expect(LaunchPurpose.open.usesActivationToken && LaunchPurpose.share.usesActivationToken && !LaunchPurpose.pick.usesActivationToken)
+        let (_, broker) = broker()
+        let entry = try #require(broker.registry.entry(id: "a.desktop"))
+        let failure = LaunchPlan(targets: .nothing, entry: entry, action: .activate(busName: "a", objectPath: "/a"), call: .activate, purpose: .pick)
+            .activationFailure("org.freedesktop.DBus.Error.UnknownMethod", "no")
+        #expect(failure.kind == .launchFailed && failure.message.hasSuffix("could not be activated: org.freedesktop.DBus.Error.UnknownMethod: no"))
+    }
+}
