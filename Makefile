@@ -159,7 +159,6 @@ install: $(BUILT) dialogs-mo
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL_PROGRAM) $(BUILT) $(DESTDIR)$(BINDIR)/
-	install -m 755 scripts/schemebridge-chooser scripts/schemebridge-sheet $(DESTDIR)$(BINDIR)/
 	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
@@ -204,7 +203,7 @@ install-file-manager-actions:
 
 uninstall:
 	rm -rf $(DESTDIR)$(DIALOGDIR)
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser schemebridge-sheet) \
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS)) \
 		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service \
 		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \

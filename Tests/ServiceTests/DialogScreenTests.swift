@@ -134,4 +134,26 @@ import SchemeBridgeContract
         let unnamed = lines.filter { ["push button\t", "check box\t", "list item\t", "toggle button\t"].contains($0) }
         #expect(unnamed.isEmpty, "unnamed controls: \(unnamed)\n\(tree.stdout)")
     }
+
+    /// `parent-window` `x11:XID`: the dialog is transient for that window (WM_TRANSIENT_FOR), as
+    /// a portal dialog is for its caller's.
+    @Test func theDialogIsTransientForTheCallersWindow() async throws {
+        let parent = try DialogRun(Self.markdown)
+        defer { parent.stop() }
+        let owner = try #require(try await parent.window(titled: "Open With"), "no parent window\n\(parent.log)")
+        var request = Self.pick
+        request.parentWindow = "x11:" + String(owner.id)
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-transient-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(request.line).write(to: dir.appendingPathComponent("in"))
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = parent.x.display
+        env["WAYLAND_DISPLAY"] = nil
+        let child = try ChildProcess([DialogRun.program], environment: env, stdin: dir.appendingPathComponent("in").path,
+                                     stdout: dir.appendingPathComponent("out").path, stderr: dir.appendingPathComponent("err").path)
+        defer { child.terminate() }
+        let w = try #require(try await DialogRun.window(on: parent.x, titled: "Insert a Photo"), "no picker came up")
+        #expect(try parent.x.cardinalProperty("WM_TRANSIENT_FOR", of: w.id) == Int(owner.id))
+    }
 }

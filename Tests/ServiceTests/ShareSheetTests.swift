@@ -154,7 +154,7 @@ import SchemeBridgeContract
     }
 }
 
-/// The sheet run by the service: a share with no `target` shows `schemebridge-sheet` (on the
+/// The sheet run by the service: a share with no `target` shows `schemebridge-dialog` (on the
 /// service's PATH, as if installed beside it) on Xvfb; it lists the two targets that take the
 /// items and not the one that does not; a real key press picks, and the Response names the pick.
 @Suite struct ShareSheetServiceTests {
@@ -183,13 +183,12 @@ import SchemeBridgeContract
 
     @Test func theServiceShowsTheSheetAndAKeyPicksTheTarget() async throws {
         let xdotool = try Tools.path(of: "xdotool")
-        _ = try Tools.path(of: "zenity")  // the service's shipped chooser lookup wants a dialog program
         let x = try Xvfb(width: 800, height: 600)
         defer { x.stop() }
         let f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""])
         defer { f.stop() }
-        try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-sheet").path,
-                                                   withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-sheet").path)
+        try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-dialog").path,
+                                                   withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-dialog").path)
         try ShareTests.entry(f, "postcard.desktop", types: "image/*;text/plain;", program: try ShareTests.target(f, "postcard"))
         try ShareTests.entry(f, "scrapbook.desktop", types: "image/*;text/*;", program: try ShareTests.target(f, "scrapbook"))
         try ShareTests.entry(f, "memo.desktop", types: "text/plain;", program: try ShareTests.target(f, "memo"))
@@ -198,6 +197,8 @@ import SchemeBridgeContract
         let shared = Self.share(f, #"[{"file": "\#(photo)"}, {"text": "a line of text"}]"#)
         // The sheet's window, titled with the sharing program (python running sharer.py).
         let id = try #require(try await Self.sheet(on: x, titled: "Share from sharer.py"), "no sheet came up\n\(f.serviceLog)")
+        // A script as the sharer, named by its file; what is shared: two items, the photo's name. Saved as docs/images/sheet-script.png.
+        if let w = try x.topLevelWindows().first(where: { $0.id == id }) { try await DialogRun.screenshot(w, on: x, named: "sheet-script") }
         let env = ["DISPLAY": x.display]
         #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(id)], environment: env).status == 0)
         // The first of the two is selected; Right is the other.

@@ -459,7 +459,9 @@ class Dialog:
         return False
 
     def run(self):
-        self.window.show_all()
+        # The window's contents are shown, the window itself by present() below: a present()
+        # after the window's show_all() would take its _NET_STARTUP_ID (the activation token) away.
+        self.window.get_child().show_all()
         self.search_bar.set_search_mode(False)
         first = self.select_first()
         if first is not None:

@@ -55,45 +55,34 @@ public struct ShareQuestion: Sendable, Equatable {
     }
 }
 
-/// The shipped chooser programs and which one shows a question: `schemebridge-sheet` for a share
-/// when it is installed (it reads the kind column), else `schemebridge-chooser`; each is looked
-/// for beside `schemebridged` (as `make install` puts them), then on `PATH`, and needs a display
-/// (`DISPLAY` or `WAYLAND_DISPLAY`) and zenity or kdialog.
+/// The shipped dialog, `schemebridge-dialog` (the share sheet, the chooser, the picker: one
+/// program speaking the dialogs' message), and where it is found: in `libexec/schemebridge/`
+/// beside the service's `bin/` (as `make install` puts it), beside `schemebridged` itself, then
+/// on `PATH`. It needs a display (`DISPLAY` or `WAYLAND_DISPLAY`); one that cannot draw (no GTK)
+/// answers `failed` with its reason, which the caller gets as `NoChooser`.
 public struct ShippedChooser: Sendable, Equatable {
     /// The program's path.
     public let path: String
-    /// Its name, for messages.
-    public let name: String
-    /// Whether it reads the candidates' kind column (the sheet).
-    public let readsKinds: Bool
 
-    /// The shipped chooser's name.
-    public static let chooserName = "schemebridge-chooser"
-    /// The shipped share sheet's name (the chooser stands in without it).
-    public static let sheetName = "schemebridge-sheet"
+    /// The program's name.
+    public static let name = "schemebridge-dialog"
+
+    public init(path: String) { self.path = path }
 
     /// The program to ask with; `ownDirectory`: the directory `schemebridged` runs from.
     /// `NoChooser` (saying what to do) when there is none; `busName`: the `Chooser1` name it suggests.
-    public static func find(forShare: Bool, environment: [String: String], ownDirectory: String?,
-                            busName: String) throws(ServiceFailure) -> ShippedChooser {
-        if forShare, let sheet = program(sheetName, environment: environment, ownDirectory: ownDirectory) {
-            return ShippedChooser(path: sheet, name: sheetName, readsKinds: true)
+    public static func find(environment: [String: String], ownDirectory: String?, busName: String) throws(ServiceFailure) -> ShippedChooser {
+        guard hasDisplay(environment) else {
+            throw ServiceFailure(.noChooser, "no chooser to ask with: the session has no display (DISPLAY or WAYLAND_DISPLAY); configure one "
+                + "([Chooser] Command= in ~/.config/schemebridge/config), or run a client of \(busName)")
         }
-        if let chooser = program(chooserName, environment: environment, ownDirectory: ownDirectory) {
-            return ShippedChooser(path: chooser, name: chooserName, readsKinds: false)
+        let searchPath = ProgramLookup.searchPath(environment: environment)
+        let places = ownDirectory.map { own in [XDGDirectories.join(own, "../libexec/schemebridge/" + name), XDGDirectories.join(own, name)] } ?? []
+        for candidate in places + [name] {
+            if let found = ProgramLookup.find(candidate, searchPath: searchPath) { return ShippedChooser(path: found) }
         }
-        throw ServiceFailure(.noChooser, "no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
-            + "run a client of \(busName), or "
-            + (hasDisplay(environment) ? "" : "give the session a display (DISPLAY) and ") + "install zenity (or kdialog) for the shipped schemebridge-chooser")
-    }
-
-    /// `name` beside `ownDirectory`, else on `PATH`, when the session can show it; else nil.
-    static func program(_ name: String, environment: [String: String], ownDirectory: String?) -> String? {
-        let path = ProgramLookup.searchPath(environment: environment)
-        guard hasDisplay(environment), ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path) != nil else {
-            return nil
-        }
-        return ownDirectory.flatMap { ProgramLookup.find($0 + "/" + name, searchPath: path) } ?? ProgramLookup.find(name, searchPath: path)
+        throw ServiceFailure(.noChooser, "no chooser to ask with: \(name) is not installed (make install puts it in PREFIX/libexec/schemebridge); "
+            + "configure one ([Chooser] Command= in ~/.config/schemebridge/config), or run a client of \(busName)")
     }
 
     /// Whether the session has a display (X11 or Wayland).
