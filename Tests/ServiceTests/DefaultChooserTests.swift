@@ -33,9 +33,27 @@ import SchemeBridgeContract
             x.stop()
         }
 
-        /// The dialog titled `title` mapped now, once it is drawn on the screen.
+        /// The dialog titled `title` mapped now (ours, or zenity's file chooser), once it is drawn
+        /// on the screen (over half its size: a file chooser may be larger than the screen).
         func dialog(_ title: String = "Open With") async throws -> TopLevelWindow? {
-            try await DialogRun.window(on: x, titled: title)
+            // Searched again until found: `xdotool search` exits with an X error (BadWindow) when a
+            // window goes away while it looks, so `--sync` alone can end early.
+            var found: UInt?
+            _ = try await Tools.eventually {
+                let run = try await Tools.run([xdotool, "search", "--onlyvisible", "--name", "^\(title)$"], environment: ["DISPLAY": x.display],
+                                              timeout: Tools.eventCeiling)
+                found = run.stdout.split(separator: "\n").first.flatMap { UInt($0) }
+                return found != nil
+            }
+            guard let id = found else { return nil }
+            var window: TopLevelWindow?
+            _ = await Tools.eventually {
+                window = try? x.topLevelWindows().first { $0.id == id && $0.isMapped && $0.width > 100 && $0.height > 100 }
+                return window != nil
+            }
+            guard let w = window else { return nil }
+            let drawn = await x.watch { shot in shot.boundingBox().map { $0.width >= w.width / 2 && $0.height >= w.height / 2 } ?? false }
+            return drawn == nil ? nil : w
         }
 
         /// Focuses `window` and types `keys` (xdotool key names).
