@@ -33,12 +33,31 @@ def load(spare):
 
 
 def warm_up(Gtk):
-    """Lays out and draws, off screen, the widgets a dialog is made of, so the styles, fonts
-    and icon theme are loaded before the request comes (the spare)."""
+    """Lays out and draws, off screen, the widgets a dialog is made of — a sheet and a list
+    dialog with their header, search bar and buttons — and reads the MIME database and the
+    icon theme once, so none of that waits for the request (the spare)."""
+    from gi.repository import Gio
+    from . import message
     theme = Gtk.IconTheme.get_default()
     for names in list(icons.GENERIC.values()) + list(icons.BUILTIN.values()):
         for n in names:
             theme.has_icon(n)
+    Gio.content_type_get_icon("image/png")
+    Gio.content_type_get_description("text/plain")
+    for kind in ("share", "type"):
+        request = message.Request(kind=kind, subject="text/plain", candidates=[message.Candidate("warm-up", "Target", "", "app")],
+                                  can_remember=True, share=message.Share(1, ["text/plain"], [message.Item("text", text="…")]))
+        dialog = Dialog(Gtk, request)
+        window = dialog.window
+        child = window.get_child()
+        window.remove(child)
+        offscreen = Gtk.OffscreenWindow()
+        offscreen.add(child)
+        offscreen.show_all()
+        while Gtk.events_pending():
+            Gtk.main_iteration_do(False)
+        offscreen.destroy()
+        window.destroy()
     window = Gtk.OffscreenWindow()
     box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8)
     title = Gtk.Label(label="Share from …")
