@@ -12,6 +12,10 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/schemebridge
+# The dialog program (scripts/schemebridge-dialog and its package dialogs/schemebridge_dialogs, with
+# its translations) is the service's, not a user's command: it goes to LIBEXECDIR/schemebridge.
+LIBEXECDIR ?= $(PREFIX)/libexec
+DIALOGDIR = $(LIBEXECDIR)/schemebridge
 SWIFT ?= swift
 # The release, for the man pages: Release.version in the contract module.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/SchemeBridgeContract/Release.swift)
@@ -38,7 +42,7 @@ APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 # later; XDG_DESKTOP_PORTAL_DIR overrides it): a user install's copy is not seen by the portal.
 PORTALSDIR ?= $(DATADIR)/xdg-desktop-portal/portals
 
-.PHONY: all deps deps-build deps-run build release lean-entry run test check-docs test-release install uninstall bench fuzz clean man install-file-manager-actions
+.PHONY: dialogs-mo dialogs-test all deps deps-build deps-run build release lean-entry run test check-docs test-release install uninstall bench fuzz clean man install-file-manager-actions
 
 all: build
 
@@ -105,11 +109,21 @@ run: deps-run build
 # end-to-end test then waited behind all the others, and bus activation beside a parallel build
 # outlasted its ceilings. Sixteen keeps the machine as busy while bounding the suite's own load.
 TEST_WIDTH ?= 16
-test: deps
+test: deps dialogs-test dialogs-mo
 	$(SWIFT) build --build-tests
 	$(call lean-entry,.build/debug)
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-docs
+
+# The dialogs' logic (dialogs/tests: the message, what they say in English and German, icons,
+# thumbnails), without a display; and their translations compiled beside the package
+# (dialogs/locale/LANG/LC_MESSAGES/schemebridge-dialogs.mo), where the launcher finds them.
+DIALOG_LANGUAGES = $(basename $(notdir $(wildcard dialogs/po/*.po)))
+dialogs-test:
+	cd dialogs && /usr/bin/python3 -W error -m unittest discover -s tests -t .
+dialogs-mo:
+	for l in $(DIALOG_LANGUAGES); do install -d dialogs/locale/$$l/LC_MESSAGES \
+		&& msgfmt --check -o dialogs/locale/$$l/LC_MESSAGES/schemebridge-dialogs.mo dialogs/po/$$l.po || exit 1; done
 
 # Every command README.md and docs/GUIDE.md show, run against a private bus with the built
 # programs (scripts/check-doc-commands.py): a command the CLI no longer takes fails the build;
@@ -136,14 +150,18 @@ DOCS = README.md CHANGELOG.md LICENSE docs/CONTRACT.md docs/CONTENT-TYPES.md doc
 	docs/GUIDE.md docs/SECURITY.md docs/DIFFERENCES.md docs/DEVELOPING.md docs/ARCHITECTURE.md \
 	docs/REGISTRY.md docs/SPLASH.md
 
-install: $(BUILT)
+install: $(BUILT) dialogs-mo
+	install -d $(DESTDIR)$(DIALOGDIR)/schemebridge_dialogs
+	install -m 755 scripts/schemebridge-dialog $(DESTDIR)$(DIALOGDIR)/
+	install -m 644 dialogs/schemebridge_dialogs/*.py $(DESTDIR)$(DIALOGDIR)/schemebridge_dialogs/
+	for l in $(DIALOG_LANGUAGES); do install -D -m 644 dialogs/locale/$$l/LC_MESSAGES/schemebridge-dialogs.mo \
+		$(DESTDIR)$(DIALOGDIR)/locale/$$l/LC_MESSAGES/schemebridge-dialogs.mo || exit 1; done
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUSSERVICEDIR) $(DESTDIR)$(DATADIR)/dbus-1/interfaces \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR) $(DESTDIR)$(APPLICATIONSDIR) \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions \
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL_PROGRAM) $(BUILT) $(DESTDIR)$(BINDIR)/
-	install -m 755 scripts/schemebridge-chooser scripts/schemebridge-sheet $(DESTDIR)$(BINDIR)/
 	$(SUBSTITUTE) dbus/io.github.schemebridge.SchemeBridge1.service.in \
 		> $(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service
 	$(SUBSTITUTE) dbus/schemebridged.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service
@@ -188,7 +206,8 @@ install-file-manager-actions:
 	$(if $(and $(filter thunar,$(FILE_MANAGERS)),$(USER_INSTALL),$(if $(DESTDIR),,yes)),sh $(FILEMANAGERDIR)/thunar-add-share-action)
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS) schemebridge-chooser schemebridge-sheet) \
+	rm -rf $(DESTDIR)$(DIALOGDIR)
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS)) \
 		$(DESTDIR)$(DBUSSERVICEDIR)/io.github.schemebridge.SchemeBridge1.service $(DESTDIR)$(PORTALSDIR)/schemebridge.portal \
 		$(addprefix $(DESTDIR)$(DATADIR)/dbus-1/interfaces/,$(notdir $(INTERFACES))) \
 		$(DESTDIR)$(SYSTEMDUSERUNITDIR)/schemebridged.service \

@@ -19,9 +19,9 @@ DEMO_SHOTS="${SCHEMEBRIDGE_DEMO_SCREENSHOTS:-$PWD/.build/demo}"
 DEMO_SAVED=()
 
 share_demo_display() {
-    # The shipped sheet and chooser, found on PATH by the service as if installed beside it.
+    # The shipped dialog, found on PATH by the service as if installed beside it.
     mkdir -p "$WORK/scripts"
-    ln -s "$PWD/scripts/schemebridge-sheet" "$PWD/scripts/schemebridge-chooser" "$WORK/scripts/"
+    ln -s "$PWD/scripts/schemebridge-dialog" "$WORK/scripts/"
     export PATH="$WORK/scripts:$PATH"
     # Your own display: the sheet and the picker come up there for you to use.
     if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then

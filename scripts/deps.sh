@@ -13,6 +13,8 @@ set -eu
 # Building: libdbus (the D-Bus layer and the C entry point), Xlib and libpng (the launch-image
 # helper), a C compiler for the lean entry point, pkg-config, make.
 BUILD="libdbus-1-dev pkg-config libx11-dev libpng-dev gcc libc6-dev make"
+# The dialogs' translations are compiled by make install (msgfmt, dialogs/po/*.po).
+BUILD="$BUILD gettext"
 
 # The demo (make run): a private bus (dbus-daemon), the clients it drives (dbus-send, gdbus), the
 # demo apps (python3-dbus, python3-gi), the type database, and the share sheet and picker drawn on
@@ -39,6 +41,8 @@ TEST="$TEST xdg-desktop-portal-gtk"
 # The Wayland focus tests (WaylandFocusTests): sway 1.7 headless has xdg_activation_v1; its test
 # client is built with wayland-scanner (libwayland-dev) from wayland-protocols' XML.
 TEST="$TEST sway libwayland-dev wayland-protocols"
+# The dialogs' accessibility test: the AT-SPI bus and registry (at-spi2-core) and its typelib.
+TEST="$TEST at-spi2-core gir1.2-atspi-2.0"
 # The share tests: "Copy" is read back from the clipboard; under Wayland with wl-copy/wl-paste.
 TEST="$TEST xclip wl-clipboard"
 # kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.

@@ -48,31 +48,39 @@ import Testing
         #expect(ShareQuestion.kind(ShareTargetID.copy.text) == "builtin")
     }
 
-    @Test func theSheetShowsASharesQuestionWhenInstalledElseTheChooser() throws {
+    /// One dialog for every question: `schemebridge-dialog` in libexec/schemebridge beside the
+    /// service's bin (an installed tree), else beside the service, else on PATH; none without a display.
+    @Test func theShippedDialogIsFoundInLibexecBesideTheServiceThenOnPath() throws {
         let tree = XDGTree(dataDirCount: 1)
-        let own = tree.root + "/libexec"
-        for program in [tree.bin + "/zenity", own + "/schemebridge-chooser", tree.bin + "/schemebridge-sheet"] {
+        let own = tree.root + "/prefix/bin"
+        let libexec = tree.root + "/prefix/libexec/schemebridge/schemebridge-dialog"
+        for program in [tree.bin + "/schemebridge-dialog", own + "/schemebridge-dialog", libexec] {
             tree.write(program, "#!/bin/sh\n")
             chmod(program, 0o755)
         }
         var env = ["PATH": tree.bin, "DISPLAY": ":0"]
-        let find = { (share: Bool, env: [String: String]) throws(ServiceFailure) in
-            try ShippedChooser.find(forShare: share, environment: env, ownDirectory: own, busName: "io.example.Chooser1")
+        let find = { (env: [String: String]) throws(ServiceFailure) in
+            try ShippedChooser.find(environment: env, ownDirectory: own, busName: "io.example.Chooser1")
         }
-        #expect(try find(true, env) == ShippedChooser(path: tree.bin + "/schemebridge-sheet", name: "schemebridge-sheet", readsKinds: true))
-        #expect(try find(false, env) == ShippedChooser(path: own + "/schemebridge-chooser", name: "schemebridge-chooser", readsKinds: false),
-                "beside the service first")
-        unlink(tree.bin + "/schemebridge-sheet")
-        #expect(try find(true, env).name == "schemebridge-chooser", "the chooser stands in for the sheet")
+        #expect(try find(env).path == own + "/../libexec/schemebridge/schemebridge-dialog", "libexec first")
+        unlink(libexec)
+        #expect(try find(env).path == own + "/schemebridge-dialog", "then beside the service")
+        unlink(own + "/schemebridge-dialog")
+        #expect(try find(env).path == tree.bin + "/schemebridge-dialog", "then on PATH")
         env["DISPLAY"] = nil
         do throws(ServiceFailure) {
-            _ = try find(false, env)
-            Issue.record("a chooser without a display")
+            _ = try find(env)
+            Issue.record("a dialog without a display")
         } catch {
-            #expect(error.kind == .noChooser && error.message.contains("give the session a display") && error.message.contains("io.example.Chooser1"))
+            #expect(error.kind == .noChooser && error.message.contains("no display") && error.message.contains("io.example.Chooser1"))
         }
         env["WAYLAND_DISPLAY"] = "wayland-0"
-        unlink(tree.bin + "/zenity")
-        #expect(throws: ServiceFailure.self) { try find(false, env) }
+        unlink(tree.bin + "/schemebridge-dialog")
+        do throws(ServiceFailure) {
+            _ = try find(env)
+            Issue.record("a dialog that is not installed")
+        } catch {
+            #expect(error.kind == .noChooser && error.message.contains("schemebridge-dialog is not installed"))
+        }
     }
 }

@@ -78,30 +78,11 @@ import Testing
         #expect(broker.askPlan(forChecked: "nothing:x", app: nil) == .nothingToChoose)
     }
 
-    @Test func chooserLines() {
-        let input = ChooserLines.input([ChooserCandidate(desktopID: "a.desktop", name: "Tab\there\nnewline", icon: "")])
-        #expect(String(decoding: input, as: UTF8.self) == "a.desktop\tTab here newline\t\n")
-        #expect(ChooserLines.answer(status: 0, output: Array("b.desktop\n".utf8)) == .picked("b.desktop", always: false))
-        #expect(ChooserLines.answer(status: 0, output: Array("b.desktop\talways\n".utf8)) == .picked("b.desktop", always: true))
-        if case .cancelled = ChooserLines.answer(status: 0, output: Array("\n".utf8)) {} else { Issue.record("empty output is a cancel") }
-        if case .cancelled = ChooserLines.answer(status: 1, output: Array("b.desktop\n".utf8)) {} else { Issue.record("exit 1 is a cancel") }
-        if case .cancelled = ChooserLines.answer(status: 143, output: []) {} else { Issue.record("an end by a signal is a cancel") }
-        // A dialog that could not be shown (2), or none installed (127), is a failure, not a cancel.
-        for status: Int32 in [2, 127, 255] {
-            if case .failed = ChooserLines.answer(status: status, output: []) {} else { Issue.record("exit \(status) is a failure") }
-        }
-    }
-
-    /// Issue 21, item 5: no field of a candidate line starts with `-` (a chooser that passes them
-    /// as arguments would take an entry's text as its own option).
-    @Test func chooserLinesHoldNoOptions() {
-        let input = ChooserLines.input([
-            ChooserCandidate(desktopID: "--display=:9.desktop", name: "Refused", icon: ""),
-            ChooserCandidate(desktopID: "c.desktop", name: "--display=:9", icon: "-x"),
-            ChooserCandidate(desktopID: "d.desktop", name: "-", icon: ""),
-        ])
-        #expect(String(decoding: input, as: UTF8.self) == "c.desktop\t --display=:9\t -x\nd.desktop\t -\t\n")
-        #expect(ChooserCandidate.offerable([ChooserCandidate(desktopID: "-a.desktop", name: "A", icon: "")]).isEmpty)
+    /// A candidate whose desktop id starts with `-` is never offered (a chooser that passes ids
+    /// as arguments would take it for its own option).
+    @Test func anIdThatLooksLikeAnOptionIsNotOffered() {
+        #expect(ChooserCandidate.offerable([ChooserCandidate(desktopID: "-a.desktop", name: "A", icon: ""),
+                                            ChooserCandidate(desktopID: "b.desktop", name: "--display=:9", icon: "")]).map(\.desktopID) == ["b.desktop"])
     }
 
     @Test func choicesSurviveAReloadPrivately() async throws {

@@ -93,9 +93,11 @@ import Testing
         let doc = try Self.markdown()
         let other = Self.caller("org.other.App")
         #expect(try broker.decide(doc, requested: nil, ask: false, caller: other) == .open("md1.desktop", .byDefault))
-        // Ask offers the type's handlers that admit the caller; SchemeBridge itself is never one.
+        // Ask offers the type's handlers that admit the caller, then its parent's (text/plain),
+        // as GIO does; SchemeBridge itself is never one.
         #expect(try broker.decide(doc, requested: nil, ask: true, caller: other)
-                == .ask(HandlerQuestion(subject: "text/markdown", candidates: [ChooserCandidate(desktopID: "md1.desktop", name: "Test App", icon: "md")])))
+                == .ask(HandlerQuestion(subject: "text/markdown", candidates: [ChooserCandidate(desktopID: "md1.desktop", name: "Test App", icon: "md"),
+                                                                               ChooserCandidate(desktopID: "plain.desktop", name: "Test App", icon: "")])))
         #expect(broker.handlers(forType: "text/markdown") == ["md1.desktop", "md2.desktop"])
         // A route beats ask, when its handler admits the caller (md2 admits only org.trusted.*).
         #expect(try broker.decide(doc, requested: nil, ask: true, caller: Self.caller("org.trusted.Editor"))
@@ -114,6 +116,37 @@ import Testing
         #expect(try broker.decide(doc, requested: nil, ask: true, caller: other) == .open("md1.desktop", .remembered))
         // A type nothing opens (not text: no text/plain fallback) is NoHandler.
         #expect(throws: OpenFailure.self) { try broker.decide(.document(ContentType("image/x-nothing")), requested: nil, ask: true, caller: other) }
+    }
+
+    /// `open --ask notes.md` offers what `gio open` offers: the Markdown viewer first (the
+    /// default), then the `text/plain` editors, each once; an app removed for `text/markdown`
+    /// stays away; `application/octet-stream`'s apps only when nothing else opens the type. A
+    /// parent's app picked with "Always" is then remembered and used.
+    @Test func askOffersTheParentTypesAppsAsGIODoes() async throws {
+        let s = Setup()
+        for (id, name, types) in [("viewer", "Markdown Viewer", ["text/markdown"]), ("mousepad", "Mousepad", ["text/plain"]),
+                                  ("vim", "Vim", ["text/plain", "text/markdown"]), ("removed", "Removed", ["text/plain"]),
+                                  ("hex", "Hex", ["application/octet-stream"])] {
+            s.tree.write(s.tree.apps(1) + "/\(id).desktop", XDGTree.desktopFile(name: name, schemes: [], mimeTypes: types))
+        }
+        s.tree.write(s.tree.configHome + "/mimeapps.list", "[Removed Associations]\ntext/markdown=removed.desktop;\n")
+        let broker = s.broker()
+        let other = Self.caller("org.other.App")
+        guard case .ask(let question) = try broker.decide(try Self.markdown(), requested: nil, ask: true, caller: other) else {
+            Issue.record("no question")
+            return
+        }
+        #expect(question.candidates.map(\.name) == ["Markdown Viewer", "Vim", "Mousepad"])
+        // A type of its own with no handlers but octet-stream's: those are offered.
+        guard case .ask(let binary) = try broker.decide(.document(ContentType("application/x-nothing")), requested: nil, ask: true, caller: other) else {
+            Issue.record("no question for application/x-nothing")
+            return
+        }
+        #expect(binary.candidates.map(\.desktopID) == ["hex.desktop"])
+        // Mousepad, a text/plain app, picked "always" for Markdown: remembered and used.
+        #expect(try await broker.settle(.picked("mousepad.desktop", always: true), to: question, caller: other, warn: { Issue.record("\($0)") })
+                == "mousepad.desktop")
+        #expect(try broker.decide(try Self.markdown(), requested: nil, ask: true, caller: other) == .open("mousepad.desktop", .remembered))
     }
 
     @Test func aPickIsCheckedAndRememberedOnlyWithAlways() async throws {

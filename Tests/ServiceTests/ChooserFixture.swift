@@ -30,16 +30,19 @@ extension ServiceFixture {
         return (one, two)
     }
 
-    /// A chooser program in `bin/`: `body` is its shell script; it appends its stdin and its
-    /// SCHEMEBRIDGE_CHOOSER_* environment to `records/<name>.seen` first.
+    /// A chooser program in `bin/` speaking the dialogs' message through the line-chooser adapter
+    /// (Clients/Support/line-chooser.py): `body` is a shell script that reads the candidates as
+    /// `id<TAB>name<TAB>icon[<TAB>kind]` lines and prints `ID[<TAB>always]`; what each run was asked
+    /// (those lines and the question as `SCHEMEBRIDGE_CHOOSER_*=` lines) goes to `records/<name>.seen`.
     @discardableResult
     func chooser(_ name: String, _ body: String) throws -> String {
         let path = bin.appendingPathComponent(name).path
+        let script = records.appendingPathComponent("\(name).body").path
         let seen = records.appendingPathComponent("\(name).seen").path
+        try body.write(toFile: script, atomically: true, encoding: .utf8)
         try """
             #!/bin/sh
-            { cat; env | grep '^SCHEMEBRIDGE_CHOOSER_' | sort; echo --; } >> '\(seen)'
-            \(body)
+            exec \(Tools.systemPython) '\(Clients.path("Support/line-chooser"))' '\(seen)' '\(script)'
             """.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)
         return path

@@ -3,9 +3,9 @@ import Testing
 import DBusTestSupport
 import SchemeBridgeContract
 
-/// The shipped chooser (`scripts/schemebridge-chooser`, from the source tree) on a private Xvfb:
-/// zenity's list comes up on the screen, synthesized keys (xdotool) pick, and "Always…" (its
-/// mnemonic, Alt+A) asks which app to always use and remembers it.
+/// The shipped dialog (`scripts/schemebridge-dialog`, from the source tree) asked by the service
+/// on a private Xvfb: the chooser comes up on the screen, synthesized keys (xdotool) pick, and
+/// "Always use this for …" (Alt+A) remembers the pick.
 @Suite struct DefaultChooserTests {
     /// A display, a fixture whose service uses it with the shipped chooser on its PATH, the
     /// `todo` handlers, and an app of its own that asks.
@@ -18,13 +18,12 @@ import SchemeBridgeContract
         /// `environment`: more variables for the service (and so for the dialogs it runs);
         /// `unset`: variables it runs without.
         init(environment: [String: String] = [:], unset: [String] = []) throws {
-            _ = try Tools.path(of: "zenity")
             xdotool = try Tools.path(of: "xdotool")
             x = try Xvfb(width: 800, height: 600)
             f = try ServiceFixture(extraEnvironment: ["DISPLAY": x.display, "WAYLAND_DISPLAY": ""].merging(environment) { $1 },
                                    unsetEnvironment: unset)
-            try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-chooser").path,
-                                                       withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-chooser").path)
+            try FileManager.default.createSymbolicLink(atPath: f.bin.appendingPathComponent("schemebridge-dialog").path,
+                                                       withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-dialog").path)
             try f.installTodoHandlers()
             asker = try f.pythonNamed("asker-app")
         }
@@ -34,11 +33,11 @@ import SchemeBridgeContract
             x.stop()
         }
 
-        /// The zenity window titled `title` mapped now, once it is drawn on the screen.
-        func dialog(_ title: String) async throws -> TopLevelWindow? {
+        /// The dialog titled `title` mapped now (ours, or zenity's file chooser), once it is drawn
+        /// on the screen (over half its size: a file chooser may be larger than the screen).
+        func dialog(_ title: String = "Open With") async throws -> TopLevelWindow? {
             // Searched again until found: `xdotool search` exits with an X error (BadWindow) when a
-            // window goes away while it looks (the first dialog closing as "Always…" was pressed;
-            // seen once in a clean clone's CI beside a build), so `--sync` alone can end early.
+            // window goes away while it looks, so `--sync` alone can end early.
             var found: UInt?
             _ = try await Tools.eventually {
                 let run = try await Tools.run([xdotool, "search", "--onlyvisible", "--name", "^\(title)$"], environment: ["DISPLAY": x.display],
@@ -49,11 +48,10 @@ import SchemeBridgeContract
             guard let id = found else { return nil }
             var window: TopLevelWindow?
             _ = await Tools.eventually {
-                window = try? x.topLevelWindows().first { $0.id == id && $0.resClass == "Zenity" && $0.isMapped && $0.width > 100 && $0.height > 100 }
+                window = try? x.topLevelWindows().first { $0.id == id && $0.isMapped && $0.width > 100 && $0.height > 100 }
                 return window != nil
             }
             guard let w = window else { return nil }
-            // Drawn: the screen is not black over most of it.
             let drawn = await x.watch { shot in shot.boundingBox().map { $0.width >= w.width / 2 && $0.height >= w.height / 2 } ?? false }
             return drawn == nil ? nil : w
         }
@@ -66,57 +64,52 @@ import SchemeBridgeContract
         }
     }
 
-    @Test func zenitysListIsShownAndAKeyPicks() async throws {
+    @Test func theChooserIsShownAndAKeyPicks() async throws {
         let s = try Screen()
         defer { s.stop() }
         let opened = Task { try await s.f.open("todo://chosen-on-screen", from: s.asker) }
-        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
+        let w = try #require(try await s.dialog(), "no chooser came up\n\(s.f.serviceLog)")
         // Down to the second application (Beta), Return opens it.
         try await s.type(["Down", "Return"], into: w)
         #expect(try await opened.value == "opened b.desktop")
         #expect(await s.f.handled("b", "todo://chosen-on-screen"))
-        #expect(await Tools.eventually { (try? s.x.topLevelWindows().contains { $0.resClass == "Zenity" && $0.isMapped }) == false })
         #expect(try await CLITests.cli(s.f, "choices").stdout.isEmpty, "once is not always")
     }
 
-    /// A minimal session (no `LANG`, no `LC_*`: the C locale, as under `env -i`): zenity refused
-    /// the list's "_Always…" button (not ASCII) and the answer counted as a cancel. The list comes
-    /// up, and a key picks.
-    @Test func withoutALocaleTheListIsShownAndAKeyPicks() async throws {
+    /// A minimal session (no `LANG`, no `LC_*`: the C locale, as under `env -i`): the chooser
+    /// comes up, and a key picks (zenity used to refuse its labels there, and that counted as a cancel).
+    @Test func withoutALocaleTheChooserIsShownAndAKeyPicks() async throws {
         let s = try Screen(unset: ["LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES"])
         defer { s.stop() }
         let opened = Task { try await s.f.open("todo://chosen-without-lang", from: s.asker) }
-        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
+        let w = try #require(try await s.dialog(), "no chooser came up\n\(s.f.serviceLog)")
         try await s.type(["Down", "Return"], into: w)
         #expect(try await opened.value == "opened b.desktop")
         #expect(await s.f.handled("b", "todo://chosen-without-lang"))
     }
 
-    /// zenity's list cannot preselect the default; its Open button with no row selected (Tab to
-    /// Cancel, Tab to Open, Return) opens the default, the first row.
-    @Test func openWithNothingSelectedOpensTheDefault() async throws {
+    /// The default comes first and is selected: Return opens it.
+    @Test func enterOpensTheDefault() async throws {
         let s = try Screen()
         defer { s.stop() }
         let opened = Task { try await s.f.open("todo://open-at-once", from: s.asker) }
-        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
-        try await s.type(["Tab", "Tab", "Return"], into: w)
+        let w = try #require(try await s.dialog(), "no chooser came up\n\(s.f.serviceLog)")
+        try await s.type(["Return"], into: w)
         #expect(try await opened.value == "opened a.desktop")
         #expect(await s.f.handled("a", "todo://open-at-once"))
     }
 
-    @Test func alwaysAsksWhichAppAndRemembersIt() async throws {
+    @Test func alwaysIsRemembered() async throws {
         let s = try Screen()
         defer { s.stop() }
         let opened = Task { try await s.f.open("todo://always", from: s.asker) }
-        let first = try #require(try await s.dialog("Open todo links"), "no zenity list came up\n\(s.f.serviceLog)")
-        try await s.type(["alt+a"], into: first)
-        let second = try #require(try await s.dialog("Always open todo links"), "no second list for Always\n\(s.f.serviceLog)")
-        try await s.type(["Down", "Return"], into: second)
+        let w = try #require(try await s.dialog(), "no chooser came up\n\(s.f.serviceLog)")
+        try await s.type(["Down", "alt+a", "alt+o"], into: w)
         #expect(try await opened.value == "opened b.desktop")
         #expect(try await CLITests.cli(s.f, "choices").stdout == "\(s.asker)\ttodo\tb.desktop\n")
     }
 
-    /// Issue 21, item 5: entries whose names are options of the dialog (`--display=` another
+    /// Issue 21, item 5: entries whose names are options of a dialog (`--display=` another
     /// screen, `--bogus`) are rows of the list; the dialog comes up on the session's display, a
     /// key picks such a row, and an id that starts with `-` is not offered at all.
     @Test func entryNamesAreRowsNeverOptions() async throws {
@@ -128,15 +121,15 @@ import SchemeBridgeContract
         try s.f.entry("d.desktop", "Name=--bogus\nExec=\(try s.f.recorder("d")) %u\nMimeType=x-scheme-handler/todo;")
         try s.f.entry("--list.desktop", "Name=Dash\nExec=\(try s.f.recorder("dash")) %u\nMimeType=x-scheme-handler/todo;")
         let opened = Task { try await s.f.open("todo://named-like-options", from: s.asker) }
-        let w = try #require(try await s.dialog("Open todo links"), "no zenity list came up on the session's display\n\(s.f.serviceLog)")
-        #expect(try other.topLevelWindows().contains { $0.resClass == "Zenity" } == false, "the dialog went to the other display")
+        let w = try #require(try await s.dialog(), "no chooser came up on the session's display\n\(s.f.serviceLog)")
+        #expect(try other.topLevelWindows().contains { $0.isMapped } == false, "the dialog went to the other display")
         // Alpha, Beta, then "--display=…": the third row opens c.desktop.
         try await s.type(["Down", "Down", "Return"], into: w)
         #expect(try await opened.value == "opened c.desktop")
         #expect(await s.f.handled("c", "todo://named-like-options"))
         // The fourth row is "--bogus" (and no fifth, for "--list.desktop"): End picks it.
         let again = Task { try await s.f.open("todo://bogus", from: s.asker) }
-        let w2 = try #require(try await s.dialog("Open todo links"), "no zenity list for the 'always' question\n\(s.f.serviceLog)")
+        let w2 = try #require(try await s.dialog(), "no chooser the second time\n\(s.f.serviceLog)")
         try await s.type(["End", "Return"], into: w2)
         #expect(try await again.value == "opened d.desktop")
         #expect(await s.f.handled("d", "todo://bogus"))

@@ -58,9 +58,12 @@ import SchemeBridgeContract
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: file(path).path) }
 
         // Programs.
-        for program in ["schemebridged", "schemebridge", "schemebridge-cli", "schemebridge-splash", "schemebridge-chooser"] {
+        for program in ["schemebridged", "schemebridge", "schemebridge-cli", "schemebridge-splash"] {
             #expect(FileManager.default.isExecutableFile(atPath: file("bin/" + program).path), "bin/\(program)")
         }
+        // The dialogs: the launcher, its package and the German catalog in libexec/schemebridge.
+        #expect(FileManager.default.isExecutableFile(atPath: file("libexec/schemebridge/schemebridge-dialog").path))
+        #expect(exists("libexec/schemebridge/schemebridge_dialogs/gtkui.py") && exists("libexec/schemebridge/locale/de/LC_MESSAGES/schemebridge-dialogs.mo"))
         let version = try await Tools.run([file("bin/schemebridge").path, "--version"])
         #expect(version.stdout.hasPrefix("schemebridge \(Release.version)\n"), "\(version.stdout)\(version.stderr)")
 

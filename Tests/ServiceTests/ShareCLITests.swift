@@ -34,7 +34,7 @@ import Testing
         #expect(try await Self.cli(f, [f.root.appendingPathComponent("missing").path]).status == 2)
         #expect(try await Self.cli(f, ["--text", "a", "--url", "b:c"]).status == 1)
         let chooser = f.bin.appendingPathComponent("sheet").path
-        try "#!/bin/sh\nexit 1\n".write(toFile: chooser, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nhead -n 1 > /dev/null\necho '{\"version\":1,\"answer\":\"cancelled\"}'\n".write(toFile: chooser, atomically: true, encoding: .utf8)
         chmod(chooser, 0o755)
         try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
         let cancelled = try await Self.cli(f, ["--text", "words", "--wait"])

@@ -10,23 +10,22 @@ import DBusTestSupport
     /// The pids the service logged starting sheets ahead with, in order.
     static func spares(_ f: ServiceFixture) -> [Int32] {
         f.serviceLog.split(separator: "\n").compactMap { line in
-            guard let r = line.range(of: "started ahead of the next share (pid ") else { return nil }
+            guard let r = line.range(of: "started ahead of the next question (pid ") else { return nil }
             return Int32(line[r.upperBound...].prefix { $0.isNumber })
         }
     }
 
-    /// A fixture on its own Xvfb whose PATH has `sheet` as `schemebridge-sheet` (the source
+    /// A fixture on its own Xvfb whose PATH has `sheet` as `schemebridge-dialog` (the source
     /// tree's when nil), and a target taking text.
     static func fixture(_ x: Xvfb?, sheet: String? = nil, config: String? = nil) throws -> ServiceFixture {
-        _ = try Tools.path(of: "zenity")  // the service's shipped chooser lookup wants a dialog program
         let f = try ServiceFixture(extraEnvironment: ["DISPLAY": x?.display ?? "", "WAYLAND_DISPLAY": ""])
         if let config { try f.writeConfig(config) }
-        let path = f.bin.appendingPathComponent("schemebridge-sheet").path
+        let path = f.bin.appendingPathComponent("schemebridge-dialog").path
         if let sheet {
             try sheet.write(toFile: path, atomically: true, encoding: .utf8)
             chmod(path, 0o755)
         } else {
-            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-sheet").path)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-dialog").path)
         }
         try ShareTests.entry(f, "postcard.desktop", types: "text/plain;", program: try ShareTests.target(f, "postcard"))
         return f
@@ -81,7 +80,8 @@ import DBusTestSupport
         defer { x.stop() }
         let starts = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-starts-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: starts) }
-        let sheet = "#!/bin/sh\necho \"start $*\" >> '\(starts.path)'\ncat > /dev/null\necho postcard.desktop:share\n"
+        let sheet = "#!/bin/sh\necho \"start $*\" >> '\(starts.path)'\nhead -n 1 > /dev/null\n"
+            + "echo '{\"version\":1,\"answer\":\"chosen\",\"id\":\"postcard.desktop:share\",\"always\":false}'\n"
         let f = try Self.fixture(x, sheet: sheet, config: "[Chooser]\nSpareSheet=false\n")
         defer { f.stop() }
         let out = try await ShareTests.share(f, #"[{"text": "a line of text"}]"#)

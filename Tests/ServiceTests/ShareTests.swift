@@ -99,22 +99,24 @@ import Testing
         #expect(await f.recordedArgv("photos", timeout: .seconds(1)) == nil)
     }
 
+    /// The sheet is asked with the dialogs' message: the targets with their kinds, and what is
+    /// shared — the text's first lines and the URL, the types, the count — with the sharer's
+    /// token; cancelling launches nothing.
     @Test func cancellingTheSheetLaunchesNothing() async throws {
         let f = try ServiceFixture()
         try Self.entry(f, "notes.desktop", types: "text/plain", program: try Self.target(f, "notes"))
         let chooser = f.bin.appendingPathComponent("sheet").path
-        try "#!/bin/sh\ncat > '\(f.records.path)/sheet.in'\nenv > '\(f.records.path)/sheet.env'\nexit 1\n".write(toFile: chooser, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nhead -n 1 > '\(f.records.path)/sheet.in'\necho '{\"version\":1,\"answer\":\"cancelled\"}'\n".write(toFile: chooser, atomically: true, encoding: .utf8)
         chmod(chooser, 0o755)
         try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
-        let out = try await Self.share(f, #"[{"text": "words"}, {"url": "https://example.org/x"}]"#, #"{"activation-token": "tok-1"}"#)
+        let out = try await Self.share(f, #"[{"text": "words\nmore words"}, {"url": "https://example.org/x"}]"#, #"{"activation-token": "tok-1"}"#)
         #expect(Self.responses(out).map { $0["code"] as? Int } == [1], "\(out)\n\(f.serviceLog)")
-        let lines = (try? String(contentsOf: f.records.appendingPathComponent("sheet.in"), encoding: .utf8)) ?? ""
-        #expect(lines == "notes.desktop:share\tSend to notes.desktop\tsend\tapp\n", "\(lines)")
-        let env = (try? String(contentsOf: f.records.appendingPathComponent("sheet.env"), encoding: .utf8)) ?? ""
-        for line in ["SCHEMEBRIDGE_CHOOSER_KIND=share", "SCHEMEBRIDGE_SHARE_TYPES=text/plain,text/x-uri", "SCHEMEBRIDGE_SHARE_COUNT=2",
-                     "XDG_ACTIVATION_TOKEN=tok-1"] {
-            #expect(env.contains(line + "\n"), "\(line) missing")
-        }
+        let request = try JSONDecoder().decode(DialogRequest.self, from: Data(contentsOf: f.records.appendingPathComponent("sheet.in")))
+        #expect(request.kind == .share && request.activationToken == "tok-1")
+        #expect(request.candidates == [DialogRequest.Candidate(id: "notes.desktop:share", name: "Send to notes.desktop", icon: "send", kind: .app)])
+        #expect(request.share?.types == ["text/plain", "text/x-uri"] && request.share?.count == 2)
+        #expect(request.share?.items.map(\.kind) == [.text, .url])
+        #expect(request.share?.items.first?.text == "words\nmore words" && request.share?.items.last?.url == "https://example.org/x", "\(request)")
         #expect(await f.recordedArgv("notes", timeout: .seconds(1)) == nil)
     }
 
@@ -138,26 +140,23 @@ import Testing
         #expect(lines.first.map(String.init) == "evil.desktop:a\t --display=:9 x y\t -bad\tapp", "\(lines)")
     }
 
-    /// Without `[Chooser] Command=`: the shipped `schemebridge-sheet` (4 columns) when it is
-    /// installed, else `schemebridge-chooser` stands in and reads its usual 3 columns.
-    @Test func theShippedSheetElseTheChooser() async throws {
-        _ = try Tools.path(of: "zenity")
+    /// Without `[Chooser] Command=`: the shipped `schemebridge-dialog` (here a stand-in on PATH)
+    /// is asked with the share's message: the targets with their kinds.
+    @Test func theShippedDialogIsAskedWithTheSharesMessage() async throws {
         let f = try ServiceFixture(extraEnvironment: ["DISPLAY": ":424242", "WAYLAND_DISPLAY": ""])
+        try f.writeConfig("[Chooser]\nSpareSheet=false\n")
         try Self.entry(f, "notes.desktop", types: "text/plain", program: try Self.target(f, "notes"))
-        try f.chooser("schemebridge-chooser", "exit 1")
+        try f.chooser("schemebridge-dialog", "exit 1")
         #expect(Self.responses(try await Self.share(f, #"[{"text": "a"}]"#)).map { $0["code"] as? Int } == [1])
-        #expect(f.chooserSaw("schemebridge-chooser").hasPrefix("notes.desktop:share\tSend to notes.desktop\tsend\n"), "\(f.chooserSaw("schemebridge-chooser"))")
-        try f.chooser("schemebridge-sheet", "exit 1")
-        #expect(Self.responses(try await Self.share(f, #"[{"text": "b"}]"#)).map { $0["code"] as? Int } == [1])
-        #expect(f.chooserSaw("schemebridge-sheet").hasPrefix("notes.desktop:share\tSend to notes.desktop\tsend\tapp\n"), "\(f.chooserSaw("schemebridge-sheet"))")
-        #expect(f.chooserRuns("schemebridge-chooser") == 1)
+        #expect(f.chooserSaw("schemebridge-dialog").hasPrefix("notes.desktop:share\tSend to notes.desktop\tsend\tapp\n"), "\(f.chooserSaw("schemebridge-dialog"))")
     }
 
     @Test func aPickedTargetGetsItAndACrashIsAFailure() async throws {
         let f = try ServiceFixture()
         try Self.entry(f, "crash.desktop", types: "text/*", program: try Self.target(f, "crash", body: "kill -SEGV $$"))
         let chooser = f.bin.appendingPathComponent("sheet").path
-        try "#!/bin/sh\ncat > /dev/null\nprintf 'crash.desktop:share\\n'\n".write(toFile: chooser, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nhead -n 1 > /dev/null\necho '{\"version\":1,\"answer\":\"chosen\",\"id\":\"crash.desktop:share\",\"always\":false}'\n"
+            .write(toFile: chooser, atomically: true, encoding: .utf8)
         chmod(chooser, 0o755)
         try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
         let out = try await Self.share(f, #"[{"text": "words"}]"#)

@@ -59,8 +59,16 @@ extension Broker {
         // needed: a type that thousands of entries list (text/plain) would otherwise have every
         // one of them read, twice, on each open (~13 ms at 10,000).
         let ids = documents.handlers(forType: type.name).handlers
+        // What a chooser offers: the type's apps and its parents' (as GIO does), read only when
+        // asked or a remembered pick may be one of the parents' apps.
+        let offered: [String]
+        if ask || caller.rememberingID != nil {
+            offered = registry.handlersForChoosing(alongChain: documents.types.parentChain(of: type.name))
+        } else {
+            offered = []
+        }
         func isUsable(_ id: String) -> Bool {
-            ids.contains(id) && (eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
+            (ids.contains(id) || offered.contains(id)) && (eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
         }
         guard let first = ids.lazy.compactMap(eligibleEntry).first else {
             throw OpenFailure(.noHandler, "no installed application opens \(type.name) documents (declare it with MimeType=\(type.name); in a desktop entry)")
@@ -69,7 +77,7 @@ extension Broker {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
-            let candidates = ids.filter(isUsable).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+            let candidates = offered.filter(isUsable).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
             if !candidates.isEmpty { return .ask(HandlerQuestion(subject: type.name, candidates: candidates)) }
         }
         return .open(first.id, .byDefault)

@@ -4,11 +4,18 @@ public struct ChooserContext: Sendable, Equatable {
     public var activationToken: String?
     public var title: String?
     public var share: ShareQuestion?
+    /// The caller's window (`x11:XID`, `wayland:HANDLE`): the dialog is transient for it.
+    public var parentWindow: String?
+    /// A file a device sent: the device's name (the dialog says who sent it).
+    public var receivedFrom: String?
 
-    public init(activationToken: String? = nil, title: String? = nil, share: ShareQuestion? = nil) {
+    public init(activationToken: String? = nil, title: String? = nil, share: ShareQuestion? = nil, parentWindow: String? = nil,
+                receivedFrom: String? = nil) {
         self.activationToken = activationToken
         self.title = title
         self.share = share
+        self.parentWindow = parentWindow
+        self.receivedFrom = receivedFrom
     }
 }
 

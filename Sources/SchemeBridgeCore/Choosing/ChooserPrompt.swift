@@ -27,17 +27,21 @@ public struct ChooserPrompt: Sendable, Equatable {
     }
 }
 
-/// What a share sheet is told besides the candidates: the items' types and count (never their
-/// data) and the sharing app's activation token.
+/// What a share sheet is told besides the candidates: the items' types and count, what they
+/// are as a person sees them (``ShareItemPreview``: never a data item's bytes beyond a text's
+/// first lines) and the sharing app's activation token.
 public struct ShareQuestion: Sendable, Equatable {
     public let types: [String]
     public let count: Int
     public let activationToken: String?
+    /// The items described, in order (at most ``ShareItemPreview/limit``).
+    public let previews: [ShareItemPreview]
 
-    public init(types: [String], count: Int, activationToken: String?) {
+    public init(types: [String], count: Int, activationToken: String?, previews: [ShareItemPreview] = []) {
         self.types = types
         self.count = count
         self.activationToken = activationToken
+        self.previews = Array(previews.prefix(ShareItemPreview.limit))
     }
 
     /// A candidate's kind column: `app` for an app's action, `device` for a nearby device,
@@ -51,49 +55,78 @@ public struct ShareQuestion: Sendable, Equatable {
     }
 }
 
-/// The shipped chooser programs and which one shows a question: `schemebridge-sheet` for a share
-/// when it is installed (it reads the kind column), else `schemebridge-chooser`; each is looked
-/// for beside `schemebridged` (as `make install` puts them), then on `PATH`, and needs a display
-/// (`DISPLAY` or `WAYLAND_DISPLAY`) and zenity or kdialog.
+/// The shipped dialog, `schemebridge-dialog` (the share sheet, the chooser, the picker: one
+/// program speaking the dialogs' message), and where it is found: in `libexec/schemebridge/`
+/// beside the service's `bin/` (as `make install` puts it), beside `schemebridged` itself, then
+/// on `PATH`. It needs a display (`DISPLAY` or `WAYLAND_DISPLAY`); one that cannot draw (no GTK)
+/// answers `failed` with its reason, which the caller gets as `NoChooser`.
 public struct ShippedChooser: Sendable, Equatable {
     /// The program's path.
     public let path: String
-    /// Its name, for messages.
-    public let name: String
-    /// Whether it reads the candidates' kind column (the sheet).
-    public let readsKinds: Bool
 
-    /// The shipped chooser's name.
-    public static let chooserName = "schemebridge-chooser"
-    /// The shipped share sheet's name (the chooser stands in without it).
-    public static let sheetName = "schemebridge-sheet"
+    /// The program's name.
+    public static let name = "schemebridge-dialog"
+
+    public init(path: String) { self.path = path }
 
     /// The program to ask with; `ownDirectory`: the directory `schemebridged` runs from.
     /// `NoChooser` (saying what to do) when there is none; `busName`: the `Chooser1` name it suggests.
-    public static func find(forShare: Bool, environment: [String: String], ownDirectory: String?,
-                            busName: String) throws(ServiceFailure) -> ShippedChooser {
-        if forShare, let sheet = program(sheetName, environment: environment, ownDirectory: ownDirectory) {
-            return ShippedChooser(path: sheet, name: sheetName, readsKinds: true)
+    public static func find(environment: [String: String], ownDirectory: String?, busName: String) throws(ServiceFailure) -> ShippedChooser {
+        guard hasDisplay(environment) else {
+            throw ServiceFailure(.noChooser, "no chooser to ask with: the session has no display (DISPLAY or WAYLAND_DISPLAY); configure one "
+                + "([Chooser] Command= in ~/.config/schemebridge/config), or run a client of \(busName)")
         }
-        if let chooser = program(chooserName, environment: environment, ownDirectory: ownDirectory) {
-            return ShippedChooser(path: chooser, name: chooserName, readsKinds: false)
+        let searchPath = ProgramLookup.searchPath(environment: environment)
+        let places = ownDirectory.map { own in [XDGDirectories.join(own, "../libexec/schemebridge/" + name), XDGDirectories.join(own, name)] } ?? []
+        for candidate in places + [name] {
+            if let found = ProgramLookup.find(candidate, searchPath: searchPath) { return ShippedChooser(path: found) }
         }
-        throw ServiceFailure(.noChooser, "no chooser to ask with: configure one ([Chooser] Command= in ~/.config/schemebridge/config), "
-            + "run a client of \(busName), or "
-            + (hasDisplay(environment) ? "" : "give the session a display (DISPLAY) and ") + "install zenity (or kdialog) for the shipped schemebridge-chooser")
-    }
-
-    /// `name` beside `ownDirectory`, else on `PATH`, when the session can show it; else nil.
-    static func program(_ name: String, environment: [String: String], ownDirectory: String?) -> String? {
-        let path = ProgramLookup.searchPath(environment: environment)
-        guard hasDisplay(environment), ProgramLookup.find("zenity", searchPath: path) ?? ProgramLookup.find("kdialog", searchPath: path) != nil else {
-            return nil
-        }
-        return ownDirectory.flatMap { ProgramLookup.find($0 + "/" + name, searchPath: path) } ?? ProgramLookup.find(name, searchPath: path)
+        throw ServiceFailure(.noChooser, "no chooser to ask with: \(name) is not installed (make install puts it in PREFIX/libexec/schemebridge); "
+            + "configure one ([Chooser] Command= in ~/.config/schemebridge/config), or run a client of \(busName)")
     }
 
     /// Whether the session has a display (X11 or Wayland).
     public static func hasDisplay(_ environment: [String: String]) -> Bool {
         !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+}
+
+/// One shared item as the sheet shows it: a file's name, type and size (and a path the dialog
+/// may read for its thumbnail: the caller's descriptor under `/proc/<service>/fd/`), a URL, the
+/// first lines of a text.
+public struct ShareItemPreview: Sendable, Equatable {
+    public enum Kind: String, Sendable { case file, url, text, data }
+    /// The most items described to a sheet (it shows three names and a count).
+    public static let limit = 100
+    /// The most bytes of a text shown (its first lines).
+    public static let textLimit = 1024
+
+    public var kind: Kind
+    public var name: String?
+    public var type: String?
+    public var size: Int?
+    public var path: String?
+    public var url: String?
+    public var text: String?
+
+    public init(kind: Kind, name: String? = nil, type: String? = nil, size: Int? = nil, path: String? = nil, url: String? = nil, text: String? = nil) {
+        self.kind = kind
+        self.name = name
+        self.type = type
+        self.size = size
+        self.path = path
+        self.url = url
+        self.text = text
+    }
+
+    /// The first ``textLimit`` bytes of `bytes` as text, cut at the last whole character.
+    public static func textStart(_ bytes: some Collection<UInt8>) -> String {
+        var head = Array(bytes.prefix(textLimit))
+        // Drop a character the cut split (up to 3 continuation bytes and their lead byte).
+        for _ in 0..<4 {
+            if String(validating: head, as: UTF8.self) != nil { break }
+            head.removeLast()
+        }
+        return String(decoding: head, as: UTF8.self)
     }
 }

@@ -10,7 +10,7 @@
 /// ```
 public struct ChooserSettings: Sendable, Equatable {
     /// The program and its arguments; nil when none is configured (then a `Chooser1` client on
-    /// the bus when ``bus`` says so, else the shipped `schemebridge-chooser`).
+    /// the bus when ``bus`` says so, else the shipped `schemebridge-dialog`).
     public var command: [String]?
     /// Whether a client owning `io.github.schemebridge.Chooser1` is asked (`Bus=true`). Off by
     /// default: any program of the session can own that name first, and it would then pick for

@@ -1,11 +1,11 @@
 import Glibc
 import Synchronization
 
-/// The warm share sheet: one `schemebridge-sheet --spare` kept started ahead of the next share,
-/// its python, GTK and display connection ready, waiting for the request on its stdin (the
-/// request's environment as `NAME=VALUE` lines, an empty line, then the candidate lines:
-/// docs/CONTRACT.md, "The share sheet"). A share takes it (``ask(program:environment:input:timeout:)``)
-/// and a new one is started at once. One that ends unasked is started again after 1 s, then
+/// The warm dialog: one `schemebridge-dialog --spare` kept started ahead of the next question
+/// (a share, an `ask`, a pick), its python, GTK and display connection ready, waiting for the
+/// request — the same one ``DialogRequest`` line a cold one reads — on its stdin (docs/CONTRACT.md,
+/// "The dialogs"). A question takes it (``ask(program:input:timeout:)``) and the next is started
+/// once that dialog has closed. One that ends unasked is started again after 1 s, then
 /// 2, 4, … at most 5 minutes while it keeps failing (back to 1 s after one lived a minute).
 /// None is started without a display, with `[Chooser] SpareSheet=false`, or while another chooser
 /// than the shipped one is configured. The cold start it saves: python (~30 ms), `import Gtk`
@@ -30,12 +30,6 @@ public final class SheetSpare: Sendable {
     /// Whether spares are wanted now (`[Chooser] SpareSheet=`, and the shipped sheet is the chooser).
     private let enabled: @Sendable () -> Bool
 
-    /// The variables a spare is told per request (the rest of its environment is the service's).
-    static let requestVariables: Set<String> = [
-        "SCHEMEBRIDGE_CHOOSER_SUBJECT", "SCHEMEBRIDGE_CHOOSER_KIND", "SCHEMEBRIDGE_CHOOSER_CALLER", "SCHEMEBRIDGE_CHOOSER_CALLER_NAME",
-        "SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER", "SCHEMEBRIDGE_CHOOSER_TITLE", "SCHEMEBRIDGE_SHARE_TYPES", "SCHEMEBRIDGE_SHARE_COUNT",
-        "XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID",
-    ]
     /// The longest pause between restarts of a spare that keeps ending.
     static let maximumBackoff = 300
 
@@ -64,17 +58,17 @@ public final class SheetSpare: Sendable {
 
     /// Shows the sheet `program`: the spare when one is ready (else `cold`, the ordinary run),
     /// then starts the next spare, once this sheet is gone (so the two do not compete for the CPU).
-    public func run(program: String, environment request: [String: String], input: [UInt8], timeout: Duration,
+    public func run(program: String, input: [UInt8], timeout: Duration,
              cold: () async -> ChooserProcess.Outcome) async -> ChooserProcess.Outcome {
         let outcome: ChooserProcess.Outcome
-        if let warm = await ask(program: program, environment: request, input: input, timeout: timeout) { outcome = warm } else { outcome = await cold() }
+        if let warm = await ask(program: program, input: input, timeout: timeout) { outcome = warm } else { outcome = await cold() }
         prepare(program: program)
         return outcome
     }
 
     /// Asks the spare of `program`. Nil when there is no usable spare (none yet, another
     /// program's, ended, spares off).
-    private func ask(program: String, environment request: [String: String], input: [UInt8], timeout: Duration) async -> ChooserProcess.Outcome? {
+    private func ask(program: String, input: [UInt8], timeout: Duration) async -> ChooserProcess.Outcome? {
         let spare = state.withLock { s -> PrestartedChooser? in
             defer { s.spare = nil }
             return s.spare
@@ -84,8 +78,8 @@ public final class SheetSpare: Sendable {
             spare.stop()
             return nil
         }
-        log(false, "showing the share sheet started ahead (pid \(spare.pid))")
-        return await spare.ask(Self.request(request, base: environment) + input, timeout: timeout)
+        log(false, "showing the dialog started ahead (pid \(spare.pid))")
+        return await spare.ask(input, timeout: timeout)
     }
 
     /// Stops the spare (the configuration turned it off, or another chooser is configured).
@@ -94,17 +88,6 @@ public final class SheetSpare: Sendable {
             defer { s.spare = nil }
             return s.spare
         }?.stop()
-    }
-
-    /// The request's header: each per-request variable whose value differs from the spare's
-    /// environment as `NAME=VALUE` (control characters become spaces), then an empty line.
-    static func request(_ env: [String: String], base: [String: String]) -> [UInt8] {
-        var header = ""
-        for name in requestVariables.sorted() {
-            guard let value = env[name], value != base[name] else { continue }
-            header += name + "=" + String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }) + "\n"
-        }
-        return Array((header + "\n").utf8)
     }
 
     private func launch(_ program: String) {
@@ -120,10 +103,10 @@ public final class SheetSpare: Sendable {
                 self?.ended(program: program, generation: generation, status: status, after: ContinuousClock.now - started)
             }
         } catch {
-            log(true, "cannot start a share sheet ahead: \(error.reason)")
+            log(true, "cannot start a dialog ahead: \(error.reason)")
             result = nil
         }
-        if let pid = result?.pid { log(false, "a share sheet is started ahead of the next share (pid \(pid))") }
+        if let pid = result?.pid { log(false, "a dialog is started ahead of the next question (pid \(pid))") }
         let (replaced, early) = state.withLock { s -> (PrestartedChooser?, Int?) in
             s.pending = false
             let replaced = s.spare
@@ -162,7 +145,7 @@ public final class SheetSpare: Sendable {
         let delay: Int
         (s.failures, delay) = Self.backoff(failures: s.failures, lived: lived)
         s.pending = true
-        log(true, "the share sheet started ahead ended by itself (status \(status)); another in \(delay) s")
+        log(true, "the dialog started ahead ended by itself (status \(status)); another in \(delay) s")
         return delay
     }
 

@@ -23,6 +23,21 @@ extension Registry {
         return last
     }
 
+    /// The apps a chooser offers for the first type of `chain` (its parent chain), as GIO offers
+    /// them (`gio open --ask`, "Open With"): that type's handlers (default first), then each
+    /// parent's in chain order (`text/markdown` → `text/plain`'s editors), each once. An app
+    /// removed for a type is not brought back by its parents; `application/octet-stream`'s apps
+    /// (hex editors, archivers) are offered only when nothing before it has any.
+    public func handlersForChoosing(alongChain chain: [String]) -> [String] {
+        var out: [String] = []
+        var seen = Set<String>()
+        for (type, found) in resolutions(alongChain: chain, untilFound: false) {
+            if type == ContentTypeName.octetStream && !out.isEmpty { break }
+            for id in found.handlers where seen.insert(id).inserted { out.append(id) }
+        }
+        return out
+    }
+
     /// The resolution of each type along `chain` as ``resolution(alongChain:)`` sees it (the
     /// removals of the types before it carried), up to the first with a handler when
     /// `untilFound`.

@@ -7,8 +7,9 @@ import SchemeBridgeCore
 /// The `ask` option: shows a chooser and returns the handler the user picked. Which chooser
 /// (the core's rules, ``ChooserSettings/chooser(busChooserAvailable:)``, ``ShippedChooser``):
 /// `[Chooser] Command=`, a client of `io.github.schemebridge.Chooser1` when `Bus=true`, else the
-/// shipped `schemebridge-chooser` (or for a share `schemebridge-sheet`) when there is a display.
-/// What it is told: ``ChooserPrompt`` (never the URL).
+/// shipped `schemebridge-dialog` (the sheet, the chooser, the picker) when there is a display.
+/// A program is told the question as one ``DialogRequest`` on its stdin and answers one
+/// ``DialogAnswer`` (`DialogExchange`); never the URL.
 /// A chooser program runs through ``ChooserProcess`` (its own thread waits; the calling task is
 /// suspended), a `Chooser1` call is an ordinary asynchronous call: nothing here holds the D-Bus
 /// loop thread or a shared task thread while a person decides.
@@ -21,7 +22,7 @@ final class ChooserService: ChooserPort {
     let logger: Logger
     /// Choosers open now (the core's rule: one per app, two for path-only callers, four in all).
     private let slots = ChooserSlots()
-    /// The shipped sheet started ahead of the next share (`SheetSpare.swift`).
+    /// The shipped dialog started ahead of the next question (`SheetSpare.swift`).
     let spareSheet: SheetSpare
     init(broker: Broker, connection: Connection, environment: [String: String], logger: Logger) {
         self.broker = broker
@@ -35,15 +36,15 @@ final class ChooserService: ChooserPort {
         }
     }
 
-    /// Starts the shipped sheet ahead of the first share, when it is what a share would show.
+    /// Starts the shipped dialog ahead of the first question, when it is what would be shown.
     func prepareSpareSheet() {
-        if let shipped = try? shippedChooser(forShare: true), shipped.readsKinds { spareSheet.prepare(program: shipped.path) }
+        if let shipped = try? shippedChooser() { spareSheet.prepare(program: shipped.path) }
     }
 
-    /// The shipped chooser (or, for a share, the sheet) beside `schemebridged` or on `PATH`.
-    private func shippedChooser(forShare: Bool) throws(ServiceFailure) -> ShippedChooser {
+    /// The shipped dialog in libexec beside `schemebridged`, beside it, or on `PATH`.
+    private func shippedChooser() throws(ServiceFailure) -> ShippedChooser {
         let own = CallerIdentity.executablePath(pid: getpid()).map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) }
-        return try ShippedChooser.find(forShare: forShare, environment: environment, ownDirectory: own, busName: ChooserContract.busName.rawValue)
+        return try ShippedChooser.find(environment: environment, ownDirectory: own, busName: ChooserContract.busName.rawValue)
     }
 
     /// Shows the first chooser available and returns its answer. `subject` is a scheme or a
@@ -52,7 +53,7 @@ final class ChooserService: ChooserPort {
     /// Candidates that are not ``ChooserCandidate/isOfferable`` are not shown. `activationToken`:
     /// the caller's, handed to the chooser so its window may take focus (``ActivationToken``).
     /// A pick's sheet (`pick:TYPE`) is kind `pick`, with the caller's `title`; a share's is kind
-    /// `share`, shown by the shipped sheet when it is installed.
+    /// `share`, with its items described.
     func choose(_ question: HandlerQuestion, caller: Caller, context: ChooserContext) async throws(OpenFailure) -> ChooserAnswer {
         let (subject, title, share) = (question.subject, context.title, context.share)
         let prompt = ChooserPrompt(subject: subject, share: share)
@@ -67,51 +68,46 @@ final class ChooserService: ChooserPort {
         defer { slots.give(key) }
         let settings = broker.policy.current.chooser
         let timeout = Duration.seconds(settings.timeout)
+        let request = DialogExchange.request(kind: kind, subject: subject, candidates: candidates, asker: asker(caller),
+                                             canRemember: ChoiceStore.canRemember(caller: caller.rememberingID), title: title,
+                                             activationToken: activationToken, parentWindow: context.parentWindow,
+                                             receivedFrom: context.receivedFrom, share: share)
         switch await settings.chooser(busChooserAvailable: { await self.busChooserAvailable() }) {
         case .configured(let command):
-            return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", subject: subject, kind: kind,
-                                        candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout, title: title,
-                                        share: share, kindColumn: true)
+            return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", request: request, caller: caller, timeout: timeout)
         case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
                                        activationToken: activationToken, timeout: timeout, title: title, share: share)
         case .shipped:
-            let shipped = try shippedChooser(forShare: share != nil)
-            return try await runProgram([shipped.path], what: shipped.name, subject: subject,
-                                        kind: kind, candidates: candidates, caller: caller, activationToken: activationToken, timeout: timeout,
-                                        title: title, share: share, kindColumn: shipped.readsKinds, spare: shipped.readsKinds)
+            let shipped = try shippedChooser()
+            return try await runProgram([shipped.path], what: ShippedChooser.name, request: request, caller: caller, timeout: timeout, spare: true)
         }
     }
 
-    // MARK: a chooser program
+    // MARK: a dialog program
 
-    private func runProgram(_ argv: [String], what: String, subject: String, kind: String, candidates: [ChooserCandidate],
-                            caller: Caller, activationToken: String?, timeout: Duration, title: String?,
-                            share: ShareQuestion?, kindColumn: Bool, spare: Bool = false) async throws(OpenFailure) -> ChooserAnswer {
-        var env = ActivationToken.helperEnvironment(activationToken, base: environment)
-        if let title { env["SCHEMEBRIDGE_CHOOSER_TITLE"] = title }
-        env["SCHEMEBRIDGE_CHOOSER_SUBJECT"] = subject
-        env["SCHEMEBRIDGE_CHOOSER_KIND"] = kind
-        env["SCHEMEBRIDGE_CHOOSER_CALLER"] = caller.appID ?? ""
-        env["SCHEMEBRIDGE_CHOOSER_CALLER_NAME"] = callerName(caller)
-        env["SCHEMEBRIDGE_CHOOSER_CAN_REMEMBER"] = ChoiceStore.canRemember(caller: caller.rememberingID) ? "1" : "0"
-        var input = ChooserLines.input(candidates)
-        if let share {
-            env["SCHEMEBRIDGE_SHARE_TYPES"] = share.types.joined(separator: ",")
-            env["SCHEMEBRIDGE_SHARE_COUNT"] = String(share.count)
-            // The kind column for a sheet (the shipped chooser standing in reads three).
-            if kindColumn { input = ChooserLines.input(candidates, kinds: candidates.map { ShareQuestion.kind($0.desktopID) }) }
-        }
-        logger.info("asking \(caller.displayName)'s user to choose for \(subject) with \(argv[0])")
-        let run = { await ChooserProcess.run(argv: argv, environment: env, input: input, timeout: timeout) }
-        switch spare ? await spareSheet.run(program: argv[0], environment: env, input: input, timeout: timeout, cold: run) : await run() {
+    /// Runs `argv` (the spare when `spare` and one is ready) with `request` on its stdin and reads its answer.
+    private func runProgram(_ argv: [String], what: String, request: DialogRequest, caller: Caller, timeout: Duration,
+                            spare: Bool = false) async throws(OpenFailure) -> ChooserAnswer {
+        let input = request.line
+        logger.info("asking \(caller.displayName)'s user to choose for \(request.subject) with \(argv[0])")
+        let run = { [environment] in await ChooserProcess.run(argv: argv, environment: environment, input: input, timeout: timeout) }
+        switch spare ? await spareSheet.run(program: argv[0], input: input, timeout: timeout, cold: run) : await run() {
         case .failedToStart(let error):
             throw OpenFailure(.noChooser, "\(what) cannot be started: \(error.reason)")
         case .timedOut:
             return .cancelled(reason: "the chooser gave no answer in \(timeout.components.seconds) s ([Chooser] Timeout=) and was closed")
         case .finished(let status, let output):
-            return ChooserLines.answer(status: status, output: output)
+            let answer = DialogExchange.answer(status: status, output: output)
+            if case .failed(let reason) = answer { logger.warning("\(what) failed: \(reason)") }
+            return answer
         }
+    }
+
+    /// Who asks, as the dialog names it.
+    private func asker(_ caller: Caller) -> DialogExchange.Asker {
+        let name = callerName(caller)
+        return DialogExchange.Asker(id: caller.appID ?? "", name: name, commandLine: caller.throughCLI && (caller.appID ?? "").isEmpty)
     }
 
     // MARK: a Chooser1 client on the bus

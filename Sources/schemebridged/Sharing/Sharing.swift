@@ -114,7 +114,8 @@ final class Sharing: Sendable {
     private func carryOut(_ share: PendingShare) async {
         do throws(DBusError) {
             let types = ShareSubject(items: share.items.map(\.summary), tools: ShareTools(copy: false, save: false)).types
-            let context = ChooserContext(share: ShareQuestion(types: types, count: share.items.count, activationToken: share.options.activationToken))
+            let context = ChooserContext(share: ShareQuestion(types: types, count: share.items.count, activationToken: share.options.activationToken,
+                                                              previews: share.items.prefix(ShareItemPreview.limit).map(\.preview)))
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = try await adaptAsync { () async throws(OpenFailure) in
                 try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })

@@ -1,0 +1,462 @@
+/// The message a dialog program and the service exchange (docs/CONTRACT.md, "The dialogs"): the
+/// service starts the program — the shipped `schemebridge-dialog`, or `[Chooser] Command=` — with
+/// pipes it created (no other program can speak on them), writes one ``DialogRequest`` to its
+/// stdin and reads one ``DialogAnswer`` from its stdout, each a JSON object on one line with
+/// `"version": 1`. The schema is these types: their coding keys are the JSON names, read by the
+/// writer and reader below (the service has no Foundation) and by any `JSONEncoder`; the Python
+/// side (dialogs/schemebridge_dialogs/message.py) checks the same names and version.
+public enum DialogProtocol {
+    /// The version both sides speak; a message of another is refused.
+    public static let version = 1
+    /// The longest answer read (bytes); the longest request a dialog takes is 4 MiB.
+    public static let answerLimit = 64 * 1024
+}
+
+/// What the dialog is asked (service → dialog). No URL is ever in it for a chooser (only the
+/// scheme), and a share's data never is: its items are described (name, type, size, a URL
+/// shared, the first lines of a text) and a file item names a path the dialog may read for a
+/// thumbnail (`/proc/<service pid>/fd/<n>`, the caller's own descriptor).
+public struct DialogRequest: Sendable, Equatable, Codable {
+    /// What the question is about.
+    public enum Kind: String, Sendable, Equatable, Codable {
+        /// A URL scheme's handler (`open --ask`): `subject` is the scheme.
+        case scheme
+        /// A document's handler (`OpenFile` with `ask`, a received file): `subject` is its content type.
+        case type
+        /// A pick's provider: `subject` is `pick:TYPE`.
+        case pick
+        /// A share's target: `subject` is `x-schemebridge/share`; ``share`` describes the items.
+        case share
+    }
+
+    /// Who asks, as a user knows it.
+    public struct Caller: Sendable, Equatable, Codable {
+        /// The app id, `""` when unidentified.
+        public var id: String
+        /// The display name the service computed: the entry's `Name`, a script's file name for an
+        /// interpreter, the executable's file name; `""` when none.
+        public var name: String
+        /// The command line (`schemebridge` run from a terminal) asks: the dialog says so.
+        public var commandLine: Bool
+
+        public init(id: String, name: String, commandLine: Bool = false) {
+            self.id = id
+            self.name = name
+            self.commandLine = commandLine
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name
+            case commandLine = "command-line"
+        }
+    }
+
+    /// One target offered; the first is the default.
+    public struct Candidate: Sendable, Equatable, Codable {
+        /// `app` (an app, or a share's action of one), `device` (a nearby device), `builtin`
+        /// (SchemeBridge's own activities).
+        public enum Kind: String, Sendable, Equatable, Codable { case app, device, builtin }
+        public var id: String
+        public var name: String
+        /// A theme icon name or an absolute image file, `""` when none.
+        public var icon: String
+        public var kind: Kind
+
+        enum CodingKeys: String, CodingKey { case id, name, icon, kind }
+
+        public init(id: String, name: String, icon: String, kind: Kind = .app) {
+            self.id = id
+            self.name = name
+            self.icon = icon
+            self.kind = kind
+        }
+    }
+
+    /// One shared item, described.
+    public struct Item: Sendable, Equatable, Codable {
+        public enum Kind: String, Sendable, Equatable, Codable { case file, url, text, data }
+        public var kind: Kind
+        public var name: String?
+        public var type: String?
+        /// Bytes; nil when unknown.
+        public var size: Int?
+        /// A path the dialog may read for a preview (a file item's).
+        public var path: String?
+        /// A URL item's URL.
+        public var url: String?
+        /// A text item's first lines.
+        public var text: String?
+
+        enum CodingKeys: String, CodingKey { case kind, name, type, size, path, url, text }
+
+        public init(kind: Kind, name: String? = nil, type: String? = nil, size: Int? = nil, path: String? = nil, url: String? = nil, text: String? = nil) {
+            self.kind = kind
+            self.name = name
+            self.type = type
+            self.size = size
+            self.path = path
+            self.url = url
+            self.text = text
+        }
+    }
+
+    /// What a share holds.
+    public struct Share: Sendable, Equatable, Codable {
+        public var count: Int
+        /// The items' distinct types, in order.
+        public var types: [String]
+        public var items: [Item]
+
+        enum CodingKeys: String, CodingKey { case count, types, items }
+
+        public init(count: Int, types: [String], items: [Item]) {
+            self.count = count
+            self.types = types
+            self.items = items
+        }
+    }
+
+    public var version: Int
+    public var kind: Kind
+    public var subject: String
+    public var caller: Caller
+    /// A pick's title, when the caller gave one.
+    public var title: String?
+    /// Whether "Always" may be offered.
+    public var canRemember: Bool
+    /// The caller's activation token: the window takes focus with it.
+    public var activationToken: String?
+    /// The caller's window, as portals take it: `x11:XID` or `wayland:HANDLE` (xdg-foreign).
+    public var parentWindow: String?
+    /// For a file a device sent: the device's name.
+    public var receivedFrom: String?
+    public var candidates: [Candidate]
+    /// A share's items (kind `share` only).
+    public var share: Share?
+
+    enum CodingKeys: String, CodingKey {
+        case version, kind, subject, caller, title, candidates, share
+        case canRemember = "can-remember"
+        case activationToken = "activation-token"
+        case parentWindow = "parent-window"
+        case receivedFrom = "received-from"
+    }
+
+    public init(kind: Kind, subject: String, caller: Caller, candidates: [Candidate], canRemember: Bool, title: String? = nil,
+                activationToken: String? = nil, parentWindow: String? = nil, receivedFrom: String? = nil, share: Share? = nil) {
+        self.version = DialogProtocol.version
+        self.kind = kind
+        self.subject = subject
+        self.caller = caller
+        self.title = title
+        self.canRemember = canRemember
+        self.activationToken = activationToken
+        self.parentWindow = parentWindow
+        self.receivedFrom = receivedFrom
+        self.candidates = candidates
+        self.share = share
+    }
+
+    /// The request as the one line the dialog reads (JSON, then a line feed).
+    public var line: [UInt8] {
+        typealias K = CodingKeys
+        var members: [(String, DialogJSON)] = [
+            (K.version.rawValue, .number(Double(version))), (K.kind.rawValue, .string(kind.rawValue)), (K.subject.rawValue, .string(subject)),
+            (K.caller.rawValue, .object([
+                (Caller.CodingKeys.id.rawValue, .string(caller.id)), (Caller.CodingKeys.name.rawValue, .string(caller.name)),
+                (Caller.CodingKeys.commandLine.rawValue, .bool(caller.commandLine)),
+            ])),
+            (K.canRemember.rawValue, .bool(canRemember)),
+        ]
+        for (key, value) in [(K.title, title), (K.activationToken, activationToken), (K.parentWindow, parentWindow), (K.receivedFrom, receivedFrom)] {
+            if let value { members.append((key.rawValue, .string(value))) }
+        }
+        typealias C = Candidate.CodingKeys
+        members.append((K.candidates.rawValue, .array(candidates.map {
+            .object([(C.id.rawValue, .string($0.id)), (C.name.rawValue, .string($0.name)), (C.icon.rawValue, .string($0.icon)),
+                     (C.kind.rawValue, .string($0.kind.rawValue))])
+        })))
+        if let share {
+            typealias S = Share.CodingKeys
+            typealias I = Item.CodingKeys
+            members.append((K.share.rawValue, .object([
+                (S.count.rawValue, .number(Double(share.count))), (S.types.rawValue, .array(share.types.map { .string($0) })),
+                (S.items.rawValue, .array(share.items.map { item in
+                    var fields: [(String, DialogJSON)] = [(I.kind.rawValue, .string(item.kind.rawValue))]
+                    for (key, value) in [(I.name, item.name), (I.type, item.type), (I.path, item.path), (I.url, item.url), (I.text, item.text)] {
+                        if let value { fields.append((key.rawValue, .string(value))) }
+                    }
+                    if let size = item.size { fields.append((I.size.rawValue, .number(Double(size)))) }
+                    return .object(fields)
+                })),
+            ])))
+        }
+        return Array((DialogJSON.object(members).text + "\n").utf8)
+    }
+}
+
+/// What the dialog answered (dialog → service).
+public struct DialogAnswer: Sendable, Equatable, Codable {
+    /// The outcome: a pick, a cancel, or the dialog's failure (never a cancel: the caller gets `NoChooser`).
+    public enum Outcome: String, Sendable, Equatable, Codable { case chosen, cancelled, failed }
+    public var version: Int
+    public var answer: Outcome
+    /// The chosen candidate's id (`chosen`).
+    public var id: String?
+    /// Remember it for the caller (`chosen`).
+    public var always: Bool?
+    /// Why it failed (`failed`).
+    public var reason: String?
+
+    enum CodingKeys: String, CodingKey { case version, answer, id, always, reason }
+
+    public init(_ answer: Outcome, id: String? = nil, always: Bool? = nil, reason: String? = nil) {
+        self.version = DialogProtocol.version
+        self.answer = answer
+        self.id = id
+        self.always = always
+        self.reason = reason
+    }
+
+    /// The answer in `output` (the dialog's stdout: its first line). Throws
+    /// ``DialogMessageError`` for anything that is not a version-1 answer of this schema: no
+    /// line, not JSON, another version, an unknown outcome, a `chosen` without an id, a field of
+    /// the wrong type.
+    public init(output: [UInt8]) throws(DialogMessageError) {
+        guard output.count <= DialogProtocol.answerLimit else { throw DialogMessageError("the answer is over \(DialogProtocol.answerLimit) bytes") }
+        let line = output.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: true).first.map(Array.init) ?? []
+        guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) else { throw DialogMessageError("the dialog answered nothing") }
+        guard case .object(let members)? = DialogJSON.parse(line) else { throw DialogMessageError("the answer is not a JSON object") }
+        func member(_ key: CodingKeys) -> DialogJSON? { members.first { $0.0 == key.rawValue }?.1 }
+        guard case .number(let v)? = member(.version) else { throw DialogMessageError("the answer has no version") }
+        guard v == Double(DialogProtocol.version) else { throw DialogMessageError("answer version \(v) is not \(DialogProtocol.version)") }
+        guard case .string(let o)? = member(.answer), let outcome = Outcome(rawValue: o) else {
+            throw DialogMessageError("the answer's 'answer' is none of chosen, cancelled, failed")
+        }
+        self.init(outcome)
+        switch member(.id) {
+        case .string(let s)?: id = s
+        case nil, .null?: break
+        default: throw DialogMessageError("the answer's 'id' is not a string")
+        }
+        switch member(.always) {
+        case .bool(let b)?: always = b
+        case nil, .null?: break
+        default: throw DialogMessageError("the answer's 'always' is not a boolean")
+        }
+        switch member(.reason) {
+        case .string(let s)?: reason = s
+        case nil, .null?: break
+        default: throw DialogMessageError("the answer's 'reason' is not a string")
+        }
+        if outcome == .chosen, (id ?? "").isEmpty { throw DialogMessageError("a 'chosen' answer without an id") }
+    }
+}
+
+/// A message that is not one of the contract's.
+public struct DialogMessageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The JSON the dialog messages are written in: a writer and a strict reader (no Foundation on
+/// the service's path). Numbers are doubles (the messages hold small integers).
+public indirect enum DialogJSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([DialogJSON])
+    case object([(String, DialogJSON)])
+
+    public static func == (a: DialogJSON, b: DialogJSON) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: return false
+        }
+    }
+
+    /// The value as JSON text (no line breaks: strings escape theirs).
+    public var text: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n):
+            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { out += String(Int64(n)) } else if n.isFinite { out += String(n) } else { out += "null" }
+        case .string(let s): Self.quote(s, into: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, (key, value)) in members.enumerated() {
+                if i > 0 { out += "," }
+                Self.quote(key, into: &out)
+                out += ":"
+                value.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                // Control characters, and the line and paragraph separators some readers take for line ends.
+                if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+
+    /// The value in `bytes` (UTF-8 JSON, one value, white space around it); nil when it is not
+    /// JSON, nests deeper than 32, or is not valid UTF-8.
+    public static func parse(_ bytes: [UInt8]) -> DialogJSON? {
+        var reader = Reader(bytes: bytes)
+        guard let value = reader.value(depth: 0) else { return nil }
+        reader.skipSpace()
+        return reader.at == bytes.count ? value : nil
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var at = 0
+
+        mutating func skipSpace() {
+            while at < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[at]) { at += 1 }
+        }
+
+        mutating func literal(_ word: String) -> Bool {
+            let w = Array(word.utf8)
+            guard at + w.count <= bytes.count, Array(bytes[at..<at + w.count]) == w else { return false }
+            at += w.count
+            return true
+        }
+
+        mutating func value(depth: Int) -> DialogJSON? {
+            guard depth < 32 else { return nil }
+            skipSpace()
+            guard at < bytes.count else { return nil }
+            switch bytes[at] {
+            case UInt8(ascii: "n"): return literal("null") ? .null : nil
+            case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
+            case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
+            case UInt8(ascii: "\""): return string().map { .string($0) }
+            case UInt8(ascii: "["):
+                at += 1
+                var items: [DialogJSON] = []
+                skipSpace()
+                if at < bytes.count, bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
+                while true {
+                    guard let item = value(depth: depth + 1) else { return nil }
+                    items.append(item)
+                    skipSpace()
+                    guard at < bytes.count else { return nil }
+                    if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
+                    if bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
+                    return nil
+                }
+            case UInt8(ascii: "{"):
+                at += 1
+                var members: [(String, DialogJSON)] = []
+                skipSpace()
+                if at < bytes.count, bytes[at] == UInt8(ascii: "}") { at += 1; return .object(members) }
+                while true {
+                    skipSpace()
+                    guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = string() else { return nil }
+                    skipSpace()
+                    guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return nil }
+                    at += 1
+                    guard let item = value(depth: depth + 1) else { return nil }
+                    members.append((key, item))
+                    skipSpace()
+                    guard at < bytes.count else { return nil }
+                    if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
+                    if bytes[at] == UInt8(ascii: "}") { at += 1; return .object(members) }
+                    return nil
+                }
+            default:
+                return number()
+            }
+        }
+
+        mutating func number() -> DialogJSON? {
+            let start = at
+            while at < bytes.count, "+-0123456789.eE".utf8.contains(bytes[at]) { at += 1 }
+            guard at > start, let n = Double(String(decoding: bytes[start..<at], as: UTF8.self)) else { return nil }
+            return .number(n)
+        }
+
+        mutating func hex4() -> UInt32? {
+            guard at + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16) else { return nil }
+            at += 4
+            return v
+        }
+
+        mutating func string() -> String? {
+            at += 1  // the opening quote
+            var raw: [UInt8] = []
+            while at < bytes.count {
+                let b = bytes[at]
+                at += 1
+                switch b {
+                case UInt8(ascii: "\""):
+                    // Strictly UTF-8: invalid bytes make the message invalid (no replacement characters).
+                    return String(validating: raw, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard at < bytes.count else { return nil }
+                    let e = bytes[at]
+                    at += 1
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): raw.append(e)
+                    case UInt8(ascii: "b"): raw.append(0x08)
+                    case UInt8(ascii: "f"): raw.append(0x0C)
+                    case UInt8(ascii: "n"): raw.append(0x0A)
+                    case UInt8(ascii: "r"): raw.append(0x0D)
+                    case UInt8(ascii: "t"): raw.append(0x09)
+                    case UInt8(ascii: "u"):
+                        guard var v = hex4() else { return nil }
+                        if (0xD800..<0xDC00).contains(v) {
+                            guard literal("\\u"), let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+                            v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        guard let scalar = Unicode.Scalar(v) else { return nil }
+                        raw += Array(String(Character(scalar)).utf8)
+                    default: return nil
+                    }
+                default:
+                    guard b >= 0x20 else { return nil }
+                    raw.append(b)
+                }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/python3
+"""Prints what a screen reader finds of a window, through AT-SPI (at-spi2-core, gi Atspi):
+`a11y-tree.py APP TITLE` waits (at most 60 s) until application APP on the accessibility bus
+shows a frame titled TITLE, then prints one line per object of it that is showing:
+ROLE<TAB>NAME (the role's English name, the accessible name). Exit 1 when it never comes.
+The accessibility bus is the one DBUS_SESSION_BUS_ADDRESS's org.a11y.Bus names."""
+import sys
+import time
+
+import gi
+
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi  # noqa: E402
+
+
+def frame(app_name, title):
+    desktop = Atspi.get_desktop(0)
+    for i in range(desktop.get_child_count()):
+        app = desktop.get_child_at_index(i)
+        if app is None or app.get_name() != app_name:
+            continue
+        for j in range(app.get_child_count()):
+            w = app.get_child_at_index(j)
+            if w is not None and w.get_name() == title and w.get_state_set().contains(Atspi.StateType.SHOWING):
+                return w
+    return None
+
+
+def walk(o, out):
+    states = o.get_state_set()
+    if not states.contains(Atspi.StateType.SHOWING):
+        return
+    out.append("%s\t%s" % (o.get_role_name(), o.get_name() or ""))
+    for i in range(o.get_child_count()):
+        child = o.get_child_at_index(i)
+        if child is not None:
+            walk(child, out)
+
+
+def main():
+    app_name, title = sys.argv[1], sys.argv[2]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        w = frame(app_name, title)
+        if w is not None:
+            out = []
+            walk(w, out)
+            print("\n".join(out))
+            return 0
+        time.sleep(0.2)
+    print("no showing frame %r of %r on the accessibility bus" % (title, app_name), file=sys.stderr)
+    return 1
+
+
+sys.exit(main())
