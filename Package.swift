@@ -63,6 +63,8 @@ let package = Package(
             name: "schemebridge",
             dependencies: [
                 "CLinux", "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCLIKit",
+                // The "not from this device" list (`schemebridge devices`), the user's file, read and written as the service does.
+                "SchemeBridgeCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

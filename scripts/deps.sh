@@ -49,6 +49,9 @@ TEST="$TEST xclip wl-clipboard"
 TEST="$TEST kdeconnect iproute2"
 # GSConnect (its service run by gjs, headless on Xvfb; openssl makes its certificate): GSConnectShareTests pairs it with kdeconnectd.
 TEST="$TEST gnome-shell-extension-gsconnect gjs openssl"
+# A drawing notification server (ReceivedNotificationTests: the received-transfer notification on a private
+# Xvfb, its picture in docs/images); the other tests use a python3-dbus server under Tests that can press its buttons.
+TEST="$TEST notification-daemon"
 # The systemd user session test (scripts/systemd-session-proof.sh: a Debian 12 container booted
 # with systemd-nspawn).
 TEST="$TEST debootstrap systemd-container"

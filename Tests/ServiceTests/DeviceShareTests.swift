@@ -125,7 +125,10 @@ import Testing
             }
         }
 
-        // A text from A: B opens it with its text/plain app.
+        // A text from A: B opens it with its text/plain app — once B's service has closed the
+        // transfer of the two files (a text within 2 s of them would be part of it: one transfer,
+        // its folder opened, docs/GUIDE.md "What is one transfer").
+        #expect(await Tools.eventually { ReceivedNotificationTests.offered(b.fixture.serviceLog) >= 3 }, "\(b.fixture.serviceLog.suffix(3000))")
         let text = "hello from side A, äöü ✓ \(getpid())"
         let textOut = try await ShareTests.share(a.fixture, #"[{"text": "\#(text)"}]"#, #"{"target": "\#(b.id)"}"#)
         #expect(ShareTests.responses(textOut).first?["code"] as? Int == 0, "\(textOut)")
@@ -350,9 +353,12 @@ import Testing
         close(fd)
         let good = downloads.appendingPathComponent("good.bin")
         try Data([0, 1, 2, 3, 255]).write(to: good)
-        for path in [fifo, sparse, good.path] {
+        // Each a transfer of its own (a burst would be one, opening its folder once): the next is
+        // announced once the service has closed the last (ReceivedNotificationTests has bursts).
+        for (n, path) in [fifo, sparse, good.path].enumerated() {
             try engine.emit(path: "/modules/kdeconnect/devices/_phone_/share", interface: "org.kde.kdeconnect.device.share",
                             member: "shareReceived", [.string("file://" + path)])
+            #expect(await Tools.eventually { fixture.serviceLog.components(separatedBy: " closed: ").count - 1 == n + 1 }, "\(fixture.serviceLog.suffix(3000))")
         }
         let argv = try #require(await fixture.recordedArgv("files"), "\(fixture.serviceLog.suffix(3000))")
         #expect(argv.last?.hasSuffix("/good.bin") == true, "\(argv)")

@@ -111,18 +111,22 @@ struct NameLossWatcher: Service {
     }
 }
 
-/// What devices send is opened per `[Devices] OpenReceived` (``Receiving``), one at a
-/// time in arrival order: one "Open in…" at a time, and the engine's caller never holds more than
-/// one of the descriptor threads (in parallel, the third of three files sent at once was refused
-/// with LimitsExceeded). The engine keeps the latest 256 not yet opened.
+/// What devices send, grouped into transfers, each one notification (``ReceivedNotifications``,
+/// the core's ``ReceivedTransfers``), taken in arrival order. Transfers are presented one at a
+/// time (one "Open in…" at a time where there is no notification server), and the engine's caller
+/// never holds more than one of the descriptor threads. The engine keeps the latest 256 not yet taken.
 struct DeviceReceiver: Service {
     let received: AsyncStream<ReceivedFromDevice>
     let receiving: Receiving
+    let connection: Connection
 
     func run() async {
+        let notifications = ReceivedNotifications(receiving: receiving, connection: connection)
+        await notifications.start()
         for await share in received.cancelOnGracefulShutdown() {
-            await receiving.openReceived(share)
+            await notifications.receive(share)
         }
+        await notifications.stop()
         await LifecycleServices.untilShutdown()
     }
 }

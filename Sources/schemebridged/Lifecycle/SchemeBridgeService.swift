@@ -70,7 +70,7 @@ struct SchemeBridgeService: Service {
             RegistryChangeAnnouncer(changes: changes, connection: connection, broker: services.broker),
             IntegrationFollower(changes: integrationChanges, integration: services.integration),
             NameLossWatcher(lost: lost, connection: connection, logger: logger),
-            DeviceReceiver(received: received, receiving: services.receiving),
+            DeviceReceiver(received: received, receiving: services.receiving, connection: connection),
         ], logger: logger)
         try await withGracefulShutdownHandler {
             try await group.run()

@@ -36,10 +36,12 @@ final class Opening: Sendable {
         return false
     }
 
-    /// Opens `url` for `sender`. Every failure is also announced with `URLFailed`, every success
-    /// with `URLHandled`.
-    func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName) async throws(DBusError) -> OpenResults {
-        try await open(url, options: rawOptions, sender: sender, method: method, reply: nil).results
+    /// Opens `url` for `sender` — as `known` when given (what a device sent opens as the engine,
+    /// ``Receiving/engineCaller``, not as an unidentified caller). Every failure is also announced
+    /// with `URLFailed`, every success with `URLHandled`.
+    func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
+              as known: Caller? = nil) async throws(DBusError) -> OpenResults {
+        try await open(url, options: rawOptions, sender: sender, method: method, reply: nil, as: known).results
     }
 
     /// `OpenURLWithReply`: opens `url` with a request the handler answers; returns the request's
@@ -53,11 +55,11 @@ final class Opening: Sendable {
     /// Opens `url`; with `reply`, a request is made before the launch, its token handed to the
     /// handler, and the started handler recorded on it.
     private func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
-                      reply: Bool?) async throws(DBusError) -> (results: OpenResults, request: UInt64?) {
+                      reply: Bool?, as known: Caller? = nil) async throws(DBusError) -> (results: OpenResults, request: UInt64?) {
         var pinned: UInt64? = nil
         do throws(DBusError) {
             let options = try OpenOptions(decoding: rawOptions)
-            let caller = await callers.caller(sender)
+            let caller = if let known { known } else { await callers.caller(sender) }
             try await refuseHandBack(url, from: caller)
             let target = try adapt { () throws(OpenFailure) in try broker.validate(url) }  // parsed once
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.

@@ -19,22 +19,24 @@ struct Receiving: Sendable {
     /// The caller a received share is charged to and shown as (`source`).
     static let engineCaller = Caller(busName: "kdeconnect", pid: nil, appID: "org.kde.kdeconnect.daemon")
 
-    /// Opens what a device sent, as the core's ``ReceivedAction`` says; failures are logged
-    /// (nobody waits for an answer).
-    func openReceived(_ received: ReceivedFromDevice) async {
-        let mode = policy.current.openReceived
+    /// Opens what a device sent, as the core's ``ReceivedAction`` says under `mode` (the
+    /// configured `[Devices] OpenReceived` when nil); failures are logged (nobody waits for an
+    /// answer). A URL opens as the engine (``engineCaller``: its identity, its launch quota), as a
+    /// file does. Returns whether something was started.
+    @discardableResult
+    func openReceived(_ received: ReceivedFromDevice, mode given: OpenReceived? = nil) async -> Bool {
+        let mode = given ?? policy.current.openReceived
         let from = devices.engine.devices.first { $0.id == received.deviceID }?.name ?? received.deviceID
         let sender = "kdeconnect"
         do throws(DBusError) {
             let registry = opening.registry
-            // Where the engine writes: read (its config, the folders resolved) on a descriptor thread.
-            let (directories, device, engineDirectory) = (devices.directories, received.deviceID, received.engineDirectory)
-            let places = { @Sendable in ReceivedPlaces.kdeconnect(directories, deviceID: device, engineDirectory: engineDirectory) }
+            let places = receivedPlaces(received)
             let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(.text(path), places: places) },
                                                          opensScheme: { registry.schemes.contains($0) })
             switch action {
             case .leave:
                 logger.info("received a share from \(from); [Devices] OpenReceived=never leaves it where KDE Connect put it")
+                return false
             case .openFile(let share, let ask):
                 var options = OpenOptions()
                 options.ask = ask
@@ -42,12 +44,82 @@ struct Receiving: Sendable {
                 logger.info("opened the \(share.kind) \(from) sent with \(results.handler)")
             case .openURL(let url, let ask):
                 let raw: [String: DBusValue] = [OpenOptions.Key.ask: .variant(.boolean(ask))]
-                let results = try await opening.open(url, options: raw, sender: sender, method: ContractMethod.openURLWithOptions)
+                let results = try await opening.open(url, options: raw, sender: sender, method: ContractMethod.openURLWithOptions, as: Self.engineCaller)
                 logger.info("opened the URL \(from) sent with \(results.handler)")
             }
+            return true
         } catch {
             logger.warning("could not open what \(from) sent: \(error.name.rawValue): \(error.message)")
+            return false
         }
+    }
+
+    /// The name device `id` has in the engine (sanitised); a placeholder when it is not listed now.
+    func deviceName(_ id: String) -> String {
+        devices.engine.devices.first { $0.id == id }?.name ?? "A device that is not listed now"
+    }
+
+    /// The kind device `id` is in the engine (its icon); a phone when it is not listed now.
+    func deviceKind(_ id: String) -> DeviceKind {
+        devices.engine.devices.first { $0.id == id }?.kind ?? .phone
+    }
+
+    /// What a received share is, for its notification, checked where the engine writes
+    /// (``ReceivedPlaces``): a file by name, text that is one URL of a scheme some app opens as
+    /// that link, other text as text. Nil (with a warning) when it is not where the engine puts
+    /// what devices send, or cannot be opened.
+    func receivedItem(_ received: ReceivedFromDevice) async -> ReceivedNotice.Item? {
+        let places = receivedPlaces(received)
+        do throws(DBusError) {
+            switch received.share {
+            case .file(let path):
+                let share = received.share
+                try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) -> Void in
+                    let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
+                    Glibc.close(fd)
+                }
+                return .file(ReceivedNotice.fileName(path))
+            case .text:
+                if let url = try await receivedURL(received.share, places: places), let scheme = try? Scheme(String(url.prefix { $0 != ":" })),
+                   opening.registry.schemes.contains(scheme.name) {
+                    return .link(url)
+                }
+                return .text
+            }
+        } catch {
+            logger.warning("not offering what \(deviceName(received.deviceID)) sent: \(error.name.rawValue): \(error.message)")
+            return nil
+        }
+    }
+
+    /// Opens `folder` (where a device's files were put) with the default app for folders, or the
+    /// one the user picks (`ask`), as the engine (``engineCaller``).
+    func openReceivedFolder(_ folder: String, ask: Bool) async throws(DBusError) -> OpenResults {
+        var options = OpenOptions()
+        options.ask = ask
+        let type = ContentType(detected: "inode/directory")
+        let decided = try await opening.handler(for: .document(type), options: options, caller: Self.engineCaller)
+        guard let id = decided.id, let entry = opening.registry.entry(id: id) else {
+            throw ContractError.noHandler("no installed application opens folders")
+        }
+        let url = try adapt { () throws(OpenFailure) in
+            do { return try SchemeURL(PercentEncoding.fileURL(path: folder)) } catch { throw OpenFailure(.failed, "the folder \(folder) makes no valid URL") }
+        }
+        let request = OpenRequest(url: url, handler: entry.id, caller: Self.engineCaller)
+        let opening = self.opening
+        let admission = try adapt { () throws(OpenFailure) in
+            try opening.broker.admit(document: url, entry: entry, request: request, searchPath: opening.searchPath,
+                                     sessionScale: opening.scale.current, splashAvailable: false)
+        }
+        return try await opening.launch(admission, annotation: nil, caller: Self.engineCaller, method: ContractMethod.openFile, reply: nil,
+                                        contentType: type.name)
+    }
+
+    /// Where the engine writes what `received`'s device sends: read (its config, the folders
+    /// resolved) on a descriptor thread, when called.
+    private func receivedPlaces(_ received: ReceivedFromDevice) -> @Sendable () -> ReceivedPlaces {
+        let (directories, device, engineDirectory) = (devices.directories, received.deviceID, received.engineDirectory)
+        return { @Sendable in ReceivedPlaces.kdeconnect(directories, deviceID: device, engineDirectory: engineDirectory) }
     }
 
     /// Opens `share` where the engine writes (``ReceivedPlaces/open(_:)``: no symlink followed,
