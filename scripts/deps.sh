@@ -13,6 +13,8 @@ set -eu
 # Building: libdbus (the D-Bus layer and the C entry point), Xlib and libpng (the launch-image
 # helper), a C compiler for the lean entry point, pkg-config, make.
 BUILD="libdbus-1-dev pkg-config libx11-dev libpng-dev gcc libc6-dev make"
+# libcurl (OpenSSL flavour): app links fetch https://HOST/.well-known/assetlinks.json with it.
+BUILD="$BUILD libcurl4-openssl-dev"
 
 # The demo (make run): a private bus (dbus-daemon), the clients it drives (dbus-send, gdbus), the
 # demo apps (python3-dbus, python3-gi), the type database, and the share sheet and picker drawn on

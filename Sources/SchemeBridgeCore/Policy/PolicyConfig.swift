@@ -68,6 +68,12 @@ import Glibc
 /// # a file a nearby device sends: ask|default|never (``OpenReceived``)
 /// [Devices]
 /// OpenReceived=ask
+///
+/// # verifying app links (``AppLinkConfig``)
+/// [AppLinks]
+/// CAFile=/etc/ssl/private-ca.pem
+/// Resolve=intranet.example=10.0.0.5:8443;
+/// Timeout=10
 /// ```
 ///
 /// Unknown groups and keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -118,11 +124,13 @@ public struct PolicyConfig: Sendable, Equatable {
     public var broadcastURLs = BroadcastURLs.redacted
     /// `[Devices] OpenReceived`: what happens to a file a nearby device sends.
     public var openReceived = OpenReceived.ask
+    /// `[AppLinks]`: how app links are verified (``AppLinkConfig``).
+    public var appLinks = AppLinkConfig()
 
     public init() {}
 
     /// The groups the file may have.
-    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks", "Devices"]
+    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks", "Devices", "AppLinks"]
 
     /// Parses `text` over `base` (the settings of the files before it, or the defaults): a key in
     /// `text` replaces the base's value, `ReservedSchemes` replaces the reserved schemes so far
@@ -175,6 +183,7 @@ public struct PolicyConfig: Sendable, Equatable {
         if let g = file.group("Routes") { c.routes = Route.parse(g, path: path, warnings: &warnings) + c.routes }
         if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, over: c.broadcastURLs, warnings: &warnings) }
         if let g = file.group("Devices") { c.openReceived = parseDevices(g, path: path, over: c.openReceived, warnings: &warnings) }
+        if let g = file.group("AppLinks") { c.appLinks = AppLinkConfig.parse(g, path: path, over: c.appLinks, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")
