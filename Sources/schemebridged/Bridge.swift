@@ -41,6 +41,8 @@ final class Bridge: Sendable {
     let devices: DeviceService
     /// The session's display scale (GDK_SCALE, QT_SCALE_FACTOR; Xft.dpi once known).
     let sessionScale: Atomic<Int>
+    /// Verified app links (`AppLinkService.swift`).
+    let appLinks: AppLinkService
 
     var registry: Registry { broker.registry }
     /// The environment handed to spawned handlers and helpers (before a launch context's variables).
@@ -70,6 +72,7 @@ final class Bridge: Sendable {
         let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
         self.pasteboards = PasteboardService(store: store, connection: connection, callers: callers, registry: registry,
                                              descriptors: descriptors, logger: logger)
+        self.appLinks = AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger)
         self.starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
         // GDK_SCALE/QT_SCALE_FACTOR win; else the display's Xft.dpi, learned in the background.
         let explicitScale = DisplayScale.set(by: environment)

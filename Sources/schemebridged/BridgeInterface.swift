@@ -88,7 +88,7 @@ struct BridgeInterface {
                        }),
                 Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
                        handler: Self.query(bridge) { call in bridge.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
-            ] + Self.choosingMethods(bridge) + Self.pickingMethods(bridge),
+            ] + Self.choosingMethods(bridge) + Self.pickingMethods(bridge) + Self.appLinkMethods(bridge),
             signals: [
                 SignalDeclaration(URLHandled.member, arguments: [Argument("url", "s"), Argument("scheme", "s"), Argument("handler", "s"), Argument("details", "a{sv}")]),
                 SignalDeclaration(URLFailed.member, arguments: [Argument("url", "s"), Argument("error_name", "s"), Argument("message", "s")]),

@@ -28,6 +28,10 @@ extension Bridge {
             let options = try OpenOptions(decoding: rawOptions)
             let known = await callers.caller(sender, connection: connection, registry: registry)
             try await refuseHandBack(url, from: known)
+            if options.universalLinksOnly {
+                guard reply == nil else { throw DBusError(.invalidArgs, "universal-links-only is an option of OpenURLWithOptions") }
+                return (try await openAppLink(url, options: options, sender: sender, known: known, method: method), nil)
+            }
             let subject = try Self.adapt { () throws(OpenFailure) in OpenSubject.url(try broker.validate(url)) }
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let (handler, pinnedCallback) = try await handler(for: subject, options: options, sender: sender, known: known)

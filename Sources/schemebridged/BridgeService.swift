@@ -43,6 +43,7 @@ struct BridgeService: Service {
                               at: Contract.objectPath)
         bridge.pasteboards.restore()
         bridge.sweepInboxes(retention: bridge.broker.policy.current.inboxRetention)
+        bridge.appLinks.start()  // app links verified in the background (AppLinkService.swift)
         // Everything the service follows is subscribed before it takes its name: the first call
         // can come (and the caller act on its answer, e.g. install an entry) the moment the name
         // is ours, and a registry change with no subscriber yet was never announced (seen beside
