@@ -64,7 +64,7 @@ let package = Package(
         // The command line's plumbing, without the argument parser (no Foundation): the exit
         // statuses, the bus connection and its error advice, opening URLs (the C lean entry point
         // keeps its statuses and messages in step: LeanEntryTests).
-        .target(name: "SchemeBridgeCLIKit", dependencies: ["DBus", "SchemeBridgeContract"], swiftSettings: strict),
+        .target(name: "SchemeBridgeCLIKit", dependencies: ["DBus", "LinuxSystem", "SchemeBridgeContract"], swiftSettings: strict),
         // The command-line client (`schemebridge-cli`): every subcommand, like xdg-open, queries, monitor.
         .executableTarget(
             name: "schemebridge",

@@ -35,6 +35,9 @@ TEST="$TEST weston xwayland"
 # bubblewrap, xdg-dbus-proxy, xdg-desktop-portal (xdg-document-portal, xdg-permission-store),
 # fuse3 and util-linux (unshare, nsenter).
 TEST="$TEST flatpak bubblewrap xdg-dbus-proxy xdg-desktop-portal fuse3 util-linux"
+# The portal tests (Tests/ServiceTests/Portal, issue 40): the real GTK backend of
+# xdg-desktop-portal (its AppChooser and FileChooser), drawing on a private Xvfb.
+TEST="$TEST xdg-desktop-portal-gtk"
 # The Wayland focus tests (WaylandFocusTests): sway 1.7 headless has xdg_activation_v1; its test
 # client is built with wayland-scanner (libwayland-dev) from wayland-protocols' XML.
 TEST="$TEST sway libwayland-dev wayland-protocols"

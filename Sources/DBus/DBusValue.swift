@@ -111,7 +111,8 @@ extension DBusValue {
     }
     /// The boolean held, if any.
     public var bool: Bool? { if case .boolean(let b) = self { return b } else { return nil } }
-    /// The value held, unwrapping any variants.
+    /// The value held, unwrapping any variants: the one variant unwrap (an `a{sv}` entry's value,
+    /// a property's new value, a `v` argument).
     public var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self

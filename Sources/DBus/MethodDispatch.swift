@@ -209,7 +209,7 @@ extension ConnectionCore {
             sendError(address, DBusError(.propertyReadOnly, "property '\(propertyText)' of '\(iface.name)' is read-only"))
             return
         }
-        let newValue = args[2].unwrappedOnce
+        let newValue = args[2].unwrapped
         guard newValue.type == property.type else {
             sendError(address, DBusError(.invalidArgs, "property '\(propertyText)' has type '\(property.type)', not '\(newValue.type)'"))
             return
@@ -233,14 +233,6 @@ extension ConnectionCore {
         case .const, .false:
             break
         }
-    }
-}
-
-extension DBusValue {
-    /// The value inside one level of variant.
-    var unwrappedOnce: DBusValue {
-        if case .variant(let inner) = self { return inner }
-        return self
     }
 }
 

@@ -1,3 +1,4 @@
+import LinuxSystem
 import DBus
 import SchemeBridgeContract
 

@@ -87,11 +87,11 @@ public struct OpenOptions: Sendable, Equatable {
     public init(decoding dict: [String: DBusValue]) throws(DBusError) {
         handler = try dict.contractString(Key.handler)
         activationToken = try dict.contractString(Key.activationToken)
-        annotation = dict[Key.annotation].map(\.unwrappedOnceOrSelf)
+        annotation = dict[Key.annotation].map(\.unwrapped)
         launchImage = try dict.contractBool(Key.launchImage) ?? true
         ask = try dict.contractBool(Key.ask) ?? false
         universalLinksOnly = try dict.contractBool(Key.universalLinksOnly) ?? false
-        if let v = dict[Key.scale]?.unwrappedOnceOrSelf {
+        if let v = dict[Key.scale]?.unwrapped {
             switch v {
             case .uint32(let n): scale = Int(n)
             case .int32(let n): scale = Int(n)
@@ -102,7 +102,7 @@ public struct OpenOptions: Sendable, Equatable {
             scale = scale.map { min(max($0, 1), 16) }
         }
         timeout = try dict.contractTimeout(Key.timeout)
-        if let v = dict[Key.pasteboard]?.unwrappedOnceOrSelf {
+        if let v = dict[Key.pasteboard]?.unwrapped {
             switch v {
             case .string(let name) where !name.isEmpty: pasteboard = name
             case .string: break
@@ -198,18 +198,10 @@ public struct OpenResults: Sendable, Equatable {
     }
 }
 
-extension DBusValue {
-    /// The value inside one variant, or the value itself.
-    public var unwrappedOnceOrSelf: DBusValue {
-        if case .variant(let inner) = self { return inner }
-        return self
-    }
-}
-
 extension Dictionary where Key == String, Value == DBusValue {
     /// Option `key` as a string; `InvalidArgs` when it is there with another type.
     public func contractString(_ key: String) throws(DBusError) -> String? {
-        guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
+        guard let v = self[key]?.unwrapped else { return nil }
         guard case .string(let s) = v else { throw OpenOptions.wrongType(key, "a string (s)", v) }
         return s
     }
@@ -222,7 +214,7 @@ extension Dictionary where Key == String, Value == DBusValue {
 
     /// Option `key` as a boolean; `InvalidArgs` when it is there with another type.
     public func contractBool(_ key: String) throws(DBusError) -> Bool? {
-        guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
+        guard let v = self[key]?.unwrapped else { return nil }
         guard case .boolean(let b) = v else { throw OpenOptions.wrongType(key, "a boolean (b)", v) }
         return b
     }
@@ -230,7 +222,7 @@ extension Dictionary where Key == String, Value == DBusValue {
     /// Option `key` as a timeout: a positive number of seconds, at most
     /// ``OpenOptions/maximumTimeout``; `InvalidArgs` otherwise.
     public func contractTimeout(_ key: String) throws(DBusError) -> UInt32? {
-        guard let v = self[key]?.unwrappedOnceOrSelf else { return nil }
+        guard let v = self[key]?.unwrapped else { return nil }
         guard let n = v.integer, n > 0 else { throw OpenOptions.wrongType(key, "a positive number of seconds (u)", v) }
         return UInt32(Swift.min(n, Int64(OpenOptions.maximumTimeout)))
     }

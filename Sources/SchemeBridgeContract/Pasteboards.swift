@@ -23,11 +23,11 @@ public struct PasteboardOptions: Sendable, Equatable {
 
     /// Decodes `dict`; a value of the wrong type is `InvalidArgs` naming the key.
     public init(decoding dict: [String: DBusValue]) throws(DBusError) {
-        if let v = dict[Key.persistent]?.unwrappedOnceOrSelf {
+        if let v = dict[Key.persistent]?.unwrapped {
             guard case .boolean(let b) = v else { throw OpenOptions.wrongType(Key.persistent, "a boolean (b)", v) }
             persistent = b
         }
-        if let v = dict[Key.expiresIn]?.unwrappedOnceOrSelf {
+        if let v = dict[Key.expiresIn]?.unwrapped {
             guard let n = v.integer, n > 0 else { throw OpenOptions.wrongType(Key.expiresIn, "a positive number of seconds (t)", v) }
             expiresIn = UInt64(n)
         }

@@ -134,7 +134,7 @@ public final class GSConnectEngine: DeviceSending, Sendable {
             guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") && !$0.utf8.contains(0) }) else {
                 throw ServiceFailure(.launchFailed, "only absolute paths of local files can be sent")
             }
-            activations = paths.map { (GSConnectNames.shareFile, .structure([.string(FileURL.from(path: $0)), .boolean(false)])) }
+            activations = paths.map { (GSConnectNames.shareFile, .structure([.string(PercentEncoding.fileURL(path: $0)), .boolean(false)])) }
         case .text(let text):
             guard !text.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the text contains a NUL character") }
             activations = [(GSConnectNames.shareText, .string(text))]

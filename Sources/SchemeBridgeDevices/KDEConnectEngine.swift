@@ -153,7 +153,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
             guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") && !$0.utf8.contains(0) }) else {
                 throw ServiceFailure(.launchFailed, "only absolute paths of local files can be sent")
             }
-            let urls = paths.map(FileURL.from(path:))
+            let urls = paths.map(PercentEncoding.fileURL(path:))
             (member, arguments) = urls.count == 1 ? ("shareUrl", [.string(urls[0])]) : ("shareUrls", [.strings(urls)])
         case .text(let text):
             guard !text.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the text contains a NUL character") }

@@ -46,7 +46,7 @@ import Testing
         #expect(ReceivedShare.url(inText: " https://example.org/x?y=1\n") == "https://example.org/x?y=1")
         #expect(ReceivedShare.url(inText: "hello world") == nil)
         #expect(ReceivedShare.url(inText: "file:///etc/passwd") == nil)
-        #expect(FileURL.from(path: "/tmp/a b/ä#.txt") == "file:///tmp/a%20b/%C3%A4%23.txt")
+        #expect(PercentEncoding.fileURL(path: "/tmp/a b/ä#.txt") == "file:///tmp/a%20b/%C3%A4%23.txt")
     }
 
     @Test func openReceivedIsReadFromDevicesGroup() throws {

@@ -23,7 +23,7 @@ import Testing
         let t = XDGTree()
         t.entry(0, "app.desktop", schemes: ["app"], exec: "/bin/true %u")
         let broker = Broker(registry: t.registry(), policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [])
-        let request = OpenRequest(url: "app://x", activationToken: "tok", launchImage: false, caller: Caller(busName: ":1.1"))
+        let request = try OpenRequest(url: "app://x", activationToken: "tok", launchImage: false, caller: Caller(busName: ":1.1"))
         let first = try broker.admit(request, searchPath: [], sessionScale: 1, splashAvailable: false)
         #expect(first.context.activationToken == "tok")
         broker.usedActivationTokens.record(first.context.activationToken)

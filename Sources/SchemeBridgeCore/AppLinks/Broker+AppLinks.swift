@@ -16,7 +16,7 @@ extension Broker {
         }
         let plan: LaunchPlan
         do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath) } catch { throw OpenFailure(error) }
-        return (try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable), resolution)
+        return (try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: policy.current), resolution)
     }
 }
 

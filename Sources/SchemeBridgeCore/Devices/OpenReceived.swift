@@ -37,17 +37,7 @@ public enum ReceivedShare: Sendable, Equatable {
         var rest = Substring(rest)
         if rest.hasPrefix("localhost/") { rest = rest.dropFirst(9) }
         guard rest.hasPrefix("/") else { return nil }
-        var out: [UInt8] = []
-        var bytes = Array(rest.utf8)[...]
-        while let b = bytes.popFirst() {
-            if b == UInt8(ascii: "%"), bytes.count >= 2,
-               let v = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) {
-                out.append(v)
-                bytes = bytes.dropFirst(2)
-            } else {
-                out.append(b)
-            }
-        }
+        guard let out = PercentEncoding.decode(rest.utf8, strict: false) else { return nil }
         guard !out.contains(0), let path = String(validating: out, as: UTF8.self) else { return nil }
         return path
     }
@@ -60,24 +50,6 @@ public enum ReceivedShare: Sendable, Equatable {
               let scheme = try? Scheme(String(trimmed.prefix { $0 != ":" })), trimmed.contains(":"),
               scheme.name != "file" else { return nil }
         return trimmed
-    }
-}
-
-/// A file URL for a local path: `file://` and the path with every byte outside the unreserved
-/// set and `/` %-encoded (what an engine can read back exactly).
-public enum FileURL {
-    /// `file://` + `path` %-encoded.
-    public static func from(path: String) -> String {
-        var out = "file://"
-        for b in path.utf8 {
-            let c = Character(Unicode.Scalar(b))
-            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~/".contains(c) {
-                out.append(c)
-            } else {
-                out += "%" + (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true)
-            }
-        }
-        return out
     }
 }
 

@@ -5,7 +5,8 @@ import Glibc
 /// entry is a Flatpak's: ``DesktopEntry/flatpakAppID``).
 ///
 /// - Copy: the Inbox copy (read-only). A sandboxed handler gets it as a document granted `read`.
-/// - In place: the file the caller's descriptor is open on. Write access follows the descriptor:
+/// - In place: the file the caller's descriptor is open on — for a caller that is not sandboxed
+///   (``handsOverFileItself(callerSandboxed:)``; a sandboxed caller's gets a copy). Write access follows the descriptor:
 ///   a sandboxed handler is granted `read`, plus `write` only when the descriptor is open for
 ///   writing — the portal enforces it. An unsandboxed handler gets the file's path: it runs as the
 ///   user with the user's rights to every file, so nothing we hand it can make the file read-only
@@ -24,6 +25,22 @@ public struct DocumentHandOff: Sendable, Equatable {
         self.sandboxAppID = sandboxAppID
         self.callerCanWrite = callerCanWrite
     }
+
+    /// Whether `OpenFile`'s `in-place` hands over the file itself for a caller that is
+    /// `callerSandboxed` (else the caller gets what `copy` gives: an Inbox copy, read-only).
+    ///
+    /// Never for a sandboxed caller. The file itself is known by a name in a folder, and a
+    /// sandboxed app owns the folders it can write (`~/.var/app/ID/…`): after the call it can put
+    /// a symlink to any of the user's files in the name's place — one it has no descriptor for,
+    /// and cannot even see (`~/.config/autostart/login.desktop`). An unsandboxed handler given the
+    /// path follows that symlink; so does the document portal (xdg-document-portal 1.16, and its
+    /// code as it is today) when a handler granted `write` opens the document with `O_CREAT`, as
+    /// saving does (it opens the name without `O_NOFOLLOW` then), and its root view at
+    /// `/run/user/UID/doc/ID`, which unsandboxed programs use, grants everything. A copy made from
+    /// the descriptor is the file the caller had. An unsandboxed caller gains nothing by such a swap (it can open the user's
+    /// files itself), so its file is handed over as asked. Being sandboxed can be forged only to
+    /// one's own loss (a copy instead of the file).
+    public static func handsOverFileItself(callerSandboxed: Bool) -> Bool { !callerSandboxed }
 
     /// Whether the handler may write the document it gets: in place, from a writable descriptor.
     public var handlerMayWrite: Bool { inPlace && callerCanWrite }

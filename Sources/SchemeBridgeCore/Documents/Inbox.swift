@@ -197,22 +197,6 @@ public struct Inbox: Sendable {
         return ext.count <= 16 ? Array(ext) : Array(name[(name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex)...])
     }
 
-    /// The `file://` URL of an absolute `path`: every byte but unreserved characters and `/`
-    /// %-encoded.
-    public static func fileURL(_ path: String) -> String { fileURL(bytes: Array(path.utf8)) }
-
-    /// The `file://` URL of an absolute path given as bytes (any a file name may hold: a byte that
-    /// is not UTF-8 is %-encoded like the rest, `0xE9` as `%E9`).
-    public static func fileURL(bytes path: [UInt8]) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out = Array("file://".utf8)
-        for b in path {
-            let plain = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~/".utf8.contains(b)
-            if plain { out.append(b) } else { out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]] }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// `.pdf` of `report.pdf`, `.tar.gz` of `a.tar.gz`; "" when there is none.
     static func extensionOf(_ name: String) -> String {
         guard let dot = name.dropFirst().firstIndex(of: ".") else { return "" }

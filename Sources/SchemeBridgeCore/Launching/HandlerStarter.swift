@@ -67,7 +67,7 @@ public final class HandlerStarter: Sendable {
     public func spawn(_ admission: Admission, purpose: LaunchPurpose = .open, request: UInt64?, pasteboard: String?,
                       watcher: some HandlerWatcher) throws(OpenFailure) -> [Int32] {
         guard case .spawn(let commands) = admission.plan.action else { return [] }
-        return try spawn(commands, of: admission.plan.entry, url: admission.plan.url.string, context: admission.context,
+        return try spawn(commands, of: admission.plan.entry, url: admission.plan.url?.string ?? "", context: admission.context,
                          callbackGroup: admission.callbackGroup, purpose: purpose, request: request, pasteboard: pasteboard, watcher: watcher)
     }
 
@@ -118,7 +118,7 @@ public final class HandlerStarter: Sendable {
                            watcher: some HandlerWatcher, bus: some ActivationBus) async {
         if let request { watcher.started(request, handler: .activating(busName: busName)) }
         if let group = admission?.callbackGroup { callbackRoutes.started(group, handler: .activating(busName: busName)) }
-        if purpose == .open, let plan = admission?.plan { recentLaunches.record(url: plan.url.string, entry: plan.entry, busName: busName) }
+        if purpose == .open, let plan = admission?.plan, let url = plan.url { recentLaunches.record(url: url.string, entry: plan.entry, busName: busName) }
         if let pasteboard {
             await bus.startService(busName)
             if let owner = await bus.owner(of: busName) { pasteboards.addLaunchGrant(pasteboard, .connection(owner)) }
@@ -131,8 +131,8 @@ public final class HandlerStarter: Sendable {
     public func activated(_ admission: Admission?, purpose: LaunchPurpose = .open, busName: String, request: UInt64?,
                           watcher: some HandlerWatcher, bus: some ActivationBus) async -> UInt32? {
         let pid = await bus.processID(of: busName)
-        if let pid, purpose == .open, let plan = admission?.plan {
-            recentLaunches.activated(url: plan.url.string, busName: busName, pid: Int32(bitPattern: pid))
+        if let pid, purpose == .open, let url = admission?.plan.url {
+            recentLaunches.activated(url: url.string, busName: busName, pid: Int32(bitPattern: pid))
         }
         if let request { await watcher.activated(request, busName: busName, pid: pid) }
         if let group = admission?.callbackGroup, let owner = await bus.owner(of: busName) {

@@ -1,3 +1,5 @@
+import LinuxSystem
+import Glibc
 /// The rules a provider's answer (`ProvideDocuments`) is checked by before anything reaches the
 /// caller: how many documents, what each is called, and that each is of a type the caller
 /// asked for. The descriptors themselves (regular files only, copied into sealed memfds) are
@@ -125,5 +127,60 @@ public enum ProviderStart: Sendable, Equatable {
     public static func of(_ entry: DesktopEntry) -> ProviderStart? {
         if entry.dbusActivatable { return .activate(busName: entry.busName, objectPath: entry.objectPath) }
         return entry.launchCommands(for: []).first.map { .spawn($0) }
+    }
+}
+
+extension Broker {
+    /// The launch of pick provider `id` (``ProviderStart``), handed nothing but its token:
+    /// `InvalidHandler` when it is no longer installed, `LaunchFailed` when it has nothing to start.
+    public func providerPlan(_ id: String) throws(OpenFailure) -> LaunchPlan {
+        guard let entry = registry.entry(id: id) else { throw OpenFailure(.invalidHandler, "\(id) is no longer installed") }
+        switch ProviderStart.of(entry) {
+        case .activate(let busName, let objectPath)?:
+            return LaunchPlan(targets: .nothing, entry: entry, action: .activate(busName: busName, objectPath: objectPath), call: .activate, purpose: .pick)
+        case .spawn(let command)?:
+            return LaunchPlan(targets: .nothing, entry: entry, action: .spawn([command]), purpose: .pick)
+        case nil:
+            throw OpenFailure(.launchFailed, "\(id) has no command to start")
+        }
+    }
+}
+
+/// One document a pick's answer handed over, checked and copied (``PickAnswer/take(_:names:types:subject:database:)``).
+public struct PickedDocument: Sendable {
+    /// The sealed copy the caller reads.
+    public let data: SealedData
+    public let name: String
+    public let type: String
+}
+
+extension PickAnswer {
+    /// Checks and copies the documents open as `fds` (a provider's or the file chooser's) into
+    /// sealed memfds, so nothing the provider does afterwards changes what the caller reads:
+    /// regular files only (``refusal(mode:index:)``), within ``PickBudget``, each named
+    /// (``name(_:index:)``) and typed (``type(claimed:name:head:subject:types:)``). Blocks: runs on
+    /// a descriptor thread.
+    public static func take(_ fds: [Int32], names: [String], types: [String], subject: PickSubject,
+                            database: ContentTypeDatabase) throws(OpenFailure) -> [PickedDocument] {
+        var out: [PickedDocument] = []
+        var budget = PickBudget()
+        for (i, fd) in fds.enumerated() {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw OpenFailure(.invalidArgument, "document \(i + 1) cannot be examined (errno \(errno))") }
+            if let refusal = refusal(mode: UInt32(st.st_mode), index: i) { throw refusal }
+            let data = try FileDescriptor.lending(fd) { d throws(OpenFailure) in try SealedData.take(d, limit: budget.nextLimit) }
+            budget.spend(data.size)
+            let name = name(i < names.count ? names[i] : nil, index: i)
+            let type = try type(claimed: i < types.count ? types[i] : nil, name: name, head: head(of: data), subject: subject, types: database)
+            out.append(PickedDocument(data: data, name: name, type: type))
+        }
+        return out
+    }
+
+    /// The first bytes of `data` (what the type is sniffed from).
+    static func head(of data: SealedData) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(min(data.size, Int64(ContentTypeDatabase.defaultSniffLimit))))
+        let n = out.withUnsafeMutableBytes { pread(data.descriptor.rawValue, $0.baseAddress, $0.count, 0) }
+        return n > 0 ? Array(out.prefix(n)) : []
     }
 }

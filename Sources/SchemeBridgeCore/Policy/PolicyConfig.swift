@@ -296,6 +296,8 @@ public final class PolicyStore: Sendable {
         var checkedAt: Int64 = 0
     }
     private let state: Mutex<State>
+    /// Told of each new config read from the files (``onChange(_:)``).
+    private let observers = Mutex<[@Sendable (PolicyConfig) -> Void]>([])
 
     /// One config file.
     public convenience init(path: String, overrides: @escaping @Sendable (inout PolicyConfig) -> Void = { _ in },
@@ -320,6 +322,16 @@ public final class PolicyStore: Sendable {
     public static func defaultPath(directories: XDGDirectories) -> String {
         XDGDirectories.join(XDGDirectories.join(directories.configHome, "schemebridge"), "config")
     }
+
+    /// Calls `body` with each config read anew from the files (not with the current one): what
+    /// follows the config (the registry's reserved schemes) is told of a change once, by the
+    /// store, never by a lookup that reads it.
+    public func onChange(_ body: @escaping @Sendable (PolicyConfig) -> Void) {
+        observers.withLock { $0.append(body) }
+    }
+
+    /// Re-reads the files when due (as ``current`` does); a change is told to ``onChange(_:)``'s observers.
+    public func noticeChanges() { _ = current }
 
     /// The settings in force now.
     public var current: PolicyConfig {
@@ -352,6 +364,7 @@ public final class PolicyStore: Sendable {
             $0.config = config
             $0.signatures = signatures
         }
+        for observer in observers.withLock({ $0 }) { observer(config) }
         return config
     }
 }

@@ -41,7 +41,7 @@ extension URLRouter {
     /// registry's ineligible entries, then eligible ones the router refuses.
     public func skippedHandlers(forScheme scheme: String) -> [SkippedHandler] {
         let key = Registry.lowercasedASCII(scheme)
-        reservedSchemesInForce()
+        noticeConfigChanges()
         let refused: [SkippedHandler] = registry.handlers(forScheme: key).compactMap { id in
             guard let e = registry.entry(id: id), e.schemes.contains(key) else { return nil }
             if routesBackToUs(e) { return SkippedHandler(desktopID: id, path: e.path, reason: "it hands URLs back to SchemeBridge") }

@@ -36,47 +36,8 @@ public enum XCallback {
     }
 
     static func percentDecoded(_ text: Substring) -> String {
-        var out: [UInt8] = []
-        var bytes = Array(text.utf8)[...]
-        while let b = bytes.first {
-            bytes = bytes.dropFirst()
-            if b == UInt8(ascii: "%"), bytes.count >= 2, let hi = hex(bytes[bytes.startIndex]), let lo = hex(bytes[bytes.startIndex + 1]) {
-                out.append(hi << 4 | lo)
-                bytes = bytes.dropFirst(2)
-            } else if b == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-            } else {
-                out.append(b)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: PercentEncoding.decode(text.utf8, strict: false, plusIsSpace: true) ?? [], as: UTF8.self)
     }
 
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for b in text.utf8 {
-            let c = Character(Unicode.Scalar(b))
-            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~".contains(c) {
-                out.append(c)
-            } else {
-                let digits = Array("0123456789ABCDEF")
-                out += "%" + String(digits[Int(b >> 4)]) + String(digits[Int(b & 0xF)])
-            }
-        }
-        return out
-    }
-
-    private static func hex(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: return b - 0x30
-        case 0x41...0x46: return b - 0x41 + 10
-        case 0x61...0x66: return b - 0x61 + 10
-        default: return nil
-        }
-    }
-}
-
-/// Text of a URL for a message: the first 100 characters.
-enum URLRouterText {
-    static func short(_ url: String) -> String { url.count > 100 ? String(url.prefix(100)) + "…" : url }
+    static func percentEncoded(_ text: String) -> String { PercentEncoding.encode(text.utf8) }
 }

@@ -1,3 +1,4 @@
+import LinuxSystem
 /// The rules of the service, testable without a bus: it takes an open request (URL, options,
 /// caller) and says whether it is admitted and what to launch with which context; it answers
 /// queries under the query-privacy rule and decides whether a default may be set. The D-Bus
@@ -223,6 +224,7 @@ public final class Broker: Sendable {
     ///     handler (``callbackEntry(for:handlerNamed:isHandler:)``).
     public func admit(_ request: OpenRequest, searchPath: [String], sessionScale: Int, splashAvailable: Bool,
                       callbackLifetime: Duration = .seconds(3600), callback: String? = nil) throws(OpenFailure) -> Admission {
+        let config = policy.current  // one snapshot for the request
         let caller = request.caller
         var url = request.url
         var handler = request.handler
@@ -231,20 +233,20 @@ public final class Broker: Sendable {
             // A callback handed out earlier comes back from its handler: to the app that asked,
             // whoever else declares its scheme.
             handler = callback
-        } else if policy.current.callbacks {
-            let urls = XCallback.callbacks(in: url)
+        } else if config.callbacks {
+            let urls = XCallback.callbacks(in: url.string)
             if !urls.isEmpty {
                 let entry = try callbackOwner(urls, caller: caller)
-                url = XCallback.settingSource(caller.appID ?? "", in: url)
+                do { url = try SchemeURL(XCallback.settingSource(caller.appID ?? "", in: url.string)) } catch { throw OpenFailure(RouteError.invalidURL(error)) }
                 callbacks = (urls, entry)
             }
         }
         // Precedence (``decide(_:requested:ask:caller:)``): the handler asked for (or a pinned
-        // callback) > remembered > [Routes] > defaults. A malformed URL is reported by the plan.
-        if handler == nil, hasPreferences(caller), let u = try? SchemeURL(url) { handler = decide(url: u, requested: nil, ask: false, caller: caller).handler }
+        // callback) > remembered > [Routes] > defaults.
+        if handler == nil, hasPreferences(caller) { handler = decide(url: url, requested: nil, ask: false, caller: caller).handler }
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
-        var admission = try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
+        var admission = try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: config)
         if let callbacks { admission.callbackGroup = callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
         return admission
     }
@@ -256,14 +258,14 @@ public final class Broker: Sendable {
                       splashAvailable: Bool, inDocumentPortal: Bool = false) throws(OpenFailure) -> Admission {
         let plan: LaunchPlan
         do { plan = try router.plan(document: url, entry: entry, searchPath: searchPath, inDocumentPortal: inDocumentPortal) } catch { throw OpenFailure(error) }
-        return try admit(plan, request, sessionScale: sessionScale, splashAvailable: splashAvailable)
+        return try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: policy.current)
     }
 
     /// Counts a launch for `caller` against `MaxLaunchRate`/`LaunchBurst` (unidentified callers
     /// share `UnidentifiedLaunchRate`/`UnidentifiedLaunchBurst`): `RateLimited` past them. Every
     /// launch passes it: an open's in admission, a pick's provider before it starts.
-    public func chargeLaunch(_ caller: Caller) throws(OpenFailure) {
-        let config = policy.current
+    public func chargeLaunch(_ caller: Caller, config: PolicyConfig? = nil) throws(OpenFailure) {
+        let config = config ?? policy.current
         let key = Self.limitKey(caller)
         guard rateLimiter.allow(key, .init(rate: config.maxLaunchRate, burst: config.launchBurst),
                                 shared: .init(rate: config.unidentifiedLaunchRate, burst: config.unidentifiedLaunchBurst)) else {
@@ -275,15 +277,14 @@ public final class Broker: Sendable {
 
     /// The checks every launch passes once its plan is made: allowed callers, rate, slots;
     /// then the launch image and the handler's context.
-    func admit(_ plan: LaunchPlan, _ request: OpenRequest, sessionScale: Int, splashAvailable: Bool) throws(OpenFailure) -> Admission {
+    func admit(_ plan: LaunchPlan, _ request: LaunchRequest, sessionScale: Int, splashAvailable: Bool, config: PolicyConfig) throws(OpenFailure) -> Admission {
         let caller = request.caller
         guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
             throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
         }
-        let config = policy.current
         let key = Self.limitKey(caller)
-        try chargeLaunch(caller)
+        try chargeLaunch(caller, config: config)
         let slot: LaunchSlot
         do {
             slot = try slots.take(caller: key ?? LaunchRateLimiter.overflowKey, limit: config.maxConcurrentLaunches, perCaller: config.maxLaunchesPerCaller)
@@ -296,7 +297,7 @@ public final class Broker: Sendable {
             }
         }
         let image = request.launchImage && config.launchImages
-            ? launchImages.image(for: plan.entry, scheme: plan.url.scheme.name, scale: request.scale ?? sessionScale) : nil
+            ? plan.url.flatMap { launchImages.image(for: plan.entry, scheme: $0.scheme.name, scale: request.scale ?? sessionScale) } : nil
         // A token handed to an earlier launch was used there (``UsedActivationTokens``).
         let token = usedActivationTokens.unused(request.activationToken)
         let context = LaunchContext(
@@ -314,7 +315,7 @@ public final class Broker: Sendable {
         }
         for callback in urls {
             guard let scheme = try? SchemeURL(callback).scheme.name else {
-                throw OpenFailure(.invalidURL, "the x-callback URL '\(URLRouterText.short(callback))' is not a valid URL")
+                throw OpenFailure(.invalidURL, "the x-callback URL '\(URLText.shortened(callback, limit: 100))' is not a valid URL")
             }
             if !entry.schemes.contains(scheme) {
                 throw OpenFailure(.callbackNotOwned, "the callback scheme '\(scheme)' is not \(entry.id)'s own: declare it with "

@@ -33,22 +33,6 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// How to start the handler for one URL.
-public struct LaunchPlan: Sendable {
-    /// What to do.
-    public enum Action: Sendable, Equatable {
-        /// Spawn these processes (one per command).
-        case spawn([LaunchCommand])
-        /// Call `org.freedesktop.Application.Open` on this bus name and object path.
-        case activate(busName: String, objectPath: String)
-    }
-    /// The validated URL.
-    public let url: SchemeURL
-    /// The handler's desktop entry.
-    public let entry: DesktopEntry
-    public let action: Action
-}
-
 /// Turns a URL into a launch plan: validation, handler choice (default or requested),
 /// loop safety, Exec expansion, terminal wrapping. Pure lookups in the registry: O(1) in the
 /// number of installed applications.
@@ -66,21 +50,21 @@ public struct URLRouter: Sendable {
         self.ownDesktopIDs = ownDesktopIDs
         self.policy = policy
         self.policyStore = policyStore
-        reservedSchemesInForce()
+        // The registry follows the config's reserved schemes: told now, and by the store on each change.
+        registry.useReservedSchemes(policyStore?.current.reservedSchemes ?? policy.reservedSchemes)
+        policyStore?.onChange { [registry] config in registry.useReservedSchemes(config.reservedSchemes) }
     }
 
     /// Which applications directories may claim reserved schemes (the registry's).
     public var trust: TrustedDirectories { registry.trust }
 
-    /// The reserved schemes in force, handed to the registry first (whose answers ignore the
-    /// association lists of writable applications directories for them): a change of the
-    /// config file counts from the first lookup that reads it.
-    @discardableResult
-    func reservedSchemesInForce() -> Set<String> {
-        let reserved = policyStore?.current.reservedSchemes ?? policy.reservedSchemes
-        registry.useReservedSchemes(reserved)
-        return reserved
-    }
+    /// The reserved schemes in force. Reading them notices a change of the config file, which
+    /// the store hands to the registry (``PolicyStore/onChange(_:)``): it counts from the first
+    /// lookup that reads it. A read writes nothing.
+    var reservedSchemes: Set<String> { policyStore?.current.reservedSchemes ?? policy.reservedSchemes }
+
+    /// Notices a change of the config file before a lookup (``reservedSchemes``).
+    func noticeConfigChanges() { policyStore?.noticeChanges() }
 
     /// True when `entry` lives in a directory the user's programs can write (the user's data dir,
     /// a user Flatpak installation's exports, any directory not protected — see
@@ -89,7 +73,7 @@ public struct URLRouter: Sendable {
     /// and the entry it masks lists `scheme` too): a hijack attempt, not a candidate. A copy keeps
     /// what its system entry had; a new program gets nothing.
     public func isHijack(_ entry: DesktopEntry, scheme: String) -> Bool {
-        guard Policy.isReserved(scheme, in: reservedSchemesInForce()) else { return false }
+        guard Policy.isReserved(scheme, in: reservedSchemes) else { return false }
         if registry.isNamedInConfigList(entry.id, forScheme: scheme) { return false }
         // An entry that does not list the scheme itself is a handler only through an association
         // list; for a reserved scheme only the user's or the admin's config lists count (one in
@@ -117,7 +101,7 @@ public struct URLRouter: Sendable {
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.
     public func handlers(forScheme scheme: String) -> [String] {
         let key = Registry.lowercasedASCII(scheme)
-        reservedSchemesInForce()
+        noticeConfigChanges()
         return registry.handlers(forScheme: key).filter { id in
             guard let e = registry.entry(id: id) else { return false }
             return isCandidate(e, scheme: key)
@@ -127,7 +111,7 @@ public struct URLRouter: Sendable {
     /// The handler that opens `scheme`: the default, or the next one when the default is us.
     public func effectiveDefault(forScheme scheme: String) -> DesktopEntry? {
         let key = Registry.lowercasedASCII(scheme)
-        reservedSchemesInForce()
+        noticeConfigChanges()
         for id in registry.handlers(forScheme: key) {
             if let e = registry.entry(id: id), isCandidate(e, scheme: key) { return e }
         }
@@ -153,6 +137,11 @@ public struct URLRouter: Sendable {
     /// ``Registry/matchesFilesOnDisk(_:)``). When they disagree, the registry is brought back to
     /// the files (``Registry/reloadFromFiles(because:)``) and the choice is made anew.
     public func plan(_ url: String, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+        try plan(try validate(url), handler: handler, searchPath: searchPath)
+    }
+
+    /// ``plan(_:handler:searchPath:)`` for a URL parsed already.
+    public func plan(_ url: SchemeURL, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         try confirmed { () throws(RouteError) in try plan(unconfirmed: url, handler: handler, searchPath: searchPath) }
     }
 
@@ -165,16 +154,15 @@ public struct URLRouter: Sendable {
             let plan = try make()
             if registry.matchesFilesOnDisk(plan.entry) { return plan }
             attempt += 1
-            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url.scheme.name) }
+            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url?.scheme.name ?? "") }
             registry.reloadFromFiles(because: plan.entry)
         }
     }
 
-    private func plan(unconfirmed url: String, handler: String?, searchPath: [String]) throws(RouteError) -> LaunchPlan {
-        let u = try validate(url)
+    private func plan(unconfirmed u: SchemeURL, handler: String?, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         let scheme = u.scheme.name
         if Policy.isNeverRouted(scheme) { throw .reservedScheme(scheme: scheme, desktopID: nil) }
-        reservedSchemesInForce()
+        noticeConfigChanges()
         let entry: DesktopEntry
         if let handler {
             guard registry.isHandler(handler, forScheme: scheme), let e = registry.entry(id: handler), !routesBackToUs(e) else {
@@ -190,7 +178,7 @@ public struct URLRouter: Sendable {
             }
             entry = e
         }
-        return try launchPlan(u, entry: entry, searchPath: searchPath)
+        return try launchPlan(u, entry: entry, searchPath: searchPath, targets: .url(u))
     }
 
     /// The plan for handing `url` (a local file's `file://` URL, in an Inbox) to `entry`, the
@@ -207,14 +195,15 @@ public struct URLRouter: Sendable {
             guard let current = reloaded ? registry.entry(id: entry.id) : entry, !routesBackToUs(current) else {
                 throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name)
             }
-            return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal)
+            return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal, targets: .documents([url]))
         }
     }
 
     /// How to start `entry` for `u`: D-Bus activation, or its `Exec` (in a terminal when it asks).
-    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String], inDocumentPortal: Bool = false) throws(RouteError) -> LaunchPlan {
+    private func launchPlan(_ u: SchemeURL, entry: DesktopEntry, searchPath: [String], inDocumentPortal: Bool = false,
+                            targets: LaunchTargets) throws(RouteError) -> LaunchPlan {
         if entry.dbusActivatable {
-            return LaunchPlan(url: u, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
+            return LaunchPlan(targets: targets, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
         }
         var commands = inDocumentPortal ? entry.launchCommandsWithoutFileForwarding(for: [u]) : entry.launchCommands(for: [u])
         if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
@@ -222,6 +211,6 @@ public struct URLRouter: Sendable {
             guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
             commands = commands.map { $0.prefixed(by: prefix) }
         }
-        return LaunchPlan(url: u, entry: entry, action: .spawn(commands))
+        return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands))
     }
 }

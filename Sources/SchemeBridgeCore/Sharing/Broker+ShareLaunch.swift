@@ -3,9 +3,6 @@
 /// any launch (allowed callers, rate, launches in flight). No launch image: a share's target is
 /// an app already on the desktop's mind, and the sheet was the feedback.
 extension Broker {
-    /// A URL standing for a share that hands no file (the plan needs one; nothing sees it).
-    static let shareURL = try! SchemeURL("x-schemebridge-share:")
-
     /// The admitted launch of `target` (an action of an app's entry, or "Open in <app>") with
     /// `files` (the `file://` URLs of the target's Inbox copies), for `caller`. `NoTarget` when
     /// the target is gone; `LaunchFailed` when it cannot be started (a terminal app without a
@@ -15,12 +12,12 @@ extension Broker {
     public func admit(share target: ShareTargetID, files: [SchemeURL], caller: Caller, activationToken: String?,
                       searchPath: [String], inDocumentPortal: Bool = false) throws(OpenFailure) -> Admission {
         let plan = try sharePlan(target, files: files, searchPath: searchPath, inDocumentPortal: inDocumentPortal)
-        let request = OpenRequest(url: plan.url.string, handler: plan.entry.id, activationToken: activationToken, launchImage: false, caller: caller)
-        return try admit(plan, request, sessionScale: 1, splashAvailable: false)
+        return try admit(plan, LaunchRequest(caller: caller, activationToken: activationToken, launchImage: false),
+                         sessionScale: 1, splashAvailable: false, config: policy.current)
     }
 
     private func sharePlan(_ target: ShareTargetID, files: [SchemeURL], searchPath: [String], inDocumentPortal: Bool) throws(OpenFailure) -> LaunchPlan {
-        let url = files.first ?? Self.shareURL
+        let targets = LaunchTargets.documents(files)
         let entry: DesktopEntry, commands: [LaunchCommand]
         switch target {
         case .action(let id, let name):
@@ -28,7 +25,8 @@ extension Broker {
                 throw OpenFailure(.noTarget, "the share target \(target.text) is no longer installed")
             }
             if e.dbusActivatable {
-                return LaunchPlan(url: url, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath))
+                return LaunchPlan(targets: targets, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath),
+                                  call: target.activation, purpose: .share)
             }
             guard var exec = action.execCommand else { throw OpenFailure(.launchFailed, "the share target \(target.text) has no Exec=") }
             if inDocumentPortal && e.flatpakAppID != nil { exec = exec.withoutFileForwarding() }
@@ -40,7 +38,8 @@ extension Broker {
                 throw OpenFailure(.noTarget, "\(id) is no longer installed")
             }
             if e.dbusActivatable {
-                return LaunchPlan(url: url, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath))
+                return LaunchPlan(targets: targets, entry: e, action: .activate(busName: e.busName, objectPath: e.objectPath),
+                                  call: target.activation, purpose: .share)
             }
             entry = e
             commands = inDocumentPortal ? e.launchCommandsWithoutFileForwarding(for: files) : e.launchCommands(for: files)
@@ -48,8 +47,8 @@ extension Broker {
             throw OpenFailure(.invalidArgument, "\(target.text) is not launched")
         }
         guard !commands.isEmpty else { throw OpenFailure(.launchFailed, "\(entry.id) has no usable Exec=") }
-        guard entry.terminal else { return LaunchPlan(url: url, entry: entry, action: .spawn(commands)) }
+        guard entry.terminal else { return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands), purpose: .share) }
         guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.id)) }
-        return LaunchPlan(url: url, entry: entry, action: .spawn(commands.map { $0.prefixed(by: prefix) }))
+        return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands.map { $0.prefixed(by: prefix) }), purpose: .share)
     }
 }

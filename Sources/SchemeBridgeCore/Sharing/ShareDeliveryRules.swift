@@ -45,18 +45,10 @@ extension ShareTargetID {
     /// The `org.freedesktop.Application` call that hands the share to an activatable target:
     /// `ActivateAction(action, [], platform_data)` for an action, `Open(uris, platform_data)`
     /// for "Open in"; `platform_data` carries the `uris` either way.
-    public var activation: ShareActivation {
+    public var activation: ApplicationCall {
         if case .action(_, let action) = self { return .activateAction(action) }
         return .open
     }
-}
-
-/// The `org.freedesktop.Application` method an activatable share target is called with.
-public enum ShareActivation: Sendable, Equatable {
-    /// `ActivateAction(action, [], platform_data)`.
-    case activateAction(String)
-    /// `Open(uris, platform_data)`.
-    case open
 }
 
 /// How one shared item goes to a nearby device: a file (by its own path, or copied into the

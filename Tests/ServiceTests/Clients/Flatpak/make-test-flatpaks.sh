@@ -12,8 +12,9 @@
 #                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
 #                     records what it got and could do in its own data dir (see below). Its
 #                     action `share` is a share target for text/plain (share.sh, below).
-# The runtime holds share-client (share-client.c beside this script, built here with gcc and
-# libdbus): a sharing app for inside the sandbox.
+# The runtime holds share-client and openfile-client (share-client.c, openfile-client.c beside
+# this script, built here with gcc and libdbus): a sharing app and an app opening its own file with
+# OpenFile, for inside the sandbox.
 set -eu
 DIR=$1
 export HOME="$DIR/home" FLATPAK_USER_DIR="$DIR/user" FLATPAK_SYSTEM_HELPER_ON_SESSION=1
@@ -28,10 +29,12 @@ mkdir -p "$RT/files" "$RT/usr/bin" "$RT/usr/lib"
 ln -s ../lib "$RT/usr/lib64"
 printf '[Runtime]\nname=org.test.Platform\n' > "$RT/metadata"
 cp /sbin/ldconfig "$RT/usr/bin/ldconfig"   # flatpak runs the runtime's ldconfig
-gcc -O1 -o "$RT/usr/bin/share-client" "$(dirname "$0")/share-client.c" $(pkg-config --cflags --libs dbus-1)
-for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client"; do
+for client in share-client openfile-client; do
+    gcc -O1 -o "$RT/usr/bin/$client" "$(dirname "$0")/$client.c" $(pkg-config --cflags --libs dbus-1)
+done
+for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client"; do
     p=$(command -v "$b")
-    [ "$p" = "$RT/usr/bin/share-client" ] || cp "$p" "$RT/usr/bin/"
+    case "$p" in "$RT"/*) ;; *) cp "$p" "$RT/usr/bin/" ;; esac
     ldd "$p" | sed 's/.* => //' | awk '{print $1}' | grep '^/' || true
 done | sort -u | while read -r lib; do cp "$lib" "$RT/usr/lib/"; done
 ln -s bash "$RT/usr/bin/sh"
@@ -71,7 +74,8 @@ printf '%s\0' "$@" > "$d/share-argv.tmp"
 mv "$d/share-argv.tmp" "$d/share-argv"
 SH
         chmod +x "$A/files/bin/share.sh"
-        # For each argument (a path or file:// URL): appends its bytes to read.out and tries
+        # With "await" in an argument it first writes awaiting and waits for go (the test says
+        # when to go on). For each argument (a path or file:// URL): appends its bytes to read.out and tries
         # to append a line to it (write.out: "wrote PATH" or "denied PATH"); env: its source
         # and reply token; with "hold" in an argument it writes holding and waits for release;
         # answers a reply request through the bus; argv last (NUL-separated).
@@ -79,6 +83,10 @@ SH
 #!/bin/sh
 d="$XDG_DATA_HOME"
 : > "$d/read.out"; : > "$d/write.out"
+case "$*" in *await*)
+    : > "$d/awaiting"
+    while [ ! -e "$d/go" ] && [ -d "$d" ]; do sleep 0.1; done ;;
+esac
 for a in "$@"; do
     p="${a#file://}"
     cat "$p" >> "$d/read.out" 2>> "$d/read.err"

@@ -1,0 +1,70 @@
+/// What a chooser is told besides the question and the caller: the caller's activation token
+/// (its window may take focus with it), a pick's title, a share's items (``ShareQuestion``).
+public struct ChooserContext: Sendable, Equatable {
+    public var activationToken: String?
+    public var title: String?
+    public var share: ShareQuestion?
+
+    public init(activationToken: String? = nil, title: String? = nil, share: ShareQuestion? = nil) {
+        self.activationToken = activationToken
+        self.title = title
+        self.share = share
+    }
+}
+
+/// The chooser port: shows a ``HandlerQuestion`` to the caller's user and returns the answer
+/// unchecked (``Broker/settle(_:to:caller:warn:)`` checks and remembers it). The daemon
+/// implements it (a chooser program, the share sheet, a `Chooser1` client on the bus).
+/// A chooser that cannot be shown throws (`NoChooser`, `RateLimited`) or answers `.failed`.
+public protocol ChooserPort: Sendable {
+    func choose(_ question: HandlerQuestion, caller: Caller, context: ChooserContext) async throws(OpenFailure) -> ChooserAnswer
+}
+
+/// Which flow a decision is for: it says what "nothing decided" means.
+public enum DecisionFlow: Sendable, Equatable {
+    /// Opening a URL or a document: nothing decided is a URL's default (admission looks it up).
+    case open
+    /// A share: nothing decided is `NoTarget`.
+    case share
+    /// A pick: nothing decided is `NoHandler`.
+    case pick
+}
+
+/// The handler a decision came to once the chooser, if asked, was answered and its pick settled.
+public struct SettledHandler: Sendable, Equatable {
+    /// The handler (a desktop id or a share target id); nil: a URL's default.
+    public let id: String?
+    /// Why (nil: the user picked it in the chooser).
+    public let reason: HandlerReason?
+
+    public init(id: String?, reason: HandlerReason?) {
+        self.id = id
+        self.reason = reason
+    }
+
+    /// Whether it is a pinned x-callback's handler (admission takes it as pinned, not as named).
+    public var pinnedCallback: Bool { reason == .callback }
+}
+
+extension Broker {
+    /// The one ask-and-settle step after every decision (URLs, documents, shares, picks): an
+    /// `.open` decision stands (nothing decided is what `flow` says); an `.ask` is put to
+    /// `chooser` and its answer settled (checked against the candidates shown, remembered with
+    /// "always"; `warn` says why a pick could not be remembered).
+    public func settle(_ decision: HandlerDecision, for flow: DecisionFlow, caller: Caller, chooser: some ChooserPort,
+                       context: ChooserContext, warn: (String) -> Void) async throws(OpenFailure) -> SettledHandler {
+        switch decision {
+        case .open(let id?, let reason):
+            return SettledHandler(id: id, reason: reason)
+        case .open(nil, let reason):
+            switch flow {
+            case .open: return SettledHandler(id: nil, reason: reason)
+            case .share: throw OpenFailure(.noTarget, "nothing accepts the items")
+            case .pick: throw OpenFailure(.noHandler, "no provider was decided")
+            }
+        case .ask(let question):
+            let answer = try await chooser.choose(question, caller: caller, context: context)
+            return SettledHandler(id: try await settle(answer, to: question, caller: caller, warn: warn), reason: nil)
+        }
+    }
+}

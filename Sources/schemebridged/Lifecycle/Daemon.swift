@@ -1,0 +1,88 @@
+import DBus
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+import ServiceLifecycle
+import Glibc
+
+/// `schemebridged`: the SchemeBridge session service.
+@main
+enum Daemon {
+    static func main() async {
+        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+        case .print(let text):
+            writeAll(1, text)
+            exit(0)
+        case .usageError(let message):
+            writeAll(2, "Error: \(message)\n" + DaemonOptions.usage)
+            exit(64)
+        case .checkConfig:
+            let check = ConfigCheck(environment: ProcessEnvironment.current())
+            writeAll(1, check.report)
+            exit(check.status)
+        case .run(let options):
+            exit(await run(options))
+        }
+    }
+
+    /// Writes all of `text` to `fd` (standard output or error), as far as the descriptor takes it.
+    static func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
+    /// Runs the service; returns the exit status.
+    static func run(_ options: DaemonOptions) async -> Int32 {
+        let level = options.logLevel
+        let journal = JournalLogHandler.standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        LoggingSystem.bootstrap { label in
+            var handler = JournalLogHandler(label: label, journal: journal)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "schemebridged")
+        guard let busAddress = options.address ?? Connection.processSessionBusAddress() else {
+            logger.critical("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus; pass --address or run inside a desktop session (or `dbus-run-session -- schemebridged`)")
+            return 1
+        }
+        let service = SchemeBridgeService(address: busAddress, replace: options.replace, environment: ProcessEnvironment.current(),
+                                    policyOverrides: { [maxLaunchRate = options.maxLaunchRate, launchBurst = options.launchBurst] c in
+                                        if let maxLaunchRate { c.maxLaunchRate = maxLaunchRate }
+                                        if let launchBurst { c.launchBurst = launchBurst }
+                                    }, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        do {
+            try await group.run()
+        } catch let e as StartupError {
+            logger.critical("\(e.description)")
+            return 1
+        } catch {
+            logger.critical("\(error)")
+            return 1
+        }
+        return 0
+    }
+}
+
+/// The process environment as a dictionary (read once, at start).
+enum ProcessEnvironment {
+    static func current() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                env[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            p += 1
+        }
+        return env
+    }
+}

@@ -1,0 +1,128 @@
+import DBus
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+import SchemeBridgeDevices
+import ServiceLifecycle
+
+/// The small services `SchemeBridgeService` runs once the name is owned, started in the order given;
+/// a `ServiceGroup` shuts them down in reverse, so the connection, first, is closed last. Only
+/// the connection's end (the bus gone, the name taken over, a shutdown) ends the group: a
+/// follower whose stream ends with the connection waits to be shut down, as a `ServiceGroup`
+/// counts any other service ending during its shutdown as a failure.
+enum LifecycleServices {
+    /// The group of `services`, ending gracefully when one of them ends.
+    static func group(_ services: [any Service], logger: Logger) -> ServiceGroup {
+        ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                                           failureTerminationBehavior: .gracefullyShutdownGroup) },
+            logger: logger))
+    }
+
+    /// Returns once the group shuts this service down.
+    static func untilShutdown() async {
+        try? await gracefulShutdown()
+    }
+}
+
+/// The service's bus connection: runs until the bus goes away; closed on graceful shutdown.
+struct BusConnectionService: Service {
+    let connection: Connection
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            await connection.waitUntilDisconnected()
+        } onGracefulShutdown: {
+            connection.close()
+        }
+    }
+}
+
+/// Callers that left the bus are forgotten: their identity, their reply requests, their
+/// pasteboards' connection grants. New connections cost nothing: a caller is identified at its
+/// first call (a query under query privacy waits for it), never because it appeared on the bus.
+struct NameOwnerTracker: Service {
+    let owners: AsyncCompactMapSequence<AsyncStream<Message>, NameOwnerChanged>
+    let callers: CallerCache
+    let replies: ReplyService
+    let pasteboards: PasteboardStore
+
+    func run() async {
+        for await change in owners.cancelOnGracefulShutdown() where change.isConnectionLeaving {
+            let name = change.name
+            callers.forget(name)
+            replies.nameLeft(name)
+            pasteboards.connectionLeft(name)
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// Registry changes become `HandlersChanged` and a `Schemes` `PropertiesChanged`; under query
+/// privacy the broadcasts name no scheme ("something changed, ask again").
+struct RegistryChangeAnnouncer: Service {
+    let changes: AsyncStream<Set<String>>
+    let connection: Connection
+    let broker: Broker
+
+    func run() async {
+        let registry = broker.registry
+        var lastSchemes = registry.schemes
+        for await changed in changes.cancelOnGracefulShutdown() {
+            let schemes = registry.schemes
+            let broadcast = broker.broadcast(changed: changed, schemes: schemes)  // query privacy
+            try? connection.emit(HandlersChanged(schemes: broadcast.changedSchemes))
+            if schemes != lastSchemes {
+                lastSchemes = schemes
+                try? connection.emitPropertiesChanged(
+                    path: Contract.objectPath, interface: Contract.interface,
+                    changed: broadcast.schemes.map { [ContractProperty.schemes.rawValue: .strings($0)] } ?? [:],
+                    invalidated: broadcast.schemes == nil ? [ContractProperty.schemes.rawValue] : [])
+            }
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// While integration is on, new schemes are routed through SchemeBridge as handlers appear.
+struct IntegrationFollower: Service {
+    let changes: AsyncStream<Set<String>>
+    let integration: IntegrationService
+
+    func run() async {
+        await cancelWhenGracefulShutdown { [changes, integration] in await integration.follow(changes) }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// Closes the connection (and so ends the group) when another process takes the name over.
+struct NameLossWatcher: Service {
+    let lost: AsyncStream<Message>
+    let connection: Connection
+    let logger: Logger
+
+    func run() async {
+        for await _ in lost.cancelOnGracefulShutdown() {
+            logger.notice("\(Contract.busName) was taken over by another process; exiting")
+            connection.close()
+            break
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}
+
+/// What devices send is opened per `[Devices] OpenReceived` (``Receiving``), one at a
+/// time in arrival order: one "Open in…" at a time, and the engine's caller never holds more than
+/// one of the descriptor threads (in parallel, the third of three files sent at once was refused
+/// with LimitsExceeded). The engine keeps the latest 256 not yet opened.
+struct DeviceReceiver: Service {
+    let received: AsyncStream<ReceivedFromDevice>
+    let receiving: Receiving
+
+    func run() async {
+        for await share in received.cancelOnGracefulShutdown() {
+            await receiving.openReceived(share)
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}

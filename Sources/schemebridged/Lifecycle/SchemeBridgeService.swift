@@ -1,0 +1,83 @@
+import DBus
+import SchemeBridgeContract
+import SchemeBridgeCore
+import Logging
+import ServiceLifecycle
+
+/// Why the service could not start.
+struct StartupError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The SchemeBridge session service: connects to the bus, exports its object, then owns
+/// its well-known name, and runs its `LifecycleServices` until the bus goes away, the name is
+/// taken over, or a shutdown is requested.
+struct SchemeBridgeService: Service {
+    let address: String
+    let replace: Bool
+    let environment: [String: String]
+    let policyOverrides: @Sendable (inout PolicyConfig) -> Void
+    let logger: Logger
+
+    func run() async throws {
+        let connection: Connection
+        do {
+            connection = try await Connection.connect(address: address, logger: logger)
+        } catch {
+            throw StartupError(description: "cannot connect to the session bus at \(address): \(error.message)")
+        }
+        let started = ContinuousClock.now
+        let registryLogger = logger
+        // The policy first: the registry resolves reserved schemes by its rule. One content-type
+        // database for the registry (aliases) and the documents (detection).
+        let policy = PolicyStore(paths: PolicyStore.defaultPaths(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
+                                 warn: { registryLogger.warning("\($0)") })
+        let registry = Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes,
+                                contentTypes: ContentTypeDatabase(environment: environment)) { warning in
+            registryLogger.warning("\(warning)")
+        }
+        defer { registry.close() }
+        let services = Services(registry: registry, connection: connection, environment: environment, busAddress: address,
+                                policy: policy, logger: logger)
+        try connection.export(services.declarations(), at: Contract.objectPath)
+        services.pasteboards.restore()
+        services.deliverer.sweepInboxes(retention: policy.current.inboxRetention)
+        services.opening.appLinks.start()  // app links verified in the background (AppLinks/AppLinkService.swift)
+        // Everything the service follows is subscribed before it takes its name: the first call
+        // can come (and the caller act on its answer, e.g. install an entry) the moment the name
+        // is ours, and a registry change with no subscriber yet was never announced (seen beside
+        // CPU hogs: a desktop file written right after the activating CanOpenURL became live,
+        // but no HandlersChanged came, and integration would not have routed its scheme).
+        await services.devices.start()
+        defer { services.devices.stop() }
+        let received = services.devices.engine.receivedShares()
+        let changes = registry.changes()
+        let integrationChanges = registry.changes()
+        let lost = try await connection.signals(matching: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
+        let owners = try await BusDriver(connection).nameOwnerChanges()
+        let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
+        services.chooser.prepareSpareSheet()  // before the name: a call answered finds it decided
+        let reply = try await connection.requestName(Contract.busName, flags: flags)
+        guard reply == .primaryOwner || reply == .alreadyOwner else {
+            connection.close()
+            throw StartupError(description: "another process already owns \(Contract.busName) on this bus (use --replace to take it over)")
+        }
+        logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
+        let group = LifecycleServices.group([
+            BusConnectionService(connection: connection),
+            NameOwnerTracker(owners: owners, callers: services.callers.cache, replies: services.replies, pasteboards: services.pasteboards.store),
+            RegistryChangeAnnouncer(changes: changes, connection: connection, broker: services.broker),
+            IntegrationFollower(changes: integrationChanges, integration: services.integration),
+            NameLossWatcher(lost: lost, connection: connection, logger: logger),
+            DeviceReceiver(received: received, receiving: services.receiving),
+        ], logger: logger)
+        try await withGracefulShutdownHandler {
+            try await group.run()
+        } onGracefulShutdown: {
+            logger.info("shutting down")
+        }
+        connection.close()
+        logger.info("disconnected from the bus; stopped")
+    }
+}

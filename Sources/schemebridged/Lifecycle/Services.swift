@@ -1,0 +1,73 @@
+import DBus
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+import SchemeBridgeDevices
+
+/// The composition root: builds the core's ``Broker`` and every adapter, each holding only what
+/// it uses — ``Opening`` (URLs and documents), ``Sharing``, ``Picking``, ``Receiving`` (what
+/// devices send), ``Queries``, the pasteboards — over the shared parts (the callers, the one
+/// ``Launcher``, the chooser, the reply requests, the document hand-off). No policy is decided
+/// here or in the adapters: they decode, ask the core, and encode.
+struct Services {
+    let broker: Broker
+    let connection: Connection
+    let callers: Callers
+    let replies: ReplyService
+    let pasteboards: PasteboardService
+    let chooser: ChooserService
+    let integration: IntegrationService
+    let devices: DeviceService
+    let deliverer: DocumentDeliverer
+    let opening: Opening
+    let sharing: Sharing
+    let picking: Picking
+    let receiving: Receiving
+    let queries: Queries
+
+    init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
+         policy: PolicyStore, logger: Logger) {
+        let documents = Documents(types: registry.contentTypes ?? ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
+                                  handlersAlongChain: { [registry] chain in
+                                      let found = registry.resolution(alongChain: chain)
+                                      return (found.type, found.resolution.handlers)
+                                  })
+        let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
+                            choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
+                            documents: documents)
+        let descriptors = DescriptorWork()
+        let callers = Callers(connection: connection, registry: registry, logger: logger)
+        let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
+        let presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
+        let chooser = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
+        let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
+        let replies = ReplyService(connection: connection, logger: logger)
+        let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
+        let pasteboards = PasteboardService(store: store, connection: connection, callers: callers,
+                                            descriptors: descriptors, logger: logger)
+        let starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
+        let launcher = Launcher(starter: starter, connection: connection, presenter: presenter, replies: replies,
+                                usedActivationTokens: broker.usedActivationTokens)
+        let deliverer = DocumentDeliverer(documents: documents, descriptors: descriptors, connection: connection, logger: logger)
+        let scale = SessionScale(environment: environment, presenter: presenter, logger: logger)
+        let integration = IntegrationService(broker: broker, logger: logger)
+        let opening = Opening(broker: broker, callers: callers, launcher: launcher, chooser: chooser, replies: replies, pasteboards: pasteboards,
+                              deliverer: deliverer, announcer: Announcer(connection: connection, policy: policy), scale: scale,
+                              appLinks: AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger), logger: logger)
+        (self.broker, self.connection, self.callers, self.replies, self.pasteboards) = (broker, connection, callers, replies, pasteboards)
+        (self.chooser, self.integration, self.devices, self.deliverer, self.opening) = (chooser, integration, devices, deliverer, opening)
+        sharing = Sharing(broker: broker, callers: callers, chooser: chooser, replies: replies, pasteboards: pasteboards,
+                          deliverer: deliverer, devices: devices, launcher: launcher, logger: logger)
+        picking = Picking(broker: broker, callers: callers, chooser: chooser, replies: replies, launcher: launcher, documents: documents,
+                          descriptors: descriptors, logger: logger)
+        receiving = Receiving(policy: policy, devices: devices, descriptors: descriptors, opening: opening, logger: logger)
+        queries = Queries(broker: broker, callers: callers, integration: integration, documents: documents, descriptors: descriptors,
+                          scale: scale, logger: logger)
+    }
+
+    /// The interfaces on the main object.
+    func declarations() -> [Interface] {
+        [MainInterface(opening: opening, queries: queries, picking: picking, replies: replies).declaration(),
+         pasteboards.declaration(), ShareInterface(sharing: sharing).declaration()]
+    }
+}

@@ -1,0 +1,35 @@
+import DBus
+import SchemeBridgeContract
+import SchemeBridgeCore
+
+/// `URLHandled` and `URLFailed` under `[Privacy] BroadcastURLs` (the core's ``BroadcastPrivacy``):
+/// the broadcast carries the URL as the setting allows (by default without userinfo, query and
+/// fragment), and the caller that opened it gets the signal with the full URL sent to it alone
+/// whenever the broadcast does not carry it.
+struct Announcer: Sendable {
+    let connection: Connection
+    let policy: PolicyStore
+
+    /// Reports that `caller`'s open of `signal.url` succeeded.
+    func announce(_ signal: URLHandled, to caller: String) {
+        let plan = BroadcastPrivacy.plan(signal.url, mode: policy.current.broadcastURLs)
+        if let shown = plan.broadcast {
+            var broadcast = signal
+            broadcast.url = shown
+            try? connection.emit(broadcast)
+        }
+        if plan.toCaller, let destination = try? BusName(caller) { try? connection.emit(signal, to: destination) }
+    }
+
+    /// Reports that `caller`'s open of `signal.url` failed (a message quoting the URL is redacted alike).
+    func announce(_ signal: URLFailed, to caller: String) {
+        let plan = BroadcastPrivacy.plan(signal.url, mode: policy.current.broadcastURLs)
+        if let shown = plan.broadcast {
+            var broadcast = signal
+            broadcast.url = shown
+            if shown != signal.url { broadcast.message = BroadcastPrivacy.redacted(signal.message, quoting: signal.url) }
+            try? connection.emit(broadcast)
+        }
+        if plan.toCaller, let destination = try? BusName(caller) { try? connection.emit(signal, to: destination) }
+    }
+}

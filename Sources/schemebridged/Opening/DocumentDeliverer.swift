@@ -1,0 +1,89 @@
+import DBus
+import Glibc
+import Logging
+import SchemeBridgeContract
+import SchemeBridgeCore
+
+/// Where a document's handler gets it (`OpenFile`, a received file, a share's files; the core's
+/// ``DocumentHandOff``): an Inbox copy or the file itself, through the document portal when the
+/// handler is a Flatpak app; and the Inbox sweeps.
+struct DocumentDeliverer: Sendable {
+    let documents: Documents
+    let descriptors: DescriptorWork
+    let connection: Connection
+    let logger: Logger
+    /// When the Inboxes are swept (the core's rule: at most once a minute).
+    let inboxSweeps = InboxSweepSchedule()
+
+    /// What the handler is given.
+    struct DocumentDelivery: Sendable {
+        /// The path passed to the handler (an Inbox copy, the file, or a portal path), as bytes:
+        /// the file's own name need not be UTF-8.
+        let pathBytes: [UInt8]
+        /// ``pathBytes`` as text (the `path` result; a byte that is not UTF-8 shows as U+FFFD).
+        var path: String { String(decoding: pathBytes, as: UTF8.self) }
+        /// Whether `path` is a document portal path granted to the handler's app.
+        let inPortal: Bool
+        /// The Inbox copy made for it, to remove when the launch fails (bytes: it keeps the file's name).
+        let inboxCopy: [UInt8]?
+
+        /// Removes the Inbox copy made for it, if any (nothing was started with it).
+        func removeCopy() {
+            if let inboxCopy { _ = inboxCopy.withPathCString { unlink($0) } }
+        }
+    }
+
+    /// Hands the document open as `fd` (named `name`; `fileName`, when given, is that name as the
+    /// kernel has it, bytes that need not be UTF-8, which an Inbox copy keeps) to `entry` in `mode`:
+    /// reading the caller's descriptor runs on the descriptor threads, under `key`.
+    func deliver(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: OpenOptions.DocumentMode, key: String,
+                 sendingApp: String, limits: InboxLimits) async throws(DBusError) -> DocumentDelivery {
+        let documents = self.documents
+        let local: [UInt8], canWrite: Bool, inboxCopy: [UInt8]?, portalSource: [UInt8]
+        switch mode {
+        case .copy:
+            let copy = try await descriptors.run(for: key) { () throws(DBusError) in
+                try adapt { () throws(OpenFailure) in
+                    try documents.inbox.place(fd.rawValue, nameBytes: fileName ?? Array(name.utf8), desktopID: entry.id, caller: sendingApp, limits: limits)
+                }
+            }
+            (local, canWrite, inboxCopy, portalSource) = (copy, false, copy, copy)
+        case .inPlace:
+            let file = try await descriptors.run(for: key) { () throws(DBusError) in
+                try adapt { () throws(OpenFailure) in try InPlaceFile.locate(fd.rawValue) }
+            }
+            // The portal gets that very file (the caller's descriptor), not whatever the path names later.
+            (local, canWrite, inboxCopy, portalSource) = (file.pathBytes, file.writable, nil, Array("/proc/self/fd/\(fd.rawValue)".utf8))
+        }
+        let rule = DocumentHandOff(inPlace: mode == .inPlace, sandboxAppID: entry.flatpakAppID, callerCanWrite: canWrite)
+        guard let appID = rule.sandboxAppID else { return DocumentDelivery(pathBytes: local, inPortal: false, inboxCopy: inboxCopy) }
+        do {
+            let id = try await DocumentPortal(connection: connection).add(path: portalSource, appID: appID, permissions: rule.portalPermissions)
+            // The portal names the document after the file, byte for byte.
+            let base = local.split(separator: UInt8(ascii: "/")).last.map { Array($0) } ?? Array(name.utf8)
+            logger.info("document \(String(decoding: base, as: UTF8.self)) is \(id) in the document portal for \(appID) (\(rule.portalPermissions.joined(separator: "+")))")
+            return DocumentDelivery(pathBytes: Array(DocumentHandOff.portalPath(documentID: id, name: "").utf8) + base, inPortal: true, inboxCopy: inboxCopy)
+        } catch {
+            if let inboxCopy { _ = inboxCopy.withPathCString { unlink($0) } }
+            throw error
+        }
+    }
+
+    /// Removes Inbox files past `retention` when the core's ``InboxSweepSchedule`` says so (on a
+    /// descriptor thread).
+    func sweepInboxes(retention: Int64) {
+        let now = Int64(time(nil))
+        guard inboxSweeps.isDue(now: now) else { return }
+        let inbox = documents.inbox
+        Task.detached { [descriptors] in
+            _ = try? await descriptors.run(for: "inbox sweep") { () throws(DBusError) in inbox.sweep(retention: retention, now: now) }
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Runs `body` with these bytes — a path, any a file name may hold — and a NUL, as a C string.
+    func withPathCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try (self + [0]).withUnsafeBufferPointer { try $0.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) } }
+    }
+}

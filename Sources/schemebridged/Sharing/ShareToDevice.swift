@@ -1,0 +1,63 @@
+import DBus
+import SchemeBridgeContract
+import SchemeBridgeCore
+import SchemeBridgeDevices
+
+/// A share whose target is a nearby device, each item routed by the core's ``DeviceItemRoute``
+/// (files and data that is not text as files, in one send; text; URLs), in the order of
+/// ``DevicePayload/sends(files:others:)``. A file goes by its own path or as an outbox copy, as
+/// ``DeviceFileSource`` says; data that is not text always as an outbox file. The request's
+/// `Response` is 0 with `target`, `device` and `engine` once the engine took everything (no
+/// engine confirms delivery), else 2 with the reason: `NoTarget` when there is no engine or the
+/// device cannot receive now, `LaunchFailed` when the engine did not take it.
+extension Sharing {
+    /// Sends `share` to the device `deviceID` and answers its request.
+    func sendToDevice(_ share: PendingShare, deviceID: String) async throws(DBusError) {
+        let devices = self.devices
+        do throws(ServiceFailure) {
+            var files: [String] = []
+            var others: [DevicePayload] = []
+            for item in share.items {
+                var inline: [UInt8]? = nil, url: String? = nil, source: Int32? = nil
+                switch item.payload {
+                case .file(let fd): source = fd.rawValue
+                case .url(let u): url = u
+                case .data(.bytes(let bytes), _): inline = bytes
+                case .data(.descriptor(let fd), _): source = fd
+                }
+                switch DeviceItemRoute.of(item.summary, name: item.name, url: url, bytes: inline) {
+                case .text(let text): others.append(.text(text))
+                case .url(let url): others.append(.url(url))
+                case .outboxFile(let name):
+                    if case .file(let fd) = item.payload,
+                       case .direct(let path) = await fileSource(of: item, fd: fd.rawValue, share: share) {
+                        files.append(path)
+                    } else if let source {
+                        files.append(try await devices.materialise(copying: source, name: name))
+                    } else {
+                        files.append(try await devices.materialise(inline ?? [], name: name))
+                    }
+                }
+            }
+            let payloads = DevicePayload.sends(files: files, others: others)
+            var receipt: DeviceSendReceipt?
+            for payload in payloads {
+                receipt = try await devices.sender.send(payload, to: deviceID)
+            }
+            guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
+            logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
+            replies.answer(share.request, code: .success, results: [
+                ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
+            ])
+        } catch {
+            throw DBusError(error)
+        }
+    }
+
+    /// Where file item `item` (descriptor `fd`) is sent from: decided from what was found as the
+    /// share was made (it named this device), else from a fresh look (a device picked on the sheet).
+    private func fileSource(of item: SharedItem, fd: Int32, share: PendingShare) async -> DeviceFileSource {
+        if let facts = item.facts { return devices.source(from: facts) }
+        return await devices.source(ofFile: fd, name: item.name, caller: share.caller, inbox: documents.inbox.root)
+    }
+}

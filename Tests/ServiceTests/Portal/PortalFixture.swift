@@ -1,0 +1,95 @@
+import Foundation
+import DBusTestSupport
+
+/// The real desktop portal around a ``FlatpakFixture`` (issue 40's harness): Debian 12's
+/// xdg-desktop-portal (1.16) and xdg-desktop-portal-gtk on the fixture's private bus, started by
+/// the bus's own activation files inside its mount namespace, with a private portals directory
+/// (`XDG_DESKTOP_PORTAL_DIR`) and a desktop name of its own (`XDG_CURRENT_DESKTOP=X-SBTest`): 1.16
+/// has no `portals.conf` and takes the backend of each interface from the `.portal` files whose
+/// `UseIn=` names the current desktop. The GTK backend draws its dialogs on a private Xvfb.
+/// xdg-permission-store and the document portal come with the Flatpak fixture.
+///
+/// A real `flatpak run` app with no `--talk-name` (org.test.NoTalk) reaches the portal: inside the
+/// sandbox `org.freedesktop.portal.*` is always reachable (``sandboxedPortalCall(_:_:_:_:)``).
+/// ``monitor(interface:)`` records the calls the frontend makes to a backend.
+final class PortalFixture: @unchecked Sendable {
+    let flatpak: FlatpakFixture
+    let xvfb: Xvfb
+    /// The private portals directory (`XDG_DESKTOP_PORTAL_DIR`).
+    let portals: URL
+    /// The desktop the `.portal` files are for.
+    static let desktop = "X-SBTest"
+    static let portalName = "org.freedesktop.portal.Desktop"
+    static let portalPath = "/org/freedesktop/portal/desktop"
+    static let gtkName = "org.freedesktop.impl.portal.desktop.gtk"
+    private var monitors: [ChildProcess] = []
+
+    var service: ServiceFixture { flatpak.service }
+
+    init() async throws {
+        for program in ["/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk"] where !FileManager.default.isExecutableFile(atPath: program) {
+            throw ToolError("\(program) is missing; run: apt-get install -y xdg-desktop-portal xdg-desktop-portal-gtk (make deps)")
+        }
+        flatpak = try await FlatpakFixture()
+        xvfb = try Xvfb(width: 800, height: 600)
+        portals = flatpak.service.root.appendingPathComponent("portals")
+        try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
+        // The GTK backend's own .portal file, for this desktop.
+        let gtk = try String(contentsOfFile: "/usr/share/xdg-desktop-portal/portals/gtk.portal", encoding: .utf8)
+        try addPortal("gtk", gtk.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("UseIn=") ? "UseIn=\(Self.desktop)" : String($0) }.joined(separator: "\n"))
+        // The tree's XDG_DATA_DIRS leaves /usr/share out, where GLib finds its settings schemas
+        // (without them both abort); settings are kept in memory, not in the user's dconf.
+        let env = "\(try Tools.path(of: "env")) GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas GSETTINGS_BACKEND=memory XDG_CURRENT_DESKTOP=\(Self.desktop)"
+        try flatpak.service.bus.addService(name: Self.portalName, exec: "\(env) XDG_DESKTOP_PORTAL_DIR=\(portals.path) /usr/libexec/xdg-desktop-portal")
+        try flatpak.service.bus.addService(name: Self.gtkName, exec: "\(env) DISPLAY=\(xvfb.display) GDK_BACKEND=x11 NO_AT_BRIDGE=1 /usr/libexec/xdg-desktop-portal-gtk")
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        for m in monitors { m.terminate() }
+        monitors = []
+        flatpak.stop()
+        xvfb.stop()
+    }
+
+    /// Adds `NAME.portal` (a backend's `[portal]` group: `DBusName`, `Interfaces`, `UseIn`) to the
+    /// private portals directory; the frontend reads them when it starts (its first call).
+    func addPortal(_ name: String, _ text: String) throws {
+        try text.write(to: portals.appendingPathComponent("\(name).portal"), atomically: true, encoding: .utf8)
+    }
+
+    /// `gdbus call` of `interface.method` on the portal from inside app `appID`'s sandbox.
+    func sandboxedPortalCall(_ appID: String, _ interface: String, _ method: String, _ arguments: [String]) async throws -> ProcessResult {
+        try await flatpak.flatpak(["run", "--command=gdbus", appID, "call", "--session", "--timeout", "300", "--dest", Self.portalName,
+                                   "--object-path", Self.portalPath, "--method", "\(interface).\(method)"] + arguments)
+    }
+
+    /// Starts a `dbus-monitor` of the method calls to `interface` (e.g.
+    /// `org.freedesktop.impl.portal.AppChooser`) and returns the file it writes, once the bus
+    /// has made it a monitor (its log says so).
+    func monitor(interface: String) async throws -> URL {
+        let out = service.root.appendingPathComponent("monitor-\(monitors.count).log")
+        let m = try ChildProcess([try Tools.path(of: "dbus-monitor"), "--address", service.bus.address, "type='method_call',interface='\(interface)'"],
+                                 environment: ProcessInfo.processInfo.environment, stdout: out.path, stderr: out.path + ".err")
+        monitors.append(m)
+        let log = service.bus.directory.appendingPathComponent("daemon.log")
+        let ready = await Tools.eventually {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").contains { $0.contains("pid=\(m.pid) ") && $0.contains("became a monitor") }
+        }
+        guard ready else { throw ToolError("dbus-monitor (pid \(m.pid)) never became a monitor: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
+        return out
+    }
+
+    /// What the bus and the services it started (the portal, its backends) wrote to standard error.
+    var busLog: String { (try? String(contentsOf: service.bus.directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
+
+    /// The unique name owning `name` on the bus, or nil.
+    func owner(of name: String) async throws -> String? {
+        let r = try await Tools.run(["gdbus", "call", "--address", service.bus.address, "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                     "--method", "org.freedesktop.DBus.GetNameOwner", name])
+        guard r.status == 0 else { return nil }
+        return r.stdout.split(separator: "'").dropFirst().first.map(String.init)
+    }
+}
