@@ -75,7 +75,7 @@ lean-entry:
 # Release binaries link the Swift runtime statically: a CLI that starts in ~2 ms less, and
 # binaries that do not depend on the toolchain's shared libraries at run time. Only the shipped
 # programs are built (not the benchmarks' and tests' programs); no `deps`: a packager's build
-# dependencies are libdbus-1-dev, libx11-dev, libpng-dev and pkg-config (make deps installs them).
+# dependencies are libdbus-1-dev, libx11-dev, libpng-dev, libcurl4-openssl-dev and pkg-config (make deps installs them).
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # schemebridge is the lean entry point (a plain `open URL...`); it runs schemebridge-cli, the full
 # command line, for everything else. Both go to BINDIR, side by side.

@@ -31,6 +31,13 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        // libcurl (OpenSSL flavour) as a system library: app-link verification fetches over HTTPS
+        // with it (SchemeBridgeCore/AppLinks); shim.h wraps its variadic calls.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // The system funnel: our own threads, owned descriptors, the one small-file reader.
         .target(name: "LinuxSystem", dependencies: ["CLinux"], swiftSettings: strict),
         // The Swift D-Bus layer: names, values, messages, connection, object export.
@@ -38,7 +45,7 @@ let package = Package(
         // The contract in one place: names, errors, option/result keys, typed signals and calls.
         .target(name: "SchemeBridgeContract", dependencies: ["DBus"], swiftSettings: strict),
         // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry, the rules. No D-Bus here.
-        .target(name: "SchemeBridgeCore", dependencies: ["CLinux", "LinuxSystem"], swiftSettings: strict),
+        .target(name: "SchemeBridgeCore", dependencies: ["CLinux", "LinuxSystem", "CCurl"], swiftSettings: strict),
         // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).
         .target(name: "CLinux"),
         // Nearby devices: a typed client of the KDE Connect engine (send, follow, receive).

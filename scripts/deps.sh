@@ -15,6 +15,8 @@ set -eu
 BUILD="libdbus-1-dev pkg-config libx11-dev libpng-dev gcc libc6-dev make"
 # The dialogs' translations are compiled by make install (msgfmt, dialogs/po/*.po).
 BUILD="$BUILD gettext"
+# libcurl (OpenSSL flavour): app links fetch https://HOST/.well-known/assetlinks.json with it.
+BUILD="$BUILD libcurl4-openssl-dev"
 
 # The demo (make run): a private bus (dbus-daemon), the clients it drives (dbus-send, gdbus), the
 # demo apps (python3-dbus, python3-gi), the type database, and the share sheet and picker drawn on

@@ -26,7 +26,7 @@ public enum ExitStatus: Int32, Sendable {
             switch contract {
             case .invalidURL: self = .usage
             case .invalidHandler, .noSuchPasteboard, .noSuchType: self = .notFound
-            case .noHandler, .reservedScheme, .noChooser, .noTarget: self = .noHandler
+            case .noHandler, .reservedScheme, .noChooser, .noTarget, .notAppLink: self = .noHandler
             case .cancelled: self = .cancelled
             default: self = .failed
             }

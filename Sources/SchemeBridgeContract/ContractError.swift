@@ -49,12 +49,15 @@ public struct ContractError: Hashable, Sendable, CustomStringConvertible {
     public static let noChooser = ContractError("NoChooser")
     /// No share target (or not the one named) accepts every item shared (version 3).
     public static let noTarget = ContractError("NoTarget")
+    /// `OpenURLWithOptions` with `universal-links-only`: no app holds the link (neither
+    /// `verified` nor `selected`); nothing was opened (version 4, app links).
+    public static let notAppLink = ContractError("NotAppLink")
 
     /// Every error of the contract.
     public static let allCases: [ContractError] = [.invalidURL, .noHandler, .launchFailed, .accessDenied, .reservedScheme, .invalidHandler,
                                                    .rateLimited, .noSuchRequest, .notTheHandler, .callbackNotOwned,
                                                    .noSuchPasteboard, .quotaExceeded, .noSuchType, .cancelled, .noChooser,
-                                                   .ambiguousPasteboard, .noTarget]
+                                                   .ambiguousPasteboard, .noTarget, .notAppLink]
 
     /// The full D-Bus error name.
     public var name: ErrorName { try! ErrorName(Contract.errorPrefix + rawValue) }

@@ -28,8 +28,12 @@ public struct OpenOptions: Sendable, Equatable {
         /// `mode` (s): `OpenFile` only: `copy` (default: a read-only copy in the handler's Inbox)
         /// or `in-place` (the handler gets the file itself, writable only when the descriptor is).
         public static let mode = "mode"
+        /// `universal-links-only` (b, default false): `OpenURLWithOptions` only: open only in
+        /// the app that holds the link (verified or selected app link), else `NotAppLink`.
+        public static let universalLinksOnly = "universal-links-only"
         /// Every key the service reads; values under other keys are skipped unread.
-        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask, mode]
+        public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask, mode,
+                                              universalLinksOnly]
     }
 
     /// How `OpenFile` hands the document to its handler (the `mode` option).
@@ -56,6 +60,8 @@ public struct OpenOptions: Sendable, Equatable {
     public var ask = false
     /// `OpenFile`: how the handler gets the document.
     public var mode: DocumentMode = .copy
+    /// Open only in an app that holds the link (app links, version 4).
+    public var universalLinksOnly = false
 
     /// The default and the longest reply timeouts, in seconds.
     public static let defaultTimeout: UInt32 = 300
@@ -84,6 +90,7 @@ public struct OpenOptions: Sendable, Equatable {
         annotation = dict[Key.annotation].map(\.unwrapped)
         launchImage = try dict.contractBool(Key.launchImage) ?? true
         ask = try dict.contractBool(Key.ask) ?? false
+        universalLinksOnly = try dict.contractBool(Key.universalLinksOnly) ?? false
         if let v = dict[Key.scale]?.unwrapped {
             switch v {
             case .uint32(let n): scale = Int(n)
@@ -127,6 +134,7 @@ public struct OpenOptions: Sendable, Equatable {
         if let contentType { d[Key.contentType] = .string(contentType) }
         if ask { d[Key.ask] = .boolean(true) }
         if mode != .copy { d[Key.mode] = .string(mode.rawValue) }
+        if universalLinksOnly { d[Key.universalLinksOnly] = .boolean(true) }
         if let pasteboard {
             d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
         }

@@ -28,7 +28,7 @@ struct SchemeBridgeCommand: ParsableCommand {
             """,
         version: Release.versionText(program: "schemebridge"),
         subcommands: [Open.self, Reply.self, Pick.self, CanOpen.self, Handlers.self, Default.self, Which.self, ListCommand.self, TypeQuery.self, Schemes.self, LaunchImage.self, Monitor.self,
-                      PasteboardCommand.self, Choices.self, Integrate.self, ConfigCommand.self, ShareCommand.self, DevicesCommand.self]
+                      PasteboardCommand.self, Choices.self, Integrate.self, ConfigCommand.self, ShareCommand.self, DevicesCommand.self, LinksCommand.self]
     )
 
     /// Runs the command line, with xdg-open's exit statuses: a usage error is 1 (not

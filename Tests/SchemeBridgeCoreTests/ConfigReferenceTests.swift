@@ -40,9 +40,9 @@ import Testing
     /// Every key literal the parsers compare against is named in the page as `Key=`.
     @Test func everyKeyTheServiceReadsIsDocumented() throws {
         let page = try String(contentsOf: Self.root.appendingPathComponent("man/schemebridge-config.5"), encoding: .utf8)
-        let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Callbacks", "Devices"]
+        let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Callbacks", "Devices", "AppLinks"]
         var keys: Set<String> = []
-        for file in ["Policy/PolicyConfig.swift", "Choosing/ChooserSettings.swift"] {
+        for file in ["Policy/PolicyConfig.swift", "Choosing/ChooserSettings.swift", "AppLinks/AppLinkConfig.swift"] {
             let source = try String(contentsOf: Self.root.appendingPathComponent("Sources/SchemeBridgeCore/" + file), encoding: .utf8)
             let literal = try Regex(#""([A-Z][A-Za-z]+)""#)
             for match in source.matches(of: literal) {

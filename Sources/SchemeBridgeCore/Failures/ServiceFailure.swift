@@ -38,6 +38,8 @@ public struct ServiceFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case ambiguous = "AmbiguousPasteboard"
         /// The item has no data of that type.
         case noSuchType = "NoSuchType"
+        /// `universal-links-only`: no app holds the link (verified or selected); nothing opened.
+        case notAppLink = "NotAppLink"
         /// A wrong argument.
         case invalidArgument = "org.freedesktop.DBus.Error.InvalidArgs"
         /// More than a method returns.

@@ -70,6 +70,12 @@ import Glibc
 /// OpenReceived=ask
 /// # seconds a share to a device is followed before its answer says "unknown" (``DeviceDelivery``)
 /// Timeout=300
+///
+/// # verifying app links (``AppLinkConfig``)
+/// [AppLinks]
+/// CAFile=/etc/ssl/private-ca.pem
+/// Resolve=intranet.example=10.0.0.5:8443;
+/// Timeout=10
 /// ```
 ///
 /// Unknown groups and keys are ignored with a warning; a malformed file keeps the previous settings.
@@ -122,11 +128,13 @@ public struct PolicyConfig: Sendable, Equatable {
     public var openReceived = OpenReceived.ask
     /// `[Devices] Timeout`: seconds a transfer the engine reports is followed (1…86400, 300).
     public var deviceTimeout: Int64 = 300
+    /// `[AppLinks]`: how app links are verified (``AppLinkConfig``).
+    public var appLinks = AppLinkConfig()
 
     public init() {}
 
     /// The groups the file may have.
-    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks", "Devices"]
+    public static let groups: Set<String> = ["Policy", "LaunchImages", "Pasteboards", "Documents", "Chooser", "Routes", "Privacy", "Callbacks", "Devices", "AppLinks"]
 
     /// Parses `text` over `base` (the settings of the files before it, or the defaults): a key in
     /// `text` replaces the base's value, `ReservedSchemes` replaces the reserved schemes so far
@@ -186,6 +194,7 @@ public struct PolicyConfig: Sendable, Equatable {
                 }
             }
         }
+        if let g = file.group("AppLinks") { c.appLinks = AppLinkConfig.parse(g, path: path, over: c.appLinks, warnings: &warnings) }
         if let callbacks = file.group("Callbacks") {
             for e in callbacks.entries where e.key != "Enabled" {
                 warnings.append("\(path):\(e.line): unknown key '\(e.key)' ignored")

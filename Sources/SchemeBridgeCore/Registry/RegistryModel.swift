@@ -102,6 +102,8 @@ struct RegistryModel: Sendable, ResolverContext {
     /// Desktop ID → the types it provides for picking (`X-SchemeBridge-Provides`), built on the
     /// first provider query after the records changed (``Registry/providers()``).
     var providerListing: (generation: Int, list: [(id: String, types: [PickType])])?
+    /// The app-link entries as of a generation (`Registry.appLinkEntries`, issue 41).
+    var appLinkListing: (generation: Int, list: [AppLinkEntry])?
     /// Counts rebuilds of ``levels`` (a list changed).
     var levelsGeneration = 0
     /// Answers of ``Registry/resolutions(alongChain:untilFound:)`` since the records and lists

@@ -43,6 +43,7 @@ struct SchemeBridgeService: Service {
         try connection.export([services.portal.declaration()], at: PortalAppChooser.path)
         services.pasteboards.restore()
         services.deliverer.sweepInboxes(retention: policy.current.inboxRetention)
+        services.opening.appLinks.start()  // app links verified in the background (AppLinks/AppLinkService.swift)
         // Everything the service follows is subscribed before it takes its name: the first call
         // can come (and the caller act on its answer, e.g. install an entry) the moment the name
         // is ours, and a registry change with no subscriber yet was never announced (seen beside

@@ -54,7 +54,8 @@ struct Services {
         let scale = SessionScale(environment: environment, presenter: presenter, logger: logger)
         let integration = IntegrationService(broker: broker, logger: logger)
         let opening = Opening(broker: broker, callers: callers, launcher: launcher, chooser: chooser, replies: replies, pasteboards: pasteboards,
-                              deliverer: deliverer, announcer: Announcer(connection: connection, policy: policy), scale: scale, logger: logger)
+                              deliverer: deliverer, announcer: Announcer(connection: connection, policy: policy), scale: scale,
+                              appLinks: AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger), logger: logger)
         (self.broker, self.connection, self.callers, self.replies, self.pasteboards) = (broker, connection, callers, replies, pasteboards)
         (self.chooser, self.integration, self.devices, self.deliverer, self.opening) = (chooser, integration, devices, deliverer, opening)
         sharing = Sharing(broker: broker, callers: callers, chooser: chooser, replies: replies, pasteboards: pasteboards,

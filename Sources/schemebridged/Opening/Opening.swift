@@ -20,9 +20,12 @@ final class Opening: Sendable {
     let scale: SessionScale
     let searchPath: [String]
     let logger: Logger
+    /// Verified app links (`AppLinks/`): `universal-links-only`, and the link methods.
+    let appLinks: AppLinkService
 
     init(broker: Broker, callers: Callers, launcher: Launcher, chooser: ChooserService, replies: ReplyService, pasteboards: PasteboardService,
-         deliverer: DocumentDeliverer, announcer: Announcer, scale: SessionScale, logger: Logger) {
+         deliverer: DocumentDeliverer, announcer: Announcer, scale: SessionScale, appLinks: AppLinkService, logger: Logger) {
+        self.appLinks = appLinks
         (self.broker, self.callers, self.launcher, self.chooser, self.replies) = (broker, callers, launcher, chooser, replies)
         (self.pasteboards, self.deliverer, self.announcer, self.scale, self.logger) = (pasteboards, deliverer, announcer, scale, logger)
         self.searchPath = broker.registry.directories.executableSearchPath
@@ -62,6 +65,10 @@ final class Opening: Sendable {
             let caller = if let known { known } else { await callers.caller(sender) }
             try await refuseHandBack(url, from: caller)
             let target = try adapt { () throws(OpenFailure) in try broker.validate(url) }  // parsed once
+            if options.universalLinksOnly {
+                guard reply == nil else { throw DBusError(.invalidArgs, "universal-links-only is an option of OpenURLWithOptions") }
+                return (try await openAppLink(target, options: options, caller: caller, method: method), nil)
+            }
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id : nil

@@ -91,7 +91,8 @@ struct MainInterface {
                        }),
                 Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
                        handler: Self.query(queries) { call in queries.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
-            ] + Self.choosingMethods(queries) + Self.pickingMethods(picking),
+            ] + Self.choosingMethods(queries) + Self.pickingMethods(picking)
+                + Self.appLinkMethods(opening.appLinks, callers: callers, broker: opening.broker),
             signals: [
                 SignalDeclaration(URLHandled.member, arguments: [Argument("url", "s"), Argument("scheme", "s"), Argument("handler", "s"), Argument("details", "a{sv}")]),
                 SignalDeclaration(URLFailed.member, arguments: [Argument("url", "s"), Argument("error_name", "s"), Argument("message", "s")]),

@@ -1,0 +1,105 @@
+import CCurl
+
+/// Fetches a host's `https://HOST/.well-known/assetlinks.json` with libcurl: HTTPS only (TLS
+/// verified against the system's trust anchors and `[AppLinks] CAFile`), no redirect followed,
+/// no more than ``AssetLinks/maximumBytes``, within `[AppLinks] Timeout` (connecting within half
+/// of it), no cookies, no proxy from the environment; `[AppLinks] Resolve` says where to connect
+/// for a host. Blocking: run it on a thread of its own (``AppLinkVerifier``), never on a path an
+/// open waits for.
+public struct AppLinkFetcher: Sendable {
+    public init() {}
+
+    private static let initialized: Bool = {
+        curl_global_init(3) == CURLE_OK  // CURL_GLOBAL_DEFAULT
+    }()
+
+    /// Fetches and reads the file of `host` (normalised) at `now` (seconds since the epoch).
+    public func fetch(host: String, config: AppLinkConfig, now: Int64) -> AppLinkRecord {
+        let source = "https://" + host + AssetLinks.path
+        var record = AppLinkRecord(host: host, checked: now, expires: now, apps: [], failure: nil, source: source, address: "", status: 0)
+        guard Self.initialized, let h = curl_easy_init() else {
+            record.failure = "libcurl could not be started"
+            return record
+        }
+        defer { curl_easy_cleanup(h) }
+        let body = Body()
+        let bodyRef = Unmanaged.passRetained(body)
+        defer { bodyRef.release() }
+        var lists: [UnsafeMutablePointer<curl_slist>?] = []
+        defer { lists.forEach { curl_slist_free_all($0) } }
+
+        _ = sb_curl_setopt_string(h, CURLOPT_URL, source)
+        _ = sb_curl_setopt_string(h, CURLOPT_PROTOCOLS_STR, "https")
+        _ = sb_curl_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "https")
+        _ = sb_curl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+        _ = sb_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        _ = sb_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = sb_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = sb_curl_setopt_long(h, CURLOPT_TIMEOUT, config.timeout)
+        _ = sb_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT, max(config.timeout / 2, 1))
+        _ = sb_curl_setopt_offset(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(AssetLinks.maximumBytes))
+        _ = sb_curl_setopt_string(h, CURLOPT_PROXY, "")
+        _ = sb_curl_setopt_string(h, CURLOPT_USERAGENT, "SchemeBridge app-link verification")
+        _ = sb_curl_setopt_string(h, CURLOPT_ACCEPT_ENCODING, "")
+        if let ca = config.caFile {
+            // The extra anchors as the one CA file, the system's through its hashed directory
+            // (OpenSSL reads both).
+            _ = sb_curl_setopt_string(h, CURLOPT_CAINFO, ca)
+            _ = sb_curl_setopt_string(h, CURLOPT_CAPATH, "/etc/ssl/certs")
+        }
+        if let target = config.resolve[host] {
+            let list = curl_slist_append(nil, "\(host):443:\(target)")
+            lists.append(list)
+            _ = sb_curl_setopt_list(h, CURLOPT_CONNECT_TO, list)
+        }
+        _ = sb_curl_setopt_write(h, { data, size, count, user in
+            let body = Unmanaged<Body>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            guard body.bytes.count + n <= AssetLinks.maximumBytes else { body.tooLarge = true; return 0 }
+            if let data { body.bytes.append(contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(data), count: n)) }
+            return n
+        }, bodyRef.toOpaque())
+
+        let rc = curl_easy_perform(h)
+        record.status = sb_curl_info_long(h, CURLINFO_RESPONSE_CODE)
+        if let ip = sb_curl_info_string(h, CURLINFO_PRIMARY_IP), ip.pointee != 0 {
+            let port = sb_curl_info_long(h, CURLINFO_PRIMARY_PORT)
+            let address = String(cString: ip)
+            record.address = (address.contains(":") ? "[\(address)]" : address) + ":\(port)"
+        }
+        if rc != CURLE_OK {
+            if body.tooLarge || rc == CURLE_FILESIZE_EXCEEDED {
+                record.failure = "the file is larger than \(AssetLinks.maximumBytes / 1024) KiB"
+            } else if rc == CURLE_OPERATION_TIMEDOUT {
+                record.failure = "no answer within \(config.timeout) s"
+            } else {
+                record.failure = "not fetched: " + String(cString: curl_easy_strerror(rc))
+            }
+        } else if (300..<400).contains(record.status) {
+            let location = sb_curl_header(h, "Location").map { String(cString: $0) } ?? ""
+            record.failure = "HTTP \(record.status): a redirect\(location.isEmpty ? "" : " to \(location.prefix(200))") (never followed)"
+        } else if record.status != 200 {
+            record.failure = "HTTP \(record.status)"
+        } else {
+            do {
+                record.apps = try AssetLinks.endorsedApps(body.bytes)
+            } catch {
+                record.failure = "malformed: \(error.message)"
+            }
+        }
+        if record.failure == nil {
+            let maxAge = AppLinkRecord.maxAge(cacheControl: sb_curl_header(h, "Cache-Control").map { String(cString: $0) })
+            record.expires = now + AppLinkRecord.lifetime(maxAge: maxAge)
+        } else {
+            record.failures = 1
+            record.expires = now + AppLinkRecord.retryDelay(failures: 1)
+        }
+        return record
+    }
+
+    private final class Body: @unchecked Sendable {
+        var bytes: [UInt8] = []
+        var tooLarge = false
+    }
+}
+

@@ -1,0 +1,80 @@
+import CCurl
+
+/// Hosts as app links compare them: ASCII (IDNA 2008 with UTS 46 mapping, through libidn2 as libcurl uses it, the
+/// `xn--` form), lower case, without a trailing dot. `Bücher.Example.` and `xn--bcher-kva.example`
+/// are one host.
+public enum AppLinkHost {
+    /// The longest host kept (RFC 1035: 253 characters).
+    public static let maximumLength = 253
+
+    /// `text` normalised, or nil when it is no DNS host name (a port, userinfo, a path, an
+    /// IP literal in brackets, an empty label, a label over 63 characters or with characters
+    /// other than letters, digits and `-`).
+    public static func normalized(_ text: some StringProtocol) -> String? {
+        var t = String(text)
+        if t.hasSuffix(".") { t.removeLast() }
+        guard !t.isEmpty, t.utf8.count <= 1024 else { return nil }
+        let forbidden: Set<UInt8> = Array(" /:@?#[]%\\*;,=\"'<>^`{}|".utf8).reduce(into: Set<UInt8>()) { $0.insert($1) }
+        guard !t.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F || forbidden.contains($0) }) else { return nil }
+        var ascii: String
+        if t.utf8.allSatisfy({ $0 < 0x80 }) {
+            ascii = t
+        } else {
+            guard let converted = t.withCString({ sb_idn2_ascii_host($0) }) else { return nil }
+            ascii = String(cString: converted)
+            idn2_free(converted)
+        }
+        ascii = lowercasedASCII(ascii)
+        if ascii.hasSuffix(".") { ascii.removeLast() }
+        guard isValidASCIIHost(ascii) else { return nil }
+        return ascii
+    }
+
+    /// Whether `host` is lower-case LDH labels (1–63 characters, no `-` first or last) of at
+    /// most ``maximumLength`` in all.
+    static func isValidASCIIHost(_ host: String) -> Bool {
+        guard !host.isEmpty, host.utf8.count <= maximumLength else { return false }
+        for label in host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+            guard (1...63).contains(label.count), label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-") else { return false }
+            guard label.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }) else { return false }
+        }
+        return true
+    }
+
+    static func lowercasedASCII(_ s: String) -> String {
+        String(decoding: s.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}
+
+/// One host an entry declares in `X-SchemeBridge-AppLinks=`: a host (`example.com`) or every
+/// host below one (`*.example.org`: `a.example.org`, `a.b.example.org`, not `example.org`
+/// itself). A wildcard is endorsed by the file of the host it names (`example.org`), as
+/// Android verifies `*.example.org`.
+public struct AppLinkHostPattern: Sendable, Hashable, CustomStringConvertible {
+    /// The normalised host, without the `*.`.
+    public let host: String
+    /// Whether it stands for every host below ``host``.
+    public let isWildcard: Bool
+
+    /// Parses one declared value; nil when it is no host (see ``AppLinkHost/normalized(_:)``).
+    public init?(_ text: some StringProtocol) {
+        var t = Substring(text)
+        let wildcard = t.hasPrefix("*.")
+        if wildcard { t = t.dropFirst(2) }
+        guard let host = AppLinkHost.normalized(t) else { return nil }
+        // A wildcard over a top-level label alone (`*.com`) would claim a whole registry.
+        if wildcard && !host.contains(".") { return nil }
+        self.host = host
+        self.isWildcard = wildcard
+    }
+
+    /// Whether the pattern covers `host` (normalised).
+    public func matches(_ host: String) -> Bool {
+        isWildcard ? host.hasSuffix("." + self.host) : host == self.host
+    }
+
+    /// The host whose `/.well-known/assetlinks.json` endorses the pattern.
+    public var verificationHost: String { host }
+
+    public var description: String { isWildcard ? "*." + host : host }
+}

@@ -1,0 +1,202 @@
+import Glibc
+import Synchronization
+
+/// Verified app links (issue 41): which app holds an https link, from what is known — the
+/// entries' claims, the hosts' fetched files (cached with their max-age), the user's choices.
+/// ``resolve(_:)`` never touches the network: ``AppLinkVerifier`` fetches in the background.
+///
+/// The rule: the user's choice for the host (`selected`) if that app still claims the link's
+/// path; else the first app, by desktop id, whose entry claims the link, is trusted
+/// (``AppLinkTrust``) and is named by the file of the host its pattern verifies at (`verified`);
+/// else none (the browser).
+public final class AppLinks: Sendable {
+    /// The registry whose entries claim hosts.
+    public let registry: Registry
+    private let config: @Sendable () -> AppLinkConfig
+    /// `$XDG_CACHE_HOME/schemebridge/applinks`.
+    public let cachePath: String
+    /// `$XDG_CONFIG_HOME/schemebridge/applinks`.
+    public let selectionsPath: String
+    private let now: @Sendable () -> Int64
+    private let state = Mutex(State())
+
+    private struct State {
+        var records: [String: AppLinkRecord] = [:]
+        var selections: [String: String] = [:]
+        var loaded = false
+        var selectionsSignature = FileSignature()
+    }
+
+    /// `config` is read at each fetch (the policy file may change); `now` is the clock (seconds).
+    public init(registry: Registry, environment: [String: String], config: @escaping @Sendable () -> AppLinkConfig,
+                now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
+        self.registry = registry
+        self.config = config
+        self.cachePath = AppLinkCacheFile.path(environment: environment)
+        self.selectionsPath = AppLinkSelectionFile.path(directories: registry.directories)
+        self.now = now
+    }
+
+    /// The current `[AppLinks]` settings.
+    public var settings: AppLinkConfig { config() }
+
+    // MARK: deciding
+
+    /// Which app holds `url`, from what is known now (no network, no waiting).
+    public func resolve(_ url: SchemeURL) -> AppLinkResolution {
+        guard let link = AppLinkURL(url) else {
+            return AppLinkResolution(host: "", app: nil, state: .none, record: nil, claimants: [],
+                                     reason: "only https links on the default port are app links")
+        }
+        return resolve(host: link.host, path: link.path)
+    }
+
+    /// ``resolve(_:)`` for a host (normalised) and path.
+    public func resolve(host: String, path: String) -> AppLinkResolution {
+        let (records, selections) = snapshot()
+        let claims = registry.appLinkEntries().compactMap { e -> (AppLinkEntry, AppLinkHostPattern)? in
+            guard let pattern = e.declaration.pattern(covering: host), e.declaration.admits(path: path) else { return nil }
+            return (e, pattern)
+        }
+        let claimants = claims.map(\.0.id)
+        if let chosen = selections[host] {
+            if claimants.contains(chosen) {
+                let pattern = claims.first { $0.0.id == chosen }!.1
+                return AppLinkResolution(host: host, app: chosen, state: .selected, record: records[pattern.verificationHost], claimants: claimants,
+                                         reason: "chosen by the user for \(host)")
+            }
+        }
+        var firstRecord: AppLinkRecord?
+        var untrustedEndorsed: String?
+        for (e, pattern) in claims {
+            let record = records[pattern.verificationHost]
+            if firstRecord == nil { firstRecord = record }
+            guard let record, record.apps.contains(e.appID) else { continue }
+            guard e.trusted else { untrustedEndorsed = untrustedEndorsed ?? e.id; continue }
+            return AppLinkResolution(host: host, app: e.id, state: .verified, record: record, claimants: claimants,
+                                     reason: "\(record.source) names \(e.appID)")
+        }
+        let reason: String
+        if claims.isEmpty {
+            reason = selections[host] != nil ? "the app chosen for \(host) does not claim this path" : "no installed app claims \(host)\(path == "/" ? "" : path)"
+        } else if let id = untrustedEndorsed {
+            reason = "\(id) is named by the host, but its entry is one the user's programs can write: never verified (choose it with `schemebridge links set \(host) \(id)`)"
+        } else if let r = firstRecord {
+            reason = r.failure.map { "\(r.source): \($0)" } ?? "\(r.source) names none of \(claims.map(\.0.appID).joined(separator: ", "))"
+        } else {
+            reason = "not verified yet"
+        }
+        return AppLinkResolution(host: host, app: nil, state: .none, record: firstRecord, claimants: claimants, reason: reason)
+    }
+
+    // MARK: what to fetch
+
+    /// The hosts whose files endorse trusted entries' claims (each pattern's verification host),
+    /// sorted: what the background verifies. Untrusted entries are never verified, so their
+    /// hosts are fetched only when asked (``isDeclared(_:)``).
+    public func hostsToVerify() -> [String] {
+        Set(registry.appLinkEntries().filter(\.trusted).flatMap { $0.declaration.hosts.map(\.verificationHost) }).sorted()
+    }
+
+    /// Whether some installed entry declares a pattern that verifies at `host`.
+    public func isDeclared(_ host: String) -> Bool {
+        registry.appLinkEntries().contains { $0.declaration.hosts.contains { $0.verificationHost == host } }
+    }
+
+    /// Of `hosts`, those without a record or whose record has expired, at `now`.
+    public func due(_ hosts: [String]) -> [String] {
+        let t = now()
+        let (records, _) = snapshot()
+        return hosts.filter { records[$0].map { $0.expires <= t } ?? true }
+    }
+
+    /// The earliest expiry among the records of `hosts` (nil: none recorded).
+    public func nextExpiry(_ hosts: [String]) -> Int64? {
+        let (records, _) = snapshot()
+        return hosts.compactMap { records[$0]?.expires }.min()
+    }
+
+    /// The record of `host`, if fetched.
+    public func record(_ host: String) -> AppLinkRecord? { snapshot().records[host] }
+
+    /// Every record, by host.
+    public func records() -> [AppLinkRecord] { snapshot().records.values.sorted { $0.host < $1.host } }
+
+    /// Fetches `host`'s file now (blocking: call it on a thread of its own) and keeps the
+    /// result; a failure after earlier failures waits longer before the next try.
+    @discardableResult
+    public func fetch(_ host: String, with fetcher: AppLinkFetcher = AppLinkFetcher()) -> AppLinkRecord {
+        var record = fetcher.fetch(host: host, config: config(), now: now())
+        store(&record)
+        return record
+    }
+
+    /// Keeps `record` (counting failures in a row) and saves the cache.
+    public func store(_ record: inout AppLinkRecord) {
+        let bytes: [UInt8] = state.withLock { s in
+            loadLocked(&s)
+            if record.failure != nil, let old = s.records[record.host], old.failure != nil {
+                record.failures = old.failures + 1
+                record.expires = record.checked + AppLinkRecord.retryDelay(failures: record.failures)
+            }
+            s.records[record.host] = record
+            return AppLinkCacheFile.encode(s.records)
+        }
+        do {
+            try FileSystem.makeDirectories(FileSystem.dirname(cachePath))
+            try FileSystem.writeAtomically(bytes, to: cachePath, defaultMode: 0o600)
+        } catch {}
+    }
+
+    // MARK: the user's choices
+
+    /// The user's choices, host → desktop id.
+    public func selections() -> [String: String] { snapshot().selections }
+
+    /// Chooses `desktopID` for `host` (nil: forgets the choice). The app must claim the host.
+    public func select(_ desktopID: String?, for hostText: String) throws(OpenFailure) {
+        guard let host = AppLinkHost.normalized(hostText) else {
+            throw OpenFailure(.invalidArgument, "'\(hostText.prefix(80))' is not a host name")
+        }
+        if let id = desktopID {
+            guard let e = registry.appLinkEntries().first(where: { $0.id == id }) else {
+                throw OpenFailure(.invalidHandler, "\(id.prefix(200)) is not an installed app that declares app links (X-SchemeBridge-AppLinks=)")
+            }
+            guard e.declaration.pattern(covering: host) != nil else {
+                throw OpenFailure(.invalidHandler, "\(id) does not claim \(host) (its X-SchemeBridge-AppLinks= is \(e.declaration.hosts.map(\.description).joined(separator: ";")))")
+            }
+        }
+        let bytes: [UInt8] = state.withLock { s in
+            loadLocked(&s)
+            s.selections[host] = desktopID
+            return AppLinkSelectionFile.encode(s.selections)
+        }
+        do {
+            try FileSystem.makeDirectories(FileSystem.dirname(selectionsPath))
+            try FileSystem.writeAtomically(bytes, to: selectionsPath, defaultMode: 0o644)
+        } catch {
+            throw OpenFailure(.failed, "cannot save the choice: \(error.message)")
+        }
+        state.withLock { $0.selectionsSignature = FileSystem.info(selectionsPath).signature }
+    }
+
+    // MARK: files
+
+    private func snapshot() -> (records: [String: AppLinkRecord], selections: [String: String]) {
+        state.withLock { s in
+            loadLocked(&s)
+            let sig = FileSystem.info(selectionsPath).signature
+            if sig != s.selectionsSignature {
+                s.selectionsSignature = sig
+                s.selections = (try? FileSystem.readFile(selectionsPath)).map { AppLinkSelectionFile.decode($0, path: selectionsPath) } ?? [:]
+            }
+            return (s.records, s.selections)
+        }
+    }
+
+    private func loadLocked(_ s: inout State) {
+        guard !s.loaded else { return }
+        s.loaded = true
+        if let bytes = try? FileSystem.readFile(cachePath) { s.records = AppLinkCacheFile.decode(bytes, path: cachePath) }
+    }
+}

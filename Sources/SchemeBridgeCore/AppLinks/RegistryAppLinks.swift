@@ -1,0 +1,48 @@
+/// An installed application that declares app links, with what it declares and whether its
+/// entry may be verified (``AppLinkTrust``).
+public struct AppLinkEntry: Sendable, Equatable {
+    /// The entry.
+    public let entry: DesktopEntry
+    /// Its `X-SchemeBridge-AppLinks=` and `-Paths=`.
+    public let declaration: AppLinkDeclaration
+    /// The entry is one the user's programs cannot write (``AppLinkTrust/isTrusted(_:trust:)``).
+    public let trusted: Bool
+
+    /// The desktop id.
+    public var id: String { entry.id }
+    /// The app id a host's file names (the desktop id less `.desktop`).
+    public var appID: String { entry.desktopID.appID }
+}
+
+/// Which entries can be `verified`: only one the user's programs cannot write — in a protected
+/// applications directory that is not the user's (``TrustedDirectories``: a package's entry, or
+/// a system Flatpak installation's exports), the file itself protected too. An entry in
+/// `~/.local/share/applications`, a user Flatpak installation, or a directory another user owns
+/// could claim any host, so its claim is at most `selected` by the user.
+public enum AppLinkTrust {
+    public static func isTrusted(_ entry: DesktopEntry, trust: TrustedDirectories) -> Bool {
+        trust.isTrusted(entry.applicationsDirectory) && SystemPath.isProtected(entry.path)
+    }
+}
+
+extension Registry {
+    /// Every installed application whose entry declares app links (not `Hidden`), by desktop id
+    /// in byte order. Listed once per registry generation: a new, changed or removed entry counts
+    /// at once (inotify).
+    public func appLinkEntries() -> [AppLinkEntry] {
+        if state.withLock({ $0.frozen != nil }) {
+            writer.withLock { _ in materializeLocked() }
+        }
+        return state.withLock { m in
+            if let listing = m.appLinkListing, listing.generation == m.recordGeneration { return listing.list }
+            var list: [AppLinkEntry] = []
+            for (_, entry) in m.effective where !entry.hidden && entry.extensionKeys[AppLinkDeclaration.hostsKey] != nil {
+                guard let declaration = AppLinkDeclaration(entry) else { continue }
+                list.append(AppLinkEntry(entry: entry, declaration: declaration, trusted: AppLinkTrust.isTrusted(entry, trust: trust)))
+            }
+            list.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
+            m.appLinkListing = (m.recordGeneration, list)
+            return list
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import DBus
+import SchemeBridgeContract
+import SchemeBridgeCore
+
+/// The main interface's app-link methods (issue 41): `ResolveLink`, `AppLinks`, `VerifyLinkHost`,
+/// `SetLinkApp`. Answers come from the core's ``AppLinks``; only `VerifyLinkHost` waits for the
+/// network (on the verifier's thread), never an open.
+extension MainInterface {
+    static func appLinkMethods(_ service: AppLinkService, callers: Callers, broker: Broker) -> [Method] {
+        [
+            Method(AppLinkContract.resolveLink, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("link", "a{sv}")],
+                   handler: .async { call in
+                       let url = try adapt { () throws(OpenFailure) in try broker.validate(call.string(0)) }
+                       let r = service.links.resolve(url)
+                       if r.state == .none, !r.claimants.isEmpty { service.refresh("a link was resolved") }
+                       return [.vardict(Self.linkDictionary(r))]
+                   }),
+            Method(AppLinkContract.appLinks, outputs: [Argument("links", "aa{sv}")], handler: .async { call in
+                let rows = Self.appLinkRows(service.links)
+                return [.array(element: .dictionary(key: .string, value: .variant), rows.map { .vardict($0) })]
+            }),
+            Method(AppLinkContract.verifyLinkHost, inputs: [Argument("host", "s", maxBytes: 1024)], outputs: [Argument("evidence", "a{sv}")],
+                   handler: .async { call in
+                       guard let host = AppLinkHost.normalized(call.string(0)) else {
+                           throw DBusError(.invalidArgs, "'\(call.string(0).prefix(80))' is not a host name")
+                       }
+                       guard service.links.isDeclared(host) else {
+                           throw ContractError.invalidHandler("no installed app declares \(host) in X-SchemeBridge-AppLinks=: nothing to verify")
+                       }
+                       return [.vardict(Self.evidence(await service.verifier.verify(host)))]
+                   }),
+            Method(AppLinkContract.setLinkApp, inputs: [Argument("host", "s", maxBytes: 1024), Argument("desktop_id", "s", maxBytes: nameLimit)],
+                   handler: .async { call in
+                       try await callers.refuseSandboxed(call.sender, "choose the app for a host")
+                       let id = call.string(1)
+                       try adapt { () throws(OpenFailure) in
+                           try service.links.select(id.isEmpty ? nil : (id.hasSuffix(".desktop") ? id : id + ".desktop"), for: call.string(0))
+                       }
+                       return []
+                   }),
+        ]
+    }
+
+    /// `ResolveLink`'s answer.
+    static func linkDictionary(_ r: AppLinkResolution) -> [String: DBusValue] {
+        [AppLinkContract.Key.app: .string(r.app ?? ""), AppLinkContract.Key.state: .string(r.state.rawValue),
+         AppLinkContract.Key.host: .string(r.host), AppLinkContract.Key.evidence: .vardict(r.record.map(evidence) ?? [:]),
+         AppLinkContract.Key.claimants: .strings(r.claimants), AppLinkContract.Key.reason: .string(r.reason)]
+    }
+
+    /// A record as `evidence`.
+    static func evidence(_ r: AppLinkRecord) -> [String: DBusValue] {
+        var d: [String: DBusValue] = [
+            AppLinkContract.EvidenceKey.source: .string(r.source), AppLinkContract.EvidenceKey.address: .string(r.address),
+            AppLinkContract.EvidenceKey.checked: .int64(r.checked), AppLinkContract.EvidenceKey.expires: .int64(r.expires),
+            AppLinkContract.EvidenceKey.status: .uint32(UInt32(clamping: max(r.status, 0))), AppLinkContract.EvidenceKey.apps: .strings(r.apps),
+        ]
+        if let f = r.failure { d[AppLinkContract.EvidenceKey.failure] = .string(f) }
+        return d
+    }
+
+    /// `AppLinks`: one row per (app, declared host pattern): its state for the pattern's host.
+    static func appLinkRows(_ links: AppLinks) -> [[String: DBusValue]] {
+        let selections = links.selections()
+        var rows: [[String: DBusValue]] = []
+        for e in links.registry.appLinkEntries() {
+            for pattern in e.declaration.hosts {
+                let record = links.record(pattern.verificationHost)
+                let state: AppLinkState
+                if selections[pattern.host] == e.id { state = .selected }
+                else if e.trusted, record?.apps.contains(e.appID) == true { state = .verified }
+                else { state = .none }
+                rows.append([AppLinkContract.Key.app: .string(e.id), AppLinkContract.Key.pattern: .string(pattern.description),
+                             AppLinkContract.Key.host: .string(pattern.verificationHost), AppLinkContract.Key.state: .string(state.rawValue),
+                             AppLinkContract.Key.trusted: .boolean(e.trusted), AppLinkContract.Key.paths: .strings(e.declaration.paths.map(\.description)),
+                             AppLinkContract.Key.evidence: .vardict(record.map(evidence) ?? [:])])
+            }
+        }
+        return rows
+    }
+}

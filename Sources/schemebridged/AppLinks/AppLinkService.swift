@@ -1,0 +1,42 @@
+import Glibc
+import Logging
+import SchemeBridgeCore
+
+/// Verified app links in the daemon (issue 41): the core's ``AppLinks`` (decisions from what is
+/// known) and ``AppLinkVerifier`` (fetches in the background), kept fresh — at start, when the
+/// registry changes, and when the earliest record expires. Nothing here is on the path of an open.
+final class AppLinkService: Sendable {
+    let links: AppLinks
+    let verifier: AppLinkVerifier
+    private let logger: Logger
+
+    init(registry: Registry, environment: [String: String], policy: PolicyStore, logger: Logger) {
+        links = AppLinks(registry: registry, environment: environment, config: { [policy] in policy.current.appLinks })
+        verifier = AppLinkVerifier(links: links)
+        self.logger = logger
+    }
+
+    /// Starts following the registry and the records' expiry (until the registry closes).
+    func start() {
+        let changes = links.registry.changes()
+        Task.detached { [self] in
+            refresh("start")
+            for await _ in changes { refresh("an entry changed") }
+        }
+        Task.detached { [self] in
+            while true {
+                let now = Int64(Glibc.time(nil))
+                let next = links.nextExpiry(links.hostsToVerify()).map { max($0 - now, 5) } ?? 3600
+                try? await Task.sleep(for: .seconds(min(next, 3600)))
+                if Task.isCancelled { return }
+                refresh("a record expired")
+            }
+        }
+    }
+
+    /// Queues the hosts that are due; never waits for them.
+    func refresh(_ why: String) {
+        let due = verifier.refresh()
+        if !due.isEmpty { logger.info("verifying app links of \(due.joined(separator: ", ")) (\(why))") }
+    }
+}
