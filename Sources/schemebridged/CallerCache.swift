@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -12,7 +13,7 @@ typealias IdentifiedCaller = Caller
 /// connections that do not), and forgotten when the name leaves the bus.
 ///
 /// GetConnectionCredentials gives the pid; ``CallerIdentifier`` reads the rest from `/proc` on
-/// ``IdentificationThreads`` (a caller whose files block costs one thread of its own, never a
+/// a ``BlockingThreadPool`` (a caller whose files block costs one thread of its own, never a
 /// shared one); a caller whose identification takes longer than the threads' timeout is
 /// unidentified. Concurrent first calls of one caller share one identification.
 final class CallerCache: Sendable {
@@ -31,11 +32,11 @@ final class CallerCache: Sendable {
     /// How a client running our CLI is traced back to its app.
     let ancestry: CallerAncestry
     /// Where identification runs.
-    let threads: IdentificationThreads
+    let threads: BlockingThreadPool
     private let logger: Logger?
 
     /// `ancestry` defaults to our CLI beside this executable, with our own desktop id.
-    init(ancestry: CallerAncestry? = nil, threads: IdentificationThreads = IdentificationThreads(), logger: Logger? = nil) {
+    init(ancestry: CallerAncestry? = nil, threads: BlockingThreadPool = BlockingThreadPool(name: "sb-identify", timeout: .seconds(3), maximumThreads: 16), logger: Logger? = nil) {
         self.ancestry = ancestry ?? CallerAncestry(
             cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),
             ownAppIDs: [DesktopID.appID(Contract.ownDesktopID)], steps: AncestorSteps())
