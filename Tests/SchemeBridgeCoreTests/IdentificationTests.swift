@@ -136,4 +136,37 @@ import Testing
         #expect(registry.applicationIDs(executing: bin + "/tool-1.2") == ["tool.desktop"])
         #expect(registry.applicationIDs(executing: bin + "/tool") == ["tool.desktop"])
     }
+
+    /// The map of programs reached through a symlink resolves only programs that are symlinks
+    /// (a listing per directory tells): a bare `Exec` found on `PATH` through a link of another
+    /// name still matches, a program under its own name matches by name, and neither a program
+    /// that does not exist nor one of another name that is no link matches.
+    @Test func onlySymlinkedProgramsAreResolvedAndTheyStillMatch() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let bin = tree.bin
+        tree.mkdir(bin)
+        for name in ["editor-2", "plain", "other"] {
+            tree.write(bin + "/" + name, "#!/bin/sh\n")
+            chmod(bin + "/" + name, 0o755)
+        }
+        try FileManager.default.createSymbolicLink(atPath: bin + "/editor", withDestinationPath: "editor-2")
+        _ = tree.entry(1, "editor.desktop", exec: "editor %u")
+        _ = tree.entry(1, "plain.desktop", exec: bin + "/plain %u")
+        _ = tree.entry(1, "gone.desktop", exec: bin + "/gone %u")
+        let registry = tree.registry()
+        defer { registry.close() }
+        #expect(registry.applicationIDs(executing: bin + "/editor-2") == ["editor.desktop"])
+        #expect(registry.applicationIDs(executing: bin + "/plain") == ["plain.desktop"])
+        #expect(registry.applicationIDs(executing: bin + "/other").isEmpty)
+        var listings: [String: Set<String>?] = [:]
+        let path = [bin, "/usr/bin"]
+        #expect(ProgramLookup.mayBeSymlink("editor", searchPath: path, listings: &listings))
+        #expect(ProgramLookup.mayBeSymlink(bin + "/editor", searchPath: path, listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink(bin + "/plain", searchPath: path, listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink(bin + "/gone", searchPath: path, listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink("relative/plain", searchPath: path, listings: &listings))
+        // A directory that cannot be listed may hold a link.
+        #expect(ProgramLookup.mayBeSymlink("/nonexistent-dir/tool", searchPath: path, listings: &listings))
+        #expect(listings[bin] != nil)
+    }
 }
