@@ -38,7 +38,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // The system funnel: our own threads, owned descriptors, the one small-file reader.
+        // The system funnel: our own threads and the blocking-thread pool, owned descriptors, the one small-file reader.
         .target(name: "LinuxSystem", dependencies: ["CLinux"], swiftSettings: strict),
         // The Swift D-Bus layer: names, values, messages, connection, object export.
         .target(name: "DBus", dependencies: ["CDBus", "LinuxSystem", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
@@ -49,7 +49,7 @@ let package = Package(
         // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).
         .target(name: "CLinux"),
         // Nearby devices: a typed client of the KDE Connect engine (send, follow, receive).
-        .target(name: "SchemeBridgeDevices", dependencies: ["DBus", "SchemeBridgeCore", .product(name: "Logging", package: "swift-log")],
+        .target(name: "SchemeBridgeDevices", dependencies: ["DBus", "LinuxSystem", "SchemeBridgeCore", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         // The session service.
         .executableTarget(
@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], exclude: ["Clients"], swiftSettings: strict),
         // Its python3-dbus clients are files in Tests/ServiceTests/Clients, found through Built.packageRoot.
         .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG", "SchemeBridgeDevices"], exclude: ["Clients"], swiftSettings: strict),
-        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux"], exclude: ["Scripts"], swiftSettings: strict),
+        .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux", "LinuxSystem"], exclude: ["Scripts"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),
         .testTarget(name: "SplashTests", dependencies: ["DBusTestSupport", "CX11", "CPNG"], swiftSettings: strict),

@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/fs.h>
@@ -63,6 +64,23 @@ int clinux_pidfd_open(pid_t pid) {
 
 int clinux_pidfd_send_signal(int pidfd, int sig) {
     return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+int clinux_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int clinux_epoll_add(int epfd, int fd) {
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int clinux_epoll_wait_fds(int epfd, int *fds, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) fds[i] = events[i].data.fd;
+    return n;
 }
 
 int clinux_reap(pid_t pid, int *code) {

@@ -1,4 +1,5 @@
 import DBus
+import LinuxSystem
 import Logging
 import SchemeBridgeCore
 
@@ -9,10 +10,10 @@ import SchemeBridgeCore
 /// afterwards (a process that left while it was looked at is not taken for its successor).
 /// Asked each time the name changes owner; until the answer is yes the engine counts as absent.
 public struct EngineCheck: Sendable {
-    let threads: IdentificationThreads
+    let threads: BlockingThreadPool
 
     /// `threads` reads the owner's process.
-    public init(threads: IdentificationThreads = IdentificationThreads(timeout: .seconds(3), maximumThreads: 2, maximumWaiting: 16, threadName: "sb-engine")) {
+    public init(threads: BlockingThreadPool = BlockingThreadPool(name: "sb-engine", timeout: .seconds(3), maximumThreads: 2, maximumWaiting: 16)) {
         self.threads = threads
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
+import LinuxSystem
 import Synchronization
 import Testing
 @testable import SchemeBridgeCore
 
-/// The pieces behind caller identification: its threads, the Exec rule, lineage, recent launches.
+/// The pieces behind caller identification: the blocking-thread pool it runs on, the Exec rule, lineage, recent launches.
 @Suite struct IdentificationTests {
     /// A job that blocks until released (a read on a file system that never answers).
     final class Blocker: Sendable {
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func aStuckJobTimesOutAndOthersStillRun() async {
-        let threads = IdentificationThreads(timeout: .milliseconds(300), maximumThreads: 2)
+        let threads = BlockingThreadPool(name: "sb-test", timeout: .milliseconds(300), maximumThreads: 2)
         let blocker = Blocker()
         defer { blocker.release() }
         let stuck = await threads.run { blocker.wait(); return 1 }
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func whenEveryThreadIsStuckNewJobsAreRefusedAtOnce() async {
-        let threads = IdentificationThreads(timeout: .milliseconds(200), maximumThreads: 2)
+        let threads = BlockingThreadPool(name: "sb-test", timeout: .milliseconds(200), maximumThreads: 2)
         let blocker = Blocker()
         defer { blocker.release() }
         async let a = threads.run { blocker.wait(); return 1 }
@@ -53,7 +54,7 @@ import Testing
 
     @Test func aThreadWhoseJobEndedTakesTheNextThenEndsWhenIdle() async throws {
         // Parked for as long as the test may take to come back (a loaded machine must not decide).
-        let threads = IdentificationThreads(timeout: .seconds(300), maximumThreads: 3, idleLifetime: .seconds(600))
+        let threads = BlockingThreadPool(name: "sb-test", timeout: .seconds(300), maximumThreads: 3, idleLifetime: .seconds(600))
         let first = try #require(await threads.run { Self.threadID() })
         #expect(await waitUntil(timeout: .seconds(60)) { threads.idleCount == 1 } != nil)
         let second = try #require(await threads.run { Self.threadID() })
@@ -69,7 +70,7 @@ import Testing
         #expect(await waitUntil(timeout: .seconds(60)) { threads.runningCount == 0 } != nil)
         #expect(threads.idleCount <= 3)
         // With a short idle lifetime the thread ends once its job is done (only waited for).
-        let brief = IdentificationThreads(timeout: .seconds(300), maximumThreads: 3, idleLifetime: .seconds(1))
+        let brief = BlockingThreadPool(name: "sb-test", timeout: .seconds(300), maximumThreads: 3, idleLifetime: .seconds(1))
         let gone = try #require(await brief.run { Self.threadID() })
         #expect(await waitUntil(timeout: .seconds(60)) { brief.idleCount == 0 && brief.runningCount == 0 && access("/proc/self/task/\(gone)", F_OK) != 0 } != nil,
                 "an idle thread did not end")
@@ -134,5 +135,38 @@ import Testing
         defer { registry.close() }
         #expect(registry.applicationIDs(executing: bin + "/tool-1.2") == ["tool.desktop"])
         #expect(registry.applicationIDs(executing: bin + "/tool") == ["tool.desktop"])
+    }
+
+    /// The map of programs reached through a symlink resolves only programs that are symlinks
+    /// (a listing per directory tells): a bare `Exec` found on `PATH` through a link of another
+    /// name still matches, a program under its own name matches by name, and neither a program
+    /// that does not exist nor one of another name that is no link matches.
+    @Test func onlySymlinkedProgramsAreResolvedAndTheyStillMatch() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let bin = tree.bin
+        tree.mkdir(bin)
+        for name in ["editor-2", "plain", "other"] {
+            tree.write(bin + "/" + name, "#!/bin/sh\n")
+            chmod(bin + "/" + name, 0o755)
+        }
+        try FileManager.default.createSymbolicLink(atPath: bin + "/editor", withDestinationPath: "editor-2")
+        _ = tree.entry(1, "editor.desktop", exec: "editor %u")
+        _ = tree.entry(1, "plain.desktop", exec: bin + "/plain %u")
+        _ = tree.entry(1, "gone.desktop", exec: bin + "/gone %u")
+        let registry = tree.registry()
+        defer { registry.close() }
+        #expect(registry.applicationIDs(executing: bin + "/editor-2") == ["editor.desktop"])
+        #expect(registry.applicationIDs(executing: bin + "/plain") == ["plain.desktop"])
+        #expect(registry.applicationIDs(executing: bin + "/other").isEmpty)
+        var listings: [String: Set<String>?] = [:]
+        let path = [bin, "/usr/bin"]
+        #expect(ProgramLookup.mayBeSymlink("editor", searchPath: path, listings: &listings))
+        #expect(ProgramLookup.mayBeSymlink(bin + "/editor", searchPath: path, listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink(bin + "/plain", searchPath: path, listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink(bin + "/gone", searchPath: path, listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink("relative/plain", searchPath: path, listings: &listings))
+        // A directory that cannot be listed may hold a link.
+        #expect(ProgramLookup.mayBeSymlink("/nonexistent-dir/tool", searchPath: path, listings: &listings))
+        #expect(listings[bin] != nil)
     }
 }

@@ -63,6 +63,30 @@ import Testing
         #expect(codes.withLock { $0.sorted() } == [7, 128 + 15])
     }
 
+    /// Children started from many tasks at once, some ending while others start: each exit is
+    /// reported once, with its own code (the reaper learns of a new child from its epoll set,
+    /// without being woken for it).
+    @Test func manyChildrenAtOnceAreEachReportedOnceWithTheirCode() async throws {
+        final class Codes: Sendable {
+            let reported = Mutex<[Int32: Int]>([:])
+        }
+        let codes = Codes()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<40 {
+                group.addTask {
+                    _ = try ProcessLauncher().spawn(argv: ["sh", "-c", "exit \(i % 20 + 1)"], environment: ["PATH": "/usr/bin:/bin"],
+                                                    onExit: { c in codes.reported.withLock { $0[c, default: 0] += 1 } })
+                }
+            }
+            try await group.waitForAll()
+        }
+        let deadline = ContinuousClock.now + .seconds(180)
+        while codes.reported.withLock({ $0.values.reduce(0, +) }) < 40, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(codes.reported.withLock { $0 } == Dictionary(uniqueKeysWithValues: (1...20).map { (Int32($0), 2) }))
+    }
+
     @Test func missingAndNonExecutableProgramsAreErrors() throws {
         #expect(throws: LaunchError.self) { try ProcessLauncher().spawn(argv: ["no-such-program-xyz"], environment: ["PATH": "/usr/bin"]) }
         let plain = dir.appendingPathComponent("plain.txt").path

@@ -30,6 +30,17 @@ int clinux_pidfd_open(pid_t pid);
  * 0, or -1 and errno (ESRCH once it has been reaped). */
 int clinux_pidfd_send_signal(int pidfd, int sig);
 
+/* An epoll set for the child reaper (close-on-exec); -1 and errno on failure. */
+int clinux_epoll_create(void);
+
+/* Adds `fd` to epoll set `epfd`, readable (level-triggered); 0, or -1 and errno. Safe from any
+ * thread while another waits: no wake-up of the waiter is needed. */
+int clinux_epoll_add(int epfd, int fd);
+
+/* Waits up to `timeout_ms` (-1: forever) and stores the ready descriptors (at most `max`) in
+ * `fds`; their count, or -1 and errno (EINTR). */
+int clinux_epoll_wait_fds(int epfd, int *fds, int max, int timeout_ms);
+
 /* waitpid(pid, WNOHANG); returns pid when reaped (status in *code as "exit code or 128+signal"),
  * 0 when still running, -1 on error. */
 int clinux_reap(pid_t pid, int *code);

@@ -1,11 +1,12 @@
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// The app id of each caller, found once per unique bus name when it first calls (never for
 /// connections that do not), and forgotten when the name leaves the bus.
 ///
 /// The bus gives the pid (`credentials`, the daemon's `GetConnectionCredentials`);
-/// ``CallerIdentifier`` reads the rest from `/proc` on ``IdentificationThreads`` (a caller whose
+/// ``CallerIdentifier`` reads the rest from `/proc` on a ``BlockingThreadPool`` (a caller whose
 /// files block costs one thread of its own, never a shared one); a caller whose identification
 /// takes longer than the threads' timeout is unidentified. Concurrent first calls of one caller
 /// share one identification.
@@ -22,7 +23,7 @@ public final class CallerCache: Sendable {
     /// How a client running our CLI is traced back to its app.
     let ancestry: CallerAncestry
     /// Where identification runs.
-    let threads: IdentificationThreads
+    let threads: BlockingThreadPool
     let registry: Registry?
     /// The pid of a bus name's connection (nil: the bus would not say).
     let credentials: @Sendable (String) async -> UInt32?
@@ -30,7 +31,7 @@ public final class CallerCache: Sendable {
     let log: @Sendable (_ notice: Bool, _ message: String) -> Void
 
     /// `ancestry` defaults to our CLI beside this executable, apps `ownAppIDs` being ours.
-    public init(ownAppIDs: Set<String>, registry: Registry?, threads: IdentificationThreads = IdentificationThreads(),
+    public init(ownAppIDs: Set<String>, registry: Registry?, threads: BlockingThreadPool = BlockingThreadPool(name: "sb-identify", timeout: .seconds(3), maximumThreads: 16),
                 credentials: @escaping @Sendable (String) async -> UInt32?,
                 log: @escaping @Sendable (_ notice: Bool, _ message: String) -> Void = { _, _ in }) {
         self.ancestry = CallerAncestry(cliPath: CallerAncestry.cliBeside(serviceExecutable: CallerIdentity.executablePath(pid: getpid())),

@@ -1,5 +1,5 @@
 /// Who the process behind a caller is, read from `/proc` in one go. Blocking: it reads the
-/// caller's files, so the service runs it on ``IdentificationThreads``, never on a shared thread.
+/// caller's files, so the service runs it on a `BlockingThreadPool` (LinuxSystem), never on a shared thread.
 ///
 /// In order: a Flatpak's id (its `/.flatpak-info`; the identity is then ``Identity/sandboxed``);
 /// the app behind our own CLI (``CallerAncestry``); the identity a launcher gave the

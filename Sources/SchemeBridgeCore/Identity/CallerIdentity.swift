@@ -16,7 +16,7 @@ import Glibc
 /// filter refuses new user namespaces), which is all an allow-list can count on.
 ///
 /// Reading these files can block (the caller's root may be a FUSE file system that never
-/// answers): call this from ``IdentificationThreads``, never from a shared thread.
+/// answers): call this from a `BlockingThreadPool` (LinuxSystem), never from a shared thread.
 public enum CallerIdentity {
     /// The app id of process `pid`, or nil when the process is gone or unreadable.
     /// `procRoot` is `/proc` except in tests.

@@ -301,16 +301,23 @@ public final class Registry: Sendable {
     }
 
     /// Resolved program path → the eligible IDs running it (sorted), for `Exec`s that name a
-    /// program through a symlink. Built on first use after a change.
+    /// program through a symlink of another name (`Exec=tool` runs `tool-1.2`). Built on first use
+    /// after a change. Only programs that are symbolic links are resolved
+    /// (``ProgramLookup/mayBeSymlink(_:searchPath:listings:)``, a listing per directory): any other
+    /// program's real path keeps its name, so ``idsRunningPrograms(named:)`` already found it. A
+    /// walk of every entry's program was most of a warm start's CPU at 10,000 entries, and the
+    /// first query of a new caller waits for this (its identification).
     private func resolvedPrograms() -> [String: [String]] {
         if let cached = programMap.withLock({ $0 }) { return cached }
         let programs: [(id: String, program: String)] = state.withLock { m in
             if let frozen = m.frozen { return frozen.programs() }
             return m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
         }
+        let searchPath = directories.executableSearchPath
+        var listings: [String: Set<String>?] = [:]
         var resolved: [String: String?] = [:]
         var map: [String: [String]] = [:]
-        for candidate in programs {
+        for candidate in programs where ProgramLookup.mayBeSymlink(candidate.program, searchPath: searchPath, listings: &listings) {
             let real: String?
             if let known = resolved[candidate.program] {
                 real = known

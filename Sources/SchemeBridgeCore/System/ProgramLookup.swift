@@ -23,4 +23,29 @@ public enum ProgramLookup {
         }
         return nil
     }
+
+    /// Whether the program that ``find(_:searchPath:)`` finds for `program` may be a symbolic
+    /// link: the one way its real path can end in another name than `program`'s own. False only
+    /// when known to be no link (or absent): each directory is listed once into `listings` (the
+    /// names of its symbolic links and of entries whose type the file system does not say); a
+    /// directory that cannot be listed may hold one. Costs a listing per directory, not a path
+    /// walk per program.
+    static func mayBeSymlink(_ program: String, searchPath: [String], listings: inout [String: Set<String>?]) -> Bool {
+        if program.isEmpty { return false }
+        if program.hasPrefix("/") { return mayHoldLink(FileSystem.dirname(program), named: FileSystem.basename(program), listings: &listings) }
+        if program.contains("/") { return false }
+        return searchPath.contains { mayHoldLink($0, named: program, listings: &listings) }
+    }
+
+    private static func mayHoldLink(_ directory: String, named name: String, listings: inout [String: Set<String>?]) -> Bool {
+        if name.isEmpty { return true }
+        let links: Set<String>?
+        if let known = listings[directory] {
+            links = known
+        } else {
+            links = (try? FileSystem.list(directory, types: [UInt8(DT_LNK), UInt8(DT_UNKNOWN)])).map { Set($0.entries.map(\.name)) }
+            listings[directory] = .some(links)
+        }
+        return links?.contains(name) ?? true
+    }
 }

@@ -1,4 +1,5 @@
 import DBus
+import LinuxSystem
 import SchemeBridgeCore
 
 /// Work on descriptors that callers hand over (pasteboard data to copy, documents to read and
@@ -7,7 +8,7 @@ import SchemeBridgeCore
 /// the D-Bus loop thread or the shared pool — and one app has at most
 /// `DescriptorJobs.perCaller` jobs at once (the core's rule), so it cannot take every thread.
 final class DescriptorWork: Sendable {
-    let threads = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 64, threadName: "sb-fd-work")
+    let threads = BlockingThreadPool(name: "sb-fd-work", timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 64)
     private let jobs = DescriptorJobs()
 
     /// Runs `work` for the caller known as `key` (its app id, else its bus name).

@@ -55,7 +55,7 @@ enum Daemon {
                                         if let launchBurst { c.launchBurst = launchBurst }
                                     }, logger: logger)
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: LifecycleServices.name(of: service))],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {

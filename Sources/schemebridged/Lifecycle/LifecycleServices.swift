@@ -15,8 +15,15 @@ enum LifecycleServices {
     static func group(_ services: [any Service], logger: Logger) -> ServiceGroup {
         ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                                           failureTerminationBehavior: .gracefullyShutdownGroup) },
+                                           failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: name(of: $0)) },
             logger: logger))
+    }
+
+    /// The name a service goes by in the group's log lines: its type's. (Without a name the
+    /// group describes the service with `"\(service)"`, a reflection of every stored property —
+    /// the environment, the whole service — that cost ~7% of a warm start's CPU.)
+    static func name(of service: any Service) -> String {
+        String(describing: type(of: service))
     }
 
     /// Returns once the group shuts this service down.

@@ -1,4 +1,5 @@
 import DBus
+import LinuxSystem
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -16,7 +17,7 @@ final class PasteboardService: Sendable {
     let logger: Logger
     /// Where persistent pasteboards are written and read back: never the loop thread or the
     /// shared pool.
-    let io = IdentificationThreads(timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 256, threadName: "sb-pb-disk")
+    let io = BlockingThreadPool(name: "sb-pb-disk", timeout: .seconds(300), maximumThreads: 4, maximumWaiting: 256)
     /// Where callers' descriptors that are not sealed memfds are copied (shared with documents).
     let descriptors: DescriptorWork
 

@@ -1,4 +1,5 @@
 import DBus
+import LinuxSystem
 import Logging
 import SchemeBridgeCore
 import Synchronization
@@ -24,7 +25,7 @@ final class PortalAppChooser: Sendable {
     private let judged = Mutex<[String: Bool]>([:])
     /// Calls in progress by handle: closed ones are answered at once.
     private let running = Mutex<[String: OneAnswer]>([:])
-    private let threads = IdentificationThreads(timeout: .seconds(3), maximumThreads: 2, maximumWaiting: 16, threadName: "sb-portal")
+    private let threads = BlockingThreadPool(name: "sb-portal", timeout: .seconds(3), maximumThreads: 2, maximumWaiting: 16)
 
     init(broker: Broker, connection: Connection, chooser: ChooserService, logger: Logger) {
         (self.broker, self.connection, self.chooser, self.logger) = (broker, connection, chooser, logger)

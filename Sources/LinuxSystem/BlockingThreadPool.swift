@@ -1,19 +1,21 @@
-import LinuxSystem
 import Synchronization
 
-/// Runs caller identification — reads of another process's `/proc` files, its root directory
-/// and its executable, any of which a hostile caller can put on a file system that never
-/// answers (FUSE in its own user namespace) — on threads of its own, never on the loop thread
-/// or the cooperative pool, and never waits for one longer than ``timeout``.
+/// A pool of threads of our own for blocking work: reads that may never return (another
+/// process's `/proc` files, its root and executable; a caller's descriptor on a file system that
+/// never answers, FUSE in its own user namespace), disk writes — work that must run neither on
+/// the D-Bus loop thread nor on the cooperative pool, and that is never waited for longer than
+/// ``timeout``.
 ///
-/// Each job runs on a thread of its own (named `sb-identify`), at most ``maximumThreads`` at once;
-/// a job waits for a free one within its ``timeout``. A thread whose job ended stays parked for
-/// ``idleLifetime`` and takes the next job (starting a thread costs more than most jobs), then
-/// ends. A job that times out is abandoned (its caller is unidentified) while its thread
-/// finishes whenever the system lets it; when every thread has been stuck longer than
-/// ``timeout``, new jobs are refused at once instead of waiting. A waiting queue longer than ``maximumWaiting`` is refused too. So a stuck read costs
-/// one thread, never a shared one, and identification never delays a call by more than ``timeout``.
-public final class IdentificationThreads: Sendable {
+/// Each job runs on a thread of the pool (named ``threadName``), at most ``maximumThreads`` at
+/// once; a job waits for a free one within its ``timeout``. A thread whose job ended stays parked
+/// for ``idleLifetime`` and takes the next job (starting a thread costs more than most jobs), then
+/// ends. A job that times out is abandoned (its caller gets nil) while its thread finishes
+/// whenever the system lets it; when every thread has been stuck longer than ``timeout``, new
+/// jobs are refused at once instead of waiting. A waiting queue longer than ``maximumWaiting`` is
+/// refused too. So a stuck read costs one thread, never a shared one, and a pool never delays a
+/// call by more than ``timeout``. Threads are started when jobs come, never ahead: an idle pool
+/// holds no thread.
+public final class BlockingThreadPool: Sendable {
     /// The longest a job is waited for (queueing included).
     public let timeout: Duration
     /// The most threads running jobs at once.
@@ -36,11 +38,10 @@ public final class IdentificationThreads: Sendable {
     /// The name its threads carry (`ps`, `perf`).
     public let threadName: String
 
-    /// `threadName` names the threads; other blocking work (copying a caller's descriptor)
-    /// uses an instance of its own with a longer timeout.
-    public init(timeout: Duration = .seconds(3), maximumThreads: Int = 16, maximumWaiting: Int = 1024, threadName: String = "sb-identify",
-                idleLifetime: Duration = .seconds(5)) {
-        self.threadName = threadName
+    /// A pool whose threads are named `name` (15 bytes at most are kept: `sb-identify`,
+    /// `sb-fd-work`), each kind of blocking work in a pool of its own.
+    public init(name: String, timeout: Duration, maximumThreads: Int, maximumWaiting: Int = 1024, idleLifetime: Duration = .seconds(5)) {
+        self.threadName = name
         self.idleLifetime = idleLifetime
         self.timeout = timeout
         self.maximumThreads = max(1, maximumThreads)
