@@ -22,7 +22,9 @@ SELF=$(realpath "$0")
 cd "$(dirname "$SELF")/.."
 BUILD_DIR=$(realpath "${BUILD_DIR:-.build/release}")
 CACHE=${CACHE:-/var/cache/schemebridge-tests}
-PACKAGES=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd
+# libcurl4: the service and the CLI link libcurl (app-link verification); the Debian package
+# depends on it through shlibs, this user install brings only our files.
+PACKAGES=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libcurl4
 # What makes the tree: a new list or a new setup step makes a new tree.
 # The container's user namespace: a fixed range, the cached tree's owners shifted into it once
 # (an overlay cannot be ID-mapped, and shifting at each boot would copy the whole tree up).

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import DBusTestSupport
 
-/// How the sheet names the sharing app (`SCHEMEBRIDGE_CHOOSER_CALLER_NAME`, "Share from <name>"):
+/// How the sheet names the sharing app (the dialog request's `caller.name`, "Share from <name>"):
 /// a python script by its script, not by its interpreter; a program by its file name. A sheet
 /// that records what it was told stands in for the shipped one.
 @Suite struct ShareSheetCallerNameTests {
@@ -12,7 +12,10 @@ import DBusTestSupport
         defer { x.stop() }
         let told = FileManager.default.temporaryDirectory.appendingPathComponent("sheet-told-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: told) }
-        let sheet = "#!/bin/sh\nprintf '%s' \"$SCHEMEBRIDGE_CHOOSER_CALLER_NAME\" > '\(told.path)'\ncat > /dev/null\necho postcard.desktop:share\n"
+        // The dialogs' message (docs/CONTRACT.md, "The dialogs"): one request line in, one answer line out.
+        let sheet = "#!/usr/bin/python3\nimport json, sys\nrequest = json.loads(sys.stdin.readline())\n"
+            + "open('\(told.path)', 'w').write(request['caller']['name'])\n"
+            + "print(json.dumps({'version': 1, 'answer': 'chosen', 'id': 'postcard.desktop:share'}))\n"
         let f = try ShareSheetSpareTests.fixture(x, sheet: sheet, config: "[Chooser]\nSpareSheet=false\n")
         defer { f.stop() }
         let out = try await ShareTests.share(f, #"[{"text": "a line of text"}]"#, python: try python.map { try f.pythonNamed($0) } ?? Tools.systemPython)
