@@ -129,7 +129,7 @@ import SchemeBridgeContract
         #expect(await s.f.handled("c", "todo://named-like-options"))
         // The fourth row is "--bogus" (and no fifth, for "--list.desktop"): End picks it.
         let again = Task { try await s.f.open("todo://bogus", from: s.asker) }
-        let w2 = try #require(try await s.dialog(), "no chooser the second time\n\(s.f.serviceLog)")
+        let w2 = try #require(try await s.dialog(), "no chooser came up for todo://bogus\n\(s.f.serviceLog)")
         try await s.type(["End", "Return"], into: w2)
         #expect(try await again.value == "opened d.desktop")
         #expect(await s.f.handled("d", "todo://bogus"))
