@@ -21,8 +21,9 @@ final class PortalAppChooser: Sendable {
     let connection: Connection
     let chooser: ChooserService
     let logger: Logger
-    /// Unique names judged (unique names are never reused on a bus): true for the frontend.
-    private let judged = Mutex<[String: Bool]>([:])
+    /// Unique names judged to be the frontend (unique names are never reused on a bus). Refusals
+    /// are not kept: any program could call once from each of many connections and grow the set.
+    private let judged = Mutex<Set<String>>([])
     /// Calls in progress by handle: closed ones are answered at once.
     private let running = Mutex<[String: OneAnswer]>([:])
     private let threads = BlockingThreadPool(name: "sb-portal", timeout: .seconds(3), maximumThreads: 2, maximumWaiting: 16)
@@ -103,10 +104,7 @@ final class PortalAppChooser: Sendable {
 
     /// Throws `AccessDenied` unless `sender` is the real xdg-desktop-portal (``PortalFrontendRule``).
     private func requireFrontend(_ sender: String) async throws(DBusError) {
-        if let known = judged.withLock({ $0[sender] }) {
-            guard known else { throw DBusError(.accessDenied, "only xdg-desktop-portal may ask SchemeBridge's AppChooser") }
-            return
-        }
+        if judged.withLock({ $0.contains(sender) }) { return }
         var reason = "the bus does not say which process it is"
         if let pid = try? await BusDriver(connection).processID(of: sender), pid > 0, pid <= UInt32(Int32.max) {
             if let found = await threads.run({ EngineProcess.gather(pid: Int32(pid)) }), let process = found {
@@ -115,7 +113,7 @@ final class PortalAppChooser: Sendable {
                 reason = "its process \(pid) could not be examined"
             }
         }
-        judged.withLock { $0[sender] = reason.isEmpty }
+        if reason.isEmpty { judged.withLock { _ = $0.insert(sender) } }
         guard reason.isEmpty else {
             logger.warning("\(sender) called the AppChooser backend but is not xdg-desktop-portal: \(reason)")
             throw DBusError(.accessDenied, "only xdg-desktop-portal may ask SchemeBridge's AppChooser: \(reason)")
