@@ -14,7 +14,7 @@ import Testing
             let store = PolicyStore(path: PolicyStore.defaultPath(directories: registry.directories))
             return Broker(registry: registry, policy: store, ownDesktopIDs: ["io.example.Bridge.desktop"])
         }
-        func request(_ url: String, app: String? = nil, bus: String = ":1.7", token: String? = nil, handler: String? = nil) throws(OpenFailure) -> OpenRequest {
+        func request(_ url: String, app: String? = nil, bus: String = ":1.7", token: String? = nil, handler: DesktopID? = nil) throws(OpenFailure) -> OpenRequest {
             try OpenRequest(url: url, handler: handler, activationToken: token, caller: Caller(busName: bus, pid: 42, appID: app))
         }
     }

@@ -13,9 +13,9 @@ import Testing
             return Broker(registry: registry, policy: PolicyStore(path: PolicyStore.defaultPath(directories: registry.directories)),
                           ownDesktopIDs: [], choices: choices ?? ChoiceStore(path: nil))
         }
-        func admit(_ broker: Broker, _ url: String, app: String?, handler: String? = nil) throws(OpenFailure) -> String {
+        func admit(_ broker: Broker, _ url: String, app: String?, handler: DesktopID? = nil) throws(OpenFailure) -> String {
             try broker.admit(OpenRequest(url: url, handler: handler, caller: Caller(busName: ":1.9", appID: app)),
-                             searchPath: ["/usr/bin", "/bin"], sessionScale: 1, splashAvailable: false).plan.entry.id
+                             searchPath: ["/usr/bin", "/bin"], sessionScale: 1, splashAvailable: false).plan.entry.id.fileName
         }
     }
 

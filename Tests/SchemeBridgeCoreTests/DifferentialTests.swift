@@ -36,7 +36,7 @@ import Testing
             // named as a default must be associated (GLib does not check that, and does not let
             // a removal veto a default).
             let named = RandomMimeAppsTrees.namedDefaults(r) { $0.defaults["s"] ?? [] }
-            if !named.filter({ r.entry(id: $0) != nil }).isSubset(of: Set(ours.handlers)) { continue }
+            if !named.filter({ r.entry(id: DesktopID(fileName: $0)) != nil }).isSubset(of: Set(ours.handlers)) { continue }
             // GLib also keeps an entry that its own directory's mimeapps.list removes (see
             // docs/REGISTRY.md); leave such trees out.
             if RandomMimeAppsTrees.removesOwnEntry(t, { $0.removed["s"] ?? [] }) { continue }
@@ -67,7 +67,7 @@ import Testing
         try GioMime.updateDesktopDatabase(t, tool: udd)
         let r = t.registry()
         for id in ["b.desktop", "vendor-c.desktop", "a.desktop"] {
-            try r.setDefault(scheme: "todo", desktopID: id)
+            try r.setDefault(scheme: "todo", desktopID: DesktopID(fileName: id))
             #expect(r.defaultHandler(forScheme: "todo") == id)
             #expect(try GioMime.query(t, scheme: "todo", gio: gio).defaultID == id)
             let x = String(decoding: try runTool([xdgMime, "query", "default", "x-scheme-handler/todo"], environment: GioMime.toolEnvironment(t)).output, as: UTF8.self)

@@ -41,7 +41,7 @@ import Testing
         let refused = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits) }
         #expect(refused?.message.contains("disk") == true)
         let copies = { ["one", "two", "three"].flatMap { app in
-            ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory(for: app + ".desktop"))) ?? []).map { app + "/" + $0 } } }
+            ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory(for: DesktopID(app)))) ?? []).map { app + "/" + $0 } } }
         #expect(copies().sorted() == ["one/a.bin", "two/a.bin"])
         limits.minimumFreeBytes = nil
         _ = try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits)

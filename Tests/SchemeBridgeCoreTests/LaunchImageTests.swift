@@ -13,7 +13,7 @@ import Testing
         let index = LaunchImageIndex()
         let base = (dir == 0 ? tree.dataHome : tree.dataDirs[dir - 1]) + "/launch-images/" + String(id.dropLast(8))
         return (tree, base, { scheme, scale in
-            guard let e = registry.entry(id: id) else { return nil }
+            guard let e = registry.entry(id: DesktopID(fileName: id)) else { return nil }
             return index.image(for: e, scheme: scheme, scale: scale)
         })
     }

@@ -126,7 +126,7 @@ import Testing
         let r = t.registry()
         func reason(_ scheme: String, _ id: String) -> String? {
             do {
-                try r.setDefault(scheme: scheme, desktopID: id)
+                try r.setDefault(scheme: scheme, desktopID: DesktopID(fileName: id))
                 return nil
             } catch {
                 return error.description

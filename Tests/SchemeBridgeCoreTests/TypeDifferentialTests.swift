@@ -111,7 +111,7 @@ import Testing
                 let documented = resolved.contains { type in
                     let names = [type.type] + db.aliases(of: type.type)
                     let named = RandomMimeAppsTrees.namedDefaults(r) { list in names.flatMap { list.typeDefaults[$0] ?? [] } }
-                    return !named.filter({ r.entry(id: $0) != nil }).isSubset(of: Set(type.resolution.handlers))
+                    return !named.filter({ r.entry(id: DesktopID(fileName: $0)) != nil }).isSubset(of: Set(type.resolution.handlers))
                         || RandomMimeAppsTrees.removesOwnEntry(t) { list in names.flatMap { list.typeRemoved[$0] ?? [] } }
                 }
                 if documented { continue }

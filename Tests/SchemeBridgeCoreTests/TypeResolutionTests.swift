@@ -96,7 +96,7 @@ import Testing
         try GioMime.updateDesktopDatabase(t, tool: udd)
         let r = Registry(environment: t.environment, watch: false, contentTypes: ContentTypeDatabase(environment: t.environment))
         for (type, id) in [("text/markdown", "b.desktop"), ("text/x-markdown", "vendor-c.desktop"), ("text/markdown", "a.desktop")] {
-            let resolution = try r.setDefault(type: type, desktopID: id)
+            let resolution = try r.setDefault(type: type, desktopID: DesktopID(fileName: id))
             #expect(resolution.defaultHandler == id)
             #expect(try GioMime.query(t, "text/markdown", gio: gio).defaultID == id)
             let x = String(decoding: try runTool([xdgMime, "query", "default", "text/markdown"], environment: GioMime.toolEnvironment(t)).output, as: UTF8.self)

@@ -154,7 +154,8 @@ public final class AppLinks: Sendable {
     public func selections() -> [String: String] { snapshot().selections }
 
     /// Chooses `desktopID` for `host` (nil: forgets the choice). The app must claim the host.
-    public func select(_ desktopID: String?, for hostText: String) throws(OpenFailure) {
+    public func select(_ app: DesktopID?, for hostText: String) throws(OpenFailure) {
+        let desktopID = app?.fileName
         guard let host = AppLinkHost.normalized(hostText) else {
             throw OpenFailure(.invalidArgument, "'\(hostText.prefix(80))' is not a host name")
         }

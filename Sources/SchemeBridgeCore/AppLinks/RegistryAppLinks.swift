@@ -9,7 +9,7 @@ public struct AppLinkEntry: Sendable, Equatable {
     public let trusted: Bool
 
     /// The desktop id.
-    public var id: String { entry.id }
+    public var id: String { entry.idText }
     /// The app id a host's file names (the desktop id less `.desktop`).
     public var appID: String { entry.desktopID.appID }
 }

@@ -44,7 +44,7 @@ extension Broker {
     /// Whether `id` may open `scheme` for `caller`: an eligible handler of it (not SchemeBridge,
     /// not a reserved-scheme takeover) whose allowed callers admit `caller`.
     func usable(_ id: String, scheme: String, caller: Caller) -> Bool {
-        guard router.registry.isHandler(id, forScheme: scheme), let entry = router.registry.entry(id: id),
+        guard router.registry.isHandler(DesktopID(fileName: id), forScheme: scheme), let entry = router.registry.entry(id: DesktopID(fileName: id)),
               router.isCandidate(entry, scheme: scheme) else { return false }
         return Policy.allows(caller: caller.appID, entry: entry)
     }

@@ -36,7 +36,7 @@ extension Broker {
         if let preferred = preferredHandler(for: url, caller: caller) { return .open(preferred.desktopID, HandlerReason(preferred.preference)) }
         guard ask, !Policy.isNeverRouted(scheme) else { return .open(nil, .byDefault) }
         let candidates = router.handlers(forScheme: scheme).compactMap { id -> ChooserCandidate? in
-            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
+            guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
             return ChooserCandidate(entry)
         }
         return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))
@@ -77,10 +77,10 @@ extension Broker {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
-            let candidates = offered.filter(isUsable).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+            let candidates = offered.filter(isUsable).compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
             if !candidates.isEmpty { return .ask(HandlerQuestion(subject: type.name, candidates: candidates)) }
         }
-        return .open(first.id, .byDefault)
+        return .open(first.idText, .byDefault)
     }
 
     /// The handler the user picked in answer to `question`: `Cancelled` when they did not pick,
@@ -112,7 +112,7 @@ extension Broker {
 
     /// `id`'s entry when it is installed and not SchemeBridge itself.
     func eligibleEntry(_ id: String) -> DesktopEntry? {
-        registry.entry(id: id).flatMap { router.routesBackToUs($0) ? nil : $0 }
+        registry.entry(id: DesktopID(fileName: id)).flatMap { router.routesBackToUs($0) ? nil : $0 }
     }
 }
 

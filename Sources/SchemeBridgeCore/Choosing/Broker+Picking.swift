@@ -20,7 +20,7 @@ extension Broker {
         if let appID = caller.rememberingID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
-        let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+        let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
         return .ask(HandlerQuestion(subject: subject.choiceKey, candidates: offered + [Self.filesCandidate]))
     }
 

@@ -15,7 +15,7 @@ public struct ChooserCandidate: Sendable, Equatable {
 
     /// The candidate for `entry`.
     public init(_ entry: DesktopEntry) {
-        self.init(desktopID: entry.id, name: entry.name ?? entry.id, icon: entry.icon ?? "")
+        self.init(desktopID: entry.idText, name: entry.name ?? entry.idText, icon: entry.icon ?? "")
     }
 
     /// Whether a chooser may be shown this candidate: a desktop id that starts with `-` is

@@ -109,8 +109,9 @@ public final class Integration: Sendable {
     /// — the user's new choice survives `disable`. Nothing is done when the scheme is not routed,
     /// or its line is still ours, or it names something else first (another program's edit).
     /// Returns whether the scheme was routed again.
-    public func keepRouted(_ scheme: String, newDefault desktopID: String) async throws(FileSystemError) -> Bool {
-        try await onWriter { [self] () throws(FileSystemError) in
+    public func keepRouted(_ scheme: String, newDefault id: DesktopID) async throws(FileSystemError) -> Bool {
+        let desktopID = id.fileName
+        return try await onWriter { [self] () throws(FileSystemError) in
             try reconcile()
             let state = try self.state()
             guard let edit = state.edits[scheme] else { return Outcome() }

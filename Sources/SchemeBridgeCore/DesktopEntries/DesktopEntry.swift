@@ -29,7 +29,9 @@ public struct DesktopEntry: Sendable, Equatable {
     private let storage: Storage
 
     /// The desktop file ID, e.g. `vendor-app.desktop`.
-    public var id: String { storage.fields.id }
+    public var id: DesktopID { DesktopID(fileName: storage.fields.id) }
+    /// ``id``'s file name (what the registry's tables are keyed by).
+    var idText: String { storage.fields.id }
     /// The file it was read from.
     public var path: String { storage.fields.path }
     /// The applications directory holding it (its ID is relative to this).
@@ -115,10 +117,10 @@ public struct DesktopEntry: Sendable, Equatable {
     /// Parses an entry from its key file (`path`: the file's absolute path). Returns nil when the
     /// file is a valid desktop entry but not an application (`Type=Link`, `Type=Directory`, …).
     /// - Throws: ``DesktopEntryError`` when there is no `[Desktop Entry]` first group or no `Type`.
-    public init?(keyFile: KeyFile, id: String, path: String, directory: ApplicationsDirectory,
+    public init?(keyFile: KeyFile, id: DesktopID, path: String, directory: ApplicationsDirectory,
                  locale: LocaleMatcher) throws(DesktopEntryError) {
         var ignored: [KeyFileError] = []
-        try self.init(keyFile: keyFile, id: id, path: path, directory: directory, locale: locale, warnings: &ignored)
+        try self.init(keyFile: keyFile, id: id.fileName, path: path, directory: directory, locale: locale, warnings: &ignored)
     }
 
     /// ``init(keyFile:id:path:directory:locale:)``, adding the problems that leave the entry
@@ -168,8 +170,8 @@ public struct DesktopEntry: Sendable, Equatable {
         }
     }
 
-    /// The entry's ID as a ``DesktopID`` (app id, bus name, object path).
-    public var desktopID: DesktopID { DesktopID(id) }
+    /// The entry's ID (``id``; app id, bus name, object path).
+    public var desktopID: DesktopID { id }
     /// The D-Bus name to activate for a `DBusActivatable` entry (the ID without `.desktop`).
     public var busName: String { desktopID.busName }
     /// The D-Bus object path for a `DBusActivatable` entry.
@@ -178,9 +180,9 @@ public struct DesktopEntry: Sendable, Equatable {
     /// Reads and parses the desktop file at `path`.
     /// - Returns: the entry, nil for a non-application entry, plus the parser's warnings.
     /// - Throws: ``DesktopEntryError`` for unreadable, oversized, non-UTF-8 or malformed files.
-    public static func load(path: String, id: String, directory: ApplicationsDirectory,
+    public static func load(path: String, id: DesktopID, directory: ApplicationsDirectory,
                             locale: LocaleMatcher) throws(DesktopEntryError) -> (entry: DesktopEntry?, warnings: [KeyFileError]) {
-        let loaded = try loadWithSignature(path: path, id: id, directory: directory, locale: locale)
+        let loaded = try loadWithSignature(path: path, id: id.fileName, directory: directory, locale: locale)
         return (loaded.entry, loaded.warnings)
     }
 

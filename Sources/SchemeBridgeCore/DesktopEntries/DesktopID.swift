@@ -5,7 +5,7 @@
 ///
 /// The ID of `$dir/applications/foo/bar.desktop` is `foo-bar.desktop`: the path relative to the
 /// applications directory with `/` replaced by `-`.
-public struct DesktopID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct DesktopID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The desktop file name: the app id with `.desktop` (`org.example.App.desktop`).
     public let fileName: String
 
@@ -15,6 +15,13 @@ public struct DesktopID: Hashable, Sendable, Comparable, CustomStringConvertible
     public init(_ appIDOrFileName: String) {
         fileName = Self.fileName(appID: appIDOrFileName)
     }
+
+    /// ``init(_:)`` of a literal (`"org.example.App.desktop"`).
+    public init(stringLiteral value: String) { self.init(value) }
+
+    /// The ID named exactly `fileName`, as a caller or a file gave it: nothing added, nothing
+    /// checked (the rules that take an ID from a caller check ``isValid``, with their own errors).
+    public init(fileName: String) { self.fileName = fileName }
 
     /// The ID for a desktop file name that ``isValid(_:)`` accepts; nil otherwise.
     public init?(validating fileName: String) {

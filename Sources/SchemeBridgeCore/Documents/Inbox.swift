@@ -26,8 +26,8 @@ public struct Inbox: Sendable {
     }
 
     /// The Inbox of desktop id `desktopID`.
-    public func directory(for desktopID: String) -> String {
-        XDGDirectories.join(root, DesktopID.appID(desktopID))
+    public func directory(for desktopID: DesktopID) -> String {
+        XDGDirectories.join(root, desktopID.appID)
     }
 
     /// Places a read-only copy of `fd` (a regular file the caller opened) in `desktopID`'s Inbox
@@ -35,13 +35,13 @@ public struct Inbox: Sendable {
     /// Inbox, to `caller` (the sending app's id) and to the Inboxes as a whole, and reserved against
     /// ``InboxLimits`` before its first byte is written; it holds at most the size the file had
     /// then (a file growing meanwhile is cut there), and holes stay holes.
-    public func place(_ descriptor: borrowing FileDescriptor, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+    public func place(_ descriptor: borrowing FileDescriptor, name: String, desktopID: DesktopID, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
         String(decoding: try place(descriptor, nameBytes: Array(name.utf8), desktopID: desktopID, caller: caller, limits: limits), as: UTF8.self)
     }
 
     /// ``place(_:name:desktopID:caller:limits:)`` with the name as the kernel gave it, bytes that
     /// need not be UTF-8 (`photo-\xE9t\xE9.png`): the copy keeps them, and its path is returned as bytes.
-    public func place(_ descriptor: borrowing FileDescriptor, nameBytes name: [UInt8], desktopID: String, caller: String,
+    public func place(_ descriptor: borrowing FileDescriptor, nameBytes name: [UInt8], desktopID: DesktopID, caller: String,
                       limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
         guard let st = try? descriptor.status(), st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents")

@@ -66,7 +66,7 @@ public struct CallerIdentifier: Sendable {
 
     /// Whether unrelated programs share the (unsandboxed) identity `appID` (``SharedIdentityRule``).
     public func isShared(_ appID: String?) -> Bool {
-        SharedIdentityRule.isShared(appID: appID) { id in registry?.entry(id: DesktopID(id).fileName)?.exec }
+        SharedIdentityRule.isShared(appID: appID) { id in registry?.entry(id: DesktopID(id))?.exec }
     }
 
     /// The id (without `.desktop`) of the one installed entry that runs the program at `path`
@@ -77,7 +77,7 @@ public struct CallerIdentifier: Sendable {
         guard let registry, let target = FileSystem.realPath(path),
               !SharedIdentityRule.isSharedProgram(CallerLabel.baseName(target)) else { return nil }
         let ids = registry.applicationIDs(executing: target).filter { id in
-            guard let entry = registry.entry(id: id) else { return false }
+            guard let entry = registry.entry(id: DesktopID(fileName: id)) else { return false }
             return rule.entry(at: entry.path, in: entry.applicationsDirectory, mayName: target)
         }
         guard ids.count == 1 else { return nil }

@@ -90,7 +90,7 @@ public final class LaunchImageIndex: Sendable {
             let path = d.hasPrefix("/") ? d : XDGDirectories.join(FileSystem.dirname(entry.path), d)
             return XDGDirectories.normalize(path)
         }
-        let id = DesktopID.appID(entry.id)
+        let id = entry.id.appID
         return XDGDirectories.join(XDGDirectories.join(entry.dataDirectory, "launch-images"), id)
     }
 

@@ -81,7 +81,7 @@ public final class HandlerStarter: Sendable {
             let watched = first ? request : nil
             let group = first ? callbackGroup : nil
             let sandboxAppID = purpose == .open ? entry.flatpakAppID : nil
-            let (name, store, routes, log) = (entry.id, pasteboards, callbackRoutes, self.log)
+            let (name, store, routes, log) = (entry.idText, pasteboards, callbackRoutes, self.log)
             let held = Mutex<HandlerProcess?>(nil)
             // The pid, for dropping its pasteboard grant when it ends (before it can be reused).
             let started = Mutex<Int32?>(nil)

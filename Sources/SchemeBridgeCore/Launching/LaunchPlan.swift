@@ -33,7 +33,7 @@ public struct LaunchPlan: Sendable {
 
     /// The failure when the activated handler's `call` failed (the D-Bus error's name and message).
     public func activationFailure(_ errorName: String, _ message: String) -> OpenFailure {
-        let name = entry.name ?? entry.id
+        let name = entry.name ?? entry.idText
         switch purpose {
         case .open: return OpenFailure(.launchFailed, "\(name) (\(entry.id)) did not open the URL over D-Bus: \(errorName): \(message)")
         case .share: return OpenFailure(.launchFailed, "\(name) did not take the share over D-Bus: \(errorName): \(message)")

@@ -8,7 +8,7 @@ public enum MimeAppsEditor {
     /// taken out of `[Removed Associations]` (the line is removed when nothing is left in it).
     /// Keys are matched case-insensitively on the scheme; the last matching line (the one parsers
     /// use) is rewritten, other lines are untouched.
-    public static func applyDefault(scheme: String, desktopID: String, to document: inout KeyFileDocument) {
+    public static func applyDefault(scheme: String, desktopID: DesktopID, to document: inout KeyFileDocument) {
         applyDefault(key: "x-scheme-handler/" + scheme, desktopID: desktopID, to: &document) { k in
             !k.contains("[") && Scheme.fromMimeType(k) == scheme
         }
@@ -16,13 +16,14 @@ public enum MimeAppsEditor {
 
     /// ``applyDefault(scheme:desktopID:to:)`` for a content type (`text/markdown`), keys matched
     /// case-insensitively.
-    public static func applyDefault(contentType: String, desktopID: String, to document: inout KeyFileDocument) {
+    public static func applyDefault(contentType: String, desktopID: DesktopID, to document: inout KeyFileDocument) {
         applyDefault(key: contentType, desktopID: desktopID, to: &document) { k in
             !k.contains("[") && Registry.lowercasedASCII(k) == contentType
         }
     }
 
-    private static func applyDefault(key: String, desktopID: String, to document: inout KeyFileDocument, matches: @escaping (String) -> Bool) {
+    private static func applyDefault(key: String, desktopID id: DesktopID, to document: inout KeyFileDocument, matches: @escaping (String) -> Bool) {
+        let desktopID = id.fileName
         document.setValue(desktopID, forKey: key, inGroup: MimeAppsList.defaultGroup, matching: matches)
 
         let oldAdded = document.rawValue(inGroup: MimeAppsList.addedGroup, where: matches)
@@ -54,7 +55,7 @@ public enum MimeAppsEditor {
     /// microseconds between the check and the swap), the two are swapped back at once and the
     /// change is made again. A new file is created only where none appeared meanwhile.
     /// - Throws: ``SetDefaultError/writeFailed(path:reason:)``; the old file is then intact.
-    static func setDefault(scheme: String, desktopID: String, listPath: String) throws(SetDefaultError) {
+    static func setDefault(scheme: String, desktopID: DesktopID, listPath: String) throws(SetDefaultError) {
         do {
             try edit(listPath: listPath) { applyDefault(scheme: scheme, desktopID: desktopID, to: &$0) }
         } catch {
@@ -63,7 +64,7 @@ public enum MimeAppsEditor {
     }
 
     /// ``setDefault(scheme:desktopID:listPath:)`` for a content type `key` (lower-case).
-    static func setDefault(key: String, desktopID: String, listPath: String) throws(SetDefaultError) {
+    static func setDefault(key: String, desktopID: DesktopID, listPath: String) throws(SetDefaultError) {
         do {
             try edit(listPath: listPath) { applyDefault(contentType: key, desktopID: desktopID, to: &$0) }
         } catch {

@@ -133,7 +133,7 @@ public enum ProviderStart: Sendable, Equatable {
 extension Broker {
     /// The launch of pick provider `id` (``ProviderStart``), handed nothing but its token:
     /// `InvalidHandler` when it is no longer installed, `LaunchFailed` when it has nothing to start.
-    public func providerPlan(_ id: String) throws(OpenFailure) -> LaunchPlan {
+    public func providerPlan(_ id: DesktopID) throws(OpenFailure) -> LaunchPlan {
         guard let entry = registry.entry(id: id) else { throw OpenFailure(.invalidHandler, "\(id) is no longer installed") }
         switch ProviderStart.of(entry) {
         case .activate(let busName, let objectPath)?:

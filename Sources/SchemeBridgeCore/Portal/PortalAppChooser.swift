@@ -100,7 +100,7 @@ extension Broker {
             let settled = try await settle(decision, for: .open, caller: caller, chooser: chooser,
                                            context: ChooserContext(activationToken: request.activationToken), warn: warn)
             var id = settled.id
-            if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.id }
+            if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
             guard let id, eligibleEntry(id) != nil else {
                 return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")
             }

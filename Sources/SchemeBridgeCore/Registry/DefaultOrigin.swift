@@ -56,7 +56,8 @@ public struct DefaultOrigin: Sendable, Equatable {
 
 extension Registry {
     /// Where `handler`, the default of `scheme`, comes from (``DefaultOrigin``).
-    public func defaultOrigin(of handler: String, forScheme scheme: String) -> DefaultOrigin {
+    public func defaultOrigin(of id: DesktopID, forScheme scheme: String) -> DefaultOrigin {
+        let handler = id.fileName
         let key = Registry.lowercasedASCII(scheme)
         return state.withLock { m in
             let levels = m.reservedRule.applies(to: key) ? m.trustedLevels : m.levels
@@ -66,7 +67,8 @@ extension Registry {
 
     /// Where `handler`, the default of content type `type` (the type along a parent chain whose
     /// handlers were used), comes from: a list's line for the type or one of its aliases.
-    public func defaultOrigin(of handler: String, forType type: String) -> DefaultOrigin {
+    public func defaultOrigin(of id: DesktopID, forType type: String) -> DefaultOrigin {
+        let handler = id.fileName
         let names = typeNames(Registry.lowercasedASCII(type)).all
         return state.withLock { m in
             DefaultOrigin.find(handler, levels: m.levels, directories: m.mimeDirs) { list in names.flatMap { list.typeDefaults[$0] ?? [] } }

@@ -193,8 +193,9 @@ public final class Registry: Sendable {
 
     /// The effective entry with desktop ID `id` when it is an eligible application (any
     /// application, whether or not it handles a scheme); nil otherwise.
-    public func entry(id: String) -> DesktopEntry? {
-        state.withLock { m in
+    public func entry(id desktopID: DesktopID) -> DesktopEntry? {
+        let id = desktopID.fileName
+        return state.withLock { m in
             if let frozen = m.frozen { return frozen.entry(id: id) }
             return m.effective[id]
         }
@@ -226,7 +227,8 @@ public final class Registry: Sendable {
     /// Whether a `mimeapps.list` in a config directory (`$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`,
     /// desktop-specific or not) names `id` for `scheme` in `[Default Applications]` or
     /// `[Added Associations]`: the user (or the admin) chose it explicitly.
-    public func isNamedInConfigList(_ id: String, forScheme scheme: String) -> Bool {
+    public func isNamedInConfigList(_ desktopID: DesktopID, forScheme scheme: String) -> Bool {
+        let id = desktopID.fileName
         let key = Registry.lowercasedASCII(scheme)
         return state.withLock { m in
             m.levels.contains { level in
@@ -240,7 +242,8 @@ public final class Registry: Sendable {
     /// The application entries with desktop ID `id` that its effective entry masks (same ID in
     /// lower-precedence applications directories), highest first. Ineligible ones are included:
     /// what matters is what the masked file declares.
-    public func maskedEntries(id: String) -> [DesktopEntry] {
+    public func maskedEntries(id desktopID: DesktopID) -> [DesktopEntry] {
+        let id = desktopID.fileName
         if state.withLock({ $0.frozen != nil }) {
             // Served from the index, which keeps only the effective entries: read the records now.
             writer.withLock { _ in materializeLocked() }
@@ -274,7 +277,7 @@ public final class Registry: Sendable {
         let direct = candidates.filter { e in
             e.execProgram.flatMap { ProgramLookup.find($0, searchPath: directories.executableSearchPath) }.flatMap(FileSystem.realPath) == target
         }
-        if !direct.isEmpty { return direct.map(\.id).sorted() }
+        if !direct.isEmpty { return direct.map(\.idText).sorted() }
         return resolvedPrograms()[target] ?? []
     }
 
@@ -289,7 +292,7 @@ public final class Registry: Sendable {
         if let cached { return cached[base] ?? [] }
         let programs: [(id: String, program: String)] = state.withLock { m in
             if let frozen = m.frozen { return frozen.programs() }
-            return m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
+            return m.effective.values.compactMap { e in e.execProgram.map { (e.idText, $0) } }
         }
         var map: [String: [String]] = [:]
         for candidate in programs {
@@ -311,7 +314,7 @@ public final class Registry: Sendable {
         if let cached = programMap.withLock({ $0 }) { return cached }
         let programs: [(id: String, program: String)] = state.withLock { m in
             if let frozen = m.frozen { return frozen.programs() }
-            return m.effective.values.compactMap { e in e.execProgram.map { (e.id, $0) } }
+            return m.effective.values.compactMap { e in e.execProgram.map { (e.idText, $0) } }
         }
         let searchPath = directories.executableSearchPath
         var listings: [String: Set<String>?] = [:]
@@ -333,8 +336,8 @@ public final class Registry: Sendable {
     }
 
     /// Whether `id` is one of the eligible handlers of `scheme`.
-    public func isHandler(_ id: String, forScheme scheme: String) -> Bool {
-        handlers(forScheme: scheme).contains(id)
+    public func isHandler(_ id: DesktopID, forScheme scheme: String) -> Bool {
+        handlers(forScheme: scheme).contains(id.fileName)
     }
 
     /// Every scheme with at least one eligible handler, sorted.
@@ -388,7 +391,7 @@ public final class Registry: Sendable {
     ///   precedence, per the spec; the returned resolution shows the effective default.)
     /// - Throws: ``SetDefaultError``; on `writeFailed` the old file is left intact.
     @discardableResult
-    public func setDefault(scheme: String, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
+    public func setDefault(scheme: String, desktopID: DesktopID) throws(SetDefaultError) -> HandlerResolution {
         let s: Scheme
         do { s = try Scheme(scheme) } catch { throw .invalidScheme(error) }
         return try setDefault(scheme: s, desktopID: desktopID)
@@ -396,7 +399,8 @@ public final class Registry: Sendable {
 
     /// ``setDefault(scheme:desktopID:)`` for a scheme validated already (not parsed again).
     @discardableResult
-    public func setDefault(scheme s: Scheme, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
+    public func setDefault(scheme s: Scheme, desktopID id: DesktopID) throws(SetDefaultError) -> HandlerResolution {
+        let desktopID = id.fileName
         let name = s.name
         guard DesktopID.isValid(desktopID) else {
             throw .invalidHandler(desktopID: desktopID, scheme: name, reason: "not a valid desktop ID")
@@ -423,7 +427,7 @@ public final class Registry: Sendable {
 
         let path = directories.userMimeappsList
         let changed = try writer.withLock { _ throws(SetDefaultError) -> Set<String> in
-            try MimeAppsEditor.setDefault(scheme: name, desktopID: desktopID, listPath: path)
+            try MimeAppsEditor.setDefault(scheme: name, desktopID: id, listPath: path)
             return applyLocked([.list(level: 0, name: "mimeapps.list")])
         }
         publish(changed)

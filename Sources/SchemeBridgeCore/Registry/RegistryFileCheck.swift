@@ -23,7 +23,7 @@ extension Registry {
     /// whose desktop ID is not `entry`'s.
     private func file(of entry: DesktopEntry) -> (index: Int, directory: ApplicationsDirectory, relative: String)? {
         let relative = entry.fields.pathTail
-        guard DesktopID.make(relativePath: relative) == entry.id, Registry.isPlainRelativePath(relative),
+        guard DesktopID.make(relativePath: relative) == entry.idText, Registry.isPlainRelativePath(relative),
               let index = directories.applicationsDirectories.firstIndex(where: { $0.path == entry.applicationsDirectory })
         else { return nil }
         return (index, directories.applicationsDirectories[index], relative)

@@ -22,7 +22,7 @@ extension Registry {
     }
 
     /// The types `id` provides; empty when it is no eligible provider.
-    public func providedTypes(_ id: String) -> [PickType] {
-        providers().first { $0.id == id }?.types ?? []
+    public func providedTypes(_ id: DesktopID) -> [PickType] {
+        providers().first { $0.id == id.fileName }?.types ?? []
     }
 }

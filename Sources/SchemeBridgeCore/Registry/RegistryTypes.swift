@@ -89,12 +89,13 @@ extension Registry {
     /// The entry must list `type` (or an alias of it) or already be one of its handlers. The
     /// line written names the canonical type.
     @discardableResult
-    public func setDefault(type: String, desktopID: String) throws(SetDefaultError) -> HandlerResolution {
+    public func setDefault(type: String, desktopID id: DesktopID) throws(SetDefaultError) -> HandlerResolution {
+        let desktopID = id.fileName
         guard let validated = try? PasteboardType.validated(type), !validated.hasPrefix("x-scheme-handler/") else {
             throw .invalidHandler(desktopID: desktopID, scheme: type, reason: "'\(type)' is not a content type")
         }
         let (key, names) = typeNames(validated)
-        guard DesktopID.isValid(desktopID), let entry = entry(id: desktopID) else {
+        guard DesktopID.isValid(desktopID), let entry = entry(id: id) else {
             throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "no such application is installed (or it cannot be started)")
         }
         guard entry.mimeTypes.contains(where: names.contains) || handlers(forType: key).contains(desktopID) else {
@@ -102,7 +103,7 @@ extension Registry {
         }
         let path = directories.userMimeappsList
         let changed = try writer.withLock { _ throws(SetDefaultError) -> Set<String> in
-            try MimeAppsEditor.setDefault(key: key, desktopID: desktopID, listPath: path)
+            try MimeAppsEditor.setDefault(key: key, desktopID: id, listPath: path)
             return applyLocked([.list(level: 0, name: "mimeapps.list")])
         }
         publish(changed)

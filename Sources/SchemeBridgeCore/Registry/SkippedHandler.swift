@@ -5,13 +5,13 @@
 /// SchemeBridge). What `handlers` shows beside the handlers (issue 27, item 4).
 public struct SkippedHandler: Sendable, Equatable {
     /// The desktop id, e.g. `org.example.Broken.desktop`.
-    public var desktopID: String
+    public var desktopID: DesktopID
     /// The desktop file.
     public var path: String
     /// Why it is skipped, for people.
     public var reason: String
 
-    public init(desktopID: String, path: String, reason: String) {
+    public init(desktopID: DesktopID, path: String, reason: String) {
         self.desktopID = desktopID
         self.path = path
         self.reason = reason
@@ -30,7 +30,7 @@ extension Registry {
             m.idDirs.keys.sorted { RegistryModel.bytewiseLess($0, $1) }.compactMap { id in
                 guard let (_, record) = m.effectiveRecord(id), case .application(let e, let eligible) = record.state,
                       !eligible, e.schemes.contains(key) else { return nil }
-                return SkippedHandler(desktopID: id, path: e.path, reason: e.ineligibility(searchPath: searchPath) ?? "not eligible")
+                return SkippedHandler(desktopID: DesktopID(fileName: id), path: e.path, reason: e.ineligibility(searchPath: searchPath) ?? "not eligible")
             }
         }
     }
@@ -43,10 +43,10 @@ extension URLRouter {
         let key = Registry.lowercasedASCII(scheme)
         noticeConfigChanges()
         let refused: [SkippedHandler] = registry.handlers(forScheme: key).compactMap { id in
-            guard let e = registry.entry(id: id), e.schemes.contains(key) else { return nil }
-            if routesBackToUs(e) { return SkippedHandler(desktopID: id, path: e.path, reason: "it hands URLs back to SchemeBridge") }
+            guard let e = registry.entry(id: DesktopID(fileName: id)), e.schemes.contains(key) else { return nil }
+            if routesBackToUs(e) { return SkippedHandler(desktopID: DesktopID(fileName: id), path: e.path, reason: "it hands URLs back to SchemeBridge") }
             if isHijack(e, scheme: key) {
-                return SkippedHandler(desktopID: id, path: e.path,
+                return SkippedHandler(desktopID: DesktopID(fileName: id), path: e.path,
                                       reason: "'\(key)' is a reserved scheme and this entry is in a directory your programs can write (name it in ~/.config/mimeapps.list to allow it)")
             }
             return nil

@@ -4,7 +4,7 @@ extension Broker {
     public func defaultHandlerOrigin(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> (handler: String, origin: DefaultOrigin)? {
         let s = try validScheme(scheme)
         guard scope.allows(s), let entry = router.effectiveDefault(forScheme: s) else { return nil }
-        return (entry.id, registry.defaultOrigin(of: entry.id, forScheme: s))
+        return (entry.idText, registry.defaultOrigin(of: entry.id, forScheme: s))
     }
 
     /// The handler `OpenFile` would use for `type` by default, the type along its parent chain
@@ -12,6 +12,6 @@ extension Broker {
     public func defaultHandlerOrigin(forType type: String) -> (handler: String, type: String, origin: DefaultOrigin)? {
         guard let found = documents?.handlers(forType: type),
               let first = found.handlers.first(where: { eligibleEntry($0) != nil }) else { return nil }
-        return (first, found.type, registry.defaultOrigin(of: first, forType: found.type))
+        return (first, found.type, registry.defaultOrigin(of: DesktopID(fileName: first), forType: found.type))
     }
 }

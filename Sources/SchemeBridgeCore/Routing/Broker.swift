@@ -76,7 +76,7 @@ public final class Broker: Sendable {
     public func queryScope(for caller: Caller?) -> QueryScope {
         guard queryPrivacy || caller?.sandboxed == true else { return .all }
         guard let appID = caller?.appID,
-              let entry = registry.entry(id: DesktopID(appID).fileName) else { return .only([]) }
+              let entry = registry.entry(id: DesktopID(appID)) else { return .only([]) }
         let declared = (entry.extensionKeys["X-SchemeBridge-QueriesSchemes"] ?? "").split(separator: ";")
         return .only(Set(declared.compactMap { (try? Scheme(String($0)))?.name }))
     }
@@ -106,7 +106,7 @@ public final class Broker: Sendable {
         guard desktopIDs.count <= 1024 else { throw OpenFailure(.invalidArgument, "at most 1024 desktop ids at once") }
         var names: [String: String] = [:]
         for id in desktopIDs {
-            guard let e = registry.entry(id: id), let name = e.name else { continue }
+            guard let e = registry.entry(id: DesktopID(fileName: id)), let name = e.name else { continue }
             if case .only(let schemes) = scope, !e.schemes.contains(where: schemes.contains) { continue }
             names[id] = name
         }
@@ -116,7 +116,7 @@ public final class Broker: Sendable {
     /// The handler that opens `scheme` ("" when none), as `scope` may learn it.
     public func defaultHandler(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> String {
         let s = try validScheme(scheme)
-        return scope.allows(s) ? router.effectiveDefault(forScheme: s)?.id ?? "" : ""
+        return scope.allows(s) ? router.effectiveDefault(forScheme: s)?.idText ?? "" : ""
     }
 
     /// The launch image `url` would show at `scale` ("" when none, images are off, or outside `scope`).
@@ -139,9 +139,10 @@ public final class Broker: Sendable {
 
     /// Checks that `desktopID` may become the default of `scheme` through the service (not
     /// SchemeBridge itself, not a takeover of a reserved scheme); returns the scheme's name.
-    public func checkSetDefault(scheme: String, desktopID: String) throws(OpenFailure) -> String {
+    public func checkSetDefault(scheme: String, desktopID id: DesktopID) throws(OpenFailure) -> String {
+        let desktopID = id.fileName
         let s = try validScheme(scheme)
-        guard let e = registry.entry(id: desktopID) else { return s }
+        guard let e = registry.entry(id: id) else { return s }
         if router.routesBackToUs(e) {
             throw OpenFailure(.invalidHandler, "'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
         }
@@ -157,7 +158,7 @@ public final class Broker: Sendable {
     /// `SetDefaultBurst`; unidentified callers share one bucket), then written on the defaults
     /// writer's own thread — the caller's task waits without holding a shared thread, and
     /// identical requests queued together are written once.
-    public func setDefault(scheme: String, desktopID: String, caller: Caller) async throws(OpenFailure) {
+    public func setDefault(scheme: String, desktopID: DesktopID, caller: Caller) async throws(OpenFailure) {
         let s = try checkSetDefault(scheme: scheme, desktopID: desktopID)
         let config = policy.current
         let limits = LaunchRateLimiter.Limits(rate: config.maxSetDefaultRate, burst: config.setDefaultBurst)
@@ -165,7 +166,7 @@ public final class Broker: Sendable {
             throw OpenFailure(.rateLimited, "too many default changes from \(caller.displayName); slow down and try again in a moment")
         }
         let registry = self.registry
-        let result: Result<Void, OpenFailure> = await defaultsWriter.run(key: s + "\u{0}" + desktopID) {
+        let result: Result<Void, OpenFailure> = await defaultsWriter.run(key: s + "\u{0}" + desktopID.fileName) {
             Result { () throws(OpenFailure) in try Self.write(registry, scheme: s, desktopID: desktopID) }
         }
         try result.get()
@@ -173,14 +174,14 @@ public final class Broker: Sendable {
 
     /// Makes `desktopID` the user's default for content type `type`: the same limit and writer
     /// thread as ``setDefault(scheme:desktopID:caller:)``.
-    public func setDefault(type: String, desktopID: String, caller: Caller) async throws(OpenFailure) {
+    public func setDefault(type: String, desktopID: DesktopID, caller: Caller) async throws(OpenFailure) {
         let config = policy.current
         let limits = LaunchRateLimiter.Limits(rate: config.maxSetDefaultRate, burst: config.setDefaultBurst)
         guard setDefaultLimiter.allow(Self.limitKey(caller), limits, shared: limits) else {
             throw OpenFailure(.rateLimited, "too many default changes from \(caller.displayName); slow down and try again in a moment")
         }
         let registry = self.registry
-        let result: Result<Void, OpenFailure> = await defaultsWriter.run(key: "type\u{0}" + type + "\u{0}" + desktopID) {
+        let result: Result<Void, OpenFailure> = await defaultsWriter.run(key: "type\u{0}" + type + "\u{0}" + desktopID.fileName) {
             Result { () throws(OpenFailure) in try Self.written { () throws(SetDefaultError) in _ = try registry.setDefault(type: type, desktopID: desktopID) } }
         }
         try result.get()
@@ -188,12 +189,12 @@ public final class Broker: Sendable {
 
     /// Makes `desktopID` the user's default for `scheme` after ``checkSetDefault(scheme:desktopID:)``,
     /// on the calling thread, without a rate limit (in-process callers).
-    public func setDefault(scheme: String, desktopID: String) throws(OpenFailure) {
+    public func setDefault(scheme: String, desktopID: DesktopID) throws(OpenFailure) {
         let s = try checkSetDefault(scheme: scheme, desktopID: desktopID)
         try Self.write(registry, scheme: s, desktopID: desktopID)
     }
 
-    private static func write(_ registry: Registry, scheme s: String, desktopID: String) throws(OpenFailure) {
+    private static func write(_ registry: Registry, scheme s: String, desktopID: DesktopID) throws(OpenFailure) {
         // `s` is `validScheme`'s answer: valid and lower-cased, so not parsed again.
         try written { () throws(SetDefaultError) in _ = try registry.setDefault(scheme: Scheme(validatedLowercase: s), desktopID: desktopID) }
     }
@@ -232,7 +233,7 @@ public final class Broker: Sendable {
         if let callback {
             // A callback handed out earlier comes back from its handler: to the app that asked,
             // whoever else declares its scheme.
-            handler = callback
+            handler = DesktopID(fileName: callback)
         } else if config.callbacks {
             let urls = XCallback.callbacks(in: url.string)
             if !urls.isEmpty {
@@ -243,7 +244,7 @@ public final class Broker: Sendable {
         }
         // Precedence (``decide(_:requested:ask:caller:)``): the handler asked for (or a pinned
         // callback) > remembered > [Routes] > defaults.
-        if handler == nil, hasPreferences(caller) { handler = decide(url: url, requested: nil, ask: false, caller: caller).handler }
+        if handler == nil, hasPreferences(caller) { handler = decide(url: url, requested: nil, ask: false, caller: caller).handler.map(DesktopID.init(fileName:)) }
         let plan: LaunchPlan
         do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
         var admission = try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: config)
@@ -280,7 +281,7 @@ public final class Broker: Sendable {
     func admit(_ plan: LaunchPlan, _ request: LaunchRequest, sessionScale: Int, splashAvailable: Bool, config: PolicyConfig) throws(OpenFailure) -> Admission {
         let caller = request.caller
         guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
-            throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.id) (\(plan.entry.id)) accepts URLs only from "
+            throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.idText) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
         }
         let key = Self.limitKey(caller)
@@ -309,7 +310,7 @@ public final class Broker: Sendable {
     /// The caller's own entry, when it declares the scheme of every callback in `urls`;
     /// `CallbackNotOwned` otherwise, saying how to declare it.
     func callbackOwner(_ urls: [String], caller: Caller) throws(OpenFailure) -> String {
-        guard let appID = caller.appID, let entry = registry.entry(id: DesktopID(appID).fileName) else {
+        guard let appID = caller.appID, let entry = registry.entry(id: DesktopID(appID)) else {
             throw OpenFailure(.callbackNotOwned, "x-callback URLs come back only to an identified app with an installed entry; "
                 + "the caller is \(caller.appID ?? "unidentified") (install a desktop entry for it, or use OpenURLWithReply without x-success)")
         }
@@ -322,7 +323,7 @@ public final class Broker: Sendable {
                     + "MimeType=x-scheme-handler/\(scheme); in \(entry.path) so the callback can come back to it (and to no other app)")
             }
         }
-        return entry.id
+        return entry.idText
     }
 }
 

@@ -23,7 +23,7 @@ public struct OpenRequest: Sendable {
     /// The URL, parsed once where the request came in.
     public var url: SchemeURL
     /// A desktop id to use instead of the default.
-    public var handler: String?
+    public var handler: DesktopID?
     /// The caller's activation token (XDG_ACTIVATION_TOKEN / DESKTOP_STARTUP_ID).
     public var activationToken: String?
     /// Whether the handler's launch image may be shown.
@@ -33,7 +33,7 @@ public struct OpenRequest: Sendable {
     /// Who asks.
     public var caller: Caller
 
-    public init(url: SchemeURL, handler: String? = nil, activationToken: String? = nil, launchImage: Bool = true,
+    public init(url: SchemeURL, handler: DesktopID? = nil, activationToken: String? = nil, launchImage: Bool = true,
                 scale: Int? = nil, caller: Caller) {
         self.url = url
         self.handler = handler
@@ -47,7 +47,7 @@ public struct OpenRequest: Sendable {
     public var launch: LaunchRequest { LaunchRequest(caller: caller, activationToken: activationToken, launchImage: launchImage, scale: scale) }
 
     /// A request for the caller's text `url`, parsed here: `InvalidURL` when it is no URL.
-    public init(url: String, handler: String? = nil, activationToken: String? = nil, launchImage: Bool = true,
+    public init(url: String, handler: DesktopID? = nil, activationToken: String? = nil, launchImage: Bool = true,
                 scale: Int? = nil, caller: Caller) throws(OpenFailure) {
         let parsed: SchemeURL
         do { parsed = try SchemeURL(url) } catch { throw OpenFailure(RouteError.invalidURL(error)) }

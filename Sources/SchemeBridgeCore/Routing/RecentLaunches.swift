@@ -40,7 +40,7 @@ public final class RecentLaunches: Sendable {
     /// Remembers a launch of `url` by `entry`: process `pid` spawned, or `busName` activated.
     public func record(url: String, entry: DesktopEntry, pid: Int32? = nil, busName: String? = nil) {
         let now = ContinuousClock.now
-        let launch = Launch(url: url, handlerID: entry.id, handlerName: entry.name ?? entry.id, pid: pid, busName: busName, at: now)
+        let launch = Launch(url: url, handlerID: entry.idText, handlerName: entry.name ?? entry.idText, pid: pid, busName: busName, at: now)
         launches.withLock { all in
             all.removeAll { now - $0.at > window }
             if all.count >= capacity { all.removeFirst(all.count - capacity + 1) }

@@ -95,7 +95,7 @@ public struct URLRouter: Sendable {
     /// True when `entry` would hand the URL straight back to SchemeBridge: our own entry, or
     /// any entry whose command is `schemebridge open …`.
     public func routesBackToUs(_ entry: DesktopEntry) -> Bool {
-        entry.runsSchemeBridgeOpen || ownDesktopIDs.contains(entry.id)
+        entry.runsSchemeBridgeOpen || ownDesktopIDs.contains(entry.idText)
     }
 
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.
@@ -103,7 +103,7 @@ public struct URLRouter: Sendable {
         let key = Registry.lowercasedASCII(scheme)
         noticeConfigChanges()
         return registry.handlers(forScheme: key).filter { id in
-            guard let e = registry.entry(id: id) else { return false }
+            guard let e = registry.entry(id: DesktopID(fileName: id)) else { return false }
             return isCandidate(e, scheme: key)
         }
     }
@@ -113,7 +113,7 @@ public struct URLRouter: Sendable {
         let key = Registry.lowercasedASCII(scheme)
         noticeConfigChanges()
         for id in registry.handlers(forScheme: key) {
-            if let e = registry.entry(id: id), isCandidate(e, scheme: key) { return e }
+            if let e = registry.entry(id: DesktopID(fileName: id)), isCandidate(e, scheme: key) { return e }
         }
         return nil
     }
@@ -136,12 +136,12 @@ public struct URLRouter: Sendable {
     /// the plan is made from what the files say now, never from the registry index alone (see
     /// ``Registry/matchesFilesOnDisk(_:)``). When they disagree, the registry is brought back to
     /// the files (``Registry/reloadFromFiles(because:)``) and the choice is made anew.
-    public func plan(_ url: String, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+    public func plan(_ url: String, handler: DesktopID? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         try plan(try validate(url), handler: handler, searchPath: searchPath)
     }
 
     /// ``plan(_:handler:searchPath:)`` for a URL parsed already.
-    public func plan(_ url: SchemeURL, handler: String? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+    public func plan(_ url: SchemeURL, handler: DesktopID? = nil, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         try confirmed { () throws(RouteError) in try plan(unconfirmed: url, handler: handler, searchPath: searchPath) }
     }
 
@@ -154,26 +154,26 @@ public struct URLRouter: Sendable {
             let plan = try make()
             if registry.matchesFilesOnDisk(plan.entry) { return plan }
             attempt += 1
-            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url?.scheme.name ?? "") }
+            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.idText, scheme: plan.url?.scheme.name ?? "") }
             registry.reloadFromFiles(because: plan.entry)
         }
     }
 
-    private func plan(unconfirmed u: SchemeURL, handler: String?, searchPath: [String]) throws(RouteError) -> LaunchPlan {
+    private func plan(unconfirmed u: SchemeURL, handler: DesktopID?, searchPath: [String]) throws(RouteError) -> LaunchPlan {
         let scheme = u.scheme.name
         if Policy.isNeverRouted(scheme) { throw .reservedScheme(scheme: scheme, desktopID: nil) }
         noticeConfigChanges()
         let entry: DesktopEntry
         if let handler {
             guard registry.isHandler(handler, forScheme: scheme), let e = registry.entry(id: handler), !routesBackToUs(e) else {
-                throw .invalidHandler(desktopID: handler, scheme: scheme)
+                throw .invalidHandler(desktopID: handler.fileName, scheme: scheme)
             }
-            if isHijack(e, scheme: scheme) { throw .reservedScheme(scheme: scheme, desktopID: handler) }
+            if isHijack(e, scheme: scheme) { throw .reservedScheme(scheme: scheme, desktopID: handler.fileName) }
             entry = e
         } else {
             guard let e = effectiveDefault(forScheme: scheme) else {
-                let hijackers = registry.handlers(forScheme: scheme).compactMap { registry.entry(id: $0) }.filter { isHijack($0, scheme: scheme) }
-                if let first = hijackers.first { throw .reservedScheme(scheme: scheme, desktopID: first.id) }
+                let hijackers = registry.handlers(forScheme: scheme).compactMap { registry.entry(id: DesktopID(fileName: $0)) }.filter { isHijack($0, scheme: scheme) }
+                if let first = hijackers.first { throw .reservedScheme(scheme: scheme, desktopID: first.idText) }
                 throw .noHandler(scheme: scheme)
             }
             entry = e
@@ -193,7 +193,7 @@ public struct URLRouter: Sendable {
         return try confirmed { () throws(RouteError) in
             defer { reloaded = true }
             guard let current = reloaded ? registry.entry(id: entry.id) : entry, !routesBackToUs(current) else {
-                throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name)
+                throw .invalidHandler(desktopID: entry.idText, scheme: url.scheme.name)
             }
             return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal, targets: .documents([url]))
         }
@@ -206,9 +206,9 @@ public struct URLRouter: Sendable {
             return LaunchPlan(targets: targets, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
         }
         var commands = inDocumentPortal ? entry.launchCommandsWithoutFileForwarding(for: [u]) : entry.launchCommands(for: [u])
-        if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
+        if commands.isEmpty { throw .invalidHandler(desktopID: entry.idText, scheme: u.scheme.name) }
         if entry.terminal {
-            guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
+            guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.idText) }
             commands = commands.map { $0.prefixed(by: prefix) }
         }
         return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands))

@@ -21,7 +21,7 @@ extension Broker {
         let entry: DesktopEntry, commands: [LaunchCommand]
         switch target {
         case .action(let id, let name):
-            guard let e = registry.entry(id: id), !router.routesBackToUs(e), let action = e.shareActions.first(where: { $0.action == name }) else {
+            guard let e = registry.entry(id: DesktopID(fileName: id)), !router.routesBackToUs(e), let action = e.shareActions.first(where: { $0.action == name }) else {
                 throw OpenFailure(.noTarget, "the share target \(target.text) is no longer installed")
             }
             if e.dbusActivatable {
@@ -34,7 +34,7 @@ extension Broker {
             commands = exec.argumentByteVectors(for: files, context: ExecContext(icon: action.icon ?? e.icon, name: action.name, desktopFilePath: e.path))
                 .map { LaunchCommand(arguments: $0, workingDirectory: e.workingDirectory) }
         case .openIn(let id):
-            guard let e = registry.entry(id: id), !router.routesBackToUs(e) else {
+            guard let e = registry.entry(id: DesktopID(fileName: id)), !router.routesBackToUs(e) else {
                 throw OpenFailure(.noTarget, "\(id) is no longer installed")
             }
             if e.dbusActivatable {
@@ -48,7 +48,7 @@ extension Broker {
         }
         guard !commands.isEmpty else { throw OpenFailure(.launchFailed, "\(entry.id) has no usable Exec=") }
         guard entry.terminal else { return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands), purpose: .share) }
-        guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.id)) }
+        guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.idText)) }
         return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands.map { $0.prefixed(by: prefix) }), purpose: .share)
     }
 }

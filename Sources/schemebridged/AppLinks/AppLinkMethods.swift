@@ -34,7 +34,7 @@ extension MainInterface {
                        try await callers.refuseSandboxed(call.sender, "choose the app for a host")
                        let id = call.string(1)
                        try adapt { () throws(OpenFailure) in
-                           try service.links.select(id.isEmpty ? nil : (id.hasSuffix(".desktop") ? id : id + ".desktop"), for: call.string(0))
+                           try service.links.select(id.isEmpty ? nil : DesktopID(id), for: call.string(0))
                        }
                        return []
                    }),

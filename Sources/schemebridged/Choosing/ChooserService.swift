@@ -159,7 +159,7 @@ final class ChooserService: ChooserPort {
     /// the program or script it runs; "" unidentified). A label only.
     private func callerName(_ caller: Caller) -> String {
         CallerLabel.label(appID: caller.appID, pid: caller.throughCLI ? nil : caller.pid.map { Int32(bitPattern: $0) }) { [registry] id in
-            registry.entry(id: DesktopID(id).fileName)?.name
+            registry.entry(id: DesktopID(id))?.name
         }
     }
 }

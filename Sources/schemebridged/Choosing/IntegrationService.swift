@@ -30,7 +30,7 @@ final class IntegrationService: Sendable {
 
     /// Routes `schemes` (`[]`: every available scheme, and new ones from now on).
     func enable(_ schemes: [String]) async throws(DBusError) -> [String] {
-        guard broker.registry.entry(id: Contract.ownDesktopID) != nil else {
+        guard broker.registry.entry(id: DesktopID(fileName: Contract.ownDesktopID)) != nil else {
             throw DBusError(.failed, "SchemeBridge's own desktop entry \(Contract.ownDesktopID) is not installed, so browsers and xdg-open "
                 + "could not start it; install it first (make install puts it in share/applications)")
         }

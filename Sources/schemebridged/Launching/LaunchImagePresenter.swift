@@ -28,7 +28,7 @@ final class LaunchImagePresenter: Sendable {
     /// whether one is (the notification itself is sent without waiting for its reply).
     func notify(image: String, entry: DesktopEntry) async -> Bool {
         guard (try? await BusDriver(connection).nameHasOwner("org.freedesktop.Notifications")) == true else { return false }
-        let name = entry.name ?? entry.id
+        let name = entry.name ?? entry.id.fileName
         let (connection, logger) = (self.connection, self.logger)
         Task {
             do {

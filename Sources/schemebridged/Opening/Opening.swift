@@ -72,7 +72,7 @@ final class Opening: Sendable {
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id : nil
-            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id.map(DesktopID.init(fileName:)), activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
             let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: caller) }
@@ -83,7 +83,7 @@ final class Opening: Sendable {
             pinned = admission.callbackGroup
             if let pasteboard {
                 // The handler may read it before it starts: its app id now, its process once spawned.
-                let (store, appID) = (pasteboards.store, DesktopID.appID(admission.plan.entry.id))
+                let (store, appID) = (pasteboards.store, admission.plan.entry.id.appID)
                 try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, appID: appID, caller: caller) }
                 admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
             }
@@ -91,7 +91,7 @@ final class Opening: Sendable {
                 return (try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: nil, pasteboard: pasteboard), nil)
             }
             let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
-            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id, launchTokens: launchTokens, timeout: timeout)
+            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id.fileName, launchTokens: launchTokens, timeout: timeout)
             admission.context.replyToken = pending.token
             do throws(DBusError) {
                 let results = try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: pending.id, pasteboard: pasteboard)
@@ -131,7 +131,7 @@ final class Opening: Sendable {
         let plan = admission.plan
         let started = try await launcher.start(plan, context: admission.context, admission: admission, request: reply, pasteboard: pasteboard,
                                                annotation: annotation)
-        var results = OpenResults(handler: plan.entry.id)
+        var results = OpenResults(handler: plan.entry.id.fileName)
         results.pid = started.pid
         if let image = started.launchImage { results.launchImage = image }
         var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
@@ -141,7 +141,7 @@ final class Opening: Sendable {
         if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
         let url = plan.url?.string ?? ""
         logger.info("opened \(URLText.shortened(url)) with \(plan.entry.id) for \(caller.displayName)")
-        announcer.announce(URLHandled(url: url, scheme: plan.url?.scheme.name ?? "", handler: plan.entry.id, details: details), to: caller.busName)
+        announcer.announce(URLHandled(url: url, scheme: plan.url?.scheme.name ?? "", handler: plan.entry.id.fileName, details: details), to: caller.busName)
         return results
     }
 

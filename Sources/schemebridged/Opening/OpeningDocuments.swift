@@ -43,7 +43,7 @@ extension Opening {
                       caller: Caller) async throws(DBusError) -> OpenResults {
         let key = caller.appID ?? caller.busName
         let decided = try await handler(for: .document(type), options: options, caller: caller)
-        guard let id = decided.id, let entry = registry.entry(id: id) else {
+        guard let id = decided.id, let entry = registry.entry(id: DesktopID(fileName: id)) else {
             throw ContractError.noHandler("no installed application opens \(type) documents")
         }
         let config = broker.policy.current

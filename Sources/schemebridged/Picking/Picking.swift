@@ -73,7 +73,7 @@ final class Picking: Sendable {
     /// or `org.freedesktop.Application.Activate(platform_data)` with `pick-token` (its leaving the
     /// bus fails the request). Who may answer is recorded as for replies.
     private func startProvider(_ id: String, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws(DBusError) {
-        let plan = try adapt { () throws(OpenFailure) in try broker.providerPlan(id) }
+        let plan = try adapt { () throws(OpenFailure) in try broker.providerPlan(DesktopID(fileName: id)) }
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token
         logger.info("asking \(id) for documents for \(caller.displayName)")

@@ -37,7 +37,7 @@ struct MainInterface {
                 Method(ContractMethod.skippedHandlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)],
                        outputs: [Argument("skipped", "a(sss)")],
                        handler: Self.query(queries) { call in queries.skippedHandlers(forScheme: call.string(0)) } reply: { skipped in
-                           [.array(element: .structure([.string, .string, .string]), skipped.map { .structure([.string($0.desktopID), .string($0.path), .string($0.reason)]) })]
+                           [.array(element: .structure([.string, .string, .string]), skipped.map { .structure([.string($0.desktopID.fileName), .string($0.path), .string($0.reason)]) })]
                        }),
                 Method(ContractMethod.displayNames, inputs: [Argument("desktop_ids", "as")], outputs: [Argument("names", "a{ss}")],
                        handler: Self.query(queries) { call in queries.displayNames(call.arguments[0].arrayElements?.compactMap(\.string) ?? []) } reply: { names in
@@ -48,7 +48,7 @@ struct MainInterface {
                 Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
                            try await callers.refuseSandboxed(call.sender, "set the default handler of a scheme")
-                           try await queries.setDefault(scheme: call.string(0), desktopID: call.string(1), sender: call.sender)
+                           try await queries.setDefault(scheme: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
                            return []
                        }),
                 Method(ContractMethod.openURLWithReply, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
@@ -86,7 +86,7 @@ struct MainInterface {
                 Method(ContractMethod.setDefaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
                        handler: .async { call in
                            try await callers.refuseSandboxed(call.sender, "set the default handler of a content type")
-                           try await queries.setDefault(type: call.string(0), desktopID: call.string(1), sender: call.sender)
+                           try await queries.setDefault(type: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
                            return []
                        }),
                 Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],

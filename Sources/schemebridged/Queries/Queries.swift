@@ -68,7 +68,7 @@ struct Queries: Sendable {
     }
 
     /// Sets a default for `sender`: limited per caller, written off the shared task threads.
-    func setDefault(scheme: String, desktopID: String, sender: String) async throws(DBusError) {
+    func setDefault(scheme: String, desktopID: DesktopID, sender: String) async throws(DBusError) {
         let caller = await callers.caller(sender)
         do { try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: caller) } catch { throw DBusError(error) }
         // A scheme routed through us (`integrate`) stays routed: ours first, then the new default.
@@ -83,7 +83,7 @@ struct Queries: Sendable {
     }
 
     /// `SetDefaultHandlerForType`: as `SetDefaultHandler`, for a content type.
-    func setDefault(type: String, desktopID: String, sender: String) async throws(DBusError) {
+    func setDefault(type: String, desktopID: DesktopID, sender: String) async throws(DBusError) {
         let caller = await callers.caller(sender)
         try await adaptAsync { () async throws(OpenFailure) in try await broker.setDefault(type: type, desktopID: desktopID, caller: caller) }
     }

@@ -99,7 +99,7 @@ struct Receiving: Sendable {
         options.ask = ask
         let type = ContentType(detected: "inode/directory")
         let decided = try await opening.handler(for: .document(type), options: options, caller: Self.engineCaller)
-        guard let id = decided.id, let entry = opening.registry.entry(id: id) else {
+        guard let id = decided.id, let entry = opening.registry.entry(id: DesktopID(fileName: id)) else {
             throw ContractError.noHandler("no installed application opens folders")
         }
         let url = try adapt { () throws(OpenFailure) in

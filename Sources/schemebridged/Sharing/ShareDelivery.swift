@@ -26,7 +26,7 @@ extension Sharing {
         let config = broker.policy.current
         deliverer.sweepInboxes(retention: config.inboxRetention)
         let (sendingApp, limits) = (Inbox.chargedSender(appID: share.caller.appID), config.inboxLimits)
-        guard let entry = registry.entry(id: desktopID) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
+        guard let entry = registry.entry(id: DesktopID(fileName: desktopID)) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
         // Each file as `OpenFile` hands a copy: the Inbox, through the document portal for a Flatpak app.
         var deliveries: [DocumentDeliverer.DocumentDelivery] = []
         do throws(DBusError) {
