@@ -42,5 +42,3 @@ public struct Caller: Sendable, Equatable {
     public var desktopID: DesktopID? { appID.map { DesktopID($0) } }
 }
 
-/// The caller as pasteboards see it (the same type: connection, app id, lineage).
-public typealias PasteboardCaller = Caller

@@ -43,7 +43,7 @@ public struct Pasteboard: Sendable {
     public var grants: [AppIDPattern] = []
     public var launchGrants: [LaunchGrant] = []
     /// Connections that created it or used it and may still read it: who gets its signals.
-    public var watchers: [String: PasteboardCaller] = [:]
+    public var watchers: [String: Caller] = [:]
     /// Made by the service for a share (`Share1`'s data items), not by the owner itself: the first
     /// to make room when the owner is at its count of pasteboards (``PasteboardStore/create(name:persistent:expiresIn:caller:forShare:)``).
     public var madeForShare = false
@@ -68,7 +68,7 @@ public struct Pasteboard: Sendable {
     /// What `caller` may do: the owner is its creating connection or its owner app; readers are
     /// apps a grant names and handlers the broker launched with it. Nil: nothing, not even
     /// knowing it exists.
-    public func access(for caller: PasteboardCaller) -> Access? {
+    public func access(for caller: Caller) -> Access? {
         if let creatorBus, creatorBus == caller.busName { return .owner }
         if let app = caller.appID, app == ownerApp { return .owner }
         if let app = caller.appID, grants.contains(where: { $0.matches(app) }) { return .reader }
@@ -76,7 +76,7 @@ public struct Pasteboard: Sendable {
     }
 
     /// Whether `caller` is (or runs under) a handler the broker launched for this pasteboard.
-    public func launchGrantMatches(_ caller: PasteboardCaller) -> Bool {
+    public func launchGrantMatches(_ caller: Caller) -> Bool {
         launchGrants.contains { grant in
             switch grant {
             case .process(let pid): return caller.lineage.contains(pid)

@@ -11,7 +11,7 @@ extension PasteboardStore {
     /// The pasteboard `reference` names, which `caller` must own to grant it to a handler;
     /// returns its id. One the caller may not see is ``PasteboardError/noSuchPasteboard``, one it
     /// may only read ``PasteboardError/Kind/accessDenied``.
-    public func grantable(_ reference: PasteboardReference, caller: PasteboardCaller) throws(PasteboardError) -> String {
+    public func grantable(_ reference: PasteboardReference, caller: Caller) throws(PasteboardError) -> String {
         let board: Pasteboard
         switch reference {
         case .object(let id):

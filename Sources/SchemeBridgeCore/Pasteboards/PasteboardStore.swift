@@ -99,7 +99,7 @@ public final class PasteboardStore: Sendable {
     /// earlier share of the caller's makes room (its target was launched with it long before);
     /// without one, `QuotaExceeded`. A share's pasteboard lives on after the share, so without
     /// this an app that shared 64 times in ten minutes could neither share data nor make a pasteboard.
-    public func create(name requested: String, persistent: Bool, expiresIn: UInt64?, caller: PasteboardCaller,
+    public func create(name requested: String, persistent: Bool, expiresIn: UInt64?, caller: Caller,
                        forShare: Bool = false) throws(PasteboardError) -> Pasteboard {
         let limits = self.limits()
         let name = requested.isEmpty ? Self.uniqueName() : try Self.validatedName(requested)
@@ -167,7 +167,7 @@ public final class PasteboardStore: Sendable {
     /// 3. the one pasteboard of that name granted to it.
     /// Two (of different owners) at the same step is ``PasteboardError/Kind/ambiguous``, never a
     /// guess: the caller must use the object path it was given.
-    public func find(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+    public func find(name: String, caller: Caller) throws(PasteboardError) -> Pasteboard {
         try state.withLock { s throws(PasteboardError) -> Pasteboard in
             let candidates = (s.byName[name] ?? []).compactMap { s.boards[$0] }
             let launchedFor = candidates.filter { $0.launchGrantMatches(caller) }
@@ -184,7 +184,7 @@ public final class PasteboardStore: Sendable {
     }
 
     /// The caller's own pasteboard named `name` (for the `pasteboard` open option).
-    public func findOwned(name: String, caller: PasteboardCaller) throws(PasteboardError) -> Pasteboard {
+    public func findOwned(name: String, caller: Caller) throws(PasteboardError) -> Pasteboard {
         try state.withLock { s throws(PasteboardError) -> Pasteboard in
             let boards = s.boards
             guard let own = (s.byName[name] ?? []).compactMap({ boards[$0] }).first(where: { $0.access(for: caller) == .owner }) else {
@@ -202,7 +202,7 @@ public final class PasteboardStore: Sendable {
     }
 
     /// Pasteboard `id` if `caller` may see it (and what it may do), noting the caller as a watcher.
-    public func board(_ id: String, caller: PasteboardCaller) throws(PasteboardError) -> (Pasteboard, Pasteboard.Access) {
+    public func board(_ id: String, caller: Caller) throws(PasteboardError) -> (Pasteboard, Pasteboard.Access) {
         try state.withLock { s throws(PasteboardError) -> (Pasteboard, Pasteboard.Access) in
             guard let b = s.boards[id], let access = b.access(for: caller) else { throw .noSuchPasteboard }
             s.boards[id]?.watchers[caller.busName] = caller
@@ -213,7 +213,7 @@ public final class PasteboardStore: Sendable {
     // MARK: changing
 
     /// Replaces the items of pasteboard `id` (its owner only); returns the new change count.
-    public func setItems(_ id: String, _ items: [[(type: String, data: SealedData)]], caller: PasteboardCaller) throws(PasteboardError) -> (UInt32, Pasteboard) {
+    public func setItems(_ id: String, _ items: [[(type: String, data: SealedData)]], caller: Caller) throws(PasteboardError) -> (UInt32, Pasteboard) {
         let limits = self.limits()
         guard items.count <= limits.maximumItems else {
             throw PasteboardError(.invalidArgument, "\(items.count) items: a pasteboard holds at most \(limits.maximumItems)")
@@ -291,7 +291,7 @@ public final class PasteboardStore: Sendable {
     }
 
     /// Bytes `caller`'s app may still store (for copying a descriptor in with a limit).
-    public func bytesLeft(for caller: PasteboardCaller, replacing id: String) -> Int64 {
+    public func bytesLeft(for caller: Caller, replacing id: String) -> Int64 {
         let limits = self.limits()
         return state.withLock { s in
             guard let b = s.boards[id] else { return 0 }
@@ -303,7 +303,7 @@ public final class PasteboardStore: Sendable {
 
     /// Adds (or with `revoke`, removes) app id grants (owner only). Revoking also drops launch
     /// grants and watchers that no longer may read.
-    public func changeGrants(_ id: String, _ patterns: [AppIDPattern], revoke: Bool, caller: PasteboardCaller) throws(PasteboardError) {
+    public func changeGrants(_ id: String, _ patterns: [AppIDPattern], revoke: Bool, caller: Caller) throws(PasteboardError) {
         let limits = self.limits()
         try diskLock.withLock { _ throws(PasteboardError) in
             let next = try state.withLock { s throws(PasteboardError) -> Pasteboard in
@@ -334,7 +334,7 @@ public final class PasteboardStore: Sendable {
 
     /// Grants the handler the broker is launching read access: its app id (kept, like any
     /// grant) now, its process or connection with ``addLaunchGrant(_:_:)`` once started.
-    public func grantHandler(_ id: String, appID: String, caller: PasteboardCaller) throws(PasteboardError) {
+    public func grantHandler(_ id: String, appID: String, caller: Caller) throws(PasteboardError) {
         guard let pattern = try? AppIDPattern(appID) else { return }
         try changeGrants(id, [pattern], revoke: false, caller: caller)
     }
@@ -363,7 +363,7 @@ public final class PasteboardStore: Sendable {
 
     /// The data of `type` in item `item` of pasteboard `id` when it is in memory; nil when it is
     /// still on disk (then ``data(_:item:type:caller:)``, which reads, on a thread that may block).
-    public func dataInMemory(_ id: String, item: Int, type: String, caller: PasteboardCaller) throws(PasteboardError) -> SealedData? {
+    public func dataInMemory(_ id: String, item: Int, type: String, caller: Caller) throws(PasteboardError) -> SealedData? {
         let (board, _) = try board(id, caller: caller)
         if case .memory(let data) = try board.data(item: item, type: type) { return data }
         return nil
@@ -371,7 +371,7 @@ public final class PasteboardStore: Sendable {
 
     /// The data of `type` in item `item` of pasteboard `id`, in memory (data of a restored
     /// pasteboard is copied from disk into memory at its first read).
-    public func data(_ id: String, item: Int, type: String, caller: PasteboardCaller) throws(PasteboardError) -> SealedData {
+    public func data(_ id: String, item: Int, type: String, caller: Caller) throws(PasteboardError) -> SealedData {
         let (board, _) = try board(id, caller: caller)
         switch try board.data(item: item, type: type) {
         case .memory(let data):
@@ -395,7 +395,7 @@ public final class PasteboardStore: Sendable {
     }
 
     /// Deletes pasteboard `id` (its owner or a reader: the seed's viewer cleans up after reading).
-    public func delete(_ id: String, caller: PasteboardCaller) throws(PasteboardError) {
+    public func delete(_ id: String, caller: Caller) throws(PasteboardError) {
         _ = try board(id, caller: caller)
         remove(id, .deleted)
     }

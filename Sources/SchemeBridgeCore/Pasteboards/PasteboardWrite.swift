@@ -95,7 +95,7 @@ extension PasteboardStore {
     /// inline limit and what the owner has left. The data is committed with ``setItems(_:_:caller:)``
     /// after ``PasteboardWrite/copy()`` when ``PasteboardWrite/needsCopies``.
     public func beginWrite(_ id: String, _ values: [[(type: String, value: PasteboardWrite.Value)]],
-                           caller: PasteboardCaller) throws(PasteboardError) -> PasteboardWrite {
+                           caller: Caller) throws(PasteboardError) -> PasteboardWrite {
         let (_, access) = try board(id, caller: caller)
         guard access == .owner else { throw PasteboardError(.accessDenied, "only the pasteboard's owner may change its items") }
         return try PasteboardWrite(values, budget: bytesLeft(for: caller, replacing: id), limits: currentLimits)

@@ -79,7 +79,7 @@ extension PasteboardService {
 
     /// `use` of an item's data: at once when it is in memory, on a disk thread when it must be
     /// read back from disk first (a persistent pasteboard after a restart).
-    private func data<T: Sendable>(_ id: String, item: Int, type: String, caller: PasteboardCaller,
+    private func data<T: Sendable>(_ id: String, item: Int, type: String, caller: Caller,
                                    _ use: @escaping @Sendable (SealedData) throws(PasteboardError) -> T) async throws(DBusError) -> T {
         let store = self.store
         if let data = try Self.adapt({ () throws(PasteboardError) in try store.dataInMemory(id, item: item, type: type, caller: caller) }) {
@@ -89,7 +89,7 @@ extension PasteboardService {
     }
 
     /// Copies the descriptors of `write` into sealed memfds on the descriptor threads.
-    private func copy(_ write: PasteboardWrite, caller: PasteboardCaller) async throws(DBusError) -> PasteboardWrite {
+    private func copy(_ write: PasteboardWrite, caller: Caller) async throws(DBusError) -> PasteboardWrite {
         try await descriptors.run(for: caller.appID ?? caller.busName) { () throws(DBusError) in
             var copied = write
             try Self.adapt { () throws(PasteboardError) in try copied.copy() }

@@ -48,7 +48,7 @@ final class PasteboardService: Sendable {
         if loaded > 0 { logger.info("restored \(loaded) persistent pasteboard\(loaded == 1 ? "" : "s")") }
     }
 
-    func caller(_ sender: String) async -> PasteboardCaller {
+    func caller(_ sender: String) async -> Caller {
         await callers.caller(sender)
     }
 
@@ -66,7 +66,7 @@ final class PasteboardService: Sendable {
 
     /// The pasteboard named by the `pasteboard` open option (a path or a name), which `caller`
     /// must own (the core's rule, ``PasteboardStore/grantable(_:caller:)``); returns its id.
-    func ownedPasteboard(_ reference: String, caller: PasteboardCaller) throws(DBusError) -> String {
+    func ownedPasteboard(_ reference: String, caller: Caller) throws(DBusError) -> String {
         let named: PasteboardReference = reference.hasPrefix("/") ? .object(id: Self.id(inPath: reference)) : .name(reference)
         do { return try store.grantable(named, caller: caller) } catch { throw DBusError(error) }
     }

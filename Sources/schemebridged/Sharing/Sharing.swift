@@ -10,7 +10,7 @@ struct PendingShare: Sendable {
     let items: [SharedItem]
     /// The pasteboard holding the data and URL items (owned by the caller), if any.
     let pasteboard: Pasteboard?
-    let pasteboardCaller: PasteboardCaller
+    let pasteboardCaller: Caller
     let caller: Caller
     let options: ShareOptions
     let decision: HandlerDecision
@@ -75,7 +75,7 @@ final class Sharing: Sendable {
         let decision = try adapt { () throws(OpenFailure) in
             try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
         }
-        let pasteboardCaller = PasteboardCaller(busName: sender, appID: caller.appID, lineage: caller.lineage)
+        let pasteboardCaller = Caller(busName: sender, appID: caller.appID, lineage: caller.lineage)
         let board = try await sharePasteboard(items, caller: pasteboardCaller)
         let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
         let pending: RequestTable.Request
@@ -137,7 +137,7 @@ final class Sharing: Sendable {
     /// A pasteboard owned by the caller with the data and URL items, one item each, in order;
     /// nil when the share has none. The caller's pasteboard quota applies (`QuotaExceeded`); at its
     /// count, the caller's oldest pasteboard made for an earlier share makes room.
-    private func sharePasteboard(_ items: [SharedItem], caller: PasteboardCaller) async throws(DBusError) -> Pasteboard? {
+    private func sharePasteboard(_ items: [SharedItem], caller: Caller) async throws(DBusError) -> Pasteboard? {
         let values = items.compactMap(\.pasteboardValues)
         guard !values.isEmpty else { return nil }
         let store = pasteboards.store
@@ -165,7 +165,7 @@ final class Sharing: Sendable {
     }
 
     /// Deletes a share's pasteboard that will not be delivered.
-    func discard(_ board: Pasteboard?, caller: PasteboardCaller) {
+    func discard(_ board: Pasteboard?, caller: Caller) {
         guard let board else { return }
         let store = pasteboards.store
         Task { _ = try? await pasteboards.blocking { () throws(PasteboardError) in try store.delete(board.id, caller: caller) } }
