@@ -86,23 +86,20 @@ public final class SplashHelper: Sendable {
         guard pipe(&fds) == 0 else { return nil }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        defer { close(fds[0]) }
-        do {
-            _ = try launcher.spawn(argv: [helper, "--print-xft-dpi"], environment: environment, stdout: fds[1])
-        } catch {
-            close(fds[1])
-            return nil
-        }
-        close(fds[1])
+        let readEnd = FileDescriptor(owning: fds[0]), writeEnd = FileDescriptor(owning: fds[1])
+        let spawned = (try? launcher.spawn(argv: [helper, "--print-xft-dpi"], environment: environment, stdout: writeEnd.rawValue)) != nil
+        _ = consume writeEnd  // closed here: the end of the output is the helper's exit
+        guard spawned else { return nil }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64)
-        var pfd = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+        var pfd = pollfd(fd: readEnd.rawValue, events: Int16(POLLIN), revents: 0)
         while output.count < 64, poll(&pfd, 1, 2000) > 0 {
-            let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { read(pfd.fd, $0.baseAddress, $0.count) }
             if n <= 0 { break }
             output += buffer[0..<n]
         }
         let text = String(decoding: output, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        withExtendedLifetime(readEnd) {}
         return Double(text)
     }
 
