@@ -21,7 +21,7 @@ extension Broker {
         let entry: DesktopEntry, commands: [LaunchCommand]
         switch target {
         case .action(let id, let name):
-            guard let e = registry.entry(id: DesktopID(fileName: id)), !router.routesBackToUs(e), let action = e.shareActions.first(where: { $0.action == name }) else {
+            guard let e = registry.entry(id: id), !router.routesBackToUs(e), let action = e.shareActions.first(where: { $0.action == name }) else {
                 throw OpenFailure(.noTarget, "the share target \(target.text) is no longer installed")
             }
             if e.dbusActivatable {
@@ -34,7 +34,7 @@ extension Broker {
             commands = exec.argumentByteVectors(for: files, context: ExecContext(icon: action.icon ?? e.icon, name: action.name, desktopFilePath: e.path))
                 .map { LaunchCommand(arguments: $0, workingDirectory: e.workingDirectory) }
         case .openIn(let id):
-            guard let e = registry.entry(id: DesktopID(fileName: id)), !router.routesBackToUs(e) else {
+            guard let e = registry.entry(id: id), !router.routesBackToUs(e) else {
                 throw OpenFailure(.noTarget, "\(id) is no longer installed")
             }
             if e.dbusActivatable {

@@ -28,7 +28,7 @@ extension Broker {
         for entry in registry.shareEntries() where !router.routesBackToUs(entry) && Policy.allows(caller: caller.appID, entry: entry) {
             for action in entry.shareActions where items.count <= (action.maxItems ?? Int.max) {
                 guard types.allSatisfy({ SharePattern.matchesAny($0, action.types, isSubclass: isSubclass) }) else { continue }
-                targets.append(ShareTarget(id: ShareTargetID.action(desktopID: entry.idText, action: action.action).text, name: action.name,
+                targets.append(ShareTarget(id: ShareTargetID.action(desktopID: entry.id, action: action.action).text, name: action.name,
                                            icon: action.icon ?? entry.icon ?? "", kind: .app))
             }
         }
@@ -61,7 +61,7 @@ extension Broker {
         }
         return ids.prefix(Self.maximumOpenIn).compactMap { id in
             guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
-            return ShareTarget(id: ShareTargetID.openIn(desktopID: id).text, name: "Open in \(ShareAction.shown(entry.name ?? id))",
+            return ShareTarget(id: ShareTargetID.openIn(desktopID: DesktopID(fileName: id)).text, name: "Open in \(ShareAction.shown(entry.name ?? id))",
                                icon: entry.icon ?? "", kind: .builtin)
         }
     }

@@ -35,9 +35,9 @@ public struct ShareTarget: Sendable, Equatable {
 /// nearby device's id as its engine names it (``DeviceID``: no `:`, so never an action's).
 public enum ShareTargetID: Sendable, Equatable {
     /// `<desktop id>:<action>`.
-    case action(desktopID: String, action: String)
+    case action(desktopID: DesktopID, action: String)
     /// "Open in <app>": the files through the document path, as `OpenFile` hands them.
-    case openIn(desktopID: String)
+    case openIn(desktopID: DesktopID)
     /// "Copy": onto the desktop's clipboard.
     case copy
     /// "Save to…": a file chooser, then the bytes written there.
@@ -57,7 +57,7 @@ public enum ShareTargetID: Sendable, Equatable {
             case "builtin:save": self = .save
             default:
                 guard text.hasPrefix(Self.openInPrefix), case let id = String(text.dropFirst(Self.openInPrefix.count)), DesktopID.isValid(id) else { return nil }
-                self = .openIn(desktopID: id)
+                self = .openIn(desktopID: DesktopID(fileName: id))
             }
             return
         }
@@ -68,14 +68,14 @@ public enum ShareTargetID: Sendable, Equatable {
         }
         let id = String(text[..<colon]), action = String(text[text.index(after: colon)...])
         guard DesktopID.isValid(id), ShareAction.isValidActionName(action) else { return nil }
-        self = .action(desktopID: id, action: action)
+        self = .action(desktopID: DesktopID(fileName: id), action: action)
     }
 
     /// The id as text.
     public var text: String {
         switch self {
-        case .action(let id, let action): return id + ":" + action
-        case .openIn(let id): return Self.openInPrefix + id
+        case .action(let id, let action): return id.fileName + ":" + action
+        case .openIn(let id): return Self.openInPrefix + id.fileName
         case .copy: return "builtin:copy"
         case .save: return "builtin:save"
         case .device(let id): return id

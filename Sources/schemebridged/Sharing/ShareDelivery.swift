@@ -22,11 +22,11 @@ extension Sharing {
         }
     }
 
-    private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: String) async throws(DBusError) {
+    private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: DesktopID) async throws(DBusError) {
         let config = broker.policy.current
         deliverer.sweepInboxes(retention: config.inboxRetention)
         let (sendingApp, limits) = (Inbox.chargedSender(appID: share.caller.appID), config.inboxLimits)
-        guard let entry = registry.entry(id: DesktopID(fileName: desktopID)) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
+        guard let entry = registry.entry(id: desktopID) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
         // Each file as `OpenFile` hands a copy: the Inbox, through the document portal for a Flatpak app.
         var deliveries: [DocumentDeliverer.DocumentDelivery] = []
         do throws(DBusError) {
@@ -46,7 +46,7 @@ extension Sharing {
             }
             admission.context.replyToken = share.token
             if let board = share.pasteboard {
-                let (store, owner, appID) = (pasteboards.store, share.pasteboardCaller, DesktopID.busName(desktopID))
+                let (store, owner, appID) = (pasteboards.store, share.pasteboardCaller, desktopID.busName)
                 try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(board.id, appID: appID, caller: owner) }
                 admission.context.sharePasteboard = board.name
                 admission.context.pasteboardPath = PasteboardService.path(board.id).rawValue
