@@ -29,6 +29,9 @@ final class ReplyService: Sendable {
     /// target that exits with status 0 without replying took the items (code 0); every
     /// response of a share names its target.
     let shares = Mutex<[UInt64: String]>([:])
+    /// What to do when a request's caller gives up before its `Response` (`Close`, or it left
+    /// the bus): a device transfer the caller waits for is cancelled.
+    private let givingUp = Mutex<[UInt64: @Sendable () -> Void]>([:])
 
     init(connection: Connection, logger: Logger) {
         self.connection = connection
@@ -109,7 +112,10 @@ final class ReplyService: Sendable {
     /// `name` left the bus: its requests are dropped (a caller) or failed (an activated handler).
     func nameLeft(_ name: String) {
         let (dropped, failed) = table.nameLeft(name)
-        for r in dropped { drop(r.id) }
+        for r in dropped {
+            givingUp.withLock { $0.removeValue(forKey: r.id) }?()
+            drop(r.id)
+        }
         for (r, ending) in failed { finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(ending))) }
     }
 
@@ -200,8 +206,15 @@ final class ReplyService: Sendable {
         drop(id)
     }
 
+    /// Runs `action` if request `id`'s caller gives up (`Close`, or leaves the bus) before it is
+    /// answered; never after.
+    func whenCallerGivesUp(_ id: UInt64, _ action: @escaping @Sendable () -> Void) {
+        givingUp.withLock { $0[id] = action }
+    }
+
     private func drop(_ id: UInt64) {
         wakeStartWaiters(id)
+        givingUp.withLock { _ = $0.removeValue(forKey: id) }
         shares.withLock { _ = $0.removeValue(forKey: id) }
         tracking.withLock { _ = $0.removeValue(forKey: id) }
         timeouts.cancel(id)
@@ -223,6 +236,7 @@ final class ReplyService: Sendable {
                 guard call.sender == caller, let self, let r = self.table.take(id) else {
                     throw ContractError.noSuchRequest("no such request")
                 }
+                self.givingUp.withLock { $0.removeValue(forKey: id) }?()
                 self.finish(r, Response(code: ReplyCode.cancelled.rawValue, results: [:]))
                 return []
             }),
