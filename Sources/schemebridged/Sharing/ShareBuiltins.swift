@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
 
