@@ -3,7 +3,7 @@
 shell script written the short way: `line-chooser.py SEEN BODY`. It reads the request (one JSON
 line on stdin), appends what it was asked to SEEN — one line per candidate
 (`id<TAB>name<TAB>icon`, and `<TAB>kind` for a share), then the question as sorted
-`SCHEMEBRIDGE_CHOOSER_*=` lines (`…_PARENT_WINDOW` when the request has a `parent-window`),
+`SCHEMEBRIDGE_CHOOSER_*=` lines (`…_PARENT_WINDOW`, `…_RECEIVED_FROM` when the request has them),
 then `--` — and runs BODY (a shell script) with those candidate lines on its stdin and the same
 variables (and the request's activation token as XDG_ACTIVATION_TOKEN / DESKTOP_STARTUP_ID) in
 its environment. BODY prints `ID` or `ID<TAB>always`
@@ -40,6 +40,8 @@ def main():
         variables["SCHEMEBRIDGE_CHOOSER_TITLE"] = request["title"]
     if "parent-window" in request:
         variables["SCHEMEBRIDGE_CHOOSER_PARENT_WINDOW"] = request["parent-window"]
+    if "received-from" in request:
+        variables["SCHEMEBRIDGE_CHOOSER_RECEIVED_FROM"] = request["received-from"]
     with open(seen, "a", encoding="utf-8") as f:
         f.write(lines)
         for k in sorted(variables):
