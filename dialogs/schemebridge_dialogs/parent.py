@@ -8,7 +8,6 @@ hexadecimal as portals write it, or ``wayland:HANDLE`` exported with xdg-foreign
 the C pointer of the PyGObject wrapper.
 """
 
-import ctypes
 import sys
 
 MAX_XID = 0x1FFFFFFF
@@ -52,6 +51,7 @@ _gdk = None
 
 def _libgdk():
     global _gdk
+    import ctypes  # only on Wayland: its import is a cold start's few milliseconds
     if _gdk is None:
         _gdk = ctypes.CDLL("libgdk-3.so.0")
         _gdk.gdk_wayland_window_set_transient_for_exported.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
@@ -63,6 +63,7 @@ def _libgdk():
 
 def _pointer(obj):
     """The C pointer a PyGObject wrapper holds (its ``__gpointer__`` capsule)."""
+    import ctypes
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype = ctypes.c_void_p
     get.argtypes = [ctypes.py_object, ctypes.c_char_p]
