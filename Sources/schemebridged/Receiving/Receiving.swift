@@ -28,10 +28,10 @@ struct Receiving: Sendable {
         let mode = given ?? policy.current.openReceived
         let from = devices.engine.devices.first { $0.id == received.deviceID }?.name ?? received.deviceID
         let sender = "kdeconnect"
-        do throws(DBusError) {
+        do {
             let registry = opening.registry
             let places = receivedPlaces(received)
-            let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(.text(path), places: places) },
+            let action = try await received.share.action(mode: mode, urlInText: { path throws in try await receivedURL(.text(path), places: places) },
                                                          opensScheme: { registry.schemes.contains($0) })
             switch action {
             case .leave:
@@ -49,6 +49,7 @@ struct Receiving: Sendable {
             }
             return true
         } catch {
+            let error = DBusError.from(error)
             logger.warning("could not open what \(from) sent: \(error.name.rawValue): \(error.message)")
             return false
         }
@@ -70,12 +71,12 @@ struct Receiving: Sendable {
     /// what devices send, or cannot be opened.
     func receivedItem(_ received: ReceivedFromDevice) async -> ReceivedNotice.Item? {
         let places = receivedPlaces(received)
-        do throws(DBusError) {
+        do {
             switch received.share {
             case .file(let path):
                 let share = received.share
-                try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) -> Void in
-                    let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
+                try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws -> Void in
+                    let fd = try places().open(share)
                     Glibc.close(fd)
                 }
                 return .file(ReceivedNotice.fileName(path))
@@ -87,6 +88,7 @@ struct Receiving: Sendable {
                 return .text
             }
         } catch {
+            let error = DBusError.from(error)
             logger.warning("not offering what \(deviceName(received.deviceID)) sent: \(error.name.rawValue): \(error.message)")
             return nil
         }
@@ -94,7 +96,7 @@ struct Receiving: Sendable {
 
     /// Opens `folder` (where a device's files were put) with the default app for folders, or the
     /// one the user picks (`ask`), as the engine (``engineCaller``).
-    func openReceivedFolder(_ folder: String, ask: Bool) async throws(DBusError) -> OpenResults {
+    func openReceivedFolder(_ folder: String, ask: Bool) async throws -> OpenResults {
         var options = OpenOptions()
         options.ask = ask
         let type = ContentType(detected: "inode/directory")
@@ -102,15 +104,11 @@ struct Receiving: Sendable {
         guard let id = decided.id, let entry = opening.registry.entry(id: id) else {
             throw ContractError.noHandler("no installed application opens folders")
         }
-        let url = try adapt { () throws(OpenFailure) in
-            do { return try SchemeURL(PercentEncoding.fileURL(path: folder)) } catch { throw OpenFailure(.failed, "the folder \(folder) makes no valid URL") }
-        }
+        guard let url = try? SchemeURL(PercentEncoding.fileURL(path: folder)) else { throw DBusError(.failed, "the folder \(folder) makes no valid URL") }
         let request = OpenRequest(url: url, handler: entry.id, caller: Self.engineCaller)
         let opening = self.opening
-        let admission = try adapt { () throws(OpenFailure) in
-            try opening.broker.admit(document: url, entry: entry, request: request, searchPath: opening.searchPath,
-                                     sessionScale: opening.scale.current, splashAvailable: false)
-        }
+        let admission = try opening.broker.admit(document: url, entry: entry, request: request, searchPath: opening.searchPath,
+                                                 sessionScale: opening.scale.current, splashAvailable: false)
         return try await opening.launch(admission, annotation: nil, caller: Self.engineCaller, method: ContractMethod.openFile, reply: nil,
                                         contentType: type.name)
     }
@@ -126,12 +124,12 @@ struct Receiving: Sendable {
     /// no FIFO waited on, nothing outside those places), then hands it to
     /// ``Opening/openDocument(_:name:fileName:type:options:caller:)`` as `OpenFile` would, its type detected.
     private func openReceivedFile(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces, options: OpenOptions,
-                                  sender: String) async throws(DBusError) -> OpenResults {
+                                  sender: String) async throws -> OpenResults {
         let documents = opening.documents
-        let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
+        let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws in
+            let fd = try places().open(share)
             let owned = UnixFD(owning: fd)
-            let (name, type) = try adapt { () throws(OpenFailure) in try documents.inspect(fd, contentType: nil) }
+            let (name, type) = try documents.inspect(fd, contentType: nil)
             return (owned, name, type)
         }
         return try await opening.openDocument(owned, name: name, type: type, options: options, caller: Self.engineCaller)
@@ -139,9 +137,9 @@ struct Receiving: Sendable {
 
     /// The URL received text is, if it is one (``ReceivedShare/url(inDescriptor:)`` on a
     /// descriptor thread, the text opened where the engine writes).
-    private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws(DBusError) -> String? {
-        try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
+    private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws -> String? {
+        try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws in
+            let fd = try places().open(share)
             defer { close(fd) }
             return ReceivedShare.url(inDescriptor: fd)
         }

@@ -15,80 +15,76 @@ import SchemeBridgeDevices
 /// not take it.
 extension Sharing {
     /// Sends `share` to the device `deviceID` and answers its request.
-    func sendToDevice(_ share: PendingShare, deviceID: String) async throws(DBusError) {
+    func sendToDevice(_ share: PendingShare, deviceID: String) async throws {
         let devices = self.devices
-        do throws(ServiceFailure) {
-            var files: [String] = []
-            var others: [DevicePayload] = []
-            for item in share.items {
-                var inline: [UInt8]? = nil, url: String? = nil, source: Int32? = nil
-                switch item.payload {
-                case .file(let fd): source = fd.rawValue
-                case .url(let u): url = u
-                case .data(.bytes(let bytes), _): inline = bytes
-                case .data(.descriptor(let fd), _): source = fd
-                }
-                switch DeviceItemRoute.of(item.summary, name: item.name, url: url, bytes: inline) {
-                case .text(let text): others.append(.text(text))
-                case .url(let url): others.append(.url(url))
-                case .outboxFile(let name):
-                    if case .file(let fd) = item.payload,
-                       case .direct(let path) = await fileSource(of: item, fd: fd.rawValue, share: share) {
-                        files.append(path)
-                    } else if let source {
-                        files.append(try await devices.materialise(copying: source, name: name))
-                    } else {
-                        files.append(try await devices.materialise(inline ?? [], name: name))
-                    }
+        var files: [String] = []
+        var others: [DevicePayload] = []
+        for item in share.items {
+            var inline: [UInt8]? = nil, url: String? = nil, source: Int32? = nil
+            switch item.payload {
+            case .file(let fd): source = fd.rawValue
+            case .url(let u): url = u
+            case .data(.bytes(let bytes), _): inline = bytes
+            case .data(.descriptor(let fd), _): source = fd
+            }
+            switch DeviceItemRoute.of(item.summary, name: item.name, url: url, bytes: inline) {
+            case .text(let text): others.append(.text(text))
+            case .url(let url): others.append(.url(url))
+            case .outboxFile(let name):
+                if case .file(let fd) = item.payload,
+                   case .direct(let path) = await fileSource(of: item, fd: fd.rawValue, share: share) {
+                    files.append(path)
+                } else if let source {
+                    files.append(try await devices.materialise(copying: source, name: name))
+                } else {
+                    files.append(try await devices.materialise(inline ?? [], name: name))
                 }
             }
-            let payloads = DevicePayload.sends(files: files, others: others)
-            var receipt: DeviceSendReceipt?
-            // KDE Connect's uploads, as it reports them (``KDEConnectJobs``): the job it runs for
-            // the files is followed to its end.
-            let jobs = devices.engine.jobs
-            var followed: KDEConnectJobs.Mark?
-            for payload in payloads {
-                let mark = jobs.mark()
-                receipt = try await devices.sender.send(payload, to: deviceID)
-                if case .files = payload, receipt?.engine == devices.engine.engineName, jobs.isServing { followed = mark }
-            }
-            guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
-            logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
-            var results: [String: DBusValue] = [
-                ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
-                ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
-            ]
-            if let followed {
-                let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
-                let names = Set(files.map { String($0.split(separator: "/").last ?? "") })
-                let progress = DeviceProgress(devices: devices, device: receipt.deviceName, names: names.sorted(), jobs: jobs)
-                let (logger, device) = (logger, receipt.deviceName)
-                let follow = Task {
-                    let (delivery, reason) = await jobs.follow(since: followed, names: names, device: device, timeout: .seconds(seconds),
-                                                               progress: { view, percent in progress.show(view: view, percent: percent) })
-                    progress.done(delivery)
-                    logger.info("the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")")
-                    return (delivery, reason)
-                }
-                // A caller that waits for the delivery (`delivery`: `share --wait`) is answered at
-                // the transfer's end; any other now (the progress notification still follows it).
-                if share.options.delivery {
-                    let (delivery, reason) = await follow.value
-                    results[ShareContract.ResultKey.delivery] = .string(delivery.rawValue)
-                    if let reason, delivery == .failed || delivery == .unknown {
-                        let name = delivery == .unknown ? Contract.errorPrefix + "Timeout" : ContractError.launchFailed.name.rawValue
-                        results[Response.Key.errorName] = .string(name)
-                        results[Response.Key.errorMessage] = .string(reason)
-                        replies.answer(share.request, code: .failed, results: results)
-                        return
-                    }
-                }
-            }
-            replies.answer(share.request, code: .success, results: results)
-        } catch {
-            throw DBusError(error)
         }
+        let payloads = DevicePayload.sends(files: files, others: others)
+        var receipt: DeviceSendReceipt?
+        // KDE Connect's uploads, as it reports them (``KDEConnectJobs``): the job it runs for
+        // the files is followed to its end.
+        let jobs = devices.engine.jobs
+        var followed: KDEConnectJobs.Mark?
+        for payload in payloads {
+            let mark = jobs.mark()
+            receipt = try await devices.sender.send(payload, to: deviceID)
+            if case .files = payload, receipt?.engine == devices.engine.engineName, jobs.isServing { followed = mark }
+        }
+        guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
+        logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
+        var results: [String: DBusValue] = [
+            ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
+            ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
+        ]
+        if let followed {
+            let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
+            let names = Set(files.map { String($0.split(separator: "/").last ?? "") })
+            let progress = DeviceProgress(devices: devices, device: receipt.deviceName, names: names.sorted(), jobs: jobs)
+            let (logger, device) = (logger, receipt.deviceName)
+            let follow = Task {
+                let (delivery, reason) = await jobs.follow(since: followed, names: names, device: device, timeout: .seconds(seconds),
+                                                           progress: { view, percent in progress.show(view: view, percent: percent) })
+                progress.done(delivery)
+                logger.info("the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")")
+                return (delivery, reason)
+            }
+            // A caller that waits for the delivery (`delivery`: `share --wait`) is answered at
+            // the transfer's end; any other now (the progress notification still follows it).
+            if share.options.delivery {
+                let (delivery, reason) = await follow.value
+                results[ShareContract.ResultKey.delivery] = .string(delivery.rawValue)
+                if let reason, delivery == .failed || delivery == .unknown {
+                    let name = delivery == .unknown ? Contract.errorPrefix + "Timeout" : ContractError.launchFailed.name.rawValue
+                    results[Response.Key.errorName] = .string(name)
+                    results[Response.Key.errorMessage] = .string(reason)
+                    replies.answer(share.request, code: .failed, results: results)
+                    return
+                }
+            }
+        }
+        replies.answer(share.request, code: .success, results: results)
     }
 
     /// Where file item `item` (descriptor `fd`) is sent from: decided from what was found as the
