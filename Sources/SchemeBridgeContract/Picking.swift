@@ -97,7 +97,7 @@ public struct PickOptions: Sendable, Equatable {
 extension ContractCall where Result == ObjectPath {
     /// `PickDocument(as types, a{sv} options) → o`.
     public static func pickDocument(types: [String], options: PickOptions) -> Self {
-        .single(PickContract.pickDocument, [.strings(types), .vardict(options.dictionary)]) { v in
+        .single(ContractSignature.pickDocument, [.strings(types), .vardict(options.dictionary)]) { v in
             if case .objectPath(let p) = v { return p }
             return nil
         }

@@ -11,6 +11,7 @@ import DBus
 public struct TransferEnded: ContractSignal, Equatable {
     public static let interface = ShareContract.interface
     public static let member: MemberName = "TransferEnded"
+    public static let declaredArguments = [Argument("request", "o"), Argument("delivery", "s"), Argument("details", "a{sv}")]
 
     /// The share's request object (its `Response` came first).
     public var request: ObjectPath

@@ -10,7 +10,7 @@ extension MainInterface {
         [
             Method(AppLinkContract.resolveLink, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("link", "a{sv}")],
                    handler: .async { call in
-                       let url = try adapt { () throws(OpenFailure) in try broker.validate(call.string(0)) }
+                       let url = try broker.validate(call.string(0))
                        let r = service.links.resolve(url)
                        if r.state == .none, !r.claimants.isEmpty { service.refresh("a link was resolved") }
                        return [.vardict(Self.linkDictionary(r))]
@@ -33,9 +33,7 @@ extension MainInterface {
                    handler: .async { call in
                        try await callers.refuseSandboxed(call.sender, "choose the app for a host")
                        let id = call.string(1)
-                       try adapt { () throws(OpenFailure) in
-                           try service.links.select(id.isEmpty ? nil : (id.hasSuffix(".desktop") ? id : id + ".desktop"), for: call.string(0))
-                       }
+                       try service.links.select(id.isEmpty ? nil : (id.hasSuffix(".desktop") ? id : id + ".desktop"), for: call.string(0))
                        return []
                    }),
         ]

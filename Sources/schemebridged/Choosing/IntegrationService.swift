@@ -18,9 +18,9 @@ final class IntegrationService: Sendable {
     }
 
     /// Routes `schemes` (`[]`: every available scheme, and new ones from now on).
-    func enable(_ schemes: [String]) async throws(DBusError) -> [String] {
+    func enable(_ schemes: [String]) async throws -> [String] {
         let named: [String]
-        do throws(ServiceFailure) { named = try broker.schemesToIntegrate(schemes, ownID: Contract.ownDesktopID) } catch { throw DBusError(error) }
+        named = try broker.schemesToIntegrate(schemes, ownID: Contract.ownDesktopID)
         do {
             let outcome = try await integration.enable(named, all: schemes.isEmpty)
             if !outcome.schemes.isEmpty { logger.info("routing through SchemeBridge: \(outcome.schemes.joined(separator: " "))") }
@@ -31,9 +31,9 @@ final class IntegrationService: Sendable {
     }
 
     /// Gives `schemes` back (`[]`: all, and integration is off); returns those given back.
-    func disable(_ schemes: [String]) async throws(DBusError) -> [String] {
+    func disable(_ schemes: [String]) async throws -> [String] {
         let named: [String]?
-        do throws(ServiceFailure) { named = try broker.schemesToGiveBack(schemes) } catch { throw DBusError(error) }
+        named = try broker.schemesToGiveBack(schemes)
         do {
             let outcome = try await integration.disable(named)
             if !outcome.changed.isEmpty {
@@ -46,7 +46,7 @@ final class IntegrationService: Sendable {
     }
 
     /// What is routed now (an edit stopped half-way is finished or undone first).
-    func status() async throws(DBusError) -> IntegrationReport {
+    func status() async throws -> IntegrationReport {
         do {
             let (state, routed, changed) = try await integration.status()
             let routedSet = Set(routed)

@@ -8,14 +8,14 @@ import SchemeBridgeCore
 /// dialog that fails later; a good one is carried in the form the dialogs' message takes.
 enum ParentWindowOption {
     /// `given` checked and normalized; nil when absent or `""`.
-    static func checked(_ given: String?) throws(DBusError) -> String? {
-        try adapt { () throws(OpenFailure) in try ParentWindow.normalized(given) }
+    static func checked(_ given: String?) throws -> String? {
+        try ParentWindow.normalized(given)
     }
 }
 
 extension OpenOptions {
     /// `dict` decoded, its `parent-window` checked (``ParentWindowOption``).
-    init(checking dict: [String: DBusValue]) throws(DBusError) {
+    init(checking dict: [String: DBusValue]) throws {
         self = try OpenOptions(decoding: dict)
         parentWindow = try ParentWindowOption.checked(parentWindow)
     }
@@ -23,7 +23,7 @@ extension OpenOptions {
 
 extension ShareOptions {
     /// `dict` decoded, its `parent-window` checked (``ParentWindowOption``).
-    init(checking dict: [String: DBusValue]) throws(DBusError) {
+    init(checking dict: [String: DBusValue]) throws {
         self = try ShareOptions(decoding: dict)
         parentWindow = try ParentWindowOption.checked(parentWindow)
     }
@@ -31,7 +31,7 @@ extension ShareOptions {
 
 extension PickOptions {
     /// `dict` decoded, its `parent-window` checked (``ParentWindowOption``).
-    init(checking dict: [String: DBusValue]) throws(DBusError) {
+    init(checking dict: [String: DBusValue]) throws {
         self = try PickOptions(decoding: dict)
         parentWindow = try ParentWindowOption.checked(parentWindow)
     }

@@ -39,7 +39,7 @@ enum Daemon {
     /// Runs the service; returns the exit status.
     static func run(_ options: DaemonOptions) async -> Int32 {
         let level = Logger.Level(rawValue: options.logLevel) ?? .info
-        let journal = JournalLogHandler.standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        let journal = JournalLine.standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) })
         LoggingSystem.bootstrap { label in
             var handler = JournalLogHandler(label: label, journal: journal)
             handler.logLevel = level

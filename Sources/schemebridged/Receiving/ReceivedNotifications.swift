@@ -51,7 +51,7 @@ struct ReceivedNotifications: ReceivedNotifierPort {
     func fileManagerAvailable() async -> Bool { await fileManager.isAvailable() }
 
     func openFolder(_ folder: String, ask: Bool) async throws(ReceivedNotifierFailure) -> String {
-        do throws(DBusError) { return try await receiving.openReceivedFolder(folder, ask: ask).handler } catch { throw ReceivedNotifierFailure(error) }
+        do { return try await receiving.openReceivedFolder(folder, ask: ask).handler } catch { throw ReceivedNotifierFailure(DBusError.from(error)) }
     }
 
     func notificationServer() async throws(ReceivedNotifierFailure) -> (name: String, capabilities: [String]) {

@@ -39,9 +39,9 @@ final class ReplyService: Sendable {
     /// outcome is held until ``publish(_:)``. `launchTokens`: the activation tokens the handler
     /// is started with (not handed back in its answer).
     func begin(caller: String, handlerID: String, launchTokens: Set<String> = [], timeout: Duration,
-               purpose: RequestTable.Purpose = .reply) throws(DBusError) -> RequestTable.Request {
+               purpose: RequestTable.Purpose = .reply) throws -> RequestTable.Request {
         let request: RequestTable.Request
-        do { request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose) } catch { throw DBusError(error) }
+        request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose)
         let id = request.id
         outcomes.track(id)
         timeouts.schedule(id, at: .now + timeout)
@@ -96,15 +96,11 @@ final class ReplyService: Sendable {
 
     /// `Reply(token, code, results)` from `sender`.
     /// `sandboxAppID`: the sender's Flatpak app id when it is sandboxed.
-    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws(DBusError) {
-        do throws(ServiceFailure) {
-            try RequestTable.Purpose.checkReplyCode(code)
-        } catch {
-            throw DBusError(error)
-        }
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws {
+        try RequestTable.Purpose.checkReplyCode(code)
         try Self.checkActivationToken(results)
         if let purpose = table.request(token: token)?.purpose {
-            do throws(ServiceFailure) { try purpose.checkReply(code: code) } catch { throw DBusError(error) }
+            try purpose.checkReply(code: code)
         }
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         let senderPID = await pidOf(sender)
@@ -130,7 +126,7 @@ final class ReplyService: Sendable {
     /// A reply's `activation-token`, when there is one, is a string the core accepts
     /// (``ActivationToken/isValid(_:)``): it is handed to the caller to take focus with. Refused
     /// before the request is taken, so the handler may answer again.
-    static func checkActivationToken(_ results: [String: DBusValue]) throws(DBusError) {
+    static func checkActivationToken(_ results: [String: DBusValue]) throws {
         guard let value = results[Response.Key.activationToken] else { return }
         guard case .string(let token) = value.unwrapped else {
             throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
@@ -200,7 +196,7 @@ final class ReplyService: Sendable {
     /// `Request1` on a request's object: `Close()` (its caller only) and the `Response` signal.
     private func declaration(id: UInt64, caller: String) -> Interface {
         Interface(Contract.requestInterface, methods: [
-            Method(ContractMethod.close, handler: .inline { [weak self] call in
+            Method(ContractSignature.close, handler: .inline { [weak self] call in
                 guard call.sender == caller, let self, let r = self.table.take(id) else {
                     throw ContractError.noSuchRequest("no such request")
                 }
@@ -209,7 +205,7 @@ final class ReplyService: Sendable {
                 return []
             }),
         ], signals: [
-            SignalDeclaration(Response.member, arguments: [Argument("code", "u"), Argument("results", "a{sv}")]),
+            Response.declaration,
         ])
     }
 }

@@ -51,16 +51,16 @@ enum ShareIntake {
                                             data: ShareContract.ItemKey.data, name: ShareContract.ItemKey.name, title: ShareContract.ItemKey.title)
 
     /// The items of `value`, files not yet inspected (their type comes from the descriptor).
-    static func decode(_ value: DBusValue) throws(DBusError) -> [(item: Int, entries: [String: DBusValue])] {
+    static func decode(_ value: DBusValue) throws -> [(item: Int, entries: [String: DBusValue])] {
         guard case .array(_, let items) = value else { throw DBusError(.invalidArgs, "items must be aa{sv}") }
-        do throws(ServiceFailure) { try ShareItemGrammar.checkCount(items.count, maximum: ShareContract.maximumItems) } catch { throw DBusError(error) }
+        try ShareItemGrammar.checkCount(items.count, maximum: ShareContract.maximumItems)
         return items.enumerated().map { ($0.offset, $0.element.stringDictionary ?? [:]) }
     }
 
     /// Item `i` (`entries`), with `inspectFile` looking at a descriptor (given the item's `name`
     /// entry, if any).
     static func item(_ i: Int, _ entries: [String: DBusValue],
-                     inspectFile: (UnixFD, _ name: String?) async throws(DBusError) -> InspectedFile) async throws(DBusError) -> SharedItem {
+                     inspectFile: (UnixFD, _ name: String?) async throws -> InspectedFile) async throws -> SharedItem {
         let fields = entries.mapValues { value -> ShareItemGrammar.Field<UnixFD> in
             switch value.unwrapped {
             case .string(let s): .string(s)
@@ -70,7 +70,7 @@ enum ShareIntake {
             }
         }
         let item: ShareItemGrammar.Item<UnixFD>
-        do throws(ServiceFailure) { item = try ShareItemGrammar.item(i, fields, keys: keys) } catch { throw DBusError(error) }
+        item = try ShareItemGrammar.item(i, fields, keys: keys)
         switch item {
         case .file(let fd, let name):
             let inspected = try await inspectFile(fd, name)
