@@ -94,7 +94,7 @@ public struct PortalIntegration {
     /// type already always-ask is not recorded (nothing to undo); nor one whose data the portal
     /// would not read (left alone).
     public mutating func enable(way: PortalSelection.Way, desktops: String, files: [PortalChange], types: [String]) throws(PortalIntegrationError) -> Outcome {
-        var record = try finish(undoing: false) ?? PortalIntegrationRecord(phase: .enabled, way: way, desktops: desktops, changes: [])
+        var record = try finish() ?? PortalIntegrationRecord(phase: .enabled, way: way, desktops: desktops, changes: [])
         let known = Set(record.changes.map(\.key))
         var new = files.filter { !known.contains($0.key) }
         var skipped: [String] = []
@@ -131,7 +131,7 @@ public struct PortalIntegration {
     /// The record once a command stopped half-way is finished (nil: nothing done), and the
     /// recorded changes that are no longer as written.
     public mutating func status() throws(PortalIntegrationError) -> (record: PortalIntegrationRecord?, changed: [String]) {
-        guard let record = try finish(undoing: false) else { return (nil, []) }
+        guard let record = try finish() else { return (nil, []) }
         var changed: [String] = []
         for change in record.changes {
             if try !isMade(change) { changed.append(change.key) }
@@ -141,19 +141,15 @@ public struct PortalIntegration {
 
     // MARK: the steps
 
-    /// Finishes what a command stopped half-way left: an `enabling` record is made whole (or,
-    /// `undoing`, undone), a `disabling` one undone. Returns the record left (nil: none).
-    private mutating func finish(undoing: Bool) throws(PortalIntegrationError) -> PortalIntegrationRecord? {
+    /// Finishes what a command stopped half-way left: an `enabling` record is made whole, a
+    /// `disabling` one undone (`disable` undoes an `enabling` one itself). Returns the record
+    /// left (nil: none).
+    private mutating func finish() throws(PortalIntegrationError) -> PortalIntegrationRecord? {
         guard var record = try self.record() else { return nil }
         switch record.phase {
         case .enabled:
             return record
         case .disabling:
-            _ = try undo(record)
-            return nil
-        case .enabling where undoing:
-            record.phase = .disabling
-            try save(record)
             _ = try undo(record)
             return nil
         case .enabling:

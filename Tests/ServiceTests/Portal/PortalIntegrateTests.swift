@@ -106,6 +106,11 @@ import DBusTestSupport
         #expect(status.status == 0 && status.stdout.contains("portal: on") && status.stdout.contains("XDG_CURRENT_DESKTOP=X-SchemeBridge:X-SBTest"),
                 "\(status.stdout)\(status.stderr)")
         #expect(status.stdout.contains("always-ask: text/plain x-scheme-handler/mailto x-scheme-handler/todolist"), "\(status.stdout)")
+        // The plain status says it too; JSON for scripts.
+        let plain = try await s.cli("integrate", "status")
+        #expect(plain.status == 0 && plain.stdout.contains("integration: off") && plain.stdout.contains("portal: on"), "\(plain.stdout)\(plain.stderr)\n\(s.f.serviceLog)")
+        let json = try await s.cli("integrate", "status", "--portal", "--json")
+        #expect(json.stdout.contains("\"portal\":true") && json.stdout.contains("\"way\":\"environment\""), "\(json.stdout)")
         // Again: nothing more to do.
         let again = try await s.cli("integrate", "enable", "--portal")
         #expect(again.status == 0 && !again.stdout.contains("changed:"), "\(again.stdout)\(again.stderr)")

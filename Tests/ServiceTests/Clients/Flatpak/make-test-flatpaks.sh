@@ -12,7 +12,7 @@
 #                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
 #                     records what it got and could do in its own data dir (see below). Its
 #                     action `share` is a share target for text/plain (share.sh, below).
-# The runtime holds share-client, openfile-client and portal-client (their .c files beside
+# The runtime holds gio (`gio open` goes through the portal in a sandbox) and share-client, openfile-client and portal-client (their .c files beside
 # this script, built here with gcc and libdbus): a sharing app, an app opening its own file with
 # OpenFile, and an app opening a URL or its file through the desktop portal, for inside the sandbox.
 set -eu
