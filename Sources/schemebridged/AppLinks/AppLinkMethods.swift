@@ -69,7 +69,7 @@ extension MainInterface {
                 let record = links.record(pattern.verificationHost)
                 let state: AppLinkState
                 if selections[pattern.host] == e.id { state = .selected }
-                else if e.trusted, links.endorses(pattern.verificationHost, e.appID) { state = .verified }
+                else if e.trusted, links.endorses(e, pattern) { state = .verified }
                 else { state = .none }
                 rows.append([AppLinkContract.Key.app: .string(e.id), AppLinkContract.Key.pattern: .string(pattern.description),
                              AppLinkContract.Key.host: .string(pattern.verificationHost), AppLinkContract.Key.state: .string(state.rawValue),
