@@ -9,7 +9,9 @@ extension MainInterface {
     static func appLinkMethods(_ service: AppLinkService, callers: Callers, broker: Broker) -> [Method] {
         [
             Method(AppLinkContract.resolveLink, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("link", "a{sv}")],
-                   handler: .async { call in
+                   // Inline on the loop thread, as CanOpenURL: the answer is in memory (the records, the
+                   // entries' claims); a fetch it asks for is queued for the verifier's thread.
+                   handler: .inline { call in
                        let url = try adapt { () throws(OpenFailure) in try broker.validate(call.string(0)) }
                        let r = service.links.resolve(url)
                        if r.state == .none, !r.claimants.isEmpty { service.refresh("a link was resolved") }
