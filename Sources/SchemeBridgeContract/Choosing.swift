@@ -41,6 +41,9 @@ public enum ChooserContract {
         /// `activation-token` (s): the caller's activation token, when it gave one: the
         /// chooser's or sheet's window may take focus with it (Wayland `xdg_activation_v1`, X11 startup id).
         public static let activationToken = "activation-token"
+        /// `parent-window` (s): the caller's window (`x11:XID` in hexadecimal, `wayland:HANDLE`
+        /// exported with xdg-foreign), when it gave one: the chooser's window is transient for it.
+        public static let parentWindow = "parent-window"
     }
 }
 

@@ -217,7 +217,8 @@ public final class Broker: Sendable {
 
     // MARK: opening
 
-    /// Decides `request`: the handler and how to start it, or why not. In order: the URL and
+    /// Decides `request`: the handler and how to start it, or why not. In order: the handler (as
+    /// ``decide(_:requested:ask:caller:)`` would, unless the request was decided), the URL and
     /// handler (``URLRouter``), the handler's allowed callers, the caller's rate, the launches in
     /// flight. An admitted request holds a launch slot until the returned value goes away.
     /// - Parameters:
@@ -246,8 +247,9 @@ public final class Broker: Sendable {
             }
         }
         // Precedence (``decide(_:requested:ask:caller:)``): the handler asked for (or a pinned
-        // callback) > remembered > [Routes] > defaults.
-        if handler == nil, decidesAtAdmission(url, caller: caller) { handler = decide(url: url, requested: nil, ask: false, caller: caller).handler }
+        // callback) > remembered > [Routes] > an app that holds the link > defaults. Decided once:
+        // here only when the caller did not.
+        if handler == nil, !request.decided, decidesAtAdmission(url, caller: caller) { handler = decide(url: url, requested: nil, ask: false, caller: caller).handler }
         let plan = try launchPlan(url, handler: handler, searchPath: searchPath)
         var admission = try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: config)
         if let callbacks { admission.callbackGroup = callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }

@@ -61,7 +61,7 @@ final class Opening: Sendable {
                       reply: Bool?, as known: Caller? = nil) async throws(DBusError) -> (results: OpenResults, request: UInt64?) {
         var pinned: UInt64? = nil
         do throws(DBusError) {
-            let options = try OpenOptions(decoding: rawOptions)
+            let options = try OpenOptions(checking: rawOptions)
             let caller = if let known { known } else { await callers.caller(sender) }
             try await refuseHandBack(url, from: caller)
             let target = try adapt { () throws(OpenFailure) in try broker.validate(url) }  // parsed once
@@ -72,7 +72,7 @@ final class Opening: Sendable {
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id : nil
-            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id, decided: true, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
             let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: caller) }
@@ -109,8 +109,10 @@ final class Opening: Sendable {
         }
     }
 
-    /// The handler for `subject` (the core's decision, asking the chooser when it says so).
-    func handler(for subject: OpenSubject, options: OpenOptions, caller: Caller) async throws(DBusError) -> SettledHandler {
+    /// The handler for `subject` (the core's decision, asking the chooser when it says so; the
+    /// chooser is attached to the caller's `parent-window` and says who sent a file a device sent,
+    /// `receivedFrom`).
+    func handler(for subject: OpenSubject, options: OpenOptions, caller: Caller, receivedFrom: String? = nil) async throws(DBusError) -> SettledHandler {
         let pid = caller.pid.map { Int32(bitPattern: $0) }
         let sandboxAppID = caller.sandboxed ? caller.appID : nil
         let (broker, replies, chooser, logger) = (self.broker, self.replies, self.chooser, self.logger)
@@ -119,7 +121,9 @@ final class Opening: Sendable {
                 await replies.isHandler(handler, sender: caller.busName, pid: pid, sandboxAppID: sandboxAppID)
             }
             return try await broker.settle(decision, for: .open, caller: caller, chooser: chooser,
-                                           context: ChooserContext(activationToken: options.activationToken), warn: { logger.notice("\($0)") })
+                                           context: ChooserContext(activationToken: options.activationToken, parentWindow: options.parentWindow,
+                                                                  receivedFrom: receivedFrom),
+                                           warn: { logger.notice("\($0)") })
         }
     }
 

@@ -14,14 +14,14 @@ extension Opening {
     func openFile(_ fd: UnixFD, options rawOptions: [String: DBusValue], sender: String) async throws(DBusError) -> OpenResults {
         var shownName = "document"
         do throws(DBusError) {
-            let options = try OpenOptions(decoding: rawOptions)
+            let options = try OpenOptions(checking: rawOptions)
             let caller = await callers.caller(sender)
             let documents = self.documents
             let (name, fileName, type) = try await deliverer.descriptors.run(for: caller.appID ?? sender) { () throws(DBusError) in
                 try adapt { () throws(OpenFailure) in
                     try fd.withFileDescriptor { d throws(OpenFailure) in
                         let (name, type) = try documents.inspect(d, contentType: options.contentType)
-                        return (name, Documents.nameBytes(of: d.rawValue), type)
+                        return (name, Documents.nameBytes(of: d), type)
                     }
                 }
             }
@@ -40,9 +40,9 @@ extension Opening {
     /// or the file itself; through the document portal for a Flatpak app) and launches the app. Used by
     /// `OpenFile` and for files a device sends.
     func openDocument(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, type: ContentType, options: OpenOptions,
-                      caller: Caller) async throws(DBusError) -> OpenResults {
+                      caller: Caller, receivedFrom: String? = nil) async throws(DBusError) -> OpenResults {
         let key = caller.appID ?? caller.busName
-        let decided = try await handler(for: .document(type), options: options, caller: caller)
+        let decided = try await handler(for: .document(type), options: options, caller: caller, receivedFrom: receivedFrom)
         guard let id = decided.id, let entry = registry.entry(id: id) else {
             throw ContractError.noHandler("no installed application opens \(type) documents")
         }

@@ -34,7 +34,7 @@ final class Picking: Sendable {
 
     /// `PickDocument(as types, a{sv} options) → o`.
     func pick(types: [String], options rawOptions: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
-        let options = try PickOptions(decoding: rawOptions)
+        let options = try PickOptions(checking: rawOptions)
         let subject = try adapt { () throws(OpenFailure) in try PickSubject(types) }
         let caller = await callers.caller(sender)
         let decision = try adapt { () throws(OpenFailure) in try broker.decidePick(subject, provider: options.provider, caller: caller) }
@@ -43,9 +43,9 @@ final class Picking: Sendable {
         let id = pending.id
         Task { [self, broker, chooser, logger] in
             do throws(DBusError) {
+                let context = ChooserContext(activationToken: options.activationToken, title: options.title, parentWindow: options.parentWindow)
                 let settled = try await adaptAsync { () async throws(OpenFailure) in
-                    try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: ChooserContext(title: options.title),
-                                            warn: { logger.notice("\($0)") })
+                    try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
                 }
                 guard let provider = settled.id else { throw ContractError.noHandler("no provider was decided") }
                 // Closed while the sheet was up: nothing to start.

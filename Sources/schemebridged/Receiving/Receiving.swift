@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -40,7 +41,7 @@ struct Receiving: Sendable {
             case .openFile(let share, let ask):
                 var options = OpenOptions()
                 options.ask = ask
-                let results = try await openReceivedFile(share, places: places, options: options, sender: sender)
+                let results = try await openReceivedFile(share, places: places, options: options, sender: sender, from: from)
                 logger.info("opened the \(share.kind) \(from) sent with \(results.handler)")
             case .openURL(let url, let ask):
                 let raw: [String: DBusValue] = [OpenOptions.Key.ask: .variant(.boolean(ask))]
@@ -75,8 +76,7 @@ struct Receiving: Sendable {
             case .file(let path):
                 let share = received.share
                 try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) -> Void in
-                    let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
-                    Glibc.close(fd)
+                    _ = FileDescriptor(owning: try adapt { () throws(ServiceFailure) in try places().open(share).take() })  // opened, and closed
                 }
                 return .file(ReceivedNotice.fileName(path))
             case .text:
@@ -125,24 +125,24 @@ struct Receiving: Sendable {
     /// Opens `share` where the engine writes (``ReceivedPlaces/open(_:)``: no symlink followed,
     /// no FIFO waited on, nothing outside those places), then hands it to
     /// ``Opening/openDocument(_:name:fileName:type:options:caller:)`` as `OpenFile` would, its type detected.
+    /// `from`: the device's name (the chooser, when asked, says who sent the file).
     private func openReceivedFile(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces, options: OpenOptions,
-                                  sender: String) async throws(DBusError) -> OpenResults {
+                                  sender: String, from: String) async throws(DBusError) -> OpenResults {
         let documents = opening.documents
         let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
+            let fd = try adapt { () throws(ServiceFailure) in try places().open(share).take() }
             let owned = UnixFD(owning: fd)
-            let (name, type) = try adapt { () throws(OpenFailure) in try documents.inspect(fd, contentType: nil) }
+            let (name, type) = try adapt { () throws(OpenFailure) in try owned.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) } }
             return (owned, name, type)
         }
-        return try await opening.openDocument(owned, name: name, type: type, options: options, caller: Self.engineCaller)
+        return try await opening.openDocument(owned, name: name, type: type, options: options, caller: Self.engineCaller, receivedFrom: from)
     }
 
     /// The URL received text is, if it is one (``ReceivedShare/url(inDescriptor:)`` on a
     /// descriptor thread, the text opened where the engine writes).
     private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws(DBusError) -> String? {
         try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
-            defer { close(fd) }
+            let fd = FileDescriptor(owning: try adapt { () throws(ServiceFailure) in try places().open(share).take() })
             return ReceivedShare.url(inDescriptor: fd)
         }
     }

@@ -49,7 +49,7 @@ final class Sharing: Sendable {
 
     /// `Share(aa{sv}, a{sv}) → o`.
     func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
-        let options = try ShareOptions(decoding: raw)
+        let options = try ShareOptions(checking: raw)
         let caller = await callers.caller(sender)
         let key = caller.appID ?? sender
         let (documents, devices, inbox) = (self.documents, self.devices, self.documents.inbox.root)
@@ -62,7 +62,7 @@ final class Sharing: Sendable {
             items.append(try await ShareIntake.item(i, entries) { fd, name throws(DBusError) in
                 do throws(DBusError) {
                     return try await descriptors.run(for: key) { () throws(DBusError) in
-                        let found = try adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: nil) }
+                        let found = try adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) } }
                         return InspectedFile(name: found.name, type: found.type,
                                              facts: toDevice ? devices.facts(ofFile: fd.rawValue, name: name ?? "", caller: caller, inbox: inbox) : nil)
                     }
@@ -115,7 +115,8 @@ final class Sharing: Sendable {
         do throws(DBusError) {
             let types = ShareSubject(items: share.items.map(\.summary), tools: ShareTools(copy: false, save: false)).types
             let context = ChooserContext(share: ShareQuestion(types: types, count: share.items.count, activationToken: share.options.activationToken,
-                                                              previews: share.items.prefix(ShareItemPreview.limit).map(\.preview)))
+                                                              previews: share.items.prefix(ShareItemPreview.limit).map(\.preview)),
+                                         parentWindow: share.options.parentWindow)
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = try await adaptAsync { () async throws(OpenFailure) in
                 try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
