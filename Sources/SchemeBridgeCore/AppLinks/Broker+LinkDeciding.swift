@@ -84,7 +84,7 @@ extension AppLinks {
         var apps = [first]
         for e in registry.appLinkEntries() where e.trusted && e.id != first {
             guard let pattern = e.declaration.pattern(covering: link.host), e.declaration.admits(path: link.path),
-                  endorses(pattern.verificationHost, e.appID) else { continue }
+                  endorses(e, pattern) else { continue }
             apps.append(e.id)
         }
         return (resolution, apps)

@@ -9,7 +9,9 @@ extension MainInterface {
     static func appLinkMethods(_ service: AppLinkService, callers: Callers, broker: Broker) -> [Method] {
         [
             Method(AppLinkContract.resolveLink, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("link", "a{sv}")],
-                   handler: .async { call in
+                   // Inline on the loop thread, as CanOpenURL: the answer is in memory (the records, the
+                   // entries' claims); a fetch it asks for is queued for the verifier's thread.
+                   handler: .inline { call in
                        let url = try broker.validate(call.string(0))
                        let r = service.links.resolve(url)
                        if r.state == .none, !r.claimants.isEmpty { service.refresh("a link was resolved") }
@@ -67,7 +69,7 @@ extension MainInterface {
                 let record = links.record(pattern.verificationHost)
                 let state: AppLinkState
                 if selections[pattern.host] == e.id { state = .selected }
-                else if e.trusted, links.endorses(pattern.verificationHost, e.appID) { state = .verified }
+                else if e.trusted, links.endorses(e, pattern) { state = .verified }
                 else { state = .none }
                 rows.append([AppLinkContract.Key.app: .string(e.id), AppLinkContract.Key.pattern: .string(pattern.description),
                              AppLinkContract.Key.host: .string(pattern.verificationHost), AppLinkContract.Key.state: .string(state.rawValue),
