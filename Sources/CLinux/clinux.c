@@ -12,7 +12,6 @@
 #include <sys/mman.h>
 #include <linux/fs.h>
 #include <sys/random.h>
-#include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,39 +123,6 @@ int clinux_is_sealed(int fd) {
     if (seals < 0) return errno == EBADF ? -1 : 0;
     int needed = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
     return (seals & needed) == needed ? 1 : 0;
-}
-
-long long clinux_copy(int in, long long *offset, int out, long long count) {
-    long long done = 0;
-    int use_sendfile = 1;
-    char buffer[65536];
-    while (done < count) {
-        long long want = count - done;
-        if (want > 0x40000000LL) want = 0x40000000LL;
-        ssize_t n;
-        if (use_sendfile) {
-            off_t off = (off_t)*offset;
-            n = sendfile(out, in, &off, (size_t)want);
-            if (n < 0 && (errno == EINVAL || errno == ENOSYS)) { use_sendfile = 0; continue; }
-            if (n > 0) *offset = (long long)off;
-        } else {
-            if (want > (long long)sizeof buffer) want = sizeof buffer;
-            n = pread(in, buffer, (size_t)want, (off_t)*offset);
-            if (n > 0) {
-                ssize_t w = 0;
-                while (w < n) {
-                    ssize_t m = write(out, buffer + w, (size_t)(n - w));
-                    if (m < 0) { if (errno == EINTR) continue; return -1; }
-                    w += m;
-                }
-                *offset += n;
-            }
-        }
-        if (n < 0) { if (errno == EINTR) continue; return -1; }
-        if (n == 0) break;
-        done += n;
-    }
-    return done;
 }
 
 int clinux_reflink_range(int dst, int src, long long length) {

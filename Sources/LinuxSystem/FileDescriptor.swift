@@ -41,6 +41,12 @@ public struct FileDescriptor: ~Copyable, Sendable {
         }
     }
 
+    /// ``writeAll(_:)`` of an array's bytes.
+    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+        let outcome = bytes.withUnsafeBytes { b in Result(catching: { () throws(Errno) in try writeAll(b) }) }
+        try outcome.get()
+    }
+
     /// Writes all of `bytes`, retrying on `EINTR` and short writes.
     public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         var written = 0

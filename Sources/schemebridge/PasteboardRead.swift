@@ -32,7 +32,7 @@ struct PasteboardRead: ParsableCommand {
             return try service.perform(.read(item: item, type: type, at: path))
         }
         do {
-            try DescriptorCopy.copy(from: data.rawValue, offset: 0, to: 1)
+            _ = try data.withFileDescriptor { (d) throws(Errno) in try FileDescriptor.lending(1) { (out) throws(Errno) in try d.copy(to: out, offset: 0) } }
         } catch {
             Terminal.error("cannot copy pasteboard '\(pasteboard.shown)' to standard output: \(error)")
             throw ExitStatus.failed.exitCode

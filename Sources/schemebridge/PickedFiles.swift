@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 import LinuxSystem
 
@@ -36,16 +35,19 @@ enum PickedFiles {
         let (stem, ext) = dot.map { (String(name[..<$0]), String(name[$0...])) } ?? (name, "")
         for n in 1...1000 {
             let path = folder + "/" + (n == 1 ? name : "\(stem) (\(n))\(ext)")
-            let out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            if out < 0 {
-                if errno == EEXIST { continue }
-                throw Failure(message: String(cString: strerror(errno)))
+            let raw: Int32
+            switch Result(catching: { () throws(Errno) -> Int32 in try FileDescriptor.openNoFollow(path, .createNew(permissions: 0o644)).take() }) {
+            case .success(let fd): raw = fd
+            case .failure(let error) where error.code == EEXIST: continue
+            case .failure(let error): throw Failure(message: error.description)
             }
-            defer { close(out) }
-            var offset: Int64 = 0
-            let copied = clinux_copy(fd, &offset, out, Int64.max / 2)
-            guard copied >= 0 else { throw Failure(message: String(cString: strerror(errno))) }
-            return (path, copied)
+            let out = FileDescriptor(owning: raw)
+            do {
+                let copied = try FileDescriptor.lending(fd) { (source) throws(Errno) in try source.copy(to: out, offset: 0) }
+                return (path, copied)
+            } catch {
+                throw Failure(message: error.description)
+            }
         }
         throw Failure(message: "1,000 files of that name are there already")
     }

@@ -9,12 +9,12 @@ import LinuxSystem
 /// without copying it again, and hands readers a view that cannot change under them.
 enum SealedMemfd {
     /// A sealed memfd holding everything `input` yields from its current position (a file, a pipe,
-    /// a terminal, a socket). The copy stays in the kernel (``DescriptorCopy``).
+    /// a terminal, a socket). The copy stays in the kernel (`FileDescriptor.copy(to:offset:limit:)`).
     static func copy(of input: Int32, name: String = "schemebridge-pasteboard-item") throws(Errno) -> UnixFD {
         let raw = clinux_memfd(name)
         guard raw >= 0 else { throw Errno.current }
         let memfd = FileDescriptor(owning: raw)
-        try DescriptorCopy.copy(from: input, offset: nil, to: memfd.rawValue)
+        _ = try FileDescriptor.lending(input) { (source) throws(Errno) in try source.copy(to: memfd, offset: nil) }
         // Sealed, and back at offset 0 for whoever reads this open file next.
         guard clinux_seal(memfd.rawValue) == 0, lseek(memfd.rawValue, 0, SEEK_SET) == 0 else { throw Errno.current }
         return UnixFD(owning: memfd.take())

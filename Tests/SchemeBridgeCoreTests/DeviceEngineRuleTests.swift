@@ -95,11 +95,10 @@ import Testing
         symlink(outside + "/id_rsa", downloads + "/key.bin")
         symlink(outside, downloads + "/folder")
         let places = ReceivedPlaces(downloadDirectories: [downloads], textDirectory: root)
-        let fd = try places.open(.file(downloads + "/good.bin"))
-        close(fd)
+        _ = try places.open(.file(downloads + "/good.bin"))
         for path in [outside + "/id_rsa", downloads + "/key.bin", downloads + "/folder/id_rsa", downloads + "/../private/id_rsa"] {
-            #expect(throws: ServiceFailure.self, "\(path)") { let fd = try places.open(.file(path)); close(fd) }
+            #expect(throws: ServiceFailure.self, "\(path)") { _ = try places.open(.file(path)) }
         }
-        #expect(throws: ServiceFailure.self) { let fd = try places.open(.text(outside + "/id_rsa")); close(fd) }
+        #expect(throws: ServiceFailure.self) { _ = try places.open(.text(outside + "/id_rsa")) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 @testable import SchemeBridgeCore
 
@@ -91,7 +92,7 @@ import Testing
         let more = open(tree.root + "/grow.bin", O_WRONLY | O_APPEND | O_CLOEXEC)
         #expect(write(more, [UInt8](repeating: 0x63, count: 200), 200) == 200)
         close(more)
-        #expect(Inbox.copy(fd, to: out, length: 100) == 0)
+        #expect(FileDescriptor.lending(fd) { source in FileDescriptor.lending(out) { Inbox.copy(source, to: $0, length: 100) } } == 0)
         var st = stat()
         #expect(fstat(out, &st) == 0 && st.st_size == 100)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 @testable import SchemeBridgeCore
 
@@ -60,7 +61,7 @@ import Testing
         let out = open(mnt + "/copy.bin", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         defer { close(out) }
         let before = freeBytes(mnt)
-        #expect(Inbox.copy(fd, to: out, length: 64 << 20) == 0)
+        #expect(FileDescriptor.lending(fd) { source in FileDescriptor.lending(out) { Inbox.copy(source, to: $0, length: 64 << 20) } } == 0)
         fsync(out)
         var st = stat()
         #expect(fstat(out, &st) == 0 && st.st_size == 64 << 20, "the copy holds \(st.st_size) bytes, 64 MiB were charged")

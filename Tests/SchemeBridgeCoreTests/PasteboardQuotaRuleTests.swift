@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 import Synchronization
 import Testing
 @testable import SchemeBridgeCore
@@ -10,7 +11,7 @@ import Testing
     /// Data of `size` bytes as a memfd of that size would be charged (a descriptor of /dev/null
     /// stands in: the store never reads it).
     func data(_ size: Int64) -> [[(type: String, data: SealedData)]] {
-        [[(type: "application/octet-stream", data: SealedData(owning: open("/dev/null", O_RDONLY | O_CLOEXEC), size: size))]]
+        [[(type: "application/octet-stream", data: SealedData(FileDescriptor(owning: open("/dev/null", O_RDONLY | O_CLOEXEC)), size: size))]]
     }
 
     func caller(_ n: Int, _ appID: String?) -> PasteboardCaller { PasteboardCaller(busName: ":1.\(n)", appID: appID, lineage: [Int32(1000 + n)]) }

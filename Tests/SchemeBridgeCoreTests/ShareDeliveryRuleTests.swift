@@ -76,7 +76,6 @@ import Testing
         let places = ReceivedPlaces(downloadDirectories: [engineDir + "/Downloads"], textDirectory: engineDir)
         let read = { (path: String) throws(ServiceFailure) -> String? in
             let fd = try places.open(.text(path))
-            defer { close(fd) }
             return ReceivedShare.url(inDescriptor: fd)
         }
         #expect(try read(urlFile) == "mailto:someone@example.org")

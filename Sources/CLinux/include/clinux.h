@@ -69,11 +69,6 @@ int clinux_seal(int fd);
  * and F_SEAL_GROW all set): 1 yes, 0 no (or not sealable), -1 and errno on a bad descriptor. */
 int clinux_is_sealed(int fd);
 
-/* Copies up to `count` bytes of `in` from offset `*offset` (advanced; `in`'s own file offset is
- * left alone) to `out` at its file offset, in the kernel (sendfile, falling back to
- * pread/write). Returns the bytes copied (fewer at the end of `in`), or -1 and errno. */
-long long clinux_copy(int in, long long *offset, int out, long long count);
-
 /* ioctl(dst, FICLONERANGE): makes the start of `dst` share the blocks of `src`'s first `length`
  * bytes (a reflink, copy on write) where the file system supports it — exactly that range, never
  * more (a length that is not block-aligned is refused with EINVAL unless it ends at `src`'s end).

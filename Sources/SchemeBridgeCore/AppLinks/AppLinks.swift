@@ -71,7 +71,7 @@ public final class AppLinks: Sendable {
         for (e, pattern) in claims {
             let record = records[pattern.verificationHost]
             if firstRecord == nil { firstRecord = record }
-            guard let record, record.apps.contains(e.appID) else { continue }
+            guard let record, record.endorses(e.appID, at: now()) else { continue }
             guard e.trusted else { untrustedEndorsed = untrustedEndorsed ?? e.id; continue }
             return AppLinkResolution(host: host, app: e.id, state: .verified, record: record, claimants: claimants,
                                      reason: "\(record.source) names \(e.appID)")
@@ -119,6 +119,9 @@ public final class AppLinks: Sendable {
     /// The record of `host`, if fetched.
     public func record(_ host: String) -> AppLinkRecord? { snapshot().records[host] }
 
+    /// Whether `host`'s record endorses `appID` now (``AppLinkRecord/endorses(_:at:)``).
+    public func endorses(_ host: String, _ appID: String) -> Bool { record(host)?.endorses(appID, at: now()) ?? false }
+
     /// Every record, by host.
     public func records() -> [AppLinkRecord] { snapshot().records.values.sorted { $0.host < $1.host } }
 
@@ -138,6 +141,13 @@ public final class AppLinks: Sendable {
             if record.failure != nil, let old = s.records[record.host], old.failure != nil {
                 record.failures = old.failures + 1
                 record.expires = record.checked + AppLinkRecord.retryDelay(failures: record.failures)
+            }
+            // A transient failure says nothing about the file: an earlier endorsement stands
+            // until its max-age ends (tried again meanwhile); any other answer replaces it.
+            if record.failure != nil, record.transient, let old = s.records[record.host], !old.apps.isEmpty, old.endorsedUntil > record.checked {
+                record.apps = old.apps
+                record.endorsedUntil = old.endorsedUntil
+                record.expires = min(record.expires, old.endorsedUntil)
             }
             s.records[record.host] = record
             return AppLinkCacheFile.encode(s.records)

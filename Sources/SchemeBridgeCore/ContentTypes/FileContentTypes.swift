@@ -39,10 +39,9 @@ extension ContentTypeDatabase {
     /// descriptor's own offset is left alone. Throws when `fstat` fails, or when the content
     /// was needed and could not be read (an `O_PATH` descriptor: `EBADF`).
     public func contentType(forFileDescriptor descriptor: borrowing FileDescriptor, name: String?) throws(ContentTypeError) -> String {
-        let fd = descriptor.rawValue
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ContentTypeError(code: errno, operation: "fstat") }
-        return try contentType(status: st, name: name.map { Array($0.utf8) }, descriptor: fd)
+        let st: stat
+        do { st = try descriptor.status() } catch { throw ContentTypeError(code: error.code, operation: "fstat") }
+        return try contentType(status: st, name: name.map { Array($0.utf8) }, descriptor: descriptor.rawValue)
     }
 
     /// ``contentType(forFileDescriptor:name:)`` as `gio info` answers for a file it may not read: a

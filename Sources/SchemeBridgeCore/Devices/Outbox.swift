@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// Where data that is not a file (pasteboard bytes, image data) becomes a file an engine can
 /// send: `$XDG_RUNTIME_DIR/schemebridge/outbox` (0700, the user's own, never a symlink). Each
@@ -57,51 +58,35 @@ public struct Outbox: Sendable {
     /// Writes `bytes` as a new item named `name`; returns its path.
     public func place(_ bytes: [UInt8], name: String?, now: Int64) throws(FileSystemError) -> String {
         try place(name: name, now: now) { fd, path throws(FileSystemError) in
-            var rest = bytes[...]
-            while !rest.isEmpty {
-                let n = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if n < 0 { if errno == EINTR { continue }; throw .errno(path, "cannot write") }
-                rest = rest.dropFirst(n)
-            }
+            do throws(Errno) { try fd.writeAll(bytes) } catch { throw .errno(path, "cannot write", error.code) }
         }
     }
 
-    /// Copies what `source` reads (to its end, at most ``maximumItemBytes``) into a new item.
-    public func place(copying source: Int32, name: String?, now: Int64) throws(FileSystemError) -> String {
+    /// Copies what `source` reads from its current position (to its end, at most
+    /// ``maximumItemBytes``) into a new item; `source` may be a pipe.
+    public func place(copying source: borrowing FileDescriptor, name: String?, now: Int64) throws(FileSystemError) -> String {
         try place(name: name, now: now) { fd, path throws(FileSystemError) in
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            var total: Int64 = 0
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-                if n < 0 { if errno == EINTR { continue }; throw .errno(path, "cannot read the data") }
-                if n == 0 { return }
-                total += Int64(n)
-                guard total <= Self.maximumItemBytes else {
-                    throw FileSystemError(path: path, code: EFBIG, message: "the data is larger than an outbox item may be (\(Self.maximumItemBytes) bytes)")
-                }
-                var done = 0
-                while done < n {
-                    let w = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + done, n - done) }
-                    if w < 0 { if errno == EINTR { continue }; throw .errno(path, "cannot write") }
-                    done += w
-                }
+            let copied: Int64
+            do throws(Errno) { copied = try source.copy(to: fd, offset: nil, limit: Self.maximumItemBytes + 1) } catch {
+                throw .errno(path, "cannot copy the data", error.code)
+            }
+            guard copied <= Self.maximumItemBytes else {
+                throw FileSystemError(path: path, code: EFBIG, message: "the data is larger than an outbox item may be (\(Self.maximumItemBytes) bytes)")
             }
         }
     }
 
-    private func place(name: String?, now: Int64, fill: (Int32, String) throws(FileSystemError) -> Void) throws(FileSystemError) -> String {
+    private func place(name: String?, now: Int64, fill: (borrowing FileDescriptor, String) throws(FileSystemError) -> Void) throws(FileSystemError) -> String {
         try prepare()
         let random = UInt64.random(in: 0...UInt64.max)
         let item = XDGDirectories.join(directory, "\(now + lifetime)-\(String(random, radix: 16))")
         guard mkdir(item, 0o700) == 0 else { throw .errno(item, "cannot create") }
         let path = XDGDirectories.join(item, Self.fileName(name))
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let e = FileSystemError.errno(path, "cannot create")
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.openNoFollow(path, .createNew(permissions: 0o600)) } catch {
             rmdir(item)
-            throw e
+            throw .errno(path, "cannot create", error.code)
         }
-        defer { close(fd) }
         do throws(FileSystemError) {
             try fill(fd, path)
         } catch {

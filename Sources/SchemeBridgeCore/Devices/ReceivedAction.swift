@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// What is done with what a nearby device sent, per `[Devices] OpenReceived` (``OpenReceived``):
 /// nothing with `never`; else a file is opened as a document (the app for its type, asked with
@@ -37,9 +38,9 @@ extension ReceivedShare {
     /// The URL the received text open at `fd` is (``url(inText:)``); nil when it is not a
     /// regular file, is empty, holds ``maximumTextBytes`` or more, or is not UTF-8 (read from its start).
     /// Blocking: run it on a descriptor thread.
-    public static func url(inDescriptor fd: Int32) -> String? {
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+    public static func url(inDescriptor descriptor: borrowing FileDescriptor) -> String? {
+        guard let st = try? descriptor.status(), st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let fd = descriptor.rawValue
         var buffer = [UInt8](repeating: 0, count: maximumTextBytes)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0, n < maximumTextBytes, let text = String(validating: buffer.prefix(n), as: UTF8.self) else { return nil }

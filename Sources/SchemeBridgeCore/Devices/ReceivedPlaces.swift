@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// Where KDE Connect writes what devices send, so the only paths a `shareReceived` is believed
 /// for: a file in its download folder (the share plugin's `incoming_path` for that device, else
@@ -91,17 +92,18 @@ public struct ReceivedPlaces: Sendable, Equatable {
     }
 
     /// Opens what `share` names without following a symlink in its last part or blocking on a
-    /// FIFO, and keeps it only when the opened file is in one of these places; returns the
-    /// descriptor (the caller closes it). Blocking: call it from a descriptor thread.
-    public func open(_ share: ReceivedShare) throws(ServiceFailure) -> Int32 {
+    /// FIFO (``FileDescriptor/openNoFollow(_:_:)``), and keeps it only when the opened file is in
+    /// one of these places. Blocking: call it from a descriptor thread.
+    public func open(_ share: ReceivedShare) throws(ServiceFailure) -> FileDescriptor {
         let path: String
         switch share {
         case .file(let p), .text(let p): path = p
         }
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw ServiceFailure(.failed, "cannot open the received \(share.kind) \(path): \(String(cString: strerror(errno)))") }
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.openNoFollow(path) } catch {
+            throw ServiceFailure(.failed, "cannot open the received \(share.kind) \(path): \(error)")
+        }
         guard let opened = SharedFileFacts.kernelPath(of: fd), admits(share, openedPath: opened) else {
-            close(fd)
             throw ServiceFailure(.failed, "the received \(share.kind) \(path) is not where the engine puts what devices send; it is not opened")
         }
         return fd

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// How a document reaches its handler: a copy in the handler's Inbox or the file itself
 /// (`OpenFile`'s `mode`), directly or through the document portal (a sandboxed handler, whose
@@ -73,16 +74,13 @@ public struct InPlaceFile: Sendable, Equatable {
     /// - Throws: ``OpenFailure`` `invalidArgument` when the descriptor's file has no path that
     ///   names it now (deleted, renamed over, or outside what the service sees): the caller can
     ///   still send a copy.
-    public static func locate(_ fd: Int32) throws(OpenFailure) -> InPlaceFile {
-        let flags = fcntl(fd, F_GETFL)
-        var own = stat()
-        guard fstat(fd, &own) == 0, own.st_mode & S_IFMT == S_IFREG else {
+    public static func locate(_ fd: borrowing FileDescriptor) throws(OpenFailure) -> InPlaceFile {
+        let flags = fcntl(fd.rawValue, F_GETFL)
+        guard let own = try? fd.status(), own.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "in-place opens regular files only")
         }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
         // The link's bytes as they are: a file name is any bytes but `/` and NUL, UTF-8 or not.
-        let path = n > 0 ? buffer[0..<n].map { UInt8(bitPattern: $0) } : []
+        let path = fd.kernelPath() ?? []
         var named = stat()
         let found = path.first == UInt8(ascii: "/") && (path + [0]).withUnsafeBufferPointer {
             $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &named) } == 0

@@ -42,12 +42,12 @@ public final class Documents: Sendable {
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
         }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
+        let st: stat
+        do { st = try descriptor.status() } catch { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(error)") }
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
         }
-        let name = Self.name(of: fd)
+        let name = Self.name(of: descriptor)
         _ = types.reloadIfChanged()  // live: a stat per mime directory
         if let contentType {
             let type = try ContentType(contentType)
@@ -62,9 +62,7 @@ public final class Documents: Sendable {
 
     /// The type of a caller's descriptor named `name` (`ContentTypeForFile`). Blocking.
     public func contentType(of descriptor: borrowing FileDescriptor, name: String) throws(OpenFailure) -> String {
-        let fd = descriptor.rawValue
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(String(cString: strerror(errno)))") }
+        do { _ = try descriptor.status() } catch { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(error)") }
         _ = types.reloadIfChanged()
         do {
             return try types.contentTypeAsGio(forFileDescriptor: descriptor, name: name.isEmpty ? nil : name)
@@ -75,18 +73,14 @@ public final class Documents: Sendable {
 
     /// The name a descriptor was opened by: the last component of its path in `/proc/self/fd`
     /// (without ` (deleted)`); "document" when it has none (a memfd, a pipe).
-    static func name(of fd: Int32) -> String {
+    static func name(of fd: borrowing FileDescriptor) -> String {
         String(decoding: nameBytes(of: fd), as: UTF8.self)
     }
 
     /// The name of the file `fd` is open on as the kernel has it, bytes (it need not be UTF-8):
     /// the last component of `/proc/self/fd`'s link; `document` when there is none.
-    public static func nameBytes(of fd: Int32) -> [UInt8] {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
-        guard n > 0 else { return Array("document".utf8) }
-        var path = buffer[0..<n].map { UInt8(bitPattern: $0) }
-        guard path.first == UInt8(ascii: "/") else { return Array("document".utf8) }
+    public static func nameBytes(of fd: borrowing FileDescriptor) -> [UInt8] {
+        guard var path = fd.kernelPath(), path.first == UInt8(ascii: "/") else { return Array("document".utf8) }
         if path.count > 10, path.suffix(10).elementsEqual(" (deleted)".utf8) { path.removeLast(10) }
         while path.count > 1, path.last == UInt8(ascii: "/") { path.removeLast() }
         let base = Array(path.split(separator: UInt8(ascii: "/")).last ?? [])

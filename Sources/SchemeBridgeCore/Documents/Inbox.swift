@@ -43,9 +43,7 @@ public struct Inbox: Sendable {
     /// need not be UTF-8 (`photo-\xE9t\xE9.png`): the copy keeps them, and its path is returned as bytes.
     public func place(_ descriptor: borrowing FileDescriptor, nameBytes name: [UInt8], desktopID: String, caller: String,
                       limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
-        let fd = descriptor.rawValue
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+        guard let st = try? descriptor.status(), st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents")
         }
         let size = Int64(st.st_size)
@@ -60,30 +58,36 @@ public struct Inbox: Sendable {
         }
         let base: [UInt8] = Self.safeName(name)
         let request = InboxLedger.Reservation(directory: dir, caller: caller, bytes: size, disk: min(size, Int64(st.st_blocks) * 512))
-        let (token, out, path) = try ledger.reserve(request, root: root, limits: limits, now: Int64(time(nil))) { () throws(OpenFailure) -> (Int32, [UInt8]) in
+        let (token, rawOut, path) = try ledger.reserve(request, root: root, limits: limits, now: Int64(time(nil))) { () throws(OpenFailure) -> (Int32, [UInt8]) in
             for attempt in 1...1000 {
                 let candidate = FileSystem.join(dir, attempt == 1 ? base : Self.numbered(base, attempt))
-                let out = FileSystem.withPath(candidate) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-                if out >= 0 { return (out, candidate) }
-                if errno != EEXIST { throw Self.failure(errno, "cannot create \(String(decoding: candidate, as: UTF8.self))") }
+                let created = FileSystem.withPath(candidate) { p in
+                    Result(catching: { () throws(Errno) -> Int32 in try FileDescriptor.openNoFollow(cString: p, .createNew(permissions: 0o600)).take() })
+                }
+                switch created {
+                case .success(let out): return (out, candidate)
+                case .failure(let e) where e.code == EEXIST: continue
+                case .failure(let e): throw Self.failure(e.code, "cannot create \(String(decoding: candidate, as: UTF8.self))")
+                }
             }
             throw OpenFailure(.failed, "\(dir) already holds 1,000 files named like \(String(decoding: base, as: UTF8.self))")
         }
+        let out = FileDescriptor(owning: rawOut)
         var done = false
         defer {
-            close(out)
             if !done {
                 _ = FileSystem.withPath(path) { unlink($0) }
                 ledger.cancel(token)
             }
         }
-        let e = Self.copy(fd, to: out, length: size)
+        let e = Self.copy(descriptor, to: out, length: size)
         if e != 0 { throw Self.failure(e, "cannot copy the document into \(dir)") }
         // Not fsynced: the copy hands a document to an app being started now (the original is
         // never touched); after a power loss an Inbox may hold an incomplete copy, which the
         // retention sweep removes. A sync cost ~1.2 ms an open on ext4 (make bench).
-        var written = stat()
-        guard fchmod(out, 0o444) == 0, fstat(out, &written) == 0 else { throw Self.failure(errno, "cannot finish \(String(decoding: path, as: UTF8.self))") }
+        guard fchmod(out.rawValue, 0o444) == 0 else { throw Self.failure(errno, "cannot finish \(String(decoding: path, as: UTF8.self))") }
+        let written: stat
+        do { written = try out.status() } catch { throw Self.failure(error.code, "cannot finish \(String(decoding: path, as: UTF8.self))") }
         ledger.commit(token, path: path, status: written, now: Int64(time(nil)))
         done = true
         return path
@@ -97,8 +101,9 @@ public struct Inbox: Sendable {
     /// when the source has grown since), else the data extents only (`SEEK_DATA`/`SEEK_HOLE`),
     /// so a sparse file stays sparse; the result is `length` bytes long, or shorter when the
     /// source shrank. Returns 0 or an errno.
-    static func copy(_ fd: Int32, to out: Int32, length: Int64) -> Int32 {
-        if length > 0, clinux_reflink_range(out, fd, length) == 0 { return 0 }
+    static func copy(_ source: borrowing FileDescriptor, to out: borrowing FileDescriptor, length: Int64) -> Int32 {
+        let (fd, outFD) = (source.rawValue, out.rawValue)
+        if length > 0, clinux_reflink_range(outFD, fd, length) == 0 { return 0 }
         var position: Int64 = 0
         while position < length {
             var start = Int64(lseek(fd, off_t(position), Self.seekData))
@@ -111,16 +116,14 @@ public struct Inbox: Sendable {
                 if hole >= 0 { end = min(hole, length) }
             }
             guard start < length else { break }
-            guard lseek(out, off_t(start), SEEK_SET) >= 0 else { return errno }
-            var offset = start
-            let copied = clinux_copy(fd, &offset, out, end - start)
-            if copied < 0 { return errno }
+            guard lseek(outFD, off_t(start), SEEK_SET) >= 0 else { return errno }
+            let copied: Int64
+            do { copied = try source.copy(to: out, offset: start, limit: end - start) } catch { return error.code }
             position = start + copied
             if copied < end - start { break }  // the source shrank
         }
-        var source = stat()
-        let final = fstat(fd, &source) == 0 ? min(length, Int64(source.st_size)) : length
-        return ftruncate(out, off_t(final)) == 0 ? 0 : errno
+        let final = (try? source.status()).map { min(length, Int64($0.st_size)) } ?? length
+        return ftruncate(outFD, off_t(final)) == 0 ? 0 : errno
     }
 
     /// Removes Inbox files last changed more than `retention` seconds before `now` (seconds

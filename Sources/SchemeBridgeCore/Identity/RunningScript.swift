@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 extension CallerAncestry {
     /// The script process `process` runs as its interpreter, when it really does: nil unless
@@ -42,13 +43,10 @@ extension CallerAncestry {
     /// The words of `path`'s `#!` line (interpreter, then its one argument as the kernel splits
     /// it); nil when the file does not start with `#!`.
     static func shebang(_ path: String) -> [String]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY),
+              let st = try? fd.status(), (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard let n = try? buffer.withUnsafeMutableBytes({ (b) throws(Errno) -> Int in try fd.read(into: b) }) else { return nil }
         guard n > 2, buffer[0] == UInt8(ascii: "#"), buffer[1] == UInt8(ascii: "!") else { return nil }
         let line = buffer[2..<n].prefix { $0 != 0x0A }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: " \t\r")

@@ -161,12 +161,13 @@ public struct PasteboardDisk: Sendable {
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int64(st.st_size) == data.size { return false }
         let temp = XDGDirectories.join(FileSystem.dirname(path), "." + FileSystem.basename(path) + ".tmp")
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot create \(temp)") }
-        defer { close(fd) }
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.openNoFollow(temp, .createOrTruncate(permissions: 0o600)) } catch {
+            throw PasteboardError.failure(errno: error.code, "cannot create \(temp)")
+        }
         do throws(PasteboardError) {
-            try FileDescriptor.lending(fd) { d throws(PasteboardError) in try data.copy(to: d) }
-            guard fsync(fd) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
+            try data.copy(to: fd)
+            guard fsync(fd.rawValue) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
             guard rename(temp, path) == 0 else { throw PasteboardError.failure(errno: errno, "cannot write \(path)") }
             return true
         } catch {

@@ -378,7 +378,7 @@ public final class PasteboardStore: Sendable {
             return data
         case .disk(let path, let size):
             let fd: FileDescriptor
-            do { fd = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
+            do { fd = try FileDescriptor.openNoFollow(path) } catch {
                 throw PasteboardError.failure(errno: error.code, "cannot read the stored data")
             }
             let data = try SealedData.take(fd, limit: size)

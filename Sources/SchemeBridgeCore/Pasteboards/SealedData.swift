@@ -20,8 +20,8 @@ public final class SealedData: Sendable {
     /// holds for as long as we hold the memfd.
     public let charge: Int64
 
-    init(owning descriptor: Int32, size: Int64, charge: Int64? = nil) {
-        self.descriptor = FileDescriptor(owning: descriptor)
+    init(_ descriptor: consuming FileDescriptor, size: Int64, charge: Int64? = nil) {
+        self.descriptor = descriptor
         self.size = size
         self.charge = max(size, charge ?? size)
     }
@@ -36,19 +36,13 @@ public final class SealedData: Sendable {
 
     /// Data holding `bytes`.
     public static func make(bytes: [UInt8]) throws(PasteboardError) -> SealedData {
-        let fd = try newMemfd()
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                throw PasteboardError.failure(errno: e, "cannot store the data")
-            }
-            written += n
+        let memfd = try newMemfd()
+        do {
+            try memfd.writeAll(bytes)
+        } catch {
+            throw PasteboardError.failure(errno: error.code, "cannot store the data")
         }
-        return try sealed(fd, size: Int64(bytes.count))
+        return try sealed(memfd, size: Int64(bytes.count))
     }
 
     /// A caller's memfd that is sealed against writes, growing and shrinking, taken as it is;
@@ -58,8 +52,7 @@ public final class SealedData: Sendable {
     public static func adoptSealed(_ descriptor: borrowing FileDescriptor, limit: Int64) throws(PasteboardError) -> SealedData? {
         let fd = descriptor.rawValue
         guard clinux_is_sealed(fd) == 1 else { return nil }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let st = try? descriptor.status(), st.st_mode & S_IFMT == S_IFREG else { return nil }
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, flags & Self.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw PasteboardError(.invalidArgument, "the file descriptor is not open for reading")
@@ -70,9 +63,9 @@ public final class SealedData: Sendable {
             throw PasteboardError(.quotaExceeded, "the memfd holds \(st.st_size) bytes but \(charge) bytes of memory (allocated past its end), "
                 + "which does not fit in the app's pasteboard quota (\(limit) bytes left)")
         }
-        let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        guard own >= 0 else { throw PasteboardError.failure(errno: errno, "cannot keep the descriptor") }
-        return SealedData(owning: own, size: Int64(st.st_size), charge: charge)
+        let own: FileDescriptor
+        do { own = try descriptor.duplicate() } catch { throw PasteboardError.failure(errno: error.code, "cannot keep the descriptor") }
+        return SealedData(own, size: Int64(st.st_size), charge: charge)
     }
 
     /// Data from a caller's descriptor: a memfd sealed against writes, growing and shrinking is
@@ -81,9 +74,9 @@ public final class SealedData: Sendable {
     /// `O_PATH` or write-only descriptor) is refused. More than `limit` bytes is `QuotaExceeded`.
     public static func take(_ descriptor: borrowing FileDescriptor, limit: Int64) throws(PasteboardError) -> SealedData {
         let fd = descriptor.rawValue
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw PasteboardError(.invalidArgument, "the file descriptor cannot be examined (errno \(errno))")
+        let st: stat
+        do { st = try descriptor.status() } catch {
+            throw PasteboardError(.invalidArgument, "the file descriptor cannot be examined (errno \(error.code))")
         }
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw PasteboardError(.invalidArgument, "a pasteboard descriptor must be a regular file or a memfd, not \(Self.kind(st.st_mode)): copy a stream into a memfd first")
@@ -94,18 +87,13 @@ public final class SealedData: Sendable {
         }
         if let sealed = try adoptSealed(descriptor, limit: limit) { return sealed }
         let out = try newMemfd()
-        var offset: Int64 = 0
-        let copied = clinux_copy(fd, &offset, out, limit + 1)
-        if copied < 0 {
-            let e = errno
-            close(out)
+        let copied: Int64
+        do { copied = try descriptor.copy(to: out, offset: 0, limit: limit + 1) } catch {
+            let e = error.code
             if e == ENOSPC || e == ENOMEM { throw PasteboardError(.quotaExceeded, "no memory left to hold the data (\(String(cString: strerror(e))))") }
             throw PasteboardError(.invalidArgument, "cannot read the descriptor: \(String(cString: strerror(e)))")
         }
-        guard copied <= limit else {
-            close(out)
-            throw tooLarge(copied, limit)
-        }
+        guard copied <= limit else { throw tooLarge(copied, limit) }
         return try sealed(out, size: copied)
     }
 
@@ -113,7 +101,7 @@ public final class SealedData: Sendable {
     /// readers never share a file offset).
     public func openForReading() throws(PasteboardError) -> FileDescriptor {
         do {
-            return try FileDescriptor.open("/proc/self/fd/\(descriptor.rawValue)", O_RDONLY)
+            return try descriptor.reopenForReading()
         } catch {
             throw PasteboardError.failure(errno: error.code, "cannot open the data for reading")
         }
@@ -137,9 +125,9 @@ public final class SealedData: Sendable {
 
     /// Writes the data to `fd` (at its offset).
     public func copy(to fd: borrowing FileDescriptor) throws(PasteboardError) {
-        var offset: Int64 = 0
-        let n = clinux_copy(descriptor.rawValue, &offset, fd.rawValue, size)
-        guard n == size else { throw PasteboardError.failure(errno: n < 0 ? errno : EIO, "cannot write the data") }
+        let n: Int64
+        do { n = try descriptor.copy(to: fd, offset: 0, limit: size) } catch { throw PasteboardError.failure(errno: error.code, "cannot write the data") }
+        guard n == size else { throw PasteboardError.failure(errno: EIO, "cannot write the data") }
     }
 
     // MARK: internals
@@ -147,20 +135,16 @@ public final class SealedData: Sendable {
     /// `O_PATH` (not exported by Glibc's module): a descriptor that names a file but cannot read it.
     public static let pathOnlyFlag: Int32 = 0o10_000_000
 
-    static func newMemfd() throws(PasteboardError) -> Int32 {
+    static func newMemfd() throws(PasteboardError) -> FileDescriptor {
         let fd = clinux_memfd("schemebridge-pasteboard")
         guard fd >= 0 else { throw PasteboardError.failure(errno: errno, "cannot make a memfd") }
-        return fd
+        return FileDescriptor(owning: fd)
     }
 
-    /// Seals `fd` (a memfd of ours) and owns it.
-    static func sealed(_ fd: Int32, size: Int64) throws(PasteboardError) -> SealedData {
-        guard clinux_seal(fd) == 0 else {
-            let e = errno
-            close(fd)
-            throw PasteboardError.failure(errno: e, "cannot seal the data")
-        }
-        return SealedData(owning: fd, size: size)
+    /// Seals `memfd` (a memfd of ours) and owns it.
+    static func sealed(_ memfd: consuming FileDescriptor, size: Int64) throws(PasteboardError) -> SealedData {
+        guard clinux_seal(memfd.rawValue) == 0 else { throw PasteboardError.failure(errno: errno, "cannot seal the data") }
+        return SealedData(memfd, size: size)
     }
 
     /// The error for `size` bytes when only `limit` fit in the quota.

@@ -165,10 +165,13 @@ extension PickAnswer {
         var out: [PickedDocument] = []
         var budget = PickBudget()
         for (i, fd) in fds.enumerated() {
-            var st = stat()
-            guard fstat(fd, &st) == 0 else { throw OpenFailure(.invalidArgument, "document \(i + 1) cannot be examined (errno \(errno))") }
-            if let refusal = refusal(mode: UInt32(st.st_mode), index: i) { throw refusal }
-            let data = try FileDescriptor.lending(fd) { d throws(OpenFailure) in try SealedData.take(d, limit: budget.nextLimit) }
+            let limit = budget.nextLimit
+            let data = try FileDescriptor.lending(fd) { d throws(OpenFailure) -> SealedData in
+                let st: stat
+                do throws(Errno) { st = try d.status() } catch { throw OpenFailure(.invalidArgument, "document \(i + 1) cannot be examined (errno \(error.code))") }
+                if let refusal = refusal(mode: UInt32(st.st_mode), index: i) { throw refusal }
+                return try SealedData.take(d, limit: limit)
+            }
             budget.spend(data.size)
             let name = name(i < names.count ? names[i] : nil, index: i)
             let type = try type(claimed: i < types.count ? types[i] : nil, name: name, head: head(of: data), subject: subject, types: database)

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 import Synchronization
 
 /// The registry's answers as the index stores them: valid while the mimeapps lists and the
@@ -54,11 +55,15 @@ final class IndexBuffer: @unchecked Sendable {
 /// memory. A rename over the path does not change what this descriptor reads; a file changed
 /// in place gives records that fail their checks, never an out-of-bounds read.
 final class IndexFile: Sendable {
+    /// The open index (closed with this value).
+    let descriptor: FileDescriptor
+    /// Its number, for `pread`.
     let fd: Int32
 
-    init(_ fd: Int32) { self.fd = fd }
-
-    deinit { close(fd) }
+    init(_ descriptor: consuming FileDescriptor) {
+        fd = descriptor.rawValue
+        self.descriptor = descriptor
+    }
 
     /// `count` bytes at `offset`, nil when the file does not have them (with `exact` false,
     /// whatever part of them it has).
@@ -79,8 +84,7 @@ final class IndexFile: Sendable {
 
     /// The whole file, in one `read` (nil when it cannot be read or exceeds the size limit).
     func readAll() -> IndexBuffer? {
-        var st = stat()
-        guard fstat(fd, &st) == 0, Int(st.st_size) <= RegistryIndexStore.maximumSize else { return nil }
+        guard let st = try? descriptor.status(), Int(st.st_size) <= RegistryIndexStore.maximumSize else { return nil }
         return read(Int(st.st_size), at: 0)
     }
 }

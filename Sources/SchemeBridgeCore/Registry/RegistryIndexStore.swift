@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// Where the registry keeps its index, if anywhere.
 public enum RegistryIndexLocation: Sendable, Equatable {
@@ -55,14 +56,12 @@ struct RegistryIndexStore: Sendable {
 
     /// Reads the file in one `read` into one buffer, after checking who owns it.
     func read() -> Loaded {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-        if fd < 0 {
-            let e = errno
-            return e == ENOENT ? .absent : .rejected(IndexRejection("cannot open: \(String(cString: strerror(e)))"))
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.openNoFollow(path) } catch {
+            return error.code == ENOENT ? .absent : .rejected(IndexRejection("cannot open: \(error)"))
         }
         let file = IndexFile(fd)
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return .rejected(IndexRejection("cannot stat")) }
+        guard let st = try? file.descriptor.status() else { return .rejected(IndexRejection("cannot stat")) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .rejected(IndexRejection("not a regular file")) }
         // The index is trusted as much as the user's own files, and no more.
         guard st.st_uid == geteuid(), st.st_mode & 0o022 == 0 else {
@@ -80,24 +79,16 @@ struct RegistryIndexStore: Sendable {
     func save(_ bytes: [UInt8]) throws(FileSystemError) {
         try FileSystem.makeDirectories(directory, mode: 0o700)
         var template = Array(XDGDirectories.join(directory, ".registry.XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 { throw .errno(directory, "cannot create a temporary file") }
+        let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if raw < 0 { throw .errno(directory, "cannot create a temporary file") }
+        let fd = FileDescriptor(owning: raw)
         let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var ok = false
-        defer {
-            close(fd)
-            if !ok { unlink(tempPath) }
-        }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fchmod(fd, 0o600)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .errno(tempPath, "cannot write")
-            }
-            written += n
+        defer { if !ok { unlink(tempPath) } }
+        _ = fcntl(fd.rawValue, F_SETFD, FD_CLOEXEC)
+        _ = fchmod(fd.rawValue, 0o600)
+        do { try fd.writeAll(bytes) } catch {
+            throw .errno(tempPath, "cannot write", error.code)
         }
         if rename(tempPath, path) != 0 { throw .errno(path, "cannot replace") }
         ok = true

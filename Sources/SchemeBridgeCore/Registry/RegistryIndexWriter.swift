@@ -14,8 +14,10 @@ final class RegistryIndexWriter: Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakeReadEnd: FileDescriptor
+    private let wakeWriteEnd: FileDescriptor
+    private var wakeRead: Int32 { wakeReadEnd.rawValue }
+    private var wakeWrite: Int32 { wakeWriteEnd.rawValue }
     private let job: @Sendable () -> Void
 
     /// Nil when no pipe could be made (then nothing is written and the registry scans at each
@@ -27,14 +29,9 @@ final class RegistryIndexWriter: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        wakeReadEnd = FileDescriptor(owning: fds[0])
+        wakeWriteEnd = FileDescriptor(owning: fds[1])
         self.job = job
-    }
-
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
     }
 
     /// Asks for a write within `delay` (an earlier request keeps its earlier time). Starts the

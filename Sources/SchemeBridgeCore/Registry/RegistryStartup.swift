@@ -172,13 +172,14 @@ extension Registry {
         var unchanged = true
         var recordStarts: [Int] = []
         var checks: [FileCheck] = []
-        var rootFDs: [Int32] = []
-        defer { for fd in rootFDs { Glibc.close(fd) } }
+        var roots: [OpenDirectory] = []  // open until the checks that use them are done
+        defer { withExtendedLifetime(roots) {} }
         for directory in appDirs {
             let (complete, dirs) = try RegistryIndexCodec.decodeDirectories(&r)
-            let rootFD = unchanged && complete ? open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-            if rootFD >= 0 { rootFDs.append(rootFD) }
-            unchanged = unchanged && complete && directoriesUnchanged(dirs, directory: directory, rootFD: rootFD)
+            let root = unchanged && complete ? OpenDirectory(directory.path) : nil
+            if let root { roots.append(root) }
+            let rootFD = root?.rawValue ?? -1
+            unchanged = unchanged && complete && directoriesUnchanged(dirs, directory: directory, root: root)
             let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
             let blockEnd = try RegistryIndexCodec.recordsEnd(&r)
             if unchanged && m > 0 && rootFD < 0 { unchanged = false }
@@ -250,18 +251,18 @@ extension Registry {
 
     /// Whether the walked directories of an applications directory still have the signatures
     /// (so the names) recorded, none of them having changed just before it was recorded.
-    private func directoriesUnchanged(_ dirs: [IndexedDirectory], directory: ApplicationsDirectory, rootFD: Int32) -> Bool {
+    private func directoriesUnchanged(_ dirs: [IndexedDirectory], directory: ApplicationsDirectory, root: OpenDirectory?) -> Bool {
         guard !dirs.isEmpty else { return false }
         var st = stat()
         for d in dirs {
             guard !d.recent else { return false }
             let rc: Int32
-            if rootFD < 0 {
-                rc = -1
-            } else if d.relativePath.isEmpty {
-                rc = fstat(rootFD, &st)
+            if let root, d.relativePath.isEmpty {
+                if let status = try? root.descriptor.status() { (st, rc) = (status, 0) } else { rc = -1 }
+            } else if let root {
+                rc = d.relativePath.withCString { fstatat(root.rawValue, $0, &st, 0) }
             } else {
-                rc = d.relativePath.withCString { fstatat(rootFD, $0, &st, 0) }
+                rc = -1
             }
             let isDirectory = rc == 0 && (st.st_mode & S_IFMT) == S_IFDIR
             switch d.kind {
@@ -281,9 +282,10 @@ extension Registry {
     private func revalidate(_ indexed: IndexedAppDirectory, directory: ApplicationsDirectory,
                             report: inout RegistryStartup, warnings: inout [RegistryWarning]) -> [AppFileRecord]? {
         guard indexed.complete else { return nil }
-        let rootFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if rootFD >= 0 { Glibc.close(rootFD) } }
-        guard directoriesUnchanged(indexed.directories, directory: directory, rootFD: rootFD) else { return nil }
+        let root = OpenDirectory(directory.path)
+        defer { withExtendedLifetime(root) {} }
+        let rootFD = root?.rawValue ?? -1
+        guard directoriesUnchanged(indexed.directories, directory: directory, root: root) else { return nil }
         if rootFD < 0 { return indexed.records.isEmpty ? [] : nil }
         var st = stat()
         var records: [AppFileRecord] = []
@@ -385,4 +387,17 @@ private final class FileCheckBatch: @unchecked Sendable {
     init(_ checks: [Registry.FileCheck]) { self.checks = checks }
 
     func run() { result = checks.allSatisfy(\.unchanged) }
+}
+
+/// A directory kept open for `fstatat` relative to it (closed with this value).
+final class OpenDirectory {
+    let descriptor: FileDescriptor
+    /// Its number, for `fstatat`.
+    var rawValue: Int32 { descriptor.rawValue }
+
+    /// `path` opened as a directory; nil when it cannot be.
+    init?(_ path: String) {
+        guard let opened = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) else { return nil }
+        descriptor = opened
+    }
 }

@@ -210,18 +210,12 @@ enum FileSystem {
             var st = stat()
             if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
             if fchmod(fd.rawValue, mode) != 0 { throw FileSystemError.errno(tempPath, "cannot set permissions") }
-            var written = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd.rawValue, $0.baseAddress! + written, bytes.count - written) }
-                if n < 0 {
-                    if Glibc.errno == EINTR { continue }
-                    throw FileSystemError.errno(tempPath, "cannot write")
-                }
-                written += n
+            do { try fd.writeAll(bytes) } catch {
+                throw FileSystemError.errno(tempPath, "cannot write", error.code)
             }
             if fsync(fd.rawValue) != 0 { throw FileSystemError.errno(tempPath, "cannot sync") }
-            var done = stat()
-            if fstat(fd.rawValue, &done) != 0 { throw FileSystemError.errno(tempPath, "cannot stat") }
+            let done: stat
+            do { done = try fd.status() } catch { throw FileSystemError.errno(tempPath, "cannot stat", error.code) }
             return (tempPath, FileSignature(done))
         } catch {
             unlink(tempPath)
@@ -245,11 +239,7 @@ enum FileSystem {
 
     /// `fsync`s the directory holding `path`, so a rename in it is durable.
     static func syncDirectory(of path: String) {
-        let dfd = open(dirname(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            _ = fsync(dfd)
-            close(dfd)
-        }
+        if let directory = try? FileDescriptor.open(dirname(path), O_RDONLY | O_DIRECTORY) { _ = fsync(directory.rawValue) }
     }
 }
 

@@ -56,6 +56,7 @@ extension MainInterface {
             AppLinkContract.EvidenceKey.status: .uint32(UInt32(clamping: max(r.status, 0))), AppLinkContract.EvidenceKey.apps: .strings(r.apps),
         ]
         if let f = r.failure { d[AppLinkContract.EvidenceKey.failure] = .string(f) }
+        if r.failure != nil, !r.apps.isEmpty { d[AppLinkContract.EvidenceKey.endorsedUntil] = .int64(r.endorsedUntil) }
         return d
     }
 
@@ -68,7 +69,7 @@ extension MainInterface {
                 let record = links.record(pattern.verificationHost)
                 let state: AppLinkState
                 if selections[pattern.host] == e.id { state = .selected }
-                else if e.trusted, record?.apps.contains(e.appID) == true { state = .verified }
+                else if e.trusted, links.endorses(pattern.verificationHost, e.appID) { state = .verified }
                 else { state = .none }
                 rows.append([AppLinkContract.Key.app: .string(e.id), AppLinkContract.Key.pattern: .string(pattern.description),
                              AppLinkContract.Key.host: .string(pattern.verificationHost), AppLinkContract.Key.state: .string(state.rawValue),

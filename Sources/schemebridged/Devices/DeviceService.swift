@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -78,7 +79,7 @@ final class DeviceService: Sendable {
     func facts(ofFile fd: Int32, name: String, caller: Caller, inbox: String) -> SharedFileFacts {
         let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed  // unidentified: not known
         let excluded = [outbox?.directory, inbox].compactMap { $0 }
-        return SharedFileFacts.gather(fd: fd, name: name, callerSandboxed: sandboxed, excluding: excluded)
+        return FileDescriptor.lending(fd) { SharedFileFacts.gather(fd: $0, name: name, callerSandboxed: sandboxed, excluding: excluded) }
     }
 
     /// Writes `bytes` as an outbox file named `name` (for sending data that is not a file);
@@ -91,7 +92,7 @@ final class DeviceService: Sendable {
     func materialise(copying fd: Int32, name: String?) async throws(ServiceFailure) -> String {
         try await materialise { outbox, now throws(FileSystemError) in
             lseek(fd, 0, SEEK_SET)  // a file or memfd read for its type; a pipe stays where it is
-            return try outbox.place(copying: fd, name: name, now: now)
+            return try FileDescriptor.lending(fd) { d throws(FileSystemError) in try outbox.place(copying: d, name: name, now: now) }
         }
     }
 

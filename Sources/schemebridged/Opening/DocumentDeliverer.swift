@@ -44,13 +44,13 @@ struct DocumentDeliverer: Sendable {
         case .copy:
             let copy = try await descriptors.run(for: key) { () throws(DBusError) in
                 try adapt { () throws(OpenFailure) in
-                    try documents.inbox.place(fd.rawValue, nameBytes: fileName ?? Array(name.utf8), desktopID: entry.id, caller: sendingApp, limits: limits)
+                    try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inbox.place(d, nameBytes: fileName ?? Array(name.utf8), desktopID: entry.id, caller: sendingApp, limits: limits) }
                 }
             }
             (local, canWrite, inboxCopy, portalSource) = (copy, false, copy, copy)
         case .inPlace:
             let file = try await descriptors.run(for: key) { () throws(DBusError) in
-                try adapt { () throws(OpenFailure) in try InPlaceFile.locate(fd.rawValue) }
+                try adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try InPlaceFile.locate(d) } }
             }
             // The portal gets that very file (the caller's descriptor), not whatever the path names later.
             (local, canWrite, inboxCopy, portalSource) = (file.pathBytes, file.writable, nil, Array("/proc/self/fd/\(fd.rawValue)".utf8))

@@ -72,7 +72,7 @@ final class Opening: Sendable {
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id : nil
-            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id, decided: true, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
             let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: caller) }

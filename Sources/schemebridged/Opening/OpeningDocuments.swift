@@ -21,7 +21,7 @@ extension Opening {
                 try adapt { () throws(OpenFailure) in
                     try fd.withFileDescriptor { d throws(OpenFailure) in
                         let (name, type) = try documents.inspect(d, contentType: options.contentType)
-                        return (name, Documents.nameBytes(of: d.rawValue), type)
+                        return (name, Documents.nameBytes(of: d), type)
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -75,8 +76,7 @@ struct Receiving: Sendable {
             case .file(let path):
                 let share = received.share
                 try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) -> Void in
-                    let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
-                    Glibc.close(fd)
+                    _ = FileDescriptor(owning: try adapt { () throws(ServiceFailure) in try places().open(share).take() })  // opened, and closed
                 }
                 return .file(ReceivedNotice.fileName(path))
             case .text:
@@ -130,9 +130,9 @@ struct Receiving: Sendable {
                                   sender: String, from: String) async throws(DBusError) -> OpenResults {
         let documents = opening.documents
         let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
+            let fd = try adapt { () throws(ServiceFailure) in try places().open(share).take() }
             let owned = UnixFD(owning: fd)
-            let (name, type) = try adapt { () throws(OpenFailure) in try documents.inspect(fd, contentType: nil) }
+            let (name, type) = try adapt { () throws(OpenFailure) in try owned.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) } }
             return (owned, name, type)
         }
         return try await opening.openDocument(owned, name: name, type: type, options: options, caller: Self.engineCaller, receivedFrom: from)
@@ -142,8 +142,7 @@ struct Receiving: Sendable {
     /// descriptor thread, the text opened where the engine writes).
     private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws(DBusError) -> String? {
         try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share) }
-            defer { close(fd) }
+            let fd = FileDescriptor(owning: try adapt { () throws(ServiceFailure) in try places().open(share).take() })
             return ReceivedShare.url(inDescriptor: fd)
         }
     }

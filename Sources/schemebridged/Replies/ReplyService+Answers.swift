@@ -32,7 +32,7 @@ extension ReplyService {
 
     /// Marks request `id` as a share going to `target` ("" while the sheet is up).
     func sharing(_ id: UInt64, target: String) {
-        shares.withLock { $0[id] = target }
+        outcomes.sharing(id, target: target)
     }
 
     /// Answers request `id` from the service (a share's outcome): `code` with `results`.

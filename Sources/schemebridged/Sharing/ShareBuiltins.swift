@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
 
@@ -44,23 +45,7 @@ extension Sharing {
         let source = try source(of: 0, in: share)
         try await descriptors.run(for: share.caller.appID ?? share.caller.busName) { () throws(DBusError) in
             defer { close(source) }
-            let out = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            guard out >= 0 else { throw DBusError(.failed, "cannot write \(path): \(String(cString: strerror(errno)))") }
-            defer { close(out) }
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n >= 0 else { throw DBusError(.failed, "cannot read the shared item: \(String(cString: strerror(errno)))") }
-                if n == 0 { break }
-                var done = 0
-                while done < n {
-                    let w = buffer.withUnsafeBytes { write(out, $0.baseAddress! + done, n - done) }
-                    if w < 0 && errno == EINTR { continue }
-                    guard w > 0 else { throw DBusError(.failed, "cannot write \(path): \(String(cString: strerror(errno)))") }
-                    done += w
-                }
-            }
+            do throws(ServiceFailure) { try SavedItem.write(from: source, to: path) } catch { throw DBusError(error) }
         }
         replies.answer(share.request, code: .success, results: ["path": .string(path)])
     }

@@ -24,6 +24,8 @@ struct ShareInterface {
                            .structure([.string($0.id), .string($0.name), .string($0.icon), .string($0.kind == .device ? "device" : "app")])
                        })]
                    }),
+        ], signals: [
+            SignalDeclaration(TransferEnded.member, arguments: [Argument("request", "o"), Argument("delivery", "s"), Argument("details", "a{sv}")]),
         ])
     }
 }

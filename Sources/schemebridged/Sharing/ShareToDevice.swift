@@ -2,6 +2,7 @@ import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
 import SchemeBridgeDevices
+import Synchronization
 
 /// A share whose target is a nearby device, each item routed by the core's ``DeviceItemRoute``
 /// (files and data that is not text as files, in one send; text; URLs), in the order of
@@ -64,25 +65,42 @@ extension Sharing {
                 let names = Set(files.map { String($0.split(separator: "/").last ?? "") })
                 let progress = DeviceProgress(devices: devices, device: receipt.deviceName, names: names.sorted(), jobs: jobs)
                 let (logger, device) = (logger, receipt.deviceName)
+                // A caller that waits and gives up (`Close`, or it left: `share --wait` stopped by
+                // Ctrl-C) cancels the transfer, as the notification's Cancel does.
+                let cancel = TransferCancel(jobs: jobs)
+                if share.options.delivery { replies.whenCallerGivesUp(share.request) { cancel.request() } }
                 let follow = Task {
                     let (delivery, reason) = await jobs.follow(since: followed, names: names, device: device, timeout: .seconds(seconds),
-                                                               progress: { view, percent in progress.show(view: view, percent: percent) })
+                                                               progress: { view, percent in
+                                                                   cancel.following(view)
+                                                                   progress.show(view: view, percent: percent)
+                                                               })
                     progress.done(delivery)
                     logger.info("the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")")
                     return (delivery, reason)
                 }
                 // A caller that waits for the delivery (`delivery`: `share --wait`) is answered at
-                // the transfer's end; any other now (the progress notification still follows it).
+                // the transfer's end; any other now, and told the end by `TransferEnded` (the
+                // progress notification follows it too).
                 if share.options.delivery {
                     let (delivery, reason) = await follow.value
                     results[ShareContract.ResultKey.delivery] = .string(delivery.rawValue)
-                    if let reason, delivery == .failed || delivery == .unknown {
-                        let name = delivery == .unknown ? Contract.errorPrefix + "Timeout" : ContractError.launchFailed.name.rawValue
-                        results[Response.Key.errorName] = .string(name)
-                        results[Response.Key.errorMessage] = .string(reason)
+                    if let failure = Self.failure(delivery, reason) {
+                        results.merge(failure) { _, new in new }
                         replies.answer(share.request, code: .failed, results: results)
                         return
                     }
+                } else {
+                    replies.answer(share.request, code: .success, results: results)
+                    let (connection, request, caller) = (replies.connection, ReplyService.path(share.request), try? BusName(share.caller.busName))
+                    Task {
+                        let (delivery, reason) = await follow.value
+                        var details = results.filter { $0.key != ShareContract.ResultKey.delivery }.merging(Self.failure(delivery, reason) ?? [:]) { _, new in new }
+                        details[ShareContract.ResultKey.target] = .string(deviceID)
+                        guard let caller else { return }
+                        try? connection.emit(TransferEnded(request: request, delivery: delivery.rawValue, details: details), to: caller)
+                    }
+                    return
                 }
             }
             replies.answer(share.request, code: .success, results: results)
@@ -91,10 +109,42 @@ extension Sharing {
         }
     }
 
+    /// The error keys of a transfer that did not arrive: `failed` is `LaunchFailed`, `unknown`
+    /// is `Timeout`, each with the engine's reason; nil when delivered.
+    private static func failure(_ delivery: DeviceDelivery, _ reason: String?) -> [String: DBusValue]? {
+        guard let reason, delivery == .failed || delivery == .unknown else { return nil }
+        let name = delivery == .unknown ? Contract.errorPrefix + "Timeout" : ContractError.launchFailed.name.rawValue
+        return [Response.Key.errorName: .string(name), Response.Key.errorMessage: .string(reason)]
+    }
+
     /// Where file item `item` (descriptor `fd`) is sent from: decided from what was found as the
     /// share was made (it named this device), else from a fresh look (a device picked on the sheet).
     private func fileSource(of item: SharedItem, fd: Int32, share: PendingShare) async -> DeviceFileSource {
         if let facts = item.facts { return devices.source(from: facts) }
         return await devices.source(ofFile: fd, name: item.name, caller: share.caller, inbox: documents.inbox.root)
+    }
+}
+
+/// Cancels a followed transfer once both are known: that it is wanted, and the job's view.
+private final class TransferCancel: Sendable {
+    private let jobs: KDEConnectJobs
+    private let state = Mutex<(view: UInt64?, wanted: Bool, sent: Bool)>((nil, false, false))
+
+    init(jobs: KDEConnectJobs) { self.jobs = jobs }
+
+    /// The job reported progress under view `view`.
+    func following(_ view: UInt64) { settle { $0.view = view } }
+
+    /// The caller gave up.
+    func request() { settle { $0.wanted = true } }
+
+    private func settle(_ change: (inout (view: UInt64?, wanted: Bool, sent: Bool)) -> Void) {
+        let view = state.withLock { s -> UInt64? in
+            change(&s)
+            guard s.wanted, !s.sent, let view = s.view else { return nil }
+            s.sent = true
+            return view
+        }
+        if let view { jobs.cancel(view) }
     }
 }

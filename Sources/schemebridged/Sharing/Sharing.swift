@@ -62,7 +62,7 @@ final class Sharing: Sendable {
             items.append(try await ShareIntake.item(i, entries) { fd, name throws(DBusError) in
                 do throws(DBusError) {
                     return try await descriptors.run(for: key) { () throws(DBusError) in
-                        let found = try adapt { () throws(OpenFailure) in try documents.inspect(fd.rawValue, contentType: nil) }
+                        let found = try adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) } }
                         return InspectedFile(name: found.name, type: found.type,
                                              facts: toDevice ? devices.facts(ofFile: fd.rawValue, name: name ?? "", caller: caller, inbox: inbox) : nil)
                     }

@@ -32,7 +32,7 @@ cp /sbin/ldconfig "$RT/usr/bin/ldconfig"   # flatpak runs the runtime's ldconfig
 for client in share-client openfile-client portal-client; do
     gcc -O1 -o "$RT/usr/bin/$client" "$(dirname "$0")/$client.c" $(pkg-config --cflags --libs dbus-1)
 done
-for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client" "$RT/usr/bin/portal-client"; do
+for b in bash cat mv sleep gdbus gio "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client" "$RT/usr/bin/portal-client"; do
     p=$(command -v "$b")
     case "$p" in "$RT"/*) ;; *) cp "$p" "$RT/usr/bin/" ;; esac
     ldd "$p" | sed 's/.* => //' | awk '{print $1}' | grep '^/' || true

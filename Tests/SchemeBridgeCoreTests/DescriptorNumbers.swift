@@ -1,30 +1,37 @@
 import LinuxSystem
+@testable import SchemeBridgeCore
 
-// Thin forwards for callers that hold a descriptor number someone else owns (a D-Bus message's,
-// a test's): each lends it as a ``FileDescriptor`` to the method that takes one, and never closes it.
+// Forwards for the tests, which open descriptors as numbers: each lends the number as a
+// ``FileDescriptor`` (Core's only descriptor type) to the method that takes one, and never closes it.
+
+extension SharedFileFacts {
+    static func gather(fd: Int32, name: String, callerSandboxed: Bool?, excluding directories: [String]) -> SharedFileFacts {
+        FileDescriptor.lending(fd) { gather(fd: $0, name: name, callerSandboxed: callerSandboxed, excluding: directories) }
+    }
+}
 
 extension Documents {
     /// ``inspect(_:contentType:)`` for a descriptor number the caller keeps owning.
-    public func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
+    func inspect(_ fd: Int32, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
         try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in try inspect(descriptor, contentType: contentType) }
     }
 
     /// ``contentType(of:name:)`` for a descriptor number the caller keeps owning.
-    public func contentType(of fd: Int32, name: String) throws(OpenFailure) -> String {
+    func contentType(of fd: Int32, name: String) throws(OpenFailure) -> String {
         try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in try contentType(of: descriptor, name: name) }
     }
 }
 
 extension Inbox {
     /// ``place(_:name:desktopID:caller:limits:)`` for a descriptor number the caller keeps owning.
-    public func place(_ fd: Int32, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+    func place(_ fd: Int32, name: String, desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
         try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in
             try place(descriptor, name: name, desktopID: desktopID, caller: caller, limits: limits)
         }
     }
 
     /// ``place(_:nameBytes:desktopID:caller:limits:)`` for a descriptor number the caller keeps owning.
-    public func place(_ fd: Int32, nameBytes: [UInt8], desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
+    func place(_ fd: Int32, nameBytes: [UInt8], desktopID: String, caller: String, limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
         try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in
             try place(descriptor, nameBytes: nameBytes, desktopID: desktopID, caller: caller, limits: limits)
         }
@@ -33,12 +40,12 @@ extension Inbox {
 
 extension ContentTypeDatabase {
     /// ``contentType(forFileDescriptor:name:)`` for a descriptor number the caller keeps owning.
-    public func contentType(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+    func contentType(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
         try FileDescriptor.lending(fd) { descriptor throws(ContentTypeError) in try contentType(forFileDescriptor: descriptor, name: name) }
     }
 
     /// ``contentTypeAsGio(forFileDescriptor:name:)`` for a descriptor number the caller keeps owning.
-    public func contentTypeAsGio(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
+    func contentTypeAsGio(forFileDescriptor fd: Int32, name: String?) throws(ContentTypeError) -> String {
         try FileDescriptor.lending(fd) { descriptor throws(ContentTypeError) in try contentTypeAsGio(forFileDescriptor: descriptor, name: name) }
     }
 }
