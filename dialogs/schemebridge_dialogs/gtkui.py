@@ -164,9 +164,13 @@ class Dialog:
         lines = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=2)
         lines.set_valign(Gtk.Align.CENTER)
         if self.sheet:
-            heading_text = title
             detail_head, details = present.share_summary(r.share)
-            texts = [detail_head] + details
+            if self.wayland:
+                # GTK draws the title bar itself on Wayland, with the title: the heading is
+                # then what is shared, not the title again.
+                heading_text, texts = detail_head, details
+            else:
+                heading_text, texts = title, [detail_head] + details
             self.preview = Gtk.Image()
             self.preview.set_size_request(THUMB, THUMB)
             self.preview.set_from_gicon(self.share_icon(), Gtk.IconSize.DIALOG)
