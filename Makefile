@@ -42,7 +42,7 @@ APPLICATIONSDIR ?= $(SESSIONDATADIR)/applications
 # later; XDG_DESKTOP_PORTAL_DIR overrides it): a user install's copy is not seen by the portal.
 PORTALSDIR ?= $(DATADIR)/xdg-desktop-portal/portals
 
-.PHONY: dialogs-mo dialogs-test all deps deps-build deps-run build release lean-entry run test check-docs test-release install uninstall bench fuzz clean man install-file-manager-actions
+.PHONY: dialogs-mo dialogs-test all deps deps-build deps-run build release lean-entry lean-header run test check-docs test-release install uninstall bench fuzz clean man install-file-manager-actions
 
 all: build
 
@@ -67,6 +67,12 @@ LEAN_ENTRY = Sources/schemebridge-lean/schemebridge.c
 LEAN_CFLAGS = -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter
 lean-entry = mkdir -p $(1) && $(CC) $(LEAN_CFLAGS) $(CPPFLAGS) $(CFLAGS) $$(pkg-config --cflags dbus-1) -o $(1)/schemebridge $(LEAN_ENTRY) \
 	$(LDFLAGS) $$(pkg-config --libs dbus-1)
+# Its names, paths and exit statuses come from Sources/schemebridge-lean/contract.h, written from
+# the Swift contract (SchemeBridgeCLIKit/LeanEntryHeader.swift) and checked by LeanEntryHeaderTests;
+# after a contract change, `make lean-header` writes it again.
+lean-header:
+	$(SWIFT) build --build-tests
+	SCHEMEBRIDGE_WRITE_LEAN_HEADER=1 $(SWIFT) test --skip-build --filter LeanEntryHeaderTests
 # The same as a target, into LEAN_DIR (make bench builds it beside its own release build).
 LEAN_DIR ?= .build/debug
 lean-entry:

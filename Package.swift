@@ -92,7 +92,8 @@ let package = Package(
         .target(name: "DBusTestSupport", dependencies: ["DBus", "CLinux", "CX11"], path: "Tests/DBusTestSupport", exclude: ["Scripts"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusTestSupport"], exclude: ["Clients"], swiftSettings: strict),
         // Its python3-dbus clients are files in Tests/ServiceTests/Clients, found through Built.packageRoot.
-        .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "DBusTestSupport", "CPNG", "SchemeBridgeDevices"], exclude: ["Clients"], swiftSettings: strict),
+        .testTarget(name: "ServiceTests", dependencies: ["DBus", "SchemeBridgeContract", "SchemeBridgeCLIKit", "DBusTestSupport", "CPNG", "SchemeBridgeDevices"],
+                    exclude: ["Clients"], swiftSettings: strict),
         .testTarget(name: "SchemeBridgeCoreTests", dependencies: ["SchemeBridgeCore", "CLinux", "LinuxSystem"], exclude: ["Scripts"], swiftSettings: strict),
         // Launch-image helper tests on a private Xvfb, with a stand-in handler app that maps a window.
         .executableTarget(name: "splash-test-window", dependencies: ["CX11"], path: "Tests/SplashTestWindow", swiftSettings: strict),

@@ -383,6 +383,9 @@ if bash Benchmarks/devices.sh "$RBIN/schemebridged"; then
 else
     echo '{"skipped": "Benchmarks/devices.sh failed (its output is in the make bench log)"}' > "$WORK/devices.json"
 fi
+# App links (issue 41): ResolveLink from the cache beside CanOpenURL, and an https link no app holds
+# opened through SchemeBridge to the browser beside xdg-open; its own script and results/applinks.json.
+bash Benchmarks/applinks.sh "$RBIN" || echo "Benchmarks/applinks.sh failed (its output is above)"
 cut -d' ' -f1-3 /proc/loadavg > "$WORK/load-end.txt"
 
 /usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"

@@ -22,7 +22,7 @@
  *   device-bench sheet ADDR_A FILE RECORD ROUNDS
  *       Share([{file: h}], {ask: true}) with `[Chooser] Command=device-bench probe RECORD
  *       DEVICE_ID` configured: the sheet is that probe, which notes when it started and when it
- *       had read its candidates (the device's line among them), then cancels. One JSON object:
+ *       had read its request (the device among the candidates), then answers `cancelled`. One JSON object:
  *       Share call → sheet started, and sheet started → device list read.
  *   device-bench probe RECORD DEVICE_ID
  *       the probe (the service runs it as its chooser).
@@ -333,22 +333,23 @@ static int probe(const char *record, const char *device) {
     char buf[1 << 16];
     size_t n = 0;
     ssize_t r;
-    while (n < sizeof buf - 1 && ((r = read(0, buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+    /* The dialogs' message (docs/CONTRACT.md "The dialogs"): one JSON object on one line. */
+    while (n < sizeof buf - 1 && (n == 0 || buf[n - 1] != '\n') &&
+           ((r = read(0, buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
         if (r > 0) n += (size_t)r;
     buf[n] = 0;
     double read_done = now_us();
-    /* The device's line: "ID<TAB>name<TAB>icon<TAB>device". */
-    int has = 0, lines = 0;
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-        lines++;
-        size_t len = strlen(device);
-        if (strncmp(line, device, len) == 0 && line[len] == '\t' && strstr(line, "\tdevice")) has = 1;
-    }
+    /* The device among the candidates (each has an "icon"; nothing else in the message does). */
+    char quoted[512];
+    snprintf(quoted, sizeof quoted, "\"%s\"", device);
+    int has = strstr(buf, quoted) != NULL && strstr(buf, "\"device\"") != NULL, lines = 0;
+    for (const char *p = buf; (p = strstr(p, "\"icon\"")); p++) lines++;
     FILE *f = fopen(record, "w");
     if (!f) return 2;
     fprintf(f, "%.1f %.1f %d %d\n", start, read_done, has, lines);
     fclose(f);
-    return 1; /* cancel */
+    fputs("{\"version\":1,\"answer\":\"cancelled\"}\n", stdout);
+    return 0;
 }
 
 static int sheet_rounds(const char *addr_a, const char *file, const char *record, int rounds) {

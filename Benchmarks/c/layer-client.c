@@ -6,6 +6,9 @@
  *       round trips: the bus daemon's Peer.Ping (the floor), Echo on the C reference service and
  *       on the Swift layer (inline and async handlers), CanOpenURL(URL) on the C reference
  *       service and on schemebridged.
+ *   layer-client applinks ADDR ROUNDS URL
+ *       ResolveLink(URL) (an https link whose host's record is in the cache: no network) next to
+ *       CanOpenURL(URL) on schemebridged and Peer.Ping (issue 41; Benchmarks/applinks.sh).
  *   layer-client open ADDR ROUNDS URL
  *       OpenURL(URL) round trips (the handler spawned) on the C reference and on schemebridged,
  *       and Peer.Ping.
@@ -98,6 +101,7 @@ static const Call C_CAN = {"c_service_canopen", C_NAME, SB_PATH, SB_IFACE, "CanO
 static const Call SB_CAN = {"schemebridged_canopen", SB_NAME, SB_PATH, SB_IFACE, "CanOpenURL", 1};
 static const Call C_OPEN = {"c_service_openurl", C_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
 static const Call SB_OPEN = {"schemebridged_openurl", SB_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
+static const Call SB_RESOLVE = {"schemebridged_resolvelink", SB_NAME, SB_PATH, SB_IFACE, "ResolveLink", 1};
 /* reply mode: the URLs are set from the command line */
 static Call SB_OPEN_DBUS = {"schemebridged_openurl_dbus_handler", SB_NAME, SB_PATH, SB_IFACE, "OpenURL", 1};
 static Call SB_REPLY_DBUS = {"schemebridged_reply_dbus_handler", SB_NAME, SB_PATH, SB_IFACE, "OpenURLWithReply", 1, 1};
@@ -591,13 +595,17 @@ static int proc(int rounds, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    const char *usage = "usage: layer-client latency|open ADDR ROUNDS URL | reply ADDR ROUNDS DBUS_URL SPAWN_URL | throughput ADDR SECONDS CLIENTS ROUNDS URL |"
+    const char *usage = "usage: layer-client latency|open|applinks ADDR ROUNDS URL | reply ADDR ROUNDS DBUS_URL SPAWN_URL | throughput ADDR SECONDS CLIENTS ROUNDS URL |"
                         " startup ADDR ROUNDS URL NAME CMD... [:: NAME CMD...] | live ADDR ROUNDS DIR GIO_DIR | openfile ADDR ROUNDS INBOX URL FILE... |"
                         " proc ROUNDS [--clean DIR] NAME CMD... [:: NAME CMD...]\n";
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 5 && strcmp(argv[1], "latency") == 0) {
         const Call *kinds[] = {&PING, &C_ECHO, &SWIFT_INLINE, &SWIFT_ASYNC, &C_CAN, &SB_CAN};
         return interleaved(argv[2], atoi(argv[3]), argv[4], kinds, 6);
+    }
+    if (argc >= 5 && strcmp(argv[1], "applinks") == 0) {
+        const Call *kinds[] = {&PING, &SB_CAN, &SB_RESOLVE};
+        return interleaved(argv[2], atoi(argv[3]), argv[4], kinds, 3);
     }
     if (argc >= 5 && strcmp(argv[1], "open") == 0) {
         const Call *kinds[] = {&PING, &C_OPEN, &SB_OPEN};

@@ -24,6 +24,11 @@
  * next round waits for that spare: a new top-level created on the root (GDK's leader window, made
  * when the spare opens the display) and then SHEET_FRAME_SETTLE_MS (1000) for its warm-up.
  * "cpu_ms" is then the client's CPU time.
+ *
+ * With SHEET_FRAME_THUMB=RRGGBB the round goes on after the first frame until the window's top
+ * left (its first 200x200 pixels: the sheet's preview) shows a pixel of that colour (each
+ * channel within 40): t3, the shared picture's thumbnail on screen. "thumb_ms" is t3 - t2 (after
+ * the first frame) and "thumb_p50" its median. A round that shows no thumbnail within 20 s fails.
  */
 #define _GNU_SOURCE
 #include <X11/Xlib.h>
@@ -80,6 +85,24 @@ static int drawn(Display *d, Window w) {
     return varied;
 }
 
+/* Whether the window's top left shows a pixel of colour `rgb` (each channel within 40). */
+static int shows_colour(Display *d, Window w, unsigned long rgb) {
+    XWindowAttributes a;
+    if (!XGetWindowAttributes(d, w, &a) || a.map_state != IsViewable) return 0;
+    int width = a.width < 200 ? a.width : 200, height = a.height < 200 ? a.height : 200;
+    XImage *im = XGetImage(d, w, 0, 0, width, height, AllPlanes, ZPixmap);
+    if (!im) return 0;
+    int want[3] = {(int)(rgb >> 16 & 255), (int)(rgb >> 8 & 255), (int)(rgb & 255)}, found = 0;
+    for (int y = 0; y < height && !found; y++)
+        for (int x = 0; x < width; x++) {
+            unsigned long p = XGetPixel(im, x, y);
+            int got[3] = {(int)((p & im->red_mask) >> 16), (int)((p & im->green_mask) >> 8), (int)(p & im->blue_mask)};
+            if (abs(got[0] - want[0]) <= 40 && abs(got[1] - want[1]) <= 40 && abs(got[2] - want[2]) <= 40) { found = 1; break; }
+        }
+    XDestroyImage(im);
+    return found;
+}
+
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) { perror(path); exit(2); }
@@ -112,8 +135,11 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     int call = getenv("SHEET_FRAME_CALL") && strcmp(getenv("SHEET_FRAME_CALL"), "1") == 0;
     int settle = getenv("SHEET_FRAME_SETTLE_MS") ? atoi(getenv("SHEET_FRAME_SETTLE_MS")) : 1000;
+    const char *thumb_colour = getenv("SHEET_FRAME_THUMB");
+    unsigned long thumb_rgb = thumb_colour ? strtoul(thumb_colour, NULL, 16) : 0;
     int created = 1; /* the first spare was started before this program connected */
     double *mapped = calloc(rounds, sizeof(double)), *frame = calloc(rounds, sizeof(double)), *cpu = calloc(rounds, sizeof(double));
+    double *thumb = calloc(rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         int in[2];
         if (pipe2(in, O_CLOEXEC) != 0) { perror("pipe"); return 2; }
@@ -160,6 +186,11 @@ int main(int argc, char **argv) {
             struct pollfd p = {ConnectionNumber(d), POLLIN, 0};
             poll(&p, 1, w ? 1 : 50);
         }
+        double t3 = 0;
+        while (thumb_colour && t2 && !t3 && now_ms() < t2 + 20000) {
+            if (shows_colour(d, w, thumb_rgb)) { t3 = now_ms(); break; }
+            usleep(1000);
+        }
         if (call && w) {
             XKillClient(d, w);
             XSync(d, False);
@@ -171,6 +202,8 @@ int main(int argc, char **argv) {
         wait4(pid, &status, 0, &ru);
         cpu[r] = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
         if (!t2) { fprintf(stderr, "sheet-frame: round %d: no frame within 20 s\n", r + 1); return 1; }
+        if (thumb_colour && !t3) { fprintf(stderr, "sheet-frame: round %d: no thumbnail within 20 s\n", r + 1); return 1; }
+        thumb[r] = t3 ? t3 - t2 : 0;
         mapped[r] = t1 - t0;
         frame[r] = t2 - t0;
         usleep(100000); /* let the server settle between rounds */
@@ -181,7 +214,13 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; r++) printf("%s%.1f", r ? ", " : "", frame[r]);
     printf("], \"cpu_ms\": [");
     for (int r = 0; r < rounds; r++) printf("%s%.1f", r ? ", " : "", cpu[r]);
-    printf("], \"cpu_p50\": %.1f", percentile(cpu, rounds, 0.5));
+    printf("]");
+    if (thumb_colour) {
+        printf(", \"thumb_ms\": [");
+        for (int r = 0; r < rounds; r++) printf("%s%.1f", r ? ", " : "", thumb[r]);
+        printf("], \"thumb_p50\": %.1f", percentile(thumb, rounds, 0.5));
+    }
+    printf(", \"cpu_p50\": %.1f", percentile(cpu, rounds, 0.5));
     printf(", \"mapped_p50\": %.1f, \"frame_p50\": %.1f, \"frame_p90\": %.1f}\n", percentile(mapped, rounds, 0.5),
            percentile(frame, rounds, 0.5), percentile(frame, rounds, 0.9));
     XCloseDisplay(d);

@@ -55,6 +55,9 @@ public enum AppLinkContract {
         public static let apps = "apps"
         /// `failure` (s): why it endorses none (absent when it was read).
         public static let failure = "failure"
+        /// `endorsed-until` (x): after a transient failure, until when the earlier answer's `apps`
+        /// still count (its max-age); absent otherwise.
+        public static let endorsedUntil = "endorsed-until"
     }
 }
 

@@ -41,6 +41,9 @@ public enum ChooserContract {
         /// `activation-token` (s): the caller's activation token, when it gave one: the
         /// chooser's or sheet's window may take focus with it (Wayland `xdg_activation_v1`, X11 startup id).
         public static let activationToken = "activation-token"
+        /// `parent-window` (s): the caller's window (`x11:XID` in hexadecimal, `wayland:HANDLE`
+        /// exported with xdg-foreign), when it gave one: the chooser's window is transient for it.
+        public static let parentWindow = "parent-window"
     }
 }
 
@@ -136,32 +139,32 @@ public struct IntegrationReport: Sendable, Equatable {
 
 extension ContractCall where Result == [RememberedChoice] {
     /// `Choices() → a(sss)`.
-    public static var choices: Self { .single(ContractMethod.choices, [], RememberedChoice.list) }
+    public static var choices: Self { .single(ContractSignature.choices, [], RememberedChoice.list) }
     /// `Routes() → a(sss)`: `caller` is the route's caller pattern, `subject` its scheme.
-    public static var routes: Self { .single(ContractMethod.routes, [], RememberedChoice.list) }
+    public static var routes: Self { .single(ContractSignature.routes, [], RememberedChoice.list) }
 }
 
 extension ContractCall where Result == Void {
     /// `ForgetChoice(s caller, s scheme_or_type)`.
     public static func forgetChoice(caller: String, _ subject: String) -> Self {
-        ContractCall(ContractMethod.forgetChoice, [.string(caller), .string(subject)]) { _ in }
+        ContractCall(ContractSignature.forgetChoice, [.string(caller), .string(subject)]) { _ in }
     }
 }
 
 extension ContractCall where Result == [String] {
     /// `EnableIntegration(as) → as`: `[]` is every non-reserved scheme, now and as they appear.
     public static func enableIntegration(_ schemes: [String]) -> Self {
-        .single(ContractMethod.enableIntegration, [.strings(schemes)]) { v in v.arrayElements?.compactMap(\.string) }
+        .single(ContractSignature.enableIntegration, [.strings(schemes)]) { v in v.arrayElements?.compactMap(\.string) }
     }
     /// `DisableIntegration(as) → as`: `[]` is every scheme routed, and no more new ones.
     public static func disableIntegration(_ schemes: [String]) -> Self {
-        .single(ContractMethod.disableIntegration, [.strings(schemes)]) { v in v.arrayElements?.compactMap(\.string) }
+        .single(ContractSignature.disableIntegration, [.strings(schemes)]) { v in v.arrayElements?.compactMap(\.string) }
     }
 }
 
 extension ContractCall where Result == IntegrationReport {
     /// `IntegrationStatus() → a{sv}`.
     public static var integrationStatus: Self {
-        .single(ContractMethod.integrationStatus, []) { v in v.stringDictionary.map(IntegrationReport.init) }
+        .single(ContractSignature.integrationStatus, []) { v in v.stringDictionary.map(IntegrationReport.init) }
     }
 }

@@ -26,6 +26,14 @@ public struct ContractCall<Result: Sendable>: Sendable {
         self.decode = decode
     }
 
+    /// A call of `signature` with `arguments`, whose types are the signature's inputs (checked
+    /// in debug builds, and for every call of the contract by `ContractSignatureTests`).
+    public init(_ signature: ContractSignature, _ arguments: [DBusValue], path: ObjectPath = Contract.objectPath,
+                decode: @escaping @Sendable ([DBusValue]) throws(DBusError) -> Result) {
+        assert(signature.accepts(arguments), "\(signature.name) takes \(signature.inputs.map(\.type)), not \(arguments.map(\.type))")
+        self.init(signature.name, arguments, path: path, interface: signature.interface, decode: decode)
+    }
+
     static func unexpected(_ member: MemberName, _ reply: [DBusValue]) -> DBusError {
         DBusError(.failed, "the service's reply to \(member) has the wrong signature '\(Signature(reply.map(\.type)))'")
     }
@@ -33,16 +41,16 @@ public struct ContractCall<Result: Sendable>: Sendable {
 
 extension ContractCall where Result == Bool {
     /// `CanOpenURL(s) → b`.
-    public static func canOpenURL(_ url: String) -> Self { .single(ContractMethod.canOpenURL, [.string(url)], \.bool) }
+    public static func canOpenURL(_ url: String) -> Self { .single(ContractSignature.canOpenURL, [.string(url)], \.bool) }
     /// `OpenURL(s) → b`.
-    public static func openURL(_ url: String) -> Self { .single(ContractMethod.openURL, [.string(url)], \.bool) }
+    public static func openURL(_ url: String) -> Self { .single(ContractSignature.openURL, [.string(url)], \.bool) }
 }
 
 extension ContractCall where Result == String {
     /// `DefaultHandler(s) → s`.
-    public static func defaultHandler(_ scheme: String) -> Self { .single(ContractMethod.defaultHandler, [.string(scheme)], \.string) }
+    public static func defaultHandler(_ scheme: String) -> Self { .single(ContractSignature.defaultHandler, [.string(scheme)], \.string) }
     /// `LaunchImageForURL(s) → s`.
-    public static func launchImageForURL(_ url: String) -> Self { .single(ContractMethod.launchImageForURL, [.string(url)], \.string) }
+    public static func launchImageForURL(_ url: String) -> Self { .single(ContractSignature.launchImageForURL, [.string(url)], \.string) }
 }
 
 extension ContractCall where Result == [String] {
@@ -56,14 +64,14 @@ extension ContractCall where Result == [String] {
 
     /// `HandlersForScheme(s) → as`.
     public static func handlersForScheme(_ scheme: String) -> Self {
-        .single(ContractMethod.handlersForScheme, [.string(scheme)], Self.strings)
+        .single(ContractSignature.handlersForScheme, [.string(scheme)], Self.strings)
     }
 }
 
 extension ContractCall where Result == OpenResults {
     /// `OpenURLWithOptions(s, a{sv}) → a{sv}`.
     public static func openURL(_ url: String, options: OpenOptions) -> Self {
-        .single(ContractMethod.openURLWithOptions, [.string(url), .vardict(options.dictionary)]) { v in
+        .single(ContractSignature.openURLWithOptions, [.string(url), .vardict(options.dictionary)]) { v in
             v.stringDictionary.map(OpenResults.init)
         }
     }
@@ -72,7 +80,7 @@ extension ContractCall where Result == OpenResults {
 extension ContractCall where Result == ObjectPath {
     /// `OpenURLWithReply(s, a{sv}) → o`.
     public static func openURLWithReply(_ url: String, options: OpenOptions) -> Self {
-        .single(ContractMethod.openURLWithReply, [.string(url), .vardict(options.dictionary)]) { v in
+        .single(ContractSignature.openURLWithReply, [.string(url), .vardict(options.dictionary)]) { v in
             if case .objectPath(let p) = v { return p }
             return nil
         }
@@ -82,16 +90,25 @@ extension ContractCall where Result == ObjectPath {
 extension ContractCall where Result == Void {
     /// `Reply(s token, u code, a{sv} results)`.
     public static func reply(token: String, code: ReplyCode, results: [String: DBusValue]) -> Self {
-        ContractCall(ContractMethod.reply, [.string(token), .uint32(code.rawValue), .vardict(results)]) { _ in }
+        ContractCall(ContractSignature.reply, [.string(token), .uint32(code.rawValue), .vardict(results)]) { _ in }
     }
 
     /// `SetDefaultHandler(s, s)`.
     public static func setDefaultHandler(_ scheme: String, _ desktopID: String) -> Self {
-        ContractCall(ContractMethod.setDefaultHandler, [.string(scheme), .string(desktopID)]) { _ in }
+        ContractCall(ContractSignature.setDefaultHandler, [.string(scheme), .string(desktopID)]) { _ in }
     }
 }
 
 extension ContractCall {
+    /// A call of `signature` whose reply is one value, read by `read` (nil: wrong signature).
+    static func single(_ signature: ContractSignature, _ arguments: [DBusValue], path: ObjectPath = Contract.objectPath,
+                       _ read: @escaping @Sendable (DBusValue) -> Result?) -> Self {
+        ContractCall(signature, arguments, path: path) { reply throws(DBusError) in
+            guard reply.count == 1, let value = read(reply[0]) else { throw unexpected(signature.name, reply) }
+            return value
+        }
+    }
+
     /// A call whose reply is one value, read by `read` (nil: wrong signature).
     static func single(_ member: MemberName, _ arguments: [DBusValue], path: ObjectPath = Contract.objectPath,
                        interface: InterfaceName = Contract.interface,

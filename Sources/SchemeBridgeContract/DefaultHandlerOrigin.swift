@@ -60,6 +60,6 @@ public struct DefaultHandlerOrigin: Sendable, Equatable {
 extension ContractCall where Result == DefaultHandlerOrigin {
     /// `DefaultHandlerOrigin(s subject) → a{sv}`: `subject` is a scheme or a content type.
     public static func defaultHandlerOrigin(_ subject: String) -> Self {
-        .single(ContractMethod.defaultHandlerOrigin, [.string(subject)]) { v in v.stringDictionary.map(DefaultHandlerOrigin.init) }
+        .single(ContractSignature.defaultHandlerOrigin, [.string(subject)]) { v in v.stringDictionary.map(DefaultHandlerOrigin.init) }
     }
 }

@@ -126,7 +126,9 @@ public struct DialogRequest: Sendable, Equatable, Codable {
     public var canRemember: Bool
     /// The caller's activation token: the window takes focus with it.
     public var activationToken: String?
-    /// The caller's window, as portals take it: `x11:XID` or `wayland:HANDLE` (xdg-foreign).
+    /// The caller's window, as portals take it: `x11:` and the X id in lowercase hexadecimal
+    /// without `0x` (`x11:1a00003`), or `wayland:HANDLE` (exported with xdg-foreign); the service
+    /// has checked the form (the `parent-window` option). The dialog is transient for it.
     public var parentWindow: String?
     /// For a file a device sent: the device's name.
     public var receivedFrom: String?

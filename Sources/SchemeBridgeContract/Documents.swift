@@ -3,7 +3,7 @@ import DBus
 extension ContractCall where Result == OpenResults {
     /// `OpenFile(h fd, a{sv} options) → a{sv}`: `fd` is the proof that the caller may read the file.
     public static func openFile(_ fd: UnixFD, options: OpenOptions) -> Self {
-        .single(ContractMethod.openFile, [.unixFD(fd), .vardict(options.dictionary)]) { v in
+        .single(ContractSignature.openFile, [.unixFD(fd), .vardict(options.dictionary)]) { v in
             v.stringDictionary.map(OpenResults.init)
         }
     }
@@ -12,25 +12,25 @@ extension ContractCall where Result == OpenResults {
 extension ContractCall where Result == String {
     /// `ContentTypeForFile(h fd, s name) → s`.
     public static func contentTypeForFile(_ fd: UnixFD, name: String) -> Self {
-        .single(ContractMethod.contentTypeForFile, [.unixFD(fd), .string(name)], \.string)
+        .single(ContractSignature.contentTypeForFile, [.unixFD(fd), .string(name)], \.string)
     }
 
     /// `DefaultHandlerForType(s type) → s`.
     public static func defaultHandlerForType(_ type: String) -> Self {
-        .single(ContractMethod.defaultHandlerForType, [.string(type)], \.string)
+        .single(ContractSignature.defaultHandlerForType, [.string(type)], \.string)
     }
 }
 
 extension ContractCall where Result == [String] {
     /// `HandlersForType(s type) → as`.
     public static func handlersForType(_ type: String) -> Self {
-        .single(ContractMethod.handlersForType, [.string(type)], Self.strings)
+        .single(ContractSignature.handlersForType, [.string(type)], Self.strings)
     }
 }
 
 extension ContractCall where Result == Void {
     /// `SetDefaultHandlerForType(s type, s desktop_id)`.
     public static func setDefaultHandlerForType(_ type: String, _ desktopID: String) -> Self {
-        ContractCall(ContractMethod.setDefaultHandlerForType, [.string(type), .string(desktopID)]) { _ in }
+        ContractCall(ContractSignature.setDefaultHandlerForType, [.string(type), .string(desktopID)]) { _ in }
     }
 }

@@ -31,9 +31,12 @@ public struct OpenOptions: Sendable, Equatable {
         /// `universal-links-only` (b, default false): `OpenURLWithOptions` only: open only in
         /// the app that holds the link (verified or selected app link), else `NotAppLink`.
         public static let universalLinksOnly = "universal-links-only"
+        /// `parent-window` (s): the caller's window a chooser is attached to, as portal dialogs take
+        /// it: `x11:XID` (hexadecimal) or `wayland:HANDLE` (exported with xdg-foreign); `""` none.
+        public static let parentWindow = "parent-window"
         /// Every key the service reads; values under other keys are skipped unread.
         public static let all: Set<String> = [handler, activationToken, annotation, launchImage, scale, timeout, pasteboard, contentType, ask, mode,
-                                              universalLinksOnly]
+                                              universalLinksOnly, parentWindow]
     }
 
     /// How `OpenFile` hands the document to its handler (the `mode` option).
@@ -62,6 +65,8 @@ public struct OpenOptions: Sendable, Equatable {
     public var mode: DocumentMode = .copy
     /// Open only in an app that holds the link (app links, version 4).
     public var universalLinksOnly = false
+    /// The caller's window a chooser is attached to, as given (the service checks its form).
+    public var parentWindow: String?
 
     /// The default and the longest reply timeouts, in seconds.
     public static let defaultTimeout: UInt32 = 300
@@ -118,6 +123,7 @@ public struct OpenOptions: Sendable, Equatable {
         }
         contentType = try dict.contractString(Key.contentType)
         if contentType?.isEmpty == true { contentType = nil }
+        parentWindow = try dict.contractText(Key.parentWindow)
         if handler?.isEmpty == true { handler = nil }
         if let t = activationToken, t.isEmpty || t.utf8.contains(where: { $0 < 0x20 }) { activationToken = nil }
     }
@@ -135,6 +141,7 @@ public struct OpenOptions: Sendable, Equatable {
         if ask { d[Key.ask] = .boolean(true) }
         if mode != .copy { d[Key.mode] = .string(mode.rawValue) }
         if universalLinksOnly { d[Key.universalLinksOnly] = .boolean(true) }
+        if let parentWindow { d[Key.parentWindow] = .string(parentWindow) }
         if let pasteboard {
             d[Key.pasteboard] = pasteboard.hasPrefix("/") ? ((try? ObjectPath(pasteboard)).map(DBusValue.objectPath) ?? .string(pasteboard)) : .string(pasteboard)
         }

@@ -47,6 +47,7 @@ public struct PasteboardOptions: Sendable, Equatable {
 public struct PasteboardChanged: ContractSignal, Equatable {
     public static let interface = Contract.pasteboardInterface
     public static let member: MemberName = "Changed"
+    public static let declaredArguments = [Argument("change_count", "u")]
 
     public var changeCount: UInt32
 
@@ -64,6 +65,7 @@ public struct PasteboardChanged: ContractSignal, Equatable {
 public struct PasteboardDeleted: ContractSignal, Equatable {
     public static let interface = Contract.pasteboardInterface
     public static let member: MemberName = "Deleted"
+    public static let declaredArguments: [Argument] = []
 
     public init() {}
 
@@ -90,8 +92,7 @@ public enum PasteboardData: Sendable {
 extension ContractCall where Result == (ObjectPath, String) {
     /// `CreatePasteboard(s name, a{sv} options) → (o, s)`; "" makes a unique name.
     public static func createPasteboard(_ name: String, options: PasteboardOptions) -> Self {
-        ContractCall(ContractMethod.createPasteboard, [.string(name), .vardict(options.dictionary)],
-                     interface: Contract.pasteboardsInterface) { reply throws(DBusError) in
+        ContractCall(ContractSignature.createPasteboard, [.string(name), .vardict(options.dictionary)]) { reply throws(DBusError) in
             guard reply.count == 2, case .objectPath(let path) = reply[0], case .string(let name) = reply[1] else {
                 throw unexpected(ContractMethod.createPasteboard, reply)
             }
@@ -103,7 +104,7 @@ extension ContractCall where Result == (ObjectPath, String) {
 extension ContractCall where Result == ObjectPath {
     /// `FindPasteboard(s name) → o`.
     public static func findPasteboard(_ name: String) -> Self {
-        .single(ContractMethod.findPasteboard, [.string(name)], interface: Contract.pasteboardsInterface) { v in
+        .single(ContractSignature.findPasteboard, [.string(name)]) { v in
             if case .objectPath(let p) = v { return p }
             return nil
         }
@@ -122,7 +123,7 @@ extension ContractCall where Result == UInt32 {
         let value = DBusValue.array(element: .dictionary(key: .string, value: .variant), items.map { item in
             .dictionary(key: .string, value: .variant, item.map { DictEntry(.string($0.type), .variant($0.data.value)) })
         })
-        return .single(ContractMethod.setItems, [value], path: path, interface: Contract.pasteboardInterface) { v in
+        return .single(ContractSignature.setItems, [value], path: path) { v in
             if case .uint32(let n) = v { return n }
             return nil
         }
@@ -132,7 +133,7 @@ extension ContractCall where Result == UInt32 {
 extension ContractCall where Result == [[String]] {
     /// `Types() → aas` on the pasteboard at `path`.
     public static func pasteboardTypes(at path: ObjectPath) -> Self {
-        .single(ContractMethod.types, [], path: path, interface: Contract.pasteboardInterface) { v in
+        .single(ContractSignature.types, [], path: path) { v in
             guard let items = v.arrayElements else { return nil }
             let types = items.map { $0.arrayElements?.compactMap(\.string) }
             return types.contains { $0 == nil } ? nil : types.map { $0! }
@@ -143,7 +144,7 @@ extension ContractCall where Result == [[String]] {
 extension ContractCall where Result == UnixFD {
     /// `Read(u item, s type) → h` on the pasteboard at `path`.
     public static func read(item: UInt32, type: String, at path: ObjectPath) -> Self {
-        .single(ContractMethod.read, [.uint32(item), .string(type)], path: path, interface: Contract.pasteboardInterface) { v in
+        .single(ContractSignature.read, [.uint32(item), .string(type)], path: path) { v in
             if case .unixFD(let fd) = v { return fd }
             return nil
         }
@@ -153,7 +154,7 @@ extension ContractCall where Result == UnixFD {
 extension ContractCall where Result == [UInt8] {
     /// `ReadBytes(u item, s type) → ay` on the pasteboard at `path`.
     public static func readBytes(item: UInt32, type: String, at path: ObjectPath) -> Self {
-        .single(ContractMethod.readBytes, [.uint32(item), .string(type)], path: path, interface: Contract.pasteboardInterface) { v in
+        .single(ContractSignature.readBytes, [.uint32(item), .string(type)], path: path) { v in
             if case .bytes(let b) = v { return b }
             return nil
         }
@@ -163,16 +164,16 @@ extension ContractCall where Result == [UInt8] {
 extension ContractCall where Result == Void {
     /// `Grant(as app_ids)` on the pasteboard at `path`.
     public static func grant(_ appIDs: [String], at path: ObjectPath) -> Self {
-        ContractCall(ContractMethod.grant, [.strings(appIDs)], path: path, interface: Contract.pasteboardInterface) { _ in }
+        ContractCall(ContractSignature.grant, [.strings(appIDs)], path: path) { _ in }
     }
 
     /// `Revoke(as app_ids)` on the pasteboard at `path`.
     public static func revoke(_ appIDs: [String], at path: ObjectPath) -> Self {
-        ContractCall(ContractMethod.revoke, [.strings(appIDs)], path: path, interface: Contract.pasteboardInterface) { _ in }
+        ContractCall(ContractSignature.revoke, [.strings(appIDs)], path: path) { _ in }
     }
 
     /// `Delete()` on the pasteboard at `path`.
     public static func deletePasteboard(at path: ObjectPath) -> Self {
-        ContractCall(ContractMethod.delete, [], path: path, interface: Contract.pasteboardInterface) { _ in }
+        ContractCall(ContractSignature.delete, [], path: path) { _ in }
     }
 }

@@ -49,16 +49,21 @@ public struct PickOptions: Sendable, Equatable {
         public static let multiple = "multiple"
         /// `title` (s): what the sheet and the file chooser say.
         public static let title = "title"
-        /// `activation-token` (s): handed to the provider.
+        /// `activation-token` (s): the sheet takes focus with it; handed to the provider.
         public static let activationToken = "activation-token"
+        /// `parent-window` (s): the caller's window the sheet is attached to (`x11:XID`,
+        /// `wayland:HANDLE`), as for `OpenURLWithOptions`.
+        public static let parentWindow = "parent-window"
         /// Every key the service reads.
-        public static let all: Set<String> = [provider, multiple, title, activationToken]
+        public static let all: Set<String> = [provider, multiple, title, activationToken, parentWindow]
     }
 
     public var provider: String?
     public var multiple = false
     public var title: String?
     public var activationToken: String?
+    /// The caller's window the sheet is attached to, as given (the service checks its form).
+    public var parentWindow: String?
 
     public init(provider: String? = nil, multiple: Bool = false, title: String? = nil, activationToken: String? = nil) {
         self.provider = provider
@@ -74,6 +79,7 @@ public struct PickOptions: Sendable, Equatable {
         title = try dict.contractText(Key.title)
         activationToken = try dict.contractText(Key.activationToken)
         multiple = try dict.contractBool(Key.multiple) ?? false
+        parentWindow = try dict.contractText(Key.parentWindow)
     }
 
     /// The `a{sv}` form (only what is set).
@@ -83,6 +89,7 @@ public struct PickOptions: Sendable, Equatable {
         if multiple { d[Key.multiple] = .boolean(true) }
         if let title { d[Key.title] = .string(title) }
         if let activationToken { d[Key.activationToken] = .string(activationToken) }
+        if let parentWindow { d[Key.parentWindow] = .string(parentWindow) }
         return d
     }
 }
@@ -90,7 +97,7 @@ public struct PickOptions: Sendable, Equatable {
 extension ContractCall where Result == ObjectPath {
     /// `PickDocument(as types, a{sv} options) → o`.
     public static func pickDocument(types: [String], options: PickOptions) -> Self {
-        .single(PickContract.pickDocument, [.strings(types), .vardict(options.dictionary)]) { v in
+        .single(ContractSignature.pickDocument, [.strings(types), .vardict(options.dictionary)]) { v in
             if case .objectPath(let p) = v { return p }
             return nil
         }

@@ -45,8 +45,11 @@ public enum ShareContract {
         /// `delivery` (b): for a device, the `Response` waits until the engine reports the
         /// transfer's end (its `delivery` result), instead of coming once the engine took it.
         public static let delivery = "delivery"
+        /// `parent-window` (s): the caller's window the sheet is attached to (`x11:XID`,
+        /// `wayland:HANDLE`), as for `OpenURLWithOptions`.
+        public static let parentWindow = "parent-window"
         /// Every key the service reads.
-        public static let all: Set<String> = [target, ask, activationToken, title, timeout, delivery]
+        public static let all: Set<String> = [target, ask, activationToken, title, timeout, delivery, parentWindow]
     }
 
     /// The keys of a share's `Response` results.
@@ -82,6 +85,8 @@ public struct ShareOptions: Sendable, Equatable {
     public var timeout: UInt32?
     /// Whether a device share's `Response` waits for the transfer's end.
     public var delivery = false
+    /// The caller's window the sheet is attached to, as given (the service checks its form).
+    public var parentWindow: String?
 
     public init(target: String? = nil, ask: Bool = false, activationToken: String? = nil, title: String? = nil, timeout: UInt32? = nil,
                 delivery: Bool = false) {
@@ -102,6 +107,7 @@ public struct ShareOptions: Sendable, Equatable {
         ask = try dict.contractBool(K.ask) ?? false
         timeout = try dict.contractTimeout(K.timeout)
         delivery = try dict.contractBool(K.delivery) ?? false
+        parentWindow = try dict.contractText(K.parentWindow)
     }
 
     /// The `a{sv}` form (only what is set).
@@ -114,6 +120,7 @@ public struct ShareOptions: Sendable, Equatable {
         if let title { d[K.title] = .string(title) }
         if let timeout { d[K.timeout] = .uint32(timeout) }
         if delivery { d[K.delivery] = .boolean(true) }
+        if let parentWindow { d[K.parentWindow] = .string(parentWindow) }
         return d
     }
 }

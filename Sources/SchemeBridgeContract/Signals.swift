@@ -7,6 +7,8 @@ public protocol ContractSignal: Sendable {
     static var interface: InterfaceName { get }
     /// The signal's member name on ``interface``.
     static var member: MemberName { get }
+    /// Its arguments as declared: names (introspection) and types, those of ``arguments``.
+    static var declaredArguments: [Argument] { get }
     /// The signal's body.
     var arguments: [DBusValue] { get }
     /// Reads a received body; nil when it does not have the contract's signature.
@@ -15,6 +17,9 @@ public protocol ContractSignal: Sendable {
 
 extension ContractSignal {
     public static var interface: InterfaceName { Contract.interface }
+
+    /// The signal's declaration, for an exported interface's introspection.
+    public static var declaration: SignalDeclaration { SignalDeclaration(member, arguments: declaredArguments) }
 
     /// Reads `message` when it is this signal.
     public init?(_ message: Message) {
@@ -28,6 +33,7 @@ extension ContractSignal {
 public struct Response: ContractSignal, Equatable {
     public static let interface = Contract.requestInterface
     public static let member: MemberName = "Response"
+    public static let declaredArguments = [Argument("code", "u"), Argument("results", "a{sv}")]
 
     /// Keys of `results`: the service sets `error-name` and `error-message` when the code is not
     /// success; the handler's own keys come as it sent them in `Reply`.
@@ -61,6 +67,7 @@ public struct Response: ContractSignal, Equatable {
 /// `URLHandled(s url, s scheme, s handler, a{sv} details)`: a URL was opened.
 public struct URLHandled: ContractSignal, Equatable {
     public static let member: MemberName = "URLHandled"
+    public static let declaredArguments = [Argument("url", "s"), Argument("scheme", "s"), Argument("handler", "s"), Argument("details", "a{sv}")]
 
     /// The detail keys.
     public enum Key {
@@ -113,6 +120,7 @@ public struct URLHandled: ContractSignal, Equatable {
 /// `URLFailed(s url, s error_name, s message)`: opening a URL failed.
 public struct URLFailed: ContractSignal, Equatable {
     public static let member: MemberName = "URLFailed"
+    public static let declaredArguments = [Argument("url", "s"), Argument("error_name", "s"), Argument("message", "s")]
     public var url: String
     public var errorName: String
     public var message: String
@@ -134,6 +142,7 @@ public struct URLFailed: ContractSignal, Equatable {
 /// `HandlersChanged(as schemes)`: the handlers of these schemes changed.
 public struct HandlersChanged: ContractSignal, Equatable {
     public static let member: MemberName = "HandlersChanged"
+    public static let declaredArguments = [Argument("schemes", "as")]
     public var schemes: [String]
 
     public init(schemes: [String]) { self.schemes = schemes }

@@ -25,7 +25,7 @@ public struct SkippedEntry: Sendable, Equatable {
 extension ContractCall where Result == [String: String] {
     /// `DisplayNames(as) → a{ss}`.
     public static func displayNames(_ desktopIDs: [String]) -> Self {
-        .single(ContractMethod.displayNames, [.strings(desktopIDs)]) { v in
+        .single(ContractSignature.displayNames, [.strings(desktopIDs)]) { v in
             v.stringDictionary.map { $0.compactMapValues(\.string) }
         }
     }
@@ -34,6 +34,6 @@ extension ContractCall where Result == [String: String] {
 extension ContractCall where Result == [SkippedEntry] {
     /// `SkippedHandlersForScheme(s) → a(sss)`.
     public static func skippedHandlersForScheme(_ scheme: String) -> Self {
-        .single(ContractMethod.skippedHandlersForScheme, [.string(scheme)], SkippedEntry.list)
+        .single(ContractSignature.skippedHandlersForScheme, [.string(scheme)], SkippedEntry.list)
     }
 }

@@ -3,6 +3,7 @@ import SchemeBridgeCore
 @_exported import struct SchemeBridgeCore.NearbyDevice
 @_exported import struct SchemeBridgeCore.ServiceFailure
 @_exported import enum SchemeBridgeCore.DevicePayload
+@_exported import struct SchemeBridgeCore.ReceivedFromDevice
 
 /// What the engine took: the device (id and shown name) and the engine's name (`kdeconnect`).
 /// No engine confirms delivery: this says the engine accepted the share, no more.
@@ -16,15 +17,6 @@ public struct DeviceSendReceipt: Sendable, Equatable {
         self.deviceName = deviceName
         self.engine = engine
     }
-}
-
-/// A share a device sent, with the id of the device it came from.
-public struct ReceivedFromDevice: Sendable, Equatable {
-    public let deviceID: String
-    public let share: ReceivedShare
-    /// The engine's working directory when it announced the share (where KDE Connect writes
-    /// received text: ``ReceivedPlaces``); nil when unknown.
-    public var engineDirectory: String? = nil
 }
 
 /// The one function the share path calls to send to a device: ``KDEConnectEngine`` is one;

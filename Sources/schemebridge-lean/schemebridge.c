@@ -29,14 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SERVICE "io.github.schemebridge.SchemeBridge1"
-#define OBJECT_PATH "/io/github/schemebridge/SchemeBridge1"
-#define ERROR_PREFIX SERVICE ".Error."
-#define FULL_CLI "schemebridge-cli"
-#define CALL_TIMEOUT_MS 30000
+/* The contract's names, the full command line's name, the exit statuses and each contract
+ * error's status: generated from the Swift contract (SchemeBridgeCLIKit/LeanEntryHeader.swift). */
+#include "contract.h"
 
-/* The exit statuses of schemebridge, xdg-open's (Sources/SchemeBridgeCLIKit/ExitStatus.swift). */
-enum status { SUCCESS = 0, USAGE = 1, NOT_FOUND = 2, NO_HANDLER = 3, FAILED = 4, CANCELLED = 5 };
+#define CALL_TIMEOUT_MS 30000
 
 /* Writes all of `len` bytes of `text` to stderr (retrying short writes; a closed pipe ends it). */
 static void write_all(const char *text, size_t len) {
@@ -204,17 +201,10 @@ static bool is_activation_failure(const char *name) {
 
 /* The status for a D-Bus error from the service or the bus (ExitStatus.init). */
 static enum status status_of(const char *name) {
-    static const struct { const char *name; enum status status; } contract[] = {
-        {"InvalidURL", USAGE}, {"InvalidHandler", NOT_FOUND}, {"NoSuchPasteboard", NOT_FOUND}, {"NoSuchType", NOT_FOUND},
-        {"NoHandler", NO_HANDLER}, {"ReservedScheme", NO_HANDLER}, {"NoChooser", NO_HANDLER}, {"NoTarget", NO_HANDLER},
-        {"Cancelled", CANCELLED}, {"LaunchFailed", FAILED}, {"AccessDenied", FAILED}, {"RateLimited", FAILED},
-        {"NoSuchRequest", FAILED}, {"NotTheHandler", FAILED}, {"CallbackNotOwned", FAILED}, {"QuotaExceeded", FAILED},
-        {"AmbiguousPasteboard", FAILED},
-    };
     if (strncmp(name, ERROR_PREFIX, strlen(ERROR_PREFIX)) == 0) {
         const char *rest = name + strlen(ERROR_PREFIX);
-        for (size_t i = 0; i < sizeof contract / sizeof contract[0]; i++)
-            if (strcmp(rest, contract[i].name) == 0) return contract[i].status;
+        for (size_t i = 0; i < sizeof contract_statuses / sizeof contract_statuses[0]; i++)
+            if (strcmp(rest, contract_statuses[i].name) == 0) return contract_statuses[i].status;
     }
     if (strcmp(name, DBUS_ERROR_INVALID_ARGS) == 0) return USAGE;
     if (strcmp(name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 || strcmp(name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0
@@ -249,12 +239,12 @@ static enum status report_failure(const char *url, const DBusError *error) {
 /* Opens `url`: `OpenURL`, or `OpenURLWithOptions` with {activation-token: token} when there is
  * one (URLOpening.open with the options of a plain open). */
 static enum status open_url(DBusConnection *bus, const char *url, const char *token) {
-    DBusMessage *call = dbus_message_new_method_call(SERVICE, OBJECT_PATH, SERVICE, token ? "OpenURLWithOptions" : "OpenURL");
+    DBusMessage *call = dbus_message_new_method_call(SERVICE, OBJECT_PATH, INTERFACE, token ? METHOD_OPEN_URL_WITH_OPTIONS : METHOD_OPEN_URL);
     if (!call) { REPORT("out of memory"); return FAILED; }
     DBusMessageIter args, dict, entry, variant;
     bool built = dbus_message_append_args(call, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
     if (built && token) {
-        const char *key = "activation-token";
+        const char *key = OPTION_ACTIVATION_TOKEN;
         dbus_message_iter_init_append(call, &args);
         built = dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &dict)
             && dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import SchemeBridgeContract
+import SchemeBridgeCore
 
 /// `schemebridge integrate enable|disable|status [--scheme S...]`: SchemeBridge as the desktop's
 /// handler of URL schemes, so browsers, `xdg-open`, `gio open` and the portal hand links to us.
@@ -13,7 +14,12 @@ struct Integrate: ParsableCommand {
             handlers are installed; with --scheme, exactly those schemes (reserved ones only this way). \
             disable: removes exactly the lines enable wrote (the file is then as it was; a line changed \
             since is left alone); with --scheme, only those. status: what is routed. SchemeBridge itself \
-            still opens each URL with the handler that was the default before.
+            still opens each URL with the handler that was the default before. \
+            --portal: the same actions for the desktop portal instead (Flatpak apps' links and files): \
+            SchemeBridge becomes its AppChooser for this user (portals.conf from xdg-desktop-portal 1.17, \
+            the portal's XDG_CURRENT_DESKTOP before) and the types it routes ([Routes], remembered choices, \
+            schemes routed by enable; or those named with --scheme) are marked always-ask in the permission \
+            store; disable --portal puts every file and entry back as it was.
             """)
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
@@ -23,17 +29,33 @@ struct Integrate: ParsableCommand {
     @ArgumentParser.Argument(help: ArgumentHelp("enable, disable or status.", valueName: "action"))
     var action: Action
 
-    @Option(name: .long, help: ArgumentHelp("Only this scheme (repeat for more).", valueName: "scheme"))
+    @Option(name: .long, help: ArgumentHelp("Only this scheme (repeat for more); with --portal, a scheme or content type to mark always-ask.", valueName: "scheme"))
     var scheme: [String] = []
+
+    @Flag(name: .long, help: "SchemeBridge as the desktop portal's AppChooser for Flatpak apps (docs/GUIDE.md, \"Flatpak apps\").")
+    var portal = false
+
+    @Option(name: .long, help: ArgumentHelp("With --portal: the xdg-desktop-portal version to write for (default: asked of the portal).", valueName: "version"))
+    var portalVersion: String?
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if action == .status && !scheme.isEmpty { throw ValidationError("status takes no --scheme") }
+        if portalVersion != nil && !portal { throw ValidationError("--portal-version goes with --portal") }
+        if portal && action == .disable && !scheme.isEmpty { throw ValidationError("disable --portal undoes everything enable --portal did; it takes no --scheme") }
     }
 
     func run() throws {
+        if portal {
+            var types: [String] = []
+            for s in scheme {
+                guard let subject = ChoiceSubject.normalized(s), !ChoiceSubject.isPick(subject) else { throw ValidationError("'\(s)' is neither a scheme nor a content type") }
+                types.append(ChoiceSubject.isContentType(subject) ? subject : "x-scheme-handler/" + subject)
+            }
+            return try IntegratePortal(action: action, types: types, portalVersion: portalVersion, client: client, json: output.json).run()
+        }
         let report = try client.withService("cannot \(action.rawValue) the integration") { service throws(DBusError) -> IntegrationReport in
             switch action {
             case .enable:
@@ -58,6 +80,7 @@ struct Integrate: ParsableCommand {
             Terminal.out("routed through SchemeBridge: \(report.schemes.isEmpty ? "none" : report.schemes.joined(separator: " "))")
             if !report.changed.isEmpty { Terminal.out("changed since (left alone): \(report.changed.joined(separator: " "))") }
             if !report.notRouted.isEmpty { Terminal.out("not routed: \(report.notRouted.joined(separator: " "))") }
+            if action == .status, let line = IntegratePortal.statusLine() { Terminal.out(line) }
         }
     }
 }

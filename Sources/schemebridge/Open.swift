@@ -40,6 +40,10 @@ struct Open: ParsableCommand {
     @Flag(name: .long, help: "Let the user choose the application in a chooser (exit 5 when cancelled).")
     var ask = false
 
+    @Option(name: .long, help: ArgumentHelp("With --ask: the window the chooser belongs to, x11:XID (hexadecimal) or wayland:HANDLE (exported with xdg-foreign).",
+                                            valueName: "window"))
+    var parentWindow: String?
+
     @Flag(name: .long, help: "Give files' applications a read-only copy in their Inbox instead of the file itself.")
     var copy = false
 
@@ -58,14 +62,17 @@ struct Open: ParsableCommand {
 
     func run() throws {
         if wait {
-            let status = try WaitForReply.openAll(urls, options: Self.options(handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                                                              timeout: replyTimeout, pasteboard: pasteboard, ask: ask),
+            var options = Self.options(handler: handler, activationToken: activationToken, launchImage: !noLaunchImage, timeout: replyTimeout,
+                                       pasteboard: pasteboard, ask: ask)
+            options.parentWindow = parentWindow
+            let status = try WaitForReply.openAll(urls, options: options,
                                                   json: output.json, service: client.client(asking: ask))
             if status != .success { throw status.exitCode }
             return
         }
         let status = try Self.openAll(urls, handler: handler, activationToken: activationToken, launchImage: !noLaunchImage,
-                                      pasteboard: pasteboard, ask: ask, copy: copy, json: output.json, service: client.client(asking: ask))
+                                      pasteboard: pasteboard, ask: ask, parentWindow: parentWindow, copy: copy, json: output.json,
+                                      service: client.client(asking: ask))
         if status != .success { throw status.exitCode }
     }
 
@@ -73,8 +80,9 @@ struct Open: ParsableCommand {
     /// stderr (and, with `json`, as one JSON object a URL on stdout).
     /// Files are opened in place unless `copy`.
     static func openAll(_ urls: [String], handler: String?, activationToken: String?, launchImage: Bool, pasteboard: String? = nil, ask: Bool = false,
-                        copy: Bool = false, json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
+                        parentWindow: String? = nil, copy: Bool = false, json: Bool, service: SchemeBridgeBlockingClient) throws -> ExitStatus {
         var options = Self.options(handler: handler, activationToken: activationToken, launchImage: launchImage, pasteboard: pasteboard, ask: ask)
+        options.parentWindow = parentWindow
         options.mode = copy ? .copy : .inPlace
         var firstFailure: ExitStatus?
         for url in urls {

@@ -28,6 +28,10 @@ struct Pick: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("What the sheet says.", valueName: "text"))
     var title: String?
 
+    @Option(name: .long, help: ArgumentHelp("The window the sheet belongs to, x11:XID (hexadecimal) or wayland:HANDLE (exported with xdg-foreign).",
+                                            valueName: "window"))
+    var parentWindow: String?
+
     @Option(name: .long, help: ArgumentHelp("Write the documents into this folder.", valueName: "dir"))
     var output: String?
 
@@ -42,8 +46,9 @@ struct Pick: ParsableCommand {
     }
 
     func run() throws {
-        let options = PickOptions(provider: provider, multiple: multiple, title: title,
+        var options = PickOptions(provider: provider, multiple: multiple, title: title,
                                   activationToken: Terminal.environment("XDG_ACTIVATION_TOKEN").flatMap { $0.isEmpty ? nil : $0 })
+        options.parentWindow = parentWindow
         let response = try client.withService("cannot pick") { service throws(DBusError) -> Response in
             let path = try service.perform(.pickDocument(types: types, options: options))
             return try WaitForReply.waitForResponse(at: path, connection: service.connection)

@@ -42,6 +42,10 @@ struct ShareCommand: ParsableCommand {
     @Flag(name: .long, help: "Show the sheet even when a choice is remembered.")
     var ask = false
 
+    @Option(name: .long, help: ArgumentHelp("The window the sheet belongs to, x11:XID (hexadecimal) or wayland:HANDLE (exported with xdg-foreign).",
+                                            valueName: "window"))
+    var parentWindow: String?
+
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: OutputOptions
 
@@ -58,7 +62,8 @@ struct ShareCommand: ParsableCommand {
         if list { return try listTargets() }
         let items = try self.items()
         // Waiting, a device share's answer is the transfer's end as the engine reports it.
-        let options = ShareOptions(target: target, ask: ask, activationToken: Self.activationToken(), delivery: wait)
+        var options = ShareOptions(target: target, ask: ask, activationToken: Self.activationToken(), delivery: wait)
+        options.parentWindow = parentWindow
         let service = try client.client()
         let path: ObjectPath, response: Response
         do throws(DBusError) {

@@ -38,9 +38,11 @@ public final class Weston: @unchecked Sendable {
         env["XDG_RUNTIME_DIR"] = dir.path
         let log = dir.appendingPathComponent("weston.log")
         // weston 10 knows "headless-backend.so" (not "headless"); pixman makes it draw; --debug
-        // lets weston-screenshooter take the output.
+        // lets weston-screenshooter take the output; --idle-time=0: never idle (after its default
+        // 300 s without input it would blank the output and stop repainting, and a screenshot,
+        // taken at a repaint, would never come).
         process = try ChildProcess([exe, "--backend=headless-backend.so", "--use-pixman", "--width=\(width)", "--height=\(height)",
-                                    "--xwayland", "--debug", "--no-config", "--socket=\(socket)", "--log=\(log.path)"],
+                                    "--xwayland", "--debug", "--no-config", "--idle-time=0", "--socket=\(socket)", "--log=\(log.path)"],
                                    environment: env, stdout: dir.appendingPathComponent("weston.out").path,
                                    stderr: dir.appendingPathComponent("weston.out").path)
         let deadline = ContinuousClock.now + timeout

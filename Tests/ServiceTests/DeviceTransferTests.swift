@@ -29,6 +29,16 @@ import Testing
         return (fixture, engine, file)
     }
 
+    /// A share without the `delivery` option whose client then waits for `TransferEnded`: its
+    /// Response, the signals it got, and how many a second connection overheard.
+    static func sendAndFollow(_ fixture: ServiceFixture, _ file: URL) async throws -> (responses: [[String: Any]], ended: [[String: Any]], overheard: Int?, path: String?) {
+        let r = try await Tools.run([Tools.systemPython, Clients.path("Share/sharer"), fixture.bus.address, #"[{"file": "\#(file.path)"}]"#, #"{"target": "_phone_"}"#],
+                                    environment: Clients.serviceNames.merging(["SB_FOLLOW_TRANSFER": "1"]) { _, new in new })
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = ShareTests.json(r.stdout)
+        return (ShareTests.responses(out), out["ended"] as? [[String: Any]] ?? [], out["overheard"] as? Int, out["path"] as? String)
+    }
+
     static func send(_ fixture: ServiceFixture, _ file: URL, waiting: Bool = true) async throws -> (code: Int?, results: [String: String]) {
         let out = try await ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, waiting ? #"{"target": "_phone_", "delivery": true}"# : #"{"target": "_phone_"}"#)
         let response = ShareTests.responses(out).first
@@ -70,6 +80,50 @@ import Testing
             let (code, results) = try await Self.send(fixture, file, waiting: false)
             #expect(code == 0 && results["delivery"] == "handed-to-engine", "\(results)")
         }
+    }
+
+    /// A caller that did not wait is answered once the engine took the share, and then told how
+    /// the transfer ended by `TransferEnded` — sent to it alone: a second connection listening
+    /// for the signal hears nothing.
+    @Test func aCallerThatDidNotWaitLearnsTheEndFromTransferEnded() async throws {
+        do {
+            let (fixture, engine, file) = try await Self.world(.ends(code: 0, message: ""))
+            defer { engine.stop(); fixture.stop() }
+            let (responses, ended, overheard, path) = try await Self.sendAndFollow(fixture, file)
+            #expect(responses.count == 1 && responses.first?["code"] as? Int == 0, "\(responses) \(fixture.serviceLog.suffix(2000))")
+            #expect((responses.first?["results"] as? [String: String])?["delivery"] == "handed-to-engine", "\(responses)")
+            #expect(ended.count == 1 && ended.first?["request"] as? String == path && ended.first?["delivery"] as? String == "delivered", "\(ended)")
+            #expect(ended.first?["details"] as? [String: String] == ["target": "_phone_", "device": "_phone_", "engine": "kdeconnect"], "\(ended)")
+            #expect(overheard == 0)
+        }
+        do {
+            let (fixture, engine, file) = try await Self.world(.ends(code: 100, message: "Connection closed by the peer"))
+            defer { engine.stop(); fixture.stop() }
+            let (responses, ended, overheard, _) = try await Self.sendAndFollow(fixture, file)
+            #expect(responses.first?["code"] as? Int == 0, "\(responses) \(fixture.serviceLog.suffix(2000))")
+            let details = ended.first?["details"] as? [String: String] ?? [:]
+            #expect(ended.count == 1 && ended.first?["delivery"] as? String == "failed", "\(ended)")
+            #expect(details["error-name"] == "io.github.schemebridge.SchemeBridge1.Error.LaunchFailed", "\(details)")
+            #expect(details["error-message"] == "KDE Connect reported the transfer to Phone failed: Connection closed by the peer", "\(details)")
+            #expect(overheard == 0)
+        }
+    }
+
+    /// `schemebridge share --wait` to a device, stopped by Ctrl-C while the file is on its way:
+    /// the CLI leaves the bus with its request unanswered, and the transfer is cancelled (the
+    /// engine gets `cancelRequested` and ends the job) — not left running with nobody waiting.
+    @Test func ctrlCOnAWaitingShareCancelsTheTransfer() async throws {
+        let (fixture, engine, file) = try await Self.world(.endsWhenCancelled)
+        defer { engine.stop(); fixture.stop() }
+        let cli = try Tools.spawn([try Built.executable("schemebridge"), "share", "--to", "_phone_", "--wait", file.path],
+                                  environment: ["DBUS_SESSION_BUS_ADDRESS": fixture.bus.address, "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""])
+        defer { cli.terminate() }
+        #expect(await Tools.eventually { engine.calls.list.withLock { $0.contains("updated") } }, "\(engine.calls.list.withLock { $0 }) \(fixture.serviceLog.suffix(2000))")
+        cli.signal(SIGINT)
+        _ = await cli.wait()
+        #expect(await Tools.eventually { engine.calls.list.withLock { $0.contains("terminate 1") } },
+                "\(engine.calls.list.withLock { $0 }) \(fixture.serviceLog.suffix(2000))")
+        #expect(engine.calls.list.withLock { $0.contains("cancelRequested") })
     }
 
     /// A transfer still running when `[Devices] Timeout` runs out is `unknown`: code 2 `Timeout`,

@@ -142,7 +142,7 @@ import SchemeBridgeContract
         defer { parent.stop() }
         let owner = try #require(try await parent.window(titled: "Open With"), "no parent window\n\(parent.log)")
         var request = Self.pick
-        request.parentWindow = "x11:" + String(owner.id)
+        request.parentWindow = "x11:" + String(owner.id, radix: 16)
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-transient-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

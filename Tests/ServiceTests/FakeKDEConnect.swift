@@ -78,6 +78,7 @@ final class FakeKDEConnect: Sendable {
             "title": .string("Sending to Phone"), "descriptionLabel1": .string("File"), "descriptionValue1": .string(file),
             "totalBytes": .uint64(100 << 20), "processedBytes": .uint64(40 << 20), "percent": .uint32(40),
         ])], timeout: .seconds(30))
+        calls.list.withLock { $0.append("updated") }
         func terminate(_ code: UInt32, _ message: String) async throws {
             _ = try await connection.call(destination: server, path: path, interface: "org.kde.JobViewV3", member: "terminate",
                                           [.uint32(code), .string(message), .vardict([:])], timeout: .seconds(30))

@@ -79,12 +79,13 @@ import SchemeBridgeContract
         let script = """
             set -e
             cd "$1"
-            for x in stable/xdg-shell/xdg-shell staging/xdg-activation/xdg-activation-v1; do
+            for x in stable/xdg-shell/xdg-shell staging/xdg-activation/xdg-activation-v1 unstable/xdg-foreign/xdg-foreign-unstable-v2; do
                 n=$(basename $x)
                 wayland-scanner client-header \(protocols)/$x.xml $n-client-protocol.h
                 wayland-scanner private-code \(protocols)/$x.xml $n-protocol.c
             done
-            gcc -O1 -I. -o wl-activation "$2" xdg-shell-protocol.c xdg-activation-v1-protocol.c $(pkg-config --cflags --libs wayland-client)
+            gcc -O1 -I. -o wl-activation "$2" xdg-shell-protocol.c xdg-activation-v1-protocol.c xdg-foreign-unstable-v2-protocol.c \
+                $(pkg-config --cflags --libs wayland-client)
             """
         let r = try await Tools.run(["/bin/sh", "-c", script, "sh", dir.path, source])
         guard r.status == 0 else {

@@ -7,7 +7,7 @@ and selected.
 
 import os
 
-from . import icons, present, thumbnails
+from . import icons, parent, present, thumbnails
 from .i18n import _
 
 THUMB = 96          # the preview's size, in pixels
@@ -108,7 +108,11 @@ class Dialog:
         w.set_keep_above(True)
         w.connect("delete-event", lambda *_a: self.finish(None))
         w.connect("key-press-event", self.key)
-        if r.activation_token:
+        # The caller's token: on X11 the window's _NET_STARTUP_ID; on Wayland GDK activates the
+        # window with it once it is mapped (``activate``: a compositor ignores an activation of a
+        # surface not yet mapped, and the token is used up).
+        self.wayland = parent.gtype_name(w.get_display()) == "GdkWaylandDisplay"
+        if r.activation_token and not self.wayland:
             w.set_startup_id(r.activation_token)
         if r.parent_window:
             w.connect("realize", lambda *_a: self.attach(r.parent_window))
@@ -160,9 +164,13 @@ class Dialog:
         lines = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=2)
         lines.set_valign(Gtk.Align.CENTER)
         if self.sheet:
-            heading_text = title
             detail_head, details = present.share_summary(r.share)
-            texts = [detail_head] + details
+            if self.wayland:
+                # GTK draws the title bar itself on Wayland, with the title: the heading is
+                # then what is shared, not the title again.
+                heading_text, texts = detail_head, details
+            else:
+                heading_text, texts = title, [detail_head] + details
             self.preview = Gtk.Image()
             self.preview.set_size_request(THUMB, THUMB)
             self.preview.set_from_gicon(self.share_icon(), Gtk.IconSize.DIALOG)
@@ -320,30 +328,38 @@ class Dialog:
 
     # MARK: behaviour
 
-    def attach(self, parent):
+    def attach(self, parent_window):
         """Transient for the caller's window: `x11:XID` (a foreign X window), or
-        `wayland:HANDLE` (exported by the caller with xdg-foreign). A handle that does not fit
-        the display is left alone (the dialog still shows, centred)."""
-        gdk_window = self.window.get_window()
-        kind, _sep, handle = parent.partition(":")
+        `wayland:HANDLE` (exported by the caller with xdg-foreign), as ``parent.attach`` does it.
+        A handle that does not fit the display, or a window that is gone, leaves the dialog
+        unattached (it still shows, centred); what happened goes to the log."""
         try:
-            if kind == "x11" and handle:
-                import gi
-                gi.require_version("GdkX11", "3.0")
-                from gi.repository import GdkX11
-                display = self.window.get_display()
-                if isinstance(display, GdkX11.X11Display):
-                    foreign = GdkX11.X11Window.foreign_new_for_display(display, int(handle, 0))
-                    if foreign is not None:
-                        gdk_window.set_transient_for(foreign)
-            elif kind == "wayland" and handle:
-                import gi
-                gi.require_version("GdkWayland", "3.0")
-                from gi.repository import GdkWayland
-                if isinstance(gdk_window, GdkWayland.WaylandWindow):
-                    gdk_window.set_transient_for_exported(handle)
-        except Exception:  # noqa: BLE001 — a stale or foreign handle must not stop the dialog
-            pass
+            done = parent.attach(self.window, parent_window)
+        except Exception as error:  # noqa: BLE001 — a stale or foreign handle must not stop the dialog
+            done = "%s: %s" % (type(error).__name__, error)
+        if done not in ("x11", "wayland"):
+            parent.note("not attached to the caller's window %s: %s" % (parent_window[:80], done))
+
+    def configured_once(self, *_a):
+        self.window.disconnect(self.configured)
+        clock = self.window.get_frame_clock()
+        self.first_paint = (clock, clock.connect("after-paint", self.painted_once))
+        return False
+
+    def painted_once(self, *_a):
+        clock, handler = self.first_paint
+        clock.disconnect(handler)
+        for callback, priority in self.after_first_frame:
+            self.GLib.idle_add(callback, priority=priority)
+
+    def activate(self):
+        """On Wayland, once mapped: focus with the caller's activation token (xdg_activation_v1)."""
+        try:
+            if parent.set_wayland_startup_id(self.window.get_display(), self.request.activation_token):
+                self.window.get_window().focus(self.Gdk.CURRENT_TIME)
+        except Exception as error:  # noqa: BLE001 — focus is a nicety; the dialog stays up
+            parent.note("could not take the focus with the caller's token: %s: %s" % (type(error).__name__, error))
+        return False
 
     def visible(self, child):
         text = self.search_entry.get_text().strip().lower()
@@ -487,7 +503,18 @@ class Dialog:
             first.grab_focus()
         # present() shows the window (a present() after show_all() would take its _NET_STARTUP_ID away).
         self.window.present()
-        if self.sheet:
+        if self.wayland:
+            # On Wayland GDK's map event comes before the first buffer: what waits for the first
+            # frame waits for the compositor's configure, then the next frame's after-paint (GDK
+            # commits the buffer there); the surface is mapped by then.
+            self.after_first_frame = []
+            if self.sheet:
+                self.after_first_frame.append((self.show_preview, self.GLib.PRIORITY_LOW))
+            if self.request.activation_token:
+                self.after_first_frame.append((self.activate, self.GLib.PRIORITY_DEFAULT))
+            if self.after_first_frame:
+                self.configured = self.window.connect("configure-event", self.configured_once)
+        elif self.sheet:
             self.window.connect("map-event", lambda *_a: self.GLib.idle_add(self.show_preview, priority=self.GLib.PRIORITY_LOW))
         self.Gtk.main()
         return self.result

@@ -72,9 +72,9 @@ def main(argv=None):
         say(out, message.cancelled())
         os._exit(0)
     if Gtk is None:
-        # Under Wayland GTK 3 takes the activation token from DESKTOP_STARTUP_ID as it opens the display.
-        if request.activation_token and os.environ.get("WAYLAND_DISPLAY"):
-            os.environ["DESKTOP_STARTUP_ID"] = request.activation_token
+        # The caller's token goes to the window itself (gtkui: once mapped on Wayland), never
+        # through DESKTOP_STARTUP_ID, which GTK would spend before the window is mapped.
+        os.environ.pop("DESKTOP_STARTUP_ID", None)
         from . import gtkui
         try:
             Gtk = gtkui.load(spare=False)

@@ -3,7 +3,6 @@ Pure functions of the request (no GTK), unit-tested; every string goes through g
 """
 
 import unicodedata
-from urllib.parse import urlsplit
 
 from .i18n import _, ngettext
 
@@ -160,6 +159,7 @@ def group_label(kind):
 
 
 def url_host(url):
+    from urllib.parse import urlsplit  # rarely needed: not imported at start
     try:
         return urlsplit(url).hostname or ""
     except ValueError:

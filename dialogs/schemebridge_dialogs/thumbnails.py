@@ -4,15 +4,14 @@ is the file's modification time. The dialog shows it when there is one (no decod
 12-megapixel photo), else scales the image itself.
 """
 
-import hashlib
 import os
-from urllib.parse import quote
 
 SIZES = ("large", "normal")
 
 
 def uri_for(path):
     """The file:// URI the spec hashes (each byte outside the unreserved set escaped)."""
+    from urllib.parse import quote  # imported when a thumbnail is looked for, not at start
     return "file://" + quote(os.path.abspath(path), safe="/-_.~!$&'()*+,;=:@")
 
 
@@ -22,6 +21,7 @@ def cache_home(environ=os.environ):
 
 def cached_paths(path, environ=os.environ):
     """Where the thumbnails of `path` would be, the large one first."""
+    import hashlib
     digest = hashlib.md5(uri_for(path).encode("utf-8")).hexdigest()
     return [os.path.join(cache_home(environ), "thumbnails", size, digest + ".png") for size in SIZES]
 

@@ -72,14 +72,18 @@ public struct AppLinkFetcher: Sendable {
                 record.failure = "the file is larger than \(AssetLinks.maximumBytes / 1024) KiB"
             } else if rc == CURLE_OPERATION_TIMEDOUT {
                 record.failure = "no answer within \(config.timeout) s"
+                record.transient = true
             } else {
                 record.failure = "not fetched: " + String(cString: curl_easy_strerror(rc))
+                record.transient = [CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
+                                    CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE].contains(rc)
             }
         } else if (300..<400).contains(record.status) {
             let location = sb_curl_header(h, "Location").map { String(cString: $0) } ?? ""
             record.failure = "HTTP \(record.status): a redirect\(location.isEmpty ? "" : " to \(location.prefix(200))") (never followed)"
         } else if record.status != 200 {
             record.failure = "HTTP \(record.status)"
+            record.transient = (500..<600).contains(record.status)
         } else {
             do {
                 record.apps = try AssetLinks.endorsedApps(body.bytes)
@@ -90,6 +94,7 @@ public struct AppLinkFetcher: Sendable {
         if record.failure == nil {
             let maxAge = AppLinkRecord.maxAge(cacheControl: sb_curl_header(h, "Cache-Control").map { String(cString: $0) })
             record.expires = now + AppLinkRecord.lifetime(maxAge: maxAge)
+            record.endorsedUntil = record.expires
         } else {
             record.failures = 1
             record.expires = now + AppLinkRecord.retryDelay(failures: 1)

@@ -17,6 +17,7 @@ enum AppLinkCacheFile {
             s += "[\(host)]\nChecked=\(r.checked)\nExpires=\(r.expires)\nApps=\(r.apps.map { clean($0) + ";" }.joined())\n"
             if let f = r.failure { s += "Failure=\(clean(f))\n" }
             s += "Source=\(clean(r.source))\nAddress=\(clean(r.address))\nStatus=\(r.status)\nFailures=\(r.failures)\n"
+            s += "EndorsedUntil=\(r.endorsedUntil)\nTransient=\(r.transient)\n"
         }
         return Array(s.utf8)
     }
@@ -30,7 +31,8 @@ enum AppLinkCacheFile {
             records[host] = AppLinkRecord(host: host, checked: checked, expires: expires,
                                           apps: (g.stringList("Apps") ?? []).filter(AssetLinks.isAppID),
                                           failure: g.string("Failure"), source: g.string("Source") ?? "", address: g.string("Address") ?? "",
-                                          status: g.string("Status").flatMap { Int($0) } ?? 0, failures: g.string("Failures").flatMap { Int($0) } ?? 0)
+                                          status: g.string("Status").flatMap { Int($0) } ?? 0, failures: g.string("Failures").flatMap { Int($0) } ?? 0,
+                                          endorsedUntil: g.string("EndorsedUntil").flatMap { Int64($0) }, transient: g.boolean("Transient") ?? false)
         }
         return records
     }

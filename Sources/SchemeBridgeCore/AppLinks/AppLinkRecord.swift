@@ -21,9 +21,17 @@ public struct AppLinkRecord: Sendable, Equatable {
     public var status: Int
     /// Failures in a row (each doubles the wait before the next fetch).
     public var failures: Int
+    /// Until when ``apps`` count (seconds since the epoch): a read's ``expires`` (its max-age);
+    /// after a transient failure, the earlier read's, kept (``transient``); 0 when none.
+    public var endorsedUntil: Int64
+    /// The failure says nothing about the file: no answer for a network reason (the name did not
+    /// resolve, no connection, no answer in time, the connection broke) or an HTTP 5xx. An
+    /// earlier endorsement is kept until its max-age ends (``AppLinks/store(_:)``); any other
+    /// answer — a 404, a redirect, a file that no longer names the app — withdraws it at once.
+    public var transient: Bool
 
     public init(host: String, checked: Int64, expires: Int64, apps: [String], failure: String?, source: String, address: String,
-                status: Int, failures: Int = 0) {
+                status: Int, failures: Int = 0, endorsedUntil: Int64? = nil, transient: Bool = false) {
         self.host = host
         self.checked = checked
         self.expires = expires
@@ -33,6 +41,14 @@ public struct AppLinkRecord: Sendable, Equatable {
         self.address = address
         self.status = status
         self.failures = failures
+        self.endorsedUntil = endorsedUntil ?? (failure == nil ? expires : 0)
+        self.transient = transient
+    }
+
+    /// Whether the record endorses `appID` at `now`: a read names it, or a transient failure
+    /// kept an earlier read that named it and whose max-age has not ended.
+    public func endorses(_ appID: String, at now: Int64) -> Bool {
+        apps.contains(appID) && (failure == nil || endorsedUntil > now)
     }
 
     /// An answer counts for at least 5 minutes and at most 7 days; without `max-age`, 1 day.

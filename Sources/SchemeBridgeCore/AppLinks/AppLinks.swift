@@ -25,6 +25,10 @@ public final class AppLinks: Sendable {
         var selections: [String: String] = [:]
         var loaded = false
         var selectionsSignature = FileSignature()
+        /// Flathub's website verifications (``FlathubVerification``), by app id, and the
+        /// signatures of the files they were read from.
+        var flathub: [String: FlathubVerification] = [:]
+        var flathubFiles: [String: FileSignature] = [:]
     }
 
     /// `config` is read at each fetch (the policy file may change); `now` is the clock (seconds).
@@ -71,10 +75,9 @@ public final class AppLinks: Sendable {
         for (e, pattern) in claims {
             let record = records[pattern.verificationHost]
             if firstRecord == nil { firstRecord = record }
-            guard let record, record.apps.contains(e.appID) else { continue }
+            guard let (evidence, reason) = endorsement(e, pattern, record) else { continue }
             guard e.trusted else { untrustedEndorsed = untrustedEndorsed ?? e.id; continue }
-            return AppLinkResolution(host: host, app: e.id, state: .verified, record: record, claimants: claimants,
-                                     reason: "\(record.source) names \(e.appID)")
+            return AppLinkResolution(host: host, app: e.id, state: .verified, record: evidence, claimants: claimants, reason: reason)
         }
         let reason: String
         if claims.isEmpty {
@@ -119,6 +122,51 @@ public final class AppLinks: Sendable {
     /// The record of `host`, if fetched.
     public func record(_ host: String) -> AppLinkRecord? { snapshot().records[host] }
 
+    /// Whether `e`'s claim `pattern` is endorsed now: the file of the host it verifies at names
+    /// the app (``AppLinkRecord/endorses(_:at:)``), or Flathub's data does (``FlathubVerification``).
+    /// Trust in the entry is not part of it (``AppLinkEntry/trusted``).
+    public func endorses(_ e: AppLinkEntry, _ pattern: AppLinkHostPattern) -> Bool {
+        endorsement(e, pattern, record(pattern.verificationHost)) != nil
+    }
+
+    /// The evidence that endorses `e`'s claim `pattern`, and in words, or nil.
+    func endorsement(_ e: AppLinkEntry, _ pattern: AppLinkHostPattern, _ record: AppLinkRecord?) -> (AppLinkRecord, String)? {
+        if let record, record.endorses(e.appID, at: now()) { return (record, "\(record.source) names \(e.appID)") }
+        guard let id = e.entry.flatpakAppID, id == e.appID, FlathubVerification.host(ofAppID: id) == pattern.verificationHost,
+              let installation = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory),
+              let v = state.withLock({ $0.flathub[id] }), v.website == pattern.verificationHost,
+              v.file.hasPrefix(installation + "/appstream/") else { return nil }
+        let evidence = AppLinkRecord(host: pattern.verificationHost, checked: v.timestamp, expires: Int64.max, apps: [id], failure: nil,
+                                     source: FlathubVerification.sourcePrefix + v.remote + ":" + v.file, address: "", status: 0)
+        return (evidence, "Flathub's data (remote \(v.remote)) says \(v.website) verified \(id)")
+    }
+
+    /// Reads Flathub's website verifications from the AppStream data of the installations whose
+    /// exported, trusted entries claim hosts (a file is read again only when it changed). Reads
+    /// files, possibly large: call it off the path of an open (the service does it in the
+    /// background, when it starts and when an entry changes).
+    public func readFlathubEvidence() {
+        var installations: Set<String> = []
+        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID == e.appID {
+            if let i = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory) { installations.insert(i) }
+        }
+        let files = installations.sorted().flatMap(FlathubVerification.files(installation:))
+        let signatures = Dictionary(files.map { ($0.path, FileSystem.info($0.path).signature) }, uniquingKeysWith: { a, _ in a })
+        guard state.withLock({ $0.flathubFiles != signatures }) else { return }
+        var found: [String: FlathubVerification] = [:]
+        // `active` is flatpak's symlink to the deployed commit: the file it reaches, and every
+        // directory above that, must be root's alone.
+        for f in files {
+            guard let real = FileSystem.realPath(f.path), SystemPath.isProtected(real),
+                  let bytes = try? FileSystem.readFile(real, limit: FlathubVerification.maximumBytes) else { continue }
+            found.merge(FlathubVerification.parse(bytes, remote: f.remote, file: f.path)) { a, _ in a }
+        }
+        state.withLock { s in
+            s.flathub = found
+            s.flathubFiles = signatures
+        }
+    }
+
     /// Every record, by host.
     public func records() -> [AppLinkRecord] { snapshot().records.values.sorted { $0.host < $1.host } }
 
@@ -138,6 +186,13 @@ public final class AppLinks: Sendable {
             if record.failure != nil, let old = s.records[record.host], old.failure != nil {
                 record.failures = old.failures + 1
                 record.expires = record.checked + AppLinkRecord.retryDelay(failures: record.failures)
+            }
+            // A transient failure says nothing about the file: an earlier endorsement stands
+            // until its max-age ends (tried again meanwhile); any other answer replaces it.
+            if record.failure != nil, record.transient, let old = s.records[record.host], !old.apps.isEmpty, old.endorsedUntil > record.checked {
+                record.apps = old.apps
+                record.endorsedUntil = old.endorsedUntil
+                record.expires = min(record.expires, old.endorsedUntil)
             }
             s.records[record.host] = record
             return AppLinkCacheFile.encode(s.records)

@@ -32,6 +32,7 @@ extension Broker {
     /// as is the scheme's default.
     func decide(url: SchemeURL, requested: String?, ask: Bool, caller: Caller) -> HandlerDecision {
         if let requested { return .open(requested, .requested) }
+        if let linked = decide(appLink: url, ask: ask, caller: caller) { return linked }  // an https link (`Broker+LinkDeciding.swift`)
         let scheme = url.scheme.name
         if let preferred = preferredHandler(for: url, caller: caller) { return .open(preferred.desktopID, HandlerReason(preferred.preference)) }
         guard ask, !Policy.isNeverRouted(scheme) else { return .open(nil, .byDefault) }

@@ -25,6 +25,8 @@ public enum HandlerReason: Sendable, Equatable {
     case remembered
     /// A `[Routes]` line names it for the caller.
     case route(callerPattern: String)
+    /// It holds the https link (`verified` or `selected`: ``AppLinks``).
+    case appLink
     /// The default: for a URL, its scheme's (looked up by admission); for a document, the first
     /// eligible handler of the first type along its chain that has one.
     case byDefault

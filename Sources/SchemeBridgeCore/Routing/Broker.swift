@@ -21,18 +21,22 @@ public final class Broker: Sendable {
     public let choices: ChoiceStore
     /// Content types, handlers by type and the Inboxes; nil when documents are not opened.
     public let documents: Documents?
+    /// Verified app links (`Broker+LinkDeciding.swift`); nil when https links are only the scheme's.
+    public let appLinks: AppLinks?
 
     /// - Parameters:
     ///   - ownDesktopIDs: SchemeBridge's own entries, never handlers.
     ///   - clock: monotonic seconds for the rate limits (tests pass their own).
     ///   - choices: remembered choices (in memory only when not given).
     ///   - documents: what opens documents (none opened when not given).
+    ///   - appLinks: which apps hold https links (none when not given).
     public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
                 launchImages: LaunchImageIndex = LaunchImageIndex(),
                 clock: @escaping @Sendable () -> Double = LaunchRateLimiter.monotonicSeconds,
-                choices: ChoiceStore = ChoiceStore(path: nil), documents: Documents? = nil) {
+                choices: ChoiceStore = ChoiceStore(path: nil), documents: Documents? = nil, appLinks: AppLinks? = nil) {
         self.choices = choices
         self.documents = documents
+        self.appLinks = appLinks
         self.rateLimiter = LaunchRateLimiter(clock: clock)
         self.setDefaultLimiter = LaunchRateLimiter(clock: clock)
         self.registry = registry
@@ -214,7 +218,8 @@ public final class Broker: Sendable {
 
     // MARK: opening
 
-    /// Decides `request`: the handler and how to start it, or why not. In order: the URL and
+    /// Decides `request`: the handler and how to start it, or why not. In order: the handler (as
+    /// ``decide(_:requested:ask:caller:)`` would, unless the request was decided), the URL and
     /// handler (``URLRouter``), the handler's allowed callers, the caller's rate, the launches in
     /// flight. An admitted request holds a launch slot until the returned value goes away.
     /// - Parameters:
@@ -243,10 +248,12 @@ public final class Broker: Sendable {
             }
         }
         // Precedence (``decide(_:requested:ask:caller:)``): the handler asked for (or a pinned
-        // callback) > remembered > [Routes] > defaults.
-        if handler == nil, hasPreferences(caller) { handler = decide(url: url, requested: nil, ask: false, caller: caller).handler.map(DesktopID.init(fileName:)) }
-        let plan: LaunchPlan
-        do { plan = try router.plan(url, handler: handler, searchPath: searchPath) } catch { throw OpenFailure(error) }
+        // callback) > remembered > [Routes] > an app that holds the link > defaults. Decided once:
+        // here only when the caller did not.
+        if handler == nil, !request.decided, decidesAtAdmission(url, caller: caller) {
+            handler = decide(url: url, requested: nil, ask: false, caller: caller).handler.map(DesktopID.init(fileName:))
+        }
+        let plan = try launchPlan(url, handler: handler, searchPath: searchPath)
         var admission = try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: config)
         if let callbacks { admission.callbackGroup = callbackRoutes.pin(callbacks.urls, to: callbacks.entry, lifetime: callbackLifetime) }
         return admission

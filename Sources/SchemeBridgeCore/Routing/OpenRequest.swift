@@ -24,6 +24,11 @@ public struct OpenRequest: Sendable {
     public var url: SchemeURL
     /// A desktop id to use instead of the default.
     public var handler: DesktopID?
+    /// Whether ``handler`` is already the outcome of ``Broker/decide(_:requested:ask:caller:)``
+    /// (nil then means the default): ``Broker/admit(_:searchPath:sessionScale:splashAvailable:callbackLifetime:callback:)``
+    /// decides only for a request that was not (a caller of the API that did not decide), so a
+    /// request is decided once.
+    public var decided: Bool
     /// The caller's activation token (XDG_ACTIVATION_TOKEN / DESKTOP_STARTUP_ID).
     public var activationToken: String?
     /// Whether the handler's launch image may be shown.
@@ -33,10 +38,11 @@ public struct OpenRequest: Sendable {
     /// Who asks.
     public var caller: Caller
 
-    public init(url: SchemeURL, handler: DesktopID? = nil, activationToken: String? = nil, launchImage: Bool = true,
+    public init(url: SchemeURL, handler: DesktopID? = nil, decided: Bool = false, activationToken: String? = nil, launchImage: Bool = true,
                 scale: Int? = nil, caller: Caller) {
         self.url = url
         self.handler = handler
+        self.decided = decided
         self.activationToken = activationToken
         self.launchImage = launchImage
         self.scale = scale

@@ -9,8 +9,10 @@ extension MainInterface {
     static func appLinkMethods(_ service: AppLinkService, callers: Callers, broker: Broker) -> [Method] {
         [
             Method(AppLinkContract.resolveLink, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("link", "a{sv}")],
-                   handler: .async { call in
-                       let url = try adapt { () throws(OpenFailure) in try broker.validate(call.string(0)) }
+                   // Inline on the loop thread, as CanOpenURL: the answer is in memory (the records, the
+                   // entries' claims); a fetch it asks for is queued for the verifier's thread.
+                   handler: .inline { call in
+                       let url = try broker.validate(call.string(0))
                        let r = service.links.resolve(url)
                        if r.state == .none, !r.claimants.isEmpty { service.refresh("a link was resolved") }
                        return [.vardict(Self.linkDictionary(r))]
@@ -33,9 +35,7 @@ extension MainInterface {
                    handler: .async { call in
                        try await callers.refuseSandboxed(call.sender, "choose the app for a host")
                        let id = call.string(1)
-                       try adapt { () throws(OpenFailure) in
-                           try service.links.select(id.isEmpty ? nil : DesktopID(id), for: call.string(0))
-                       }
+                       try service.links.select(id.isEmpty ? nil : DesktopID(id), for: call.string(0))
                        return []
                    }),
         ]
@@ -56,6 +56,7 @@ extension MainInterface {
             AppLinkContract.EvidenceKey.status: .uint32(UInt32(clamping: max(r.status, 0))), AppLinkContract.EvidenceKey.apps: .strings(r.apps),
         ]
         if let f = r.failure { d[AppLinkContract.EvidenceKey.failure] = .string(f) }
+        if r.failure != nil, !r.apps.isEmpty { d[AppLinkContract.EvidenceKey.endorsedUntil] = .int64(r.endorsedUntil) }
         return d
     }
 
@@ -68,7 +69,7 @@ extension MainInterface {
                 let record = links.record(pattern.verificationHost)
                 let state: AppLinkState
                 if selections[pattern.host] == e.id { state = .selected }
-                else if e.trusted, record?.apps.contains(e.appID) == true { state = .verified }
+                else if e.trusted, links.endorses(e, pattern) { state = .verified }
                 else { state = .none }
                 rows.append([AppLinkContract.Key.app: .string(e.id), AppLinkContract.Key.pattern: .string(pattern.description),
                              AppLinkContract.Key.host: .string(pattern.verificationHost), AppLinkContract.Key.state: .string(state.rawValue),

@@ -20,8 +20,12 @@ final class AppLinkService: Sendable {
     func start() {
         let changes = links.registry.changes()
         Task.detached { [self] in
+            links.readFlathubEvidence()
             refresh("start")
-            for await _ in changes { refresh("an entry changed") }
+            for await _ in changes {
+                links.readFlathubEvidence()
+                refresh("an entry changed")
+            }
         }
         Task.detached { [self] in
             while true {

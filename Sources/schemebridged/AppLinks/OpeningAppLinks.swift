@@ -6,7 +6,7 @@ import SchemeBridgeCore
 /// (verified or selected) opens it, else `NotAppLink` and nothing opens. Decided from what is
 /// known; a link not verified yet queues its host for verification.
 extension Opening {
-    func openAppLink(_ url: SchemeURL, options: OpenOptions, caller: Caller, method: MemberName) async throws(DBusError) -> OpenResults {
+    func openAppLink(_ url: SchemeURL, options: OpenOptions, caller: Caller, method: MemberName) async throws -> OpenResults {
         guard options.handler == nil, !options.ask, options.pasteboard == nil else {
             throw DBusError(.invalidArgs, "universal-links-only is not combined with handler, ask or pasteboard")
         }

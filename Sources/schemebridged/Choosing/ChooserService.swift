@@ -77,7 +77,7 @@ final class ChooserService: ChooserPort {
             return try await runProgram(command, what: "the configured chooser ([Chooser] Command=)", request: request, caller: caller, timeout: timeout)
         case .bus:
             return await askBusChooser(subject: subject, kind: kind, candidates: candidates, caller: caller,
-                                       activationToken: activationToken, timeout: timeout, title: title, share: share)
+                                       activationToken: activationToken, parentWindow: context.parentWindow, timeout: timeout, title: title, share: share)
         case .shipped:
             let shipped = try shippedChooser()
             return try await runProgram([shipped.path], what: ShippedChooser.name, request: request, caller: caller, timeout: timeout, spare: true)
@@ -121,7 +121,8 @@ final class ChooserService: ChooserPort {
     }
 
     private func askBusChooser(subject: String, kind: String, candidates: [ChooserCandidate], caller: Caller,
-                               activationToken: String?, timeout: Duration, title: String?, share: ShareQuestion?) async -> ChooserAnswer {
+                               activationToken: String?, parentWindow: String?, timeout: Duration, title: String?,
+                               share: ShareQuestion?) async -> ChooserAnswer {
         var context: [String: DBusValue] = [
             ChooserContract.ContextKey.caller: .string(caller.appID ?? ""), ChooserContract.ContextKey.callerName: .string(callerName(caller)),
             ChooserContract.ContextKey.kind: .string(kind),
@@ -130,6 +131,7 @@ final class ChooserService: ChooserPort {
         if let activationToken, ActivationToken.isValid(activationToken) {
             context[ChooserContract.ContextKey.activationToken] = .string(activationToken)
         }
+        if let parentWindow { context[ChooserContract.ContextKey.parentWindow] = .string(parentWindow) }
         if let title { context[ChooserContract.ContextKey.title] = .string(title) }
         if let share {
             context[ChooserContract.ContextKey.shareTypes] = .strings(share.types)

@@ -17,35 +17,12 @@ final class IntegrationService: Sendable {
         self.logger = logger
     }
 
-    /// Every scheme with a handler now (SchemeBridge itself aside); `file` never.
-    private var schemesWithHandlers: [String] {
-        broker.schemes().filter { !Policy.isNeverRouted($0) && broker.router.effectiveDefault(forScheme: $0) != nil }
-    }
-
-    /// ``schemesWithHandlers`` without the reserved schemes: what integration takes by itself.
-    var available: [String] {
-        let reserved = broker.policy.current.reservedSchemes
-        return schemesWithHandlers.filter { !Policy.isReserved($0, in: reserved) }
-    }
-
     /// Routes `schemes` (`[]`: every available scheme, and new ones from now on).
-    func enable(_ schemes: [String]) async throws(DBusError) -> [String] {
-        guard broker.registry.entry(id: DesktopID(fileName: Contract.ownDesktopID)) != nil else {
-            throw DBusError(.failed, "SchemeBridge's own desktop entry \(Contract.ownDesktopID) is not installed, so browsers and xdg-open "
-                + "could not start it; install it first (make install puts it in share/applications)")
-        }
-        var named: [String] = []
-        for s in schemes {
-            let scheme: String
-            do { scheme = try broker.validScheme(s) } catch { throw DBusError(error) }
-            guard !Policy.isNeverRouted(scheme) else { throw ContractError.reservedScheme("file: is never routed through SchemeBridge") }
-            guard broker.router.effectiveDefault(forScheme: scheme) != nil else {
-                throw ContractError.noHandler("no application handles '\(scheme)'; nothing to route through SchemeBridge")
-            }
-            named.append(scheme)
-        }
+    func enable(_ schemes: [String]) async throws -> [String] {
+        let named: [String]
+        named = try broker.schemesToIntegrate(schemes, ownID: Contract.ownDesktopID)
         do {
-            let outcome = try await integration.enable(schemes.isEmpty ? available : named, all: schemes.isEmpty)
+            let outcome = try await integration.enable(named, all: schemes.isEmpty)
             if !outcome.schemes.isEmpty { logger.info("routing through SchemeBridge: \(outcome.schemes.joined(separator: " "))") }
             return outcome.schemes
         } catch {
@@ -54,13 +31,11 @@ final class IntegrationService: Sendable {
     }
 
     /// Gives `schemes` back (`[]`: all, and integration is off); returns those given back.
-    func disable(_ schemes: [String]) async throws(DBusError) -> [String] {
-        var named: [String] = []
-        for s in schemes {
-            do { named.append(try broker.validScheme(s)) } catch { throw DBusError(error) }
-        }
+    func disable(_ schemes: [String]) async throws -> [String] {
+        let named: [String]?
+        named = try broker.schemesToGiveBack(schemes)
         do {
-            let outcome = try await integration.disable(schemes.isEmpty ? nil : named)
+            let outcome = try await integration.disable(named)
             if !outcome.changed.isEmpty {
                 logger.notice("left alone (changed since SchemeBridge wrote them): \(outcome.changed.joined(separator: " "))")
             }
@@ -71,12 +46,12 @@ final class IntegrationService: Sendable {
     }
 
     /// What is routed now (an edit stopped half-way is finished or undone first).
-    func status() async throws(DBusError) -> IntegrationReport {
+    func status() async throws -> IntegrationReport {
         do {
             let (state, routed, changed) = try await integration.status()
             let routedSet = Set(routed)
             return IntegrationReport(enabled: state.enabled, schemes: routed, changed: changed,
-                                     notRouted: schemesWithHandlers.filter { !routedSet.contains($0) }, list: integration.listPath)
+                                     notRouted: broker.schemesWithHandlers.filter { !routedSet.contains($0) }, list: integration.listPath)
         } catch {
             throw DBusError(.failed, error.description)
         }
@@ -91,7 +66,7 @@ final class IntegrationService: Sendable {
 
     private func catchUp() async {
         do {
-            let added = try await integration.follow { [self] in available }
+            let added = try await integration.follow { [broker] in broker.integrationCandidates }
             if !added.isEmpty { logger.info("routing new schemes through SchemeBridge: \(added.joined(separator: " "))") }
         } catch {
             logger.warning("cannot keep new schemes routed through SchemeBridge: \(error)")

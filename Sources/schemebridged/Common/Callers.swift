@@ -39,7 +39,7 @@ struct Callers: Sendable {
     }
 
     /// `AccessDenied` when `sender` is sandboxed: `what` is the user's to change, from outside.
-    func refuseSandboxed(_ sender: String, _ what: String) async throws(DBusError) {
+    func refuseSandboxed(_ sender: String, _ what: String) async throws {
         let caller = await caller(sender)
         guard SandboxedCallerRule.mayAdminister(caller) else {
             throw ContractError.accessDenied("a sandboxed app (\(caller.displayName)) cannot \(what)")

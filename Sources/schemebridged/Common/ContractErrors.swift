@@ -10,12 +10,9 @@ extension DBusError {
     }
 }
 
-/// Runs a core call, turning its failure into the contract's D-Bus error.
-func adapt<T>(_ body: () throws(OpenFailure) -> T) throws(DBusError) -> T {
-    do { return try body() } catch { throw DBusError(error) }
-}
-
-/// Runs an async core call, turning its failure into the contract's D-Bus error.
-func adaptAsync<T>(_ body: () async throws(OpenFailure) -> T) async throws(DBusError) -> T {
-    do { return try await body() } catch { throw DBusError(error) }
+/// The one mapping of errors to D-Bus errors: the D-Bus layer's ``DBusErrorConvertible``. A
+/// Core failure thrown by an adapter reaches the caller as its contract error (the method
+/// dispatch asks ``DBusError/from(_:)``), so adapters call Core without converting per call.
+extension ServiceFailure: DBusErrorConvertible {
+    public var dbusError: DBusError { DBusError(self) }
 }

@@ -12,13 +12,13 @@ final class DescriptorWork: Sendable {
     private let jobs = DescriptorJobs()
 
     /// Runs `work` for the caller known as `key` (its app id, else its bus name).
-    func run<T: Sendable>(for key: String, _ work: @escaping @Sendable () throws(DBusError) -> T) async throws(DBusError) -> T {
+    func run<T: Sendable>(for key: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         guard jobs.take(key) else {
             throw DBusError(.limitsExceeded, "\(DescriptorJobs.perCaller) calls of yours are still reading descriptors; wait for them (or send sealed memfds, taken without reading)")
         }
         defer { jobs.give(key) }
-        let outcome = await threads.run { () -> Result<T, DBusError> in
-            do throws(DBusError) { return .success(try work()) } catch { return .failure(error) }
+        let outcome = await threads.run { () -> Result<T, any Error> in
+            do { return .success(try work()) } catch { return .failure(error) }
         }
         switch outcome {
         case .success(let value)?: return value

@@ -18,7 +18,7 @@ struct DocumentPortal: Sendable {
     /// Returns the document's id. The portal wants an `O_PATH` descriptor, opened here from
     /// `path` (the Inbox copy, or `/proc/self/fd/N` for the caller's own file: that very file).
     /// - Throws: `LaunchFailed` when the file cannot be opened or the portal is not there or refuses.
-    func add(path: [UInt8], appID: String, permissions: [String]) async throws(DBusError) -> String {
+    func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String {
         let fd = path.withPathCString { open($0, SealedData.pathOnlyFlag | O_CLOEXEC) }
         guard fd >= 0 else { throw ContractError.launchFailed("cannot open the document for the document portal: \(String(cString: strerror(errno)))") }
         let reply: [DBusValue]

@@ -60,7 +60,7 @@ final class DeviceService: Sendable {
     /// own path or an outbox copy (``DeviceFileSource``; a copy when its facts cannot be gathered),
     /// from facts gathered now on a descriptor thread.
     func source(ofFile fd: Int32, name: String, caller: Caller, inbox: String) async -> DeviceFileSource {
-        let facts = try? await descriptors.run(for: "outbox") { [self] () throws(DBusError) in
+        let facts = try? await descriptors.run(for: "outbox") { [self] () throws in
             self.facts(ofFile: fd, name: name, caller: caller, inbox: inbox)
         }
         return facts.map(source(from:)) ?? .outboxCopy
@@ -100,12 +100,12 @@ final class DeviceService: Sendable {
         guard let outbox else { throw ServiceFailure(.launchFailed, "XDG_RUNTIME_DIR is not set: there is no private outbox to send data from") }
         let now = Int64(time(nil))
         let path: String
-        do throws(DBusError) {
-            path = try await descriptors.run(for: "outbox") { () throws(DBusError) in
+        do {
+            path = try await descriptors.run(for: "outbox") { () throws in
                 do throws(FileSystemError) { return try place(outbox, now) } catch { throw DBusError(.failed, error.description) }
             }
         } catch {
-            throw ServiceFailure(.launchFailed, "the data could not be written to the outbox: \(error.message)")
+            throw ServiceFailure(.launchFailed, "the data could not be written to the outbox: \(DBusError.from(error).message)")
         }
         schedule(now + outbox.lifetime)
         return path
@@ -115,7 +115,7 @@ final class DeviceService: Sendable {
     func sweepOutbox() async {
         guard let outbox else { return }
         let now = Int64(time(nil))
-        let result = try? await descriptors.run(for: "outbox") { () throws(DBusError) in outbox.sweep(now: now) }
+        let result = try? await descriptors.run(for: "outbox") { () throws in outbox.sweep(now: now) }
         if let result {
             if result.removed > 0 { logger.info("outbox: removed \(result.removed) expired item(s)") }
             if let next = result.nextExpiry { schedule(next) }

@@ -29,14 +29,12 @@ struct Launcher: Sendable {
     /// a pick's provider); `request` watches the handler, which may read `pasteboard` while it
     /// runs; `annotation` goes into an activated handler's `platform_data`.
     func start(_ plan: LaunchPlan, context: LaunchContext, admission: Admission? = nil, request: UInt64?, pasteboard: String? = nil,
-               annotation: DBusValue? = nil) async throws(DBusError) -> Started {
+               annotation: DBusValue? = nil) async throws -> Started {
         var started: Started
         switch plan.action {
         case .spawn(let commands):
-            let pids = try adapt { () throws(OpenFailure) in
-                try starter.spawn(commands, of: plan.entry, url: plan.url?.string ?? "", context: context, callbackGroup: admission?.callbackGroup,
-                                  purpose: plan.purpose, request: request, pasteboard: pasteboard, watcher: replies)
-            }
+            let pids = try starter.spawn(commands, of: plan.entry, url: plan.url?.string ?? "", context: context, callbackGroup: admission?.callbackGroup,
+                                         purpose: plan.purpose, request: request, pasteboard: pasteboard, watcher: replies)
             started = Started(pid: pids.first.map { UInt32(bitPattern: $0) }, kind: .spawn)
             if let admission, await present(admission, handlerPID: pids.first).shown { started.launchImage = admission.image }
         case .activate(let busName, let objectPath):
@@ -74,7 +72,7 @@ struct Launcher: Sendable {
     }
 
     /// The plan's `org.freedesktop.Application` call on `busName`'s `objectPath`.
-    private func call(_ plan: LaunchPlan, busName: String, objectPath: String, context: LaunchContext, annotation: DBusValue?) async throws(DBusError) {
+    private func call(_ plan: LaunchPlan, busName: String, objectPath: String, context: LaunchContext, annotation: DBusValue?) async throws {
         let app: FreedesktopApplication
         do {
             app = try FreedesktopApplication(connection: connection, busName: busName, objectPath: objectPath)

@@ -9,12 +9,13 @@ import Glibc
 @main
 enum Daemon {
     static func main() async {
-        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+        let usage = DaemonOptions.usage(busName: Contract.busName.rawValue)
+        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), usage: usage, versionText: Release.versionText(program: "schemebridged")) {
         case .print(let text):
             writeAll(1, text)
             exit(0)
         case .usageError(let message):
-            writeAll(2, "Error: \(message)\n" + DaemonOptions.usage)
+            writeAll(2, "Error: \(message)\n" + usage)
             exit(64)
         case .checkConfig:
             let check = ConfigCheck(environment: ProcessEnvironment.current())
@@ -37,8 +38,8 @@ enum Daemon {
 
     /// Runs the service; returns the exit status.
     static func run(_ options: DaemonOptions) async -> Int32 {
-        let level = options.logLevel
-        let journal = JournalLogHandler.standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        let level = Logger.Level(rawValue: options.logLevel) ?? .info
+        let journal = JournalLine.standardErrorIsJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) })
         LoggingSystem.bootstrap { label in
             var handler = JournalLogHandler(label: label, journal: journal)
             handler.logLevel = level
@@ -50,10 +51,7 @@ enum Daemon {
             return 1
         }
         let service = SchemeBridgeService(address: busAddress, replace: options.replace, environment: ProcessEnvironment.current(),
-                                    policyOverrides: { [maxLaunchRate = options.maxLaunchRate, launchBurst = options.launchBurst] c in
-                                        if let maxLaunchRate { c.maxLaunchRate = maxLaunchRate }
-                                        if let launchBurst { c.launchBurst = launchBurst }
-                                    }, logger: logger)
+                                    policyOverrides: options.policyOverrides, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: LifecycleServices.name(of: service))],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -68,21 +66,5 @@ enum Daemon {
             return 1
         }
         return 0
-    }
-}
-
-/// The process environment as a dictionary (read once, at start).
-enum ProcessEnvironment {
-    static func current() -> [String: String] {
-        var env: [String: String] = [:]
-        var p = environ
-        while let entry = p.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                env[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            }
-            p += 1
-        }
-        return env
     }
 }

@@ -34,9 +34,10 @@ struct Services {
                                       let found = registry.resolution(alongChain: chain)
                                       return (found.type, found.resolution.handlers)
                                   })
+        let appLinks = AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger)
         let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
-                            documents: documents)
+                            documents: documents, appLinks: appLinks.links)
         let descriptors = DescriptorWork()
         let callers = Callers(connection: connection, registry: registry, logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
@@ -55,7 +56,7 @@ struct Services {
         let integration = IntegrationService(broker: broker, logger: logger)
         let opening = Opening(broker: broker, callers: callers, launcher: launcher, chooser: chooser, replies: replies, pasteboards: pasteboards,
                               deliverer: deliverer, announcer: Announcer(connection: connection, policy: policy), scale: scale,
-                              appLinks: AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger), logger: logger)
+                              appLinks: appLinks, logger: logger)
         (self.broker, self.connection, self.callers, self.replies, self.pasteboards) = (broker, connection, callers, replies, pasteboards)
         (self.chooser, self.integration, self.devices, self.deliverer, self.opening) = (chooser, integration, devices, deliverer, opening)
         sharing = Sharing(broker: broker, callers: callers, chooser: chooser, replies: replies, pasteboards: pasteboards,

@@ -37,21 +37,17 @@ struct DocumentDeliverer: Sendable {
     /// kernel has it, bytes that need not be UTF-8, which an Inbox copy keeps) to `entry` in `mode`:
     /// reading the caller's descriptor runs on the descriptor threads, under `key`.
     func deliver(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: OpenOptions.DocumentMode, key: String,
-                 sendingApp: String, limits: InboxLimits) async throws(DBusError) -> DocumentDelivery {
+                 sendingApp: String, limits: InboxLimits) async throws -> DocumentDelivery {
         let documents = self.documents
         let local: [UInt8], canWrite: Bool, inboxCopy: [UInt8]?, portalSource: [UInt8]
         switch mode {
         case .copy:
-            let copy = try await descriptors.run(for: key) { () throws(DBusError) in
-                try adapt { () throws(OpenFailure) in
-                    try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inbox.place(d, nameBytes: fileName ?? Array(name.utf8), desktopID: entry.id, caller: sendingApp, limits: limits) }
-                }
+            let copy = try await descriptors.run(for: key) { () throws in
+                try fd.withFileDescriptor { d in try documents.inbox.place(d, nameBytes: fileName ?? Array(name.utf8), desktopID: entry.id, caller: sendingApp, limits: limits) }
             }
             (local, canWrite, inboxCopy, portalSource) = (copy, false, copy, copy)
         case .inPlace:
-            let file = try await descriptors.run(for: key) { () throws(DBusError) in
-                try adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try InPlaceFile.locate(d) } }
-            }
+            let file = try await descriptors.run(for: key) { () throws in try fd.withFileDescriptor { d in try InPlaceFile.locate(d) } }
             // The portal gets that very file (the caller's descriptor), not whatever the path names later.
             (local, canWrite, inboxCopy, portalSource) = (file.pathBytes, file.writable, nil, Array("/proc/self/fd/\(fd.rawValue)".utf8))
         }
@@ -76,7 +72,7 @@ struct DocumentDeliverer: Sendable {
         guard inboxSweeps.isDue(now: now) else { return }
         let inbox = documents.inbox
         Task.detached { [descriptors] in
-            _ = try? await descriptors.run(for: "inbox sweep") { () throws(DBusError) in inbox.sweep(retention: retention, now: now) }
+            _ = try? await descriptors.run(for: "inbox sweep") { () throws in inbox.sweep(retention: retention, now: now) }
         }
     }
 }

@@ -43,13 +43,13 @@ final class Opening: Sendable {
     /// ``Receiving/engineCaller``, not as an unidentified caller). Every failure is also announced
     /// with `URLFailed`, every success with `URLHandled`.
     func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
-              as known: Caller? = nil) async throws(DBusError) -> OpenResults {
+              as known: Caller? = nil) async throws -> OpenResults {
         try await open(url, options: rawOptions, sender: sender, method: method, reply: nil, as: known).results
     }
 
     /// `OpenURLWithReply`: opens `url` with a request the handler answers; returns the request's
     /// path, and publishes it once the reply naming it has been sent.
-    func openWithReply(_ url: String, options rawOptions: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
+    func openWithReply(_ url: String, options rawOptions: [String: DBusValue], sender: String) async throws -> MethodResult {
         let opened = try await open(url, options: rawOptions, sender: sender, method: ContractMethod.openURLWithReply, reply: true)
         guard let id = opened.request else { throw DBusError(.failed, "internal error: no request was made") }
         return MethodResult([.objectPath(ReplyService.path(id))], followUp: { [replies] in replies.publish(id) })
@@ -58,13 +58,13 @@ final class Opening: Sendable {
     /// Opens `url`; with `reply`, a request is made before the launch, its token handed to the
     /// handler, and the started handler recorded on it.
     private func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
-                      reply: Bool?, as known: Caller? = nil) async throws(DBusError) -> (results: OpenResults, request: UInt64?) {
+                      reply: Bool?, as known: Caller? = nil) async throws -> (results: OpenResults, request: UInt64?) {
         var pinned: UInt64? = nil
-        do throws(DBusError) {
-            let options = try OpenOptions(decoding: rawOptions)
+        do {
+            let options = try OpenOptions(checking: rawOptions)
             let caller = if let known { known } else { await callers.caller(sender) }
             try await refuseHandBack(url, from: caller)
-            let target = try adapt { () throws(OpenFailure) in try broker.validate(url) }  // parsed once
+            let target = try broker.validate(url)  // parsed once
             if options.universalLinksOnly {
                 guard reply == nil else { throw DBusError(.invalidArgs, "universal-links-only is an option of OpenURLWithOptions") }
                 return (try await openAppLink(target, options: options, caller: caller, method: method), nil)
@@ -72,14 +72,13 @@ final class Opening: Sendable {
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id : nil
-            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id.map(DesktopID.init(fileName:)), activationToken: options.activationToken,
+            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id.map(DesktopID.init(fileName:)), decided: true,
+                                      activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
-            let pasteboard = try options.pasteboard.map { reference throws(DBusError) in try pasteboards.ownedPasteboard(reference, caller: caller) }
-            var admission = try adapt { () throws(OpenFailure) in
-                try broker.admit(request, searchPath: searchPath, sessionScale: scale.current,
-                                 splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)), callback: callback)
-            }
+            let pasteboard = try options.pasteboard.map { reference throws in try pasteboards.ownedPasteboard(reference, caller: caller) }
+            var admission = try broker.admit(request, searchPath: searchPath, sessionScale: scale.current,
+                                             splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)), callback: callback)
             pinned = admission.callbackGroup
             if let pasteboard {
                 // The handler may read it before it starts: its app id now, its process once spawned.
@@ -93,7 +92,7 @@ final class Opening: Sendable {
             let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
             let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id.fileName, launchTokens: launchTokens, timeout: timeout)
             admission.context.replyToken = pending.token
-            do throws(DBusError) {
+            do {
                 let results = try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: pending.id, pasteboard: pasteboard)
                 return (results, pending.id)
             } catch {
@@ -101,6 +100,7 @@ final class Opening: Sendable {
                 throw error
             }
         } catch {
+            let error = DBusError.from(error)
             // Callback routes pinned for a request that did not start go with it.
             if let pinned { broker.callbackRoutes.drop(pinned) }
             logger.notice("could not open \(URLText.shortened(url)): \(error.name.rawValue): \(error.message)")
@@ -109,25 +109,27 @@ final class Opening: Sendable {
         }
     }
 
-    /// The handler for `subject` (the core's decision, asking the chooser when it says so).
-    func handler(for subject: OpenSubject, options: OpenOptions, caller: Caller) async throws(DBusError) -> SettledHandler {
+    /// The handler for `subject` (the core's decision, asking the chooser when it says so; the
+    /// chooser is attached to the caller's `parent-window` and says who sent a file a device sent,
+    /// `receivedFrom`).
+    func handler(for subject: OpenSubject, options: OpenOptions, caller: Caller, receivedFrom: String? = nil) async throws -> SettledHandler {
         let pid = caller.pid.map { Int32(bitPattern: $0) }
         let sandboxAppID = caller.sandboxed ? caller.appID : nil
         let (broker, replies, chooser, logger) = (self.broker, self.replies, self.chooser, self.logger)
-        return try await adaptAsync { () async throws(OpenFailure) in
-            let decision = try await broker.decide(subject, requested: options.handler, ask: options.ask, caller: caller) { handler in
-                await replies.isHandler(handler, sender: caller.busName, pid: pid, sandboxAppID: sandboxAppID)
-            }
-            return try await broker.settle(decision, for: .open, caller: caller, chooser: chooser,
-                                           context: ChooserContext(activationToken: options.activationToken), warn: { logger.notice("\($0)") })
+        let decision = try await broker.decide(subject, requested: options.handler, ask: options.ask, caller: caller) { handler in
+            await replies.isHandler(handler, sender: caller.busName, pid: pid, sandboxAppID: sandboxAppID)
         }
+        return try await broker.settle(decision, for: .open, caller: caller, chooser: chooser,
+                                       context: ChooserContext(activationToken: options.activationToken, parentWindow: options.parentWindow,
+                                                              receivedFrom: receivedFrom),
+                                       warn: { logger.notice("\($0)") })
     }
 
     /// Starts what `admission` says and reports it with `URLHandled`.
     /// `pasteboard`: a pasteboard the started handler may read (its process, or the connection
     /// that owns its activated name).
     func launch(_ admission: Admission, annotation: DBusValue?, caller: Caller, method: MemberName, reply: UInt64?,
-                pasteboard: String? = nil, contentType: String? = nil) async throws(DBusError) -> OpenResults {
+                pasteboard: String? = nil, contentType: String? = nil) async throws -> OpenResults {
         let plan = admission.plan
         let started = try await launcher.start(plan, context: admission.context, admission: admission, request: reply, pasteboard: pasteboard,
                                                annotation: annotation)
@@ -147,7 +149,7 @@ final class Opening: Sendable {
 
     /// Refuses a request for `url` from a handler we just started for it (or a process it ran):
     /// it hands the URL back, and starting it again would loop.
-    private func refuseHandBack(_ url: String, from caller: Caller) async throws(DBusError) {
+    private func refuseHandBack(_ url: String, from caller: Caller) async throws {
         let launcher = self.launcher
         if let loop = await launcher.starter.recentLaunches.handingBack(url, lineage: caller.lineage, activatedPID: { name in
             await launcher.pidOf(name).map { Int32(bitPattern: $0) }

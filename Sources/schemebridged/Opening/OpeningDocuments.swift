@@ -11,23 +11,22 @@ import SchemeBridgeCore
 extension Opening {
     /// `OpenFile(h, a{sv}) → a{sv}`. Every failure is also announced with `URLFailed` (the URL is
     /// `file://` and the file's name), every success with `URLHandled` (the Inbox copy's URL).
-    func openFile(_ fd: UnixFD, options rawOptions: [String: DBusValue], sender: String) async throws(DBusError) -> OpenResults {
+    func openFile(_ fd: UnixFD, options rawOptions: [String: DBusValue], sender: String) async throws -> OpenResults {
         var shownName = "document"
-        do throws(DBusError) {
-            let options = try OpenOptions(decoding: rawOptions)
+        do {
+            let options = try OpenOptions(checking: rawOptions)
             let caller = await callers.caller(sender)
             let documents = self.documents
-            let (name, fileName, type) = try await deliverer.descriptors.run(for: caller.appID ?? sender) { () throws(DBusError) in
-                try adapt { () throws(OpenFailure) in
-                    try fd.withFileDescriptor { d throws(OpenFailure) in
-                        let (name, type) = try documents.inspect(d, contentType: options.contentType)
-                        return (name, Documents.nameBytes(of: d), type)
-                    }
+            let (name, fileName, type) = try await deliverer.descriptors.run(for: caller.appID ?? sender) { () throws in
+                try fd.withFileDescriptor { d throws(OpenFailure) in
+                    let (name, type) = try documents.inspect(d, contentType: options.contentType)
+                    return (name, Documents.nameBytes(of: d), type)
                 }
             }
             shownName = name
             return try await openDocument(fd, name: name, fileName: fileName, type: type, options: options, caller: caller)
         } catch {
+            let error = DBusError.from(error)
             logger.notice("could not open the document \(shownName): \(error.name.rawValue): \(error.message)")
             announcer.announce(URLFailed(url: PercentEncoding.fileURL(path: "/" + shownName), errorName: error.name.rawValue, message: error.message), to: sender)
             throw error
@@ -40,9 +39,9 @@ extension Opening {
     /// or the file itself; through the document portal for a Flatpak app) and launches the app. Used by
     /// `OpenFile` and for files a device sends.
     func openDocument(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, type: ContentType, options: OpenOptions,
-                      caller: Caller) async throws(DBusError) -> OpenResults {
+                      caller: Caller, receivedFrom: String? = nil) async throws -> OpenResults {
         let key = caller.appID ?? caller.busName
-        let decided = try await handler(for: .document(type), options: options, caller: caller)
+        let decided = try await handler(for: .document(type), options: options, caller: caller, receivedFrom: receivedFrom)
         guard let id = decided.id, let entry = registry.entry(id: DesktopID(fileName: id)) else {
             throw ContractError.noHandler("no installed application opens \(type) documents")
         }
@@ -54,18 +53,13 @@ extension Opening {
         let delivery = try await deliverer.deliver(fd, name: name, fileName: fileName, to: entry, mode: mode, key: key,
                                          sendingApp: Inbox.chargedSender(appID: caller.appID), limits: config.inboxLimits)
         let path = delivery.path
-        do throws(DBusError) {
+        do {
             // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
-            let url = try adapt { () throws(OpenFailure) in
-                do { return try SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) } catch { throw OpenFailure(.failed, "the document's path \(path) makes no valid URL") }
-            }
+            guard let url = try? SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(path) makes no valid URL") }
             let request = OpenRequest(url: url, handler: entry.id, activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
-            let admission = try adapt { () throws(OpenFailure) in
-                try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
-                                 sessionScale: scale.current, splashAvailable: splashAvailable,
-                                 inDocumentPortal: delivery.inPortal)
-            }
+            let admission = try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
+                                             sessionScale: scale.current, splashAvailable: splashAvailable, inDocumentPortal: delivery.inPortal)
             var results = try await launch(admission, annotation: options.annotation, caller: request.caller,
                                            method: ContractMethod.openFile, reply: nil, contentType: type.name)
             results.contentType = type.name

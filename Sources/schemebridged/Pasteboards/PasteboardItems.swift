@@ -6,17 +6,17 @@ import SchemeBridgeCore
 extension PasteboardService {
     /// The items of `SetItems`: per item, MIME type → bytes or descriptor, in the order sent
     /// (the descriptors stay owned by `value`'s `UnixFD`s: keep it alive until they are used).
-    static func items(_ value: DBusValue, limits: PasteboardLimits) throws(DBusError) -> [[(type: String, value: PasteboardWrite.Value)]] {
+    static func items(_ value: DBusValue, limits: PasteboardLimits) throws -> [[(type: String, value: PasteboardWrite.Value)]] {
         guard case .array(_, let items) = value else { return [] }
-        try adapt { () throws(PasteboardError) in try PasteboardWrite.check(itemCount: items.count, limits: limits) }
+        try PasteboardWrite.check(itemCount: items.count, limits: limits)
         var out: [[(type: String, value: PasteboardWrite.Value)]] = []
         for (i, item) in items.enumerated() {
             guard case .dictionary(_, _, let entries) = item else { continue }
-            try adapt { () throws(PasteboardError) in try PasteboardWrite.check(typeCount: entries.count, item: i, limits: limits) }
+            try PasteboardWrite.check(typeCount: entries.count, item: i, limits: limits)
             var values: [(type: String, value: PasteboardWrite.Value)] = []
             for entry in entries {
                 guard case .string(let raw) = entry.key else { continue }
-                let type = try adapt { () throws(PasteboardError) in try PasteboardType.validated(raw) }
+                let type = try PasteboardType.validated(raw)
                 guard !values.contains(where: { $0.type == type }) else { throw DBusError(.invalidArgs, "item \(i) names '\(type)' twice") }
                 switch entry.value.unwrapped {
                 case .bytes(let b): values.append((type, .bytes(b)))
@@ -28,9 +28,5 @@ extension PasteboardService {
             out.append(values)
         }
         return out
-    }
-
-    static func adapt<T>(_ body: () throws(PasteboardError) -> T) throws(DBusError) -> T {
-        do { return try body() } catch { throw DBusError(error) }
     }
 }

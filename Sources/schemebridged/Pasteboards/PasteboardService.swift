@@ -53,22 +53,22 @@ final class PasteboardService: Sendable {
     }
 
     /// Runs blocking `work` on a disk thread.
-    func blocking<T: Sendable>(_ work: @escaping @Sendable () throws(PasteboardError) -> T) async throws(DBusError) -> T {
+    func blocking<T: Sendable>(_ work: @escaping @Sendable () throws(PasteboardError) -> T) async throws -> T {
         let outcome = await io.run { () -> Result<T, PasteboardError> in
             do throws(PasteboardError) { return .success(try work()) } catch { return .failure(error) }
         }
         switch outcome {
         case .success(let value)?: return value
-        case .failure(let error)?: throw DBusError(error)
+        case .failure(let error)?: throw error
         case nil: throw DBusError(.failed, "the service is busy with other pasteboard data; try again")
         }
     }
 
     /// The pasteboard named by the `pasteboard` open option (a path or a name), which `caller`
     /// must own (the core's rule, ``PasteboardStore/grantable(_:caller:)``); returns its id.
-    func ownedPasteboard(_ reference: String, caller: Caller) throws(DBusError) -> String {
+    func ownedPasteboard(_ reference: String, caller: Caller) throws -> String {
         let named: PasteboardReference = reference.hasPrefix("/") ? .object(id: Self.id(inPath: reference)) : .name(reference)
-        do { return try store.grantable(named, caller: caller) } catch { throw DBusError(error) }
+        return try store.grantable(named, caller: caller)
     }
 
     // MARK: objects

@@ -6,24 +6,21 @@ import SchemeBridgeCore
 extension PasteboardService {
     func declaration() -> Interface {
         Interface(Contract.pasteboardsInterface, methods: [
-            Method(ContractMethod.createPasteboard, inputs: [Argument("name", "s", maxBytes: 255), Argument("options", "a{sv}", keys: PasteboardOptions.Key.all)],
-                   outputs: [Argument("pasteboard", "o"), Argument("name", "s")],
-                   handler: .async { [self] call in
-                       let options = try PasteboardOptions(decoding: call.arguments[1].stringDictionary ?? [:])
-                       let caller = await caller(call.sender)
-                       let name = call.string(0)
-                       let board = try await blocking { () throws(PasteboardError) in
-                           try self.store.create(name: name, persistent: options.persistent, expiresIn: options.expiresIn, caller: caller)
-                       }
-                       exportObject(board.id)
-                       return [.objectPath(Self.path(board.id)), .string(board.name)]
-                   }),
-            Method(ContractMethod.findPasteboard, inputs: [Argument("name", "s", maxBytes: 255)], outputs: [Argument("pasteboard", "o")],
-                   handler: .async { [self] call in
-                       let caller = await caller(call.sender)
-                       let board = try Self.adapt { () throws(PasteboardError) in try store.find(name: call.string(0), caller: caller) }
-                       return [.objectPath(Self.path(board.id))]
-                   }),
+            Method(ContractSignature.createPasteboard, handler: .async { [self] call in
+                let options = try PasteboardOptions(decoding: call.arguments[1].stringDictionary ?? [:])
+                let caller = await caller(call.sender)
+                let name = call.string(0)
+                let board = try await blocking { () throws(PasteboardError) in
+                    try self.store.create(name: name, persistent: options.persistent, expiresIn: options.expiresIn, caller: caller)
+                }
+                exportObject(board.id)
+                return [.objectPath(Self.path(board.id)), .string(board.name)]
+            }),
+            Method(ContractSignature.findPasteboard, handler: .async { [self] call in
+                let caller = await caller(call.sender)
+                let board = try store.find(name: call.string(0), caller: caller)
+                return [.objectPath(Self.path(board.id))]
+            }),
         ])
     }
 }

@@ -10,7 +10,7 @@ import SchemeBridgeCore
 /// afterwards changes what the caller reads; the caller gets read-only descriptors of the copies.
 extension Picking {
     /// `ProvideDocuments(s token, ah fds, a{sv} info)` from `sender`.
-    func provideDocuments(token: String, fds: [UnixFD], info: [String: DBusValue], sender: String) async throws(DBusError) {
+    func provideDocuments(token: String, fds: [UnixFD], info: [String: DBusValue], sender: String) async throws {
         let request = try await replies.pending(token: token, sender: sender)
         guard case .pick(let subject, let multiple) = request.purpose else {
             throw DBusError(.invalidArgs, "this token is for a reply, not a pick: answer it with Reply")
@@ -25,15 +25,13 @@ extension Picking {
 
     /// Checks and copies `fds` (the caller's `keep` holds them open meanwhile).
     func takeDocuments(_ fds: [Int32], names: [String], types: [String], subject: PickSubject, multiple: Bool,
-                       key: String, keep: [UnixFD]) async throws(DBusError) -> [PickedDocument] {
-        try adapt { () throws(OpenFailure) in
-            try PickAnswer.checkCount(fds.count, multiple: multiple)
-            try PickAnswer.checkLists(names: names, types: types, count: fds.count)
-        }
+                       key: String, keep: [UnixFD]) async throws -> [PickedDocument] {
+        try PickAnswer.checkCount(fds.count, multiple: multiple)
+        try PickAnswer.checkLists(names: names, types: types, count: fds.count)
         let database = documents.types
-        return try await descriptors.run(for: key) { () throws(DBusError) -> [PickedDocument] in
+        return try await descriptors.run(for: key) { () throws -> [PickedDocument] in
             withExtendedLifetime(keep) {}
-            return try adapt { () throws(OpenFailure) in try PickAnswer.take(fds, names: names, types: types, subject: subject, database: database) }
+            return try PickAnswer.take(fds, names: names, types: types, subject: subject, database: database)
         }
     }
 
@@ -58,7 +56,7 @@ extension Picking {
     }
 
     /// `info[key]` as a list of strings (absent: empty).
-    private static func strings(_ info: [String: DBusValue], _ key: String) throws(DBusError) -> [String] {
+    private static func strings(_ info: [String: DBusValue], _ key: String) throws -> [String] {
         guard let v = info[key]?.unwrapped else { return [] }
         guard let items = v.arrayElements, let list = Optional(items.compactMap(\.string)), list.count == items.count else {
             throw DBusError(.invalidArgs, "info '\(key)' must be a list of strings (as)")

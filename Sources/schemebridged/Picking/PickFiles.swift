@@ -9,7 +9,7 @@ import SchemeBridgeCore
 /// Timeout=` bounds it). The chosen files are opened read-only (never following into a FIFO:
 /// `O_NONBLOCK`, then the same checks and copies as a provider's answer).
 extension Picking {
-    func pickFiles(_ id: UInt64, subject: PickSubject, options: PickOptions, callerKey: String) async throws(DBusError) {
+    func pickFiles(_ id: UInt64, subject: PickSubject, options: PickOptions, callerKey: String) async throws {
         let timeout = Duration.seconds(broker.policy.current.chooser.timeout)
         var chosen = try await portalFiles(subject: subject, options: options, timeout: timeout)
         if chosen == nil { chosen = try await zenityFiles(options: options, timeout: timeout) }
@@ -26,7 +26,7 @@ extension Picking {
     }
 
     /// The paths chosen in `zenity --file-selection`.
-    private func zenityFiles(options: PickOptions, timeout: Duration) async throws(DBusError) -> [String] {
+    private func zenityFiles(options: PickOptions, timeout: Duration) async throws -> [String] {
         guard let argv = BuiltinTools.openDialog(title: options.title, multiple: options.multiple, environment: environment) else {
             throw ContractError.noChooser("no file chooser to ask with: run a desktop portal (org.freedesktop.portal.Desktop) or install zenity")
         }

@@ -10,7 +10,7 @@ import SchemeBridgeCore
 extension Picking {
     static let portalName: BusName = "org.freedesktop.portal.Desktop"
 
-    func portalFiles(subject: PickSubject, options: PickOptions, timeout: Duration) async throws(DBusError) -> [String]? {
+    func portalFiles(subject: PickSubject, options: PickOptions, timeout: Duration) async throws -> [String]? {
         guard (try? await BusDriver(connection).nameHasOwner(Self.portalName.rawValue, timeout: .seconds(5))) == true else { return nil }
         let token = "schemebridge_" + ReplyToken.make().prefix(16)
         let responses = try await connection.signals(matching: MatchRule(sender: Self.portalName, interface: "org.freedesktop.portal.Request",

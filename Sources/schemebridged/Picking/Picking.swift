@@ -33,20 +33,19 @@ final class Picking: Sendable {
     static let pickTimeout = Duration.seconds(3600)
 
     /// `PickDocument(as types, a{sv} options) → o`.
-    func pick(types: [String], options rawOptions: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
-        let options = try PickOptions(decoding: rawOptions)
-        let subject = try adapt { () throws(OpenFailure) in try PickSubject(types) }
+    func pick(types: [String], options rawOptions: [String: DBusValue], sender: String) async throws -> MethodResult {
+        let options = try PickOptions(checking: rawOptions)
+        let subject = try PickSubject(types)
         let caller = await callers.caller(sender)
-        let decision = try adapt { () throws(OpenFailure) in try broker.decidePick(subject, provider: options.provider, caller: caller) }
+        let decision = try broker.decidePick(subject, provider: options.provider, caller: caller)
         let pending = try replies.begin(caller: sender, handlerID: decision.handler ?? "", timeout: Self.pickTimeout,
                                         purpose: .pick(subject, multiple: options.multiple))
         let id = pending.id
         Task { [self, broker, chooser, logger] in
-            do throws(DBusError) {
-                let settled = try await adaptAsync { () async throws(OpenFailure) in
-                    try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: ChooserContext(title: options.title),
-                                            warn: { logger.notice("\($0)") })
-                }
+            do {
+                let context = ChooserContext(activationToken: options.activationToken, title: options.title, parentWindow: options.parentWindow)
+                let settled = try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: context,
+                                                      warn: { logger.notice("\($0)") })
                 guard let provider = settled.id else { throw ContractError.noHandler("no provider was decided") }
                 // Closed while the sheet was up: nothing to start.
                 guard replies.table.request(id) != nil else { return }
@@ -57,6 +56,7 @@ final class Picking: Sendable {
                     try await startProvider(provider, request: pending, options: options, caller: caller)
                 }
             } catch {
+                let error = DBusError.from(error)
                 logger.notice("a pick for \(caller.displayName) ended: \(error.name.rawValue): \(error.message)")
                 if error.name.rawValue == Contract.errorPrefix + "Cancelled" {
                     replies.complete(id, Response(code: ReplyCode.cancelled.rawValue, results: [:]))
@@ -72,8 +72,8 @@ final class Picking: Sendable {
     /// (`SCHEMEBRIDGE_PICK_TOKEN` in its environment; its exit without an answer fails the request),
     /// or `org.freedesktop.Application.Activate(platform_data)` with `pick-token` (its leaving the
     /// bus fails the request). Who may answer is recorded as for replies.
-    private func startProvider(_ id: String, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws(DBusError) {
-        let plan = try adapt { () throws(OpenFailure) in try broker.providerPlan(DesktopID(fileName: id)) }
+    private func startProvider(_ id: String, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws {
+        let plan = try broker.providerPlan(DesktopID(fileName: id))
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token
         logger.info("asking \(id) for documents for \(caller.displayName)")

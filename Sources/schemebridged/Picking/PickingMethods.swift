@@ -7,22 +7,18 @@ import SchemeBridgeCore
 extension MainInterface {
     static func pickingMethods(_ picking: Picking) -> [Method] {
         [
-            Method(PickContract.pickDocument, inputs: [Argument("types", "as"), Argument("options", "a{sv}", keys: PickOptions.Key.all)],
-                   outputs: [Argument("request", "o")],
-                   handler: .asyncThen { call in
-                       let types = call.arguments[0].arrayElements?.compactMap(\.string) ?? []
-                       return try await picking.pick(types: types, options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
-                   }),
-            Method(PickContract.provideDocuments, inputs: [Argument("token", "s", maxBytes: 256), Argument("fds", "ah"),
-                                                           Argument("info", "a{sv}", keys: PickContract.InfoKey.all)],
-                   handler: .async { call in
-                       let fds = (call.arguments[1].arrayElements ?? []).compactMap { v -> UnixFD? in
-                           if case .unixFD(let fd) = v { return fd } else { return nil }
-                       }
-                       try await picking.provideDocuments(token: call.string(0), fds: fds, info: call.arguments[2].stringDictionary ?? [:],
-                                                         sender: call.sender)
-                       return []
-                   }),
+            Method(ContractSignature.pickDocument, handler: .asyncThen { call in
+                let types = call.arguments[0].arrayElements?.compactMap(\.string) ?? []
+                return try await picking.pick(types: types, options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+            }),
+            Method(ContractSignature.provideDocuments, handler: .async { call in
+                let fds = (call.arguments[1].arrayElements ?? []).compactMap { v -> UnixFD? in
+                    if case .unixFD(let fd) = v { return fd } else { return nil }
+                }
+                try await picking.provideDocuments(token: call.string(0), fds: fds, info: call.arguments[2].stringDictionary ?? [:],
+                                                  sender: call.sender)
+                return []
+            }),
         ]
     }
 }

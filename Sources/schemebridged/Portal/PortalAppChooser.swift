@@ -47,7 +47,7 @@ final class PortalAppChooser: Sendable {
         ], properties: [Property("version", type: .uint32, emitsChanged: .const, get: { .uint32(1) })])
     }
 
-    private func choose(_ call: MethodCall) async throws(DBusError) -> [DBusValue] {
+    private func choose(_ call: MethodCall) async throws -> [DBusValue] {
         try await requireFrontend(call.sender)
         let handle = call.string(0)
         var options: [String: String] = [:]
@@ -103,7 +103,7 @@ final class PortalAppChooser: Sendable {
     }
 
     /// Throws `AccessDenied` unless `sender` is the real xdg-desktop-portal (``PortalFrontendRule``).
-    private func requireFrontend(_ sender: String) async throws(DBusError) {
+    private func requireFrontend(_ sender: String) async throws {
         if judged.withLock({ $0.contains(sender) }) { return }
         var reason = "the bus does not say which process it is"
         if let pid = try? await BusDriver(connection).processID(of: sender), pid > 0, pid <= UInt32(Int32.max) {

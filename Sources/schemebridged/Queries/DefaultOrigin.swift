@@ -6,7 +6,7 @@ extension Queries {
     /// `DefaultHandlerOrigin(subject)`: the default of a scheme (as the caller's query scope may
     /// learn it) or of a content type (a subject with a `/`; none for a sandboxed caller, as
     /// `DefaultHandlerForType`), and the list and level it comes from.
-    func defaultHandlerOrigin(_ subject: String, sender: String) async throws(DBusError) -> DefaultHandlerOrigin {
+    func defaultHandlerOrigin(_ subject: String, sender: String) async throws -> DefaultHandlerOrigin {
         if subject.contains("/") {
             guard SandboxedCallerRule.mayListTypeHandlers(await callers.caller(sender)),
                   let found = broker.defaultHandlerOrigin(forType: subject) else { return DefaultHandlerOrigin(handler: "", level: "") }

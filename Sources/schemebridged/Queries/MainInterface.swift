@@ -11,92 +11,69 @@ struct MainInterface {
     let picking: Picking
     let replies: ReplyService
     /// Schemes and desktop ids longer than this are refused without being copied whole.
-    static let nameLimit = 4096
+    static let nameLimit = Contract.maximumNameBytes
 
     func declaration() -> Interface {
+        assert(Contract.maximumURLBytes == SchemeURL.maximumByteCount, "the contract's longest URL is the core's")
         let (opening, queries, replies, callers) = (self.opening, self.queries, self.replies, queries.callers)
         return Interface(
             Contract.interface,
             methods: [
-                Method(ContractMethod.canOpenURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("can_open", "b")],
-                       handler: Self.query(queries) { call in queries.canOpen(call.string(0)) } reply: { [.boolean($0)] }),
-                Method(ContractMethod.openURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("opened", "b")],
-                       handler: .async { call in
-                           _ = try await opening.open(call.string(0), options: [:], sender: call.sender, method: call.member)
-                           return [.boolean(true)]
-                       }),
-                Method(ContractMethod.openURLWithOptions, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
-                       outputs: [Argument("results", "a{sv}")],
-                       handler: .async { call in
-                           let options = call.arguments[1].stringDictionary ?? [:]
-                           let results = try await opening.open(call.string(0), options: options, sender: call.sender, method: call.member)
-                           return [.vardict(results.dictionary)]
-                       }),
-                Method(ContractMethod.handlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
-                       handler: Self.query(queries) { call in queries.handlers(forScheme: call.string(0)) } reply: { [.strings($0)] }),
-                Method(ContractMethod.skippedHandlersForScheme, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)],
-                       outputs: [Argument("skipped", "a(sss)")],
-                       handler: Self.query(queries) { call in queries.skippedHandlers(forScheme: call.string(0)) } reply: { skipped in
-                           [.array(element: .structure([.string, .string, .string]), skipped.map { .structure([.string($0.desktopID.fileName), .string($0.path), .string($0.reason)]) })]
-                       }),
-                Method(ContractMethod.displayNames, inputs: [Argument("desktop_ids", "as")], outputs: [Argument("names", "a{ss}")],
-                       handler: Self.query(queries) { call in queries.displayNames(call.arguments[0].arrayElements?.compactMap(\.string) ?? []) } reply: { names in
-                           [.dictionary(key: .string, value: .string, names.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .string($0.value)) })]
-                       }),
-                Method(ContractMethod.defaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
-                       handler: Self.query(queries) { call in queries.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
-                Method(ContractMethod.setDefaultHandler, inputs: [Argument("scheme", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
-                       handler: .async { call in
-                           try await callers.refuseSandboxed(call.sender, "set the default handler of a scheme")
-                           try await queries.setDefault(scheme: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
-                           return []
-                       }),
-                Method(ContractMethod.openURLWithReply, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
-                       outputs: [Argument("request", "o")],
-                       handler: .asyncThen { call in
-                           try await opening.openWithReply(call.string(0), options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
-                       }),
-                Method(ContractMethod.reply, inputs: [Argument("token", "s", maxBytes: 256), Argument("code", "u"), Argument("results", "a{sv}")],
-                       handler: .async { call in
-                           let caller = await callers.caller(call.sender)
-                           try await replies.reply(token: call.string(0), code: call.arguments[1].integer.map { UInt32(truncatingIfNeeded: $0) } ?? 0,
-                                                          results: call.arguments[2].stringDictionary ?? [:], sender: call.sender,
-                                                          sandboxAppID: caller.sandboxed ? caller.appID : nil)
-                           return []
-                       }),
-                Method(ContractMethod.openFile, inputs: [Argument("fd", "h"), Argument("options", "a{sv}", keys: OpenOptions.Key.all)],
-                       outputs: [Argument("results", "a{sv}")],
-                       handler: .async { call in
-                           guard case .unixFD(let fd) = call.arguments[0] else { throw DBusError(.invalidArgs, "fd must be a file descriptor (h)") }
-                           let results = try await opening.openFile(fd, options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
-                           return [.vardict(results.dictionary)]
-                       }),
-                Method(ContractMethod.contentTypeForFile, inputs: [Argument("fd", "h"), Argument("name", "s", maxBytes: Self.nameLimit)],
-                       outputs: [Argument("content_type", "s")],
-                       handler: .async { call in
-                           guard case .unixFD(let fd) = call.arguments[0] else { throw DBusError(.invalidArgs, "fd must be a file descriptor (h)") }
-                           return [.string(try await queries.contentType(of: fd, name: call.string(1), sender: call.sender))]
-                       }),
-                Method(ContractMethod.handlersForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_ids", "as")],
-                       handler: .async { call in [.strings(await queries.handlers(forType: call.string(0), sender: call.sender))] }),
-                Method(ContractMethod.defaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit)], outputs: [Argument("desktop_id", "s")],
-                       handler: .async { call in [.string(await queries.handlers(forType: call.string(0), sender: call.sender).first ?? "")] }),
-                Method(ContractMethod.defaultHandlerOrigin, inputs: [Argument("subject", "s", maxBytes: Self.nameLimit)], outputs: [Argument("origin", "a{sv}")],
-                       handler: .async { call in [.vardict(try await queries.defaultHandlerOrigin(call.string(0), sender: call.sender).dictionary)] }),
-                Method(ContractMethod.setDefaultHandlerForType, inputs: [Argument("content_type", "s", maxBytes: Self.nameLimit), Argument("desktop_id", "s", maxBytes: Self.nameLimit)],
-                       handler: .async { call in
-                           try await callers.refuseSandboxed(call.sender, "set the default handler of a content type")
-                           try await queries.setDefault(type: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
-                           return []
-                       }),
-                Method(ContractMethod.launchImageForURL, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("path", "s")],
-                       handler: Self.query(queries) { call in queries.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
+                Method(ContractSignature.canOpenURL, handler: Self.query(queries) { call in queries.canOpen(call.string(0)) } reply: { [.boolean($0)] }),
+                Method(ContractSignature.openURL, handler: .async { call in
+                    _ = try await opening.open(call.string(0), options: [:], sender: call.sender, method: call.member)
+                    return [.boolean(true)]
+                }),
+                Method(ContractSignature.openURLWithOptions, handler: .async { call in
+                    let options = call.arguments[1].stringDictionary ?? [:]
+                    let results = try await opening.open(call.string(0), options: options, sender: call.sender, method: call.member)
+                    return [.vardict(results.dictionary)]
+                }),
+                Method(ContractSignature.handlersForScheme, handler: Self.query(queries) { call in queries.handlers(forScheme: call.string(0)) } reply: { [.strings($0)] }),
+                Method(ContractSignature.skippedHandlersForScheme, handler: Self.query(queries) { call in queries.skippedHandlers(forScheme: call.string(0)) } reply: { skipped in
+                    [.array(element: .structure([.string, .string, .string]), skipped.map { .structure([.string($0.desktopID.fileName), .string($0.path), .string($0.reason)]) })]
+                }),
+                Method(ContractSignature.displayNames, handler: Self.query(queries) { call in queries.displayNames(call.arguments[0].arrayElements?.compactMap(\.string) ?? []) } reply: { names in
+                    [.dictionary(key: .string, value: .string, names.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .string($0.value)) })]
+                }),
+                Method(ContractSignature.defaultHandler, handler: Self.query(queries) { call in queries.defaultHandler(forScheme: call.string(0)) } reply: { [.string($0)] }),
+                Method(ContractSignature.setDefaultHandler, handler: .async { call in
+                    try await callers.refuseSandboxed(call.sender, "set the default handler of a scheme")
+                    try await queries.setDefault(scheme: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
+                    return []
+                }),
+                Method(ContractSignature.openURLWithReply, handler: .asyncThen { call in
+                    try await opening.openWithReply(call.string(0), options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+                }),
+                Method(ContractSignature.reply, handler: .async { call in
+                    let caller = await callers.caller(call.sender)
+                    try await replies.reply(token: call.string(0), code: call.arguments[1].integer.map { UInt32(truncatingIfNeeded: $0) } ?? 0,
+                                                   results: call.arguments[2].stringDictionary ?? [:], sender: call.sender,
+                                                   sandboxAppID: caller.sandboxed ? caller.appID : nil)
+                    return []
+                }),
+                Method(ContractSignature.openFile, handler: .async { call in
+                    guard case .unixFD(let fd) = call.arguments[0] else { throw DBusError(.invalidArgs, "fd must be a file descriptor (h)") }
+                    let results = try await opening.openFile(fd, options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+                    return [.vardict(results.dictionary)]
+                }),
+                Method(ContractSignature.contentTypeForFile, handler: .async { call in
+                    guard case .unixFD(let fd) = call.arguments[0] else { throw DBusError(.invalidArgs, "fd must be a file descriptor (h)") }
+                    return [.string(try await queries.contentType(of: fd, name: call.string(1), sender: call.sender))]
+                }),
+                Method(ContractSignature.handlersForType, handler: .async { call in [.strings(await queries.handlers(forType: call.string(0), sender: call.sender))] }),
+                Method(ContractSignature.defaultHandlerForType, handler: .async { call in [.string(await queries.handlers(forType: call.string(0), sender: call.sender).first ?? "")] }),
+                Method(ContractSignature.defaultHandlerOrigin, handler: .async { call in [.vardict(try await queries.defaultHandlerOrigin(call.string(0), sender: call.sender).dictionary)] }),
+                Method(ContractSignature.setDefaultHandlerForType, handler: .async { call in
+                    try await callers.refuseSandboxed(call.sender, "set the default handler of a content type")
+                    try await queries.setDefault(type: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
+                    return []
+                }),
+                Method(ContractSignature.launchImageForURL, handler: Self.query(queries) { call in queries.launchImage(for: call.string(0)) } reply: { [.string($0)] }),
             ] + Self.choosingMethods(queries) + Self.pickingMethods(picking)
                 + Self.appLinkMethods(opening.appLinks, callers: callers, broker: opening.broker),
             signals: [
-                SignalDeclaration(URLHandled.member, arguments: [Argument("url", "s"), Argument("scheme", "s"), Argument("handler", "s"), Argument("details", "a{sv}")]),
-                SignalDeclaration(URLFailed.member, arguments: [Argument("url", "s"), Argument("error_name", "s"), Argument("message", "s")]),
-                SignalDeclaration(HandlersChanged.member, arguments: [Argument("schemes", "as")]),
+                URLHandled.declaration, URLFailed.declaration, HandlersChanged.declaration,
             ],
             properties: [
                 Property(ContractProperty.version, type: .uint32, emitsChanged: .const, get: { .uint32(Contract.version) }),

@@ -21,16 +21,16 @@ struct Queries: Sendable {
     /// answer needs the caller identified first: the query then goes to ``query(_:_:)``.
     /// A caller not identified yet is identified first even with query privacy off: a sandboxed
     /// caller is always under it (``SandboxedCallerRule``).
-    func queryNow<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) throws(DBusError) -> T? {
+    func queryNow<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) throws -> T? {
         guard let caller = callers.cached(sender) else { return nil }
         let scope = broker.queryScope(for: caller)
-        return try adapt { () throws(OpenFailure) in try answer(scope) }
+        return try answer(scope)
     }
 
     /// A query that waits for the caller to be identified (query privacy on, a new caller).
-    func query<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) async throws(DBusError) -> T {
+    func query<T>(_ sender: String, _ answer: (QueryScope) throws(OpenFailure) -> T) async throws -> T {
         let scope = broker.queryScope(for: await callers.caller(sender))
-        return try adapt { () throws(OpenFailure) in try answer(scope) }
+        return try answer(scope)
     }
 
     func canOpen(_ url: String) -> (QueryScope) throws(OpenFailure) -> Bool {
@@ -68,9 +68,9 @@ struct Queries: Sendable {
     }
 
     /// Sets a default for `sender`: limited per caller, written off the shared task threads.
-    func setDefault(scheme: String, desktopID: DesktopID, sender: String) async throws(DBusError) {
+    func setDefault(scheme: String, desktopID: DesktopID, sender: String) async throws {
         let caller = await callers.caller(sender)
-        do { try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: caller) } catch { throw DBusError(error) }
+        try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: caller)
         // A scheme routed through us (`integrate`) stays routed: ours first, then the new default.
         let key = (try? broker.validScheme(scheme)) ?? scheme
         do {
@@ -83,16 +83,16 @@ struct Queries: Sendable {
     }
 
     /// `SetDefaultHandlerForType`: as `SetDefaultHandler`, for a content type.
-    func setDefault(type: String, desktopID: DesktopID, sender: String) async throws(DBusError) {
+    func setDefault(type: String, desktopID: DesktopID, sender: String) async throws {
         let caller = await callers.caller(sender)
-        try await adaptAsync { () async throws(OpenFailure) in try await broker.setDefault(type: type, desktopID: desktopID, caller: caller) }
+        try await broker.setDefault(type: type, desktopID: desktopID, caller: caller)
     }
 
     /// `ContentTypeForFile(h, s) → s`.
-    func contentType(of fd: UnixFD, name: String, sender: String) async throws(DBusError) -> String {
+    func contentType(of fd: UnixFD, name: String, sender: String) async throws -> String {
         let (caller, documents) = (await callers.caller(sender), self.documents)
-        return try await descriptors.run(for: caller.appID ?? sender) { () throws(DBusError) in
-            try adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.contentType(of: d, name: name) } }
+        return try await descriptors.run(for: caller.appID ?? sender) { () throws in
+            try fd.withFileDescriptor { d throws(OpenFailure) in try documents.contentType(of: d, name: name) }
         }
     }
 
@@ -110,11 +110,11 @@ struct Queries: Sendable {
     }
 
     /// `ForgetChoice`: a sandboxed caller forgets its own choices only.
-    func forgetChoice(caller choiceCaller: String, subject: String, sender: String) async throws(DBusError) {
+    func forgetChoice(caller choiceCaller: String, subject: String, sender: String) async throws {
         let caller = await callers.caller(sender)
         guard SandboxedCallerRule.maySeeChoices(of: choiceCaller, by: caller) else {
             throw ContractError.accessDenied("a sandboxed app (\(caller.displayName)) can forget its own choices only")
         }
-        do throws(OpenFailure) { _ = try await broker.forgetChoice(caller: choiceCaller, subject: subject) } catch { throw DBusError(error) }
+        _ = try await broker.forgetChoice(caller: choiceCaller, subject: subject)
     }
 }

@@ -29,10 +29,10 @@ struct Receiving: Sendable {
         let mode = given ?? policy.current.openReceived
         let from = devices.engine.devices.first { $0.id == received.deviceID }?.name ?? received.deviceID
         let sender = "kdeconnect"
-        do throws(DBusError) {
+        do {
             let registry = opening.registry
             let places = receivedPlaces(received)
-            let action = try await received.share.action(mode: mode, urlInText: { path throws(DBusError) in try await receivedURL(.text(path), places: places) },
+            let action = try await received.share.action(mode: mode, urlInText: { path throws in try await receivedURL(.text(path), places: places) },
                                                          opensScheme: { registry.schemes.contains($0) })
             switch action {
             case .leave:
@@ -41,7 +41,7 @@ struct Receiving: Sendable {
             case .openFile(let share, let ask):
                 var options = OpenOptions()
                 options.ask = ask
-                let results = try await openReceivedFile(share, places: places, options: options, sender: sender)
+                let results = try await openReceivedFile(share, places: places, options: options, sender: sender, from: from)
                 logger.info("opened the \(share.kind) \(from) sent with \(results.handler)")
             case .openURL(let url, let ask):
                 let raw: [String: DBusValue] = [OpenOptions.Key.ask: .variant(.boolean(ask))]
@@ -50,6 +50,7 @@ struct Receiving: Sendable {
             }
             return true
         } catch {
+            let error = DBusError.from(error)
             logger.warning("could not open what \(from) sent: \(error.name.rawValue): \(error.message)")
             return false
         }
@@ -71,12 +72,12 @@ struct Receiving: Sendable {
     /// what devices send, or cannot be opened.
     func receivedItem(_ received: ReceivedFromDevice) async -> ReceivedNotice.Item? {
         let places = receivedPlaces(received)
-        do throws(DBusError) {
+        do {
             switch received.share {
             case .file(let path):
                 let share = received.share
-                try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) -> Void in
-                    _ = FileDescriptor(owning: try adapt { () throws(ServiceFailure) in try places().open(share).take() })  // opened, and closed
+                try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws -> Void in
+                    _ = try places().open(share)  // opened, and closed
                 }
                 return .file(ReceivedNotice.fileName(path))
             case .text:
@@ -87,6 +88,7 @@ struct Receiving: Sendable {
                 return .text
             }
         } catch {
+            let error = DBusError.from(error)
             logger.warning("not offering what \(deviceName(received.deviceID)) sent: \(error.name.rawValue): \(error.message)")
             return nil
         }
@@ -94,7 +96,7 @@ struct Receiving: Sendable {
 
     /// Opens `folder` (where a device's files were put) with the default app for folders, or the
     /// one the user picks (`ask`), as the engine (``engineCaller``).
-    func openReceivedFolder(_ folder: String, ask: Bool) async throws(DBusError) -> OpenResults {
+    func openReceivedFolder(_ folder: String, ask: Bool) async throws -> OpenResults {
         var options = OpenOptions()
         options.ask = ask
         let type = ContentType(detected: "inode/directory")
@@ -102,15 +104,11 @@ struct Receiving: Sendable {
         guard let id = decided.id, let entry = opening.registry.entry(id: DesktopID(fileName: id)) else {
             throw ContractError.noHandler("no installed application opens folders")
         }
-        let url = try adapt { () throws(OpenFailure) in
-            do { return try SchemeURL(PercentEncoding.fileURL(path: folder)) } catch { throw OpenFailure(.failed, "the folder \(folder) makes no valid URL") }
-        }
+        guard let url = try? SchemeURL(PercentEncoding.fileURL(path: folder)) else { throw DBusError(.failed, "the folder \(folder) makes no valid URL") }
         let request = OpenRequest(url: url, handler: entry.id, caller: Self.engineCaller)
         let opening = self.opening
-        let admission = try adapt { () throws(OpenFailure) in
-            try opening.broker.admit(document: url, entry: entry, request: request, searchPath: opening.searchPath,
-                                     sessionScale: opening.scale.current, splashAvailable: false)
-        }
+        let admission = try opening.broker.admit(document: url, entry: entry, request: request, searchPath: opening.searchPath,
+                                                 sessionScale: opening.scale.current, splashAvailable: false)
         return try await opening.launch(admission, annotation: nil, caller: Self.engineCaller, method: ContractMethod.openFile, reply: nil,
                                         contentType: type.name)
     }
@@ -125,23 +123,23 @@ struct Receiving: Sendable {
     /// Opens `share` where the engine writes (``ReceivedPlaces/open(_:)``: no symlink followed,
     /// no FIFO waited on, nothing outside those places), then hands it to
     /// ``Opening/openDocument(_:name:fileName:type:options:caller:)`` as `OpenFile` would, its type detected.
+    /// `from`: the device's name (the chooser, when asked, says who sent the file).
     private func openReceivedFile(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces, options: OpenOptions,
-                                  sender: String) async throws(DBusError) -> OpenResults {
+                                  sender: String, from: String) async throws -> OpenResults {
         let documents = opening.documents
-        let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws(DBusError) in
-            let fd = try adapt { () throws(ServiceFailure) in try places().open(share).take() }
-            let owned = UnixFD(owning: fd)
-            let (name, type) = try adapt { () throws(OpenFailure) in try owned.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) } }
+        let (owned, name, type) = try await descriptors.run(for: Self.engineCaller.appID ?? sender) { () throws in
+            let owned = UnixFD(owning: try places().open(share).take())
+            let (name, type) = try owned.withFileDescriptor { d in try documents.inspect(d, contentType: nil) }
             return (owned, name, type)
         }
-        return try await opening.openDocument(owned, name: name, type: type, options: options, caller: Self.engineCaller)
+        return try await opening.openDocument(owned, name: name, type: type, options: options, caller: Self.engineCaller, receivedFrom: from)
     }
 
     /// The URL received text is, if it is one (``ReceivedShare/url(inDescriptor:)`` on a
     /// descriptor thread, the text opened where the engine writes).
-    private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws(DBusError) -> String? {
-        try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws(DBusError) in
-            let fd = FileDescriptor(owning: try adapt { () throws(ServiceFailure) in try places().open(share).take() })
+    private func receivedURL(_ share: ReceivedShare, places: @escaping @Sendable () -> ReceivedPlaces) async throws -> String? {
+        try await descriptors.run(for: Self.engineCaller.appID ?? "kdeconnect") { () throws in
+            let fd = try places().open(share)
             return ReceivedShare.url(inDescriptor: fd)
         }
     }

@@ -7,7 +7,7 @@ import SchemeBridgeCore
 extension ReplyService {
     /// The pending request `token` answers, when `sender` is its launched handler (nothing is
     /// taken): `NoSuchRequest`, or `NotTheHandler` for anyone else.
-    func pending(token: String, sender: String) async throws(DBusError) -> RequestTable.Request {
+    func pending(token: String, sender: String) async throws -> RequestTable.Request {
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         guard let request = table.request(token: token) else {
             throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
@@ -32,7 +32,7 @@ extension ReplyService {
 
     /// Marks request `id` as a share going to `target` ("" while the sheet is up).
     func sharing(_ id: UInt64, target: String) {
-        shares.withLock { $0[id] = target }
+        outcomes.sharing(id, target: target)
     }
 
     /// Answers request `id` from the service (a share's outcome): `code` with `results`.

@@ -13,22 +13,15 @@ final class ReplyService: Sendable {
     let connection: Connection
     let logger: Logger
 
-    /// Per request: whether the method's reply naming it has been sent, an outcome held until
-    /// then, and its timeout.
-    private struct Tracking {
-        var published = false
-        /// An outcome that came before publication, and whom it is for.
-        var held: (response: Response, caller: String)?
-    }
     /// The requests' timeouts (one thread for all; a finished request's is cancelled at once).
     private let timeouts: DeadlineTimer
-    private let tracking = Mutex<[UInt64: Tracking]>([:])
-    /// Replies that came before their handler's start was recorded, waiting for it.
-    private let startWaiters = Mutex<[UInt64: [CheckedContinuation<Void, Never>]]>([:])
-    /// Share requests (`Share1.Share`) by id: the target once decided ("" before). A share's
-    /// target that exits with status 0 without replying took the items (code 0); every
-    /// response of a share names its target.
-    let shares = Mutex<[UInt64: String]>([:])
+    /// Outcomes held until published, share targets, replies waiting for a start (the core's).
+    /// A share's target that exits with status 0 without replying took the items (code 0);
+    /// every response of a share names its target.
+    let outcomes = RequestOutcomes<Response>()
+    /// What to do when a request's caller gives up before its `Response` (`Close`, or it left
+    /// the bus): a device transfer the caller waits for is cancelled.
+    private let givingUp = Mutex<[UInt64: @Sendable () -> Void]>([:])
 
     init(connection: Connection, logger: Logger) {
         self.connection = connection
@@ -46,11 +39,11 @@ final class ReplyService: Sendable {
     /// outcome is held until ``publish(_:)``. `launchTokens`: the activation tokens the handler
     /// is started with (not handed back in its answer).
     func begin(caller: String, handlerID: String, launchTokens: Set<String> = [], timeout: Duration,
-               purpose: RequestTable.Purpose = .reply) throws(DBusError) -> RequestTable.Request {
+               purpose: RequestTable.Purpose = .reply) throws -> RequestTable.Request {
         let request: RequestTable.Request
-        do { request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose) } catch { throw DBusError(error) }
+        request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose)
         let id = request.id
-        tracking.withLock { $0[id] = Tracking() }
+        outcomes.track(id)
         timeouts.schedule(id, at: .now + timeout)
         try? connection.export([declaration(id: id, caller: caller)], at: Self.path(id))
         return request
@@ -64,34 +57,19 @@ final class ReplyService: Sendable {
 
     /// The reply naming request `id` was sent: a held outcome may go now.
     func publish(_ id: UInt64) {
-        let held = tracking.withLock { t in
-            t[id]?.published = true
-            return t[id]?.held
-        }
-        if let held { send(held.response, id: id, to: held.caller) }
+        if let held = outcomes.publish(id) { send(held.outcome, id: id, to: held.caller) }
     }
 
     /// The handler of `id` started as `handler`.
     func started(_ id: UInt64, handler: LaunchedHandler) {
         table.started(id, handler: handler)
-        wakeStartWaiters(id)
-    }
-
-    private func wakeStartWaiters(_ id: UInt64) {
-        for c in startWaiters.withLock({ $0.removeValue(forKey: id) }) ?? [] { c.resume() }
+        outcomes.wakeStartWaiters(id)
     }
 
     /// Waits until request `id`'s handler start is recorded (or the request is gone): a
     /// handler may answer before the service, between starting it and noting its pid, has run.
     func waitForStart(_ id: UInt64) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let ready = startWaiters.withLock { w -> Bool in
-                guard let r = table.request(id), r.handler == nil else { return true }
-                w[id, default: []].append(c)
-                return false
-            }
-            if ready { c.resume() }
-        }
+        await outcomes.waitForStart(id) { [table] in table.request(id).map { $0.handler == nil } ?? false }
     }
 
     /// A spawned handler of `id` ended with `status`. Whatever it sent before it ended is read
@@ -99,7 +77,7 @@ final class ReplyService: Sendable {
     func handlerExited(_ id: UInt64, status: Int32) {
         Task {
             _ = try? await BusDriver(connection).id()
-            switch HandlerExitOutcome.of(status: status, isShare: shares.withLock({ $0[id] }) != nil) {
+            switch HandlerExitOutcome.of(status: status, isShare: outcomes.shareTarget(id) != nil) {
             case .success: answer(id, code: .success)
             case .failed(let ending): fail(id, ending)
             }
@@ -109,21 +87,20 @@ final class ReplyService: Sendable {
     /// `name` left the bus: its requests are dropped (a caller) or failed (an activated handler).
     func nameLeft(_ name: String) {
         let (dropped, failed) = table.nameLeft(name)
-        for r in dropped { drop(r.id) }
+        for r in dropped {
+            givingUp.withLock { $0.removeValue(forKey: r.id) }?()
+            drop(r.id)
+        }
         for (r, ending) in failed { finish(r, Response(code: ReplyCode.failed.rawValue, results: Self.why(ending))) }
     }
 
     /// `Reply(token, code, results)` from `sender`.
     /// `sandboxAppID`: the sender's Flatpak app id when it is sandboxed.
-    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws(DBusError) {
-        do throws(ServiceFailure) {
-            try RequestTable.Purpose.checkReplyCode(code)
-        } catch {
-            throw DBusError(error)
-        }
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws {
+        try RequestTable.Purpose.checkReplyCode(code)
         try Self.checkActivationToken(results)
         if let purpose = table.request(token: token)?.purpose {
-            do throws(ServiceFailure) { try purpose.checkReply(code: code) } catch { throw DBusError(error) }
+            try purpose.checkReply(code: code)
         }
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         let senderPID = await pidOf(sender)
@@ -149,7 +126,7 @@ final class ReplyService: Sendable {
     /// A reply's `activation-token`, when there is one, is a string the core accepts
     /// (``ActivationToken/isValid(_:)``): it is handed to the caller to take focus with. Refused
     /// before the request is taken, so the handler may answer again.
-    static func checkActivationToken(_ results: [String: DBusValue]) throws(DBusError) {
+    static func checkActivationToken(_ results: [String: DBusValue]) throws {
         guard let value = results[Response.Key.activationToken] else { return }
         guard case .string(let token) = value.unwrapped else {
             throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
@@ -164,7 +141,7 @@ final class ReplyService: Sendable {
     }
 
     /// Request objects exported now (for tests and leak checks).
-    var pendingCount: Int { tracking.withLock { $0.count } }
+    var pendingCount: Int { outcomes.count }
 
     // MARK: internals
 
@@ -180,16 +157,11 @@ final class ReplyService: Sendable {
     /// Reports `response` for the taken request `r` (now or once published).
     func finish(_ r: RequestTable.Request, _ response: Response) {
         var response = response
-        if let target = shares.withLock({ $0[r.id] }), !target.isEmpty, response.results[ShareContract.ResultKey.target] == nil {
+        if let target = outcomes.shareTarget(r.id), !target.isEmpty, response.results[ShareContract.ResultKey.target] == nil {
             response.results[ShareContract.ResultKey.target] = .string(target)
         }
         timeouts.cancel(r.id)
-        let now: Bool = tracking.withLock { t in
-            guard let published = t[r.id]?.published else { return false }
-            if !published { t[r.id]?.held = (response, r.caller) }
-            return published
-        }
-        if now { send(response, id: r.id, to: r.caller) }
+        if outcomes.sendsNow(r.id, response, caller: r.caller) { send(response, id: r.id, to: r.caller) }
     }
 
 
@@ -200,10 +172,15 @@ final class ReplyService: Sendable {
         drop(id)
     }
 
+    /// Runs `action` if request `id`'s caller gives up (`Close`, or leaves the bus) before it is
+    /// answered; never after.
+    func whenCallerGivesUp(_ id: UInt64, _ action: @escaping @Sendable () -> Void) {
+        givingUp.withLock { $0[id] = action }
+    }
+
     private func drop(_ id: UInt64) {
-        wakeStartWaiters(id)
-        shares.withLock { _ = $0.removeValue(forKey: id) }
-        tracking.withLock { _ = $0.removeValue(forKey: id) }
+        givingUp.withLock { _ = $0.removeValue(forKey: id) }
+        outcomes.drop(id)
         timeouts.cancel(id)
         connection.unexport(Self.path(id))
     }
@@ -219,15 +196,16 @@ final class ReplyService: Sendable {
     /// `Request1` on a request's object: `Close()` (its caller only) and the `Response` signal.
     private func declaration(id: UInt64, caller: String) -> Interface {
         Interface(Contract.requestInterface, methods: [
-            Method(ContractMethod.close, handler: .inline { [weak self] call in
+            Method(ContractSignature.close, handler: .inline { [weak self] call in
                 guard call.sender == caller, let self, let r = self.table.take(id) else {
                     throw ContractError.noSuchRequest("no such request")
                 }
+                self.givingUp.withLock { $0.removeValue(forKey: id) }?()
                 self.finish(r, Response(code: ReplyCode.cancelled.rawValue, results: [:]))
                 return []
             }),
         ], signals: [
-            SignalDeclaration(Response.member, arguments: [Argument("code", "u"), Argument("results", "a{sv}")]),
+            Response.declaration,
         ])
     }
 }

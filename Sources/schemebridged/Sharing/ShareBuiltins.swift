@@ -15,7 +15,7 @@ extension Sharing {
     }
 
     /// "Copy": the one item onto the clipboard; done when the tool has taken it (exit 0).
-    func copyToClipboard(_ share: PendingShare) async throws(DBusError) {
+    func copyToClipboard(_ share: PendingShare) async throws {
         guard let item = share.items.first else { throw ContractError.noTarget("nothing to copy") }
         guard let argv = BuiltinTools.clipboard(type: item.summary.readType, environment: environment) else { throw ContractError.noTarget("no clipboard tool (wl-copy or xclip) for this session") }
         let source = try source(of: 0, in: share)
@@ -32,7 +32,7 @@ extension Sharing {
     }
 
     /// "Save to…": asks where, then writes the one item there (results: `path`).
-    func saveToFile(_ share: PendingShare) async throws(DBusError) {
+    func saveToFile(_ share: PendingShare) async throws {
         guard let item = share.items.first else { throw ContractError.noTarget("nothing to save") }
         guard let argv = BuiltinTools.saveDialog(name: item.name, title: share.options.title, environment: environment) else { throw ContractError.noTarget("no file chooser (zenity) for this session") }
         var env = environment
@@ -43,21 +43,15 @@ extension Sharing {
             throw ContractError.cancelled("nothing was saved")
         }
         let source = try source(of: 0, in: share)
-        try await descriptors.run(for: share.caller.appID ?? share.caller.busName) { () throws(DBusError) in
-            let source = FileDescriptor(owning: source)
-            let out: FileDescriptor
-            do { out = try FileDescriptor.openNoFollow(path, .createOrTruncate(permissions: 0o644)) } catch {
-                throw DBusError(.failed, "cannot write \(path): \(error)")
-            }
-            do { try source.copy(to: out, offset: nil) } catch {
-                throw DBusError(.failed, "cannot save the shared item to \(path): \(error)")
-            }
+        try await descriptors.run(for: share.caller.appID ?? share.caller.busName) { () throws in
+            defer { close(source) }
+            try SavedItem.write(from: source, to: path)
         }
         replies.answer(share.request, code: .success, results: ["path": .string(path)])
     }
 
     /// A new read-only descriptor (offset 0) of item `index`: the file, or its pasteboard data.
-    private func source(of index: Int, in share: PendingShare) throws(DBusError) -> Int32 {
+    private func source(of index: Int, in share: PendingShare) throws -> Int32 {
         let item = share.items[index]
         if case .file(let fd) = item.payload {
             let copy = Glibc.open("/proc/self/fd/\(fd.rawValue)", O_RDONLY | O_CLOEXEC)
@@ -67,6 +61,6 @@ extension Sharing {
         guard let board = share.pasteboard else { throw DBusError(.failed, "the share's data is gone") }
         let slot = ShareItemSummary.pasteboardSlot(of: index, in: share.items.map(\.summary))
         let (store, owner, type) = (pasteboards.store, share.pasteboardCaller, item.summary.readType)
-        return try PasteboardService.adapt { () throws(PasteboardError) in try store.data(board.id, item: slot, type: type, caller: owner).openForReading().take() }
+        return try store.data(board.id, item: slot, type: type, caller: owner).openForReading().take()
     }
 }

@@ -12,7 +12,7 @@ import SchemeBridgeCore
 extension Sharing {
     /// Delivers `share` to `target` (a target id the core decided); the request is answered by
     /// the target (`Reply`, its exit) or here.
-    func deliver(_ share: PendingShare, to target: String) async throws(DBusError) {
+    func deliver(_ share: PendingShare, to target: String) async throws {
         guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
         switch id {
         case .copy: try await copyToClipboard(share)
@@ -22,28 +22,26 @@ extension Sharing {
         }
     }
 
-    private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: DesktopID) async throws(DBusError) {
+    private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: DesktopID) async throws {
         let config = broker.policy.current
         deliverer.sweepInboxes(retention: config.inboxRetention)
         let (sendingApp, limits) = (Inbox.chargedSender(appID: share.caller.appID), config.inboxLimits)
         guard let entry = registry.entry(id: desktopID) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
         // Each file as `OpenFile` hands a copy: the Inbox, through the document portal for a Flatpak app.
         var deliveries: [DocumentDeliverer.DocumentDelivery] = []
-        do throws(DBusError) {
+        do {
             for item in share.items {
                 guard case .file(let fd) = item.payload else { continue }
                 let name = item.name.isEmpty ? ShareItemSummary.defaultFileName : item.name
                 deliveries.append(try await deliverer.deliver(fd, name: name, to: entry, mode: .copy,
                                                               key: share.caller.appID ?? share.caller.busName, sendingApp: sendingApp, limits: limits))
             }
-            let urls = try deliveries.map { delivery throws(DBusError) in
+            let urls = try deliveries.map { delivery throws in
                 guard let url = try? SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
                 return url
             }
-            var admission = try adapt { () throws(OpenFailure) in
-                try broker.admit(share: target, files: urls, caller: share.caller, activationToken: share.options.activationToken,
-                                 searchPath: broker.registry.directories.executableSearchPath, inDocumentPortal: deliveries.contains(where: \.inPortal))
-            }
+            var admission = try broker.admit(share: target, files: urls, caller: share.caller, activationToken: share.options.activationToken,
+                                             searchPath: broker.registry.directories.executableSearchPath, inDocumentPortal: deliveries.contains(where: \.inPortal))
             admission.context.replyToken = share.token
             if let board = share.pasteboard {
                 let (store, owner, appID) = (pasteboards.store, share.pasteboardCaller, desktopID.busName)

@@ -43,59 +43,45 @@ struct InspectedFile: Sendable {
     let facts: SharedFileFacts?
 }
 
-/// Decoding `Share`'s items (`aa{sv}`): each item is exactly one of `{type, data}`, `{file}` or
-/// `{url}`, with an optional `name` and `title`; anything else is `InvalidArgs` naming the item.
+/// Decoding `Share`'s items (`aa{sv}`) by the core's ``ShareItemGrammar``: each entry's value
+/// reduced to what the grammar tells apart, the item built from what it accepts.
 enum ShareIntake {
+    /// The contract's item keys, for the grammar.
+    static let keys = ShareItemGrammar.Keys(file: ShareContract.ItemKey.file, url: ShareContract.ItemKey.url, type: ShareContract.ItemKey.type,
+                                            data: ShareContract.ItemKey.data, name: ShareContract.ItemKey.name, title: ShareContract.ItemKey.title)
+
     /// The items of `value`, files not yet inspected (their type comes from the descriptor).
-    static func decode(_ value: DBusValue) throws(DBusError) -> [(item: Int, entries: [String: DBusValue])] {
+    static func decode(_ value: DBusValue) throws -> [(item: Int, entries: [String: DBusValue])] {
         guard case .array(_, let items) = value else { throw DBusError(.invalidArgs, "items must be aa{sv}") }
-        guard !items.isEmpty else { throw DBusError(.invalidArgs, "nothing to share: items is empty") }
-        guard items.count <= ShareContract.maximumItems else {
-            throw DBusError(.invalidArgs, "\(items.count) items: one share holds at most \(ShareContract.maximumItems)")
-        }
+        try ShareItemGrammar.checkCount(items.count, maximum: ShareContract.maximumItems)
         return items.enumerated().map { ($0.offset, $0.element.stringDictionary ?? [:]) }
     }
 
     /// Item `i` (`entries`), with `inspectFile` looking at a descriptor (given the item's `name`
     /// entry, if any).
     static func item(_ i: Int, _ entries: [String: DBusValue],
-                     inspectFile: (UnixFD, _ name: String?) async throws(DBusError) -> InspectedFile) async throws(DBusError) -> SharedItem {
-        typealias K = ShareContract.ItemKey
-        let name = try string(entries, K.name, item: i).map(ShareItemSummary.safeName)
-        _ = try string(entries, K.title, item: i)
-        let present = [K.file, K.url, K.data].filter { entries[$0] != nil }
-        switch present {
-        case [K.file]:
-            guard case .unixFD(let fd) = entries[K.file]?.unwrapped else { throw DBusError(.invalidArgs, "item \(i): 'file' must be a file descriptor (h)") }
-            guard entries[K.type] == nil else { throw DBusError(.invalidArgs, "item \(i): a file's type is detected; 'type' goes with 'data'") }
+                     inspectFile: (UnixFD, _ name: String?) async throws -> InspectedFile) async throws -> SharedItem {
+        let fields = entries.mapValues { value -> ShareItemGrammar.Field<UnixFD> in
+            switch value.unwrapped {
+            case .string(let s): .string(s)
+            case .bytes(let b): .bytes(b)
+            case .unixFD(let fd): .descriptor(fd)
+            case let v: .other(signature: "\(v.type)")
+            }
+        }
+        let item: ShareItemGrammar.Item<UnixFD>
+        item = try ShareItemGrammar.item(i, fields, keys: keys)
+        switch item {
+        case .file(let fd, let name):
             let inspected = try await inspectFile(fd, name)
             return SharedItem(payload: .file(fd), summary: ShareItemSummary(kind: .file, type: inspected.type.name), name: name ?? inspected.name,
                               facts: inspected.facts)
-        case [K.url]:
-            guard let url = try string(entries, K.url, item: i), entries[K.type] == nil else { throw DBusError(.invalidArgs, "item \(i): 'url' must be a string (s) alone") }
-            do { _ = try SchemeURL(url) } catch { throw DBusError(.invalidArgs, "item \(i): '\(URLText.shortened(url))' is not a valid URL: \(error)") }
+        case .url(let url, let name):
             return SharedItem(payload: .url(url), summary: ShareItemSummary(kind: .url, type: ShareItemSummary.uriType), name: name ?? "")
-        case [K.data]:
-            guard let raw = try string(entries, K.type, item: i) else { throw DBusError(.invalidArgs, "item \(i): 'data' needs its content type in 'type' (s)") }
-            let type: ContentType
-            do { type = try ContentType(raw) } catch { throw DBusError(.invalidArgs, "item \(i): \(error.message)") }
-            switch entries[K.data]?.unwrapped {
-            case .bytes(let b)?:
-                return SharedItem(payload: .data(.bytes(b), holder: nil), summary: ShareItemSummary(kind: .data, type: type.name), name: name ?? "")
-            case .unixFD(let fd)?:
-                return SharedItem(payload: .data(.descriptor(fd.rawValue), holder: fd), summary: ShareItemSummary(kind: .data, type: type.name), name: name ?? "")
-            default:
-                throw DBusError(.invalidArgs, "item \(i): 'data' is a byte array (ay) or a file descriptor (h)")
-            }
-        default:
-            throw DBusError(.invalidArgs, "item \(i) must hold exactly one of 'file' (h), 'url' (s) or 'type' (s) with 'data' (ay or h)")
+        case .bytes(let b, let type, let name):
+            return SharedItem(payload: .data(.bytes(b), holder: nil), summary: ShareItemSummary(kind: .data, type: type.name), name: name ?? "")
+        case .data(let fd, let type, let name):
+            return SharedItem(payload: .data(.descriptor(fd.rawValue), holder: fd), summary: ShareItemSummary(kind: .data, type: type.name), name: name ?? "")
         }
-    }
-
-    private static func string(_ entries: [String: DBusValue], _ key: String, item i: Int) throws(DBusError) -> String? {
-        guard let v = entries[key]?.unwrapped else { return nil }
-        guard case .string(let s) = v else { throw DBusError(.invalidArgs, "item \(i): '\(key)' must be a string (s), not '\(v.type)'") }
-        guard s.utf8.count <= SchemeURL.maximumByteCount else { throw DBusError(.invalidArgs, "item \(i): '\(key)' is longer than \(SchemeURL.maximumByteCount) bytes") }
-        return s
     }
 }

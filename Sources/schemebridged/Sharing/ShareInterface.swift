@@ -10,20 +10,19 @@ struct ShareInterface {
     func declaration() -> Interface {
         let sharing = self.sharing
         return Interface(ShareContract.interface, methods: [
-            Method(ShareContract.share, inputs: [Argument("items", "aa{sv}"), Argument("options", "a{sv}", keys: ShareContract.OptionKey.all)],
-                   outputs: [Argument("request", "o")],
-                   handler: .asyncThen { call in
-                       try await sharing.share(call.arguments[0], options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
-                   }),
-            Method(ShareContract.shareTargets, inputs: [Argument("types", "as")], outputs: [Argument("targets", "a(ssss)")],
-                   handler: .async { call in
-                       let types = call.arguments[0].arrayElements?.compactMap(\.string) ?? []
-                       let targets = try await sharing.shareTargets(types: types, sender: call.sender)
-                       // Built-in activities are apps' doing as far as the contract's kinds go (app|device).
-                       return [.array(element: .structure([.string, .string, .string, .string]), targets.map {
-                           .structure([.string($0.id), .string($0.name), .string($0.icon), .string($0.kind == .device ? "device" : "app")])
-                       })]
-                   }),
+            Method(ContractSignature.share, handler: .asyncThen { call in
+                try await sharing.share(call.arguments[0], options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+            }),
+            Method(ContractSignature.shareTargets, handler: .async { call in
+                let types = call.arguments[0].arrayElements?.compactMap(\.string) ?? []
+                let targets = try await sharing.shareTargets(types: types, sender: call.sender)
+                // Built-in activities are apps' doing as far as the contract's kinds go (app|device).
+                return [.array(element: .structure([.string, .string, .string, .string]), targets.map {
+                    .structure([.string($0.id), .string($0.name), .string($0.icon), .string($0.kind == .device ? "device" : "app")])
+                })]
+            }),
+        ], signals: [
+            TransferEnded.declaration,
         ])
     }
 }

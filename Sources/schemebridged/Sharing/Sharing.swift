@@ -48,8 +48,8 @@ final class Sharing: Sendable {
     var registry: Registry { broker.registry }
 
     /// `Share(aa{sv}, a{sv}) → o`.
-    func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws(DBusError) -> MethodResult {
-        let options = try ShareOptions(decoding: raw)
+    func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
+        let options = try ShareOptions(checking: raw)
         let caller = await callers.caller(sender)
         let key = caller.appID ?? sender
         let (documents, devices, inbox) = (self.documents, self.devices, self.documents.inbox.root)
@@ -59,27 +59,26 @@ final class Sharing: Sendable {
         if case .device? = options.target.flatMap(ShareTargetID.init) { toDevice = true } else { toDevice = false }
         var items: [SharedItem] = []
         for (i, entries) in try ShareIntake.decode(itemsValue) {
-            items.append(try await ShareIntake.item(i, entries) { fd, name throws(DBusError) in
-                do throws(DBusError) {
-                    return try await descriptors.run(for: key) { () throws(DBusError) in
-                        let found = try adapt { () throws(OpenFailure) in try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) } }
+            items.append(try await ShareIntake.item(i, entries) { fd, name throws in
+                do {
+                    return try await descriptors.run(for: key) { () throws in
+                        let found = try fd.withFileDescriptor { d in try documents.inspect(d, contentType: nil) }
                         return InspectedFile(name: found.name, type: found.type,
                                              facts: toDevice ? devices.facts(ofFile: fd.rawValue, name: name ?? "", caller: caller, inbox: inbox) : nil)
                     }
                 } catch {
+                    let error = DBusError.from(error)
                     throw DBusError(error.name, "item \(i): \(error.message)")
                 }
             })
         }
         let subject = ShareSubject(items: items.map(\.summary), tools: shareTools())
-        let decision = try adapt { () throws(OpenFailure) in
-            try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
-        }
+        let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
         let pasteboardCaller = Caller(busName: sender, appID: caller.appID, lineage: caller.lineage)
         let board = try await sharePasteboard(items, caller: pasteboardCaller)
         let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
         let pending: RequestTable.Request
-        do throws(DBusError) {
+        do {
             pending = try replies.begin(caller: sender, handlerID: "the share's target", timeout: timeout)
         } catch {
             discard(board, caller: pasteboardCaller)
@@ -100,10 +99,10 @@ final class Sharing: Sendable {
     /// `ShareTargets(as) → a(ssss)`: the targets that accept items of every type in `types`
     /// (taken as files: "Open in" is offered), for the caller; a sandboxed caller is told of no
     /// app or device (``SandboxedCallerRule/visibleShareTargets(_:to:)``).
-    func shareTargets(types: [String], sender: String) async throws(DBusError) -> [ShareTarget] {
+    func shareTargets(types: [String], sender: String) async throws -> [ShareTarget] {
         guard types.count <= 256 else { throw DBusError(.invalidArgs, "at most 256 types at once") }
-        let summaries = try types.map { t throws(DBusError) in
-            ShareItemSummary(kind: .file, type: try adapt { () throws(OpenFailure) in try ContentType(t) }.name)
+        let summaries = try types.map { t throws in
+            ShareItemSummary(kind: .file, type: try ContentType(t).name)
         }
         let caller = await callers.caller(sender)
         return SandboxedCallerRule.visibleShareTargets(broker.shareTargets(for: summaries, caller: caller, tools: shareTools()), to: caller)
@@ -112,18 +111,18 @@ final class Sharing: Sendable {
     /// Decides (asking when the core says so), then delivers; every outcome is the request's
     /// `Response`.
     private func carryOut(_ share: PendingShare) async {
-        do throws(DBusError) {
+        do {
             let types = ShareSubject(items: share.items.map(\.summary), tools: ShareTools(copy: false, save: false)).types
             let context = ChooserContext(share: ShareQuestion(types: types, count: share.items.count, activationToken: share.options.activationToken,
-                                                              previews: share.items.prefix(ShareItemPreview.limit).map(\.preview)))
+                                                              previews: share.items.prefix(ShareItemPreview.limit).map(\.preview)),
+                                         parentWindow: share.options.parentWindow)
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
-            let settled = try await adaptAsync { () async throws(OpenFailure) in
-                try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
-            }
+            let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
             guard let target = settled.id else { throw ContractError.noTarget("nothing accepts the items") }
             replies.sharing(share.request, target: target)
             try await deliver(share, to: target)
         } catch {
+            let error = DBusError.from(error)
             logger.notice("share of \(share.caller.displayName) not delivered: \(error.name.rawValue): \(error.message)")
             discard(share.pasteboard, caller: share.pasteboardCaller)
             if ContractError.cancelled ~= error {
@@ -137,24 +136,24 @@ final class Sharing: Sendable {
     /// A pasteboard owned by the caller with the data and URL items, one item each, in order;
     /// nil when the share has none. The caller's pasteboard quota applies (`QuotaExceeded`); at its
     /// count, the caller's oldest pasteboard made for an earlier share makes room.
-    private func sharePasteboard(_ items: [SharedItem], caller: Caller) async throws(DBusError) -> Pasteboard? {
+    private func sharePasteboard(_ items: [SharedItem], caller: Caller) async throws -> Pasteboard? {
         let values = items.compactMap(\.pasteboardValues)
         guard !values.isEmpty else { return nil }
         let store = pasteboards.store
         let board = try await pasteboards.blocking { () throws(PasteboardError) in
             try store.create(name: "", persistent: false, expiresIn: nil, caller: caller, forShare: true)
         }
-        do throws(DBusError) {
-            var write = try PasteboardService.adapt { () throws(PasteboardError) in try store.beginWrite(board.id, values, caller: caller) }
+        do {
+            var write = try store.beginWrite(board.id, values, caller: caller)
             if write.needsCopies {
-                write = try await descriptors.run(for: caller.appID ?? caller.busName) { [write] () throws(DBusError) in
+                write = try await descriptors.run(for: caller.appID ?? caller.busName) { [write] () throws in
                     var copied = write
-                    try PasteboardService.adapt { () throws(PasteboardError) in try copied.copy() }
+                    try copied.copy()
                     return copied
                 }
             }
             let ready = write.ready
-            _ = try PasteboardService.adapt { () throws(PasteboardError) in try store.setItems(board.id, ready, caller: caller) }
+            _ = try store.setItems(board.id, ready, caller: caller)
             withExtendedLifetime(items) {}
         } catch {
             discard(board, caller: caller)

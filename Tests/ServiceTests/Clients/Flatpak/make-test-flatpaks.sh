@@ -12,7 +12,7 @@
 #                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
 #                     records what it got and could do in its own data dir (see below). Its
 #                     action `share` is a share target for text/plain (share.sh, below).
-# The runtime holds share-client, openfile-client and portal-client (their .c files beside
+# The runtime holds gio (`gio open` goes through the portal in a sandbox) and share-client, openfile-client and portal-client (their .c files beside
 # this script, built here with gcc and libdbus): a sharing app, an app opening its own file with
 # OpenFile, and an app opening a URL or its file through the desktop portal, for inside the sandbox.
 set -eu
@@ -32,7 +32,7 @@ cp /sbin/ldconfig "$RT/usr/bin/ldconfig"   # flatpak runs the runtime's ldconfig
 for client in share-client openfile-client portal-client; do
     gcc -O1 -o "$RT/usr/bin/$client" "$(dirname "$0")/$client.c" $(pkg-config --cflags --libs dbus-1)
 done
-for b in bash cat mv sleep gdbus "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client" "$RT/usr/bin/portal-client"; do
+for b in bash cat mv sleep gdbus gio "$RT/usr/bin/share-client" "$RT/usr/bin/openfile-client" "$RT/usr/bin/portal-client"; do
     p=$(command -v "$b")
     case "$p" in "$RT"/*) ;; *) cp "$p" "$RT/usr/bin/" ;; esac
     ldd "$p" | sed 's/.* => //' | awk '{print $1}' | grep '^/' || true

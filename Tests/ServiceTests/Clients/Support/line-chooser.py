@@ -3,9 +3,10 @@
 shell script written the short way: `line-chooser.py SEEN BODY`. It reads the request (one JSON
 line on stdin), appends what it was asked to SEEN — one line per candidate
 (`id<TAB>name<TAB>icon`, and `<TAB>kind` for a share), then the question as sorted
-`SCHEMEBRIDGE_CHOOSER_*=` lines, then `--` — and runs BODY (a shell script) with those candidate
-lines on its stdin and the same variables (and the request's activation token as
-XDG_ACTIVATION_TOKEN / DESKTOP_STARTUP_ID) in its environment. BODY prints `ID` or `ID<TAB>always`
+`SCHEMEBRIDGE_CHOOSER_*=` lines (`…_PARENT_WINDOW`, `…_RECEIVED_FROM` when the request has them),
+then `--` — and runs BODY (a shell script) with those candidate lines on its stdin and the same
+variables (and the request's activation token as XDG_ACTIVATION_TOKEN / DESKTOP_STARTUP_ID) in
+its environment. BODY prints `ID` or `ID<TAB>always`
 and exits 0 to choose, exits 1 (or prints nothing) to cancel; any other exit is passed on with no
 answer (a dialog that failed). The answer goes to stdout as the message's JSON line."""
 import json
@@ -37,6 +38,10 @@ def main():
     }
     if "title" in request:
         variables["SCHEMEBRIDGE_CHOOSER_TITLE"] = request["title"]
+    if "parent-window" in request:
+        variables["SCHEMEBRIDGE_CHOOSER_PARENT_WINDOW"] = request["parent-window"]
+    if "received-from" in request:
+        variables["SCHEMEBRIDGE_CHOOSER_RECEIVED_FROM"] = request["received-from"]
     with open(seen, "a", encoding="utf-8") as f:
         f.write(lines)
         for k in sorted(variables):

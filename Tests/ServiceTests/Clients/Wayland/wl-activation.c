@@ -12,6 +12,10 @@
  *       then asks for a token for it (get_activation_token; set_surface; set_serial of its last
  *       keyboard enter when the seat has a keyboard; commit), prints "token TOKEN" and stays
  *       mapped until it is killed.
+ *   wl-activation export APP_ID
+ *       As `token`, then exports the toplevel with xdg-foreign (zxdg_exporter_v2) and prints
+ *       "handle HANDLE": a caller's window that a dialog may be made transient for
+ *       (`parent-window` wayland:HANDLE).
  * Exits 1 with a message on stderr when the compositor lacks a global it needs. */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -24,12 +28,15 @@
 #include <wayland-client.h>
 #include "xdg-shell-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
+#include "xdg-foreign-unstable-v2-client-protocol.h"
 
 static struct wl_display *display;
 static struct wl_compositor *compositor;
 static struct wl_shm *shm;
 static struct xdg_wm_base *wm;
 static struct xdg_activation_v1 *activation;
+static struct zxdg_exporter_v2 *exporter;
+static char *handle;
 static struct wl_seat *seat;
 static struct wl_surface *surface;
 static struct wl_buffer *buffer;
@@ -64,6 +71,7 @@ static void global(void *data, struct wl_registry *r, uint32_t name, const char 
         wm = wl_registry_bind(r, name, &xdg_wm_base_interface, 1);
         xdg_wm_base_add_listener(wm, &wm_listener, NULL);
     } else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) activation = wl_registry_bind(r, name, &xdg_activation_v1_interface, 1);
+    else if (strcmp(interface, zxdg_exporter_v2_interface.name) == 0) exporter = wl_registry_bind(r, name, &zxdg_exporter_v2_interface, 1);
     else if (strcmp(interface, wl_seat_interface.name) == 0 && !seat) {
         seat = wl_registry_bind(r, name, &wl_seat_interface, 1);
         wl_seat_add_listener(seat, &seat_listener, NULL);
@@ -97,6 +105,9 @@ static const struct xdg_toplevel_listener toplevel_listener = { toplevel_configu
 static void token_done(void *data, struct xdg_activation_token_v1 *t, const char *name) { token = strdup(name); }
 static const struct xdg_activation_token_v1_listener token_listener = { token_done };
 
+static void exported_handle(void *data, struct zxdg_exported_v2 *e, const char *name) { handle = strdup(name); }
+static const struct zxdg_exported_v2_listener exported_listener = { exported_handle };
+
 static struct wl_buffer *solid(int width, int height, uint32_t colour) {
     int size = width * height * 4;
     int fd = memfd_create("wl-activation", MFD_CLOEXEC);
@@ -123,7 +134,7 @@ static short wait_events(int fd) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3 || (strcmp(argv[1], "window") == 0 && argc < 4)) { fprintf(stderr, "usage: wl-activation window APP_ID FIFO | token APP_ID\n"); return 2; }
+    if (argc < 3 || (strcmp(argv[1], "window") == 0 && argc < 4)) { fprintf(stderr, "usage: wl-activation window APP_ID FIFO | token APP_ID | export APP_ID\n"); return 2; }
     setvbuf(stdout, NULL, _IOLBF, 0);
     display = wl_display_connect(NULL);
     if (!display) { fprintf(stderr, "cannot connect to the Wayland display\n"); return 1; }
@@ -182,5 +193,12 @@ int main(int argc, char **argv) {
     xdg_activation_token_v1_commit(t);
     while (!token) wait_events(-1);
     printf("token %s\n", token);
+    if (strcmp(argv[1], "export") == 0) {
+        if (!exporter) { fprintf(stderr, "the compositor has no zxdg_exporter_v2 (xdg-foreign)\n"); return 1; }
+        struct zxdg_exported_v2 *e = zxdg_exporter_v2_export_toplevel(exporter, surface);
+        zxdg_exported_v2_add_listener(e, &exported_listener, NULL);
+        while (!handle) wait_events(-1);
+        printf("handle %s\n", handle);
+    }
     for (;;) wait_events(-1);
 }

@@ -1,20 +1,28 @@
-import Logging
-import SchemeBridgeContract
-import Glibc
-
 /// The command line of `schemebridged`, parsed by hand: the service has five options, and
 /// `swift-argument-parser` would bring FoundationEssentials into the daemon — about 4 MB of
 /// code whose pages the service would map (resident memory) and a reflection-heavy parse at
-/// every start. The CLI keeps the parser.
-struct DaemonOptions: Equatable {
-    var address: String?
-    var replace = false
-    var maxLaunchRate: Double?
-    var launchBurst: Double?
-    var logLevel: Logger.Level = .info
+/// every start. The CLI keeps the parser. The daemon turns ``logLevel`` into its logger's level.
+public struct DaemonOptions: Equatable, Sendable {
+    /// `--address`: the bus address (nil: the session bus as the process finds it).
+    public var address: String?
+    /// `--replace`: take the bus name over from a running instance.
+    public var replace = false
+    /// `--max-launch-rate`: launches a second per caller (nil: the config's).
+    public var maxLaunchRate: Double?
+    /// `--launch-burst`: launches in a burst (nil: the config's).
+    public var launchBurst: Double?
+    /// `--log-level`: one of ``logLevels``.
+    public var logLevel = "info"
+
+    /// The log levels `--log-level` accepts (swift-log's, least severe first).
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    /// Options with every default.
+    public init() {}
 
     /// What the command line asks for.
-    enum Request: Equatable {
+    public enum Request: Equatable, Sendable {
+        /// Run the service with these options.
         case run(DaemonOptions)
         /// Print this text on stdout and exit 0 (`--help`, `--version`).
         case print(String)
@@ -25,10 +33,12 @@ struct DaemonOptions: Equatable {
         case usageError(String)
     }
 
-    static let usage = """
+    /// The usage text, naming the bus name the service owns.
+    public static func usage(busName: String) -> String {
+        """
         OVERVIEW: The SchemeBridge session service: routes custom URL schemes to desktop apps over D-Bus.
 
-        Owns \(Contract.busName) on the session bus. Normally started by D-Bus
+        Owns \(busName) on the session bus. Normally started by D-Bus
         activation; run it by hand to see its log on stderr.
 
         USAGE: schemebridged [--address <address>] [--replace] [--max-launch-rate <rate>] [--launch-burst <burst>] [--log-level <level>]
@@ -46,9 +56,11 @@ struct DaemonOptions: Equatable {
           -h, --help              Show help information.
 
         """
+    }
 
-    /// Parses `arguments` (without the program name). `--name value` and `--name=value` both work.
-    static func parse(_ arguments: [String]) -> Request {
+    /// Parses `arguments` (without the program name). `--name value` and `--name=value` both
+    /// work. `usage` is printed for `--help`, `versionText` for `--version`.
+    public static func parse(_ arguments: [String], usage: String, versionText: String) -> Request {
         var options = DaemonOptions()
         var rest = arguments[...]
         while let argument = rest.popFirst() {
@@ -67,7 +79,7 @@ struct DaemonOptions: Equatable {
             case "-h", "--help":
                 return .print(usage)
             case "--version":
-                return .print(Release.versionText(program: "schemebridged") + "\n")
+                return .print(versionText + "\n")
             case "--check-config":
                 return .checkConfig
             case "--replace":
@@ -84,14 +96,22 @@ struct DaemonOptions: Equatable {
                 if name == "--max-launch-rate" { options.maxLaunchRate = n } else { options.launchBurst = n }
             case "--log-level":
                 guard let v = value() else { return .usageError("Missing value for '--log-level <level>'") }
-                guard let level = Logger.Level(rawValue: v) else {
+                guard logLevels.contains(v) else {
                     return .usageError("The value '\(v)' is invalid for '--log-level <level>': trace, debug, info, notice, warning, error or critical")
                 }
-                options.logLevel = level
+                options.logLevel = v
             default:
                 return .usageError("Unknown option '\(argument)'")
             }
         }
         return .run(options)
+    }
+
+    /// The config overrides the command line asks for (`--max-launch-rate`, `--launch-burst`).
+    public var policyOverrides: @Sendable (inout PolicyConfig) -> Void {
+        { [maxLaunchRate, launchBurst] c in
+            if let maxLaunchRate { c.maxLaunchRate = maxLaunchRate }
+            if let launchBurst { c.launchBurst = launchBurst }
+        }
     }
 }

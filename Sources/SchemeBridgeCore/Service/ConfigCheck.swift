@@ -1,14 +1,13 @@
-import SchemeBridgeCore
-
 /// `schemebridged --check-config`: the config files read as the service reads them (the same
 /// files, the same parser), and what the service would log about them.
-struct ConfigCheck {
+public struct ConfigCheck: Sendable {
     /// The text for stdout: one warning a line, then a summary line naming the files read.
-    let report: String
+    public let report: String
     /// 0 when there is nothing to warn about, 1 otherwise.
-    let status: Int32
+    public let status: Int32
 
-    init(environment: [String: String]) {
+    /// Reads the config files `environment`'s XDG folders name.
+    public init(environment: [String: String]) {
         let paths = PolicyStore.defaultPaths(directories: XDGDirectories(environment: environment))
         let reading = PolicyConfig.read(paths)
         var text = reading.warnings.map { $0 + "\n" }.joined()
