@@ -18,7 +18,7 @@ import DBusTestSupport
         }
         let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.AppChooser")
 
-        let r = try await p.sandboxedPortalCall("org.test.NoTalk", "org.freedesktop.portal.OpenURI", "OpenURI", ["", "todolist://x", "{}"])
+        let r = try await p.sandboxedPortalCall("org.test.NoTalk", "org.freedesktop.portal.OpenURI", "OpenURI", ["", "todolist://x", "@a{sv} {}"])
         #expect(r.status == 0 && r.stdout.contains("/org/freedesktop/portal/desktop/request/"), "\(r.stdout) \(r.stderr)\n\(p.busLog)")
         guard r.status == 0 else { return }
 
@@ -43,7 +43,7 @@ import DBusTestSupport
         let p = try await PortalFixture()
         defer { p.stop() }
         let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.FileChooser")
-        let r = try await p.sandboxedPortalCall("org.test.NoTalk", "org.freedesktop.portal.FileChooser", "OpenFile", ["", "Pick a note", "{}"])
+        let r = try await p.sandboxedPortalCall("org.test.NoTalk", "org.freedesktop.portal.FileChooser", "OpenFile", ["", "Pick a note", "@a{sv} {}"])
         #expect(r.status == 0 && r.stdout.contains("/org/freedesktop/portal/desktop/request/"), "\(r.stdout) \(r.stderr)\n\(p.busLog)")
         guard r.status == 0 else { return }
         var seen = ""
