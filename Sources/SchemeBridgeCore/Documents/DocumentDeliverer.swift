@@ -7,12 +7,6 @@ public protocol DocumentPortalPort: Sendable {
     func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String
 }
 
-/// A descriptor a caller handed over, held open while it is read (the daemon's D-Bus descriptor).
-public protocol HeldDescriptor: Sendable {
-    var rawValue: Int32 { get }
-    func withFileDescriptor<T, E: Error>(_ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T
-}
-
 /// Where a document's handler gets it (`OpenFile`, a received file, a share's files;
 /// ``DocumentHandOff``): an Inbox copy or the file itself, through the document portal when the
 /// handler is a Flatpak app; and the Inbox sweeps.
