@@ -77,9 +77,9 @@ import Testing
         let s = Setup()
         guard case .ask(let q) = try s.decide("https://todo.example/u/42", ask: true) else { Issue.record("no question"); return }
         #expect(q.subject == "https")
-        #expect(q.candidates.map(\.desktopID) == ["org.example.Todo.desktop", "org.example.TodoLite.desktop", "browser.desktop", "second-browser.desktop"])
+        #expect(q.candidates.map(\.id) == ["org.example.Todo.desktop", "org.example.TodoLite.desktop", "browser.desktop", "second-browser.desktop"])
         guard case .ask(let unheld) = try s.decide("https://elsewhere.example/", ask: true) else { Issue.record("no question"); return }
-        #expect(unheld.candidates.map(\.desktopID) == ["browser.desktop", "second-browser.desktop"])
+        #expect(unheld.candidates.map(\.id) == ["browser.desktop", "second-browser.desktop"])
     }
 
     @Test func routesAndRememberedChoicesApplyToLinks() async throws {

@@ -15,8 +15,8 @@ import Testing
         return path
     }
 
-    let candidates = [ChooserCandidate(desktopID: "a.desktop", name: "Alpha", icon: "alpha"),
-                      ChooserCandidate(desktopID: "b.desktop", name: "Beta", icon: "")]
+    let candidates = [ChooserCandidate(id: "a.desktop", name: "Alpha", icon: "alpha"),
+                      ChooserCandidate(id: "b.desktop", name: "Beta", icon: "")]
 
     func run(_ program: String, timeout: Duration = .seconds(60)) async -> ChooserProcess.Outcome {
         await ChooserProcess.run(argv: [program], environment: ["PATH": "/usr/bin:/bin"], input: Array("a.desktop\tAlpha\talpha\nb.desktop\tBeta\t\n".utf8), timeout: timeout)

@@ -5,8 +5,8 @@ import Testing
 /// The chooser's rules (``Chooser``, ``ChooserDialog``): what a chooser is shown, which chooser
 /// asks, and what each kind of answer means — a dialog program's, a `Chooser1` client's.
 @Suite struct ChooserRuleTests {
-    static let candidates = [ChooserCandidate(desktopID: "a.desktop", name: "A", icon: ""), ChooserCandidate(desktopID: "-x.desktop", name: "X", icon: ""),
-                             ChooserCandidate(desktopID: "b.desktop", name: "B", icon: "b")]
+    static let candidates = [ChooserCandidate(id: "a.desktop", name: "A", icon: ""), ChooserCandidate(id: "-x.desktop", name: "X", icon: ""),
+                             ChooserCandidate(id: "b.desktop", name: "B", icon: "b")]
 
     /// A `Chooser1` client that answers as told; the dialogs' message as one line of the subject.
     final class Port: ChooserShowing {
@@ -27,15 +27,15 @@ import Testing
         let cli = Caller(busName: ":1.4", appID: nil, throughCLI: true)
         let asked = ChooserDialog(question, caller: cli, name: "", context: ChooserContext(activationToken: "bad\u{1}token", title: "Pick one"))
         #expect(asked.kind == "pick" && asked.title == "Pick one")
-        #expect(asked.candidates.map(\.desktopID) == ["a.desktop", "b.desktop"], "an id starting with - is never offered")
+        #expect(asked.candidates.map(\.id) == ["a.desktop", "b.desktop"], "an id starting with - is never offered")
         #expect(asked.asker == ChooserDialog.Asker(id: "", name: "", commandLine: true))
         #expect(!asked.canRemember && asked.activationToken == nil, "unidentified: nothing remembered; a bad token is not handed on")
         #expect(asked.targetKind(Self.candidates[0]) == nil)
 
         let share = ShareQuestion(types: ["text/plain"], count: 1, activationToken: "share-token")
         let targets = HandlerQuestion(subject: ShareTargetID.choiceSubject,
-                                      candidates: [ChooserCandidate(desktopID: "a.desktop:send", name: "Send", icon: ""),
-                                                   ChooserCandidate(desktopID: "builtin:copy", name: "Copy", icon: "")])
+                                      candidates: [ChooserCandidate(id: "a.desktop:send", name: "Send", icon: ""),
+                                                   ChooserCandidate(id: "builtin:copy", name: "Copy", icon: "")])
         let app = Caller(busName: ":1.5", appID: "org.example.App")
         let sheet = ChooserDialog(targets, caller: app, name: "Example", context: ChooserContext(activationToken: "caller-token", share: share))
         #expect(sheet.kind == "share" && sheet.canRemember && sheet.activationToken == "share-token", "the sharing app's token")

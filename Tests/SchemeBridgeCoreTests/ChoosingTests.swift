@@ -71,18 +71,18 @@ import Testing
         s.tree.list(s.tree.configHome + "/mimeapps.list", defaults: ["todo": "b.desktop"])
         let broker = s.broker()
         let plan = broker.askPlan(forChecked: "todo:x", app: "org.trusted.App")
-        #expect(plan == .choose(subject: "todo", candidates: [ChooserCandidate(desktopID: "b.desktop", name: "Test App", icon: ""),
-                                                              ChooserCandidate(desktopID: "a.desktop", name: "Alpha", icon: "alpha")]))
+        #expect(plan == .choose(subject: "todo", candidates: [ChooserCandidate(id: "b.desktop", name: "Test App", icon: ""),
+                                                              ChooserCandidate(id: "a.desktop", name: "Alpha", icon: "alpha")]))
         #expect(broker.askPlan(forChecked: "todo:x", app: "org.other.App") == .choose(subject: "todo", candidates: [
-            ChooserCandidate(desktopID: "a.desktop", name: "Alpha", icon: "alpha")]))
+            ChooserCandidate(id: "a.desktop", name: "Alpha", icon: "alpha")]))
         #expect(broker.askPlan(forChecked: "nothing:x", app: nil) == .nothingToChoose)
     }
 
     /// A candidate whose desktop id starts with `-` is never offered (a chooser that passes ids
     /// as arguments would take it for its own option).
     @Test func anIdThatLooksLikeAnOptionIsNotOffered() {
-        #expect(ChooserCandidate.offerable([ChooserCandidate(desktopID: "-a.desktop", name: "A", icon: ""),
-                                            ChooserCandidate(desktopID: "b.desktop", name: "--display=:9", icon: "")]).map(\.desktopID) == ["b.desktop"])
+        #expect(ChooserCandidate.offerable([ChooserCandidate(id: "-a.desktop", name: "A", icon: ""),
+                                            ChooserCandidate(id: "b.desktop", name: "--display=:9", icon: "")]).map(\.id) == ["b.desktop"])
     }
 
     @Test func choicesSurviveAReloadPrivately() async throws {

@@ -40,7 +40,7 @@ import Testing
         // Default: nil for a URL (admission looks the scheme's default up); with `ask`, a question.
         #expect(try broker.decide(Self.url("todo:x"), requested: nil, ask: false, caller: Self.caller("org.other.App")) == .open(nil, .byDefault))
         let question = HandlerQuestion(subject: "todo", candidates: ["a", "b", "c", "d"].map {
-            ChooserCandidate(desktopID: "\($0).desktop", name: $0.uppercased(), icon: "")
+            ChooserCandidate(id: ChooserTargetID("\($0).desktop"), name: $0.uppercased(), icon: "")
         })
         #expect(try broker.decide(Self.url("TODO:x"), requested: nil, ask: true, caller: Self.caller("org.other.App")) == .ask(question))
         // A route beats ask; a remembered choice beats the route; the handler option beats both.
@@ -96,8 +96,8 @@ import Testing
         // Ask offers the type's handlers that admit the caller, then its parent's (text/plain),
         // as GIO does; SchemeBridge itself is never one.
         #expect(try broker.decide(doc, requested: nil, ask: true, caller: other)
-                == .ask(HandlerQuestion(subject: "text/markdown", candidates: [ChooserCandidate(desktopID: "md1.desktop", name: "Test App", icon: "md"),
-                                                                               ChooserCandidate(desktopID: "plain.desktop", name: "Test App", icon: "")])))
+                == .ask(HandlerQuestion(subject: "text/markdown", candidates: [ChooserCandidate(id: "md1.desktop", name: "Test App", icon: "md"),
+                                                                               ChooserCandidate(id: "plain.desktop", name: "Test App", icon: "")])))
         #expect(broker.handlers(forType: "text/markdown") == ["md1.desktop", "md2.desktop"])
         // A route beats ask, when its handler admits the caller (md2 admits only org.trusted.*).
         #expect(try broker.decide(doc, requested: nil, ask: true, caller: Self.caller("org.trusted.Editor"))
@@ -111,7 +111,7 @@ import Testing
             }
         }
         // Remembered beats ask.
-        let question = HandlerQuestion(subject: "text/markdown", candidates: [ChooserCandidate(desktopID: "md1.desktop", name: "Test App", icon: "md")])
+        let question = HandlerQuestion(subject: "text/markdown", candidates: [ChooserCandidate(id: "md1.desktop", name: "Test App", icon: "md")])
         _ = try await broker.settle(.picked("md1.desktop", always: true), to: question, caller: other, warn: { Issue.record("\($0)") })
         #expect(try broker.decide(doc, requested: nil, ask: true, caller: other) == .open("md1.desktop", .remembered))
         // A type nothing opens (not text: no text/plain fallback) is NoHandler.
@@ -142,7 +142,7 @@ import Testing
             Issue.record("no question for application/x-nothing")
             return
         }
-        #expect(binary.candidates.map(\.desktopID) == ["hex.desktop"])
+        #expect(binary.candidates.map(\.id) == ["hex.desktop"])
         // Mousepad, a text/plain app, picked "always" for Markdown: remembered and used.
         #expect(try await broker.settle(.picked("mousepad.desktop", always: true), to: question, caller: other, warn: { Issue.record("\($0)") })
                 == "mousepad.desktop")
@@ -153,15 +153,15 @@ import Testing
         let s = Setup()
         for id in ["a", "b"] { s.tree.entry(1, "\(id).desktop", schemes: ["todo"]) }
         let broker = s.broker()
-        let question = HandlerQuestion(subject: "todo", candidates: [ChooserCandidate(desktopID: "a.desktop", name: "A", icon: ""),
-                                                                     ChooserCandidate(desktopID: "-x.desktop", name: "X", icon: "")])
+        let question = HandlerQuestion(subject: "todo", candidates: [ChooserCandidate(id: "a.desktop", name: "A", icon: ""),
+                                                                     ChooserCandidate(id: "-x.desktop", name: "X", icon: "")])
         let app = Self.caller("org.example.App")
         await #expect(throws: OpenFailure(.cancelled, "nothing was opened: closed")) {
             try await broker.settle(.cancelled(reason: "closed"), to: question, caller: app, warn: { _ in })
         }
         // Only a candidate the chooser was shown: not another handler, not one never offered.
         for pick in ["b.desktop", "-x.desktop"] {
-            await #expect(throws: OpenFailure.self) { try await broker.settle(.picked(pick, always: true), to: question, caller: app, warn: { _ in }) }
+            await #expect(throws: OpenFailure.self) { try await broker.settle(.picked(ChooserTargetID(pick), always: true), to: question, caller: app, warn: { _ in }) }
         }
         #expect(try await broker.settle(.picked("a.desktop", always: false), to: question, caller: app, warn: { _ in }) == "a.desktop")
         #expect(broker.choices.all.isEmpty, "once is not always")

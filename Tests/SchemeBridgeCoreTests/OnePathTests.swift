@@ -24,8 +24,8 @@ import Testing
     }
 
     static let app = Caller(busName: ":1.9", appID: "org.example.App")
-    static let question = HandlerQuestion(subject: "todo", candidates: [ChooserCandidate(desktopID: "a.desktop", name: "A", icon: ""),
-                                                                        ChooserCandidate(desktopID: "b.desktop", name: "B", icon: "")])
+    static let question = HandlerQuestion(subject: "todo", candidates: [ChooserCandidate(id: "a.desktop", name: "A", icon: ""),
+                                                                        ChooserCandidate(id: "b.desktop", name: "B", icon: "")])
 
     /// A broker over `a` and `b` (both open `todo:`), and whatever `more` installs first.
     func broker(_ more: (XDGTree) -> Void = { _ in }) -> (DecidingTests.Setup, Broker) {

@@ -81,8 +81,8 @@ import Testing
         let other = Self.caller("org.other.App")
         // The sheet: the providers of the type that admit the caller, then "Files…"; ask is implied.
         let question = HandlerQuestion(subject: "pick:image/png", candidates: [
-            ChooserCandidate(desktopID: "photos.desktop", name: "Photos", icon: ""),
-            ChooserCandidate(desktopID: "scanner.desktop", name: "Scanner", icon: ""), Broker.filesCandidate,
+            ChooserCandidate(id: "photos.desktop", name: "Photos", icon: ""),
+            ChooserCandidate(id: "scanner.desktop", name: "Scanner", icon: ""), Broker.filesCandidate,
         ])
         #expect(try broker.decide(subject, requested: nil, ask: false, caller: other) == .ask(question))
         // A route decides for its callers; a remembered pick beats it; the named provider beats both.
@@ -95,7 +95,7 @@ import Testing
         #expect(broker.choices.choice(caller: "org.example.Cal", subject: "image/png") == nil)
         #expect(try broker.decide(subject, requested: "photos.desktop", ask: false, caller: cal) == .open("photos.desktop", .requested))
         // "Files…" can be named; a provider of other types, a mere app, or one that refuses the caller cannot.
-        #expect(try broker.decide(subject, requested: Broker.filesCandidate.desktopID, ask: false, caller: other) == .open(Broker.filesCandidate.desktopID, .requested))
+        #expect(try broker.decide(subject, requested: ChooserTargetID.files.text, ask: false, caller: other) == .open(.files, .requested))
         for id in ["notes.desktop", "picky.desktop", "nosuch.desktop"] {
             #expect(throws: OpenFailure.self) { try broker.decide(subject, requested: id, ask: false, caller: other) }
         }
@@ -114,7 +114,7 @@ import Testing
         let caller = Self.caller("org.example.Cal")
         // "Files…" and the sheet start no provider: not charged.
         for _ in 0..<3 {
-            #expect(try broker.decidePick(subject, provider: Broker.filesCandidate.desktopID, caller: caller).handler == Broker.filesCandidate.desktopID)
+            #expect(try broker.decidePick(subject, provider: ChooserTargetID.files.text, caller: caller).handler == .files)
             #expect(try broker.decidePick(subject, provider: nil, caller: caller).handler == nil)
         }
         #expect(try broker.decidePick(subject, provider: "scanner.desktop", caller: caller).handler == "scanner.desktop")

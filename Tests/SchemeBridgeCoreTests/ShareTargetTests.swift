@@ -117,8 +117,8 @@ import Testing
         let subject = OpenSubject.share(ShareSubject(items: [Self.data("text/plain")], tools: Self.none))
         let other = Self.caller("org.other.App"), routed = Self.caller("org.example.App")
         let question = HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: [
-            ChooserCandidate(desktopID: "a.desktop:share", name: "Share with a.desktop", icon: "a.desktop-icon"),
-            ChooserCandidate(desktopID: "b.desktop:share", name: "Share with b.desktop", icon: "b.desktop-icon"),
+            ChooserCandidate(id: "a.desktop:share", name: "Share with a.desktop", icon: "a.desktop-icon"),
+            ChooserCandidate(id: "b.desktop:share", name: "Share with b.desktop", icon: "b.desktop-icon"),
         ])
         #expect(try b.decide(subject, requested: nil, ask: false, caller: other) == .ask(question))
         #expect(try b.decide(subject, requested: nil, ask: false, caller: routed) == .open("b.desktop:share", .route(callerPattern: "org.example.*")))

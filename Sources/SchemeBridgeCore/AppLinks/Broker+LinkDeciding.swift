@@ -29,7 +29,7 @@ extension Broker {
             return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))
         }
         // The link's app, else (it does not admit the caller) the next app that holds the link.
-        if let app = holders.first { return .open(app, .appLink) }
+        if let app = holders.first { return .open(ChooserTargetID(app), .appLink) }
         return .open(nil, .byDefault)
     }
 

@@ -11,14 +11,14 @@ extension Broker {
 
     /// The handler `caller` gets for `url` before the defaults (remembered, else routed); nil
     /// when neither applies (or `url` is malformed: admission reports that).
-    public func preferredHandler(for url: String, caller: Caller) -> (desktopID: String, preference: Preference)? {
+    public func preferredHandler(for url: String, caller: Caller) -> (desktopID: ChooserTargetID, preference: Preference)? {
         // Most opens have neither: no second look at the URL then.
         guard hasPreferences(caller), let u = try? SchemeURL(url) else { return nil }
         return preferredHandler(for: u, caller: caller)
     }
 
     /// ``preferredHandler(for:caller:)`` for a validated URL.
-    public func preferredHandler(for url: SchemeURL, caller: Caller) -> (desktopID: String, preference: Preference)? {
+    public func preferredHandler(for url: SchemeURL, caller: Caller) -> (desktopID: ChooserTargetID, preference: Preference)? {
         guard let appID = caller.rememberingID, hasPreferences(caller) else { return nil }
         let scheme = url.scheme.name
         return preferredHandler(subject: scheme, appID: appID, isUsable: { usable($0, scheme: scheme, caller: caller) })
@@ -33,10 +33,10 @@ extension Broker {
     /// ``preferredHandler(for:caller:)`` for any subject (a scheme, or a content type with its
     /// own `isUsable` test): the remembered, else the routed handler. Used by
     /// ``decide(_:requested:ask:caller:)`` for every subject.
-    public func preferredHandler(subject: String, appID: String, isUsable: (String) -> Bool) -> (desktopID: String, preference: Preference)? {
-        if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (id, .remembered) }
+    public func preferredHandler(subject: String, appID: String, isUsable: (String) -> Bool) -> (desktopID: ChooserTargetID, preference: Preference)? {
+        if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (ChooserTargetID(id), .remembered) }
         if let route = policy.current.routes.first(for: subject, caller: appID), isUsable(route.desktopID) {
-            return (route.desktopID, .route(callerPattern: route.callerPattern))
+            return (ChooserTargetID(route.desktopID), .route(callerPattern: route.callerPattern))
         }
         return nil
     }
@@ -64,7 +64,7 @@ extension Broker {
     /// ``decide(_:requested:ask:caller:)`` with `ask`, for a URL.
     public func askPlan(for url: String, caller: Caller) throws(OpenFailure) -> AskPlan {
         switch try decide(.url(validate(url)), requested: nil, ask: true, caller: caller) {
-        case .open(let id?, _): return .decided(id)
+        case .open(let id?, _): return .decided(id.text)
         case .open(nil, _): return .nothingToChoose
         case .ask(let question): return .choose(subject: question.subject, candidates: question.candidates)
         }

@@ -13,7 +13,7 @@ extension Broker {
                        isCallbackHandler: (LaunchedHandler?) async -> Bool) async throws(OpenFailure) -> HandlerDecision {
         if requested == nil, case .url(let u) = subject,
            let pinned = try await callbackEntry(for: u.string, handlerNamed: false, isHandler: isCallbackHandler) {
-            return .open(pinned, .callback)
+            return .open(ChooserTargetID(pinned), .callback)
         }
         return try decide(subject, requested: requested, ask: ask, caller: caller)
     }
@@ -31,7 +31,7 @@ extension Broker {
     /// A URL: a named handler is checked by admission (``URLRouter/plan(_:handler:searchPath:)``),
     /// as is the scheme's default.
     func decide(url: SchemeURL, requested: String?, ask: Bool, caller: Caller) -> HandlerDecision {
-        if let requested { return .open(requested, .requested) }
+        if let requested { return .open(ChooserTargetID(requested), .requested) }
         if let linked = decide(appLink: url, ask: ask, caller: caller) { return linked }  // an https link (`Broker+LinkDeciding.swift`)
         let scheme = url.scheme.name
         if let preferred = preferredHandler(for: url, caller: caller) { return .open(preferred.desktopID, HandlerReason(preferred.preference)) }
@@ -54,7 +54,7 @@ extension Broker {
             guard opens, eligibleEntry(requested) != nil else {
                 throw OpenFailure(.invalidHandler, "\(requested) does not open \(type.name) documents")
             }
-            return .open(requested, .requested)
+            return .open(ChooserTargetID(requested), .requested)
         }
         // The type's handlers, default first, as desktop ids; their entries are read only as
         // needed: a type that thousands of entries list (text/plain) would otherwise have every
@@ -81,25 +81,25 @@ extension Broker {
             let candidates = offered.filter(isUsable).compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
             if !candidates.isEmpty { return .ask(HandlerQuestion(subject: type.name, candidates: candidates)) }
         }
-        return .open(first.idText, .byDefault)
+        return .open(ChooserTargetID(first.id), .byDefault)
     }
 
     /// The handler the user picked in answer to `question`: `Cancelled` when they did not pick,
     /// `NoChooser` when the chooser failed (it could not be shown), `InvalidHandler` when the pick is not a candidate the chooser was shown. "Always"
     /// remembers it for `caller`; a pick that cannot be remembered still opens (`warn` says why).
     public func settle(_ answer: ChooserAnswer, to question: HandlerQuestion, caller: Caller,
-                       warn: (String) -> Void) async throws(OpenFailure) -> String {
+                       warn: (String) -> Void) async throws(OpenFailure) -> ChooserTargetID {
         switch answer {
         case .cancelled(let reason):
             throw OpenFailure(.cancelled, "nothing was opened: \(reason)")
         case .failed(let reason):
             throw OpenFailure(.noChooser, "nothing was opened: \(reason)")
         case .picked(let id, let always):
-            guard ChooserCandidate.offerable(question.candidates).contains(where: { $0.desktopID == id }) else {
-                throw OpenFailure(.invalidHandler, "the chooser picked '\(id.prefix(200))', which is not one of the applications offered for '\(question.subject)'")
+            guard ChooserCandidate.offerable(question.candidates).contains(where: { $0.id == id }) else {
+                throw OpenFailure(.invalidHandler, "the chooser picked '\(id.text.prefix(200))', which is not one of the applications offered for '\(question.subject)'")
             }
             if always {
-                do { try await remember(id, for: question.subject, caller: caller) } catch { warn(error.message) }
+                do { try await remember(id.text, for: question.subject, caller: caller) } catch { warn(error.message) }
             }
             return id
         }

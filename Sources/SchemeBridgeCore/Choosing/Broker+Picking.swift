@@ -6,16 +6,16 @@
 extension Broker {
     /// The sheet's "Files…" entry: a file chooser instead of a provider. Its id can be named as
     /// `provider`, remembered and routed like a provider's.
-    public static let filesCandidate = ChooserCandidate(desktopID: "io.github.schemebridge.Files.desktop", name: "Files…", icon: "document-open")
+    public static let filesCandidate = ChooserCandidate(id: .files, name: "Files…", icon: "document-open")
 
     func decide(pick subject: PickSubject, requested: String?, caller: Caller) throws(OpenFailure) -> HandlerDecision {
-        func isUsable(_ id: String) -> Bool { id == Self.filesCandidate.desktopID || provides(id, subject, to: caller) }
+        func isUsable(_ id: String) -> Bool { id == ChooserTargetID.files.text || provides(id, subject, to: caller) }
         if let requested {
             guard isUsable(requested) else {
                 throw OpenFailure(.invalidHandler, "\(requested.prefix(200)) provides no \(subject.listed) documents to this caller "
                     + "(a provider declares \(ProviderDeclaration.key)=TYPES; in its desktop entry)")
             }
-            return .open(requested, .requested)
+            return .open(ChooserTargetID(requested), .requested)
         }
         if let appID = caller.rememberingID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
@@ -30,7 +30,7 @@ extension Broker {
     /// starts nothing.
     public func decidePick(_ subject: PickSubject, provider: String?, caller: Caller) throws(OpenFailure) -> HandlerDecision {
         let decision = try decide(.pick(subject), requested: provider, ask: true, caller: caller)
-        if let id = decision.handler, id != Self.filesCandidate.desktopID { try chargeLaunch(caller) }
+        if let id = decision.handler, id != .files { try chargeLaunch(caller) }
         return decision
     }
 

@@ -51,7 +51,7 @@ public struct ChooserDialog: Sendable, Equatable {
 
     /// A candidate's kind in a share's sheet (``ShareQuestion/kind(_:)``); nil outside a share.
     public func targetKind(_ candidate: ChooserCandidate) -> String? {
-        share == nil ? nil : ShareQuestion.kind(candidate.desktopID)
+        share == nil ? nil : ShareQuestion.kind(candidate.id.text)
     }
 }
 
@@ -181,7 +181,7 @@ public final class Chooser<Port: ChooserShowing>: ChooserPort {
     static func answer(status: Int32, output: [UInt8], decode: ([UInt8]) throws(DialogDecodeFailure) -> DialogReply) -> ChooserAnswer {
         do throws(DialogDecodeFailure) {
             switch try decode(output) {
-            case .chosen(let id, let always): return .picked(id, always: always)
+            case .chosen(let id, let always): return .picked(ChooserTargetID(id), always: always)
             case .cancelled: return .cancelled(reason: "the user cancelled the dialog")
             case .failed(let reason): return .failed(reason: "the chooser failed: the dialog could not be shown: \(reason ?? "no reason given")")
             }
@@ -196,7 +196,7 @@ public final class Chooser<Port: ChooserShowing>: ChooserPort {
     static func answer(_ reply: BusChooserReply, timeout: Duration) -> ChooserAnswer {
         switch reply {
         case .answered(let id, let always):
-            return id.isEmpty ? .cancelled(reason: "the user cancelled the chooser") : .picked(id, always: always)
+            return id.isEmpty ? .cancelled(reason: "the user cancelled the chooser") : .picked(ChooserTargetID(id), always: always)
         case .wrongSignature:
             return .failed(reason: "the chooser on the bus answered with the wrong signature (expected (sb))")
         case .failed(let error) where error.name == "org.freedesktop.DBus.Error.NoReply":

@@ -1,26 +1,26 @@
-/// An application offered in a chooser: its desktop id, its name and its icon as the entry
-/// gives them.
+/// What a chooser offers — an application, a share target, "Files…" (``ChooserTargetID``) — with its
+/// name and its icon as the entry gives them.
 public struct ChooserCandidate: Sendable, Equatable {
-    public var desktopID: String
+    public var id: ChooserTargetID
     /// `Name=` (localized), else the desktop id.
     public var name: String
     /// `Icon=` (a theme name or an absolute path), `""` when none.
     public var icon: String
 
-    public init(desktopID: String, name: String, icon: String) {
-        self.desktopID = desktopID
+    public init(id: ChooserTargetID, name: String, icon: String) {
+        self.id = id
         self.name = name
         self.icon = icon
     }
 
     /// The candidate for `entry`.
     public init(_ entry: DesktopEntry) {
-        self.init(desktopID: entry.idText, name: entry.name ?? entry.idText, icon: entry.icon ?? "")
+        self.init(id: ChooserTargetID(entry.id), name: entry.name ?? entry.idText, icon: entry.icon ?? "")
     }
 
     /// Whether a chooser may be shown this candidate: a desktop id that starts with `-` is
     /// refused (a chooser program that passes ids as arguments would take it as an option).
-    public var isOfferable: Bool { !desktopID.hasPrefix("-") && !desktopID.isEmpty }
+    public var isOfferable: Bool { id.isOfferable }
 
     /// The candidates a chooser is shown: those ``isOfferable``, in order.
     public static func offerable(_ candidates: [ChooserCandidate]) -> [ChooserCandidate] {
@@ -30,8 +30,8 @@ public struct ChooserCandidate: Sendable, Equatable {
 
 /// What a chooser answered.
 public enum ChooserAnswer: Sendable, Equatable {
-    /// The user picked `desktopID`; `always`: remember it for this caller.
-    case picked(String, always: Bool)
+    /// The user picked this; `always`: remember it for this caller.
+    case picked(ChooserTargetID, always: Bool)
     /// Nothing was picked (cancelled, closed, timed out); `reason` says which, for a person.
     case cancelled(reason: String)
     /// The dialog could not be shown or failed: an error for the caller (`NoChooser`), never a

@@ -39,12 +39,12 @@ public enum DecisionFlow: Sendable, Equatable {
 
 /// The handler a decision came to once the chooser, if asked, was answered and its pick settled.
 public struct SettledHandler: Sendable, Equatable {
-    /// The handler (a desktop id or a share target id); nil: a URL's default.
-    public let id: String?
+    /// The handler (an app, a share target, "Files…"); nil: a URL's default.
+    public let id: ChooserTargetID?
     /// Why (nil: the user picked it in the chooser).
     public let reason: HandlerReason?
 
-    public init(id: String?, reason: HandlerReason?) {
+    public init(id: ChooserTargetID?, reason: HandlerReason?) {
         self.id = id
         self.reason = reason
     }

@@ -3,12 +3,12 @@
 public enum HandlerDecision: Sendable, Equatable {
     /// Open with this handler, for this reason. Nil for a URL opened by its scheme's default,
     /// which admission looks up and checks (reserved schemes, no handler).
-    case open(String?, HandlerReason)
+    case open(ChooserTargetID?, HandlerReason)
     /// Show a chooser (`ask`); its answer goes to ``Broker/settle(_:to:caller:warn:)``.
     case ask(HandlerQuestion)
 
     /// The handler decided, nil when it is a URL's default or a question.
-    public var handler: String? {
+    public var handler: ChooserTargetID? {
         if case .open(let id, _) = self { return id }
         return nil
     }

@@ -99,7 +99,7 @@ extension Broker {
             let decision = try decide(request.subject, requested: nil, ask: true, caller: caller)
             let settled = try await settle(decision, for: .open, caller: caller, chooser: chooser,
                                            context: ChooserContext(activationToken: request.activationToken), warn: warn)
-            var id = settled.id
+            var id = settled.id?.text
             if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
             guard let id, eligibleEntry(id) != nil else {
                 return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")

@@ -251,7 +251,7 @@ public final class Broker: Sendable {
         // callback) > remembered > [Routes] > an app that holds the link > defaults. Decided once:
         // here only when the caller did not.
         if handler == nil, !request.decided, decidesAtAdmission(url, caller: caller) {
-            handler = decide(url: url, requested: nil, ask: false, caller: caller).handler.map(DesktopID.init(fileName:))
+            handler = decide(url: url, requested: nil, ask: false, caller: caller).handler?.desktopID
         }
         let plan = try launchPlan(url, handler: handler, searchPath: searchPath)
         var admission = try admit(plan, request.launch, sessionScale: sessionScale, splashAvailable: splashAvailable, config: config)

@@ -74,7 +74,7 @@ extension Broker {
             guard targets.contains(where: { $0.id == requested }) else {
                 throw OpenFailure(.noTarget, "the share target '\(requested.prefix(200))' does not accept \(what) (or is not installed, or does not accept this caller)")
             }
-            return .open(requested, .requested)
+            return .open(ChooserTargetID(requested), .requested)
         }
         guard !targets.isEmpty else {
             throw OpenFailure(.noTarget, "nothing accepts \(what): declare a share target (a desktop action with \(ShareAction.typesKey)=) in an app's entry")

@@ -27,7 +27,7 @@ public struct ShareTarget: Sendable, Equatable {
     }
 
     /// The target as a chooser candidate (its id stands where a desktop id would).
-    public var candidate: ChooserCandidate { ChooserCandidate(desktopID: id, name: name, icon: icon) }
+    public var candidate: ChooserCandidate { ChooserCandidate(id: ChooserTargetID(id), name: name, icon: icon) }
 }
 
 /// The ids of share targets: `<desktop id>:<action>` for an app's declared action, the

@@ -14,7 +14,7 @@ struct ChooserDialogs: ChooserShowing {
 
     func requestLine(_ d: ChooserDialog) -> [UInt8] {
         let offered = d.candidates.map { c in
-            DialogRequest.Candidate(id: c.desktopID, name: c.name, icon: c.icon, kind: d.targetKind(c).flatMap { DialogRequest.Candidate.Kind(rawValue: $0) } ?? .app)
+            DialogRequest.Candidate(id: c.id.text, name: c.name, icon: c.icon, kind: d.targetKind(c).flatMap { DialogRequest.Candidate.Kind(rawValue: $0) } ?? .app)
         }
         let described = d.share.map { s in
             DialogRequest.Share(count: s.count, types: s.types, items: s.previews.map { p in
@@ -60,7 +60,7 @@ struct ChooserDialogs: ChooserShowing {
             context[Key.targetKinds] = .strings(d.candidates.map { d.targetKind($0) ?? "app" })
         }
         let list = DBusValue.array(element: .structure([.string, .string, .string]),
-                                   d.candidates.map { .structure([.string($0.desktopID), .string($0.name), .string($0.icon)]) })
+                                   d.candidates.map { .structure([.string($0.id.text), .string($0.name), .string($0.icon)]) })
         do {
             let reply = try await connection.call(destination: ChooserContract.busName, path: ChooserContract.objectPath, interface: ChooserContract.interface,
                                                   member: ChooserContract.choose, [.string(d.subject), list, .vardict(context)], timeout: timeout)

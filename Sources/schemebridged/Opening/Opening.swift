@@ -68,8 +68,8 @@ final class Opening: Sendable {
             }
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
-            let callback = settled.pinnedCallback ? settled.id : nil
-            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id.map(DesktopID.init(fileName:)), decided: true,
+            let callback = settled.pinnedCallback ? settled.id?.text : nil
+            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id?.desktopID, decided: true,
                                       activationToken: options.activationToken,
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))

@@ -42,7 +42,7 @@ extension Opening {
                       caller: Caller, receivedFrom: String? = nil) async throws -> OpenResults {
         let key = caller.appID ?? caller.busName
         let decided = try await handler(for: .document(type), options: options, caller: caller, receivedFrom: receivedFrom)
-        guard let id = decided.id, let entry = registry.entry(id: DesktopID(fileName: id)) else {
+        guard let id = decided.id, let entry = registry.entry(id: id.desktopID) else {
             throw ContractError.noHandler("no installed application opens \(type) documents")
         }
         let config = broker.policy.current

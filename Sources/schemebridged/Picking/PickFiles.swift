@@ -14,6 +14,6 @@ extension Picking {
         let fds = try ChosenFiles.open(paths).map { UnixFD(owning: $0) }
         let documents = try await PickAnswer.take(fds.map(\.rawValue), names: paths, types: [], subject: subject, multiple: options.multiple,
                                                   database: self.documents.types, descriptors: descriptors, key: callerKey, keep: fds)
-        respond(id, documents, provider: Broker.filesCandidate.desktopID, activationToken: nil)
+        respond(id, documents, provider: ChooserTargetID.files.text, activationToken: nil)
     }
 }

@@ -38,7 +38,7 @@ final class Picking: Sendable {
         let subject = try PickSubject(types)
         let caller = await callers.caller(sender)
         let decision = try broker.decidePick(subject, provider: options.provider, caller: caller)
-        let pending = try replies.begin(caller: sender, handlerID: decision.handler ?? "", timeout: Self.pickTimeout,
+        let pending = try replies.begin(caller: sender, handlerID: decision.handler?.text ?? "", timeout: Self.pickTimeout,
                                         purpose: .pick(subject, multiple: options.multiple))
         let id = pending.id
         Task { [self, broker, chooser, logger] in
@@ -49,11 +49,11 @@ final class Picking: Sendable {
                 guard let provider = settled.id else { throw ContractError.noHandler("no provider was decided") }
                 // Closed while the sheet was up: nothing to start.
                 guard replies.table.request(id) != nil else { return }
-                replies.table.assign(id, handlerID: provider)
-                if provider == Broker.filesCandidate.desktopID {
+                replies.table.assign(id, handlerID: provider.text)
+                if provider == .files {
                     try await pickFiles(id, subject: subject, options: options, callerKey: caller.appID ?? sender)
                 } else {
-                    try await startProvider(provider, request: pending, options: options, caller: caller)
+                    try await startProvider(provider.desktopID, request: pending, options: options, caller: caller)
                 }
             } catch {
                 let error = DBusError.from(error)
@@ -72,8 +72,8 @@ final class Picking: Sendable {
     /// (`SCHEMEBRIDGE_PICK_TOKEN` in its environment; its exit without an answer fails the request),
     /// or `org.freedesktop.Application.Activate(platform_data)` with `pick-token` (its leaving the
     /// bus fails the request). Who may answer is recorded as for replies.
-    private func startProvider(_ id: String, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws {
-        let plan = try broker.providerPlan(DesktopID(fileName: id))
+    private func startProvider(_ id: DesktopID, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws {
+        let plan = try broker.providerPlan(id)
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token
         logger.info("asking \(id) for documents for \(caller.displayName)")

@@ -53,7 +53,7 @@ struct Receiving: ReceivedOpeningPort {
         options.ask = ask
         let type = ContentType(detected: "inode/directory")
         let decided = try await opening.handler(for: .document(type), options: options, caller: Self.engineCaller)
-        guard let id = decided.id, let entry = opening.registry.entry(id: DesktopID(fileName: id)) else {
+        guard let id = decided.id, let entry = opening.registry.entry(id: id.desktopID) else {
             throw ContractError.noHandler("no installed application opens folders")
         }
         guard let url = try? SchemeURL(PercentEncoding.fileURL(path: folder)) else { throw DBusError(.failed, "the folder \(folder) makes no valid URL") }

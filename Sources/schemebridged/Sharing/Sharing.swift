@@ -100,7 +100,7 @@ final class Sharing: Sendable {
             let context = ChooserContext(share: share.items.shareQuestion(activationToken: share.options.activationToken), parentWindow: share.options.parentWindow)
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
-            guard let target = settled.id else { throw ContractError.noTarget("nothing accepts the items") }
+            guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
             replies.sharing(share.request, target: target)
             try await deliver(share, to: target)
         } catch {
