@@ -25,6 +25,7 @@ import SchemeBridgeContract
             c(.choices), c(.routes), c(.forgetChoice(caller: "c", "a")), c(.enableIntegration(["a"])), c(.disableIntegration([])), c(.integrationStatus),
             c(.pickDocument(types: ["text/plain"], options: PickOptions())),
             c(.share([[ShareContract.ItemKey.url: .string("a:b")]], options: ShareOptions(target: "builtin:copy"))), c(.shareTargets(types: ["text/plain"])),
+            c(.resolveLink("https://a.example/")), c(.appLinks), c(.verifyLinkHost("a.example")), c(.setLinkApp("a.example", "b.desktop")),
             c(.createPasteboard("n", options: PasteboardOptions())), c(.findPasteboard("n")),
             c(.setItems([["text/plain": .bytes([1])]], at: path)), c(.setItems([[String: PasteboardData]](), at: path)), c(.pasteboardTypes(at: path)),
             c(.read(item: 0, type: "text/plain", at: path)), c(.readBytes(item: 0, type: "text/plain", at: path)),
@@ -67,7 +68,7 @@ import SchemeBridgeContract
         let keys = ContractSignature.all.map { $0.interface.rawValue + "." + $0.name.rawValue }
         #expect(Set(keys).count == keys.count)
         for name in [ContractMethod.canOpenURL, ContractMethod.openURLWithReply, ContractMethod.reply, ContractMethod.openFile, ContractMethod.choices,
-                     PickContract.provideDocuments, ShareContract.shareTargets] {
+                     PickContract.provideDocuments, ShareContract.shareTargets, AppLinkContract.resolveLink, AppLinkContract.setLinkApp] {
             #expect(keys.contains { $0.hasSuffix("." + name.rawValue) }, "\(name.rawValue)")
         }
     }
