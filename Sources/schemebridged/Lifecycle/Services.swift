@@ -26,6 +26,8 @@ struct Services {
     let queries: Queries
     /// The portal's `AppChooser` backend (issue 40), on its own object.
     let portal: PortalAppChooser
+    /// The portal's `FileChooser` backend (issue 40), on the same object.
+    let portalFiles: PortalFileChooser
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
@@ -42,7 +44,7 @@ struct Services {
         let callers = Callers(connection: connection, registry: registry, logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
         let presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
-        let chooser = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
+        let chooser = ChooserService(broker: broker, connection: connection, environment: DialogPortals.environment(env), logger: logger)
         let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
         let replies = ReplyService(connection: connection, logger: logger)
         let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
@@ -66,7 +68,9 @@ struct Services {
         receiving = Receiving(policy: policy, devices: devices, descriptors: descriptors, opening: opening, logger: logger)
         queries = Queries(broker: broker, callers: callers, integration: integration, documents: documents, descriptors: descriptors,
                           scale: scale, logger: logger)
-        portal = PortalAppChooser(broker: broker, connection: connection, chooser: chooser, logger: logger)
+        portal = PortalAppChooser(broker: broker, connection: connection, chooser: chooser, presenter: presenter, scale: scale, logger: logger)
+        portalFiles = PortalFileChooser(broker: broker, connection: connection, chooser: chooser, picking: picking, frontend: portal,
+                                        environment: environment, logger: logger)
     }
 
     /// The interfaces on the main object.
