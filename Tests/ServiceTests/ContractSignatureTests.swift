@@ -62,6 +62,28 @@ import SchemeBridgeContract
         }
     }
 
+    /// The portal backend methods (issue 40) take what xdg-desktop-portal sends them: the
+    /// argument lists of its `data/org.freedesktop.impl.portal.{AppChooser,FileChooser,Request}.xml`
+    /// (1.16.0 and current main alike).
+    @Test func portalBackendSignaturesAreThePortals() {
+        func types(_ a: [Argument]) -> String { a.map(\.type.signature).joined() }
+        let expected: [(ContractSignature, String, String, String)] = [
+            (PortalSignature.chooseApplication, "org.freedesktop.impl.portal.AppChooser.ChooseApplication", "ossasa{sv}", "ua{sv}"),
+            (PortalSignature.updateChoices, "org.freedesktop.impl.portal.AppChooser.UpdateChoices", "oas", ""),
+            (PortalSignature.openFile, "org.freedesktop.impl.portal.FileChooser.OpenFile", "osssa{sv}", "ua{sv}"),
+            (PortalSignature.saveFile, "org.freedesktop.impl.portal.FileChooser.SaveFile", "osssa{sv}", "ua{sv}"),
+            (PortalSignature.saveFiles, "org.freedesktop.impl.portal.FileChooser.SaveFiles", "osssa{sv}", "ua{sv}"),
+            (PortalSignature.close, "org.freedesktop.impl.portal.Request.Close", "", ""),
+        ]
+        #expect(PortalSignature.all.count == expected.count)
+        for (signature, name, inputs, outputs) in expected {
+            #expect(signature.interface.rawValue + "." + signature.name.rawValue == name)
+            #expect(types(signature.inputs) == inputs && types(signature.outputs) == outputs, "\(name)")
+        }
+        // Handed on unchanged to the desktop's backend: no FileChooser option is skipped, no string cut.
+        #expect(PortalSignature.openFile.inputs.allSatisfy { $0.keys == nil && $0.maxBytes == nil })
+    }
+
     /// The names a method is called by are unique per interface (the service would refuse a
     /// second declaration), and every main-interface name of ``ContractMethod`` has a signature.
     @Test func signaturesAreUniqueAndComplete() {
