@@ -494,9 +494,29 @@ class Dialog:
             self.finish(child.target)
 
     def finish(self, target):
-        self.result = None if target is None else (target.id, bool(self.check and self.check.get_active()))
+        if target is None:
+            self.result = None
+        else:
+            self.result = (target.id, bool(self.check and self.check.get_active()), self.launch_token(target))
         self.Gtk.main_quit()
         return True
+
+    def launch_token(self, target):
+        """A fresh activation token for the app the user chose, obtained now, while the event
+        that chose is the current one (the caller's token was spent on this window: the app must
+        not be handed it again). On Wayland the compositor's (``xdg_activation_v1``, through
+        GDK's launch context); on X11 a startup id carrying the choosing event's time, which the
+        window manager weighs against the user's last input. None for a device or SchemeBridge's
+        own actions (no app is started), or when none can be had (the log says why)."""
+        if target.kind != "app":
+            return None
+        try:
+            if self.wayland:
+                return parent.wayland_launch_token(self.window, target.name)
+            return parent.x11_startup_id(self.window, target.id, self.Gtk.get_current_event_time())
+        except Exception as error:  # noqa: BLE001 — the app still starts, without a token
+            parent.note("no activation token for the launch of %s: %s: %s" % (target.id[:80], type(error).__name__, error))
+            return None
 
     def show_preview(self):
         """The share's thumbnail, after the first frame (so it never delays the sheet): the

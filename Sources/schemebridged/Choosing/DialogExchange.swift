@@ -43,7 +43,7 @@ enum DialogExchange {
         do throws(DialogMessageError) {
             let answer = try DialogAnswer(output: output)
             switch answer.answer {
-            case .chosen: return .picked(answer.id ?? "", always: answer.always ?? false)
+            case .chosen: return .picked(answer.id ?? "", always: answer.always ?? false, activationToken: answer.activationToken)
             case .cancelled: return .cancelled(reason: "the user cancelled the dialog")
             case .failed: return .failed(reason: "the chooser failed: the dialog could not be shown: \(answer.reason ?? "no reason given")")
             }
