@@ -16,6 +16,13 @@ DOCDIR ?= $(DATADIR)/doc/schemebridge
 # its translations) is the service's, not a user's command: it goes to LIBEXECDIR/schemebridge.
 LIBEXECDIR ?= $(PREFIX)/libexec
 DIALOGDIR = $(LIBEXECDIR)/schemebridge
+# Its modules are compiled as they are installed, by the Python that runs them (the launcher's
+# /usr/bin/python3): a system install's folder is not the user's to write, so Python would
+# otherwise compile them on every start (the launcher then keeps them in the user's cache).
+# DIALOG_BYTECODE= (empty) installs no compiled files: Debian's package compiles them when it is
+# installed (py3compile), as Debian's Python policy asks.
+DIALOG_BYTECODE ?= yes
+DIALOG_PYTHON ?= /usr/bin/python3
 SWIFT ?= swift
 # The release, for the man pages: Release.version in the contract module.
 VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/SchemeBridgeContract/Release.swift)
@@ -160,6 +167,7 @@ install: $(BUILT) dialogs-mo
 	install -d $(DESTDIR)$(DIALOGDIR)/schemebridge_dialogs
 	install -m 755 scripts/schemebridge-dialog $(DESTDIR)$(DIALOGDIR)/
 	install -m 644 dialogs/schemebridge_dialogs/*.py $(DESTDIR)$(DIALOGDIR)/schemebridge_dialogs/
+	$(if $(DIALOG_BYTECODE),$(DIALOG_PYTHON) -m compileall -q -f -d $(DIALOGDIR)/schemebridge_dialogs $(DESTDIR)$(DIALOGDIR)/schemebridge_dialogs)
 	for l in $(DIALOG_LANGUAGES); do install -D -m 644 dialogs/locale/$$l/LC_MESSAGES/schemebridge-dialogs.mo \
 		$(DESTDIR)$(DIALOGDIR)/locale/$$l/LC_MESSAGES/schemebridge-dialogs.mo || exit 1; done
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DBUSSERVICEDIR) $(DESTDIR)$(DATADIR)/dbus-1/interfaces \

@@ -43,6 +43,10 @@ TEST="$TEST xdg-desktop-portal-gtk"
 # The Wayland focus tests (WaylandFocusTests): sway 1.7 headless has xdg_activation_v1; its test
 # client is built with wayland-scanner (libwayland-dev) from wayland-protocols' XML.
 TEST="$TEST sway libwayland-dev wayland-protocols"
+# The dialogs' launch token test (DialogLaunchTokenTests): a key press into the chooser on sway
+# headless, which has no input device: wtype types through a virtual keyboard.
+# grim: the dialogs' pictures on sway taken by hand (wlr-screencopy), as on Xvfb by the tests.
+TEST="$TEST wtype grim"
 # The dialogs' accessibility test: the AT-SPI bus and registry (at-spi2-core) and its typelib.
 TEST="$TEST at-spi2-core gir1.2-atspi-2.0"
 # The share tests: "Copy" is read back from the clipboard; under Wayland with wl-copy/wl-paste.

@@ -209,15 +209,31 @@ public struct DialogAnswer: Sendable, Equatable, Codable {
     public var always: Bool?
     /// Why it failed (`failed`).
     public var reason: String?
+    /// A fresh activation token the dialog obtained for the launch of the chosen app (`chosen`,
+    /// optional): from the compositor (`xdg_activation_v1`) on Wayland, a startup id made from the
+    /// event that chose on X11. The caller's own token was spent by the dialog's window, so this
+    /// one, not the caller's, goes to the app. An added member of version 1: a dialog that does
+    /// not send it still speaks version 1. Checked as a token is (``isValidToken(_:)``).
+    public var activationToken: String?
 
-    enum CodingKeys: String, CodingKey { case version, answer, id, always, reason }
+    enum CodingKeys: String, CodingKey {
+        case version, answer, id, always, reason
+        case activationToken = "activation-token"
+    }
 
-    public init(_ answer: Outcome, id: String? = nil, always: Bool? = nil, reason: String? = nil) {
+    public init(_ answer: Outcome, id: String? = nil, always: Bool? = nil, reason: String? = nil, activationToken: String? = nil) {
         self.version = DialogProtocol.version
         self.answer = answer
         self.id = id
         self.always = always
         self.reason = reason
+        self.activationToken = activationToken
+    }
+
+    /// Whether `token` is an `activation-token` an answer may carry: not empty, at most 4096
+    /// bytes, no control characters (it goes into an environment variable and X11 properties).
+    public static func isValidToken(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count <= 4096 && !token.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// The answer in `output` (the dialog's stdout: its first line). Throws
@@ -250,6 +266,12 @@ public struct DialogAnswer: Sendable, Equatable, Codable {
         case .string(let s)?: reason = s
         case nil, .null?: break
         default: throw DialogMessageError("the answer's 'reason' is not a string")
+        }
+        switch member(.activationToken) {
+        case .string(let s)? where Self.isValidToken(s): activationToken = s
+        case .string?: throw DialogMessageError("the answer's 'activation-token' is empty, too long or holds control characters")
+        case nil, .null?: break
+        default: throw DialogMessageError("the answer's 'activation-token' is not a string")
         }
         if outcome == .chosen, (id ?? "").isEmpty { throw DialogMessageError("a 'chosen' answer without an id") }
     }

@@ -142,3 +142,13 @@ struct DialogRun {
         guard r.status == 0 else { throw ToolError("cannot make \(path): \(r.stderr)") }
     }
 }
+
+extension DialogAnswer {
+    /// The pick without its `activation-token` (the fresh token the dialog obtained for the
+    /// launch: ``DialogLaunchTokenTests`` and the sheet tests check it), to compare picks.
+    var pick: DialogAnswer {
+        var answer = self
+        answer.activationToken = nil
+        return answer
+    }
+}

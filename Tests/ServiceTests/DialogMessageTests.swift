@@ -48,10 +48,12 @@ import SchemeBridgeContract
             sys.path.insert(0, sys.argv[1])
             from schemebridge_dialogs import message
             sys.stdout.buffer.write({"chosen": message.chosen("b.desktop", True), "cancelled": message.cancelled(),
-                                     "failed": message.failed("no display")}[sys.argv[2]])
+                                     "failed": message.failed("no display"),
+                                     "token": message.chosen("b.desktop", False, "fresh-token_TIME9")}[sys.argv[2]])
             """
         for (which, expected) in [("chosen", DialogAnswer(.chosen, id: "b.desktop", always: true)), ("cancelled", DialogAnswer(.cancelled)),
-                                  ("failed", DialogAnswer(.failed, reason: "no display"))] {
+                                  ("failed", DialogAnswer(.failed, reason: "no display")),
+                                  ("token", DialogAnswer(.chosen, id: "b.desktop", always: false, activationToken: "fresh-token_TIME9"))] {
             let r = try await Tools.run([Tools.systemPython, "-c", script, Built.packageRoot.appendingPathComponent("dialogs").path, which])
             #expect(try DialogAnswer(output: Array(r.stdout.utf8)) == expected)
         }
@@ -62,6 +64,10 @@ import SchemeBridgeContract
                     "{\"version\":1,\"answer\":\"maybe\"}", "{\"version\":1,\"answer\":\"chosen\"}", "{\"version\":1,\"answer\":\"chosen\",\"id\":\"\"}",
                     "{\"version\":1,\"answer\":\"chosen\",\"id\":7}", "{\"version\":1,\"answer\":\"chosen\",\"id\":\"a\",\"always\":\"yes\"}",
                     "{\"version\":1,\"answer\":\"cancelled\"} trailing", "{\"version\":1,\"answer\":\"chosen\",\"id\":\"\\ud800\"}",
+                    // An activation token that is none: of another type, empty, with a control character.
+                    "{\"version\":1,\"answer\":\"chosen\",\"id\":\"a\",\"activation-token\":7}",
+                    "{\"version\":1,\"answer\":\"chosen\",\"id\":\"a\",\"activation-token\":\"\"}",
+                    "{\"version\":1,\"answer\":\"chosen\",\"id\":\"a\",\"activation-token\":\"a\\nb\"}",
                     String(repeating: " ", count: DialogProtocol.answerLimit + 1)] {
             #expect(throws: DialogMessageError.self, "\(bad.prefix(80))") { try DialogAnswer(output: Array(bad.utf8)) }
         }

@@ -31,7 +31,9 @@ import SchemeBridgeContract
         // Sketch is selected first; Right is Notes.
         let r = try await s.answer(after: ["Right", "Return"], title: "Share from Photos")
         #expect(r.status == 0)
-        #expect(r.answer == Self.chosen("org.example.Notes.desktop:share"))
+        #expect(r.answer?.pick == Self.chosen("org.example.Notes.desktop:share"))
+        // An app is started: with a startup id of the key press that chose (DialogLaunchTokenTests).
+        #expect(r.answer?.activationToken?.hasPrefix("schemebridge-dialog-") == true, "\(String(describing: r.answer))")
     }
 
     /// The arrows cross the groups: Down from the apps is the device, again the built-ins.
@@ -39,7 +41,7 @@ import SchemeBridgeContract
         let s = try DialogRun(Self.request())
         defer { s.stop() }
         let r = try await s.answer(after: ["Down", "Down", "Right", "Return"], title: "Share from Photos")
-        #expect(r.answer == Self.chosen("builtin:save"))
+        #expect(r.answer?.pick == Self.chosen("builtin:save"))
     }
 
     @Test func escapeCancels() async throws {
@@ -55,7 +57,8 @@ import SchemeBridgeContract
         let s = try DialogRun(Self.request())
         defer { s.stop() }
         let r = try await s.answer(after: ["p", "i", "x", "Return"], title: "Share from Photos")
-        #expect(r.answer == Self.chosen("kdeconnect:abc123"))
+        #expect(r.answer?.pick == Self.chosen("kdeconnect:abc123"))
+        #expect(r.answer?.activationToken == nil, "a device starts no app: no token")
     }
 
     /// "Always use this for Photos" (Alt+A ticks it) answers `always`; without can-remember there is
@@ -64,12 +67,12 @@ import SchemeBridgeContract
         let s = try DialogRun(Self.request())
         defer { s.stop() }
         let r = try await s.answer(after: ["alt+a", "Return"], title: "Share from Photos")
-        #expect(r.answer == Self.chosen("org.example.Sketch.desktop:share", always: true))
+        #expect(r.answer?.pick == Self.chosen("org.example.Sketch.desktop:share", always: true))
 
         let plain = try DialogRun(Self.request(canRemember: false))
         defer { plain.stop() }
         let r2 = try await plain.answer(after: ["alt+a", "Right", "Return"], title: "Share from Photos")
-        #expect(r2.answer == Self.chosen("org.example.Notes.desktop:share"))
+        #expect(r2.answer?.pick == Self.chosen("org.example.Notes.desktop:share"))
     }
 
     /// A click on a target shares with it at once (the second tile of the first row).
@@ -82,7 +85,7 @@ import SchemeBridgeContract
         let x = w.x + w.width * 3 / 8, y = w.y + 200
         #expect(try await Tools.run([s.xdotool, "mousemove", "--sync", String(x), String(y), "click", "1"], environment: env).status == 0)
         let r = await s.result()
-        #expect(r.answer == Self.chosen("org.example.Notes.desktop:share"), "\(s.log)")
+        #expect(r.answer?.pick == Self.chosen("org.example.Notes.desktop:share"), "\(s.log)")
     }
 
     /// The screen shows what is shared: an image share's thumbnail (a 12-megapixel JPEG, scaled
@@ -138,7 +141,7 @@ import SchemeBridgeContract
         #expect(w.width < 800 && w.height <= 600, "the sheet grew with the names: \(w.width)×\(w.height)")
         // The first offered is the markup one (the two bad ids are left out); Right is the huge one.
         try await s.type(["Right", "Return"], into: w)
-        #expect(await s.result().answer == Self.chosen("b.desktop:x"))
+        #expect(await s.result().answer?.pick == Self.chosen("b.desktop:x"))
     }
 
     /// A request that is not one (another version, not JSON) is answered `failed` with exit 2:

@@ -48,6 +48,7 @@ def warm_up(Gtk):
         request = message.Request(kind=kind, subject="text/plain", candidates=[message.Candidate("warm-up", "Target", "", "app")],
                                   can_remember=True, share=message.Share(1, ["text/plain"], [message.Item("text", text="…")]))
         dialog = Dialog(Gtk, request)
+        dialog.search()  # made when first typed into: warmed here too
         window = dialog.window
         child = window.get_child()
         window.remove(child)
@@ -84,11 +85,12 @@ def warm_up(Gtk):
 class Dialog:
     """One dialog for `request`; ``run()`` returns (id, always) or None (cancelled)."""
 
-    def __init__(self, Gtk, request):
+    def __init__(self, Gtk, request, bridge_later=False):
         from gi.repository import Gdk, GdkPixbuf, Gio, GLib, Pango
         self.Gtk, self.Gdk, self.GdkPixbuf, self.Gio, self.GLib, self.Pango = Gtk, Gdk, GdkPixbuf, Gio, GLib, Pango
         self.request = request
         self.result = None
+        self.bridge_later = bridge_later   # start the accessibility bridge after the first frame (a11y)
         self.theme = Gtk.IconTheme.get_default()
         self.sheet = request.kind == "share"
         self.views = []          # the FlowBoxes (sheet) or the one ListBox
@@ -117,20 +119,12 @@ class Dialog:
         if r.parent_window:
             w.connect("realize", lambda *_a: self.attach(r.parent_window))
 
-        outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=10, margin=14)
+        outer = self.outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=10, margin=14)
         w.add(outer)
         outer.pack_start(self.header(title), False, False, 0)
-
-        self.search_entry = Gtk.SearchEntry()
-        self.search_entry.get_accessible().set_name(_("Search"))
-        self.search_bar = Gtk.SearchBar()
-        self.search_bar.add(self.search_entry)
-        self.search_bar.connect_entry(self.search_entry)
-        self.search_bar.set_show_close_button(False)
-        self.search_entry.connect("search-changed", self.filter_changed)
-        self.search_entry.connect("activate", lambda *_a: self.do_it())
-        self.search_entry.connect("stop-search", lambda *_a: self.stop_search())
-        outer.pack_start(self.search_bar, False, False, 0)
+        # The search bar (type-ahead) is made when the user first types: an entry is a cold
+        # start's costliest widget, and most choices are made without one (``search``).
+        self.search_entry = self.search_bar = None
 
         scroller = Gtk.ScrolledWindow(hscrollbar_policy=Gtk.PolicyType.NEVER)
         scroller.set_propagate_natural_height(True)
@@ -155,6 +149,27 @@ class Dialog:
         outer.pack_end(bottom, False, False, 0)
         w.set_default(self.action)
 
+    def search(self):
+        """The search bar under the header, made the first time it is needed."""
+        if self.search_bar is None:
+            Gtk = self.Gtk
+            self.search_entry = Gtk.SearchEntry()
+            self.search_entry.get_accessible().set_name(_("Search"))
+            self.search_bar = Gtk.SearchBar()
+            self.search_bar.add(self.search_entry)
+            self.search_bar.connect_entry(self.search_entry)
+            self.search_bar.set_show_close_button(False)
+            self.search_entry.connect("search-changed", self.filter_changed)
+            self.search_entry.connect("activate", lambda *_a: self.do_it())
+            self.search_entry.connect("stop-search", lambda *_a: self.stop_search())
+            self.outer.pack_start(self.search_bar, False, False, 0)
+            self.outer.reorder_child(self.search_bar, 1)
+            self.search_bar.show_all()
+        return self.search_bar
+
+    def search_text(self):
+        return self.search_entry.get_text().strip().lower() if self.search_entry is not None else ""
+
     def header(self, title):
         """The top: the preview (a share's thumbnail, or the type's icon) beside the title and
         what is shared, or what is opened and who asks."""
@@ -171,10 +186,11 @@ class Dialog:
                 heading_text, texts = detail_head, details
             else:
                 heading_text, texts = title, [detail_head] + details
+            # Empty in the first frame: the thumbnail, else the type's icon, comes right after it
+            # (``show_preview``): a type icon at 64 pixels is Adwaita's 512-pixel picture
+            # decoded and scaled, and an image's would be replaced by its thumbnail at once.
             self.preview = Gtk.Image()
             self.preview.set_size_request(THUMB, THUMB)
-            self.preview.set_from_gicon(self.share_icon(), Gtk.IconSize.DIALOG)
-            self.preview.set_pixel_size(64)
             self.preview.get_accessible().set_name(_("Preview of %s") % detail_head)
             box.pack_start(self.preview, False, False, 0)
         else:
@@ -340,6 +356,12 @@ class Dialog:
         if done not in ("x11", "wayland"):
             parent.note("not attached to the caller's window %s: %s" % (parent_window[:80], done))
 
+    def mapped_once(self, *_a):
+        self.window.disconnect(self.mapped)
+        for callback, priority in self.after_first_frame:
+            self.GLib.idle_add(callback, priority=priority)
+        return False
+
     def configured_once(self, *_a):
         self.window.disconnect(self.configured)
         clock = self.window.get_frame_clock()
@@ -362,7 +384,7 @@ class Dialog:
         return False
 
     def visible(self, child):
-        text = self.search_entry.get_text().strip().lower()
+        text = self.search_text()
         return not text or text in child.search_name
 
     def filter_changed(self, *_a):
@@ -371,8 +393,9 @@ class Dialog:
         self.select_first()
 
     def stop_search(self):
-        self.search_entry.set_text("")
-        self.search_bar.set_search_mode(False)
+        if self.search_bar is not None:
+            self.search_entry.set_text("")
+            self.search_bar.set_search_mode(False)
         self.focus_selected()
 
     def select_first(self):
@@ -428,26 +451,40 @@ class Dialog:
 
     def key(self, _w, event):
         Gdk = self.Gdk
+        searching = self.search_entry is not None and self.window.get_focus() is self.search_entry
         if event.keyval == Gdk.KEY_Escape:
-            if self.search_bar.get_search_mode() and self.search_entry.get_text():
+            if self.search_bar is not None and self.search_bar.get_search_mode() and self.search_entry.get_text():
                 self.stop_search()
                 return True
             self.finish(None)
             return True
         if event.keyval in (Gdk.KEY_Return, Gdk.KEY_KP_Enter, Gdk.KEY_ISO_Enter):
             focus = self.window.get_focus()
-            if focus is self.check or focus is self.search_entry:
+            if focus is None or focus is self.check or searching:
                 self.do_it()
                 return True
+            # A target with the focus: chosen here, not through GTK's key bindings, which miss
+            # the key under a keymap that changed after the window came up (a Wayland seat whose
+            # keyboard appeared later).
+            if getattr(focus, "target", None) is not None:
+                self.finish(focus.target)
+                return True
             return False
-        if event.keyval in (Gdk.KEY_Down, Gdk.KEY_Up) and self.window.get_focus() is self.search_entry:
+        if event.keyval in (Gdk.KEY_Down, Gdk.KEY_Up) and searching:
             self.focus_selected()
             return False
         # Typing a name searches (type-ahead), wherever the focus is; Alt and Ctrl keys are
         # mnemonics and shortcuts, never search text.
         if event.state & (Gdk.ModifierType.MOD1_MASK | Gdk.ModifierType.CONTROL_MASK):
             return False
-        if self.window.get_focus() is not self.search_entry and self.search_bar.handle_event(event):
+        if searching:
+            return False
+        if self.search_bar is None:
+            # Only a key that types something makes the search bar.
+            char = Gdk.keyval_to_unicode(event.keyval)
+            if not char or not chr(char).isprintable() or chr(char).isspace():
+                return False
+        if self.search().handle_event(event):
             return True
         return False
 
@@ -457,14 +494,41 @@ class Dialog:
             self.finish(child.target)
 
     def finish(self, target):
-        self.result = None if target is None else (target.id, bool(self.check and self.check.get_active()))
+        if target is None:
+            self.result = None
+        else:
+            self.result = (target.id, bool(self.check and self.check.get_active()), self.launch_token(target))
         self.Gtk.main_quit()
         return True
+
+    def launch_token(self, target):
+        """A fresh activation token for the app the user chose, obtained now, while the event
+        that chose is the current one (the caller's token was spent on this window: the app must
+        not be handed it again). On Wayland the compositor's (``xdg_activation_v1``, through
+        GDK's launch context); on X11 a startup id carrying the choosing event's time, which the
+        window manager weighs against the user's last input. None for a device or SchemeBridge's
+        own actions (no app is started), or when none can be had (the log says why)."""
+        if target.kind != "app":
+            return None
+        try:
+            if self.wayland:
+                return parent.wayland_launch_token(self.window, target.name)
+            return parent.x11_startup_id(self.window, target.id, self.Gtk.get_current_event_time())
+        except Exception as error:  # noqa: BLE001 — the app still starts, without a token
+            parent.note("no activation token for the launch of %s: %s: %s" % (target.id[:80], type(error).__name__, error))
+            return None
 
     def show_preview(self):
         """The share's thumbnail, after the first frame (so it never delays the sheet): the
         desktop's cached thumbnail when fresh, else the image scaled by its loader (a JPEG is
-        decoded at 1/2 … 1/8 of its size)."""
+        decoded at 1/2 … 1/8 of its size); else the type's icon."""
+        if not self.thumbnail():
+            self.preview.set_from_gicon(self.share_icon(), self.Gtk.IconSize.DIALOG)
+            self.preview.set_pixel_size(64)
+        return False
+
+    def thumbnail(self):
+        """Shows the first image's (or video's) thumbnail; False when there is none."""
         items = self.request.share.items if self.sheet else []
         images = [i for i in items if i.kind in ("file", "data") and i.path and (i.type.startswith("image/") or i.type.startswith("video/"))]
         if not images:
@@ -491,31 +555,44 @@ class Dialog:
                 pixbuf = None
         if pixbuf is not None:
             self.preview.set_from_pixbuf(pixbuf)
+        return pixbuf is not None
+
+    def start_bridge(self):
+        """The accessibility bridge, once the window is on screen (a11y)."""
+        try:
+            from . import a11y
+            a11y.start()  # not 0 without an accessibility bus (no session bus): GTK says nothing then either
+        except Exception as error:  # noqa: BLE001 — the dialog works without it
+            parent.note("the accessibility bridge did not start: %s: %s" % (type(error).__name__, error))
         return False
 
     def run(self):
         # The window's contents are shown, the window itself by present() below: a present()
         # after the window's show_all() would take its _NET_STARTUP_ID (the activation token) away.
         self.window.get_child().show_all()
-        self.search_bar.set_search_mode(False)
         first = self.select_first()
         if first is not None:
             first.grab_focus()
         # present() shows the window (a present() after show_all() would take its _NET_STARTUP_ID away).
         self.window.present()
-        if self.wayland:
-            # On Wayland GDK's map event comes before the first buffer: what waits for the first
-            # frame waits for the compositor's configure, then the next frame's after-paint (GDK
-            # commits the buffer there); the surface is mapped by then.
-            self.after_first_frame = []
-            if self.sheet:
-                self.after_first_frame.append((self.show_preview, self.GLib.PRIORITY_LOW))
-            if self.request.activation_token:
-                self.after_first_frame.append((self.activate, self.GLib.PRIORITY_DEFAULT))
-            if self.after_first_frame:
+        # What waits for the first frame: the preview, the focus with the caller's token
+        # (Wayland), the accessibility bridge.
+        self.after_first_frame = []
+        if self.sheet:
+            self.after_first_frame.append((self.show_preview, self.GLib.PRIORITY_LOW))
+        if self.wayland and self.request.activation_token:
+            self.after_first_frame.append((self.activate, self.GLib.PRIORITY_DEFAULT))
+        if self.bridge_later:
+            self.after_first_frame.append((self.start_bridge, self.GLib.PRIORITY_LOW))
+        if self.after_first_frame:
+            if self.wayland:
+                # On Wayland GDK's map event comes before the first buffer: what waits for the
+                # first frame waits for the compositor's configure, then the next frame's
+                # after-paint (GDK commits the buffer there); the surface is mapped by then.
                 self.configured = self.window.connect("configure-event", self.configured_once)
-        elif self.sheet:
-            self.window.connect("map-event", lambda *_a: self.GLib.idle_add(self.show_preview, priority=self.GLib.PRIORITY_LOW))
+            else:
+                # On X11 the first paint follows the map at a higher priority than these idles.
+                self.mapped = self.window.connect("map-event", self.mapped_once)
         self.Gtk.main()
         return self.result
 

@@ -71,17 +71,22 @@ def main(argv=None):
     if not request.candidates:
         say(out, message.cancelled())
         os._exit(0)
+    bridge_later = False
     if Gtk is None:
         # The caller's token goes to the window itself (gtkui: once mapped on Wayland), never
         # through DESKTOP_STARTUP_ID, which GTK would spend before the window is mapped.
         os.environ.pop("DESKTOP_STARTUP_ID", None)
+        # The accessibility bridge starts after the first frame (a11y: its D-Bus round trips
+        # would come before it). The spare started it with GTK, before any request.
+        from . import a11y
+        bridge_later = a11y.defer()
         from . import gtkui
         try:
             Gtk = gtkui.load(spare=False)
         except (ImportError, ValueError) as error:
             fail(out, "the dialog cannot be shown: %s" % error)
     from . import gtkui
-    result = gtkui.Dialog(Gtk, request).run()
+    result = gtkui.Dialog(Gtk, request, bridge_later=bridge_later).run()
     say(out, message.cancelled() if result is None else message.chosen(*result))
     os._exit(0)
 

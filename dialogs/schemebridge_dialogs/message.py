@@ -188,9 +188,24 @@ def _line(obj):
     return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def chosen(ident, always=False):
-    """The answer for a pick: the candidate's id, and whether to remember it."""
-    return _line({"version": PROTOCOL_VERSION, "answer": "chosen", "id": ident, "always": bool(always)})
+TOKEN_LIMIT = 4096           # bytes of an activation token
+
+
+def is_token(token):
+    """Whether `token` is an activation token the answer may carry (the contract's check: not
+    empty, at most 4096 bytes of UTF-8, no control characters)."""
+    return (isinstance(token, str) and bool(token) and len(token.encode("utf-8", "surrogatepass")) <= TOKEN_LIMIT
+            and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in token))
+
+
+def chosen(ident, always=False, activation_token=None):
+    """The answer for a pick: the candidate's id, whether to remember it, and the fresh
+    activation token the dialog obtained for the chosen app's launch (left out when there is
+    none, or it is no token)."""
+    answer = {"version": PROTOCOL_VERSION, "answer": "chosen", "id": ident, "always": bool(always)}
+    if activation_token is not None and is_token(activation_token):
+        answer["activation-token"] = activation_token
+    return _line(answer)
 
 
 def cancelled():

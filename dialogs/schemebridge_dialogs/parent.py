@@ -8,6 +8,7 @@ hexadecimal as portals write it, or ``wayland:HANDLE`` exported with xdg-foreign
 the C pointer of the PyGObject wrapper.
 """
 
+import os
 import sys
 
 MAX_XID = 0x1FFFFFFF
@@ -110,3 +111,33 @@ def set_wayland_startup_id(display, token):
         return False
     _libgdk().gdk_wayland_display_set_startup_notification_id(_pointer(display), token.encode("utf-8", "replace"))
     return True
+
+
+def x11_startup_id(window, ident, event_time):
+    """A startup id (the startup-notification spec's form, ``…_TIME<time>``) for the launch of
+    `ident`, made from `event_time`, the X server time of the click or key press that chose (the
+    server's current time when the event had none): a window manager lets the new window take the
+    focus unless the user did something after that time."""
+    if not event_time:
+        import gi
+        gi.require_version("GdkX11", "3.0")
+        from gi.repository import GdkX11
+        event_time = GdkX11.x11_get_server_time(window.get_window())
+    app = "".join(c if c.isalnum() or c in "._" else "_" for c in ident.split(":", 1)[0])[:64] or "app"
+    host = "".join(c if c.isalnum() or c in ".-" else "_" for c in os.uname().nodename)[:64]
+    global _sequence
+    _sequence += 1
+    return "schemebridge-dialog-%d-%s-%s-%d_TIME%d" % (os.getpid(), host, app, _sequence, event_time)
+
+
+_sequence = 0
+
+
+def wayland_launch_token(window, name):
+    """A token from the compositor (``xdg_activation_v1.get_activation_token``, with the
+    dialog's surface and the seat's last serial) for the app about to be launched: GDK's
+    launch context asks for it. None when the compositor has no xdg-activation."""
+    from gi.repository import Gio
+    context = window.get_display().get_app_launch_context()
+    info = Gio.AppInfo.create_from_commandline("true", name or "app", Gio.AppInfoCreateFlags.NONE)
+    return context.get_startup_notify_id(info, []) or None

@@ -67,6 +67,12 @@ class AnswerTests(unittest.TestCase):
             self.assertEqual(line.count(b"\n"), 1)
             self.assertEqual(json.loads(line), expected)
 
+    def test_a_fresh_activation_token_goes_with_the_choice_and_junk_never_does(self):
+        self.assertEqual(json.loads(message.chosen("a.desktop", False, "fresh-token_TIME42")),
+                         {"version": 1, "answer": "chosen", "id": "a.desktop", "always": False, "activation-token": "fresh-token_TIME42"})
+        for junk in (None, "", "a\nb", "x" * (message.TOKEN_LIMIT + 1), 7):
+            self.assertNotIn("activation-token", json.loads(message.chosen("a.desktop", False, junk)), msg=repr(junk))
+
 
 if __name__ == "__main__":
     unittest.main()

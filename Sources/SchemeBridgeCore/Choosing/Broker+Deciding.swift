@@ -94,7 +94,7 @@ extension Broker {
             throw OpenFailure(.cancelled, "nothing was opened: \(reason)")
         case .failed(let reason):
             throw OpenFailure(.noChooser, "nothing was opened: \(reason)")
-        case .picked(let id, let always):
+        case .picked(let id, let always, _):
             guard ChooserCandidate.offerable(question.candidates).contains(where: { $0.id == id }) else {
                 throw OpenFailure(.invalidHandler, "the chooser picked '\(id.text.prefix(200))', which is not one of the applications offered for '\(question.subject)'")
             }

@@ -57,7 +57,7 @@ public struct ChooserDialog: Sendable, Equatable {
 
 /// What a dialog program's answer said (the dialogs' message, decoded by the daemon).
 public enum DialogReply: Sendable, Equatable {
-    case chosen(id: String, always: Bool)
+    case chosen(id: String, always: Bool, activationToken: String? = nil)
     case cancelled
     /// The dialog could not be shown (`reason`: its own words).
     case failed(reason: String?)
@@ -181,7 +181,7 @@ public final class Chooser<Port: ChooserShowing>: ChooserPort {
     static func answer(status: Int32, output: [UInt8], decode: ([UInt8]) throws(DialogDecodeFailure) -> DialogReply) -> ChooserAnswer {
         do throws(DialogDecodeFailure) {
             switch try decode(output) {
-            case .chosen(let id, let always): return .picked(ChooserTargetID(id), always: always)
+            case .chosen(let id, let always, let token): return .picked(ChooserTargetID(id), always: always, activationToken: token)
             case .cancelled: return .cancelled(reason: "the user cancelled the dialog")
             case .failed(let reason): return .failed(reason: "the chooser failed: the dialog could not be shown: \(reason ?? "no reason given")")
             }

@@ -30,8 +30,10 @@ public struct ChooserCandidate: Sendable, Equatable {
 
 /// What a chooser answered.
 public enum ChooserAnswer: Sendable, Equatable {
-    /// The user picked this; `always`: remember it for this caller.
-    case picked(ChooserTargetID, always: Bool)
+    /// The user picked this; `always`: remember it for this caller; `activationToken`: a fresh
+    /// token the chooser obtained for the launch when the user chose (the shipped dialog does;
+    /// ``SettledHandler/launchToken(callerToken:)`` says which token the handler gets).
+    case picked(ChooserTargetID, always: Bool, activationToken: String? = nil)
     /// Nothing was picked (cancelled, closed, timed out); `reason` says which, for a person.
     case cancelled(reason: String)
     /// The dialog could not be shown or failed: an error for the caller (`NoChooser`), never a

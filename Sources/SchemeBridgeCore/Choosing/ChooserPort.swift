@@ -43,10 +43,14 @@ public struct SettledHandler: Sendable, Equatable {
     public let id: ChooserTargetID?
     /// Why (nil: the user picked it in the chooser).
     public let reason: HandlerReason?
+    /// The token the chooser obtained for this launch when the user chose (nil: none, or no
+    /// chooser was shown); ``launchToken(callerToken:)`` is the rule that uses it.
+    public let chooserToken: String?
 
-    public init(id: ChooserTargetID?, reason: HandlerReason?) {
+    public init(id: ChooserTargetID?, reason: HandlerReason?, chooserToken: String? = nil) {
         self.id = id
         self.reason = reason
+        self.chooserToken = chooserToken
     }
 
     /// Whether it is a pinned x-callback's handler (admission takes it as pinned, not as named).
@@ -71,7 +75,7 @@ extension Broker {
             }
         case .ask(let question):
             let answer = try await chooser.choose(question, caller: caller, context: context)
-            return SettledHandler(id: try await settle(answer, to: question, caller: caller, warn: warn), reason: nil)
+            return SettledHandler(id: try await settle(answer, to: question, caller: caller, warn: warn), reason: nil, chooserToken: answer.launchToken)
         }
     }
 }

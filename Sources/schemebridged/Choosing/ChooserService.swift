@@ -32,7 +32,7 @@ struct ChooserDialogs: ChooserShowing {
         do throws(DialogMessageError) {
             let answer = try DialogAnswer(output: output)
             switch answer.answer {
-            case .chosen: return .chosen(id: answer.id ?? "", always: answer.always ?? false)
+            case .chosen: return .chosen(id: answer.id ?? "", always: answer.always ?? false, activationToken: answer.activationToken)
             case .cancelled: return .cancelled
             case .failed: return .failed(reason: answer.reason)
             }

@@ -70,7 +70,7 @@ final class Opening: Sendable {
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id?.text : nil
             let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id?.desktopID, decided: true,
-                                      activationToken: options.activationToken,
+                                      activationToken: settled.launchToken(callerToken: options.activationToken),
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
             let pasteboard = try options.pasteboard.map { reference throws in try pasteboards.ownedPasteboard(reference, caller: caller) }

@@ -56,7 +56,7 @@ extension Opening {
         do {
             // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
             guard let url = try? SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(path) makes no valid URL") }
-            let request = OpenRequest(url: url, handler: entry.id, activationToken: options.activationToken,
+            let request = OpenRequest(url: url, handler: entry.id, activationToken: decided.launchToken(callerToken: options.activationToken),
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let admission = try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,
                                              sessionScale: scale.current, splashAvailable: splashAvailable, inDocumentPortal: delivery.inPortal)

@@ -47,6 +47,8 @@ final class Picking: Sendable {
                 let settled = try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: context,
                                                       warn: { logger.notice("\($0)") })
                 guard let provider = settled.id else { throw ContractError.noHandler("no provider was decided") }
+                var options = options  // the provider starts with the sheet's fresh token, never the caller's spent one (the core's rule)
+                options.activationToken = settled.launchToken(callerToken: options.activationToken)
                 // Closed while the sheet was up: nothing to start.
                 guard replies.table.request(id) != nil else { return }
                 replies.table.assign(id, handlerID: provider.text)

@@ -137,18 +137,18 @@ final class PortalFileChooser: Sendable {
     /// The sheet (unless the decision needs none), then the provider chosen, or the delegate for "Files…".
     private func pick(_ subject: PickSubject, _ decision: HandlerDecision, request: FileChooserRequest, caller: Caller, call: MethodCall,
                       state: FileChooserCall) async -> [DBusValue] {
-        let provider: String
+        let provider: DesktopID
         do {
             let context = ChooserContext(title: request.title.isEmpty ? nil : request.title, parentWindow: request.parentWindow)
             let settled = try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: context,
                                                   warn: { [logger] in logger.notice("\($0)") })
             guard let id = settled.id else { return Self.other }
-            provider = id
+            provider = id.desktopID
         } catch {
             logger.info("portal: \(caller.displayName)'s pick ended: \(error.message)")
             return error.kind == .cancelled ? Self.cancelled : Self.other
         }
-        if provider == Broker.filesCandidate.desktopID {
+        if ChooserTargetID(provider) == Broker.filesCandidate.id {
             logger.info("portal: \(caller.displayName) chose Files…: the desktop's (\(delegate.rawValue))")
             return await delegated(call, PortalSignature.openFile.name, state)
         }
@@ -164,9 +164,9 @@ final class PortalFileChooser: Sendable {
     /// Starts `provider` with a pick token and waits for its answer (the request's `Response`,
     /// sent to this connection): the documents it handed over (checked and copied by the pick's
     /// rules) placed in the app's Inbox, answered as `file://` uris.
-    private func provide(_ provider: String, subject: PickSubject, request: FileChooserRequest, caller: Caller,
+    private func provide(_ provider: DesktopID, subject: PickSubject, request: FileChooserRequest, caller: Caller,
                          state: FileChooserCall) async throws -> [DBusValue] {
-        let pending = try replies.begin(caller: connection.uniqueName, handlerID: provider, timeout: Picking.pickTimeout,
+        let pending = try replies.begin(caller: connection.uniqueName, handlerID: provider.fileName, timeout: Picking.pickTimeout,
                                         purpose: .pick(subject, multiple: request.multiple))
         let responses = try await connection.signals(matching: MatchRule(interface: Response.interface, member: Response.member,
                                                                          path: ReplyService.path(pending.id)))
@@ -201,7 +201,7 @@ final class PortalFileChooser: Sendable {
         guard !fds.isEmpty, names.count == fds.count else { return Self.other }
         let inbox = broker.documents?.inbox ?? Inbox(root: "")
         let app = caller.desktopID ?? DesktopID(Contract.ownDesktopID)
-        let (sender, limits) = (Inbox.chargedSender(appID: DesktopID(fileName: provider).appID), broker.policy.current.inboxLimits)
+        let (sender, limits) = (Inbox.chargedSender(appID: provider.appID), broker.policy.current.inboxLimits)
         let paths = try await picking.descriptors.run(for: caller.appID ?? connection.uniqueName) { () throws -> [[UInt8]] in
             var placed: [[UInt8]] = []
             for (fd, name) in zip(fds, names) {

@@ -12,7 +12,7 @@ struct PendingShare: Sendable {
     let pasteboard: Pasteboard?
     let pasteboardCaller: Caller
     let caller: Caller
-    let options: ShareOptions
+    var options: ShareOptions
     let decision: HandlerDecision
 }
 
@@ -102,6 +102,8 @@ final class Sharing: Sendable {
             let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
             replies.sharing(share.request, target: target)
+            var share = share  // the target starts with the sheet's fresh token, never the caller's spent one (the core's rule)
+            share.options.activationToken = settled.launchToken(callerToken: share.options.activationToken)
             try await deliver(share, to: target)
         } catch {
             let error = DBusError.from(error)
