@@ -58,7 +58,7 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
             accepted.append(try await of(try ShareItemGrammar.item(i, entries, keys: keys)) { fd, name async throws(ServiceFailure) -> InspectedFile in
                 do {
                     return try await runner.run(for: key) { () throws in
-                        let found = try FileDescriptor.lending(fd.rawValue) { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) }
+                        let found = try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) }
                         let gathered = facts?(fd.rawValue, name ?? "")
                         withExtendedLifetime(fd) {}
                         return InspectedFile(name: found.name, type: found.type, facts: gathered)

@@ -67,12 +67,3 @@ final class PasteboardService: Sendable {
         }
     }
 }
-
-extension DescriptorWork: DescriptorRunner {
-    public func failure(of error: any Error) -> ServiceFailure {
-        if let failure = error as? ServiceFailure { return failure }
-        let error = DBusError.from(error)
-        let name = error.name.rawValue.hasPrefix(Contract.errorPrefix) ? String(error.name.rawValue.dropFirst(Contract.errorPrefix.count)) : error.name.rawValue
-        return ServiceFailure(ServiceFailure.Kind(rawValue: name) ?? .failed, error.message)
-    }
-}
