@@ -386,6 +386,9 @@ fi
 # App links (issue 41): ResolveLink from the cache beside CanOpenURL, and an https link no app holds
 # opened through SchemeBridge to the browser beside xdg-open; its own script and results/applinks.json.
 bash Benchmarks/applinks.sh "$RBIN" || echo "Benchmarks/applinks.sh failed (its output is above)"
+# The portal (issue 40): a Flatpak app's OpenURI decided by SchemeBridge's AppChooser from a route beside
+# the portal's own path with its GTK backend; its own script and results/portal.json.
+bash Benchmarks/portal.sh "$RBIN" || echo "Benchmarks/portal.sh failed (its output is above)"
 cut -d' ' -f1-3 /proc/loadavg > "$WORK/load-end.txt"
 
 /usr/bin/python3 Benchmarks/report.py "$WORK" "$OUT/bench.json" docs/PERFORMANCE.md "$CLI_NOTE" "$SIZES" "$BIG"

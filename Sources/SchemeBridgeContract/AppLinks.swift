@@ -11,6 +11,8 @@ public enum AppLinkContract {
     public static let verifyLinkHost: MemberName = "VerifyLinkHost"
     /// `SetLinkApp(s host, s desktop_id)`: the user's choice for the host (`""`: forget it).
     public static let setLinkApp: MemberName = "SetLinkApp"
+    /// The longest host a method takes, in bytes (before IDNA; a normalised host is at most 253).
+    public static let maximumHostBytes = 1024
 
     /// The states of an (app, host).
     public enum State: String, Sendable, CaseIterable {
@@ -79,24 +81,24 @@ public struct AppLinkAnswer: Sendable {
 extension ContractCall where Result == AppLinkAnswer {
     /// `ResolveLink(s) → a{sv}`.
     public static func resolveLink(_ url: String) -> Self {
-        .single(AppLinkContract.resolveLink, [.string(url)]) { v in v.stringDictionary.map(AppLinkAnswer.init) }
+        .single(ContractSignature.resolveLink, [.string(url)]) { v in v.stringDictionary.map(AppLinkAnswer.init) }
     }
     /// `VerifyLinkHost(s) → a{sv}`.
     public static func verifyLinkHost(_ host: String) -> Self {
-        .single(AppLinkContract.verifyLinkHost, [.string(host)]) { v in v.stringDictionary.map(AppLinkAnswer.init) }
+        .single(ContractSignature.verifyLinkHost, [.string(host)]) { v in v.stringDictionary.map(AppLinkAnswer.init) }
     }
 }
 
 extension ContractCall where Result == [AppLinkAnswer] {
     /// `AppLinks() → aa{sv}`.
     public static var appLinks: Self {
-        .single(AppLinkContract.appLinks, []) { v in v.arrayElements?.compactMap { $0.stringDictionary.map(AppLinkAnswer.init) } }
+        .single(ContractSignature.appLinks, []) { v in v.arrayElements?.compactMap { $0.stringDictionary.map(AppLinkAnswer.init) } }
     }
 }
 
 extension ContractCall where Result == Void {
     /// `SetLinkApp(s host, s desktop_id)`; `""` forgets the choice.
     public static func setLinkApp(_ host: String, _ desktopID: String) -> Self {
-        ContractCall(AppLinkContract.setLinkApp, [.string(host), .string(desktopID)]) { _ in }
+        ContractCall(ContractSignature.setLinkApp, [.string(host), .string(desktopID)]) { _ in }
     }
 }

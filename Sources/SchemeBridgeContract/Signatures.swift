@@ -80,6 +80,13 @@ extension ContractSignature {
     public static let disableIntegration = main(ContractMethod.disableIntegration, in: [Argument("schemes", "as")], out: [Argument("given_back", "as")])
     public static let integrationStatus = main(ContractMethod.integrationStatus, out: [Argument("status", "a{sv}")])
 
+    // The main interface: app links (issue 41; ``AppLinkContract``).
+    private static var host: Argument { Argument("host", "s", maxBytes: AppLinkContract.maximumHostBytes) }
+    public static let resolveLink = main(AppLinkContract.resolveLink, in: [url], out: [Argument("link", "a{sv}")])
+    public static let appLinks = main(AppLinkContract.appLinks, out: [Argument("links", "aa{sv}")])
+    public static let verifyLinkHost = main(AppLinkContract.verifyLinkHost, in: [host], out: [Argument("evidence", "a{sv}")])
+    public static let setLinkApp = main(AppLinkContract.setLinkApp, in: [host, name("desktop_id")])
+
     // The main interface: picking.
     public static let pickDocument = main(PickContract.pickDocument, in: [Argument("types", "as"), Argument("options", "a{sv}", keys: PickOptions.Key.all)],
                                           out: [Argument("request", "o")])
@@ -114,7 +121,8 @@ extension ContractSignature {
     public static let all: [ContractSignature] = [
         canOpenURL, openURL, openURLWithOptions, handlersForScheme, skippedHandlersForScheme, displayNames, defaultHandler, setDefaultHandler,
         openURLWithReply, reply, openFile, contentTypeForFile, handlersForType, defaultHandlerForType, defaultHandlerOrigin, setDefaultHandlerForType,
-        launchImageForURL, choices, forgetChoice, routes, enableIntegration, disableIntegration, integrationStatus, pickDocument, provideDocuments,
+        launchImageForURL, choices, forgetChoice, routes, enableIntegration, disableIntegration, integrationStatus,
+        resolveLink, appLinks, verifyLinkHost, setLinkApp, pickDocument, provideDocuments,
         close, share, shareTargets, createPasteboard, findPasteboard, setItems, types, read, readBytes, grant, revoke, delete,
     ]
 }

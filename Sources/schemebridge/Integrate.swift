@@ -16,7 +16,7 @@ struct Integrate: ParsableCommand {
             since is left alone); with --scheme, only those. status: what is routed. SchemeBridge itself \
             still opens each URL with the handler that was the default before. \
             --portal: the same actions for the desktop portal instead (Flatpak apps' links and files): \
-            SchemeBridge becomes its AppChooser for this user (portals.conf from xdg-desktop-portal 1.17, \
+            SchemeBridge becomes its AppChooser and FileChooser for this user (portals.conf from xdg-desktop-portal 1.17, \
             the portal's XDG_CURRENT_DESKTOP before) and the types it routes ([Routes], remembered choices, \
             schemes routed by enable; or those named with --scheme) are marked always-ask in the permission \
             store; disable --portal puts every file and entry back as it was.
@@ -32,7 +32,7 @@ struct Integrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only this scheme (repeat for more); with --portal, a scheme or content type to mark always-ask.", valueName: "scheme"))
     var scheme: [String] = []
 
-    @Flag(name: .long, help: "SchemeBridge as the desktop portal's AppChooser for Flatpak apps (docs/GUIDE.md, \"Flatpak apps\").")
+    @Flag(name: .long, help: "SchemeBridge as the desktop portal's AppChooser and FileChooser for Flatpak apps (docs/GUIDE.md, \"Flatpak apps\").")
     var portal = false
 
     @Option(name: .long, help: ArgumentHelp("With --portal: the xdg-desktop-portal version to write for (default: asked of the portal).", valueName: "version"))

@@ -117,8 +117,8 @@ struct IntegratePortal {
     static func summary(_ record: PortalIntegrationRecord?) -> String {
         guard let record else { return "portal: off" }
         switch record.way {
-        case .environment: return "portal: on — SchemeBridge is the portal's AppChooser (1.16: XDG_CURRENT_DESKTOP=\(record.desktops) for the portal)"
-        case .portalsConf: return "portal: on — SchemeBridge is the portal's AppChooser (portals.conf)"
+        case .environment: return "portal: on — SchemeBridge is the portal's AppChooser and FileChooser (1.16: XDG_CURRENT_DESKTOP=\(record.desktops) for the portal)"
+        case .portalsConf: return "portal: on — SchemeBridge is the portal's AppChooser and FileChooser (portals.conf)"
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LinuxSystem
 @testable import SchemeBridgeCore
 
 /// Descriptor work run where it is asked for (the daemon's threads are not part of these rules);
@@ -22,6 +23,9 @@ final class HeldFD: HeldDescriptor {
     /// A new descriptor of `path`, for reading.
     convenience init(reading path: String) { self.init(open(path, O_RDONLY | O_CLOEXEC)) }
     deinit { close(rawValue) }
+    func withFileDescriptor<T, E: Error>(_ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T {
+        try withExtendedLifetime(self) { () throws(E) -> T in try FileDescriptor.lending(rawValue, body) }
+    }
 }
 
 /// Everything `fd` reads from its start.

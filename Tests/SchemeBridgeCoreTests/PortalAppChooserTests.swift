@@ -62,6 +62,22 @@ import Testing
         #expect(answer.response == .other && never.count == 0)
     }
 
+    /// The frontend's `parent_window` reaches the chooser normalised; one of neither form is
+    /// dropped (with a warning), never a refusal of the app's open.
+    @Test func theParentWindowReachesTheChooserNormalised() async throws {
+        let s = DecidingTests.Setup()
+        for id in ["a", "b"] { s.tree.entry(1, "\(id).desktop", schemes: ["todo"]) }
+        let broker = s.broker(config: "")
+        for (given, expected) in [("x11:0x1A00003", "x11:1a00003"), ("wayland:Abc-1", "wayland:Abc-1"), ("", nil), ("mir:7", nil), ("x11:0", nil)] {
+            let r = try AppChooserRequest(appID: "org.test.App", choices: [], options: Self.url, parentWindow: given)
+            #expect(r.parentWindow == expected, "\(given)")
+            #expect((r.parentWindowWarning != nil) == (given.hasPrefix("mir") || given == "x11:0"), "\(given)")
+            let chooser = FakeChooser(.picked("a.desktop", always: false))
+            let answer = await broker.answer(r, caller: r.caller(frontend: ":1.5", pid: nil), chooser: chooser, warn: { _ in })
+            #expect(answer.choice == "a" && chooser.asked.withLock { $0.first?.2.parentWindow } == expected, "\(given)")
+        }
+    }
+
     @Test func onlyTheRealFrontendMaySpeakForAnApp() {
         #expect(PortalFrontendRule.refusal(of: EngineProcess(executable: "/usr/libexec/xdg-desktop-portal", executableProtected: true)) == nil)
         #expect(PortalFrontendRule.refusal(of: EngineProcess(executable: "/home/u/bin/xdg-desktop-portal", executableProtected: false)) != nil)

@@ -129,18 +129,18 @@ import Testing
         tree.write(tree.root + "/portals/kde.portal", "[portal]\nDBusName=c\nInterfaces=org.freedesktop.impl.portal.AppChooser;\nUseIn=KDE\n")
         var (path, before, after) = try edit()
         #expect(path == tree.configHome + "/xdg-desktop-portal/portals.conf" && before == nil)
-        #expect(String(decoding: after, as: UTF8.self).hasSuffix("[preferred]\ndefault=gnome;gtk;*\norg.freedesktop.impl.portal.AppChooser=schemebridge\n"))
+        #expect(String(decoding: after, as: UTF8.self).hasSuffix("[preferred]\ndefault=gnome;gtk;*\norg.freedesktop.impl.portal.AppChooser=schemebridge\norg.freedesktop.impl.portal.FileChooser=schemebridge\n"))
         // The system's gnome-portals.conf: copied whole, our line added.
         tree.write(sys + "/gnome-portals.conf", "[preferred]\ndefault=gnome;gtk;\norg.freedesktop.impl.portal.Secret=gnome-keyring\n")
         (path, before, after) = try edit()
         #expect(path == tree.configHome + "/xdg-desktop-portal/gnome-portals.conf" && before == nil)
-        #expect(String(decoding: after, as: UTF8.self).hasSuffix("\n[preferred]\ndefault=gnome;gtk;\norg.freedesktop.impl.portal.Secret=gnome-keyring\norg.freedesktop.impl.portal.AppChooser=schemebridge\n"))
+        #expect(String(decoding: after, as: UTF8.self).hasSuffix("\n[preferred]\ndefault=gnome;gtk;\norg.freedesktop.impl.portal.Secret=gnome-keyring\norg.freedesktop.impl.portal.AppChooser=schemebridge\norg.freedesktop.impl.portal.FileChooser=schemebridge\n"))
         // The user's own portals.conf wins over the system's desktop file; its AppChooser line is replaced.
         let mine = Array("[preferred]\r\ndefault=kde\r\norg.freedesktop.impl.portal.AppChooser=kde\r\n".utf8)
         tree.writeBytes(tree.configHome + "/xdg-desktop-portal/portals.conf", mine)
         (path, before, after) = try edit()
         #expect(path == tree.configHome + "/xdg-desktop-portal/portals.conf" && before == mine)
-        #expect(after == Array("[preferred]\r\ndefault=kde\r\norg.freedesktop.impl.portal.AppChooser=schemebridge\r\n".utf8))
+        #expect(after == Array("[preferred]\r\ndefault=kde\r\norg.freedesktop.impl.portal.AppChooser=schemebridge\r\norg.freedesktop.impl.portal.FileChooser=schemebridge\r\n".utf8))
     }
 
     @Test func theTypesAreTheRoutedOnes() {

@@ -82,7 +82,7 @@ import Testing
         symlink(tree.root + "/elsewhere.txt", downloads + "/link.txt")
         tree.write(downloads + "/ok.pdf", "%PDF-1.4")
         tree.write(engine + "/kdeconnect-abc123.txt", "mailto:someone@example.org")
-        tree.write(engine + "/kdeconnect-xyz789.txt", "https://example.org/ is no scheme an app opens here")
+        tree.write(engine + "/kdeconnect-xyz789.txt", "https://example.org/page")  // no app opens https here
         let session = Session(tree: tree, mode: .default)
         let outside = ReceivedFromDevice(deviceID: "p1", share: .file(tree.root + "/elsewhere.txt"))
         let link = ReceivedFromDevice(deviceID: "p1", share: .file(downloads + "/link.txt"))

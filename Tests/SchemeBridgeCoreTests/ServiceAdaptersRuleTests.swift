@@ -70,7 +70,7 @@ import Testing
     }
 
     /// A descriptor held open while it is read.
-    final class Held: ReadableDescriptor {
+    final class Held: HeldDescriptor {
         let fd: FileDescriptor
         init(_ path: String) throws { fd = try FileDescriptor.open(path, O_RDONLY) }
         var rawValue: Int32 { fd.rawValue }

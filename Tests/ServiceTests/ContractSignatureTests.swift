@@ -25,6 +25,7 @@ import SchemeBridgeContract
             c(.choices), c(.routes), c(.forgetChoice(caller: "c", "a")), c(.enableIntegration(["a"])), c(.disableIntegration([])), c(.integrationStatus),
             c(.pickDocument(types: ["text/plain"], options: PickOptions())),
             c(.share([[ShareContract.ItemKey.url: .string("a:b")]], options: ShareOptions(target: "builtin:copy"))), c(.shareTargets(types: ["text/plain"])),
+            c(.resolveLink("https://a.example/")), c(.appLinks), c(.verifyLinkHost("a.example")), c(.setLinkApp("a.example", "b.desktop")),
             c(.createPasteboard("n", options: PasteboardOptions())), c(.findPasteboard("n")),
             c(.setItems([["text/plain": .bytes([1])]], at: path)), c(.setItems([[String: PasteboardData]](), at: path)), c(.pasteboardTypes(at: path)),
             c(.read(item: 0, type: "text/plain", at: path)), c(.readBytes(item: 0, type: "text/plain", at: path)),
@@ -61,13 +62,35 @@ import SchemeBridgeContract
         }
     }
 
+    /// The portal backend methods (issue 40) take what xdg-desktop-portal sends them: the
+    /// argument lists of its `data/org.freedesktop.impl.portal.{AppChooser,FileChooser,Request}.xml`
+    /// (1.16.0 and current main alike).
+    @Test func portalBackendSignaturesAreThePortals() {
+        func types(_ a: [Argument]) -> String { a.map(\.type.signature).joined() }
+        let expected: [(ContractSignature, String, String, String)] = [
+            (PortalSignature.chooseApplication, "org.freedesktop.impl.portal.AppChooser.ChooseApplication", "ossasa{sv}", "ua{sv}"),
+            (PortalSignature.updateChoices, "org.freedesktop.impl.portal.AppChooser.UpdateChoices", "oas", ""),
+            (PortalSignature.openFile, "org.freedesktop.impl.portal.FileChooser.OpenFile", "osssa{sv}", "ua{sv}"),
+            (PortalSignature.saveFile, "org.freedesktop.impl.portal.FileChooser.SaveFile", "osssa{sv}", "ua{sv}"),
+            (PortalSignature.saveFiles, "org.freedesktop.impl.portal.FileChooser.SaveFiles", "osssa{sv}", "ua{sv}"),
+            (PortalSignature.close, "org.freedesktop.impl.portal.Request.Close", "", ""),
+        ]
+        #expect(PortalSignature.all.count == expected.count)
+        for (signature, name, inputs, outputs) in expected {
+            #expect(signature.interface.rawValue + "." + signature.name.rawValue == name)
+            #expect(types(signature.inputs) == inputs && types(signature.outputs) == outputs, "\(name)")
+        }
+        // Handed on unchanged to the desktop's backend: no FileChooser option is skipped, no string cut.
+        #expect(PortalSignature.openFile.inputs.allSatisfy { $0.keys == nil && $0.maxBytes == nil })
+    }
+
     /// The names a method is called by are unique per interface (the service would refuse a
     /// second declaration), and every main-interface name of ``ContractMethod`` has a signature.
     @Test func signaturesAreUniqueAndComplete() {
         let keys = ContractSignature.all.map { $0.interface.rawValue + "." + $0.name.rawValue }
         #expect(Set(keys).count == keys.count)
         for name in [ContractMethod.canOpenURL, ContractMethod.openURLWithReply, ContractMethod.reply, ContractMethod.openFile, ContractMethod.choices,
-                     PickContract.provideDocuments, ShareContract.shareTargets] {
+                     PickContract.provideDocuments, ShareContract.shareTargets, AppLinkContract.resolveLink, AppLinkContract.setLinkApp] {
             #expect(keys.contains { $0.hasSuffix("." + name.rawValue) }, "\(name.rawValue)")
         }
     }

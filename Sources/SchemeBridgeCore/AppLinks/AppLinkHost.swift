@@ -14,8 +14,7 @@ public enum AppLinkHost {
         var t = String(text)
         if t.hasSuffix(".") { t.removeLast() }
         guard !t.isEmpty, t.utf8.count <= 1024 else { return nil }
-        let forbidden: Set<UInt8> = Array(" /:@?#[]%\\*;,=\"'<>^`{}|".utf8).reduce(into: Set<UInt8>()) { $0.insert($1) }
-        guard !t.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F || forbidden.contains($0) }) else { return nil }
+        guard !t.utf8.contains(where: { forbidden[Int($0)] }) else { return nil }
         var ascii: String
         if t.utf8.allSatisfy({ $0 < 0x80 }) {
             ascii = t
@@ -29,6 +28,15 @@ public enum AppLinkHost {
         guard isValidASCIIHost(ascii) else { return nil }
         return ascii
     }
+
+    /// The bytes no host has: controls, space, DEL, and URL and list delimiters (a table, built once).
+    private static let forbidden: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for b in 0..<0x21 { table[b] = true }
+        table[0x7F] = true
+        for b in " /:@?#[]%\\*;,=\"'<>^`{}|".utf8 { table[Int(b)] = true }
+        return table
+    }()
 
     /// Whether `host` is lower-case LDH labels (1–63 characters, no `-` first or last) of at
     /// most ``maximumLength`` in all.

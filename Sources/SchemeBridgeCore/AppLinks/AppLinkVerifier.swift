@@ -29,7 +29,12 @@ public final class AppLinkVerifier: Sendable {
         self.links = links
         self.fetcher = fetcher
         self.now = now
+        // Hosts an open found claimed but not held are queued here (``AppLinks/linkNotHeld(_:)``).
+        links.onUnverifiedClaim { [weak self] hosts in self?.queue(hosts) }
     }
+
+    /// Queues `hosts` (normalised) for fetching in the background; never waits.
+    public func queue(_ hosts: [String]) { enqueue(hosts) }
 
     /// How many fetches were made (for tests and `links list`).
     public var fetchCount: Int { work.withLock { $0.fetches } }

@@ -19,6 +19,17 @@ public final class AppLinks: Sendable {
     public let selectionsPath: String
     private let now: @Sendable () -> Int64
     private let state = Mutex(State())
+    private let demand = Mutex(Demand())
+
+    /// Hosts an open found claimed but held by no app, and who verifies them.
+    private struct Demand {
+        var verifier: (@Sendable ([String]) -> Void)?
+        /// When each host was last handed over (seconds since the epoch).
+        var asked: [String: Int64] = [:]
+    }
+
+    /// The seconds within which an open does not ask again for the same host (``linkNotHeld(_:)``).
+    public static let demandInterval: Int64 = 60
 
     private struct State {
         var records: [String: AppLinkRecord] = [:]
@@ -165,6 +176,43 @@ public final class AppLinks: Sendable {
             s.flathub = found
             s.flathubFiles = signatures
         }
+    }
+
+    // MARK: verifying what opens find
+
+    /// Who verifies the hosts that opens find claimed but not held (``linkNotHeld(_:)``): the
+    /// service's ``AppLinkVerifier`` (it sets itself when made). It must only queue them.
+    public func onUnverifiedClaim(_ verifier: @escaping @Sendable ([String]) -> Void) {
+        demand.withLock { $0.verifier = verifier }
+    }
+
+    /// A link was decided (opened or resolved) with no app holding it while apps claim it: the
+    /// hosts where the claims of trusted claimants are verified (untrusted entries are never
+    /// verified), whose records are missing or expired, are handed to the verifier — each at
+    /// most once in ``demandInterval`` seconds, and only queued: the open goes on to the browser
+    /// without waiting. A failure's record waits out its own retry delay (it has not expired).
+    /// Returns the hosts handed over.
+    @discardableResult
+    public func linkNotHeld(_ resolution: AppLinkResolution) -> [String] {
+        guard resolution.app == nil, !resolution.claimants.isEmpty else { return [] }
+        var hosts: [String] = []
+        for e in registry.appLinkEntries() where e.trusted && resolution.claimants.contains(e.id) {
+            if let pattern = e.declaration.pattern(covering: resolution.host), !hosts.contains(pattern.verificationHost) {
+                hosts.append(pattern.verificationHost)
+            }
+        }
+        let t = now()
+        let due = self.due(hosts)
+        let (verifier, asked): ((@Sendable ([String]) -> Void)?, [String]) = demand.withLock { d in
+            let fresh = due.filter { h in d.asked[h].map { t - $0 >= Self.demandInterval || $0 > t } ?? true }
+            guard d.verifier != nil, !fresh.isEmpty else { return (nil, []) }
+            for h in fresh { d.asked[h] = t }
+            if d.asked.count > 4096 { d.asked = d.asked.filter { t - $0.value < Self.demandInterval } }
+            return (d.verifier, fresh)
+        }
+        guard let verifier else { return [] }
+        verifier(asked)
+        return asked
     }
 
     /// Every record, by host.

@@ -12,6 +12,8 @@ extension Broker {
     func decide(appLink url: SchemeURL, ask: Bool, caller: Caller) -> HandlerDecision? {
         guard let links = appLinks, let link = AppLinkURL(url) else { return nil }
         let held = links.holders(of: link)
+        // Claimed, yet held by no app (not verified yet): verified in the background, not waited for.
+        if held.apps.isEmpty { links.linkNotHeld(held.resolution) }
         let scheme = url.scheme.name
         // A holder, or a handler of the scheme (a browser), that admits the caller.
         let holders = held.apps.filter { id in eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }

@@ -7,12 +7,6 @@ public protocol DocumentPortalPort: Sendable {
     func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String
 }
 
-/// A descriptor a caller handed over, held open while it is read (the daemon's D-Bus descriptor),
-/// lent as a ``FileDescriptor``.
-public protocol ReadableDescriptor: HeldDescriptor {
-    func withFileDescriptor<T, E: Error>(_ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T
-}
-
 /// Where a document's handler gets it (`OpenFile`, a received file, a share's files;
 /// ``DocumentHandOff``): an Inbox copy or the file itself, through the document portal when the
 /// handler is a Flatpak app; and the Inbox sweeps.
@@ -58,7 +52,7 @@ public struct DocumentDeliverer: Sendable {
     /// Hands the document open as `fd` (named `name`; `fileName`, when given, is that name as the
     /// kernel has it, bytes that need not be UTF-8, which an Inbox copy keeps) to `entry` in `mode`:
     /// reading the caller's descriptor runs on the descriptor threads, under `key`.
-    public func deliver(_ fd: some ReadableDescriptor, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: Mode, key: String,
+    public func deliver(_ fd: some HeldDescriptor, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: Mode, key: String,
                         sendingApp: String, limits: InboxLimits) async throws -> DocumentDelivery {
         let documents = self.documents
         let local: [UInt8], canWrite: Bool, inboxCopy: [UInt8]?, portalSource: [UInt8]

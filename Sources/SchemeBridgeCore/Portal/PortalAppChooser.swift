@@ -18,14 +18,19 @@ public struct AppChooserRequest: Sendable, Equatable {
     public let choices: [String]
     /// The caller's activation token, when the frontend passed a valid one.
     public let activationToken: String?
+    /// The app's window the dialog is attached to (``PortalParentWindow``); nil: none, or one
+    /// of neither form (``parentWindowWarning`` says so).
+    public let parentWindow: String?
+    /// Why the frontend's `parent_window` was dropped, when it was.
+    public let parentWindowWarning: String?
 
-    /// The option keys read.
-    public static let optionKeys: Set<String> = ["content_type", "uri", "filename", "activation_token", "last_choice"]
     /// At most this many choices are kept.
     public static let maximumChoices = 256
 
     /// Decodes a `ChooseApplication` call; `InvalidArgs` when it names no valid app id, URL or type.
-    public init(appID: String, choices: [String], options: [String: String]) throws(OpenFailure) {
+    /// `parentWindow`: the call's `parent_window` (``PortalParentWindow``).
+    public init(appID: String, choices: [String], options: [String: String], parentWindow: String = "") throws(OpenFailure) {
+        (self.parentWindow, self.parentWindowWarning) = PortalParentWindow.normalized(parentWindow)
         if appID.isEmpty {
             self.appID = nil
         } else {
@@ -98,7 +103,8 @@ extension Broker {
         do {
             let decision = try decide(request.subject, requested: nil, ask: true, caller: caller)
             let settled = try await settle(decision, for: .open, caller: caller, chooser: chooser,
-                                           context: ChooserContext(activationToken: request.activationToken), warn: warn)
+                                           context: ChooserContext(activationToken: request.activationToken, parentWindow: request.parentWindow),
+                                           warn: warn)
             var id = settled.id?.text
             if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
             guard let id, eligibleEntry(id) != nil else {

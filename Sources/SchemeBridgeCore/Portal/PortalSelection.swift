@@ -7,8 +7,8 @@ import Glibc
 /// - **1.16 and older** (Debian 12) have no `portals.conf`: for each interface the frontend
 ///   takes the first `.portal` file whose `UseIn=` names a desktop of its `XDG_CURRENT_DESKTOP`,
 ///   desktop by desktop in order (`src/portal-impl.c`, `find_portal_implementation`). Started with
-///   `X-SchemeBridge:<the desktops>`, it takes SchemeBridge's AppChooser (the only interface
-///   `schemebridge.portal` has) and every other interface from the desktop's own backends, as
+///   `X-SchemeBridge:<the desktops>`, it takes SchemeBridge's AppChooser and FileChooser (the
+///   interfaces `schemebridge.portal` has) and every other interface from the desktop's own backends, as
 ///   before. The portal is started by the session bus (`org.freedesktop.portal.Desktop.service`,
 ///   whose `SystemdService=` hands it to systemd where the bus activates through systemd): so the
 ///   user's copy of that file (`$XDG_DATA_HOME/dbus-1/services`, found before the system's) runs
@@ -18,7 +18,7 @@ import Glibc
 /// - **1.17 and newer** read `portals.conf` (`src/portal-impl.c` and `doc/portals.conf.rst`): the
 ///   first `DESKTOP-portals.conf` or `portals.conf` found (the user's `$XDG_CONFIG_HOME` first)
 ///   decides, whole. The user's file gets `org.freedesktop.impl.portal.AppChooser=schemebridge`
-///   in `[preferred]`; when the user has none, the file the portal reads now is copied there
+///   and `org.freedesktop.impl.portal.FileChooser=schemebridge` in `[preferred]`; when the user has none, the file the portal reads now is copied there
 ///   first, so `default=` and every other line stay as they were.
 public enum PortalSelection {
     /// How the portal is told.
@@ -38,6 +38,8 @@ public enum PortalSelection {
     /// The frontend's systemd user unit.
     public static let unit = "xdg-desktop-portal.service"
     static let appChooserKey = "org.freedesktop.impl.portal.AppChooser"
+    /// The interfaces `schemebridge.portal` implements, each given to SchemeBridge in `portals.conf`.
+    static let interfaceKeys = [appChooserKey, FileChooserDelegate.interface]
 
     /// The way for a portal of `version` (`xdg-desktop-portal --version`'s last word, e.g.
     /// `1.16.0`): `portals.conf` from 1.17; nil when it is not a version.
@@ -189,7 +191,7 @@ public enum PortalSelection {
             document = KeyFileDocument(bytes: Array(("# Written by `schemebridge integrate enable --portal` (the portal read no portals.conf);\n"
                 + "# `schemebridge integrate disable --portal` removes it.\n[preferred]\ndefault=\((chosen + ["*"]).joined(separator: ";"))\n").utf8))
         }
-        document.setValue(backend, forKey: appChooserKey, inGroup: "preferred")
+        for key in interfaceKeys { document.setValue(backend, forKey: key, inGroup: "preferred") }
         return (path, readIfThere(path), document.bytes)
     }
 

@@ -1,12 +1,5 @@
 import LinuxSystem
 
-/// A descriptor that an item holds open, by its owner (the daemon's D-Bus descriptor type, which
-/// closes it when the last reference goes away).
-public protocol HeldDescriptor: Sendable {
-    /// The descriptor's number, valid while its owner lives.
-    var rawValue: Int32 { get }
-}
-
 /// One item of a share, accepted by ``ShareItemGrammar`` (a file inspected). A file's descriptor
 /// stays open (held by `Held`) until the share is delivered; data and URLs go to the share's
 /// pasteboard (``pasteboardValues``).

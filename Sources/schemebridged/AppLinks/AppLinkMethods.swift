@@ -8,44 +8,48 @@ import SchemeBridgeCore
 extension MainInterface {
     static func appLinkMethods(_ service: AppLinkService, callers: Callers, broker: Broker) -> [Method] {
         [
-            Method(AppLinkContract.resolveLink, inputs: [Argument("url", "s", maxBytes: SchemeURL.maximumByteCount)], outputs: [Argument("link", "a{sv}")],
-                   // Inline on the loop thread, as CanOpenURL: the answer is in memory (the records, the
-                   // entries' claims); a fetch it asks for is queued for the verifier's thread.
-                   handler: .inline { call in
-                       let url = try broker.validate(call.string(0))
-                       let r = service.links.resolve(url)
-                       if r.state == .none, !r.claimants.isEmpty { service.refresh("a link was resolved") }
-                       return [.vardict(Self.linkDictionary(r))]
-                   }),
-            Method(AppLinkContract.appLinks, outputs: [Argument("links", "aa{sv}")], handler: .async { call in
+            // Inline on the loop thread, as CanOpenURL: the answer is in memory (the records, the
+            // entries' claims); a fetch it asks for is queued for the verifier's thread.
+            Method(ContractSignature.resolveLink, handler: .inline { call in
+                let url = try broker.validate(call.string(0))
+                let r = service.links.resolve(url)
+                if r.state == .none, !r.claimants.isEmpty { service.links.linkNotHeld(r) }
+                return [Self.linkAnswer(r, evidence: service.encodedEvidence(r.record))]
+            }),
+            Method(ContractSignature.appLinks, handler: .async { call in
                 let rows = Self.appLinkRows(service.links)
                 return [.array(element: .dictionary(key: .string, value: .variant), rows.map { .vardict($0) })]
             }),
-            Method(AppLinkContract.verifyLinkHost, inputs: [Argument("host", "s", maxBytes: 1024)], outputs: [Argument("evidence", "a{sv}")],
-                   handler: .async { call in
-                       guard let host = AppLinkHost.normalized(call.string(0)) else {
-                           throw DBusError(.invalidArgs, "'\(call.string(0).prefix(80))' is not a host name")
-                       }
-                       guard service.links.isDeclared(host) else {
-                           throw ContractError.invalidHandler("no installed app declares \(host) in X-SchemeBridge-AppLinks=: nothing to verify")
-                       }
-                       return [.vardict(Self.evidence(await service.verifier.verify(host)))]
-                   }),
-            Method(AppLinkContract.setLinkApp, inputs: [Argument("host", "s", maxBytes: 1024), Argument("desktop_id", "s", maxBytes: nameLimit)],
-                   handler: .async { call in
-                       try await callers.refuseSandboxed(call.sender, "choose the app for a host")
-                       let id = call.string(1)
-                       try service.links.select(id.isEmpty ? nil : DesktopID(id), for: call.string(0))
-                       return []
-                   }),
+            Method(ContractSignature.verifyLinkHost, handler: .async { call in
+                guard let host = AppLinkHost.normalized(call.string(0)) else {
+                    throw DBusError(.invalidArgs, "'\(call.string(0).prefix(80))' is not a host name")
+                }
+                guard service.links.isDeclared(host) else {
+                    throw ContractError.invalidHandler("no installed app declares \(host) in X-SchemeBridge-AppLinks=: nothing to verify")
+                }
+                return [.vardict(Self.evidence(await service.verifier.verify(host)))]
+            }),
+            Method(ContractSignature.setLinkApp, handler: .async { call in
+                try await callers.refuseSandboxed(call.sender, "choose the app for a host")
+                let id = call.string(1)
+                try service.links.select(id.isEmpty ? nil : DesktopID(id), for: call.string(0))
+                return []
+            }),
         ]
     }
 
-    /// `ResolveLink`'s answer.
-    static func linkDictionary(_ r: AppLinkResolution) -> [String: DBusValue] {
-        [AppLinkContract.Key.app: .string(r.app ?? ""), AppLinkContract.Key.state: .string(r.state.rawValue),
-         AppLinkContract.Key.host: .string(r.host), AppLinkContract.Key.evidence: .vardict(r.record.map(evidence) ?? [:]),
-         AppLinkContract.Key.claimants: .strings(r.claimants), AppLinkContract.Key.reason: .string(r.reason)]
+    /// `ResolveLink`'s answer, `evidence` given (``AppLinkService/encodedEvidence(_:)``): its
+    /// entries written in key order, as `vardict` sorts them, without a dictionary between.
+    static func linkAnswer(_ r: AppLinkResolution, evidence: DBusValue) -> DBusValue {
+        typealias Key = AppLinkContract.Key
+        return .dictionary(key: .string, value: .variant, [
+            DictEntry(.string(Key.app), .variant(.string(r.app ?? ""))),
+            DictEntry(.string(Key.claimants), .variant(.strings(r.claimants))),
+            DictEntry(.string(Key.evidence), .variant(evidence)),
+            DictEntry(.string(Key.host), .variant(.string(r.host))),
+            DictEntry(.string(Key.reason), .variant(.string(r.reason))),
+            DictEntry(.string(Key.state), .variant(.string(r.state.rawValue))),
+        ])
     }
 
     /// A record as `evidence`.

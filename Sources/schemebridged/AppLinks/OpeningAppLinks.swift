@@ -4,7 +4,7 @@ import SchemeBridgeCore
 
 /// `OpenURLWithOptions` with `universal-links-only` (issue 41): only the app that holds the link
 /// (verified or selected) opens it, else `NotAppLink` and nothing opens. Decided from what is
-/// known; a link not verified yet queues its host for verification.
+/// known; a link not verified yet queues its host for verification (in the core).
 extension Opening {
     func openAppLink(_ url: SchemeURL, options: OpenOptions, caller: Caller, method: MemberName) async throws -> OpenResults {
         guard options.handler == nil, !options.ask, options.pasteboard == nil else {
@@ -17,7 +17,6 @@ extension Opening {
             admitted = try broker.admit(appLink: url, links: appLinks.links, request: request, searchPath: searchPath,
                                         sessionScale: scale.current, splashAvailable: splashAvailable)
         } catch {
-            if error.kind == .notAppLink { appLinks.refresh("a link no app holds yet was opened") }
             throw DBusError(error)
         }
         return try await launch(admitted.admission, annotation: options.annotation, caller: caller, method: method, reply: nil)

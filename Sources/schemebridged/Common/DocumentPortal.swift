@@ -38,4 +38,4 @@ struct DocumentPortal: DocumentPortalPort {
 }
 
 /// A descriptor a caller sent is one the core's ``DocumentDeliverer`` reads.
-extension UnixFD: ReadableDescriptor {}
+extension UnixFD: HeldDescriptor {}

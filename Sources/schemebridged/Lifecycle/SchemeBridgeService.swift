@@ -40,7 +40,7 @@ struct SchemeBridgeService: Service {
         let services = Services(registry: registry, connection: connection, environment: environment, busAddress: address,
                                 policy: policy, logger: logger)
         try connection.export(services.declarations(), at: Contract.objectPath)
-        try connection.export([services.portal.declaration()], at: PortalAppChooser.path)
+        try connection.export([services.portal.declaration(), services.portalFiles.declaration()], at: PortalAppChooser.path)
         services.pasteboards.restore()
         services.deliverer.sweepInboxes(retention: policy.current.inboxRetention)
         services.opening.appLinks.start()  // app links verified in the background (AppLinks/AppLinkService.swift)

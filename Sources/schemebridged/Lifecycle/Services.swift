@@ -26,6 +26,8 @@ struct Services {
     let queries: Queries
     /// The portal's `AppChooser` backend (issue 40), on its own object.
     let portal: PortalAppChooser
+    /// The portal's `FileChooser` backend (issue 40), on the same object.
+    let portalFiles: PortalFileChooser
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
@@ -42,7 +44,7 @@ struct Services {
         let callers = Callers(connection: connection, registry: registry, logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
         let splash = SplashHelper(environment: env, log: { warning, message in warning ? logger.warning("\(message)") : logger.notice("\(message)") })
-        let chooser = ChooserService(broker: broker, port: ChooserDialogs(connection: connection), environment: env,
+        let chooser = ChooserService(broker: broker, port: ChooserDialogs(connection: connection), environment: DialogPortals.environment(env),
                                      busName: ChooserContract.busName.rawValue, log: { logger.log($0, $1) })
         let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
         let replies = ReplyService(connection: connection)
@@ -68,7 +70,9 @@ struct Services {
         receiving = Receiving(policy: policy, devices: devices, descriptors: descriptors, opening: opening, logger: logger)
         queries = Queries(broker: broker, callers: callers, integration: integration, documents: documents, descriptors: descriptors,
                           scale: scale, logger: logger)
-        portal = PortalAppChooser(broker: broker, connection: connection, chooser: chooser, logger: logger)
+        portal = PortalAppChooser(broker: broker, connection: connection, chooser: chooser, launcher: launcher, scale: scale, logger: logger)
+        portalFiles = PortalFileChooser(broker: broker, connection: connection, chooser: chooser, picking: picking, frontend: portal,
+                                        environment: environment, logger: logger)
     }
 
     /// The interfaces on the main object.

@@ -72,7 +72,7 @@ final class Picking: Sendable {
     /// (`SCHEMEBRIDGE_PICK_TOKEN` in its environment; its exit without an answer fails the request),
     /// or `org.freedesktop.Application.Activate(platform_data)` with `pick-token` (its leaving the
     /// bus fails the request). Who may answer is recorded as for replies.
-    private func startProvider(_ id: DesktopID, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws {
+    func startProvider(_ id: DesktopID, request: RequestTable.Request, options: PickOptions, caller: Caller) async throws {
         let plan = try broker.providerPlan(id)
         var context = LaunchContext(source: caller.appID, activationToken: options.activationToken, startupID: options.activationToken)
         context.pickToken = request.token

@@ -1,6 +1,7 @@
 import DBus
 import LinuxSystem
 import Logging
+import SchemeBridgeContract
 import SchemeBridgeCore
 import Synchronization
 
@@ -11,15 +12,19 @@ import Synchronization
 /// (``Broker/answer(_:caller:chooser:warn:)``: remembered, `[Routes]` by app id, else our chooser).
 /// Each call exports the `org.freedesktop.impl.portal.Request` object at its `handle` while it
 /// runs; `Close` there answers the call with response 1 (the chooser, if shown, stays until
-/// the user answers it; its answer is then dropped).
+/// the user answers it; its answer is then dropped). The chosen app's launch image goes up as the
+/// answer goes back (``PortalLaunchImage``), as for `OpenURL`.
 final class PortalAppChooser: Sendable {
-    static let path: ObjectPath = "/org/freedesktop/portal/desktop"
-    static let interface: InterfaceName = "org.freedesktop.impl.portal.AppChooser"
-    static let requestInterface: InterfaceName = "org.freedesktop.impl.portal.Request"
+    static let path = PortalBackend.objectPath
+    static let interface = PortalBackend.appChooserInterface
+    static let requestInterface = PortalBackend.requestInterface
 
     let broker: Broker
     let connection: Connection
     let chooser: ChooserService
+    /// The launch image while the chosen app starts (``PortalLaunchImage``).
+    let launcher: Launcher
+    let scale: SessionScale
     let logger: Logger
     /// Unique names judged to be the frontend (unique names are never reused on a bus). Refusals
     /// are not kept: any program could call once from each of many connections and grow the set.
@@ -28,22 +33,18 @@ final class PortalAppChooser: Sendable {
     private let running = Mutex<[String: OneAnswer]>([:])
     private let threads = BlockingThreadPool(name: "sb-portal", timeout: .seconds(3), maximumThreads: 2, maximumWaiting: 16)
 
-    init(broker: Broker, connection: Connection, chooser: ChooserService, logger: Logger) {
+    init(broker: Broker, connection: Connection, chooser: ChooserService, launcher: Launcher, scale: SessionScale, logger: Logger) {
         (self.broker, self.connection, self.chooser, self.logger) = (broker, connection, chooser, logger)
+        (self.launcher, self.scale) = (launcher, scale)
     }
 
     func declaration() -> Interface {
         Interface(Self.interface, methods: [
-            Method("ChooseApplication",
-                   inputs: [Argument("handle", "o"), Argument("app_id", "s", maxBytes: 255), Argument("parent_window", "s", maxBytes: 1024),
-                            Argument("choices", "as"), Argument("options", "a{sv}", keys: AppChooserRequest.optionKeys)],
-                   outputs: [Argument("response", "u"), Argument("results", "a{sv}")],
-                   handler: .async { [self] call in try await self.choose(call) }),
-            Method("UpdateChoices", inputs: [Argument("handle", "o"), Argument("choices", "as")],
-                   handler: .async { [self] call in
-                       try await self.requireFrontend(call.sender)
-                       return []  // the chooser shows the candidates SchemeBridge decided; nothing to update
-                   }),
+            Method(PortalSignature.chooseApplication, handler: .async { [self] call in try await self.choose(call) }),
+            Method(PortalSignature.updateChoices, handler: .async { [self] call in
+                try await self.requireFrontend(call.sender)
+                return []  // the chooser shows the candidates SchemeBridge decided; nothing to update
+            }),
         ], properties: [Property("version", type: .uint32, emitsChanged: .const, get: { .uint32(1) })])
     }
 
@@ -54,10 +55,11 @@ final class PortalAppChooser: Sendable {
         for (k, v) in call.arguments[4].stringDictionary ?? [:] { if let s = v.unwrapped.string { options[k] = s } }
         let choices = call.arguments[3].arrayElements?.compactMap(\.string) ?? []
         let request: AppChooserRequest
-        do { request = try AppChooserRequest(appID: call.string(1), choices: choices, options: options) } catch {
+        do { request = try AppChooserRequest(appID: call.string(1), choices: choices, options: options, parentWindow: call.string(2)) } catch {
             logger.warning("the portal's ChooseApplication was refused: \(error.message)")
             throw DBusError(.invalidArgs, error.message)
         }
+        if let warning = request.parentWindowWarning { logger.notice("\(warning)") }
         let pid = try? await BusDriver(connection).processID(of: call.sender)
         let caller = request.caller(frontend: call.sender, pid: pid)
         let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
@@ -79,6 +81,7 @@ final class PortalAppChooser: Sendable {
             logger.info("the portal closed its AppChooser request for \(caller.displayName)")
             return [.uint32(PortalResponse.cancelled.rawValue), .vardict([:])]
         }
+        if let shown = broker.portalLaunchImage(request, answer: answer, scale: scale.current) { await present(shown) }
         var results: [String: DBusValue] = [:]
         if let choice = answer.choice {
             results["choice"] = .string(choice)
@@ -89,9 +92,20 @@ final class PortalAppChooser: Sendable {
         return [.uint32(answer.response.rawValue), .vardict(results)]
     }
 
+    /// Puts the launch image up (the splash helper, else a notification) as the frontend is
+    /// about to launch the chosen app; the launch itself is the frontend's.
+    private func present(_ shown: PortalLaunchImage) async {
+        if case .splash(let helper) = launcher.splash.mode {
+            _ = launcher.splash.showSplash(helper: helper, image: shown.image, pid: nil, startupID: shown.startupID, activationToken: nil,
+                                            entry: shown.entry, config: shown.config)
+        } else {
+            _ = await launcher.port.notify(image: shown.image, entry: shown.entry)
+        }
+    }
+
     private func requestDeclaration(handle: String, frontend: String) -> Interface {
         Interface(Self.requestInterface, methods: [
-            Method("Close", handler: .inline { [weak self] call in
+            Method(PortalSignature.close, handler: .inline { [weak self] call in
                 guard call.sender == frontend, let self else { throw DBusError(.accessDenied, "only the portal may close its request") }
                 if let once = self.running.withLock({ $0.removeValue(forKey: handle) }) {
                     self.connection.unexport(call.path)
@@ -102,8 +116,9 @@ final class PortalAppChooser: Sendable {
         ])
     }
 
-    /// Throws `AccessDenied` unless `sender` is the real xdg-desktop-portal (``PortalFrontendRule``).
-    private func requireFrontend(_ sender: String) async throws {
+    /// Throws `AccessDenied` unless `sender` is the real xdg-desktop-portal (``PortalFrontendRule``);
+    /// the FileChooser backend (``PortalFileChooser``) asks it too.
+    func requireFrontend(_ sender: String) async throws {
         if judged.withLock({ $0.contains(sender) }) { return }
         var reason = "the bus does not say which process it is"
         if let pid = try? await BusDriver(connection).processID(of: sender), pid > 0, pid <= UInt32(Int32.max) {
@@ -115,8 +130,8 @@ final class PortalAppChooser: Sendable {
         }
         if reason.isEmpty { judged.withLock { _ = $0.insert(sender) } }
         guard reason.isEmpty else {
-            logger.warning("\(sender) called the AppChooser backend but is not xdg-desktop-portal: \(reason)")
-            throw DBusError(.accessDenied, "only xdg-desktop-portal may ask SchemeBridge's AppChooser: \(reason)")
+            logger.warning("\(sender) called the portal backend but is not xdg-desktop-portal: \(reason)")
+            throw DBusError(.accessDenied, "only xdg-desktop-portal may ask SchemeBridge's portal backend: \(reason)")
         }
     }
 }

@@ -3,7 +3,6 @@ import SchemeBridgeContract
 import SchemeBridgeCore
 
 /// A descriptor a share's item holds: the D-Bus message's own (closed with its last reference).
-extension UnixFD: HeldDescriptor {}
 
 /// Decoding `Share`'s items (`aa{sv}`) for the core's ``ShareItemGrammar``: each entry's value
 /// reduced to what the grammar tells apart; the items are the core's (``SharedItem/intake(_:keys:documents:runner:key:facts:)``).

@@ -16,13 +16,21 @@ final class FlatpakFixture: @unchecked Sendable {
     /// Where the document portal's documents are, for everybody in the namespace.
     static var documents: String { runtimeDirectory + "/doc" }
 
-    init() async throws {
+    /// The Flatpak variables of the namespace (the installation's, as `adjust` left them).
+    let flatpakEnvironment: [String: String]
+
+    /// `adjust`: changes to the Flatpak variables the bus, the service and ``flatpak(_:)`` get
+    /// (e.g. `FLATPAK_SYSTEM_DIR`, or no `FLATPAK_USER_DIR`: flatpak's default, `$XDG_DATA_HOME/flatpak`);
+    /// `dataDirsInHome`: see ``ServiceFixture/init(extraEnvironment:anyUser:dataDirsInHome:systemdActivation:unsetEnvironment:busLauncher:)``.
+    init(adjust: (inout [String: String]) -> Void = { _ in }, dataDirsInHome: [String] = []) async throws {
         installation = try await FlatpakInstallation.shared()
         var env = installation.environment
         env["XDG_RUNTIME_DIR"] = Self.runtimeDirectory
+        adjust(&env)
+        flatpakEnvironment = env
         let uid = getuid()
         let setup = "mkdir -p /run/user && mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/\(uid) && exec \"$@\""
-        service = try ServiceFixture(extraEnvironment: env,
+        service = try ServiceFixture(extraEnvironment: env, dataDirsInHome: dataDirsInHome,
                                      busLauncher: [try Tools.path(of: "unshare"), "--mount", "--propagation", "private", "--", "/bin/sh", "-c", setup, "sh"])
         // The portal's own activation files, without SystemdService= (no systemd here).
         for (name, program) in [("org.freedesktop.portal.Documents", "xdg-document-portal"),
@@ -38,8 +46,7 @@ final class FlatpakFixture: @unchecked Sendable {
     /// The environment of a program run in the namespace: the tree's, the bus, the installation.
     var environment: [String: String] {
         var env = service.environment
-        for (k, v) in installation.environment { env[k] = v }
-        env["XDG_RUNTIME_DIR"] = Self.runtimeDirectory
+        for (k, v) in flatpakEnvironment { env[k] = v }
         env["DBUS_SESSION_BUS_ADDRESS"] = service.bus.address
         return env
     }

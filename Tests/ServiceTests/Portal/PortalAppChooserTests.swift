@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import DBusTestSupport
 
@@ -28,8 +29,10 @@ import DBusTestSupport
 
     /// `OpenURI(url)` (or `OpenFile` of `file`) from the sandboxed app, which stays on the bus until
     /// the portal's `Response` (an app that leaves has its request closed): the response code.
-    static func open(_ p: PortalFixture, _ target: String, kind: String = "uri") async throws -> UInt32 {
-        let r = try await p.flatpak.flatpak(["run", "--command=portal-client", "org.test.NoTalk", kind, target])
+    /// `parent`: the `parent_window` the app passes.
+    static func open(_ p: PortalFixture, _ target: String, kind: String = "uri", parent: String? = nil) async throws -> UInt32 {
+        let env = parent.map { ["--env=PORTAL_PARENT=\($0)"] } ?? []
+        let r = try await p.flatpak.flatpak(["run"] + env + ["--command=portal-client", "org.test.NoTalk", kind, target])
         guard r.status == 0, r.stdout.hasPrefix("response "), let code = UInt32(r.stdout.dropFirst(9).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw ToolError("portal-client \(kind) \(target) in the sandbox failed: \(r.stdout) \(r.stderr)\n\(p.busLog)")
         }
@@ -83,6 +86,44 @@ import DBusTestSupport
         for n in ["Todo", "Todo2"] {
             #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("\(n).argv").path))
         }
+    }
+
+    /// The chooser is attached to the app's window: the `parent_window` the app gave the portal
+    /// reaches SchemeBridge's dialog normalised (`x11:` in lower-case hexadecimal, as for the
+    /// `parent-window` option); one of neither form is dropped and the dialog still shows.
+    @Test func theChooserIsAttachedToTheAppsWindow() async throws {
+        let (p, _) = try await Self.stage("", chooser: { try $0.chooser("parented", "printf 'org.example.Todo2.desktop\\n'") })
+        defer { p.stop() }
+        let record = p.service.records.appendingPathComponent("Todo2.argv")
+        for (url, parent) in [("todolist://parented", "x11:0x1A00003"), ("todolist://wayland", "wayland:0e4d1c9a-5d2f"), ("todolist://odd", "mir:7")] {
+            let code = try await Self.open(p, url, parent: parent)
+            #expect(code == 0, "\(p.busLog)")
+            #expect(await p.service.handled("Todo2", url), "\(p.busLog)")
+            try? FileManager.default.removeItem(at: record)
+        }
+        #expect(p.service.chooserRuns("parented") == 3, "\(p.service.chooserSaw("parented"))")
+        // The third's (neither form) was dropped: the dialog showed, with no parent.
+        #expect(ParentWindowServiceTests.parents(p.service, "parented") == ["x11:1a00003", "wayland:0e4d1c9a-5d2f"], "\(p.service.chooserSaw("parented"))")
+    }
+
+    /// The chosen app's launch image goes up as the frontend starts it, as for `OpenURL` (no
+    /// display here: the notification that carries it, from a notification server on the bus).
+    @Test func theChosenAppsLaunchImageShowsWhileItStarts() async throws {
+        let (p, _) = try await Self.stage("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo2.desktop",
+                                          chooser: { try $0.chooser("never", "exit 1") })
+        defer { p.stop() }
+        let dir = p.service.dataHome.appendingPathComponent("launch-images/org.example.Todo2")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: dir.appendingPathComponent("Default-todolist.png"))
+        let log = p.service.root.appendingPathComponent("notify.log")
+        let server = try await LaunchImageServiceTests.notificationServer(p.service, log: log)
+        defer { server.signal(SIGTERM) }
+        let code = try await Self.open(p, "todolist://with-an-image")
+        #expect(code == 0, "\(p.busLog)")
+        #expect(await p.service.handled("Todo2", "todolist://with-an-image"), "\(p.busLog)")
+        #expect(await Tools.eventually { (try? String(contentsOf: log, encoding: .utf8))?.isEmpty == false }, "\(p.service.serviceLog)")
+        let line = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(line.contains("\"summary\": \"Opening Todo2\"") && line.contains("\"image\": \"\(dir.path)/Default-todolist.png\""), "\(line)")
     }
 
     /// The app opens one of its own files (a descriptor, `OpenFile`): the frontend names its

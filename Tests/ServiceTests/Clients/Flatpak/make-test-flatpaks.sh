@@ -12,6 +12,10 @@
 #                     `flatpak run … --file-forwarding org.test.Handler @@u %U @@`). handler.sh
 #                     records what it got and could do in its own data dir (see below). Its
 #                     action `share` is a share target for text/plain (share.sh, below).
+#   org.test.Links    exports org.test.Links.desktop claiming the app links of fpk.applinks.test
+#                     (X-SchemeBridge-AppLinks=); links.sh records its argv and the sandbox's
+#                     /.flatpak-info in its data dir. In the repo only: the app-link tests install
+#                     it where they need it (a system or a user installation).
 # The runtime holds gio (`gio open` goes through the portal in a sandbox) and share-client, openfile-client and portal-client (their .c files beside
 # this script, built here with gcc and libdbus): a sharing app, an app opening its own file with
 # OpenFile, and an app opening a URL or its file through the desktop portal, for inside the sandbox.
@@ -115,6 +119,22 @@ SH
     flatpak build-finish $talk --command=$command "$A" >/dev/null
     flatpak build-export --disable-sandbox "$REPO" "$A" stable >/dev/null
 done
+
+A="$DIR/build-org.test.Links"
+mkdir -p "$A/files/bin" "$A/files/share/applications"
+printf '[Application]\nname=org.test.Links\nruntime=org.test.Platform/%s/stable\nsdk=org.test.Platform/%s/stable\n' "$ARCH" "$ARCH" > "$A/metadata"
+printf '[Desktop Entry]\nType=Application\nName=Sandboxed Links\nExec=links.sh %%u\nX-SchemeBridge-AppLinks=fpk.applinks.test;\n' \
+    > "$A/files/share/applications/org.test.Links.desktop"
+cat > "$A/files/bin/links.sh" <<'SH'
+#!/bin/sh
+d="$XDG_DATA_HOME"
+cat /.flatpak-info > "$d/flatpak-info"
+printf '%s\0' "$@" > "$d/argv.tmp"
+mv "$d/argv.tmp" "$d/argv"
+SH
+chmod +x "$A/files/bin/links.sh"
+flatpak build-finish --command=links.sh "$A" >/dev/null
+flatpak build-export --disable-sandbox "$REPO" "$A" stable >/dev/null
 
 flatpak --user remote-add --no-gpg-verify test-repo "file://$REPO"
 flatpak --user install -y --noninteractive test-repo org.test.Platform org.test.Caller org.test.NoTalk org.test.Handler >/dev/null

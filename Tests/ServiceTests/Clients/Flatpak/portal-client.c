@@ -2,19 +2,22 @@
  * (libdbus, no GLib): run inside a Flatpak sandbox with no --talk-name, it calls
  * org.freedesktop.portal.OpenURI.OpenURI (or .OpenFile with a descriptor) and stays on the bus
  * until the portal's Response, as an app does: the portal closes a request whose app left.
+ * `pick TITLE` (`save TITLE`) calls org.freedesktop.portal.FileChooser.OpenFile (SaveFile) instead
+ * and prints the uris the Response carries, one "uri U" line each. $PORTAL_PARENT, when set, is the parent_window passed.
  * Built by make-test-flatpaks.sh into the runtime as /usr/bin/portal-client.
  *
- * usage: portal-client uri URL | portal-client file PATH
+ * usage: portal-client uri URL | portal-client file PATH | portal-client pick|save TITLE
  * Prints "response N" (0 success, 1 cancelled, 2 other), or "error NAME: MESSAGE" (exit 1). */
 #include <dbus/dbus.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc < 3) { printf("error usage: portal-client uri URL | file PATH\n"); return 1; }
+    if (argc < 3) { printf("error usage: portal-client uri URL | file PATH | pick|save TITLE\n"); return 1; }
     DBusError error;
     dbus_error_init(&error);
     DBusConnection *bus = dbus_bus_get(DBUS_BUS_SESSION, &error);
@@ -29,14 +32,18 @@ int main(int argc, char **argv) {
     for (char *c = sender; *c; c++) if (*c == '.') *c = '_';
     snprintf(expected, sizeof expected, "/org/freedesktop/portal/desktop/request/%s/%s", sender, token);
 
-    int file = strcmp(argv[1], "file") == 0;
+    int file = strcmp(argv[1], "file") == 0, save = strcmp(argv[1], "save") == 0, pick = save || strcmp(argv[1], "pick") == 0;
     DBusMessage *call = dbus_message_new_method_call("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
-                                                     "org.freedesktop.portal.OpenURI", file ? "OpenFile" : "OpenURI");
+                                                     pick ? "org.freedesktop.portal.FileChooser" : "org.freedesktop.portal.OpenURI",
+                                                     save ? "SaveFile" : pick ? "OpenFile" : file ? "OpenFile" : "OpenURI");
     DBusMessageIter args, options, entry, variant;
     dbus_message_iter_init_append(call, &args);
-    const char *parent = "";
+    const char *parent = getenv("PORTAL_PARENT") ? getenv("PORTAL_PARENT") : "";
     dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &parent);
-    if (file) {
+    if (pick) {
+        const char *title = argv[2];
+        dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &title);
+    } else if (file) {
         int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
         if (fd < 0) { printf("error open: %s\n", argv[2]); return 1; }
         dbus_message_iter_append_basic(&args, DBUS_TYPE_UNIX_FD, &fd);
@@ -74,6 +81,23 @@ int main(int argc, char **argv) {
                 dbus_uint32_t code = 99;
                 if (dbus_message_iter_init(m, &in) && dbus_message_iter_get_arg_type(&in) == DBUS_TYPE_UINT32) dbus_message_iter_get_basic(&in, &code);
                 printf("response %u\n", code);
+                /* The results' uris (a{sv}: "uris" as), one line each. */
+                DBusMessageIter dict, item, value, list;
+                if (dbus_message_iter_next(&in) && dbus_message_iter_get_arg_type(&in) == DBUS_TYPE_ARRAY) {
+                    for (dbus_message_iter_recurse(&in, &dict); dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&dict)) {
+                        const char *key = NULL;
+                        dbus_message_iter_recurse(&dict, &item);
+                        dbus_message_iter_get_basic(&item, &key);
+                        if (strcmp(key, "uris") != 0 || !dbus_message_iter_next(&item)) continue;
+                        dbus_message_iter_recurse(&item, &value);
+                        if (dbus_message_iter_get_arg_type(&value) != DBUS_TYPE_ARRAY) continue;
+                        for (dbus_message_iter_recurse(&value, &list); dbus_message_iter_get_arg_type(&list) == DBUS_TYPE_STRING; dbus_message_iter_next(&list)) {
+                            const char *uri = NULL;
+                            dbus_message_iter_get_basic(&list, &uri);
+                            printf("uri %s\n", uri);
+                        }
+                    }
+                }
                 return 0;
             }
             dbus_message_unref(m);

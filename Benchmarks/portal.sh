@@ -1,0 +1,165 @@
+#!/bin/bash
+# The portal (issue 40): a Flatpak app (no --talk-name) calls org.freedesktop.portal.OpenURI on Debian's
+# real xdg-desktop-portal, which launches the app for the URL and then answers. Two ways, same run,
+# interleaved rounds, the same tree (one app for todolist:, a copy of /bin/true), the same sandboxed
+# client (Benchmarks/c/portal-bench.c: N calls in one process, each timed from the call to its Response):
+#  - schemebridge: the portal asks SchemeBridge's AppChooser (schemebridge.portal first in the portal's
+#    XDG_CURRENT_DESKTOP, the type always-ask in the permission store, as after `integrate --portal`),
+#    which decides by a [Routes] line for the app's id, with no dialog;
+#  - gtk: the portal with its own GTK AppChooser backend (xdg-desktop-portal-gtk), the type not
+#    always-ask: one app opens the scheme, so the portal launches it without asking any backend —
+#    the fastest its own path goes (asked, the GTK backend would show its dialog and wait for a person).
+# Target: schemebridge p50 ≤ 1.2 × gtk p50. A dbus-monitor through both says how much of the difference is
+# SchemeBridge's answer (ChooseApplication, call to reply) and how much the portal's asking itself (a Request
+# proxy made synchronously, the permission store's Lookup and SetPermission, which the GTK backend pays too
+# whenever it is asked).
+# Usage: Benchmarks/portal.sh [BIN_DIR]   (BIN_DIR holds schemebridged; default .build/debug)
+# Knobs: PORTAL_ROUNDS (rounds of each, 6), PORTAL_CALLS (calls a round, 30). Needs: flatpak, bwrap,
+# xdg-dbus-proxy, xdg-desktop-portal, xdg-desktop-portal-gtk, Xvfb (make deps). Run as root (flatpak
+# as a user without a system bus is what the tests do too). Results: printed and Benchmarks/results/portal.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="$(cd "${1:-.build/debug}" && pwd)"
+ROUNDS="${PORTAL_ROUNDS:-6}"
+CALLS="${PORTAL_CALLS:-30}"
+OUT=Benchmarks/results
+mkdir -p "$OUT"
+for p in /usr/libexec/xdg-desktop-portal /usr/libexec/xdg-desktop-portal-gtk /usr/libexec/xdg-permission-store; do
+    [ -x "$p" ] || { echo "portal.sh: $p is missing (make deps)" >&2; exit 1; }
+done
+W="$(mktemp -d /tmp/schemebridge-portal-bench.XXXXXX)"
+chmod 755 "$W"
+PIDS=()
+PORTAL=
+cleanup() {
+    [ -n "$PORTAL" ] && kill "$PORTAL" 2>/dev/null || true
+    for ((i=${#PIDS[@]}-1; i>=0; i--)); do kill "${PIDS[$i]}" 2>/dev/null || true; done
+    rm -rf "$W"
+}
+trap cleanup EXIT
+
+export HOME=$W/home XDG_DATA_HOME=$W/home/.local/share XDG_CONFIG_HOME=$W/home/.config XDG_CACHE_HOME=$W/home/.cache \
+       XDG_STATE_HOME=$W/home/.local/state XDG_RUNTIME_DIR=$W/run XDG_DATA_DIRS=$W/sys:/usr/share XDG_CONFIG_DIRS=$W/sysconfig \
+       FLATPAK_USER_DIR=$W/flatpak FLATPAK_SYSTEM_HELPER_ON_SESSION=1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$W/no-system-bus \
+       GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
+unset DBUS_SESSION_BUS_ADDRESS WAYLAND_DISPLAY XDG_SESSION_ID XDG_ACTIVATION_TOKEN DESKTOP_STARTUP_ID || true
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR" "$XDG_CONFIG_HOME/schemebridge" "$W/sys/applications" "$W/portals" "$W/services" "$W/bin"
+chmod 700 "$XDG_RUNTIME_DIR"
+
+# The display the GTK backend needs to start (it draws nothing here).
+Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp 3>"$W/display" >/dev/null 2>&1 & PIDS+=($!)
+for _ in $(seq 100); do [ -s "$W/display" ] && break; sleep 0.05; done
+export DISPLAY=":$(head -1 "$W/display")"
+
+# The sandboxed client, in a runtime made of the host's own files (as the tests' make-test-flatpaks.sh).
+ARCH=$(flatpak --default-arch)
+RT=$W/build-runtime
+mkdir -p "$RT/files" "$RT/usr/bin" "$RT/usr/lib"
+ln -s ../lib "$RT/usr/lib64"
+printf '[Runtime]\nname=org.bench.Platform\n' > "$RT/metadata"
+cp /sbin/ldconfig "$RT/usr/bin/ldconfig"
+gcc -O2 -Wall -o "$RT/usr/bin/portal-bench" Benchmarks/c/portal-bench.c $(pkg-config --cflags --libs dbus-1)
+ldd "$RT/usr/bin/portal-bench" | sed 's/.* => //' | awk '{print $1}' | grep '^/' | while read -r lib; do cp "$lib" "$RT/usr/lib/"; done
+flatpak build-export --disable-sandbox --runtime "$W/repo" "$RT" stable >/dev/null 2>&1
+A=$W/build-app
+mkdir -p "$A/files/bin"
+printf '[Application]\nname=org.bench.NoTalk\nruntime=org.bench.Platform/%s/stable\nsdk=org.bench.Platform/%s/stable\n' "$ARCH" "$ARCH" > "$A/metadata"
+flatpak build-finish --command=portal-bench "$A" >/dev/null 2>&1   # no --talk-name: only the portal is reachable
+flatpak build-export --disable-sandbox "$W/repo" "$A" stable >/dev/null 2>&1
+
+# The private session bus: the GTK backend started by activation, as a session starts it.
+printf '[D-BUS Service]\nName=org.freedesktop.impl.portal.desktop.gtk\nExec=/usr/libexec/xdg-desktop-portal-gtk\n' \
+    > "$W/services/org.freedesktop.impl.portal.desktop.gtk.service"
+cat > "$W/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><keep_umask/><listen>unix:path=$XDG_RUNTIME_DIR/bus</listen><servicedir>$W/services</servicedir>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
+CONF
+dbus-daemon --config-file="$W/bus.conf" --nofork --print-address=3 3>"$W/bus.addr" 2>"$W/bus.log" & PIDS+=($!)
+for _ in $(seq 100); do [ -s "$W/bus.addr" ] && break; sleep 0.05; done
+export DBUS_SESSION_BUS_ADDRESS=$(head -1 "$W/bus.addr")
+flatpak --user remote-add --no-gpg-verify bench-repo "file://$W/repo" >/dev/null 2>&1
+flatpak --user install -y --noninteractive bench-repo org.bench.Platform org.bench.NoTalk >/dev/null 2>&1 \
+    || { echo "portal.sh: flatpak install failed" >&2; exit 1; }
+
+# One app opens todolist: (the default too); GLib's candidates come from mimeinfo.cache.
+cp /bin/true "$W/bin/todo"
+printf '[Desktop Entry]\nType=Application\nName=Todo\nExec=%s %%u\nMimeType=x-scheme-handler/todolist;\n' "$W/bin/todo" > "$W/sys/applications/org.example.Todo.desktop"
+update-desktop-database "$W/sys/applications" 2>/dev/null || true
+printf '[Default Applications]\nx-scheme-handler/todolist=org.example.Todo.desktop;\n' > "$XDG_CONFIG_HOME/mimeapps.list"
+printf '[Routes]\ntodolist from org.bench.NoTalk=org.example.Todo.desktop\n' > "$XDG_CONFIG_HOME/schemebridge/config"
+
+# The backends: GTK's for the test desktop, SchemeBridge's shipped file unchanged.
+sed 's/^UseIn=.*/UseIn=X-Bench/' /usr/share/xdg-desktop-portal/portals/gtk.portal > "$W/portals/gtk.portal"
+cp dbus/schemebridge.portal "$W/portals/schemebridge.portal"
+/usr/libexec/xdg-permission-store --replace >"$W/perm.log" 2>&1 & PIDS+=($!)
+"$BIN/schemebridged" --address "$DBUS_SESSION_BUS_ADDRESS" --max-launch-rate 0 2>"$W/schemebridged.log" & PIDS+=($!)
+for _ in $(seq 200); do
+    gdbus call --session --dest io.github.schemebridge.SchemeBridge1 --object-path /io/github/schemebridge/SchemeBridge1 \
+        --method io.github.schemebridge.SchemeBridge1.CanOpenURL todolist://x >/dev/null 2>&1 && break
+    sleep 0.05
+done
+
+always_ask() {  # $1: true|false — whether the portal asks its AppChooser for todolist: each time
+    gdbus call --session --dest org.freedesktop.impl.portal.PermissionStore --object-path /org/freedesktop/impl/portal/PermissionStore \
+        --method org.freedesktop.impl.portal.PermissionStore.SetValue desktop-used-apps true x-scheme-handler/todolist "<{'always-ask': <$1>}>" >/dev/null
+}
+start_portal() {  # $1: the portal's XDG_CURRENT_DESKTOP
+    [ -n "$PORTAL" ] && { kill "$PORTAL" 2>/dev/null || true; wait "$PORTAL" 2>/dev/null || true; }
+    XDG_CURRENT_DESKTOP=$1 XDG_DESKTOP_PORTAL_DIR=$W/portals /usr/libexec/xdg-desktop-portal -r >>"$W/portal.log" 2>&1 &
+    PORTAL=$!
+    for _ in $(seq 200); do
+        gdbus introspect --session --dest org.freedesktop.portal.Desktop --object-path /org/freedesktop/portal/desktop 2>/dev/null \
+            | grep -q org.freedesktop.portal.OpenURI && return 0
+        sleep 0.05
+    done
+    echo "portal.sh: the portal exports no OpenURI: $(tail -3 "$W/portal.log")" >&2
+    exit 1
+}
+batch() {  # $1: name — one warm-up call, then $CALLS timed ones appended to $W/$1.us
+    flatpak run org.bench.NoTalk 1 todolist://warm-up >/dev/null
+    flatpak run org.bench.NoTalk "$CALLS" "todolist://bench?from=$1" >> "$W/$1.us"
+}
+
+# Where SchemeBridge's share goes: the backend's own time (ChooseApplication's call to its reply), from a
+# monitor that runs through both ways alike.
+dbus-monitor --session "type='method_call',interface='org.freedesktop.impl.portal.AppChooser',member='ChooseApplication'" \
+    "type='method_return'" > "$W/monitor.log" 2>/dev/null & PIDS+=($!)
+sleep 0.3
+echo "==> a Flatpak app's OpenURI: SchemeBridge's AppChooser by [Routes] beside the portal's own (GTK) path ($ROUNDS × $CALLS calls each, interleaved)"
+echo "    load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for _ in $(seq "$ROUNDS"); do
+    always_ask true; start_portal "X-SchemeBridge:X-Bench"; batch schemebridge
+    always_ask false; start_portal "X-Bench"; batch gtk
+done
+LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "    load after: $LOAD"
+grep -c "opens with org.example.Todo" "$W/schemebridged.log" >/dev/null \
+    || { echo "portal.sh: SchemeBridge was never asked (its log: $(tail -3 "$W/schemebridged.log"))" >&2; exit 1; }
+
+/usr/bin/python3 - "$W/schemebridge.us" "$W/gtk.us" "$OUT/portal.json" "$BIN" "$LOAD" "$(nproc)" "$W/monitor.log" <<'PY'
+import json, re, sys
+def stats(path):
+    v = sorted(int(x) for x in open(path).read().split())
+    q = lambda p: v[min(len(v) - 1, int(p * len(v)))] / 1000.0
+    return {"n": len(v), "p50_ms": q(0.5), "p90_ms": q(0.9), "min_ms": v[0] / 1000.0}
+sb, gtk = stats(sys.argv[1]), stats(sys.argv[2])
+ratio = sb["p50_ms"] / gtk["p50_ms"]
+# ChooseApplication: call (sender, serial) → its method return (destination, reply_serial).
+calls, backend = {}, []
+for line in open(sys.argv[7], errors="replace"):
+    m = re.match(r"method call time=([0-9.]+) sender=(\S+) -> destination=\S+ serial=(\d+) .*member=ChooseApplication", line)
+    if m: calls[(m.group(2), m.group(3))] = float(m.group(1)); continue
+    m = re.match(r"method return time=([0-9.]+) sender=\S+ -> destination=(\S+) serial=\d+ reply_serial=(\d+)", line)
+    if m and (m.group(2), m.group(3)) in calls: backend.append((float(m.group(1)) - calls.pop((m.group(2), m.group(3)))) * 1000)
+backend.sort()
+b50 = backend[len(backend) // 2] if backend else None
+out = {"binaries": sys.argv[4], "load_avg_1_5_15": sys.argv[5], "cpus": int(sys.argv[6]),
+       "schemebridge_route": sb, "portal_gtk_no_dialog": gtk, "ratio_p50": round(ratio, 3), "target": 1.2,
+       "schemebridge_backend_answer_p50_ms": b50, "backend_answers": len(backend)}
+json.dump(out, open(sys.argv[3], "w"), indent=1)
+print(f"SchemeBridge by [Routes] p50 {sb['p50_ms']:.2f} ms (p90 {sb['p90_ms']:.2f}), the portal's own path with GTK's backend "
+      f"p50 {gtk['p50_ms']:.2f} ms (p90 {gtk['p90_ms']:.2f}): {ratio:.2f}× (target ≤ 1.2; load {sys.argv[5]} on {sys.argv[6]} CPUs)")
+if b50 is not None:
+    print(f"of which SchemeBridge's answer (ChooseApplication, call to reply, {len(backend)} calls) p50 {b50:.2f} ms; the rest is the portal's asking")
+PY

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+import DBusTestSupport
+
+/// Issue 40, item 3: SchemeBridge as the portal's `FileChooser` backend. A real `flatpak run` app
+/// with no `--talk-name` (org.test.NoTalk) calls `FileChooser.OpenFile` (`SaveFile`) on Debian
+/// 12's real xdg-desktop-portal (1.16), which takes SchemeBridge's shipped `schemebridge.portal`
+/// (first in its `XDG_CURRENT_DESKTOP`, as after `integrate --portal` on 1.16). SchemeBridge's
+/// sheet (`[Chooser] Command=`) offers the document providers beside "Files…": a provider's
+/// document reaches the app through the document portal; "Files…" and `SaveFile` are the real
+/// GTK backend's (`xdg-desktop-portal-gtk`, its dialog on the private Xvfb), called directly.
+@Suite struct PortalFileChooserTests {
+    /// The portal with SchemeBridge's backend, the provider `scanner.desktop` (PNG and JPEG;
+    /// `steps` for `Clients/Pick/provider.py`) and the sheet `chooser` (a `[Chooser] Command=`
+    /// body; it records the `GTK_USE_PORTAL` it ran with in `records/sheet.gtk-use-portal`).
+    static func stage(provider steps: [String], sheet body: String) async throws -> (PortalFixture, calls: URL) {
+        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
+        try p.addSchemeBridgePortal()
+        try PickTests.provider(p.service, steps)
+        let record = p.service.records.appendingPathComponent("sheet.gtk-use-portal").path
+        let sheet = try p.service.chooser("sheet", "printf '%s\\n' \"${GTK_USE_PORTAL-unset}\" > '\(record)'\n" + body)
+        try p.service.writeConfig("[Chooser]\nCommand=\(sheet)\nTimeout=3600\n")
+        let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.FileChooser")
+        return (p, calls)
+    }
+
+    /// `portal-client pick|save TITLE` in the sandbox, which stays until the portal's Response:
+    /// the response code and the uris.
+    static func choose(_ p: PortalFixture, _ kind: String = "pick", title: String) async throws -> (code: UInt32, uris: [String]) {
+        let r = try await p.flatpak.flatpak(["run", "--command=portal-client", "org.test.NoTalk", kind, title])
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        guard r.status == 0, let first = lines.first, first.hasPrefix("response "), let code = UInt32(first.dropFirst(9)) else {
+            throw ToolError("portal-client \(kind) in the sandbox failed: \(r.stdout) \(r.stderr)\n\(p.busLog)")
+        }
+        return (code, lines.dropFirst().filter { $0.hasPrefix("uri ") }.map { String($0.dropFirst(4)) })
+    }
+
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("a scan from the provider\n".utf8)
+
+    @Test func aProvidersDocumentArrivesReadableInTheSandbox() async throws {
+        let scan = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-scan-\(UUID().uuidString.prefix(8)).png")
+        try Data(Self.png).write(to: scan)
+        defer { try? FileManager.default.removeItem(at: scan) }
+        let (p, calls) = try await Self.stage(provider: ["answer:\(scan.path):image/png:scan.png"], sheet: "printf 'scanner.desktop\\n'")
+        defer { p.stop() }
+
+        let (code, uris) = try await Self.choose(p, title: "Insert a scan")
+        #expect(code == 0, "\(PickTests.providerLog(p.service))\n\(p.service.serviceLog)\n\(p.busLog)")
+        // The frontend put the Inbox copy into the document portal for the app.
+        let uri = try #require(uris.first, "no uri: \(p.service.serviceLog)")
+        #expect(uris.count == 1 && uri.hasPrefix("file://\(FlatpakFixture.documents)/") && uri.hasSuffix("/scan.png"), "\(uris)")
+        // The copy in the app's Inbox, read-only, byte for byte.
+        let copy = p.service.dataHome.appendingPathComponent("schemebridge/inbox/org.test.NoTalk/scan.png")
+        #expect((try? Data(contentsOf: copy)) == Data(Self.png), "\((try? Data(contentsOf: copy))?.count ?? -1) bytes in \(copy.path)")
+        #expect(((try? FileManager.default.attributesOfItem(atPath: copy.path))?[.posixPermissions] as? Int) == 0o444)
+        let inside = String(uri.dropFirst("file://".count))
+        // Read inside the sandbox into the app's own data folder (its bytes are no text: a PNG).
+        let read = try await p.flatpak.flatpak(["run", "--command=bash", "org.test.NoTalk", "-c", "cat \"$1\" > \"$XDG_DATA_HOME/read.out\"", "sh", inside])
+        let out = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data/read.out")
+        #expect(read.status == 0 && (try? Data(contentsOf: out)) == Data(Self.png), "\(read.stdout) \(read.stderr) \(uri)")
+        // The sheet listed the provider and "Files…", with the app's title, and ran with portals off.
+        let saw = p.service.chooserSaw("sheet")
+        #expect(saw.contains("scanner.desktop\t") && saw.contains("io.github.schemebridge.Files.desktop\t") && saw.contains("SCHEMEBRIDGE_CHOOSER_TITLE=Insert a scan"), "\(saw)")
+        #expect(saw.contains("SCHEMEBRIDGE_CHOOSER_CALLER=org.test.NoTalk"), "\(saw)")
+        #expect((try? String(contentsOf: p.service.records.appendingPathComponent("sheet.gtk-use-portal"), encoding: .utf8)) == "0\n")
+        // SchemeBridge was asked, and the GTK backend never was.
+        let ours = try #require(try await p.owner(of: "io.github.schemebridge.SchemeBridge1"))
+        var seen = ""
+        #expect(await Tools.eventually {
+            seen = (try? String(contentsOf: calls, encoding: .utf8)) ?? ""
+            return seen.contains("destination=\(ours) ") && seen.contains("member=OpenFile")
+        }, "\(seen)")
+        #expect(!seen.contains("destination=\(PortalFixture.gtkName) "), "\(seen)")
+        #expect(!PortalAppChooserTests.gtkDialogShown(p))
+    }
+
+    @Test func aCancelOnTheSheetIsResponseOne() async throws {
+        let (p, _) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1")
+        defer { p.stop() }
+        let (code, uris) = try await Self.choose(p, title: "Insert a scan")
+        #expect(code == 1 && uris.isEmpty, "\(p.service.serviceLog)")
+        #expect(p.service.chooserRuns("sheet") == 1)
+        #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("provider.token").path), "the provider was started")
+        #expect(!PortalAppChooserTests.gtkDialogShown(p))
+    }
+
+    /// "Files…" is the GTK backend's: the same `OpenFile` (the frontend's handle) is made on its
+    /// impl object, its dialog comes up, real key presses choose a file there, and that file
+    /// reaches the sandbox.
+    @Test func filesIsTheDesktopsOwnChooser() async throws {
+        let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "printf 'io.github.schemebridge.Files.desktop\\n'")
+        defer { p.stop() }
+        // A path GTK's location field takes typed from the clipboard (no capitals needed).
+        let folder = URL(fileURLWithPath: "/tmp/sbportal" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chosen = folder.appendingPathComponent("chosen.txt")
+        try "chosen in the gtk dialog\n".write(to: chosen, atomically: true, encoding: .utf8)
+
+        async let picked = Self.choose(p, title: "Pick a note")
+        let w = try #require(await Self.gtkDialog(p), "the GTK file chooser never showed\n\(p.service.serviceLog)\n\(p.busLog)")
+        let ours = try #require(try await p.owner(of: "io.github.schemebridge.SchemeBridge1"))
+        let gtk = try #require(try await p.owner(of: PortalFixture.gtkName))
+        // Sent to the GTK backend's well-known name (its unique name when it was up already).
+        let (handles, toGTK) = await Self.passedOn(calls, member: "OpenFile", ours: ours, gtk: gtk)
+        #expect(handles[ours]?.count == 1 && toGTK == handles[ours], "the frontend's request went on unchanged: \(handles)")
+        try await Self.enter(chosen.path, into: w, p, folder: folder)
+        let (code, uris) = try await picked
+        #expect(code == 0 && uris.count == 1, "\(uris) \(p.service.serviceLog)")
+        if let uri = uris.first {
+            #expect(uri.hasPrefix("file://\(FlatpakFixture.documents)/") && uri.hasSuffix("/chosen.txt"), "\(uri)")
+            let read = try await p.flatpak.flatpak(["run", "--command=cat", "org.test.NoTalk", String(uri.dropFirst("file://".count))])
+            #expect(read.stdout == "chosen in the gtk dialog\n", "\(read.stdout) \(read.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("provider.token").path))
+    }
+
+    /// `SaveFile` goes to the GTK backend unchanged, with no sheet; its answer is the app's: a
+    /// name chosen in the real GTK dialog, which the app then writes through the document portal.
+    @Test func saveFileIsPassedOn() async throws {
+        let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1")
+        defer { p.stop() }
+        let folder = URL(fileURLWithPath: "/tmp/sbportal" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("saved.txt")
+        async let saved = Self.choose(p, "save", title: "Save a note")
+        let w = try #require(await Self.gtkDialog(p), "the GTK save dialog never showed\n\(p.service.serviceLog)\n\(p.busLog)")
+        let ours = try #require(try await p.owner(of: "io.github.schemebridge.SchemeBridge1"))
+        let gtk = try #require(try await p.owner(of: PortalFixture.gtkName))
+        let (handles, toGTK) = await Self.passedOn(calls, member: "SaveFile", ours: ours, gtk: gtk)
+        #expect(handles[ours]?.count == 1 && toGTK == handles[ours], "\(handles)")
+        // ctrl+A selects the name field's text; the whole path replaces it.
+        try await Self.enter(target.path, into: w, p, folder: folder, selecting: "ctrl+a")
+        let (code, uris) = try await saved
+        #expect(code == 0 && uris.count == 1 && uris.first?.hasSuffix("/saved.txt") == true, "\(code) \(uris) \(p.service.serviceLog)")
+        if let uri = uris.first {
+            let write = try await p.flatpak.flatpak(["run", "--command=bash", "org.test.NoTalk", "-c", "printf 'saved in the sandbox\\n' > \"$1\"",
+                                                     "sh", String(uri.dropFirst("file://".count))])
+            #expect(write.status == 0 && (try? String(contentsOf: target, encoding: .utf8)) == "saved in the sandbox\n", "\(write.stderr)")
+        }
+        #expect(p.service.chooserRuns("sheet") == 0)
+    }
+
+    // MARK: helpers
+
+    /// The GTK backend's dialog, once mapped and drawn.
+    static func gtkDialog(_ p: PortalFixture) async -> TopLevelWindow? {
+        var window: TopLevelWindow?
+        _ = await Tools.eventually {
+            window = try? p.xvfb.topLevelWindows().first { $0.resName == "xdg-desktop-portal-gtk" && $0.isMapped && $0.width > 100 && $0.height > 100 }
+            return window != nil
+        }
+        guard let w = window else { return nil }
+        _ = await p.xvfb.watch { shot in shot.boundingBox().map { $0.width >= w.width / 2 && $0.height >= w.height / 2 } ?? false }
+        return w
+    }
+
+    /// The request handles (`object path "…"` after the call's header) of the `member` calls in
+    /// a `dbus-monitor` log, by destination.
+    static func handles(_ log: String, member: String) -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        let lines = log.split(separator: "\n").map(String.init)
+        for (i, line) in lines.enumerated() where line.contains("member=\(member)") {
+            guard let d = line.range(of: "destination=") else { continue }
+            let destination = String(line[d.upperBound...].prefix { $0 != " " })
+            if let path = lines.dropFirst(i + 1).first(where: { $0.contains("object path") }), let q = path.firstIndex(of: "\"") {
+                out[destination, default: []].append(String(path[path.index(after: q)...].dropLast()))
+            }
+        }
+        return out
+    }
+
+    /// The handles of the `member` calls the monitor saw, by destination, and those sent to the GTK
+    /// backend (by its well-known or unique name), once SchemeBridge's call was passed on.
+    static func passedOn(_ calls: URL, member: String, ours: String, gtk: String) async -> ([String: [String]], [String]) {
+        var handles: [String: [String]] = [:], toGTK: [String] = []
+        _ = await Tools.eventually {
+            handles = Self.handles((try? String(contentsOf: calls, encoding: .utf8)) ?? "", member: member)
+            toGTK = (handles[gtk] ?? []) + (handles[PortalFixture.gtkName] ?? [])
+            return handles[ours] != nil && !toGTK.isEmpty
+        }
+        return (handles, toGTK)
+    }
+
+    /// Chooses `path` in GTK's file chooser `w` (`select`: ctrl+L, the location field, or ctrl+A,
+    /// the save dialog's name; then the path from the clipboard, Return;
+    /// sent again while the dialog is up: keys sent while GTK builds the field can be lost).
+    static func enter(_ path: String, into w: TopLevelWindow, _ p: PortalFixture, folder: URL, selecting select: String = "ctrl+l") async throws {
+        let env = ["DISPLAY": p.xvfb.display]
+        let xdotool = try Tools.path(of: "xdotool")
+        let pathFile = folder.appendingPathComponent("path.txt")
+        try path.write(to: pathFile, atomically: true, encoding: .utf8)
+        let clipboard = try Tools.spawn(["xclip", "-quiet", "-selection", "clipboard", "-i", pathFile.path], environment: env)
+        defer { clipboard.terminate() }
+        #expect(await Tools.eventually { (try? await Tools.run(["xclip", "-o", "-selection", "clipboard"], environment: env))?.stdout == path },
+                "xclip never held the path")
+        for _ in 0..<12 {
+            _ = try await Tools.run([xdotool, "windowfocus", "--sync", String(w.id)], environment: env)
+            for key in [select, "ctrl+v", "Return"] { _ = try await Tools.run([xdotool, "key", "--delay", "300", key], environment: env) }
+            if await Tools.eventually(timeout: .seconds(20), { (try? p.xvfb.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false }) { return }
+        }
+    }
+}
