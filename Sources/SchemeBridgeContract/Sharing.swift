@@ -124,3 +124,26 @@ public struct ShareOptions: Sendable, Equatable {
         return d
     }
 }
+
+extension ContractCall where Result == ObjectPath {
+    /// `Share1.Share(aa{sv} items, a{sv} options) → o`: each item a dictionary of ``ShareContract/ItemKey``s.
+    public static func share(_ items: [[String: DBusValue]], options: ShareOptions) -> Self {
+        .single(ContractSignature.share, [.array(element: .dictionary(key: .string, value: .variant), items.map { .vardict($0) }),
+                                          .vardict(options.dictionary)]) { v in
+            if case .objectPath(let p) = v { return p }
+            return nil
+        }
+    }
+}
+
+extension ContractCall where Result == [[String]] {
+    /// `Share1.ShareTargets(as types) → a(ssss)`: each target's id, name, icon and kind.
+    public static func shareTargets(types: [String]) -> Self {
+        .single(ContractSignature.shareTargets, [.strings(types)]) { v in
+            v.arrayElements?.compactMap { row -> [String]? in
+                guard case .structure(let fields) = row else { return nil }
+                return fields.map { $0.string ?? "" }
+            }
+        }
+    }
+}

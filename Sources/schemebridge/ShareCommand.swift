@@ -64,14 +64,11 @@ struct ShareCommand: ParsableCommand {
         // Waiting, a device share's answer is the transfer's end as the engine reports it.
         var options = ShareOptions(target: target, ask: ask, activationToken: Self.activationToken(), delivery: wait)
         options.parentWindow = parentWindow
-        let service = try client.client()
+        var service = try client.client()
+        service.timeout = .seconds(300)
         let path: ObjectPath, response: Response
         do throws(DBusError) {
-            let reply = try service.connection.call(destination: Contract.busName, path: Contract.objectPath, interface: ShareContract.interface,
-                                                    member: ShareContract.share, [.array(element: .dictionary(key: .string, value: .variant), items),
-                                                                                  .vardict(options.dictionary)], timeout: .seconds(300))
-            guard case .objectPath(let p)? = reply.first else { throw DBusError(.failed, "Share answered without a request path") }
-            path = p
+            path = try service.perform(.share(items, options: options))
             guard wait else {
                 if output.json { JSON.out([("request", .string(path.rawValue))]) } else { Terminal.out(path.rawValue) }
                 return
@@ -87,8 +84,8 @@ struct ShareCommand: ParsableCommand {
 
     /// The items the command line names: each file opened read-only (its descriptor), the text,
     /// the URL, or standard input as a sealed memfd.
-    private func items() throws -> [DBusValue] {
-        func item(_ entries: [String: DBusValue]) -> DBusValue { .vardict(entries) }
+    private func items() throws -> [[String: DBusValue]] {
+        func item(_ entries: [String: DBusValue]) -> [String: DBusValue] { entries }
         if let text { return [item([ShareContract.ItemKey.type: .string("text/plain"), ShareContract.ItemKey.data: .bytes(Array(text.utf8))])] }
         if let url { return [item([ShareContract.ItemKey.url: .string(url)])] }
         if let type {
@@ -108,14 +105,7 @@ struct ShareCommand: ParsableCommand {
     }
 
     private func listTargets() throws {
-        let reply = try client.withService("cannot list share targets") { service throws(DBusError) in
-            try service.connection.call(destination: Contract.busName, path: Contract.objectPath, interface: ShareContract.interface,
-                                        member: ShareContract.shareTargets, [.strings(files)], timeout: service.timeout)
-        }
-        let rows: [[String]] = reply.first?.arrayElements?.compactMap { row in
-            guard case .structure(let fields) = row else { return nil }
-            return fields.map { $0.string ?? "" }
-        } ?? []
+        let rows = try client.withService("cannot list share targets") { service throws(DBusError) in try service.perform(.shareTargets(types: files)) }
         if output.json {
             JSON.out([("targets", .array(rows.map { r in .object(zip(["id", "name", "icon", "kind"], r).map { ($0, .string($1)) }) }))])
         } else {

@@ -90,6 +90,48 @@ import Testing
         #expect(next.defaultHandler(forScheme: "alpha") == "a.desktop")
     }
 
+    /// What the service asks while it starts — which entries declare app links, which entry
+    /// runs a caller's program (by its name, or through a symbolic link of another name, absolute
+    /// or a bare name on `PATH`) — is answered from the index as a scan answers it, and without
+    /// building the model (issue 36: the app links had made every warm start decode every record).
+    @Test func startupQuestionsAreAnsweredFromTheIndex() throws {
+        let tree = XDGTree()
+        tree.mkdir(tree.bin)
+        for name in ["real-tool", "real-bare", "plain-prog"] {
+            try FileManager.default.copyItem(atPath: "/bin/true", toPath: tree.bin + "/" + name)
+        }
+        #expect(symlink(tree.bin + "/real-tool", tree.bin + "/tool") == 0)
+        #expect(symlink("real-bare", tree.bin + "/bare-tool") == 0)
+        tree.entry(1, "links.desktop", schemes: ["alpha"], extra: "X-SchemeBridge-AppLinks=links.example;\n")
+        tree.entry(0, "user-links.desktop", extra: "X-SchemeBridge-AppLinks=user.example;\n")
+        tree.entry(1, "hidden-links.desktop", extra: "X-SchemeBridge-AppLinks=hidden.example;\nHidden=true\n")
+        tree.entry(1, "tool.desktop", exec: tree.bin + "/tool %u")
+        tree.entry(1, "bare.desktop", exec: "bare-tool %u")
+        tree.entry(2, "plain.desktop", exec: "plain-prog %u")
+        settle()
+        run(tree)
+        let warm = Registry(environment: tree.environment, watch: false)
+        defer { warm.close() }
+        let truth = scanned(tree)
+        #expect(warm.startup.usedIndex && warm.startup.filesParsed == 0)
+        let programs = ["real-tool", "real-bare", "plain-prog", "tool", "bare-tool", "none"].map { tree.bin + "/" + $0 } + ["/bin/true"]
+        for program in programs {
+            #expect(warm.applicationIDs(executing: program) == truth.applicationIDs(executing: program), "\(program)")
+        }
+        #expect(warm.applicationIDs(executing: tree.bin + "/real-tool") == ["tool.desktop"])
+        #expect(warm.applicationIDs(executing: tree.bin + "/real-bare") == ["bare.desktop"])
+        #expect(warm.applicationIDs(executing: tree.bin + "/plain-prog") == ["plain.desktop"])
+        #expect(warm.isServedFromIndex, "identifying a caller built the model")
+        #expect(warm.appLinkEntries() == truth.appLinkEntries())
+        #expect(warm.appLinkEntries().map(\.id) == ["links.desktop", "user-links.desktop"])
+        #expect(warm.isServedFromIndex, "listing the app-link entries built the model")
+        // The first change builds it, and the answers stay.
+        warm.rescan()
+        #expect(!warm.isServedFromIndex)
+        #expect(warm.appLinkEntries() == truth.appLinkEntries())
+        #expect(warm.applicationIDs(executing: tree.bin + "/real-bare") == ["bare.desktop"])
+    }
+
     @Test func entryAdded() throws {
         let tree = try warmTree()
         tree.entry(1, "vendor/new.desktop", schemes: ["delta"])

@@ -24,6 +24,7 @@ import SchemeBridgeContract
             c(.displayNames(["a.desktop"])), c(.skippedHandlersForScheme("a")),
             c(.choices), c(.routes), c(.forgetChoice(caller: "c", "a")), c(.enableIntegration(["a"])), c(.disableIntegration([])), c(.integrationStatus),
             c(.pickDocument(types: ["text/plain"], options: PickOptions())),
+            c(.share([[ShareContract.ItemKey.url: .string("a:b")]], options: ShareOptions(target: "builtin:copy"))), c(.shareTargets(types: ["text/plain"])),
             c(.createPasteboard("n", options: PasteboardOptions())), c(.findPasteboard("n")),
             c(.setItems([["text/plain": .bytes([1])]], at: path)), c(.setItems([[String: PasteboardData]](), at: path)), c(.pasteboardTypes(at: path)),
             c(.read(item: 0, type: "text/plain", at: path)), c(.readBytes(item: 0, type: "text/plain", at: path)),

@@ -30,13 +30,14 @@ extension Registry {
     /// in byte order. Listed once per registry generation: a new, changed or removed entry counts
     /// at once (inotify).
     public func appLinkEntries() -> [AppLinkEntry] {
-        if state.withLock({ $0.frozen != nil }) {
-            writer.withLock { _ in materializeLocked() }
-        }
-        return state.withLock { m in
+        state.withLock { m in
             if let listing = m.appLinkListing, listing.generation == m.recordGeneration { return listing.list }
             var list: [AppLinkEntry] = []
-            for (_, entry) in m.effective where !entry.hidden && entry.extensionKeys[AppLinkDeclaration.hostsKey] != nil {
+            // Served from the index, only the entries it lists as declaring app links are read
+            // (the service asks at start): the model is not built for this.
+            let declaring = m.frozen.map { f in f.appLinkIDs().compactMap(f.entry(id:)) }
+                ?? m.effective.values.filter(ResolvedSnapshot.declaresAppLinks)
+            for entry in declaring {
                 guard let declaration = AppLinkDeclaration(entry) else { continue }
                 list.append(AppLinkEntry(entry: entry, declaration: declaration, trusted: AppLinkTrust.isTrusted(entry, trust: trust)))
             }

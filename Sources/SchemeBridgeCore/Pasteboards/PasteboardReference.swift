@@ -7,6 +7,21 @@ public enum PasteboardReference: Sendable, Equatable {
     case name(String)
 }
 
+extension PasteboardReference {
+    /// What the `pasteboard` option's text names: an object path (starting with `/`) under
+    /// `prefix` + `/`, else a name.
+    public init(_ text: String, pathPrefix prefix: String) {
+        self = text.hasPrefix("/") ? .object(id: Self.id(inPath: text, prefix: prefix)) : .name(text)
+    }
+
+    /// The id in a pasteboard's object path `path` under `prefix` + `/` (nil: not one).
+    public static func id(inPath path: String, prefix: String) -> String? {
+        guard path.hasPrefix(prefix + "/") else { return nil }
+        let id = String(path.dropFirst(prefix.count + 1))
+        return PasteboardDisk.isID(id) ? id : nil
+    }
+}
+
 extension PasteboardStore {
     /// The pasteboard `reference` names, which `caller` must own to grant it to a handler;
     /// returns its id. One the caller may not see is ``PasteboardError/noSuchPasteboard``, one it

@@ -59,8 +59,9 @@ public final class Registry: Sendable {
     /// The on-disk index (nil when disabled) and the thread that rewrites it.
     let indexStore: RegistryIndexStore?
     private let indexWriter: RegistryIndexWriter?
-    /// ``resolvedPrograms()``'s map, dropped at every change.
-    private let programMap = Mutex<[String: [String]]?>(nil)
+    /// ``resolvedPrograms()``'s map, dropped at every change (its generation moves as
+    /// ``baseNameMap``'s does).
+    private let programMap = Mutex<(generation: UInt64, map: [String: [String]]?)>((0, nil))
     /// Program base name → the eligible IDs whose `Exec` program has it, built on first use
     /// after a change (``applicationIDs(executing:)`` asks it for every process the walk behind
     /// our CLI meets: no scan of every entry per question). The generation moves at each change,
@@ -264,9 +265,10 @@ public final class Registry: Sendable {
 
     /// The eligible applications whose `Exec` program is the executable at `path` (compared
     /// after resolving `PATH` and symlinks, on both sides: `Exec=python3` runs `python3.11`).
-    /// First the entries whose program has the same base name (one probe of the index); only
-    /// when none matches, a map from every entry's resolved program, built once and kept until
-    /// the registry changes. Meant for identifying a new caller, off the shared threads.
+    /// First the entries whose program has the same base name (one probe of a map, or of the
+    /// on-disk index's program table while the registry is served from it); only when none
+    /// matches, a map from the resolved programs that may be symbolic links, built once and kept
+    /// until the registry changes. Meant for identifying a new caller, off the shared threads.
     public func applicationIDs(executing path: String) -> [String] {
         guard let target = FileSystem.realPath(path) else { return [] }
         let base = target.split(separator: "/").last.map(String.init) ?? target
@@ -284,15 +286,17 @@ public final class Registry: Sendable {
     /// The entries changed (or are served another way): ``baseNameMap`` is built again when next asked.
     func forgetProgramNames() {
         baseNameMap.withLock { $0 = ($0.generation &+ 1, nil) }
+        programMap.withLock { $0 = ($0.generation &+ 1, nil) }
     }
 
-    /// The eligible IDs whose `Exec` program's base name is `base` (``baseNameMap``).
+    /// The eligible IDs whose `Exec` program's base name is `base`: served from the index, a
+    /// search of its program table; else ``baseNameMap``.
     private func idsRunningPrograms(named base: String) -> [String] {
+        if let frozen = state.withLock({ $0.frozen }) { return frozen.ids(runningProgramNamed: base) }
         let (generation, cached) = baseNameMap.withLock { ($0.generation, $0.map) }
         if let cached { return cached[base] ?? [] }
         let programs: [(id: String, program: String)] = state.withLock { m in
-            if let frozen = m.frozen { return frozen.programs() }
-            return m.effective.values.compactMap { e in e.execProgram.map { (e.idText, $0) } }
+            m.effective.values.compactMap { e in e.execProgram.map { (e.idText, $0) } }
         }
         var map: [String: [String]] = [:]
         for candidate in programs {
@@ -310,17 +314,22 @@ public final class Registry: Sendable {
     /// program's real path keeps its name, so ``idsRunningPrograms(named:)`` already found it. A
     /// walk of every entry's program was most of a warm start's CPU at 10,000 entries, and the
     /// first query of a new caller waits for this (its identification).
+    /// Served from the index, the links are listed and their names looked up among the programs
+    /// (``FrozenIndex/programsThatMayBeLinks(searchPath:)``): no walk of every entry.
     private func resolvedPrograms() -> [String: [String]] {
-        if let cached = programMap.withLock({ $0 }) { return cached }
-        let programs: [(id: String, program: String)] = state.withLock { m in
-            if let frozen = m.frozen { return frozen.programs() }
-            return m.effective.values.compactMap { e in e.execProgram.map { (e.idText, $0) } }
+        let (generation, cached) = programMap.withLock { ($0.generation, $0.map) }
+        if let cached { return cached }
+        let (frozen, programs): (FrozenIndex?, [(id: String, program: String)]) = state.withLock { m in
+            if let frozen = m.frozen { return (frozen, []) }
+            return (nil, m.effective.values.compactMap { e in e.execProgram.map { (e.idText, $0) } })
         }
         let searchPath = directories.executableSearchPath
         var listings: [String: Set<String>?] = [:]
+        let candidates = frozen?.programsThatMayBeLinks(searchPath: searchPath)
+            ?? programs.filter { ProgramLookup.mayBeSymlink($0.program, searchPath: searchPath, listings: &listings) }
         var resolved: [String: String?] = [:]
         var map: [String: [String]] = [:]
-        for candidate in programs where ProgramLookup.mayBeSymlink(candidate.program, searchPath: searchPath, listings: &listings) {
+        for candidate in candidates {
             let real: String?
             if let known = resolved[candidate.program] {
                 real = known
@@ -331,7 +340,7 @@ public final class Registry: Sendable {
             if let real { map[real, default: []].append(candidate.id) }
         }
         for key in map.keys { map[key]!.sort() }
-        programMap.withLock { $0 = map }
+        programMap.withLock { if $0.generation == generation { $0.map = map } }
         return map
     }
 
@@ -438,7 +447,6 @@ public final class Registry: Sendable {
 
     func apply(_ changes: Set<WatchChange>) {
         let changed = writer.withLock { _ in applyLocked(changes) }
-        programMap.withLock { $0 = nil }
         forgetProgramNames()
         publish(changed)
         scheduleIndexWriteIfChanged()

@@ -60,8 +60,9 @@ enum RegistryIndexCodec {
     static let magic: [UInt8] = Array("SBRINDEX".utf8)
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes (6: `DBusActivatable` only
-    /// for an id that makes a bus name).
-    static let version: UInt32 = 6
+    /// for an id that makes a bus name; 7: the entries that declare app links and the programs
+    /// by name, so that a start from the index answers the first calls without the model).
+    static let version: UInt32 = 7
     static let headerSize = 48
 
     /// The string that must match for an index to be used.

@@ -11,8 +11,68 @@ struct ResolvedSnapshot: Sendable {
     var tryExec: [(program: String, found: Bool)]
     /// Scheme → handlers (the default first), sorted by scheme (bytes).
     var resolved: [(scheme: String, handlers: [String])]
-    /// Every eligible effective entry, sorted by desktop ID (bytes), with its `Exec` program.
-    var effective: [(id: String, dir: Int, relativePath: String, execProgram: String?)]
+    /// An eligible effective entry: its ID, where its file is, its `Exec` program, and whether
+    /// it declares app links.
+    typealias Row = (id: String, dir: Int, relativePath: String, execProgram: String?, appLinks: Bool)
+    /// Every eligible effective entry, sorted by desktop ID (bytes).
+    var effective: [Row]
+
+    /// Whether `entry` declares app links (`X-SchemeBridge-AppLinks`, not `Hidden`): what
+    /// ``Registry/appLinkEntries()`` lists.
+    static func declaresAppLinks(_ entry: DesktopEntry) -> Bool {
+        !entry.hidden && entry.extensionKeys[AppLinkDeclaration.hostsKey] != nil
+    }
+
+    /// How `program` is found, as ``ProgramLookup`` finds it: a bare name (looked up in the
+    /// search path; `directory` nil) or an absolute path (`directory` and the name after it,
+    /// as `FileSystem.dirname`/`basename` split it); `nameStart` is where the name begins, in
+    /// UTF-8 bytes. Nil for a program ``ProgramLookup/find(_:searchPath:)`` never finds (empty,
+    /// or relative with a `/`).
+    static func programName(_ program: String) -> (nameStart: Int, name: String, directory: String?)? {
+        if program.isEmpty { return nil }
+        if program.hasPrefix("/") {
+            let name = FileSystem.basename(program)
+            return (program.utf8.count - name.utf8.count, name, FileSystem.dirname(program))
+        }
+        if program.contains("/") { return nil }
+        return (0, program, nil)
+    }
+}
+
+extension RegistryIndexCodec {
+    /// What the service asks while it starts, answered without the model (version 7): the ID
+    /// rows of the entries that declare app links (ascending); the directories of absolute
+    /// `Exec` programs (sorted); and the programs by name — (ID row, where the name starts in
+    /// its program, its directory or `UInt32.max` for a bare name), sorted by name, directory
+    /// and row.
+    static func encodeStartupTables(_ s: ResolvedSnapshot, into w: inout IndexByteWriter) {
+        let links = s.effective.indices.filter { s.effective[$0].appLinks }
+        w.u32(UInt32(links.count))
+        for i in links { w.u32(UInt32(i)) }
+        var named: [(name: String, directory: String?, row: Int, start: Int)] = []
+        for (i, e) in s.effective.enumerated() {
+            guard let program = e.execProgram, let n = ResolvedSnapshot.programName(program) else { continue }
+            named.append((n.name, n.directory, i, n.nameStart))
+        }
+        // Compared as bytes (as the reader does), not as Unicode strings.
+        let directories = Set(named.compactMap { $0.directory.map { Array($0.utf8) } }).sorted { $0.lexicographicallyPrecedes($1) }
+        var number: [[UInt8]: Int] = [:]
+        for (k, d) in directories.enumerated() { number[d] = k }
+        w.u32(UInt32(directories.count))
+        for d in directories { w.string(String(decoding: d, as: UTF8.self)) }
+        let rows = named.map { (name: Array($0.name.utf8), dir: $0.directory.map { number[Array($0.utf8)]! } ?? FrozenIndex.bareName,
+                                row: $0.row, start: $0.start) }
+            .sorted { a, b in
+                if a.name != b.name { return a.name.lexicographicallyPrecedes(b.name) }
+                return (a.dir, a.row) < (b.dir, b.row)
+            }
+        w.u32(UInt32(rows.count))
+        for r in rows {
+            w.u32(UInt32(r.row))
+            w.u32(UInt32(r.start))
+            w.u32(UInt32(r.dir))
+        }
+    }
 }
 
 /// An index file's bytes, owned (read in one call, freed with the last reference), and the
@@ -125,6 +185,7 @@ extension RegistryIndexCodec {
         w.u32(UInt32(s.resolved.count))
         let rows = w.bytes.count
         for _ in s.resolved { w.u32(0) }
+        encodeStartupTables(s, into: &w)
         for (i, r) in s.resolved.enumerated() {
             w.patch32(UInt32(w.bytes.count), at: rows + 4 * i)
             w.string(r.scheme)
@@ -158,6 +219,20 @@ final class FrozenIndex: @unchecked Sendable {
     private let schemeCount: Int
     private let schemeTable: Int
     static let idRowSize = 16
+    /// The ID rows of the entries that declare app links (version 7).
+    private let linkCount: Int
+    private let linkTable: Int
+    /// The directories of the absolute `Exec` programs, sorted (bytes).
+    let programDirectories: [String]
+    /// The programs by name: (ID row, where the name starts in the program, directory number
+    /// or ``bareName``), sorted by name, directory and row.
+    private let nameCount: Int
+    private let nameTable: Int
+    /// How many programs are bare names (looked up in the search path).
+    private let bareNames: Int
+    static let nameRowSize = 12
+    /// The directory number of a bare program name.
+    static let bareName = Int(UInt32.max)
     /// Entries read so far (a lookup's handlers are each checked, so a scheme's entries are
     /// asked for again at every call): read and decoded once. Only IDs that are in the table
     /// are kept, so callers naming IDs cannot grow it past the number of entries.
@@ -196,9 +271,23 @@ final class FrozenIndex: @unchecked Sendable {
         schemeCount = try r.count(minimumSize: 4)
         schemeTable = r.offset
         try r.skip(schemeCount * 4)
+        linkCount = try r.count(minimumSize: 4)
+        linkTable = r.offset
+        try r.skip(linkCount * 4)
+        let dirCount = try r.count(minimumSize: 5)
+        var programDirectories: [String] = []
+        programDirectories.reserveCapacity(dirCount)
+        for _ in 0..<dirCount { programDirectories.append(try r.string()) }
+        self.programDirectories = programDirectories
+        nameCount = try r.count(minimumSize: FrozenIndex.nameRowSize)
+        nameTable = r.offset
+        try r.skip(nameCount * FrozenIndex.nameRowSize)
         try FrozenIndex.validate(buffer.raw, poolRange: poolStart..<(poolStart + pool), idCount: idCount, idTable: idTable,
                                  schemeCount: schemeCount, schemeTable: schemeTable, directoryCount: directories.count,
                                  recordStarts: recordStarts)
+        bareNames = try FrozenIndex.validateStartupTables(buffer.raw, idCount: idCount, idTable: idTable, linkCount: linkCount,
+                                                          linkTable: linkTable, directories: programDirectories,
+                                                          nameCount: nameCount, nameTable: nameTable)
         base = poolStart
         let section = UnsafeRawBufferPointer(rebasing: buffer.raw[poolStart...])
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(section.count, 1), alignment: 16)
@@ -261,6 +350,48 @@ final class FrozenIndex: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Checks the start-up tables: every app-link row and program row names an ID row
+    /// (ascending, for app links), a program row's name is the end of that entry's program
+    /// (all of it for a bare name; after a `/` and the row's directory otherwise), and the
+    /// program rows are in order. Returns how many are bare names.
+    private static func validateStartupTables(_ raw: UnsafeRawBufferPointer, idCount: Int, idTable: Int, linkCount: Int, linkTable: Int,
+                                              directories: [String], nameCount: Int, nameTable: Int) throws(IndexRejection) -> Int {
+        var previous = -1
+        for i in 0..<linkCount {
+            let row = u32(raw, base: 0, linkTable + 4 * i)
+            guard row > previous, row < idCount else { throw IndexRejection("corrupt app-link table") }
+            previous = row
+        }
+        var bare = 0
+        var last: (name: UnsafeRawBufferPointer, dir: Int, row: Int)? = nil
+        for i in 0..<nameCount {
+            let at = nameTable + i * nameRowSize
+            let (row, start, dir) = (u32(raw, base: 0, at), u32(raw, base: 0, at + 4), u32(raw, base: 0, at + 8))
+            guard row < idCount else { throw IndexRejection("corrupt program table") }
+            let exec = u32(raw, base: 0, idTable + row * idRowSize + 12)
+            guard exec != Int(UInt32.max), let program = view(raw, base: 0, at: exec), start <= program.count else {
+                throw IndexRejection("corrupt program table")
+            }
+            let name = UnsafeRawBufferPointer(rebasing: program[start...])
+            if dir == bareName {
+                guard start == 0 else { throw IndexRejection("corrupt program table") }
+                bare += 1
+            } else {
+                // As `FileSystem.dirname` gives it: "/" for a program in the root.
+                guard dir < directories.count, start >= 1, program[start - 1] == UInt8(ascii: "/"),
+                      directories[dir].utf8.elementsEqual(UnsafeRawBufferPointer(rebasing: program[0..<max(start - 1, 1)])) else {
+                    throw IndexRejection("corrupt program table")
+                }
+            }
+            if let last {
+                let c = compare(last.name, name)
+                guard c < 0 || (c == 0 && (last.dir, last.row) < (dir, row)) else { throw IndexRejection("programs out of order") }
+            }
+            last = (name, dir, row)
+        }
+        return bare
     }
 
     /// Whether the ascending `starts` holds `value`.
@@ -373,16 +504,88 @@ final class FrozenIndex: @unchecked Sendable {
         return entry
     }
 
-    /// Every eligible entry's ID and `Exec` program, read from the tables.
-    func programs() -> [(id: String, program: String)] {
-        var out: [(id: String, program: String)] = []
-        for i in 0..<idCount {
-            let row = idTable + i * FrozenIndex.idRowSize
-            let exec = u32(row + 12)
-            guard exec != Int(UInt32.max), let program = view(at: exec), let id = view(at: u32(row)) else { continue }
-            out.append((String(decoding: id, as: UTF8.self), String(decoding: program, as: UTF8.self)))
+    /// The desktop IDs of the entries that declare app links, in ID order.
+    func appLinkIDs() -> [String] {
+        (0..<linkCount).compactMap { i in id(row: u32(linkTable + 4 * i)) }
+    }
+
+    private func id(row: Int) -> String? { string(at: u32(idTable + row * FrozenIndex.idRowSize)) }
+
+    private func execOffset(row: Int) -> Int { u32(idTable + row * FrozenIndex.idRowSize + 12) }
+
+    private func nameRow(_ i: Int) -> (row: Int, start: Int, dir: Int) {
+        let at = nameTable + i * FrozenIndex.nameRowSize
+        return (u32(at), u32(at + 4), u32(at + 8))
+    }
+
+    /// The name of program row `i`: its program from where the name starts.
+    private func name(ofNameRow i: Int) -> UnsafeRawBufferPointer? {
+        let r = nameRow(i)
+        guard let program = view(at: execOffset(row: r.row)), r.start <= program.count else { return nil }
+        return UnsafeRawBufferPointer(rebasing: program[r.start...])
+    }
+
+    /// The program rows named `name` (bytes), in directory `dir` when given.
+    private func nameRows(_ name: String, dir: Int?) -> [Int] {
+        var key = name
+        return key.withUTF8 { k -> [Int] in
+            let keyView = UnsafeRawBufferPointer(k)
+            var lo = 0
+            var hi = nameCount
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                guard let v = self.name(ofNameRow: mid) else { return [] }
+                let c = FrozenIndex.compare(v, keyView)
+                if c < 0 || (c == 0 && nameRow(mid).dir < (dir ?? 0)) { lo = mid + 1 } else { hi = mid }
+            }
+            var out: [Int] = []
+            while lo < nameCount, let v = self.name(ofNameRow: lo), FrozenIndex.compare(v, keyView) == 0 {
+                if let dir, nameRow(lo).dir != dir { break }
+                out.append(lo)
+                lo += 1
+            }
+            return out
         }
-        return out
+    }
+
+    /// The IDs of the entries whose `Exec` program has base name `name` (a bare name, or the
+    /// part of an absolute path after its last `/`): a binary search, no map of every entry.
+    func ids(runningProgramNamed name: String) -> [String] {
+        nameRows(name, dir: nil).compactMap { id(row: nameRow($0).row) }
+    }
+
+    /// The entries (ID and `Exec` program) whose program ``ProgramLookup/mayBeSymlink(_:searchPath:listings:)``
+    /// says may be a symbolic link, found from the links instead of from every entry: each
+    /// directory of an absolute program, and the search path when some program is a bare name,
+    /// is listed once, and each link's name is looked up among the programs. A directory that
+    /// cannot be listed may hold any of them: every program there is taken.
+    func programsThatMayBeLinks(searchPath: [String]) -> [(id: String, program: String)] {
+        var listings: [String: Set<String>?] = [:]
+        var rows: [Int] = []
+        for (k, directory) in programDirectories.enumerated() {
+            if let links = ProgramLookup.linkNames(in: directory, listings: &listings) {
+                rows += nameRows("", dir: k)  // `/dir/`: no name, maybe a link
+                for name in links { rows += nameRows(name, dir: k) }
+            } else {
+                rows += (0..<nameCount).filter { nameRow($0).dir == k }
+            }
+        }
+        if bareNames > 0 {
+            let lists = searchPath.map { ProgramLookup.linkNames(in: $0, listings: &listings) }
+            if lists.contains(where: { $0 == nil }) {
+                rows += (0..<nameCount).filter { nameRow($0).dir == FrozenIndex.bareName }
+            } else {
+                var seen = Set<String>()
+                for case let links? in lists {
+                    for name in links where seen.insert(name).inserted { rows += nameRows(name, dir: FrozenIndex.bareName) }
+                }
+            }
+        }
+        return rows.compactMap { i in
+            let row = nameRow(i).row
+            guard let id = id(row: row), let program = string(at: execOffset(row: row)) else { return nil }
+            return (id, program)
+        }
     }
 
     /// Whether every `TryExec` program is found (or not) as it was when the index was written.

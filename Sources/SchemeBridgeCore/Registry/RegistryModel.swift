@@ -359,11 +359,11 @@ struct RegistryModel: Sendable, ResolverContext {
                 if (e.ineligibility(searchPath: searchPath) == nil) != eligible { return nil }
             }
         }
-        var effectiveRows: [(id: String, dir: Int, relativePath: String, execProgram: String?)] = []
+        var effectiveRows: [ResolvedSnapshot.Row] = []
         effectiveRows.reserveCapacity(effective.count)
         for (id, entry) in effective {
             guard let top = topDirectory(of: id), let rel = appDirs[top].path(for: id) else { return nil }
-            effectiveRows.append((id, top, rel, entry.execProgram))
+            effectiveRows.append((id, top, rel, entry.execProgram, ResolvedSnapshot.declaresAppLinks(entry)))
         }
         effectiveRows.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
         return ResolvedSnapshot(

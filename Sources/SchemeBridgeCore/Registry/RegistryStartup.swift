@@ -51,6 +51,10 @@ extension Registry {
     /// The index file this registry reads and writes, nil when disabled.
     public var indexPath: String? { indexStore?.path }
 
+    /// Whether the registry is still served from the on-disk index (``FrozenIndex``): the
+    /// model of every entry has not been built.
+    var isServedFromIndex: Bool { state.withLock { $0.frozen != nil } }
+
     /// The first build: the lists, then the applications directories.
     ///
     /// With an index whose every directory and file signature still matches (one `stat` each,

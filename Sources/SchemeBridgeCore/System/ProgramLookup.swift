@@ -39,13 +39,15 @@ public enum ProgramLookup {
 
     private static func mayHoldLink(_ directory: String, named name: String, listings: inout [String: Set<String>?]) -> Bool {
         if name.isEmpty { return true }
-        let links: Set<String>?
-        if let known = listings[directory] {
-            links = known
-        } else {
-            links = (try? FileSystem.list(directory, types: [UInt8(DT_LNK), UInt8(DT_UNKNOWN)])).map { Set($0.entries.map(\.name)) }
-            listings[directory] = .some(links)
-        }
-        return links?.contains(name) ?? true
+        return linkNames(in: directory, listings: &listings)?.contains(name) ?? true
+    }
+
+    /// The names in `directory` that may be symbolic links (links, and entries whose type the
+    /// file system does not say); nil when it cannot be listed. Listed once into `listings`.
+    static func linkNames(in directory: String, listings: inout [String: Set<String>?]) -> Set<String>? {
+        if let known = listings[directory] { return known }
+        let links = (try? FileSystem.list(directory, types: [UInt8(DT_LNK), UInt8(DT_UNKNOWN)])).map { Set($0.entries.map(\.name)) }
+        listings[directory] = .some(links)
+        return links
     }
 }

@@ -12,7 +12,7 @@ extension MainInterface {
                 [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map(\.value))]
             }),
             Method(ContractSignature.forgetChoice, handler: .async { call in
-                try await queries.forgetChoice(caller: call.string(0), subject: call.string(1), sender: call.sender)
+                _ = try await broker.forgetChoice(caller: call.string(0), subject: call.string(1), by: callers.caller(call.sender))
                 return []
             }),
             Method(ContractSignature.routes, handler: .async { call in
@@ -30,7 +30,8 @@ extension MainInterface {
             }),
             Method(ContractSignature.integrationStatus, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "read the desktop's integration")
-                return [.vardict(try await integration.status().dictionary)]
+                let s = try await integration.status()
+                return [.vardict(IntegrationReport(enabled: s.enabled, schemes: s.routed, changed: s.changed, notRouted: s.notRouted, list: s.list).dictionary)]
             }),
         ]
     }

@@ -6,7 +6,7 @@ import SchemeBridgeCore
 /// The document portal (`org.freedesktop.portal.Documents`, xdg-document-portal) as a typed
 /// client: it makes a file visible in a Flatpak app's sandbox at `/run/user/UID/doc/ID/NAME`,
 /// with the permissions granted to that app id only (the FUSE file system enforces them).
-struct DocumentPortal: Sendable {
+struct DocumentPortal: DocumentPortalPort {
     static let name: BusName = "org.freedesktop.portal.Documents"
     static let path: ObjectPath = "/org/freedesktop/portal/documents"
     static let interface: InterfaceName = "org.freedesktop.portal.Documents"
@@ -36,3 +36,6 @@ struct DocumentPortal: Sendable {
         return id
     }
 }
+
+/// A descriptor a caller sent is one the core's ``DocumentDeliverer`` reads.
+extension UnixFD: HeldDescriptor {}

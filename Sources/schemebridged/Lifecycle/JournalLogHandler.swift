@@ -27,3 +27,14 @@ struct JournalLogHandler: LogHandler {
         Daemon.writeAll(2, line(level: event.level, message: event.message, metadata: event.metadata) + "\n")
     }
 }
+
+extension Logger {
+    /// A line the core hands over at `level`.
+    func log(_ level: ServiceLogLevel, _ message: String) {
+        switch level {
+        case .info: info("\(message)")
+        case .notice: notice("\(message)")
+        case .warning: warning("\(message)")
+        }
+    }
+}

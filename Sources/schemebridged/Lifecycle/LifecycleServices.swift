@@ -118,7 +118,7 @@ struct NameLossWatcher: Service {
     }
 }
 
-/// What devices send, grouped into transfers, each one notification (``ReceivedNotifier`` over ``ReceivedNotifications``,
+/// What devices send, grouped into transfers, each one notification (``ReceivedNotifier`` over ``Receiving``,
 /// the core's ``ReceivedTransfers``), taken in arrival order. Transfers are presented one at a
 /// time (one "Open in…" at a time where there is no notification server), and the engine's caller
 /// never holds more than one of the descriptor threads. The engine keeps the latest 256 not yet taken.
@@ -128,7 +128,7 @@ struct DeviceReceiver: Service {
     let connection: Connection
 
     func run() async {
-        let port = ReceivedNotifications(receiving: receiving, connection: connection)
+        let port = receiving
         let notifier = port.notifier()
         let answers = await port.follow(notifier)
         for await share in received.cancelOnGracefulShutdown() {

@@ -41,19 +41,21 @@ struct Services {
         let descriptors = DescriptorWork()
         let callers = Callers(connection: connection, registry: registry, logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
-        let presenter = LaunchImagePresenter(connection: connection, environment: env, logger: logger)
-        let chooser = ChooserService(broker: broker, connection: connection, environment: env, logger: logger)
+        let splash = SplashHelper(environment: env, log: { warning, message in warning ? logger.warning("\(message)") : logger.notice("\(message)") })
+        let chooser = ChooserService(broker: broker, port: ChooserDialogs(connection: connection), environment: env,
+                                     busName: ChooserContract.busName.rawValue, log: { logger.log($0, $1) })
         let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
-        let replies = ReplyService(connection: connection, logger: logger)
+        let replies = ReplyService(connection: connection)
         let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
         let pasteboards = PasteboardService(store: store, connection: connection, callers: callers,
                                             descriptors: descriptors, logger: logger)
         let starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
-        let launcher = Launcher(starter: starter, connection: connection, presenter: presenter, replies: replies,
+        let launcher = Launcher(starter: starter, port: ApplicationBus(connection: connection, logger: logger), splash: splash, watcher: replies,
                                 usedActivationTokens: broker.usedActivationTokens)
-        let deliverer = DocumentDeliverer(documents: documents, descriptors: descriptors, connection: connection, logger: logger)
-        let scale = SessionScale(environment: environment, presenter: presenter, logger: logger)
-        let integration = IntegrationService(broker: broker, logger: logger)
+        let deliverer = DocumentDeliverer(documents: documents, descriptors: descriptors, portal: DocumentPortal(connection: connection),
+                                          log: { logger.info("\($0)") })
+        let scale = SessionScale(environment: environment, splash: splash, log: { logger.info("\($0)") })
+        let integration = IntegrationService(broker: broker, ownID: Contract.ownDesktopID, log: { logger.log($0, $1) })
         let opening = Opening(broker: broker, callers: callers, launcher: launcher, chooser: chooser, replies: replies, pasteboards: pasteboards,
                               deliverer: deliverer, announcer: Announcer(connection: connection, policy: policy), scale: scale,
                               appLinks: appLinks, logger: logger)

@@ -34,10 +34,7 @@ final class Opening: Sendable {
     var documents: Documents { deliverer.documents }
     var registry: Registry { broker.registry }
     /// Whether a launch image would be shown as a splash (which needs a startup id).
-    var splashAvailable: Bool {
-        if case .splash = launcher.presenter.mode { return true }
-        return false
-    }
+    var splashAvailable: Bool { launcher.splashAvailable }
 
     /// Opens `url` for `sender` — as `known` when given (what a device sent opens as the engine,
     /// ``Receiving/engineCaller``, not as an unidentified caller). Every failure is also announced
@@ -152,7 +149,7 @@ final class Opening: Sendable {
     private func refuseHandBack(_ url: String, from caller: Caller) async throws {
         let launcher = self.launcher
         if let loop = await launcher.starter.recentLaunches.handingBack(url, lineage: caller.lineage, activatedPID: { name in
-            await launcher.pidOf(name).map { Int32(bitPattern: $0) }
+            await launcher.port.processID(of: name).map { Int32(bitPattern: $0) }
         }) {
             throw ContractError.launchFailed(RecentLaunches.message(loop))
         }

@@ -50,7 +50,7 @@ extension Opening {
         // A sandboxed caller's file itself is a name it can re-point: it gets a copy (the core's rule).
         let mode = DocumentHandOff.handsOverFileItself(callerSandboxed: caller.sandboxed) ? options.mode : .copy
         if mode != options.mode { logger.info("\(name) from the sandboxed \(key) is handed over as a copy, not in place") }
-        let delivery = try await deliverer.deliver(fd, name: name, fileName: fileName, to: entry, mode: mode, key: key,
+        let delivery = try await deliverer.deliver(fd, name: name, fileName: fileName, to: entry, mode: mode == .inPlace ? .inPlace : .copy, key: key,
                                          sendingApp: Inbox.chargedSender(appID: caller.appID), limits: config.inboxLimits)
         let path = delivery.path
         do {

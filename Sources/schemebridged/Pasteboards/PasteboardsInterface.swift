@@ -9,10 +9,7 @@ extension PasteboardService {
             Method(ContractSignature.createPasteboard, handler: .async { [self] call in
                 let options = try PasteboardOptions(decoding: call.arguments[1].stringDictionary ?? [:])
                 let caller = await caller(call.sender)
-                let name = call.string(0)
-                let board = try await blocking { () throws(PasteboardError) in
-                    try self.store.create(name: name, persistent: options.persistent, expiresIn: options.expiresIn, caller: caller)
-                }
+                let board = try await calls.create(name: call.string(0), persistent: options.persistent, expiresIn: options.expiresIn, caller: caller)
                 exportObject(board.id)
                 return [.objectPath(Self.path(board.id)), .string(board.name)]
             }),

@@ -1,5 +1,4 @@
 import DBus
-import Glibc
 import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -18,21 +17,9 @@ extension Picking {
         let names = try Self.strings(info, PickContract.InfoKey.names)
         let claimed = try Self.strings(info, PickContract.InfoKey.types)
         let activation = try info.contractString(PickContract.InfoKey.activationToken)
-        let documents = try await takeDocuments(fds.map(\.rawValue), names: names, types: claimed, subject: subject, multiple: multiple,
-                                                key: sender, keep: fds)
+        let documents = try await PickAnswer.take(fds.map(\.rawValue), names: names, types: claimed, subject: subject, multiple: multiple,
+                                                  database: self.documents.types, descriptors: descriptors, key: sender, keep: fds)
         respond(request.id, documents, provider: request.handlerID, activationToken: activation)
-    }
-
-    /// Checks and copies `fds` (the caller's `keep` holds them open meanwhile).
-    func takeDocuments(_ fds: [Int32], names: [String], types: [String], subject: PickSubject, multiple: Bool,
-                       key: String, keep: [UnixFD]) async throws -> [PickedDocument] {
-        try PickAnswer.checkCount(fds.count, multiple: multiple)
-        try PickAnswer.checkLists(names: names, types: types, count: fds.count)
-        let database = documents.types
-        return try await descriptors.run(for: key) { () throws -> [PickedDocument] in
-            withExtendedLifetime(keep) {}
-            return try PickAnswer.take(fds, names: names, types: types, subject: subject, database: database)
-        }
     }
 
     /// Ends pick `id` with `documents`: read-only descriptors of the copies, names, types.

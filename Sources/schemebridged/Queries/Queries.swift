@@ -72,14 +72,7 @@ struct Queries: Sendable {
         let caller = await callers.caller(sender)
         try await broker.setDefault(scheme: scheme, desktopID: desktopID, caller: caller)
         // A scheme routed through us (`integrate`) stays routed: ours first, then the new default.
-        let key = (try? broker.validScheme(scheme)) ?? scheme
-        do {
-            if try await integration.integration.keepRouted(key, newDefault: desktopID) {
-                logger.info("\(key) stays routed through SchemeBridge, then \(desktopID)")
-            }
-        } catch {
-            logger.warning("the default of \(key) is \(desktopID), but keeping it routed through SchemeBridge failed: \(error)")
-        }
+        await integration.keepRouted(scheme, newDefault: desktopID)
     }
 
     /// `SetDefaultHandlerForType`: as `SetDefaultHandler`, for a content type.
@@ -104,17 +97,6 @@ struct Queries: Sendable {
 
     /// `Choices`: a sandboxed caller sees its own only.
     func choices(visibleTo sender: String) async -> [RememberedChoice] {
-        let caller = await callers.caller(sender)
-        return broker.choices.all.filter { SandboxedCallerRule.maySeeChoices(of: $0.caller, by: caller) }
-            .map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID) }
-    }
-
-    /// `ForgetChoice`: a sandboxed caller forgets its own choices only.
-    func forgetChoice(caller choiceCaller: String, subject: String, sender: String) async throws {
-        let caller = await callers.caller(sender)
-        guard SandboxedCallerRule.maySeeChoices(of: choiceCaller, by: caller) else {
-            throw ContractError.accessDenied("a sandboxed app (\(caller.displayName)) can forget its own choices only")
-        }
-        _ = try await broker.forgetChoice(caller: choiceCaller, subject: subject)
+        broker.visibleChoices(to: await callers.caller(sender)).map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID) }
     }
 }

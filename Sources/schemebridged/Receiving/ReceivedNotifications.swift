@@ -5,22 +5,15 @@ import SchemeBridgeDevices
 
 /// The core's ``ReceivedNotifier`` (one notification per transfer of what a device sent, its
 /// answers, "Not from this device") over the bus: `org.freedesktop.Notifications`
-/// (``DesktopNotifications``), `org.freedesktop.FileManager1` and ``Receiving`` for opening.
-struct ReceivedNotifications: ReceivedNotifierPort {
-    let receiving: Receiving
-    let notifications: DesktopNotifications
-    let fileManager: FileManager1
-    var logger: Logger { receiving.logger }
-
-    init(receiving: Receiving, connection: Connection) {
-        self.receiving = receiving
-        notifications = DesktopNotifications(connection: connection)
-        fileManager = FileManager1(connection: connection)
-    }
+/// (``DesktopNotifications``), `org.freedesktop.FileManager1`; opening, naming and checking
+/// what was sent are the core's ``ReceivedOpeningPort`` rules.
+extension Receiving: ReceivedNotifierPort {
+    var notifications: DesktopNotifications { DesktopNotifications(connection: devices.engine.connection) }
+    var fileManager: FileManager1 { FileManager1(connection: devices.engine.connection) }
 
     /// The notifier over this port, remembering blocked devices in the user's list.
     func notifier() -> ReceivedNotifier<Self> {
-        ReceivedNotifier(port: self, blockedPath: BlockedDevices.defaultPath(directories: receiving.devices.directories))
+        ReceivedNotifier(port: self, blockedPath: BlockedDevices.defaultPath(directories: directories))
     }
 
     /// Hands the notification server's answers to `notifier`, until the task is cancelled.
@@ -41,17 +34,12 @@ struct ReceivedNotifications: ReceivedNotifierPort {
         }
     }
 
-    var openReceived: OpenReceived { receiving.policy.current.openReceived }
-    func deviceName(_ id: String) -> String { receiving.deviceName(id) }
-    func deviceIcon(_ id: String) -> String { receiving.deviceKind(id).icon }
-    func open(_ received: ReceivedFromDevice, mode: OpenReceived?) async -> Bool { await receiving.openReceived(received, mode: mode) }
-    func offered(_ received: ReceivedFromDevice) async -> ReceivedNotice.Item? { await receiving.receivedItem(received) }
     func describe(_ shown: DesktopNotifications.Shown) -> (id: UInt32, owner: String) { (shown.id, shown.owner) }
     func close(_ shown: DesktopNotifications.Shown) async { try? await notifications.close(shown.id) }
     func fileManagerAvailable() async -> Bool { await fileManager.isAvailable() }
 
     func openFolder(_ folder: String, ask: Bool) async throws(ReceivedNotifierFailure) -> String {
-        do { return try await receiving.openReceivedFolder(folder, ask: ask).handler } catch { throw ReceivedNotifierFailure(DBusError.from(error)) }
+        do { return try await openReceivedFolder(folder, ask: ask).handler } catch { throw failure(error) }
     }
 
     func notificationServer() async throws(ReceivedNotifierFailure) -> (name: String, capabilities: [String]) {
@@ -74,14 +62,6 @@ struct ReceivedNotifications: ReceivedNotifierPort {
 
     func showInFileManager(_ fileURLs: [String]) async throws(ReceivedNotifierFailure) {
         do throws(DBusError) { try await fileManager.showItems(fileURLs) } catch { throw ReceivedNotifierFailure(error) }
-    }
-
-    func log(_ level: ReceivedNotifierLogLevel, _ message: String) {
-        switch level {
-        case .info: logger.info("\(message)")
-        case .notice: logger.notice("\(message)")
-        case .warning: logger.warning("\(message)")
-        }
     }
 }
 

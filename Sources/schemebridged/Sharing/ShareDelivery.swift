@@ -44,8 +44,7 @@ extension Sharing {
                                              searchPath: broker.registry.directories.executableSearchPath, inDocumentPortal: deliveries.contains(where: \.inPortal))
             admission.context.replyToken = share.token
             if let board = share.pasteboard {
-                let (store, owner, appID) = (pasteboards.store, share.pasteboardCaller, desktopID.busName)
-                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(board.id, appID: appID, caller: owner) }
+                try await pasteboards.calls.grantHandler(board.id, appID: desktopID.busName, caller: share.pasteboardCaller)
                 admission.context.sharePasteboard = board.name
                 admission.context.pasteboardPath = PasteboardService.path(board.id).rawValue
             }

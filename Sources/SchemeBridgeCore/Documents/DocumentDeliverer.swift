@@ -1,34 +1,50 @@
-import DBus
 import Glibc
-import Logging
-import SchemeBridgeContract
-import SchemeBridgeCore
+import LinuxSystem
 
-/// Where a document's handler gets it (`OpenFile`, a received file, a share's files; the core's
+/// The document portal (`org.freedesktop.portal.Documents`) as the deliverer needs it; the daemon implements it.
+public protocol DocumentPortalPort: Sendable {
+    /// Adds the file at `path` as a new document, granted to `appID` with `permissions`; its id.
+    func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String
+}
+
+/// Where a document's handler gets it (`OpenFile`, a received file, a share's files;
 /// ``DocumentHandOff``): an Inbox copy or the file itself, through the document portal when the
 /// handler is a Flatpak app; and the Inbox sweeps.
-struct DocumentDeliverer: Sendable {
-    let documents: Documents
-    let descriptors: DescriptorWork
-    let connection: Connection
-    let logger: Logger
-    /// When the Inboxes are swept (the core's rule: at most once a minute).
+public struct DocumentDeliverer: Sendable {
+    public let documents: Documents
+    public let descriptors: DescriptorWork
+    let portal: any DocumentPortalPort
+    let log: @Sendable (String) -> Void
+    /// When the Inboxes are swept (at most once a minute).
     let inboxSweeps = InboxSweepSchedule()
 
+    /// `log`: told what went into the document portal.
+    public init(documents: Documents, descriptors: DescriptorWork, portal: any DocumentPortalPort, log: @escaping @Sendable (String) -> Void) {
+        (self.documents, self.descriptors, self.portal, self.log) = (documents, descriptors, portal, log)
+    }
+
+    /// How the document is handed over.
+    public enum Mode: Sendable, Equatable {
+        /// An Inbox copy charged to the sender.
+        case copy
+        /// The file itself.
+        case inPlace
+    }
+
     /// What the handler is given.
-    struct DocumentDelivery: Sendable {
+    public struct DocumentDelivery: Sendable {
         /// The path passed to the handler (an Inbox copy, the file, or a portal path), as bytes:
         /// the file's own name need not be UTF-8.
-        let pathBytes: [UInt8]
+        public let pathBytes: [UInt8]
         /// ``pathBytes`` as text (the `path` result; a byte that is not UTF-8 shows as U+FFFD).
-        var path: String { String(decoding: pathBytes, as: UTF8.self) }
+        public var path: String { String(decoding: pathBytes, as: UTF8.self) }
         /// Whether `path` is a document portal path granted to the handler's app.
-        let inPortal: Bool
+        public let inPortal: Bool
         /// The Inbox copy made for it, to remove when the launch fails (bytes: it keeps the file's name).
-        let inboxCopy: [UInt8]?
+        public let inboxCopy: [UInt8]?
 
         /// Removes the Inbox copy made for it, if any (nothing was started with it).
-        func removeCopy() {
+        public func removeCopy() {
             if let inboxCopy { _ = inboxCopy.withPathCString { unlink($0) } }
         }
     }
@@ -36,8 +52,8 @@ struct DocumentDeliverer: Sendable {
     /// Hands the document open as `fd` (named `name`; `fileName`, when given, is that name as the
     /// kernel has it, bytes that need not be UTF-8, which an Inbox copy keeps) to `entry` in `mode`:
     /// reading the caller's descriptor runs on the descriptor threads, under `key`.
-    func deliver(_ fd: UnixFD, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: OpenOptions.DocumentMode, key: String,
-                 sendingApp: String, limits: InboxLimits) async throws -> DocumentDelivery {
+    public func deliver(_ fd: some HeldDescriptor, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: Mode, key: String,
+                        sendingApp: String, limits: InboxLimits) async throws -> DocumentDelivery {
         let documents = self.documents
         let local: [UInt8], canWrite: Bool, inboxCopy: [UInt8]?, portalSource: [UInt8]
         switch mode {
@@ -54,10 +70,10 @@ struct DocumentDeliverer: Sendable {
         let rule = DocumentHandOff(inPlace: mode == .inPlace, sandboxAppID: entry.flatpakAppID, callerCanWrite: canWrite)
         guard let appID = rule.sandboxAppID else { return DocumentDelivery(pathBytes: local, inPortal: false, inboxCopy: inboxCopy) }
         do {
-            let id = try await DocumentPortal(connection: connection).add(path: portalSource, appID: appID, permissions: rule.portalPermissions)
+            let id = try await portal.add(path: portalSource, appID: appID, permissions: rule.portalPermissions)
             // The portal names the document after the file, byte for byte.
             let base = local.split(separator: UInt8(ascii: "/")).last.map { Array($0) } ?? Array(name.utf8)
-            logger.info("document \(String(decoding: base, as: UTF8.self)) is \(id) in the document portal for \(appID) (\(rule.portalPermissions.joined(separator: "+")))")
+            log("document \(String(decoding: base, as: UTF8.self)) is \(id) in the document portal for \(appID) (\(rule.portalPermissions.joined(separator: "+")))")
             return DocumentDelivery(pathBytes: Array(DocumentHandOff.portalPath(documentID: id, name: "").utf8) + base, inPortal: true, inboxCopy: inboxCopy)
         } catch {
             if let inboxCopy { _ = inboxCopy.withPathCString { unlink($0) } }
@@ -65,9 +81,8 @@ struct DocumentDeliverer: Sendable {
         }
     }
 
-    /// Removes Inbox files past `retention` when the core's ``InboxSweepSchedule`` says so (on a
-    /// descriptor thread).
-    func sweepInboxes(retention: Int64) {
+    /// Removes Inbox files past `retention` when ``InboxSweepSchedule`` says so (on a descriptor thread).
+    public func sweepInboxes(retention: Int64) {
         let now = Int64(time(nil))
         guard inboxSweeps.isDue(now: now) else { return }
         let inbox = documents.inbox
@@ -79,7 +94,7 @@ struct DocumentDeliverer: Sendable {
 
 extension Array where Element == UInt8 {
     /// Runs `body` with these bytes — a path, any a file name may hold — and a NUL, as a C string.
-    func withPathCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    public func withPathCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try (self + [0]).withUnsafeBufferPointer { try $0.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) } }
     }
 }

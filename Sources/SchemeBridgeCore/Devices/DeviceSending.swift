@@ -1,0 +1,41 @@
+/// What the engine took: the device (id and shown name) and the engine's name (`kdeconnect`).
+/// No engine confirms delivery: this says the engine accepted the share, no more.
+public struct DeviceSendReceipt: Sendable, Equatable {
+    public let device: String
+    public let deviceName: String
+    public let engine: String
+
+    public init(device: String, deviceName: String, engine: String) {
+        self.device = device
+        self.deviceName = deviceName
+        self.engine = engine
+    }
+}
+
+/// The one function the share path calls to send to a device: the KDE Connect engine is one,
+/// GSConnect another, and the preferred engine picks the one in use (`SchemeBridgeDevices`).
+public protocol DeviceSending: Sendable {
+    /// The engine's name, as the Response's `engine` result.
+    var engineName: String { get }
+    /// The devices that can receive now (paired, reachable, share plugin on), in sheet order.
+    var shareTargets: [NearbyDevice] { get }
+    /// Hands `payload` to the engine for `deviceID`; returns once the engine took it.
+    func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt
+}
+
+/// The engine's reports of its own uploads (KDE Connect's, through the KDE job tracker): where a
+/// share of files is followed to its end.
+public protocol DeviceTransferJobs: Sendable {
+    /// What had happened before a share was handed to the engine.
+    associatedtype Mark: Sendable
+    /// Taken just before the engine is called.
+    func mark() -> Mark
+    /// Whether the engine's job reports come here now.
+    var isServing: Bool { get }
+    /// Follows the job made since `mark` for files named `names` to `device` until it ends or
+    /// `timeout` runs out; its progress (job view, percent) to `progress`.
+    func followTransfer(since mark: Mark, names: Set<String>, device: String, timeout: Duration,
+                        progress: @escaping @Sendable (UInt64, UInt32) -> Void) async -> (DeviceDelivery, String?)
+    /// Asks the engine to cancel the job of view `view`.
+    func cancel(_ view: UInt64)
+}

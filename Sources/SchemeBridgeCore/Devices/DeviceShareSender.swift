@@ -1,0 +1,106 @@
+import Synchronization
+
+/// A share sent to a nearby device: its sends (``DevicePayload/sends(files:others:)``) handed to
+/// the engine in order and — when KDE Connect reports its uploads (``DeviceTransferJobs``) — the
+/// upload of its files followed to its end, with its progress shown and cancelled when the
+/// caller gives up. The daemon answers the request with what this returns.
+public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
+    /// The engine in use.
+    let sender: any DeviceSending
+    /// The reports of the engine whose uploads can be followed.
+    let jobs: Jobs
+    /// That engine's name (`kdeconnect`): only a send it took is followed.
+    let followedEngine: String
+
+    /// Sends through `sender`, following `jobs` when the engine that took the files is `followedEngine`.
+    public init(sender: any DeviceSending, jobs: Jobs, followedEngine: String) {
+        (self.sender, self.jobs, self.followedEngine) = (sender, jobs, followedEngine)
+    }
+
+    /// Hands `sends` to the engine for `deviceID`, in order; the last receipt, and where to
+    /// follow the files' upload from when the engine reports it (nil: it is not followed).
+    /// `LaunchFailed` when there is nothing to send; the engine's failure as it comes.
+    public func send(_ sends: [DevicePayload], to deviceID: String) async throws(ServiceFailure) -> (DeviceSendReceipt, Jobs.Mark?) {
+        var receipt: DeviceSendReceipt?
+        var followed: Jobs.Mark?
+        for payload in sends {
+            let mark = jobs.mark()
+            let taken = try await sender.send(payload, to: deviceID)
+            receipt = taken
+            if case .files = payload, taken.engine == followedEngine, jobs.isServing { followed = mark }
+        }
+        guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
+        return (receipt, followed)
+    }
+
+    /// Follows the upload of `files` (paths) to `device` since `mark` for at most `timeout`:
+    /// its progress to `progress` (view, percent), and `cancel` told each job view (it cancels
+    /// once the caller gave up). How it ended and why.
+    public func follow(since mark: Jobs.Mark, files: [String], device: String, timeout: Duration, cancel: TransferCancel,
+                       progress: @escaping @Sendable (UInt64, UInt32) -> Void) async -> (DeviceDelivery, String?) {
+        await jobs.followTransfer(since: mark, names: Self.names(files), device: device, timeout: timeout) { view, percent in
+            cancel.following(view)
+            progress(view, percent)
+        }
+    }
+
+    /// A followed upload of `files` to `device` since `mark`, for at most `timeout`: its progress
+    /// shown over `port` (``TransferProgress``) and its end logged with `log`. The cancel to
+    /// request when the caller gives up, and the task that ends with the upload (how, and why).
+    public func transfer<Port: TransferProgressPort>(since mark: Jobs.Mark, files: [String], device: String, timeout: Duration, progress port: Port,
+                                                     log: @escaping @Sendable (String) -> Void) -> (cancel: TransferCancel, ended: Task<(DeviceDelivery, String?), Never>) {
+        let jobs = self.jobs
+        let cancel = TransferCancel { jobs.cancel($0) }
+        let progress = TransferProgress(port: port, device: device, names: Self.names(files).sorted())
+        let ended = Task {
+            let (delivery, reason) = await follow(since: mark, files: files, device: device, timeout: timeout, cancel: cancel) { view, percent in
+                progress.show(view: view, percent: percent)
+            }
+            progress.done(delivery)
+            log("the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")")
+            return (delivery, reason)
+        }
+        return (cancel, ended)
+    }
+
+    /// The file names a followed job names (the last component of each path).
+    public static func names(_ files: [String]) -> Set<String> {
+        Set(files.map { String($0.split(separator: "/").last ?? "") })
+    }
+}
+
+/// Cancels a followed transfer once both are known: that it is wanted (the caller gave up) and
+/// the job's view; once.
+public final class TransferCancel: Sendable {
+    private let cancel: @Sendable (UInt64) -> Void
+    private let state = Mutex<(view: UInt64?, wanted: Bool, sent: Bool)>((nil, false, false))
+
+    /// Cancels by calling `cancel` with the job's view.
+    public init(_ cancel: @escaping @Sendable (UInt64) -> Void) { self.cancel = cancel }
+
+    /// The job reported progress under view `view`.
+    public func following(_ view: UInt64) { settle { $0.view = view } }
+
+    /// The caller gave up.
+    public func request() { settle { $0.wanted = true } }
+
+    private func settle(_ change: (inout (view: UInt64?, wanted: Bool, sent: Bool)) -> Void) {
+        let view = state.withLock { s -> UInt64? in
+            change(&s)
+            guard s.wanted, !s.sent, let view = s.view else { return nil }
+            s.sent = true
+            return view
+        }
+        if let view { cancel(view) }
+    }
+}
+
+extension DeviceDeliveryRule {
+    /// Why a followed transfer's share failed, as its answer says it: `failed` is `LaunchFailed`,
+    /// `unknown` is `Timeout` (the contract's error named so), each with the engine's reason; nil
+    /// when it arrived (or nothing more is known).
+    public static func failure(_ delivery: DeviceDelivery, _ reason: String?) -> (timedOut: Bool, message: String)? {
+        guard let reason, delivery == .failed || delivery == .unknown else { return nil }
+        return (delivery == .unknown, reason)
+    }
+}
