@@ -47,6 +47,8 @@ import Testing
         func decoded(_ reply: DialogReply) -> ([UInt8]) throws(DialogDecodeFailure) -> DialogReply { { _ throws(DialogDecodeFailure) in reply } }
         let garbage: ([UInt8]) throws(DialogDecodeFailure) -> DialogReply = { _ throws(DialogDecodeFailure) in throw DialogDecodeFailure("not JSON") }
         #expect(Chooser<Port>.answer(status: 0, output: [1], decode: decoded(.chosen(id: "b.desktop", always: true))) == .picked("b.desktop", always: true))
+        #expect(Chooser<Port>.answer(status: 0, output: [1], decode: decoded(.chosen(id: "b.desktop", always: false, activationToken: "fresh")))
+                == .picked("b.desktop", always: false, activationToken: "fresh"))
         #expect(Chooser<Port>.answer(status: 1, output: [1], decode: decoded(.cancelled)) == .cancelled(reason: "the user cancelled the dialog"))
         guard case .failed(let why) = Chooser<Port>.answer(status: 0, output: [1], decode: decoded(.failed(reason: "no GTK"))) else {
             Issue.record("a dialog that could not be shown is a failure"); return

@@ -57,6 +57,8 @@ public struct ChooserDialog: Sendable, Equatable {
 
 /// What a dialog program's answer said (the dialogs' message, decoded by the daemon).
 public enum DialogReply: Sendable, Equatable {
+    /// `activationToken`: the fresh token the dialog obtained for the chosen app's launch
+    /// (``SettledHandler/launchToken(callerToken:)``).
     case chosen(id: String, always: Bool, activationToken: String? = nil)
     case cancelled
     /// The dialog could not be shown (`reason`: its own words).
