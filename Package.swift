@@ -31,11 +31,11 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        // libcurl (OpenSSL flavour) as a system library: app-link verification fetches over HTTPS
-        // with it (SchemeBridgeCore/AppLinks); shim.h wraps its variadic calls.
+        // libcurl (OpenSSL flavour): app-link verification fetches over HTTPS with it
+        // (SchemeBridgeCore/AppLinks). Its headers only: shim.h loads it at the first fetch
+        // (dlopen) and wraps its variadic calls; libidn2 is linked (module.modulemap).
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // The system funnel: our own threads and the blocking-thread pool, owned descriptors, the one small-file reader.

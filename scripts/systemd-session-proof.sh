@@ -22,8 +22,8 @@ SELF=$(realpath "$0")
 cd "$(dirname "$SELF")/.."
 BUILD_DIR=$(realpath "${BUILD_DIR:-.build/release}")
 CACHE=${CACHE:-/var/cache/schemebridge-tests}
-# libcurl4: the service and the CLI link libcurl (app-link verification); the Debian package
-# depends on it through shlibs, this user install brings only our files.
+# libcurl4: the service loads libcurl to verify app links (dlopen at the first fetch); the
+# Debian package depends on it, this user install brings only our files.
 PACKAGES=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libcurl4
 # What makes the tree: a new list or a new setup step makes a new tree.
 # The container's user namespace: a fixed range, the cached tree's owners shifted into it once

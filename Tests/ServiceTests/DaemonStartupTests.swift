@@ -73,6 +73,37 @@ import SchemeBridgeContract
         #expect(await daemon.wait() == 0, "\(text())")
     }
 
+    /// libcurl — and the ~35 libraries it needs (OpenSSL, GnuTLS, Kerberos, LDAP, SSH…) — is
+    /// loaded when the first app link is fetched, not at start: a service that has answered its
+    /// first call with no host to verify has not mapped it (issue 36: linked, it was loaded and
+    /// relocated before every first answer, ~3–4 MiB of the resident size).
+    @Test func libcurlIsLoadedOnlyToFetch() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        let log = f.root.appendingPathComponent("daemon-curl.log")
+        let env = [
+            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path, "XDG_CONFIG_HOME": f.configHome.path,
+            "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path,
+            "XDG_CACHE_HOME": f.root.appendingPathComponent("cache").path,
+        ]
+        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address], environment: env, stderr: log)
+        defer { daemon.terminate() }
+        let up = await Tools.eventually(timeout: .seconds(20)) {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:\(ServiceFixture.name)"])
+            return r?.stdout.contains("boolean true") == true
+        }
+        #expect(up, "the daemon did not answer")
+        let reply = try await f.dbusSend("CanOpenURL", "string:good:x")
+        #expect(reply.stdout.contains("boolean true"), "\(reply.stdout)\(reply.stderr)")
+        let maps = try await Tools.run(["cat", "/proc/\(daemon.pid)/maps"]).stdout  // read whole (procfs says size 0)
+        #expect(maps.contains("libdbus-1"), "not the daemon's maps")
+        #expect(!maps.contains("libcurl"), "libcurl is mapped at start")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.wait() == 0)
+    }
+
     var indexFiles: (ServiceFixture) -> [URL] = { f in
         let dir = f.root.appendingPathComponent("cache/schemebridge")
         return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])

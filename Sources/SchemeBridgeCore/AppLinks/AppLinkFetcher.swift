@@ -9,50 +9,65 @@ import CCurl
 public struct AppLinkFetcher: Sendable {
     public init() {}
 
-    private static let initialized: Bool = {
-        curl_global_init(3) == CURLE_OK  // CURL_GLOBAL_DEFAULT
-    }()
+    /// libcurl, loaded and initialised at the first fetch (nil: it cannot be). Not linked: see
+    /// `Sources/CCurl/shim.h`.
+    private static let curl = Curl()
+
+    /// libcurl's functions (`sb_curl`), loaded once for the life of the process.
+    private final class Curl: @unchecked Sendable {
+        let api: UnsafePointer<sb_curl>
+
+        init?() {
+            let c = UnsafeMutablePointer<sb_curl>.allocate(capacity: 1)
+            c.initialize(to: sb_curl())
+            guard sb_curl_load(c) != 0 else {
+                c.deallocate()
+                return nil
+            }
+            api = UnsafePointer(c)
+        }
+    }
 
     /// Fetches and reads the file of `host` (normalised) at `now` (seconds since the epoch).
     public func fetch(host: String, config: AppLinkConfig, now: Int64) -> AppLinkRecord {
         let source = "https://" + host + AssetLinks.path
         var record = AppLinkRecord(host: host, checked: now, expires: now, apps: [], failure: nil, source: source, address: "", status: 0)
-        guard Self.initialized, let h = curl_easy_init() else {
-            record.failure = "libcurl could not be started"
+        guard let c = Self.curl?.api, let h = sb_curl_easy_init(c) else {
+            record.failure = "libcurl could not be started (libcurl.so.4 is needed)"
             return record
         }
-        defer { curl_easy_cleanup(h) }
+        defer { sb_curl_easy_cleanup(c, h) }
         let body = Body()
         let bodyRef = Unmanaged.passRetained(body)
         defer { bodyRef.release() }
         var lists: [UnsafeMutablePointer<curl_slist>?] = []
-        defer { lists.forEach { curl_slist_free_all($0) } }
+        defer { lists.forEach { sb_curl_slist_free_all(c, $0) } }
 
-        _ = sb_curl_setopt_string(h, CURLOPT_URL, source)
-        _ = sb_curl_setopt_string(h, CURLOPT_PROTOCOLS_STR, "https")
-        _ = sb_curl_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "https")
-        _ = sb_curl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        _ = sb_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-        _ = sb_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
-        _ = sb_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
-        _ = sb_curl_setopt_long(h, CURLOPT_TIMEOUT, config.timeout)
-        _ = sb_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT, max(config.timeout / 2, 1))
-        _ = sb_curl_setopt_offset(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(AssetLinks.maximumBytes))
-        _ = sb_curl_setopt_string(h, CURLOPT_PROXY, "")
-        _ = sb_curl_setopt_string(h, CURLOPT_USERAGENT, "SchemeBridge app-link verification")
-        _ = sb_curl_setopt_string(h, CURLOPT_ACCEPT_ENCODING, "")
+        _ = sb_curl_setopt_string(c, h, CURLOPT_URL, source)
+        _ = sb_curl_setopt_string(c, h, CURLOPT_PROTOCOLS_STR, "https")
+        _ = sb_curl_setopt_string(c, h, CURLOPT_REDIR_PROTOCOLS_STR, "https")
+        _ = sb_curl_setopt_long(c, h, CURLOPT_FOLLOWLOCATION, 0)
+        _ = sb_curl_setopt_long(c, h, CURLOPT_NOSIGNAL, 1)
+        _ = sb_curl_setopt_long(c, h, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = sb_curl_setopt_long(c, h, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = sb_curl_setopt_long(c, h, CURLOPT_TIMEOUT, config.timeout)
+        _ = sb_curl_setopt_long(c, h, CURLOPT_CONNECTTIMEOUT, max(config.timeout / 2, 1))
+        _ = sb_curl_setopt_offset(c, h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(AssetLinks.maximumBytes))
+        _ = sb_curl_setopt_string(c, h, CURLOPT_PROXY, "")
+        _ = sb_curl_setopt_string(c, h, CURLOPT_USERAGENT, "SchemeBridge app-link verification")
+        _ = sb_curl_setopt_string(c, h, CURLOPT_ACCEPT_ENCODING, "")
         if let ca = config.caFile {
             // The extra anchors as the one CA file, the system's through its hashed directory
             // (OpenSSL reads both).
-            _ = sb_curl_setopt_string(h, CURLOPT_CAINFO, ca)
-            _ = sb_curl_setopt_string(h, CURLOPT_CAPATH, "/etc/ssl/certs")
+            _ = sb_curl_setopt_string(c, h, CURLOPT_CAINFO, ca)
+            _ = sb_curl_setopt_string(c, h, CURLOPT_CAPATH, "/etc/ssl/certs")
         }
         if let target = config.resolve[host] {
-            let list = curl_slist_append(nil, "\(host):443:\(target)")
+            let list = sb_curl_slist_append(c, nil, "\(host):443:\(target)")
             lists.append(list)
-            _ = sb_curl_setopt_list(h, CURLOPT_CONNECT_TO, list)
+            _ = sb_curl_setopt_list(c, h, CURLOPT_CONNECT_TO, list)
         }
-        _ = sb_curl_setopt_write(h, { data, size, count, user in
+        _ = sb_curl_setopt_write(c, h, { data, size, count, user in
             let body = Unmanaged<Body>.fromOpaque(user!).takeUnretainedValue()
             let n = size * count
             guard body.bytes.count + n <= AssetLinks.maximumBytes else { body.tooLarge = true; return 0 }
@@ -60,10 +75,10 @@ public struct AppLinkFetcher: Sendable {
             return n
         }, bodyRef.toOpaque())
 
-        let rc = curl_easy_perform(h)
-        record.status = sb_curl_info_long(h, CURLINFO_RESPONSE_CODE)
-        if let ip = sb_curl_info_string(h, CURLINFO_PRIMARY_IP), ip.pointee != 0 {
-            let port = sb_curl_info_long(h, CURLINFO_PRIMARY_PORT)
+        let rc = sb_curl_easy_perform(c, h)
+        record.status = sb_curl_info_long(c, h, CURLINFO_RESPONSE_CODE)
+        if let ip = sb_curl_info_string(c, h, CURLINFO_PRIMARY_IP), ip.pointee != 0 {
+            let port = sb_curl_info_long(c, h, CURLINFO_PRIMARY_PORT)
             let address = String(cString: ip)
             record.address = (address.contains(":") ? "[\(address)]" : address) + ":\(port)"
         }
@@ -74,12 +89,12 @@ public struct AppLinkFetcher: Sendable {
                 record.failure = "no answer within \(config.timeout) s"
                 record.transient = true
             } else {
-                record.failure = "not fetched: " + String(cString: curl_easy_strerror(rc))
+                record.failure = "not fetched: " + String(cString: sb_curl_easy_strerror(c, rc))
                 record.transient = [CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
                                     CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE].contains(rc)
             }
         } else if (300..<400).contains(record.status) {
-            let location = sb_curl_header(h, "Location").map { String(cString: $0) } ?? ""
+            let location = sb_curl_header(c, h, "Location").map { String(cString: $0) } ?? ""
             record.failure = "HTTP \(record.status): a redirect\(location.isEmpty ? "" : " to \(location.prefix(200))") (never followed)"
         } else if record.status != 200 {
             record.failure = "HTTP \(record.status)"
@@ -92,7 +107,7 @@ public struct AppLinkFetcher: Sendable {
             }
         }
         if record.failure == nil {
-            let maxAge = AppLinkRecord.maxAge(cacheControl: sb_curl_header(h, "Cache-Control").map { String(cString: $0) })
+            let maxAge = AppLinkRecord.maxAge(cacheControl: sb_curl_header(c, h, "Cache-Control").map { String(cString: $0) })
             record.expires = now + AppLinkRecord.lifetime(maxAge: maxAge)
             record.endorsedUntil = record.expires
         } else {
