@@ -43,7 +43,7 @@ import Testing
         guard case .pick(let subject, .ask(let question)) = broker.route(Self.request(png), caller: app, ownRequest: false) else {
             Issue.record("no sheet for image/png"); return
         }
-        #expect(subject.choiceKey == "pick:image/png" && question.candidates.map(\.desktopID) == ["scanner.desktop", Broker.filesCandidate.desktopID])
+        #expect(subject.choiceKey == "pick:image/png" && question.candidates.map(\.id.text) == ["scanner.desktop", Broker.filesCandidate.id.text])
         // Anything (no filter): the PNG provider is offered too.
         if case .pick = broker.route(Self.request(), caller: app, ownRequest: false) {} else { Issue.record("no sheet for */*") }
         // The desktop's chooser: no provider of the type, a folder, filters of no type, SchemeBridge's

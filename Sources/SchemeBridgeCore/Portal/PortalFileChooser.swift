@@ -128,9 +128,9 @@ extension Broker {
             return .delegate(error.message)
         }
         switch decision {
-        case .open(let id, _) where id == Self.filesCandidate.desktopID || id == nil:
+        case .open(let id, _) where id == Self.filesCandidate.id || id == nil:
             return .delegate("Files… is \(caller.displayName)'s choice for \(subject.choiceKey)")
-        case .ask(let question) where question.candidates.allSatisfy({ $0.desktopID == Self.filesCandidate.desktopID }):
+        case .ask(let question) where question.candidates.allSatisfy({ $0.id == Self.filesCandidate.id }):
             return .delegate("no provider offers \(subject.listed) to \(caller.displayName)")
         default:
             return .pick(subject, decision)

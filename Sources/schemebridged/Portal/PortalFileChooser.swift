@@ -143,12 +143,12 @@ final class PortalFileChooser: Sendable {
             let settled = try await broker.settle(decision, for: .pick, caller: caller, chooser: chooser, context: context,
                                                   warn: { [logger] in logger.notice("\($0)") })
             guard let id = settled.id else { return Self.other }
-            provider = id
+            provider = id.text
         } catch {
             logger.info("portal: \(caller.displayName)'s pick ended: \(error.message)")
             return error.kind == .cancelled ? Self.cancelled : Self.other
         }
-        if provider == Broker.filesCandidate.desktopID {
+        if provider == Broker.filesCandidate.id.text {
             logger.info("portal: \(caller.displayName) chose Files…: the desktop's (\(delegate.rawValue))")
             return await delegated(call, PortalSignature.openFile.name, state)
         }
@@ -176,7 +176,7 @@ final class PortalFileChooser: Sendable {
         }
         replies.publish(pending.id)
         do {
-            try await picking.startProvider(provider, request: pending, options: PickOptions(multiple: request.multiple, title: request.title),
+            try await picking.startProvider(DesktopID(fileName: provider), request: pending, options: PickOptions(multiple: request.multiple, title: request.title),
                                             caller: caller)
         } catch {
             replies.fail(pending.id, DBusError.from(error))
