@@ -107,6 +107,13 @@ final class ReplyService: Sendable {
         // An app being activated may answer from inside its Open: its bus name's owner now.
         let check = await HandlerCheck.prepared(for: table.request(token: token)?.handler, sender: sender, pid: senderPID,
                                                 sandboxAppID: sandboxAppID, ownerOf: { await self.ownerOf($0) })
+        try answer(token: token, code: code, results: results, check: check)
+    }
+
+    /// The request `token` names taken for its handler's reply (`check`), and answered.
+    /// (Not async: release builds of this code as one coroutine crashed the compiler, signal 11
+    /// in LLVM's coroutine splitting, Swift 6.3.1.)
+    private func answer(token: String, code: UInt32, results: [String: DBusValue], check: HandlerCheck) throws {
         switch table.takeForReply(token: token, isHandler: { check.isHandler($0.handler) }) {
         case .failure(.noSuchRequest):
             throw ContractError.noSuchRequest("no request is waiting for this token: it was answered, closed or timed out, or never existed")
