@@ -75,21 +75,24 @@ import SchemeBridgeContract
     /// id, another version, a pick without an id — is a failed chooser (`NoChooser`), never a pick
     /// nor a cancel; a `failed` answer's reason reaches the caller.
     @Test func anAnswerOfAnotherProtocolIsAnErrorNotAPickOrACancel() async throws {
-        let f = try ServiceFixture()
-        defer { f.stop() }
-        try f.installTodoHandlers()
-        let asker = try f.pythonNamed("asker-app")
+        // One service per answer: each reads its [Chooser] Command= at start. A config edited
+        // under a running service takes effect within 200 ms (PolicyStore), which an open made
+        // at once after the edit could beat.
         for (i, answer) in ["b.desktop", #"{"version":2,"answer":"chosen","id":"b.desktop"}"#, #"{"version":1,"answer":"chosen"}"#,
                             #"{"version":1,"answer":"failed","reason":"no GTK here"}"#].enumerated() {
+            let f = try ServiceFixture()
+            defer { f.stop() }
             let chooser = f.bin.appendingPathComponent("answers-\(i)").path
             try "#!/bin/sh\nhead -n 1 > /dev/null\necho '\(answer)'\n".write(toFile: chooser, atomically: true, encoding: .utf8)
             chmod(chooser, 0o755)
             try f.writeConfig("[Chooser]\nCommand=\(chooser)\n")
+            try f.installTodoHandlers()
+            let asker = try f.pythonNamed("asker-app")
             let r = try await f.open("todo://answer-\(i)", from: asker)
             #expect(r.hasPrefix("error NoChooser ") && r.contains("chooser failed"), "\(answer): \(r)")
             if answer.contains("failed") { #expect(r.contains("no GTK here"), "\(r)") }
+            #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("b.argv").path), "b was started")
         }
-        #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("b.argv").path), "b was started")
     }
 
     @Test func aChooserThatHangsIsStoppedAfterItsTimeout() async throws {
