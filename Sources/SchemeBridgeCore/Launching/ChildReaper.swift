@@ -54,7 +54,11 @@ public final class ChildReaper: Sendable {
             let n = ready.withUnsafeMutableBufferPointer { clinux_epoll_wait_fds(epollFD, $0.baseAddress, Int32($0.count), -1) }
             if n <= 0 { continue }
             var ended: [(Child, Int32)] = []
-            for fd in ready[0..<Int(n)] {
+            // Each descriptor once: one number can come twice in a batch — a pidfd closed while a
+            // child forked elsewhere still held it stays registered, and its number is reused for
+            // the next child's pidfd — and a second waitid on a reaped child is ECHILD, which
+            // reported that child again, as -1.
+            for fd in Set(ready[0..<Int(n)]) {
                 guard let c = children.withLock({ $0[fd] }) else { continue }
                 var code: Int32 = 0
                 let r = clinux_reap(c.pid, &code)
