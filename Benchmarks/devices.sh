@@ -3,7 +3,10 @@
 # each in a network namespace of its own joined by a veth pair (10.79.0.1 <-> 10.79.0.2, no other
 # route), each with its own HOME and private session bus, paired over their D-Bus API (as
 # Tests/ServiceTests/KDEConnectPair.swift does); side A's schemebridged on A's bus. Then
-# (Benchmarks/c/device-bench.c), interleaved round by round:
+# (Benchmarks/c/device-bench.c), interleaved round by round (each round: Share and the relay back
+# to back, taking turns at going first — ABAB, so each pair meets the same load — then the others
+# in rotating order; the relay's own figure moves with the load from run to run, so Share is given
+# as the ratio of the two p50s and as the median of the rounds' paired ratios):
 #   - a 10 MiB file sent to B through `Share` (target: B's device id) until the Response, against
 #     the engine's own `shareUrl` of the same file until it returns, against a bare C relay in the
 #     service's place (the floor for anything between a caller and the engine: a call, its reply,
@@ -149,8 +152,8 @@ s, e, c, k, r = (send[v]["p50_us"] for v in ("share", "engine", "copy_engine", "
 print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); engine's shareUrl %.1f ms; copy + shareUrl %.1f ms, "
       "sendfile copy + shareUrl %.1f ms: %.2f× (aim ≤ 1.2×), %.2f× the copy + shareUrl"
       % (s / 1000, send["share_returned_p50_us"] / 1000, e / 1000, c / 1000, k / 1000, s / e, s / c))
-print("the floor, a bare C relay in the service's place: %.1f ms, %.2f× the engine's shareUrl; Share is %.2f× the relay"
-      % (r / 1000, r / e, s / r))
+print("the floor, a bare C relay in the service's place: %.1f ms, %.2f× the engine's shareUrl; Share is %.2f× the relay "
+      "(p50s; paired rounds' median %.2f×; aim ≤ 1.2×)" % (r / 1000, r / e, s / r, send["share_over_relay_paired_p50"]))
 print("sheet: started %.1f ms after Share; device list read %.2f ms after it started (aim ≤ 50 ms)"
       % (sheet["share_to_sheet_started"]["p50_us"] / 1000, sheet["sheet_started_to_device_list"]["p50_us"] / 1000))
 PY

@@ -4,8 +4,11 @@
  *
  *   device-bench send ADDR_A ADDR_B DEVICE_ID FILE SCRATCH ROUNDS
  *       one JSON object. Each round sends FILE to DEVICE_ID (the other engine, as side A's engine
- *       sees it) four ways, each timed until the engine accepted it — its `shareUrl` call
- *       returned (it has queued the transfer; no engine confirms delivery):
+ *       sees it) five ways, each timed until the engine accepted it — its `shareUrl` call
+ *       returned (it has queued the transfer; no engine confirms delivery). Each round runs
+ *       `share` and `relay` back to back, taking turns at going first (ABAB: the pair meets the
+ *       same load), then the other three in rotating order; besides each way's p50, the median
+ *       of the rounds' `share`/`relay` ratios is reported (`share_over_relay_paired_p50`):
  *         share        Share([{file: h}], {target: DEVICE_ID}) on side A's schemebridged, until
  *                      the request's Response (code 0: the service copied the file into its
  *                      outbox and the engine's shareUrl of the copy returned; when Share
@@ -282,9 +285,13 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     int warm = rounds / 10 + 1, total = warm + rounds;
     double *v[VARIANTS], *delivered[VARIANTS], *returned = calloc(rounds, sizeof(double));
     for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double)), delivered[k] = calloc(rounds, sizeof(double));
+    /* Each round: `share` and `relay` back to back, in turns first (ABAB..., so a pair meets the
+     * same load and neither always goes first), then the other three in rotating order. */
+    double *pair = calloc(rounds, sizeof(double));
     for (int i = 0; i < total; i++)
         for (int j = 0; j < VARIANTS; j++) {
-            int k = (i + j) % VARIANTS;
+            static const int others[3] = {ENGINE, COPY_ENGINE, SENDFILE_ENGINE};
+            int k = j < 2 ? ((i + j) % 2 ? RELAY : SHARE) : others[(i + j - 2) % 3];
             char copy[4096] = {0};
             double t0 = now_us();
             switch (k) {
@@ -306,6 +313,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
             }
             double t = now_us() - t0;
             if (i >= warm) v[k][i - warm] = t;
+            if (i >= warm && j == 1) pair[i - warm] = v[SHARE][i - warm] / v[RELAY][i - warm];
             if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
             long long got = received(b);
             if (i >= warm) delivered[k][i - warm] = now_us() - t0;
@@ -321,7 +329,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
         printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f, \"received_by_b_p50_us\": %.1f}", VARIANT_NAME[k], p50,
                p90, v[k][0], v[k][rounds - 1], pct(delivered[k], rounds, 50));
     }
-    printf(", \"share_returned_p50_us\": %.1f}\n", pct(returned, rounds, 50));
+    printf(", \"share_returned_p50_us\": %.1f, \"share_over_relay_paired_p50\": %.3f}\n", pct(returned, rounds, 50), pct(pair, rounds, 50));
     kill(relay, SIGTERM);
     return 0;
 }
