@@ -42,9 +42,7 @@ struct ChooserDialogs: ChooserShowing {
     }
 
     func busChooserAvailable() async -> Bool {
-        let (name, driver) = (ChooserContract.busName.rawValue, BusDriver(connection))
-        if (try? await driver.nameHasOwner(name, timeout: .seconds(5))) == true { return true }
-        return (try? await driver.activatableNames(timeout: .seconds(5)))?.contains(name) ?? false
+        await BusDriver(connection).isAvailable(ChooserContract.busName.rawValue, timeout: .seconds(5))
     }
 
     func askBus(_ d: ChooserDialog, timeout: Duration) async -> BusChooserReply {

@@ -65,27 +65,21 @@ struct NameOwnerTracker: Service {
     }
 }
 
-/// Registry changes become `HandlersChanged` and a `Schemes` `PropertiesChanged`; under query
-/// privacy the broadcasts name no scheme ("something changed, ask again").
+/// Registry changes become `HandlersChanged` and a `Schemes` `PropertiesChanged`, as the core's
+/// ``RegistryAnnouncer`` says (under query privacy the broadcasts name no scheme).
 struct RegistryChangeAnnouncer: Service {
     let changes: AsyncStream<Set<String>>
     let connection: Connection
-    let broker: Broker
+    let announcer: RegistryAnnouncer
 
     func run() async {
-        let registry = broker.registry
-        var lastSchemes = registry.schemes
         for await changed in changes.cancelOnGracefulShutdown() {
-            let schemes = registry.schemes
-            let broadcast = broker.broadcast(changed: changed, schemes: schemes)  // query privacy
-            try? connection.emit(HandlersChanged(schemes: broadcast.changedSchemes))
-            if schemes != lastSchemes {
-                lastSchemes = schemes
-                try? connection.emitPropertiesChanged(
-                    path: Contract.objectPath, interface: Contract.interface,
-                    changed: broadcast.schemes.map { [ContractProperty.schemes.rawValue: .strings($0)] } ?? [:],
-                    invalidated: broadcast.schemes == nil ? [ContractProperty.schemes.rawValue] : [])
-            }
+            let announced = announcer.announce(changed)
+            try? connection.emit(HandlersChanged(schemes: announced.changedSchemes))
+            guard let schemes = announced.schemes else { continue }
+            let name = ContractProperty.schemes.rawValue
+            try? connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface,
+                                                  changed: schemes.value.map { [name: .strings($0)] } ?? [:], invalidated: schemes.value == nil ? [name] : [])
         }
         await LifecycleServices.untilShutdown()
     }

@@ -67,8 +67,8 @@ struct SchemeBridgeService: Service {
         logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
         let group = LifecycleServices.group([
             BusConnectionService(connection: connection),
-            NameOwnerTracker(owners: owners, callers: services.callers.cache, replies: services.replies, pasteboards: services.pasteboards.store),
-            RegistryChangeAnnouncer(changes: changes, connection: connection, broker: services.broker),
+            NameOwnerTracker(owners: owners, callers: services.callers, replies: services.replies, pasteboards: services.pasteboards.store),
+            RegistryChangeAnnouncer(changes: changes, connection: connection, announcer: RegistryAnnouncer(broker: services.broker)),
             IntegrationFollower(changes: integrationChanges, integration: services.integration),
             NameLossWatcher(lost: lost, connection: connection, logger: logger),
             DeviceReceiver(received: received, receiving: services.receiving, connection: connection),
