@@ -11,8 +11,6 @@ struct MainInterface {
     let queries: CallerQueries
     let picking: Picking
     let replies: ReplyService
-    /// Schemes and desktop ids longer than this are refused without being copied whole.
-    static let nameLimit = Contract.maximumNameBytes
 
     func declaration() -> Interface {
         assert(Contract.maximumURLBytes == SchemeURL.maximumByteCount, "the contract's longest URL is the core's")
