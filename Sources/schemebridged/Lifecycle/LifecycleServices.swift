@@ -32,16 +32,29 @@ enum LifecycleServices {
     }
 }
 
-/// The service's bus connection: runs until the bus goes away; closed on graceful shutdown.
+/// The service's bus connection: runs until the bus goes away, or until another process takes
+/// the name over (then it is closed, and so the group ends); closed on graceful shutdown.
 struct BusConnectionService: Service {
     let connection: Connection
+    /// `NameLost` for our name.
+    let lost: AsyncStream<Message>
+    let logger: Logger
 
     func run() async {
+        let (connection, lost, logger) = (connection, lost, logger)
+        let takenOver = Task {
+            for await _ in lost {
+                logger.notice("\(Contract.busName) was taken over by another process; exiting")
+                connection.close()
+                break
+            }
+        }
         await withGracefulShutdownHandler {
             await connection.waitUntilDisconnected()
         } onGracefulShutdown: {
             connection.close()
         }
+        takenOver.cancel()
     }
 }
 
@@ -92,22 +105,6 @@ struct IntegrationFollower: Service {
 
     func run() async {
         await cancelWhenGracefulShutdown { [changes, integration] in await integration.follow(changes) }
-        await LifecycleServices.untilShutdown()
-    }
-}
-
-/// Closes the connection (and so ends the group) when another process takes the name over.
-struct NameLossWatcher: Service {
-    let lost: AsyncStream<Message>
-    let connection: Connection
-    let logger: Logger
-
-    func run() async {
-        for await _ in lost.cancelOnGracefulShutdown() {
-            logger.notice("\(Contract.busName) was taken over by another process; exiting")
-            connection.close()
-            break
-        }
         await LifecycleServices.untilShutdown()
     }
 }
