@@ -34,6 +34,10 @@ public final class Connection: Sendable {
 
     deinit { close() }
 
+    /// The connection's loop thread as a task executor: `Task.immediate(executorPreference:)` with
+    /// it runs a task there, between its waits (short, non-blocking steps only).
+    public var loopExecutor: LoopExecutor { core.executor }
+
     /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and
     /// registers with it.
     public static func connect(

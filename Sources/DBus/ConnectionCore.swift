@@ -14,6 +14,8 @@ struct ReplyAddress: Sendable {
 /// ``JobQueue/submit(_:orElse:)``. That confinement is what makes it `@unchecked Sendable`.
 final class ConnectionCore: @unchecked Sendable {
     let queue = JobQueue()
+    /// The loop thread as a task executor (``LoopExecutor``).
+    let executor: LoopExecutor
     let logger: Logger
 
     // Loop-thread state.
@@ -36,6 +38,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     init(logger: Logger) {
         self.logger = logger
+        executor = LoopExecutor(queue: queue)
     }
 
     // MARK: Opening

@@ -41,6 +41,11 @@ public enum MethodHandler: Sendable {
     /// after the reply has been sent, so anything it emits reaches the caller after the reply
     /// (a signal about an object the reply names, say).
     case asyncThen(@Sendable (MethodCall) async throws -> MethodResult)
+    /// Like ``asyncThen(_:)``, but the task starts at once on the loop thread and comes back to
+    /// it after each wait (its preferred executor is the connection's ``LoopExecutor``): no hop
+    /// to the shared pool and back. Only for handlers whose steps between waits are short and
+    /// never block; one may move to the pool with `withTaskExecutorPreference(globalConcurrentExecutor)`.
+    case onLoop(@Sendable (MethodCall) async throws -> MethodResult)
     /// Tries `inline` on the loop thread; when it returns nil (the answer needs something it
     /// must wait for, such as who the caller is), runs `async` in a task instead.
     case inlineOrAsync(inline: @Sendable (MethodCall) throws -> [DBusValue]?, async: @Sendable (MethodCall) async throws -> [DBusValue])

@@ -99,13 +99,17 @@ extension ConnectionCore {
             runAsync({ MethodResult(try await body($0)) }, method, call, address)
         case .asyncThen(let body):
             runAsync(body, method, call, address)
+        case .onLoop(let body):
+            runAsync(body, method, call, address, onLoop: true)
         }
     }
 
-    /// Runs an async handler in a task and replies on the loop thread when it is done.
-    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress) {
+    /// Runs an async handler in a task (`onLoop`: started at once on this thread, which it
+    /// prefers) and replies on the loop thread when it is done.
+    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress,
+                          onLoop: Bool = false) {
         let queue = self.queue
-        Task {
+        let run: @Sendable () async -> Void = {
             let result: Result<MethodResult, DBusError>
             do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
             queue.submit {
@@ -117,6 +121,7 @@ extension ConnectionCore {
                 }
             }
         }
+        if onLoop { Task.immediate(executorPreference: executor, operation: run) } else { Task(operation: run) }
     }
 
     /// Checks a handler's result against the declaration, then replies.

@@ -40,6 +40,20 @@ import Glibc
         }
     }
 
+    /// An `.onLoop` handler runs on the loop thread, and is back there after waiting for
+    /// a task on the pool, unless it moves to the pool itself; an `.asyncThen` one runs on the pool.
+    @Test func onLoopHandlersStayOnTheLoopThread() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        #expect(try await call(client, "WhereOnLoop") == [.strings(["dbus-loop", "dbus-loop"])])
+        for (method, count): (MemberName, Int) in [("WhereAsync", 2), ("WhereOnLoopThenPool", 1)] {
+            let pooled = try await call(client, method).first?.arrayElements?.compactMap(\.string) ?? []
+            #expect(pooled.count == count && !pooled.contains("dbus-loop"), "\(method): threads \(pooled)")
+        }
+    }
+
     @Test func unixFDsTravelOverTheBus() async throws {
         let service = try await TestService.start()
         defer { service.stop() }

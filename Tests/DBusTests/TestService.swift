@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import Synchronization
+import Glibc
 
 /// A small service exported by the layer under test, on a private bus.
 final class TestService: Sendable {
@@ -101,6 +102,12 @@ final class TestService: Sendable {
                            for i in 0..<n { try connection.emit(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(i)]) }
                            return []
                        }),
+                // The threads its steps ran on: before a wait for another thread, and after it.
+                Method("WhereOnLoop", outputs: [Argument("threads", "as")], handler: .onLoop { _ in MethodResult([.strings(await Self.threadsAcrossAWait())]) }),
+                Method("WhereOnLoopThenPool", outputs: [Argument("threads", "as")], handler: .onLoop { _ in
+                    MethodResult([.strings(await withTaskExecutorPreference(globalConcurrentExecutor) { [Self.currentThreadName()] })])
+                }),
+                Method("WhereAsync", outputs: [Argument("threads", "as")], handler: .asyncThen { _ in MethodResult([.strings(await Self.threadsAcrossAWait())]) }),
             ],
             signals: [SignalDeclaration("Tick", arguments: [Argument("n", "u")])],
             properties: [
@@ -108,6 +115,23 @@ final class TestService: Sendable {
                          set: { v in counter.value.withLock { $0 = UInt32(dbusValue: v) ?? 0 } }),
                 Property("Greeting", type: .string, emitsChanged: .const, get: { .string("hello") }),
             ])
+    }
+
+    /// The current thread's name, then its name again after waiting for a task on the pool.
+    static func threadsAcrossAWait() async -> [String] {
+        let before = currentThreadName()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in Task.detached { c.resume() } }
+        return [before, currentThreadName()]
+    }
+
+    /// The calling thread's name (`/proc/thread-self/comm`).
+    static func currentThreadName() -> String {
+        let fd = open("/proc/thread-self/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "?" }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let n = read(fd, &bytes, bytes.count)
+        return String(decoding: bytes.prefix(max(0, n)).filter { $0 != 0x0A }, as: UTF8.self)
     }
 
     func stop() {

@@ -142,6 +142,30 @@ import Testing
         }
     }
 
+    /// A device named as the target is decided from the devices alone: accepted when it can
+    /// receive now (whatever the apps declare), `NoTarget` when it cannot; no tool is looked for.
+    @Test func aNamedDeviceIsDecidedFromTheDevices() throws {
+        let s = Setup()
+        s.target("a.desktop", types: "text/*")
+        let b = try s.broker()
+        let phone = NearbyDevice(id: "phone_1", name: "Phone", reachable: true, paired: true, canReceive: true)
+        let away = NearbyDevice(id: "away_2", name: "Away", reachable: false, paired: true, canReceive: true)
+        let subject = { (items: [ShareItemSummary]) in OpenSubject.share(ShareSubject(items: items, tools: ShareTools(copy: false, save: false, devices: [phone, away]))) }
+        for items in [[Self.data("application/x-nothing-takes-this")], [Self.file("text/plain"), Self.data("image/png")]] {
+            #expect(try b.decide(subject(items), requested: "phone_1", ask: true, caller: Self.caller("x")) == .open("phone_1", .requested))
+            for other in ["away_2", "unknown_3"] {
+                #expect(throws: OpenFailure.self) { try b.decide(subject(items), requested: other, ask: false, caller: Self.caller("x")) }
+            }
+        }
+        // The built-ins' tools are looked for only when the target may be one of them.
+        let bin = s.tree.root + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: bin + "/xclip", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
+        let builtins = BuiltinActivities(environment: ["PATH": bin, "DISPLAY": ":9"])
+        #expect(builtins.available(devices: [phone]).copy)
+        #expect(builtins.available(devices: [phone], target: "phone_1") == ShareTools(copy: false, save: false, devices: [phone]))
+    }
+
     @Test func targetsAppearAndVanishLive() async throws {
         let s = Setup()
         let b = try s.broker(watch: true)

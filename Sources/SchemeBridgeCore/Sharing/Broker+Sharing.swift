@@ -33,9 +33,7 @@ extension Broker {
             }
         }
         // A device takes any item: files as files, text as text, URLs as URLs, other data as a file.
-        targets += NearbyDevice.shareTargets(tools.devices).map {
-            ShareTarget(id: ShareTargetID.device($0.id).text, name: $0.sendTitle, icon: $0.kind.icon, kind: .device)
-        }
+        targets += NearbyDevice.shareTargets(tools.devices).map { ShareTarget(deviceTarget: $0) }
         if items.allSatisfy({ $0.kind == .file }) {
             targets += openInTargets(types: types, caller: caller)
         }
@@ -67,8 +65,11 @@ extension Broker {
     }
 
     /// The decision for a share (see the type's comment).
+    /// A device named as the target is decided from the devices alone (it takes any item), the
+    /// apps' targets left unlisted.
     func decide(share subject: ShareSubject, requested: String?, ask: Bool, caller: Caller) throws(OpenFailure) -> HandlerDecision {
-        let targets = shareTargets(for: subject.items, caller: caller, tools: subject.tools)
+        let targets = ShareTargetID.namesDevice(requested) ? subject.items.isEmpty ? [] : NearbyDevice.shareTargets(subject.tools.devices).map { ShareTarget(deviceTarget: $0) }
+                               : shareTargets(for: subject.items, caller: caller, tools: subject.tools)
         let what = ShareSubject.describe(subject.items)
         if let requested {
             guard targets.contains(where: { $0.id == requested }) else {
@@ -84,6 +85,13 @@ extension Broker {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         return .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: targets.map(\.candidate)))
+    }
+}
+
+extension ShareTarget {
+    /// "Send to <device>" for `device`.
+    init(deviceTarget device: NearbyDevice) {
+        self.init(id: ShareTargetID.device(device.id).text, name: device.sendTitle, icon: device.kind.icon, kind: .device)
     }
 }
 

@@ -13,9 +13,10 @@ public struct BuiltinActivities: Sendable {
     /// The activities, their tools run with `environment`.
     public init(environment: [String: String]) { self.environment = environment }
 
-    /// What the session offers now, with `devices` (``BuiltinTools/available(environment:devices:)``).
-    public func available(devices: [NearbyDevice]) -> ShareTools {
-        BuiltinTools.available(environment: environment, devices: devices)
+    /// What the session offers now, with `devices` (``BuiltinTools/available(environment:devices:)``);
+    /// for a share naming a device as its `target`, the devices alone (no tool is looked for).
+    public func available(devices: [NearbyDevice], target: String? = nil) -> ShareTools {
+        ShareTargetID.namesDevice(target) ? ShareTools(copy: false, save: false, devices: devices) : BuiltinTools.available(environment: environment, devices: devices)
     }
 
     /// "Copy": what `source` opens (a new descriptor, closed here) onto the clipboard as `type`;

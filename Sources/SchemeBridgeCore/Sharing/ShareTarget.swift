@@ -49,6 +49,11 @@ public enum ShareTargetID: Sendable, Equatable {
     public static let builtinPrefix = "builtin:"
     static let openInPrefix = "builtin:open-in:"
 
+    /// Whether `text` names a device (a share to it is decided and sent on the loop thread).
+    public static func namesDevice(_ text: String?) -> Bool {
+        if case .device? = text.flatMap(ShareTargetID.init) { true } else { false }
+    }
+
     /// The id parsed; nil when `text` names no target.
     public init?(_ text: String) {
         if text.hasPrefix(Self.builtinPrefix) {

@@ -29,13 +29,16 @@ public final class DeadlineTimer: Sendable {
         OSThread.detached(name: name) { [self] in run() }
     }
 
-    /// Fires `id` at `deadline` (replacing an earlier deadline for it).
+    /// Fires `id` at `deadline` (replacing an earlier deadline for it). The thread is woken only
+    /// when this deadline comes first: it wakes for the first anyway, and looks again then.
     public func schedule(_ id: UInt64, at deadline: ContinuousClock.Instant) {
-        state.withLock { s in
+        let first = state.withLock { s in
             s.live[id] = deadline
+            let first = s.heap.first.map { deadline < $0.at } ?? true
             Self.push(Entry(at: deadline, id: id), &s.heap)
+            return first
         }
-        poke()
+        if first { poke() }
     }
 
     /// Forgets `id`'s deadline.

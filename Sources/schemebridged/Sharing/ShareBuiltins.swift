@@ -5,8 +5,8 @@ import SchemeBridgeCore
 /// The built-in activities: the core's ``BuiltinActivities`` ("Copy", "Save to…") over the
 /// share's items. "Open in <app>" is a launch (`ShareDelivery.swift`).
 extension Sharing {
-    /// What the session offers for the built-in activities now (the core's ``BuiltinTools``).
-    func shareTools() -> ShareTools { builtins.available(devices: devices.sender.shareTargets) }
+    /// What the session offers for a share to `target` now (the core's ``BuiltinActivities``).
+    func shareTools(for target: String? = nil) -> ShareTools { builtins.available(devices: devices.sender.shareTargets, target: target) }
 
     /// "Copy": the one item onto the clipboard; done when the tool has taken it (exit 0).
     func copyToClipboard(_ share: PendingShare) async throws {

@@ -10,7 +10,7 @@ struct ShareInterface {
     func declaration() -> Interface {
         let sharing = self.sharing
         return Interface(ShareContract.interface, methods: [
-            Method(ContractSignature.share, handler: .asyncThen { call in
+            Method(ContractSignature.share, handler: .onLoop { call in
                 try await sharing.share(call.arguments[0], options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
             }),
             Method(ContractSignature.shareTargets, handler: .async { call in

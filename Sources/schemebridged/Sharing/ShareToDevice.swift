@@ -23,25 +23,25 @@ extension Sharing {
             ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
             ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
         ]
-        guard let followed else { return replies.answer(share.request, code: .success, results: results) }
+        // A caller that waits for the delivery (`delivery`: `share --wait`) of a followed upload is
+        // answered at its end; any other now (before the following starts), and told the end by
+        // `TransferEnded` (the progress notification follows it too).
+        let waits = share.options.delivery && followed != nil
+        if !waits { replies.answer(share.request, code: .success, results: results) }
+        guard let followed else { return }
+        if !waits { await Task.yield() }  // the Response out first (on the loop thread): the following's tasks would compete with it
         let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
-        let log = logger
         let (cancel, follow) = sender.transfer(since: followed, files: files, device: receipt.deviceName, timeout: .seconds(seconds),
                                                progress: DeviceProgressPort(connection: devices.engine.connection, jobs: devices.engine.jobs),
-                                               log: { log.info("\($0)") })
-        // A caller that waits and gives up (`Close`, or it left: `share --wait` stopped by
-        // Ctrl-C) cancels the transfer, as the notification's Cancel does.
-        if share.options.delivery { replies.whenCallerGivesUp(share.request) { cancel.request() } }
-        // A caller that waits for the delivery (`delivery`: `share --wait`) is answered at the
-        // transfer's end; any other now, and told the end by `TransferEnded` (the progress
-        // notification follows it too).
-        guard !share.options.delivery else {
+                                               log: { [logger] in logger.info("\($0)") })
+        guard !waits else {
+            // Giving up (`Close`, or it left: `share --wait` stopped by Ctrl-C) cancels the transfer, as the notification's Cancel does.
+            replies.whenCallerGivesUp(share.request) { cancel.request() }
             let (delivery, reason) = await follow.value
             results[ShareContract.ResultKey.delivery] = .string(delivery.rawValue)
             let failure = Self.failure(delivery, reason)
             return replies.answer(share.request, code: failure == nil ? .success : .failed, results: results.merging(failure ?? [:]) { _, new in new })
         }
-        replies.answer(share.request, code: .success, results: results)
         let (connection, request, caller) = (replies.connection, ReplyService.path(share.request), try? BusName(share.caller.busName))
         Task {
             let (delivery, reason) = await follow.value

@@ -45,19 +45,28 @@ final class Sharing: Sendable {
     var descriptors: DescriptorWork { deliverer.descriptors }
     var registry: Registry { broker.registry }
 
-    /// `Share(aa{sv}, a{sv}) → o`.
+    /// `Share(aa{sv}, a{sv}) → o`, started on the loop thread (`.onLoop`). A share naming a device
+    /// stays there between its waits (the file's look, with what its send decides from, on a
+    /// descriptor thread; the engine's call): its own steps are short and never block. Any other
+    /// moves to the pool at once (it may spawn a target or a tool).
     func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
         let options = try ShareOptions(checking: raw)
+        let toDevice = ShareTargetID.namesDevice(options.target)
+        let executor: any TaskExecutor = toDevice ? replies.connection.loopExecutor : globalConcurrentExecutor
+        return try await withTaskExecutorPreference(executor) { () async throws -> MethodResult in
+            try await share(itemsValue, options, sender, on: executor, toDevice: toDevice)
+        }
+    }
+
+    /// The share, carried out with `executor` preferred (what a device's send decides from is
+    /// found in the same look as the type).
+    private func share(_ itemsValue: DBusValue, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, toDevice: Bool) async throws -> MethodResult {
         let caller = await callers.caller(sender)
         let (outbox, inbox) = (devices.outbox, documents.inbox.root)
-        // A share naming a device as its target goes straight there: what its send decides from is
-        // found in the same look as the type (any other share finds it if and when a device is picked).
-        let toDevice: Bool
-        if case .device? = options.target.flatMap(ShareTargetID.init) { toDevice = true } else { toDevice = false }
-        let facts: (@Sendable (Int32, String) -> SharedFileFacts)? = toDevice ? { @Sendable fd, name in outbox.facts(ofFile: fd, name: name, caller: caller, inbox: inbox) } : nil
+        let facts: (@Sendable (Int32, String) -> SharedFileFacts)? = toDevice ? { @Sendable in outbox.facts(ofFile: $0, name: $1, caller: caller, inbox: inbox) } : nil
         let items = try await SharedItem.intake(try ShareIntake.decode(itemsValue), keys: ShareIntake.keys, documents: documents, runner: descriptors,
                                                 key: caller.appID ?? sender, facts: facts)
-        let subject = ShareSubject(items: items.map(\.summary), tools: shareTools())
+        let subject = ShareSubject(items: items.map(\.summary), tools: shareTools(for: options.target))
         let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
         let pasteboardCaller = Caller(busName: sender, appID: caller.appID, lineage: caller.lineage)
         // Data and URLs on a pasteboard the caller owns (its descriptors held by `items` meanwhile).
@@ -78,7 +87,7 @@ final class Sharing: Sendable {
         logger.info("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
         // Carried out at once, on this thread until it first waits (for the sheet, a launch, an
         // engine): its Response is held until the reply naming the request is out.
-        Task.immediate { await carryOut(share) }
+        Task.immediate(executorPreference: executor) { await carryOut(share) }
         return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [self] in
             replies.publish(pending.id)
         })
