@@ -38,12 +38,12 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // The system funnel: our own threads and the blocking-thread pool, owned descriptors, the one small-file reader.
+        // The system funnel: our own threads and the blocking-thread pool, owned descriptors, the one small-file reader, the one JSON reader and writer.
         .target(name: "LinuxSystem", dependencies: ["CLinux"], swiftSettings: strict),
         // The Swift D-Bus layer: names, values, messages, connection, object export.
         .target(name: "DBus", dependencies: ["CDBus", "LinuxSystem", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The contract in one place: names, errors, option/result keys, typed signals and calls.
-        .target(name: "SchemeBridgeContract", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "SchemeBridgeContract", dependencies: ["DBus", "LinuxSystem"], swiftSettings: strict),
         // Core logic: XDG dirs, desktop entries, Exec, mimeapps, registry, the rules. No D-Bus here.
         .target(name: "SchemeBridgeCore", dependencies: ["CLinux", "LinuxSystem", "CCurl"], swiftSettings: strict),
         // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).

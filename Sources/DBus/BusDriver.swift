@@ -57,6 +57,13 @@ public struct BusDriver: Sendable {
         return has
     }
 
+    /// Whether `name` can be called now: owned, or one the bus can start (false when the bus
+    /// would not say within `timeout`).
+    public func isAvailable(_ name: String, timeout: Duration = .seconds(2)) async -> Bool {
+        if (try? await nameHasOwner(name, timeout: timeout)) == true { return true }
+        return (try? await activatableNames(timeout: timeout))?.contains(name) ?? false
+    }
+
     /// `ListActivatableNames()`: the names the bus can start.
     public func activatableNames(timeout: Duration = .seconds(2)) async throws(DBusError) -> [String] {
         let reply = try await call("ListActivatableNames", [], timeout: timeout)

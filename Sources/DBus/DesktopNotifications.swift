@@ -151,11 +151,7 @@ public struct FileManager1: Sendable {
 
     /// Whether a file manager owns the name now or the bus can start one.
     public func isAvailable(timeout: Duration = .seconds(2)) async -> Bool {
-        let driver = BusDriver(connection)
-        if (try? await driver.nameHasOwner(Self.busName.rawValue, timeout: timeout)) == true { return true }
-        guard let reply = try? await connection.call(destination: BusDriver.name, path: BusDriver.path, interface: BusDriver.interface,
-                                                     member: "ListActivatableNames", timeout: timeout) else { return false }
-        return (reply.first?.arrayElements ?? []).contains { $0.string == Self.busName.rawValue }
+        await BusDriver(connection).isAvailable(Self.busName.rawValue, timeout: timeout)
     }
 
     /// `ShowItems(as uris, s startup_id)`.

@@ -46,6 +46,19 @@ public struct MethodCall: Sendable {
 
     /// Argument `index` as a string (the declaration guarantees the type).
     public func string(_ index: Int) -> String { arguments[index].string ?? "" }
+    /// Argument `index` as a list of strings (an `as`).
+    public func strings(_ index: Int) -> [String] { arguments[index].arrayElements?.compactMap(\.string) ?? [] }
+    /// Argument `index` as a string-keyed dictionary (an `a{sv}`: options, results).
+    public func dictionary(_ index: Int) -> [String: DBusValue] { arguments[index].stringDictionary ?? [:] }
+    /// Argument `index` as a descriptor (an `h`).
+    public func descriptor(_ index: Int) throws(DBusError) -> UnixFD {
+        guard case .unixFD(let fd) = arguments[index] else { throw DBusError(.invalidArgs, "argument \(index) of \(member) must be a file descriptor (h)") }
+        return fd
+    }
+    /// Argument `index` as a list of descriptors (an `ah`).
+    public func descriptors(_ index: Int) -> [UnixFD] {
+        (arguments[index].arrayElements ?? []).compactMap { if case .unixFD(let fd) = $0 { fd } else { nil } }
+    }
     /// Argument `index` converted to `T`; throws `InvalidArgs` when it does not convert.
     public func argument<T: DBusRepresentable>(_ index: Int, as: T.Type = T.self) throws(DBusError) -> T {
         guard index < arguments.count, let v = T(dbusValue: arguments[index]) else {

@@ -47,6 +47,32 @@ public enum ChooserContract {
     }
 }
 
+extension ChooserContract {
+    /// `Choose`'s arguments for the question `request` puts (the one the dialogs read, told
+    /// the bus chooser's way): the subject, the candidates `a(sss)` (id, name, icon), the context.
+    public static func chooseArguments(_ request: DialogRequest) -> [DBusValue] {
+        var context: [String: DBusValue] = [ContextKey.caller: .string(request.caller.id), ContextKey.callerName: .string(request.caller.name),
+                                            ContextKey.kind: .string(request.kind.rawValue), ContextKey.canRemember: .boolean(request.canRemember)]
+        if let token = request.activationToken { context[ContextKey.activationToken] = .string(token) }
+        if let parentWindow = request.parentWindow { context[ContextKey.parentWindow] = .string(parentWindow) }
+        if let title = request.title { context[ContextKey.title] = .string(title) }
+        if let share = request.share {
+            context[ContextKey.shareTypes] = .strings(share.types)
+            context[ContextKey.shareCount] = .uint32(UInt32(clamping: share.count))
+            context[ContextKey.targetKinds] = .strings(request.candidates.map(\.kind.rawValue))
+        }
+        let candidates = request.candidates.map { DBusValue.structure([.string($0.id), .string($0.name), .string($0.icon)]) }
+        return [.string(request.subject), .array(element: .structure([.string, .string, .string]), candidates), .vardict(context)]
+    }
+
+    /// `Choose`'s answer in `reply`: the id picked (`""`: cancelled) and "always"; nil when the
+    /// reply has another signature.
+    public static func answer(_ reply: [DBusValue]) -> (id: String, always: Bool)? {
+        guard reply.count == 2, case .string(let id) = reply[0], case .boolean(let always) = reply[1] else { return nil }
+        return (id, always)
+    }
+}
+
 /// What the choosing methods of ``Contract/interface`` are called.
 extension ContractMethod {
     /// `Choices() → a(sss)`: every remembered choice (caller, scheme or type, desktop id).

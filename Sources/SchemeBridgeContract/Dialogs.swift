@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// The message a dialog program and the service exchange (docs/CONTRACT.md, "The dialogs"): the
 /// service starts the program — the shipped `schemebridge-dialog`, or `[Chooser] Command=` — with
 /// pipes it created (no other program can speak on them), writes one ``DialogRequest`` to its
@@ -163,7 +165,7 @@ public struct DialogRequest: Sendable, Equatable, Codable {
     public var line: [UInt8] {
         typealias K = CodingKeys
         var members: [(String, DialogJSON)] = [
-            (K.version.rawValue, .number(Double(version))), (K.kind.rawValue, .string(kind.rawValue)), (K.subject.rawValue, .string(subject)),
+            (K.version.rawValue, .number(.init(version))), (K.kind.rawValue, .string(kind.rawValue)), (K.subject.rawValue, .string(subject)),
             (K.caller.rawValue, .object([
                 (Caller.CodingKeys.id.rawValue, .string(caller.id)), (Caller.CodingKeys.name.rawValue, .string(caller.name)),
                 (Caller.CodingKeys.commandLine.rawValue, .bool(caller.commandLine)),
@@ -182,13 +184,13 @@ public struct DialogRequest: Sendable, Equatable, Codable {
             typealias S = Share.CodingKeys
             typealias I = Item.CodingKeys
             members.append((K.share.rawValue, .object([
-                (S.count.rawValue, .number(Double(share.count))), (S.types.rawValue, .array(share.types.map { .string($0) })),
+                (S.count.rawValue, .number(.init(share.count))), (S.types.rawValue, .array(share.types.map { .string($0) })),
                 (S.items.rawValue, .array(share.items.map { item in
                     var fields: [(String, DialogJSON)] = [(I.kind.rawValue, .string(item.kind.rawValue))]
                     for (key, value) in [(I.name, item.name), (I.type, item.type), (I.path, item.path), (I.url, item.url), (I.text, item.text)] {
                         if let value { fields.append((key.rawValue, .string(value))) }
                     }
-                    if let size = item.size { fields.append((I.size.rawValue, .number(Double(size)))) }
+                    if let size = item.size { fields.append((I.size.rawValue, .number(.init(size)))) }
                     return .object(fields)
                 })),
             ])))
@@ -247,7 +249,7 @@ public struct DialogAnswer: Sendable, Equatable, Codable {
         guard case .object(let members)? = DialogJSON.parse(line) else { throw DialogMessageError("the answer is not a JSON object") }
         func member(_ key: CodingKeys) -> DialogJSON? { members.first { $0.0 == key.rawValue }?.1 }
         guard case .number(let v)? = member(.version) else { throw DialogMessageError("the answer has no version") }
-        guard v == Double(DialogProtocol.version) else { throw DialogMessageError("answer version \(v) is not \(DialogProtocol.version)") }
+        guard v.double == Double(DialogProtocol.version) else { throw DialogMessageError("answer version \(v) is not \(DialogProtocol.version)") }
         guard case .string(let o)? = member(.answer), let outcome = Outcome(rawValue: o) else {
             throw DialogMessageError("the answer's 'answer' is none of chosen, cancelled, failed")
         }
@@ -283,204 +285,6 @@ public struct DialogMessageError: Error, Sendable, Equatable, CustomStringConver
     public init(_ description: String) { self.description = description }
 }
 
-/// The JSON the dialog messages are written in: a writer and a strict reader (no Foundation on
-/// the service's path). Numbers are doubles (the messages hold small integers).
-public indirect enum DialogJSON: Sendable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([DialogJSON])
-    case object([(String, DialogJSON)])
-
-    public static func == (a: DialogJSON, b: DialogJSON) -> Bool {
-        switch (a, b) {
-        case (.null, .null): return true
-        case (.bool(let x), .bool(let y)): return x == y
-        case (.number(let x), .number(let y)): return x == y
-        case (.string(let x), .string(let y)): return x == y
-        case (.array(let x), .array(let y)): return x == y
-        case (.object(let x), .object(let y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        default: return false
-        }
-    }
-
-    /// The value as JSON text (no line breaks: strings escape theirs).
-    public var text: String {
-        var out = ""
-        write(into: &out)
-        return out
-    }
-
-    private func write(into out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n):
-            if n.isFinite, n == n.rounded(), abs(n) < 1e15 { out += String(Int64(n)) } else if n.isFinite { out += String(n) } else { out += "null" }
-        case .string(let s): Self.quote(s, into: &out)
-        case .array(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                item.write(into: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
-                Self.quote(key, into: &out)
-                out += ":"
-                value.write(into: &out)
-            }
-            out += "}"
-        }
-    }
-
-    private static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                // Control characters, and the line and paragraph separators some readers take for line ends.
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
-
-    /// The value in `bytes` (UTF-8 JSON, one value, white space around it); nil when it is not
-    /// JSON, nests deeper than 32, or is not valid UTF-8.
-    public static func parse(_ bytes: [UInt8]) -> DialogJSON? {
-        var reader = Reader(bytes: bytes)
-        guard let value = reader.value(depth: 0) else { return nil }
-        reader.skipSpace()
-        return reader.at == bytes.count ? value : nil
-    }
-
-    private struct Reader {
-        let bytes: [UInt8]
-        var at = 0
-
-        mutating func skipSpace() {
-            while at < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[at]) { at += 1 }
-        }
-
-        mutating func literal(_ word: String) -> Bool {
-            let w = Array(word.utf8)
-            guard at + w.count <= bytes.count, Array(bytes[at..<at + w.count]) == w else { return false }
-            at += w.count
-            return true
-        }
-
-        mutating func value(depth: Int) -> DialogJSON? {
-            guard depth < 32 else { return nil }
-            skipSpace()
-            guard at < bytes.count else { return nil }
-            switch bytes[at] {
-            case UInt8(ascii: "n"): return literal("null") ? .null : nil
-            case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
-            case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
-            case UInt8(ascii: "\""): return string().map { .string($0) }
-            case UInt8(ascii: "["):
-                at += 1
-                var items: [DialogJSON] = []
-                skipSpace()
-                if at < bytes.count, bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
-                while true {
-                    guard let item = value(depth: depth + 1) else { return nil }
-                    items.append(item)
-                    skipSpace()
-                    guard at < bytes.count else { return nil }
-                    if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
-                    if bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
-                    return nil
-                }
-            case UInt8(ascii: "{"):
-                at += 1
-                var members: [(String, DialogJSON)] = []
-                skipSpace()
-                if at < bytes.count, bytes[at] == UInt8(ascii: "}") { at += 1; return .object(members) }
-                while true {
-                    skipSpace()
-                    guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = string() else { return nil }
-                    skipSpace()
-                    guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return nil }
-                    at += 1
-                    guard let item = value(depth: depth + 1) else { return nil }
-                    members.append((key, item))
-                    skipSpace()
-                    guard at < bytes.count else { return nil }
-                    if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
-                    if bytes[at] == UInt8(ascii: "}") { at += 1; return .object(members) }
-                    return nil
-                }
-            default:
-                return number()
-            }
-        }
-
-        mutating func number() -> DialogJSON? {
-            let start = at
-            while at < bytes.count, "+-0123456789.eE".utf8.contains(bytes[at]) { at += 1 }
-            guard at > start, let n = Double(String(decoding: bytes[start..<at], as: UTF8.self)) else { return nil }
-            return .number(n)
-        }
-
-        mutating func hex4() -> UInt32? {
-            guard at + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16) else { return nil }
-            at += 4
-            return v
-        }
-
-        mutating func string() -> String? {
-            at += 1  // the opening quote
-            var raw: [UInt8] = []
-            while at < bytes.count {
-                let b = bytes[at]
-                at += 1
-                switch b {
-                case UInt8(ascii: "\""):
-                    // Strictly UTF-8: invalid bytes make the message invalid (no replacement characters).
-                    return String(validating: raw, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    guard at < bytes.count else { return nil }
-                    let e = bytes[at]
-                    at += 1
-                    switch e {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): raw.append(e)
-                    case UInt8(ascii: "b"): raw.append(0x08)
-                    case UInt8(ascii: "f"): raw.append(0x0C)
-                    case UInt8(ascii: "n"): raw.append(0x0A)
-                    case UInt8(ascii: "r"): raw.append(0x0D)
-                    case UInt8(ascii: "t"): raw.append(0x09)
-                    case UInt8(ascii: "u"):
-                        guard var v = hex4() else { return nil }
-                        if (0xD800..<0xDC00).contains(v) {
-                            guard literal("\\u"), let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-                            v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
-                        }
-                        guard let scalar = Unicode.Scalar(v) else { return nil }
-                        raw += Array(String(Character(scalar)).utf8)
-                    default: return nil
-                    }
-                default:
-                    guard b >= 0x20 else { return nil }
-                    raw.append(b)
-                }
-            }
-            return nil
-        }
-    }
-}
+/// The JSON the dialog messages are written in: LinuxSystem's ``JSONValue``, the project's one
+/// reader and writer (no Foundation on the service's path).
+public typealias DialogJSON = JSONValue

@@ -219,6 +219,15 @@ extension Dictionary where Key == String, Value == DBusValue {
         try contractString(key).flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Option `key` as a list of strings (absent: empty); `InvalidArgs` when it is there with another type.
+    public func contractStrings(_ key: String) throws(DBusError) -> [String] {
+        guard let v = self[key]?.unwrapped else { return [] }
+        guard let items = v.arrayElements, case let list = items.compactMap(\.string), list.count == items.count else {
+            throw OpenOptions.wrongType(key, "a list of strings (as)", v)
+        }
+        return list
+    }
+
     /// Option `key` as a boolean; `InvalidArgs` when it is there with another type.
     public func contractBool(_ key: String) throws(DBusError) -> Bool? {
         guard let v = self[key]?.unwrapped else { return nil }

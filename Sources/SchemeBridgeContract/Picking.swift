@@ -37,6 +37,15 @@ public enum PickContract {
         /// `activation-token` (s): the provider's token, when it gave one.
         public static let activationToken = "activation-token"
     }
+
+    /// The results of a pick's `Response(0)`: read-only descriptors of the copies, their names
+    /// and types, the provider, and its activation token when it gave one.
+    public static func results(fds: [UnixFD], names: [String], types: [String], provider: String, activationToken: String?) -> [String: DBusValue] {
+        var results: [String: DBusValue] = [ResultKey.fds: .array(element: .unixFD, fds.map { .unixFD($0) }), ResultKey.names: .strings(names),
+                                            ResultKey.types: .strings(types), ResultKey.provider: .string(provider)]
+        if let activationToken, !activationToken.isEmpty { results[ResultKey.activationToken] = .string(activationToken) }
+        return results
+    }
 }
 
 /// The options of `PickDocument` (`a{sv}`), typed. Unknown keys are ignored.

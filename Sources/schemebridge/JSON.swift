@@ -1,7 +1,8 @@
 import DBus
+import LinuxSystem
 
-/// A minimal JSON writer for `--json` output (no Foundation on this path), and the one path every
-/// command prints JSON through (``out(_:)``).
+/// The `--json` output, written by LinuxSystem's ``JSONValue`` (no Foundation on this path), and
+/// the one path every command prints JSON through (``out(_:)``).
 ///
 /// One shape for every command (docs/GUIDE.md, "The command line"): each output line is an object
 /// (never a bare array), keys are snake_case — a D-Bus dictionary's `launch-image` is
@@ -9,15 +10,8 @@ import DBus
 /// carries an `error` member, always the same object (``error(_:message:dbusError:)``): on the
 /// answer it spoils (`open`'s object for that URL, `handlers`' empty list), else alone.
 enum JSON {
-    /// A JSON value.
-    indirect enum Value {
-        case string(String)
-        case number(String)
-        case bool(Bool)
-        case null
-        case array([Value])
-        case object([(String, Value)])
-    }
+    /// A JSON value: LinuxSystem's ``JSONValue``, the project's one reader and writer.
+    typealias Value = JSONValue
 
     /// Prints `members` as one object on a line of standard output.
     static func out(_ members: [(String, Value)]) {
@@ -28,7 +22,7 @@ enum JSON {
     /// — the exit status, its word (``reason(_:)``), the D-Bus error name when the service or the
     /// bus answered with one, and what was said on stderr.
     static func error(_ status: Int32, message: String, dbusError: String?) -> Value {
-        .object([("exit_status", .number(String(status))), ("reason", .string(reason(status))),
+        .object([("exit_status", .number(.init(status))), ("reason", .string(reason(status))),
                  ("dbus_error", dbusError.map { .string($0) } ?? .null), ("message", .string(message))])
     }
 
@@ -54,69 +48,21 @@ enum JSON {
     }
 
     /// Compact one-line JSON text of `value`.
-    static func text(_ value: Value) -> String {
-        var out = ""
-        write(value, to: &out)
-        return out
-    }
-
-    private static func write(_ value: Value, to out: inout String) {
-        switch value {
-        case .string(let s): quote(s, to: &out)
-        case .number(let n): out += n
-        case .bool(let b): out += b ? "true" : "false"
-        case .null: out += "null"
-        case .array(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                write(item, to: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            var written: Set<String> = []
-            for (key, item) in members where written.insert(key).inserted {
-                if written.count > 1 { out += "," }
-                quote(key, to: &out)
-                out += ":"
-                write(item, to: &out)
-            }
-            out += "}"
-        }
-    }
-
-    private static func quote(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    static func text(_ value: Value) -> String { value.text }
 
     /// The JSON form of a D-Bus value: numbers, strings, arrays, objects (string-keyed
     /// dictionaries), variants unwrapped.
     static func value(_ v: DBusValue) -> Value {
         switch v {
-        case .byte(let x): return .number(String(x))
+        case .byte(let x): return .number(.init(x))
         case .boolean(let b): return .bool(b)
-        case .int16(let x): return .number(String(x))
-        case .uint16(let x): return .number(String(x))
-        case .int32(let x): return .number(String(x))
-        case .uint32(let x): return .number(String(x))
-        case .int64(let x): return .number(String(x))
-        case .uint64(let x): return .number(String(x))
-        case .double(let x): return x.isFinite ? .number(String(x)) : .null
+        case .int16(let x): return .number(.init(x))
+        case .uint16(let x): return .number(.init(x))
+        case .int32(let x): return .number(.init(x))
+        case .uint32(let x): return .number(.init(x))
+        case .int64(let x): return .number(.init(x))
+        case .uint64(let x): return .number(.init(x))
+        case .double(let x): return x.isFinite ? JSONValue.Number(String(x)).map { .number($0) } ?? .null : .null
         case .string(let s): return .string(s)
         case .objectPath(let p): return .string(p.rawValue)
         case .signature(let s): return .string(s.rawValue)
@@ -126,7 +72,7 @@ enum JSON {
             return .object(entries.map { (key(keyText($0.key)), value($0.value)) })
         case .structure(let fields): return .array(fields.map(value))
         case .variant(let inner): return value(inner)
-        case .bytes(let b): return .array(b.map { .number(String($0)) })
+        case .bytes(let b): return .array(b.map { .number(.init($0)) })
         }
     }
 

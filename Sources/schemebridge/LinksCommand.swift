@@ -112,9 +112,9 @@ struct LinksCommand: ParsableCommand {
         guard !e.values.isEmpty else { return .object([]) }
         var members: [(String, JSON.Value)] = [
             ("source", .string(e.string(AppLinkContract.EvidenceKey.source))), ("address", .string(e.string(AppLinkContract.EvidenceKey.address))),
-            ("checked", .number(String(e.integer(AppLinkContract.EvidenceKey.checked) ?? 0))),
-            ("expires", .number(String(e.integer(AppLinkContract.EvidenceKey.expires) ?? 0))),
-            ("status", .number(String(e.integer(AppLinkContract.EvidenceKey.status) ?? 0))),
+            ("checked", .number(.init(e.integer(AppLinkContract.EvidenceKey.checked) ?? 0))),
+            ("expires", .number(.init(e.integer(AppLinkContract.EvidenceKey.expires) ?? 0))),
+            ("status", .number(.init(e.integer(AppLinkContract.EvidenceKey.status) ?? 0))),
             ("apps", .array(e.strings(AppLinkContract.EvidenceKey.apps).map { .string($0) })),
         ]
         let failure = e.string(AppLinkContract.EvidenceKey.failure)

@@ -75,7 +75,7 @@ struct PasteboardWrite: ParsableCommand {
             throw ServiceClient.report(error, subject)
         }
         if output.json {
-            JSON.out([("name", .string(pasteboard.name)), ("change_count", .number(String(changeCount)))])
+            JSON.out([("name", .string(pasteboard.name)), ("change_count", .number(.init(changeCount)))])
         }
     }
 

@@ -59,7 +59,7 @@ struct Pick: ParsableCommand {
             let message = r[Response.Key.errorMessage]?.string ?? (cancelled ? "nothing was picked" : "the pick failed")
             Terminal.error("pick: \(message)", dbusError: r[Response.Key.errorName]?.string)
             if out.json {
-                JSON.out([("code", .number(String(response.code))), ("status", .string(cancelled ? "cancelled" : "failed")),
+                JSON.out([("code", .number(.init(response.code))), ("status", .string(cancelled ? "cancelled" : "failed")),
                           ("error", WaitForReply.failure(response, fallback: message))])
             }
             throw (cancelled ? ExitStatus.cancelled : ExitStatus.failed).exitCode
@@ -83,8 +83,8 @@ struct Pick: ParsableCommand {
         }
         let provider = r[PickContract.ResultKey.provider]?.string ?? ""
         if out.json {
-            let docs = written.map { JSON.Value.object([("path", .string($0.0)), ("type", .string($0.1)), ("size", .number(String($0.2)))]) }
-            JSON.out([("code", .number("0")), ("status", .string("success")), ("provider", .string(provider)), ("documents", .array(docs))])
+            let docs = written.map { JSON.Value.object([("path", .string($0.0)), ("type", .string($0.1)), ("size", .number(.init($0.2)))]) }
+            JSON.out([("code", .number(0)), ("status", .string("success")), ("provider", .string(provider)), ("documents", .array(docs))])
         } else {
             for (path, _, _) in written { Terminal.out(path) }
         }

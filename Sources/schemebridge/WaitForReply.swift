@@ -43,7 +43,7 @@ enum WaitForReply {
         case .failed: name = "failed"
         }
         if json {
-            var members = leading + [("code", .number(String(response.code))), ("status", .string(name)),
+            var members = leading + [("code", .number(.init(response.code))), ("status", .string(name)),
                                      ("results", .object(JSON.members(response.results)))]
             if code != .success { members.append(("error", failure(response))) }
             JSON.out(members)

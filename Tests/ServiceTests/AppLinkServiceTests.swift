@@ -56,8 +56,20 @@ import SchemeBridgeContract
             try ("[" + statements.joined(separator: ",") + "]").write(to: dir.appendingPathComponent("assetlinks.json"), atomically: true, encoding: .utf8)
         }
 
-        func config(_ hosts: [String]) -> String {
-            "[AppLinks]\nCAFile=\(caFile)\nResolve=" + hosts.map { "\($0)=127.0.0.1:\(port);" }.joined() + "\nTimeout=10\n"
+        func config(_ hosts: [String], timeout: Int = 10) -> String {
+            "[AppLinks]\nCAFile=\(caFile)\nResolve=" + hosts.map { "\($0)=127.0.0.1:\(port);" }.joined() + "\nTimeout=\(timeout)\n"
+        }
+
+        /// Holds every request for `host` until ``release()``.
+        func hold(_ host: String) throws {
+            let dir = root.appendingPathComponent("sites/\(host)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data().write(to: dir.appendingPathComponent("hold"))
+        }
+
+        /// Lets held requests (and any later ones) go.
+        func release() {
+            input.fileHandleForWriting.write(Data("go\n".utf8))
         }
     }
 

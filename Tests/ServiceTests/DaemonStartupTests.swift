@@ -73,6 +73,39 @@ import SchemeBridgeContract
         #expect(await daemon.wait() == 0, "\(text())")
     }
 
+    /// A second `schemebridged --replace` takes the name over: the first says so, closes its
+    /// connection and exits (0, a clean end), and the second answers under the name.
+    @Test func aReplacingDaemonTakesTheNameOverAndTheFirstExits() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;")
+        let env = [
+            "XDG_DATA_HOME": f.dataHome.path, "XDG_DATA_DIRS": f.systemData.path, "XDG_CONFIG_HOME": f.configHome.path,
+            "XDG_CONFIG_DIRS": f.root.appendingPathComponent("sysconfig").path, "HOME": f.root.path,
+            "XDG_CACHE_HOME": f.root.appendingPathComponent("cache").path,
+        ]
+        let owner = { () async -> String in
+            (try? await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                   "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(ServiceFixture.name)"]))?.stdout ?? ""
+        }
+        let (firstLog, secondLog) = (f.root.appendingPathComponent("daemon-first.log"), f.root.appendingPathComponent("daemon-second.log"))
+        let text = { (log: URL) in (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        let first = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address], environment: env, stderr: firstLog)
+        defer { first.terminate() }
+        #expect(await Tools.eventually(timeout: .seconds(20)) { await owner().contains("uint32 \(first.pid)") }, "\(text(firstLog))")
+        let second = try Tools.spawn([try Built.executable("schemebridged"), "--address", f.bus.address, "--replace"], environment: env, stderr: secondLog)
+        defer { second.terminate() }
+        let exited = await Tools.eventually(timeout: .seconds(30)) { !first.isRunning }
+        #expect(exited, "the first daemon still runs:\n\(text(firstLog))")
+        if exited { #expect(await first.wait() == 0, "\(text(firstLog))") }
+        #expect(text(firstLog).contains("was taken over by another process; exiting"), "\(text(firstLog))")
+        #expect(await Tools.eventually(timeout: .seconds(20)) { await owner().contains("uint32 \(second.pid)") }, "\(text(secondLog))")
+        let reply = try await f.dbusSend("CanOpenURL", "string:good:x")
+        #expect(reply.stdout.contains("boolean true"), "\(reply.stdout)\(reply.stderr)")
+        second.signal(SIGTERM)
+        #expect(await second.wait() == 0, "\(text(secondLog))")
+    }
+
     /// libcurl — and the ~35 libraries it needs (OpenSSL, GnuTLS, Kerberos, LDAP, SSH…) — is
     /// loaded when the first app link is fetched, not at start: a service that has answered its
     /// first call with no host to verify has not mapped it (issue 36: linked, it was loaded and

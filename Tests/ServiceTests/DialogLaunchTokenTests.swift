@@ -23,24 +23,30 @@ import SchemeBridgeContract
 @Suite struct DialogLaunchTokenTests {
     @Test func onWaylandTheAppChosenStartsWithAFreshTokenFromTheCompositor() async throws {
         let wtype = try Tools.path(of: "wtype")
-        let s = try await WaylandFocusTests.scene()
+        let s = try await WaylandFocusTests.scene(waylandDebug: true)
         defer { s.stop() }
         try FileManager.default.createSymbolicLink(atPath: s.f.bin.appendingPathComponent("schemebridge-dialog").path,
                                                    withDestinationPath: Built.packageRoot.appendingPathComponent("scripts/schemebridge-dialog").path)
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in s.sway.clientEnvironment { env[k] = v }
+        env.removeValue(forKey: "DISPLAY")
+        // The headless seat has no keyboard. A virtual one (wtype's) that stays gives the seat one,
+        // and the dialog binds it (`wl_seat.get_keyboard` in its WAYLAND_DEBUG lines: at its start,
+        // or when the seat gains the keyboard if it was started ahead before). Only then is a key
+        // typed: a key sent before a client has bound the seat's new keyboard reaches no keyboard
+        // of that client and is lost.
+        let holder = try ChildProcess([wtype, "-s", "600000"], environment: env)
+        defer { holder.terminate() }
         let opened = Task { try await s.f.gdbus("OpenURLWithOptions", "notes://chosen", "{'ask': <true>, 'activation-token': <'\(s.token)'>}") }
         // The chooser comes up and takes the focus with the caller's token (which is spent then).
         let focused = await Tools.eventually {
             (try? await DialogParentScreenTests.node(s.sway) { $0["focused"] as? Bool == true })?["name"] as? String == "Open With"
         }
         #expect(focused, "the chooser did not take the focus\n\(s.f.serviceLog.suffix(2000))\n\(s.sway.log.suffix(1500))")
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in s.sway.clientEnvironment { env[k] = v }
-        env.removeValue(forKey: "DISPLAY")
-        // Return, from a virtual keyboard (the headless seat has none) that stays until the chooser
-        // has answered. The key comes half a second after the keyboard: GTK 3 drops a key press
-        // that arrives with a keyboard it has not taken in yet (seen: about one in three without
-        // the pause), and nothing the test can watch says when it has.
-        let keyboard = try ChildProcess([wtype, "-s", "500", "-k", "Return", "-s", "600000"], environment: env)
+        let bound = await Tools.eventually { s.f.serviceLog.contains(".get_keyboard(new id wl_keyboard@") }
+        #expect(bound, "the dialog never bound the seat's keyboard\n\(s.f.serviceLog.suffix(3000))")
+        // Return, from a second virtual keyboard that stays until the chooser has answered.
+        let keyboard = try ChildProcess([wtype, "-k", "Return", "-s", "600000"], environment: env)
         defer { keyboard.terminate() }
         let r = try await opened.value
         #expect(r.status == 0 && r.stdout.contains("org.example.Notes.desktop"), "\(r.stdout)\(r.stderr)\n\(s.f.serviceLog.suffix(2000))")

@@ -18,7 +18,7 @@ final class FakeKDEConnect: Sendable {
 
     /// How the stand-in reports the upload a file share makes, as kdeconnectd 22.12 does to the
     /// KDE job tracker (``KDEConnectJobs``): `requiresJobTracker` while it takes the share; when
-    /// that is false, once it has answered, `requestView`, one `update` at 40 %, then as the case
+    /// that is false, `requestView` before it answers, then one `update` at 40 %, then as the case
     /// says.
     enum Job: Sendable {
         /// `terminate(code, message)` at once.
@@ -39,9 +39,12 @@ final class FakeKDEConnect: Sendable {
                 let reply = try await connection.call(destination: "org.kde.kuiserver", path: "/JobViewServer", interface: "org.kde.kuiserver",
                                                       member: "requiresJobTracker", timeout: .seconds(30))
                 calls.list.withLock { $0.append("requiresJobTracker \(reply.first?.bool.map(String.init) ?? "?")") }
-                if reply.first?.bool == false {
+                // The view is requested before the share is answered, so the service has it by
+                // the time the share returns, however slow this process is (the service reads a
+                // share whose view never comes, after a grace, as ended unreported).
+                if reply.first?.bool == false, let path = try await Self.requestView(connection: connection, calls: calls) {
                     let name = String(url.split(separator: "/").last ?? "")
-                    Task { try? await Self.report(job, file: name, connection: connection, calls: calls) }
+                    Task { try? await Self.report(job, file: name, view: path, connection: connection, calls: calls) }
                 }
             }
             if !answering { try await Task.sleep(for: .seconds(3600)) }
@@ -66,13 +69,18 @@ final class FakeKDEConnect: Sendable {
         _ = try await connection.requestName("org.kde.kdeconnect")
     }
 
-    /// The job view for an upload of `file`: requested, updated to 40 %, then ended as `job` says.
-    private static func report(_ job: Job, file: String, connection: Connection, calls: Calls) async throws {
-        let server: BusName = "org.kde.JobViewServer"
-        let view = try await connection.call(destination: server, path: "/JobViewServer", interface: "org.kde.JobViewServerV2", member: "requestView",
+    /// Asks the job tracker for a view of an upload; its object path.
+    private static func requestView(connection: Connection, calls: Calls) async throws -> ObjectPath? {
+        let view = try await connection.call(destination: "org.kde.JobViewServer", path: "/JobViewServer", interface: "org.kde.JobViewServerV2", member: "requestView",
                                              [.string("org.kde.kdeconnect.daemon"), .int32(1), .vardict(["immediate": .boolean(true)])], timeout: .seconds(30))
-        guard let path = view.first?.string.flatMap({ try? ObjectPath($0) }) else { return }
+        guard let path = view.first?.string.flatMap({ try? ObjectPath($0) }) else { return nil }
         calls.list.withLock { $0.append("requestView \(path.rawValue)") }
+        return path
+    }
+
+    /// The job view `path` for an upload of `file`: updated to 40 %, then ended as `job` says.
+    private static func report(_ job: Job, file: String, view path: ObjectPath, connection: Connection, calls: Calls) async throws {
+        let server: BusName = "org.kde.JobViewServer"
         let cancels = try await connection.signals(matching: MatchRule(sender: server, interface: "org.kde.JobViewV3", member: "cancelRequested", path: path))
         _ = try await connection.call(destination: server, path: path, interface: "org.kde.JobViewV3", member: "update", [.vardict([
             "title": .string("Sending to Phone"), "descriptionLabel1": .string("File"), "descriptionValue1": .string(file),

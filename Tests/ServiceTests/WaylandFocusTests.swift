@@ -99,10 +99,14 @@ import SchemeBridgeContract
     /// `DBusActivatable` entry whose running app (`Clients/Wayland/running-app.py`) hands it the
     /// `activation-token` of `Open`'s `platform_data` —, the handler's window (mapped first), then
     /// the caller's window, which takes the focus and gets a token.
-    static func scene(activatable: Bool = false) async throws -> Scene {
+    /// With `waylandDebug`, the service and what it starts (the dialog) run with
+    /// `WAYLAND_DEBUG=client`: libwayland writes each request and event to the service's log, where a
+    /// test can wait for the dialog to have bound a keyboard before it types.
+    static func scene(activatable: Bool = false, waylandDebug: Bool = false) async throws -> Scene {
         let client = try await Self.client()
         let sway = try Sway()
-        let f = try ServiceFixture(extraEnvironment: sway.clientEnvironment, unsetEnvironment: ["DISPLAY"])
+        let f = try ServiceFixture(extraEnvironment: sway.clientEnvironment.merging(waylandDebug ? ["WAYLAND_DEBUG": "client"] : [:]) { $1 },
+                                   unsetEnvironment: ["DISPLAY"])
         let fifo = f.root.appendingPathComponent("notes.fifo").path
         guard mkfifo(fifo, 0o600) == 0 else { throw ToolError("mkfifo \(fifo): errno \(errno)") }
         let program = f.bin.appendingPathComponent("notes-open").path

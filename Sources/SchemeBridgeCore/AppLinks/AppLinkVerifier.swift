@@ -25,12 +25,68 @@ public final class AppLinkVerifier: Sendable {
         var fetches = 0
     }
 
-    public init(links: AppLinks, fetcher: AppLinkFetcher = AppLinkFetcher(), now: @escaping @Sendable () -> Int64 = { Int64(Glibc.time(nil)) }) {
+    /// `log` hears, in words, which hosts are queued and why.
+    public init(links: AppLinks, fetcher: AppLinkFetcher = AppLinkFetcher(), now: @escaping @Sendable () -> Int64 = { Int64(Glibc.time(nil)) },
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.links = links
         self.fetcher = fetcher
         self.now = now
+        self.log = log
         // Hosts an open found claimed but not held are queued here (``AppLinks/linkNotHeld(_:)``).
-        links.onUnverifiedClaim { [weak self] hosts in self?.queue(hosts) }
+        links.onUnverifiedClaim { [weak self] hosts in
+            self?.log("verifying app links of \(hosts.joined(separator: ", ")) (a link their apps claim was opened or resolved)")
+            self?.queue(hosts)
+        }
+    }
+
+    private let log: @Sendable (String) -> Void
+
+    /// Keeps the records fresh until `changes` ends (``Registry/changes(appLinks:)``: an entry
+    /// that declares app links appeared, changed or went): queues what is due at once, at each
+    /// change, and when the earliest record of a host to verify expires (looked at again at
+    /// least every ``recheckInterval`` seconds). Never waits for a fetch.
+    public func keepFresh(following changes: AsyncStream<Set<String>>) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                links.readFlathubEvidence()
+                refresh(because: "start")
+                for await _ in changes {
+                    links.readFlathubEvidence()
+                    refresh(because: "an entry changed")
+                }
+            }
+            group.addTask { [self] in
+                while !Task.isCancelled {
+                    let next = links.nextExpiry(links.hostsToVerify()).map { max($0 - now(), 5) } ?? Self.recheckInterval
+                    try? await Task.sleep(for: .seconds(min(next, Self.recheckInterval)))
+                    if Task.isCancelled { return }
+                    refresh(because: "a record expired")
+                }
+            }
+            await group.next()  // the registry closed: stop looking at expiries too
+            group.cancelAll()
+        }
+    }
+
+    /// The longest ``keepFresh(following:)`` goes without looking at the records' expiry: a
+    /// record fetched meanwhile (a failure's retry is due after a minute) is seen within it.
+    public static let recheckInterval: Int64 = 300
+
+    private func refresh(because why: String) {
+        let due = refresh()
+        if !due.isEmpty { log("verifying app links of \(due.joined(separator: ", ")) (\(why))") }
+    }
+
+    /// ``verify(_:)`` for a host as a caller wrote it: `invalidArgument` when it is no host
+    /// name, `invalidHandler` when no installed app declares it (only claimed hosts are fetched).
+    public func verify(named text: String) async throws(OpenFailure) -> AppLinkRecord {
+        guard let host = AppLinkHost.normalized(text) else {
+            throw OpenFailure(.invalidArgument, "'\(text.prefix(80))' is not a host name")
+        }
+        guard links.isDeclared(host) else {
+            throw OpenFailure(.invalidHandler, "no installed app declares \(host) in X-SchemeBridge-AppLinks=: nothing to verify")
+        }
+        return await verify(host)
     }
 
     /// Queues `hosts` (normalised) for fetching in the background; never waits.

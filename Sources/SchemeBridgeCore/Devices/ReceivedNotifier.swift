@@ -51,7 +51,7 @@ public struct ReceivedNotifierFailure: Error, Sendable, Equatable {
 }
 
 /// How loud a line of ``ReceivedNotifier``'s log is.
-public enum ReceivedNotifierLogLevel: Sendable { case info, notice, warning }
+public typealias ReceivedNotifierLogLevel = ServiceLogLevel
 
 /// What devices send, one desktop notification per transfer (``ReceivedTransfers`` groups a
 /// burst of shares from one device and caps what a device can have waiting; ``ReceivedNotice``

@@ -22,6 +22,16 @@ public final class Documents: Sendable {
         self.handlersAlongChain = handlersAlongChain
     }
 
+    /// The service's documents over `registry`: its content types (the environment's when it
+    /// has none), the user's Inboxes, each type's handlers as ``Registry/resolution(alongChain:)`` finds them.
+    public convenience init(registry: Registry, environment: [String: String]) {
+        self.init(types: registry.contentTypes ?? ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
+                  handlersAlongChain: { [registry] chain in
+                      let found = registry.resolution(alongChain: chain)
+                      return (found.type, found.resolution.handlers)
+                  })
+    }
+
     /// The handlers for `type`: those of the first type along its parent chain (the type, its
     /// declared parents, `text/plain` for text, `application/octet-stream`) that has any, and
     /// that type — an application removed for a type is not taken back by its parents.

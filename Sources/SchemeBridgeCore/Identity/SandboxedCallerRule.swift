@@ -15,6 +15,12 @@ public enum SandboxedCallerRule {
     /// Whether `caller` may change the user's defaults, routes or integration, or read the routes.
     public static func mayAdminister(_ caller: Caller) -> Bool { !caller.sandboxed }
 
+    /// `AccessDenied` unless `caller` may administer (``mayAdminister(_:)``): `what` is the
+    /// user's to do, from outside the sandbox.
+    public static func checkAdminister(_ caller: Caller, _ what: String) throws(ServiceFailure) {
+        guard mayAdminister(caller) else { throw ServiceFailure(.accessDenied, "a sandboxed app (\(caller.displayName)) cannot \(what)") }
+    }
+
     /// Whether `caller` may learn the handlers of content types.
     public static func mayListTypeHandlers(_ caller: Caller) -> Bool { !caller.sandboxed }
 

@@ -75,6 +75,10 @@ public final class Registry: Sendable {
     private struct Subscribers: Sendable {
         var next = 0
         var continuations: [Int: AsyncStream<Set<String>>.Continuation] = [:]
+        /// The streams that also hear of entries declaring app links (``changes(appLinks:)``).
+        var appLinkStreams: Set<Int> = []
+        /// ``RegistryModel/appLinkGeneration`` when last published.
+        var appLinkGeneration = 0
         var closed = false
     }
 
@@ -360,14 +364,17 @@ public final class Registry: Sendable {
     }
 
     /// A stream of the sets of schemes (lower-cased) whose handlers or default changed. Each
-    /// call returns a new, independent stream; it ends at ``close()``.
-    public func changes() -> AsyncStream<Set<String>> {
+    /// call returns a new, independent stream; it ends at ``close()``. With `appLinks`, it also
+    /// yields (the schemes changed, possibly none) when an entry that declares app links
+    /// (`X-SchemeBridge-AppLinks`) appeared, changed or went, whether or not it lists schemes.
+    public func changes(appLinks: Bool = false) -> AsyncStream<Set<String>> {
         let (stream, continuation) = AsyncStream<Set<String>>.makeStream(bufferingPolicy: .unbounded)
         let added: Int? = subscribers.withLock { s in
             if s.closed { return nil }
             let id = s.next
             s.next += 1
             s.continuations[id] = continuation
+            if appLinks { s.appLinkStreams.insert(id) }
             return id
         }
         guard let added else {
@@ -375,7 +382,10 @@ public final class Registry: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: added) }
+            self?.subscribers.withLock { s in
+                s.continuations[added] = nil
+                s.appLinkStreams.remove(added)
+            }
         }
         return stream
     }
@@ -536,8 +546,12 @@ public final class Registry: Sendable {
     }
 
     func publish(_ changed: Set<String>) {
-        guard !changed.isEmpty else { return }
-        let continuations = subscribers.withLock { Array($0.continuations.values) }
+        let generation = state.withLock { $0.appLinkGeneration }
+        let continuations = subscribers.withLock { s in
+            let appLinksChanged = s.appLinkGeneration != generation
+            s.appLinkGeneration = generation
+            return s.continuations.compactMap { id, c in !changed.isEmpty || (appLinksChanged && s.appLinkStreams.contains(id)) ? c : nil }
+        }
         for c in continuations { c.yield(changed) }
     }
 

@@ -104,6 +104,9 @@ struct RegistryModel: Sendable, ResolverContext {
     var providerListing: (generation: Int, list: [(id: String, types: [PickType])])?
     /// The app-link entries as of a generation (`Registry.appLinkEntries`, issue 41).
     var appLinkListing: (generation: Int, list: [AppLinkEntry])?
+    /// Counts changes to entries that declare app links (one appeared, changed or went): what
+    /// ``Registry/changes(appLinks:)`` announces beside the schemes.
+    var appLinkGeneration = 0
     /// Counts rebuilds of ``levels`` (a list changed).
     var levelsGeneration = 0
     /// Answers of ``Registry/resolutions(alongChain:untilFound:)`` since the records and lists
@@ -183,6 +186,9 @@ struct RegistryModel: Sendable, ResolverContext {
         }
 
         let after = effectiveRecord(id)
+        if [before, after].contains(where: { $0?.record.eligibleEntry.map(ResolvedSnapshot.declaresAppLinks) == true }) {
+            appLinkGeneration &+= 1
+        }
         if let mentioned = listMentions[id] { affected.formUnion(mentioned) }
         if let b = before, let e = b.record.eligibleEntry {
             for s in e.schemes {

@@ -8,6 +8,17 @@ public protocol RequestResponse: Sendable {
     init(ending: RequestEnding)
     /// Names a share's target (every response of a share does), unless it names one already.
     mutating func name(target: String)
+    /// The response ending a request that `error` stopped on the way: code 1 for the user's
+    /// cancel (``ServiceFailure/Kind/cancelled``), else code 2 naming the error.
+    init(error: any Error)
+}
+
+extension RequestResponse {
+    /// Code 1 for a cancel, else code 2 with the failure's name (a contract error's) and message.
+    public init(error: any Error) {
+        guard let failure = error as? ServiceFailure else { self.init(ending: RequestEnding(errorName: "Failed", message: "\(error)")); return }
+        if failure.kind == .cancelled { self.init(code: 1) } else { self.init(ending: RequestEnding(errorName: failure.kind.rawValue, message: failure.message)) }
+    }
 }
 
 /// What the reply requests need from the bus; the daemon implements it.
@@ -179,6 +190,12 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     public func complete(_ id: UInt64, _ response: Response) {
         guard let r = table.take(id) else { return }
         finish(r, response)
+    }
+
+    /// Ends request `id` that `error` stopped (``RequestResponse/init(error:)``: cancelled or
+    /// failed; nothing when it is already done).
+    public func end(_ id: UInt64, error: any Error) {
+        complete(id, Response(error: error))
     }
 
     /// Ends request `id` as failed: `ending` says why (nothing when it is already done).

@@ -21,13 +21,7 @@ extension MainInterface {
                 return [.array(element: .dictionary(key: .string, value: .variant), rows.map { .vardict($0) })]
             }),
             Method(ContractSignature.verifyLinkHost, handler: .async { call in
-                guard let host = AppLinkHost.normalized(call.string(0)) else {
-                    throw DBusError(.invalidArgs, "'\(call.string(0).prefix(80))' is not a host name")
-                }
-                guard service.links.isDeclared(host) else {
-                    throw ContractError.invalidHandler("no installed app declares \(host) in X-SchemeBridge-AppLinks=: nothing to verify")
-                }
-                return [.vardict(Self.evidence(await service.verifier.verify(host)))]
+                [.vardict(Self.evidence(try await service.verifier.verify(named: call.string(0))))]
             }),
             Method(ContractSignature.setLinkApp, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "choose the app for a host")
@@ -64,23 +58,12 @@ extension MainInterface {
         return d
     }
 
-    /// `AppLinks`: one row per (app, declared host pattern): its state for the pattern's host.
+    /// `AppLinks`: one row per (app, declared host pattern) (``AppLinks/rows()``).
     static func appLinkRows(_ links: AppLinks) -> [[String: DBusValue]] {
-        let selections = links.selections()
-        var rows: [[String: DBusValue]] = []
-        for e in links.registry.appLinkEntries() {
-            for pattern in e.declaration.hosts {
-                let record = links.record(pattern.verificationHost)
-                let state: AppLinkState
-                if selections[pattern.host] == e.id { state = .selected }
-                else if e.trusted, links.endorses(e, pattern) { state = .verified }
-                else { state = .none }
-                rows.append([AppLinkContract.Key.app: .string(e.id), AppLinkContract.Key.pattern: .string(pattern.description),
-                             AppLinkContract.Key.host: .string(pattern.verificationHost), AppLinkContract.Key.state: .string(state.rawValue),
-                             AppLinkContract.Key.trusted: .boolean(e.trusted), AppLinkContract.Key.paths: .strings(e.declaration.paths.map(\.description)),
-                             AppLinkContract.Key.evidence: .vardict(record.map(evidence) ?? [:])])
-            }
+        typealias Key = AppLinkContract.Key
+        return links.rows().map { r in
+            [Key.app: .string(r.app), Key.pattern: .string(r.pattern.description), Key.host: .string(r.host), Key.state: .string(r.state.rawValue),
+             Key.trusted: .boolean(r.trusted), Key.paths: .strings(r.paths.map(\.description)), Key.evidence: .vardict(r.record.map(evidence) ?? [:])]
         }
-        return rows
     }
 }

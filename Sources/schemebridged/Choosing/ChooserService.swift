@@ -12,7 +12,10 @@ typealias ChooserService = Chooser<ChooserDialogs>
 struct ChooserDialogs: ChooserShowing {
     let connection: Connection
 
-    func requestLine(_ d: ChooserDialog) -> [UInt8] {
+    func requestLine(_ d: ChooserDialog) -> [UInt8] { Self.request(d).line }
+
+    /// The question `d` as the dialogs' message puts it (the bus chooser is told the same).
+    static func request(_ d: ChooserDialog) -> DialogRequest {
         let offered = d.candidates.map { c in
             DialogRequest.Candidate(id: c.id.text, name: c.name, icon: c.icon, kind: d.targetKind(c).flatMap { DialogRequest.Candidate.Kind(rawValue: $0) } ?? .app)
         }
@@ -25,7 +28,7 @@ struct ChooserDialogs: ChooserShowing {
         return DialogRequest(kind: DialogRequest.Kind(rawValue: d.kind) ?? .scheme, subject: d.subject,
                              caller: .init(id: d.asker.id, name: d.asker.name, commandLine: d.asker.commandLine),
                              candidates: offered, canRemember: d.canRemember, title: d.title, activationToken: d.activationToken,
-                             parentWindow: d.parentWindow, receivedFrom: d.receivedFrom, share: described).line
+                             parentWindow: d.parentWindow, receivedFrom: d.receivedFrom, share: described)
     }
 
     func decodeAnswer(_ output: [UInt8]) throws(DialogDecodeFailure) -> DialogReply {
@@ -42,30 +45,15 @@ struct ChooserDialogs: ChooserShowing {
     }
 
     func busChooserAvailable() async -> Bool {
-        let (name, driver) = (ChooserContract.busName.rawValue, BusDriver(connection))
-        if (try? await driver.nameHasOwner(name, timeout: .seconds(5))) == true { return true }
-        return (try? await driver.activatableNames(timeout: .seconds(5)))?.contains(name) ?? false
+        await BusDriver(connection).isAvailable(ChooserContract.busName.rawValue, timeout: .seconds(5))
     }
 
     func askBus(_ d: ChooserDialog, timeout: Duration) async -> BusChooserReply {
-        typealias Key = ChooserContract.ContextKey
-        var context: [String: DBusValue] = [Key.caller: .string(d.asker.id), Key.callerName: .string(d.asker.name), Key.kind: .string(d.kind),
-                                            Key.canRemember: .boolean(d.canRemember)]
-        if let token = d.activationToken { context[Key.activationToken] = .string(token) }
-        if let parentWindow = d.parentWindow { context[Key.parentWindow] = .string(parentWindow) }
-        if let title = d.title { context[Key.title] = .string(title) }
-        if let share = d.share {
-            context[Key.shareTypes] = .strings(share.types)
-            context[Key.shareCount] = .uint32(UInt32(clamping: share.count))
-            context[Key.targetKinds] = .strings(d.candidates.map { d.targetKind($0) ?? "app" })
-        }
-        let list = DBusValue.array(element: .structure([.string, .string, .string]),
-                                   d.candidates.map { .structure([.string($0.id.text), .string($0.name), .string($0.icon)]) })
         do {
             let reply = try await connection.call(destination: ChooserContract.busName, path: ChooserContract.objectPath, interface: ChooserContract.interface,
-                                                  member: ChooserContract.choose, [.string(d.subject), list, .vardict(context)], timeout: timeout)
-            guard reply.count == 2, case .string(let id) = reply[0], case .boolean(let always) = reply[1] else { return .wrongSignature }
-            return .answered(id: id, always: always)
+                                                  member: ChooserContract.choose, ChooserContract.chooseArguments(Self.request(d)), timeout: timeout)
+            guard let answer = ChooserContract.answer(reply) else { return .wrongSignature }
+            return .answered(id: answer.id, always: answer.always)
         } catch {
             return .failed(BusCallFailure(name: error.name.rawValue, message: error.message))
         }

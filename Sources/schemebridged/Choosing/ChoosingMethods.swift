@@ -5,11 +5,11 @@ import SchemeBridgeCore
 /// The main interface's methods for choosing and integration (issue "choosing"): remembered
 /// choices, the config's routes, and SchemeBridge as the desktop's handler of schemes.
 extension MainInterface {
-    static func choosingMethods(_ queries: Queries) -> [Method] {
+    static func choosingMethods(_ queries: CallerQueries) -> [Method] {
         let (broker, callers, integration) = (queries.broker, queries.callers, queries.integration)
         return [
             Method(ContractSignature.choices, handler: .async { call in
-                [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map(\.value))]
+                [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID).value })]
             }),
             Method(ContractSignature.forgetChoice, handler: .async { call in
                 _ = try await broker.forgetChoice(caller: call.string(0), subject: call.string(1), by: callers.caller(call.sender))
@@ -22,11 +22,11 @@ extension MainInterface {
             }),
             Method(ContractSignature.enableIntegration, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "change the desktop's integration")
-                return [.strings(try await integration.enable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))]
+                return [.strings(try await integration.enable(call.strings(0)))]
             }),
             Method(ContractSignature.disableIntegration, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "change the desktop's integration")
-                return [.strings(try await integration.disable(call.arguments[0].arrayElements?.compactMap(\.string) ?? []))]
+                return [.strings(try await integration.disable(call.strings(0)))]
             }),
             Method(ContractSignature.integrationStatus, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "read the desktop's integration")

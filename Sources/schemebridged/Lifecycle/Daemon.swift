@@ -1,4 +1,5 @@
 import DBus
+import LinuxSystem
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
@@ -28,12 +29,7 @@ enum Daemon {
 
     /// Writes all of `text` to `fd` (standard output or error), as far as the descriptor takes it.
     static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { return }
-            bytes = bytes.dropFirst(n)
-        }
+        try? FileDescriptor.lending(fd) { d throws(Errno) in try d.writeAll(Array(text.utf8)) }
     }
 
     /// Runs the service; returns the exit status.

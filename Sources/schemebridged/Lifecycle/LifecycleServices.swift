@@ -32,16 +32,29 @@ enum LifecycleServices {
     }
 }
 
-/// The service's bus connection: runs until the bus goes away; closed on graceful shutdown.
+/// The service's bus connection: runs until the bus goes away, or until another process takes
+/// the name over (then it is closed, and so the group ends); closed on graceful shutdown.
 struct BusConnectionService: Service {
     let connection: Connection
+    /// `NameLost` for our name.
+    let lost: AsyncStream<Message>
+    let logger: Logger
 
     func run() async {
+        let (connection, lost, logger) = (connection, lost, logger)
+        let takenOver = Task {
+            for await _ in lost {
+                logger.notice("\(Contract.busName) was taken over by another process; exiting")
+                connection.close()
+                break
+            }
+        }
         await withGracefulShutdownHandler {
             await connection.waitUntilDisconnected()
         } onGracefulShutdown: {
             connection.close()
         }
+        takenOver.cancel()
     }
 }
 
@@ -65,27 +78,21 @@ struct NameOwnerTracker: Service {
     }
 }
 
-/// Registry changes become `HandlersChanged` and a `Schemes` `PropertiesChanged`; under query
-/// privacy the broadcasts name no scheme ("something changed, ask again").
+/// Registry changes become `HandlersChanged` and a `Schemes` `PropertiesChanged`, as the core's
+/// ``RegistryAnnouncer`` says (under query privacy the broadcasts name no scheme).
 struct RegistryChangeAnnouncer: Service {
     let changes: AsyncStream<Set<String>>
     let connection: Connection
-    let broker: Broker
+    let announcer: RegistryAnnouncer
 
     func run() async {
-        let registry = broker.registry
-        var lastSchemes = registry.schemes
         for await changed in changes.cancelOnGracefulShutdown() {
-            let schemes = registry.schemes
-            let broadcast = broker.broadcast(changed: changed, schemes: schemes)  // query privacy
-            try? connection.emit(HandlersChanged(schemes: broadcast.changedSchemes))
-            if schemes != lastSchemes {
-                lastSchemes = schemes
-                try? connection.emitPropertiesChanged(
-                    path: Contract.objectPath, interface: Contract.interface,
-                    changed: broadcast.schemes.map { [ContractProperty.schemes.rawValue: .strings($0)] } ?? [:],
-                    invalidated: broadcast.schemes == nil ? [ContractProperty.schemes.rawValue] : [])
-            }
+            let announced = announcer.announce(changed)
+            try? connection.emit(HandlersChanged(schemes: announced.changedSchemes))
+            guard let schemes = announced.schemes else { continue }
+            let name = ContractProperty.schemes.rawValue
+            try? connection.emitPropertiesChanged(path: Contract.objectPath, interface: Contract.interface,
+                                                  changed: schemes.value.map { [name: .strings($0)] } ?? [:], invalidated: schemes.value == nil ? [name] : [])
         }
         await LifecycleServices.untilShutdown()
     }
@@ -98,22 +105,6 @@ struct IntegrationFollower: Service {
 
     func run() async {
         await cancelWhenGracefulShutdown { [changes, integration] in await integration.follow(changes) }
-        await LifecycleServices.untilShutdown()
-    }
-}
-
-/// Closes the connection (and so ends the group) when another process takes the name over.
-struct NameLossWatcher: Service {
-    let lost: AsyncStream<Message>
-    let connection: Connection
-    let logger: Logger
-
-    func run() async {
-        for await _ in lost.cancelOnGracefulShutdown() {
-            logger.notice("\(Contract.busName) was taken over by another process; exiting")
-            connection.close()
-            break
-        }
         await LifecycleServices.untilShutdown()
     }
 }

@@ -66,11 +66,10 @@ struct SchemeBridgeService: Service {
         }
         logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
         let group = LifecycleServices.group([
-            BusConnectionService(connection: connection),
-            NameOwnerTracker(owners: owners, callers: services.callers.cache, replies: services.replies, pasteboards: services.pasteboards.store),
-            RegistryChangeAnnouncer(changes: changes, connection: connection, broker: services.broker),
+            BusConnectionService(connection: connection, lost: lost, logger: logger),
+            NameOwnerTracker(owners: owners, callers: services.callers, replies: services.replies, pasteboards: services.pasteboards.store),
+            RegistryChangeAnnouncer(changes: changes, connection: connection, announcer: RegistryAnnouncer(broker: services.broker)),
             IntegrationFollower(changes: integrationChanges, integration: services.integration),
-            NameLossWatcher(lost: lost, connection: connection, logger: logger),
             DeviceReceiver(received: received, receiving: services.receiving, connection: connection),
         ], logger: logger)
         try await withGracefulShutdownHandler {

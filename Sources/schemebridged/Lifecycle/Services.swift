@@ -6,7 +6,7 @@ import SchemeBridgeDevices
 
 /// The composition root: builds the core's ``Broker`` and every adapter, each holding only what
 /// it uses — ``Opening`` (URLs and documents), ``Sharing``, ``Picking``, ``Receiving`` (what
-/// devices send), ``Queries``, the pasteboards — over the shared parts (the callers, the one
+/// devices send), the queries (the core's ``CallerQueries``), the pasteboards — over the shared parts (the callers, the one
 /// ``Launcher``, the chooser, the reply requests, the document hand-off). No policy is decided
 /// here or in the adapters: they decode, ask the core, and encode.
 struct Services {
@@ -23,7 +23,7 @@ struct Services {
     let sharing: Sharing
     let picking: Picking
     let receiving: Receiving
-    let queries: Queries
+    let queries: CallerQueries
     /// The portal's `AppChooser` backend (issue 40), on its own object.
     let portal: PortalAppChooser
     /// The portal's `FileChooser` backend (issue 40), on the same object.
@@ -31,11 +31,7 @@ struct Services {
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
-        let documents = Documents(types: registry.contentTypes ?? ContentTypeDatabase(environment: environment), inbox: Inbox(environment: environment),
-                                  handlersAlongChain: { [registry] chain in
-                                      let found = registry.resolution(alongChain: chain)
-                                      return (found.type, found.resolution.handlers)
-                                  })
+        let documents = Documents(registry: registry, environment: environment)
         let appLinks = AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger)
         let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
@@ -54,7 +50,7 @@ struct Services {
         let starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
         let launcher = Launcher(starter: starter, port: ApplicationBus(connection: connection, logger: logger), splash: splash, watcher: replies,
                                 usedActivationTokens: broker.usedActivationTokens)
-        let deliverer = DocumentDeliverer(documents: documents, descriptors: descriptors, portal: DocumentPortal(connection: connection),
+        let deliverer = DocumentDeliverer(documents: documents, descriptors: descriptors, portal: DocumentPortalHandOff(connection: connection),
                                           log: { logger.info("\($0)") })
         let scale = SessionScale(environment: environment, splash: splash, log: { logger.info("\($0)") })
         let integration = IntegrationService(broker: broker, ownID: Contract.ownDesktopID, log: { logger.log($0, $1) })
@@ -68,8 +64,8 @@ struct Services {
         picking = Picking(broker: broker, callers: callers, chooser: chooser, replies: replies, launcher: launcher, documents: documents,
                           descriptors: descriptors, logger: logger)
         receiving = Receiving(policy: policy, devices: devices, descriptors: descriptors, opening: opening, logger: logger)
-        queries = Queries(broker: broker, callers: callers, integration: integration, documents: documents, descriptors: descriptors,
-                          scale: scale, logger: logger)
+        queries = CallerQueries(broker: broker, callers: callers, integration: integration, documents: documents, descriptors: descriptors,
+                                sessionScale: { scale.current })
         portal = PortalAppChooser(broker: broker, connection: connection, chooser: chooser, launcher: launcher, scale: scale, logger: logger)
         portalFiles = PortalFileChooser(broker: broker, connection: connection, chooser: chooser, picking: picking, frontend: portal,
                                         environment: environment, logger: logger)

@@ -13,8 +13,7 @@ extension PasteboardService {
             Property(name, type: type, emitsChanged: .false, read: { [callers] sender in
                 // Read on the loop thread: a caller not identified yet sees empty values, and is
                 // identified (off this thread) so that its next read is answered.
-                if let sender, callers.cached(sender) == nil { callers.identifyLater(sender) }
-                return store.visible(id, to: sender.flatMap { callers.cached($0) }).map(value) ?? empty
+                store.visible(id, to: callers.cachedOrIdentifyLater(sender)).map(value) ?? empty
             })
         }
         return Interface(Contract.pasteboardInterface, methods: [

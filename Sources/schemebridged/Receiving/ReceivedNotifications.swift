@@ -43,13 +43,11 @@ extension Receiving: ReceivedNotifierPort {
     }
 
     func notificationServer() async throws(ReceivedNotifierFailure) -> (name: String, capabilities: [String]) {
-        do throws(DBusError) {
+        try await Self.bus { () throws(DBusError) in
             let server = try await notifications.serverInformation()
             let capabilities = try await notifications.capabilities()
             guard capabilities.contains("actions") else { throw DBusError(.failed, "\(server.name) shows no actions") }
             return (server.name, capabilities)
-        } catch {
-            throw ReceivedNotifierFailure(error)
         }
     }
 
@@ -57,11 +55,16 @@ extension Receiving: ReceivedNotifierPort {
         let notification = DesktopNotifications.Notification(
             appName: "SchemeBridge", appIcon: icon, summary: notice.summary, body: notice.body, actions: notice.actionList,
             hints: ["category": .variant(.string("transfer.complete")), "urgency": .variant(.byte(1))])
-        do throws(DBusError) { return try await notifications.notify(notification) } catch { throw ReceivedNotifierFailure(error) }
+        return try await Self.bus { () throws(DBusError) in try await notifications.notify(notification) }
     }
 
     func showInFileManager(_ fileURLs: [String]) async throws(ReceivedNotifierFailure) {
-        do throws(DBusError) { try await fileManager.showItems(fileURLs) } catch { throw ReceivedNotifierFailure(error) }
+        try await Self.bus { () throws(DBusError) in try await fileManager.showItems(fileURLs) }
+    }
+
+    /// `call`'s D-Bus error as the port's failure.
+    static func bus<T>(_ call: () async throws(DBusError) -> T) async throws(ReceivedNotifierFailure) -> T {
+        do { return try await call() } catch { throw ReceivedNotifierFailure(error) }
     }
 }
 

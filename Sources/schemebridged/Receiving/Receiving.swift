@@ -38,13 +38,7 @@ struct Receiving: ReceivedOpeningPort {
         return try await opening.open(url, options: options, sender: "kdeconnect", method: ContractMethod.openURLWithOptions, as: Self.engineCaller).handler
     }
 
-    func log(_ level: ReceivedNotifierLogLevel, _ message: String) {
-        switch level {
-        case .info: logger.info("\(message)")
-        case .notice: logger.notice("\(message)")
-        case .warning: logger.warning("\(message)")
-        }
-    }
+    func log(_ level: ReceivedNotifierLogLevel, _ message: String) { logger.log(level, message) }
 
     /// Opens `folder` (where a device's files were put) with the default app for folders, or the
     /// one the user picks (`ask`), as the engine (``engineCaller``).
@@ -56,11 +50,8 @@ struct Receiving: ReceivedOpeningPort {
         guard let id = decided.id, let entry = opening.registry.entry(id: id.desktopID) else {
             throw ContractError.noHandler("no installed application opens folders")
         }
-        guard let url = try? SchemeURL(PercentEncoding.fileURL(path: folder)) else { throw DBusError(.failed, "the folder \(folder) makes no valid URL") }
-        let request = OpenRequest(url: url, handler: entry.id, caller: Self.engineCaller)
-        let opening = self.opening
-        let admission = try opening.broker.admit(document: url, entry: entry, request: request, searchPath: opening.searchPath,
-                                                 sessionScale: opening.scale.current, splashAvailable: false)
+        let admission = try opening.broker.admit(folder: folder, entry: entry, caller: Self.engineCaller, searchPath: opening.searchPath,
+                                                 sessionScale: opening.scale.current)
         return try await opening.launch(admission, annotation: nil, caller: Self.engineCaller, method: ContractMethod.openFile, reply: nil,
                                         contentType: type.name)
     }

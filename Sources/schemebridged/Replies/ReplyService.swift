@@ -38,8 +38,22 @@ extension Response: RequestResponse {
     public init(code: UInt32) { self.init(code: code, results: [:]) }
 
     public init(ending: RequestEnding) {
-        self.init(code: ReplyCode.failed.rawValue, results: [Key.errorName: .string(Contract.errorPrefix + ending.errorName),
-                                                             Key.errorMessage: .string(ending.message)])
+        self.init(failure: DBusError(try! ErrorName(Contract.errorPrefix + ending.errorName), ending.message))
+    }
+
+    /// Code 1 for the user's cancel, else code 2 naming the error as the caller would get it.
+    public init(error: any Error) {
+        let failure = DBusError.from(error)
+        if failure.name.rawValue == Contract.errorPrefix + ServiceFailure.Kind.cancelled.rawValue {
+            self.init(code: ReplyCode.cancelled.rawValue)
+        } else {
+            self.init(failure: failure)
+        }
+    }
+
+    /// Code 2 naming `failure`.
+    init(failure: DBusError) {
+        self.init(code: ReplyCode.failed.rawValue, results: [Key.errorName: .string(failure.name.rawValue), Key.errorMessage: .string(failure.message)])
     }
 
     public mutating func name(target: String) {
@@ -56,33 +70,26 @@ extension ReplyRequests where Port == RequestObjects {
 
     /// Answers request `id` from the service (a share's outcome): `code` with `results`.
     func answer(_ id: UInt64, code: ReplyCode, results: [String: DBusValue] = [:]) {
-        complete(id, SchemeBridgeContract.Response(code: code.rawValue, results: results))
+        complete(id, Response(code: code.rawValue, results: results))
     }
 
     /// Fails request `id` with a contract error.
     func answer(_ id: UInt64, failure: DBusError) { fail(id, failure) }
 
     /// Ends request `id` as failed with `error` (nothing when it is already done).
-    func fail(_ id: UInt64, _ error: DBusError) {
-        complete(id, SchemeBridgeContract.Response(code: ReplyCode.failed.rawValue, results: [SchemeBridgeContract.Response.Key.errorName: .string(error.name.rawValue),
-                                                                        SchemeBridgeContract.Response.Key.errorMessage: .string(error.message)]))
-    }
+    func fail(_ id: UInt64, _ error: DBusError) { complete(id, Response(failure: error)) }
 
     /// `Reply(token, code, results)` from `sender` (`sandboxAppID`: its Flatpak app id when it is
     /// sandboxed). A reply's `activation-token` must be a string; the one the handler was started
     /// with is not handed back.
     func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws {
-        try RequestTable.Purpose.checkReplyCode(code)
         var results = results
-        var handedBack: String?
-        if let value = results[SchemeBridgeContract.Response.Key.activationToken] {
-            guard case .string(let t) = value.unwrapped else {
-                throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
-            }
-            handedBack = t
+        let handedBack = results[SchemeBridgeContract.Response.Key.activationToken]?.unwrapped
+        guard handedBack == nil || handedBack?.string != nil else {
+            throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
         }
-        let taken = try await takeForReply(token: token, code: code, activationToken: handedBack, sender: sender, sandboxAppID: sandboxAppID)
+        let taken = try await takeForReply(token: token, code: code, activationToken: handedBack?.string, sender: sender, sandboxAppID: sandboxAppID)
         if !taken.keepsToken { results[SchemeBridgeContract.Response.Key.activationToken] = nil }
-        finish(taken.request, SchemeBridgeContract.Response(code: code, results: results))
+        finish(taken.request, Response(code: code, results: results))
     }
 }
