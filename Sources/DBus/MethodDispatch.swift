@@ -102,13 +102,17 @@ extension ConnectionCore {
         }
     }
 
-    /// Runs an async handler in a task and replies on the loop thread when it is done.
+    /// Runs an async handler in a task and replies on the loop thread when it is done, after the
+    /// signals it emitted for the reply (``ReplyBatch``).
     private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress) {
         let queue = self.queue
+        let batch = ReplyBatch(core: self)
         Task {
             let result: Result<MethodResult, DBusError>
-            do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
+            do { result = .success(try await ReplyBatch.$current.withValue(batch) { try await body(call) }) } catch { result = .failure(DBusError.from(error)) }
+            let signals = batch.close()
             queue.submit {
+                for signal in signals { signal() }
                 switch result {
                 case .success(let out):
                     self.finishCall(method, call, out.values, address)

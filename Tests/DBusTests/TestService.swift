@@ -101,6 +101,14 @@ final class TestService: Sendable {
                            for i in 0..<n { try connection.emit(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(i)]) }
                            return []
                        }),
+                // A signal for the reply, then a wait for the test: the signal goes with the reply.
+                Method("EmitHeld", inputs: [Argument("n", "u")],
+                       handler: .async { call in
+                           let n: UInt32 = try call.argument(0)
+                           try connection.emitWithReply(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(n)])
+                           await hold.wait(tag: "held")
+                           return []
+                       }),
             ],
             signals: [SignalDeclaration("Tick", arguments: [Argument("n", "u")])],
             properties: [
