@@ -94,10 +94,12 @@ import DBusTestSupport
         #expect(!text().contains("uint32 7"), "the signal for the reply went out while the handler ran: \(text())")
         service.hold.releaseAll()
         _ = try await call.value
-        #expect(await Tools.eventually { text().contains("uint32 7") && text().contains("destination=\(client.uniqueName)") }, "\(text())")
+        let replyLine = "sender=\(service.connection.uniqueName) -> destination=\(client.uniqueName) "
+        func isReply(_ line: Substring) -> Bool { line.hasPrefix("method return") && line.contains(replyLine) }
+        #expect(await Tools.eventually { text().contains("uint32 7") && text().split(separator: "\n").contains(where: isReply) }, "\(text())")
         let lines = text().split(separator: "\n")
         let seven = try #require(lines.firstIndex { $0.contains("uint32 7") })
-        let reply = try #require(lines.firstIndex { $0.hasPrefix("method return") && $0.contains("sender=\(service.connection.uniqueName) -> destination=\(client.uniqueName) ") })
+        let reply = try #require(lines.firstIndex(where: isReply))
         #expect(seven < reply, "the signal before the reply: \(lines)")
     }
 }
