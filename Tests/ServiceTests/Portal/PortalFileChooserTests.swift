@@ -77,6 +77,50 @@ import DBusTestSupport
         #expect(!PortalAppChooserTests.gtkDialogShown(p))
     }
 
+    /// The Inbox copy behind a picked document lives as long as the app's document: past the
+    /// retention it stays while the document portal has the document (the app may open it again),
+    /// and goes at the first sweep after the document is deleted; a copy no document refers to
+    /// goes after the retention as before. (A sweep runs at the service's start: it is restarted.)
+    @Test func thePickedCopyLivesAsLongAsTheAppsDocument() async throws {
+        let scan = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-scan-\(UUID().uuidString.prefix(8)).png")
+        try Data(Self.png).write(to: scan)
+        defer { try? FileManager.default.removeItem(at: scan) }
+        let (p, _) = try await Self.stage(provider: ["answer:\(scan.path):image/png:scan.png"], sheet: "printf 'scanner.desktop\\n'")
+        defer { p.stop() }
+        let (code, uris) = try await Self.choose(p, title: "Insert a scan")
+        let uri = try #require(uris.first, "no uri (\(code)): \(p.service.serviceLog)")
+        let inbox = p.service.dataHome.appendingPathComponent("schemebridge/inbox/org.test.NoTalk")
+        let copy = inbox.appendingPathComponent("scan.png"), orphan = inbox.appendingPathComponent("orphan.png")
+        try Data(Self.png).write(to: orphan)
+        let old = Date(timeIntervalSinceNow: -8 * 86_400)  // past the 7 days' retention
+        for f in [copy, orphan] { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.path) }
+
+        try await Self.restartService(p)
+        #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: orphan.path) }, "the unreferenced old copy stays\n\(p.service.serviceLog)")
+        #expect(FileManager.default.fileExists(atPath: copy.path), "the copy behind the app's document went")
+        let read = try await p.flatpak.flatpak(["run", "--command=bash", "org.test.NoTalk", "-c", "cat \"$1\" > \"$XDG_DATA_HOME/kept.out\"", "sh",
+                                                String(uri.dropFirst("file://".count))])
+        let out = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data/kept.out")
+        #expect(read.status == 0 && (try? Data(contentsOf: out)) == Data(Self.png), "\(read.stderr)")
+
+        // The document deleted (as `flatpak document-unexport` does): the next sweep takes the copy.
+        let id = String(uri.dropFirst("file://\(FlatpakFixture.documents)/".count).prefix { $0 != "/" })
+        let deleted = try await Tools.run(["gdbus", "call", "--address", p.service.bus.address, "--dest", "org.freedesktop.portal.Documents",
+                                           "--object-path", "/org/freedesktop/portal/documents", "--method", "org.freedesktop.portal.Documents.Delete", id])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        try await Self.restartService(p)
+        #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: copy.path) }, "the copy outlived its document")
+    }
+
+    /// Stops the service (SIGKILL) and starts it again by a call, as the bus does.
+    static func restartService(_ p: PortalFixture) async throws {
+        let pid = try #require(await p.service.servicePID())
+        kill(pid, SIGKILL)
+        #expect(await Tools.eventually { await p.service.servicePID() != pid })
+        let r = try await p.service.gdbus("CanOpenURL", "todolist://x")
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
     @Test func aCancelOnTheSheetIsResponseOne() async throws {
         let (p, _) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1")
         defer { p.stop() }
