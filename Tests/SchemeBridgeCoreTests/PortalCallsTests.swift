@@ -41,7 +41,7 @@ import Testing
 
     @Test func aCloseAnswersAtOnceCancelsTheWorkAndSaysWhereItWas() async {
         let calls = PortalCalls<Int>()
-        let (entered, workEnded) = (Gate(), Gate())
+        let (entered, workEnded, done) = (Gate(), Gate(), Gate())
         let sawCancel = Mutex<(cancelled: Bool, enterAfterClose: Bool?)>((false, nil))
         async let answer = calls.run(handle: "/r/2", closed: -1) { progress in
             _ = progress.enter(.picking(42))
@@ -54,14 +54,24 @@ import Testing
                 workEnded.open()
             }
             sawCancel.withLock { $0.enterAfterClose = progress.enter(.delegated) }
+            done.open()
             return 7  // dropped: the call was answered by the Close
         }
         await entered.wait()
         #expect(calls.isRunning("/r/2"))
         #expect(calls.close("/r/2") == .picking(42))
         #expect(await answer == -1)
-        await workEnded.wait()
-        #expect(sawCancel.withLock { $0.cancelled })
+        // The work's task was cancelled by the Close (a generous ceiling: it may enter its
+        // cancellation handler only now, and then hears the cancel there).
+        var cancelled = false
+        for _ in 0..<1200 where !cancelled {
+            cancelled = sawCancel.withLock { $0.cancelled }
+            if !cancelled { try? await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(cancelled)
+        workEnded.open()
+        await done.wait()
+        #expect(sawCancel.withLock { $0.enterAfterClose } == false)
         // Closed once: a second Close finds nothing.
         #expect(calls.close("/r/2") == nil)
     }
@@ -103,9 +113,16 @@ import Testing
         let dialogPID = try #require(pid, "the dialog never started")
         #expect(calls.close("/r/dialog") == .deciding)
         #expect(await answer == "closed")
+        // Gone (reaped) within a generous ceiling; then its end is known.
+        var gone = false
+        for _ in 0..<1200 where !gone {
+            gone = kill(dialogPID, 0) != 0
+            if !gone { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(gone, "the dialog \(dialogPID) is still there")
+        guard gone else { _ = kill(dialogPID, SIGKILL); return }
         await ended.wait()
         #expect(outcome.withLock { $0 } == .finished(status: 128 + SIGTERM, output: []))
-        #expect(kill(dialogPID, 0) != 0, "the dialog \(dialogPID) is still there")
     }
 
     @Test func closingAnUnknownHandleDoesNothing() {

@@ -21,7 +21,8 @@ import DBusTestSupport
             try p.service.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try p.service.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;")
         }
         try p.addSchemeBridgePortal()
-        try p.service.writeConfig(config + "\n[Chooser]\nCommand=\(try chooser(p.service))\n")
+        // A chooser waits for a person longer than any test's ceiling (a Close must be what ends it).
+        try p.service.writeConfig(config + "\n[Chooser]\nCommand=\(try chooser(p.service))\nTimeout=3600\n")
         try await p.alwaysAsk(type)
         let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.AppChooser")
         return (p, calls)
