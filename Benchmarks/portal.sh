@@ -9,12 +9,17 @@
 #  - gtk: the portal with its own GTK AppChooser backend (xdg-desktop-portal-gtk), the type not
 #    always-ask: one app opens the scheme, so the portal launches it without asking any backend —
 #    the fastest its own path goes (asked, the GTK backend would show its dialog and wait for a person).
-# Target: schemebridge p50 ≤ 1.2 × gtk p50. A dbus-monitor through both says how much of the difference is
-# SchemeBridge's answer (ChooseApplication, call to reply) and how much the portal's asking itself (a Request
-# proxy made synchronously, the permission store's Lookup and SetPermission, which the GTK backend pays too
-# whenever it is asked).
+#  - floor: the portal asking the least backend there can be (Benchmarks/c/portal-floor-backend.c: it answers
+#    ChooseApplication with the same app at once, from C, with nothing else on its bus connection), the type
+#    always-ask as for SchemeBridge: what the portal's own asking costs, which no backend can make cheaper.
+# Target: schemebridge p50 ≤ 1.2 × gtk p50. A dbus-monitor through the timed rounds says how much of the
+# difference is SchemeBridge's answer (ChooseApplication, call to reply); then one more batch of each way under a
+# monitor of every message (slower: for counting, not for timing) gives the messages one call takes and where
+# its time goes (the portal before asking, the backend, the portal after the answer, the permission store's
+# SetPermission — which writes its database to disk before it replies — and the Response).
 # Usage: Benchmarks/portal.sh [BIN_DIR]   (BIN_DIR holds schemebridged; default .build/debug)
-# Knobs: PORTAL_ROUNDS (rounds of each, 6), PORTAL_CALLS (calls a round, 30). Needs: flatpak, bwrap,
+# Knobs: PORTAL_ROUNDS (rounds of each, 6), PORTAL_CALLS (calls a round, 30), PORTAL_PROFILE_CALLS (calls of the
+# monitored batch, 10). Needs: flatpak, bwrap,
 # xdg-dbus-proxy, xdg-desktop-portal, xdg-desktop-portal-gtk, Xvfb (make deps). Run as root (flatpak
 # as a user without a system bus is what the tests do too). Results: printed and Benchmarks/results/portal.json.
 set -euo pipefail
@@ -22,6 +27,7 @@ cd "$(dirname "$0")/.."
 BIN="$(cd "${1:-.build/debug}" && pwd)"
 ROUNDS="${PORTAL_ROUNDS:-6}"
 CALLS="${PORTAL_CALLS:-30}"
+PROFILE_CALLS="${PORTAL_PROFILE_CALLS:-10}"
 OUT=Benchmarks/results
 mkdir -p "$OUT"
 for p in /usr/libexec/xdg-desktop-portal /usr/libexec/xdg-desktop-portal-gtk /usr/libexec/xdg-permission-store; do
@@ -89,11 +95,15 @@ update-desktop-database "$W/sys/applications" 2>/dev/null || true
 printf '[Default Applications]\nx-scheme-handler/todolist=org.example.Todo.desktop;\n' > "$XDG_CONFIG_HOME/mimeapps.list"
 printf '[Routes]\ntodolist from org.bench.NoTalk=org.example.Todo.desktop\n' > "$XDG_CONFIG_HOME/schemebridge/config"
 
-# The backends: GTK's for the test desktop, SchemeBridge's shipped file unchanged.
+# The backends: GTK's for the test desktop, SchemeBridge's shipped file unchanged, the floor's for X-Floor.
 sed 's/^UseIn=.*/UseIn=X-Bench/' /usr/share/xdg-desktop-portal/portals/gtk.portal > "$W/portals/gtk.portal"
 cp dbus/schemebridge.portal "$W/portals/schemebridge.portal"
+printf '[portal]\nDBusName=org.bench.FloorChooser\nInterfaces=org.freedesktop.impl.portal.AppChooser;\nUseIn=X-Floor\n' > "$W/portals/floor.portal"
+gcc -O2 -Wall -o "$W/bin/portal-floor-backend" Benchmarks/c/portal-floor-backend.c $(pkg-config --cflags --libs dbus-1)
 /usr/libexec/xdg-permission-store --replace >"$W/perm.log" 2>&1 & PIDS+=($!)
 "$BIN/schemebridged" --address "$DBUS_SESSION_BUS_ADDRESS" --max-launch-rate 0 2>"$W/schemebridged.log" & PIDS+=($!)
+"$W/bin/portal-floor-backend" org.bench.FloorChooser org.example.Todo >"$W/floor.out" 2>&1 & PIDS+=($!)
+for _ in $(seq 100); do grep -q ready "$W/floor.out" 2>/dev/null && break; sleep 0.05; done
 for _ in $(seq 200); do
     gdbus call --session --dest io.github.schemebridge.SchemeBridge1 --object-path /io/github/schemebridge/SchemeBridge1 \
         --method io.github.schemebridge.SchemeBridge1.CanOpenURL todolist://x >/dev/null 2>&1 && break
@@ -126,19 +136,42 @@ batch() {  # $1: name — one warm-up call, then $CALLS timed ones appended to $
 dbus-monitor --session "type='method_call',interface='org.freedesktop.impl.portal.AppChooser',member='ChooseApplication'" \
     "type='method_return'" > "$W/monitor.log" 2>/dev/null & PIDS+=($!)
 sleep 0.3
-echo "==> a Flatpak app's OpenURI: SchemeBridge's AppChooser by [Routes] beside the portal's own (GTK) path ($ROUNDS × $CALLS calls each, interleaved)"
+WAYS=(schemebridge gtk floor)
+way() {  # $1: a way — the permission store and the portal set up for it
+    case $1 in
+        schemebridge) always_ask true; start_portal "X-SchemeBridge:X-Bench" ;;
+        gtk) always_ask false; start_portal "X-Bench" ;;
+        floor) always_ask true; start_portal "X-Floor:X-Bench" ;;
+    esac
+}
+echo "==> a Flatpak app's OpenURI: SchemeBridge's AppChooser by [Routes] beside the portal's own (GTK) path and the floor ($ROUNDS × $CALLS calls each, interleaved)"
 echo "    load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for _ in $(seq "$ROUNDS"); do
-    always_ask true; start_portal "X-SchemeBridge:X-Bench"; batch schemebridge
-    always_ask false; start_portal "X-Bench"; batch gtk
+for r in $(seq "$ROUNDS"); do
+    # ABC, then CBA: no way always runs right after the same other one.
+    if (( r % 2 )); then order=("${WAYS[@]}"); else order=(floor gtk schemebridge); fi
+    for w in "${order[@]}"; do way "$w"; batch "$w"; done
 done
 LOAD="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "    load after: $LOAD"
+kill "${PIDS[-1]}" 2>/dev/null || true   # the timing monitor
+
+# One more batch of each way under a monitor of every message: what one call takes, and where its time goes.
+for w in "${WAYS[@]}"; do
+    way "$w"
+    flatpak run org.bench.NoTalk 1 todolist://warm-up >/dev/null
+    dbus-monitor --session >"$W/profile-$w.log" 2>/dev/null & MON=$!
+    sleep 0.3
+    flatpak run org.bench.NoTalk "$PROFILE_CALLS" "todolist://profile?from=$w" >/dev/null
+    sleep 0.2
+    kill "$MON"; wait "$MON" 2>/dev/null || true
+done
 grep -c "opens with org.example.Todo" "$W/schemebridged.log" >/dev/null \
     || { echo "portal.sh: SchemeBridge was never asked (its log: $(tail -3 "$W/schemebridged.log"))" >&2; exit 1; }
 
-/usr/bin/python3 - "$W/schemebridge.us" "$W/gtk.us" "$OUT/portal.json" "$BIN" "$LOAD" "$(nproc)" "$W/monitor.log" <<'PY'
-import json, re, sys
+OURS=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.GetNameOwner \
+    io.github.schemebridge.SchemeBridge1 | sed "s/^('\(.*\)',)$/\1/")
+/usr/bin/python3 - "$W/schemebridge.us" "$W/gtk.us" "$OUT/portal.json" "$BIN" "$LOAD" "$(nproc)" "$W/monitor.log" "$W/floor.us" "$W" "$PROFILE_CALLS" "$OURS" <<'PY'
+import json, re, sys, statistics
 def stats(path):
     v = sorted(int(x) for x in open(path).read().split())
     q = lambda p: v[min(len(v) - 1, int(p * len(v)))] / 1000.0
@@ -148,18 +181,76 @@ ratio = sb["p50_ms"] / gtk["p50_ms"]
 # ChooseApplication: call (sender, serial) → its method return (destination, reply_serial).
 calls, backend = {}, []
 for line in open(sys.argv[7], errors="replace"):
-    m = re.match(r"method call time=([0-9.]+) sender=(\S+) -> destination=\S+ serial=(\d+) .*member=ChooseApplication", line)
-    if m: calls[(m.group(2), m.group(3))] = float(m.group(1)); continue
+    m = re.match(r"method call time=([0-9.]+) sender=(\S+) -> destination=(\S+) serial=(\d+) .*member=ChooseApplication", line)
+    # The portal's proxy sends to the owner's unique name: SchemeBridge's, not the floor's.
+    if m and m.group(3) in (sys.argv[11], "io.github.schemebridge.SchemeBridge1"): calls[(m.group(2), m.group(4))] = float(m.group(1))
+    if m: continue
     m = re.match(r"method return time=([0-9.]+) sender=\S+ -> destination=(\S+) serial=\d+ reply_serial=(\d+)", line)
     if m and (m.group(2), m.group(3)) in calls: backend.append((float(m.group(1)) - calls.pop((m.group(2), m.group(3)))) * 1000)
 backend.sort()
 b50 = backend[len(backend) // 2] if backend else None
+floor = stats(sys.argv[8])
+floor_ratio = floor["p50_ms"] / gtk["p50_ms"]
+
+# The monitored batches: every message between an OpenURI call and its Response, by kind, and the stages.
+def profile(path, calls_expected):
+    msgs = []
+    head = re.compile(r"^(method call|method return|signal|error) time=([0-9.]+) sender=(\S+) -> destination=(\S+)(.*)$")
+    for line in open(path, errors="replace"):
+        m = head.match(line)
+        if not m: continue
+        kind, t, src, dst, rest = m.group(1), float(m.group(2)), m.group(3), m.group(4), m.group(5)
+        f = dict(re.findall(r"(\w+)=([^ ;]+)", rest))
+        msgs.append({"kind": kind, "t": t, "src": src, "dst": dst, **f})
+    calls = {(x["src"], x.get("serial")): x for x in msgs if x["kind"] == "method call"}
+    for x in msgs:
+        if x["kind"] == "method call": x["label"] = f"{x.get('interface', '?').split('.')[-1]}.{x.get('member', '?')}"
+        elif x["kind"] == "signal": x["label"] = f"signal {x.get('member', '?')}"
+        else:
+            c = calls.get((x["dst"], x.get("reply_serial")))
+            x["label"] = ("reply of " if x["kind"] == "method return" else "error of ") + (c["label"] if c else "?")
+    starts = [i for i, x in enumerate(msgs) if x.get("label") == "OpenURI.OpenURI" and "?" not in x["label"]]
+    per_call, stages = [], {}
+    for n, i in enumerate(starts):
+        end = next((j for j in range(i, len(msgs)) if msgs[j].get("label") == "signal Response"), None)
+        if end is None: continue
+        window = msgs[i:end + 1]
+        per_call.append(window)
+        t0 = window[0]["t"]
+        def first(label, after=0.0):
+            return next((x["t"] for x in window if x["label"] == label and x["t"] >= after), None)
+        marks = {"choose": first("AppChooser.ChooseApplication")}
+        marks["chosen"] = first("reply of AppChooser.ChooseApplication", marks["choose"] or 0.0) if marks["choose"] else None
+        marks["set"] = first("PermissionStore.SetPermission")
+        marks["set_done"] = first("reply of PermissionStore.SetPermission", marks["set"] or 0.0) if marks["set"] else None
+        marks["response"] = window[-1]["t"]
+        seq = [("before asking", t0, marks["choose"]), ("backend", marks["choose"], marks["chosen"]),
+               ("after the answer, to SetPermission", marks["chosen"], marks["set"]), ("SetPermission (disk)", marks["set"], marks["set_done"]),
+               ("to the Response", marks["set_done"] or marks["chosen"], marks["response"]), ("whole call", t0, marks["response"])]
+        for name, a, b in seq:
+            if a is not None and b is not None: stages.setdefault(name, []).append((b - a) * 1000)
+    counts = {}
+    for w in per_call:
+        for x in w: counts[x["label"]] = counts.get(x["label"], 0) + 1
+    n = max(len(per_call), 1)
+    return {"calls": len(per_call), "messages_per_call": round(sum(len(w) for w in per_call) / n, 1),
+            "by_kind_per_call": {k: round(v / n, 2) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])},
+            "stage_p50_ms_monitored": {k: round(statistics.median(v), 3) for k, v in stages.items()}}
+prof = {w: profile(f"{sys.argv[9]}/profile-{w}.log", int(sys.argv[10])) for w in ("schemebridge", "gtk", "floor")}
+
 out = {"binaries": sys.argv[4], "load_avg_1_5_15": sys.argv[5], "cpus": int(sys.argv[6]),
-       "schemebridge_route": sb, "portal_gtk_no_dialog": gtk, "ratio_p50": round(ratio, 3), "target": 1.2,
-       "schemebridge_backend_answer_p50_ms": b50, "backend_answers": len(backend)}
+       "schemebridge_route": sb, "portal_gtk_no_dialog": gtk, "floor_backend_asked": floor,
+       "ratio_p50": round(ratio, 3), "floor_ratio_p50": round(floor_ratio, 3), "target": 1.2,
+       "schemebridge_backend_answer_p50_ms": b50, "backend_answers": len(backend), "profile": prof}
 json.dump(out, open(sys.argv[3], "w"), indent=1)
 print(f"SchemeBridge by [Routes] p50 {sb['p50_ms']:.2f} ms (p90 {sb['p90_ms']:.2f}), the portal's own path with GTK's backend "
       f"p50 {gtk['p50_ms']:.2f} ms (p90 {gtk['p90_ms']:.2f}): {ratio:.2f}× (target ≤ 1.2; load {sys.argv[5]} on {sys.argv[6]} CPUs)")
+print(f"the floor (the portal asking a C backend that answers at once) p50 {floor['p50_ms']:.2f} ms (p90 {floor['p90_ms']:.2f}): "
+      f"{floor_ratio:.2f}× the portal's own path")
 if b50 is not None:
     print(f"of which SchemeBridge's answer (ChooseApplication, call to reply, {len(backend)} calls) p50 {b50:.2f} ms; the rest is the portal's asking")
+for w, p in prof.items():
+    print(f"  {w}: {p['messages_per_call']} messages a call ({p['calls']} monitored calls): "
+          + ", ".join(f"{k} {v:g}" for k, v in p["by_kind_per_call"].items()))
+    print("      stages (p50 ms, under the monitor): " + ", ".join(f"{k} {v:.2f}" for k, v in p["stage_p50_ms_monitored"].items()))
 PY

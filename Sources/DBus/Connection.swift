@@ -153,6 +153,22 @@ public final class Connection: Sendable {
         }
     }
 
+    /// Emits a signal as ``emit(path:interface:member:_:destination:)`` does — but from an async
+    /// method handler of this connection, just before the method's reply and with it (one wake-up
+    /// of the loop thread for both): for a signal that reports what the call did, emitted as the
+    /// handler ends. Anywhere else (no handler, another connection's, after its reply), at once.
+    public func emitWithReply(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: [DBusValue] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        for a in arguments { try a.validate() }
+        let job: JobQueue.Job = { [core] in
+            core.sendSignal(path: path, interface: interface, member: member, arguments: arguments, destination: destination)
+        }
+        if let batch = ReplyBatch.current, batch.core === core, batch.add(job) { return }
+        try submitOrThrow(job)
+    }
+
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for `interface` at `path`.
     public func emitPropertiesChanged(
         path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = []

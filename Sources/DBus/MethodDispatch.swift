@@ -105,14 +105,18 @@ extension ConnectionCore {
     }
 
     /// Runs an async handler in a task (`onLoop`: started at once on this thread, which it
-    /// prefers) and replies on the loop thread when it is done.
+    /// prefers) and replies on the loop thread when it is done, after the signals it emitted for
+    /// the reply (``ReplyBatch``).
     private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress,
                           onLoop: Bool = false) {
         let queue = self.queue
+        let batch = ReplyBatch(core: self)
         let run: @Sendable () async -> Void = {
             let result: Result<MethodResult, DBusError>
-            do { result = .success(try await body(call)) } catch { result = .failure(DBusError.from(error)) }
+            do { result = .success(try await ReplyBatch.$current.withValue(batch) { try await body(call) }) } catch { result = .failure(DBusError.from(error)) }
+            let signals = batch.close()
             queue.submit {
+                for signal in signals { signal() }
                 switch result {
                 case .success(let out):
                     self.finishCall(method, call, out.values, address)

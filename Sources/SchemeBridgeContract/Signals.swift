@@ -165,6 +165,12 @@ extension Connection {
     public func emit<S: ContractSignal>(_ signal: S, path: ObjectPath = Contract.objectPath, to destination: BusName? = nil) throws(DBusError) {
         try emit(path: path, interface: S.interface, member: S.member, signal.arguments, destination: destination)
     }
+
+    /// Emits `signal` as ``emit(_:path:to:)`` does, with the reply of the method call the current
+    /// task handles, just before it (``Connection/emitWithReply(path:interface:member:_:destination:)``).
+    public func emitWithReply<S: ContractSignal>(_ signal: S, path: ObjectPath = Contract.objectPath, to destination: BusName? = nil) throws(DBusError) {
+        try emitWithReply(path: path, interface: S.interface, member: S.member, signal.arguments, destination: destination)
+    }
 }
 
 extension MatchRule {

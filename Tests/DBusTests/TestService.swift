@@ -108,6 +108,14 @@ final class TestService: Sendable {
                     MethodResult([.strings(await withTaskExecutorPreference(globalConcurrentExecutor) { [Self.currentThreadName()] })])
                 }),
                 Method("WhereAsync", outputs: [Argument("threads", "as")], handler: .asyncThen { _ in MethodResult([.strings(await Self.threadsAcrossAWait())]) }),
+                // A signal for the reply, then a wait for the test: the signal goes with the reply.
+                Method("EmitHeld", inputs: [Argument("n", "u")],
+                       handler: .async { call in
+                           let n: UInt32 = try call.argument(0)
+                           try connection.emitWithReply(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(n)])
+                           await hold.wait(tag: "held")
+                           return []
+                       }),
             ],
             signals: [SignalDeclaration("Tick", arguments: [Argument("n", "u")])],
             properties: [

@@ -12,7 +12,7 @@ extension Broker {
     public func decide(_ subject: OpenSubject, requested: String?, ask: Bool, caller: Caller,
                        isCallbackHandler: (LaunchedHandler?) async -> Bool) async throws(OpenFailure) -> HandlerDecision {
         if requested == nil, case .url(let u) = subject,
-           let pinned = try await callbackEntry(for: u.string, handlerNamed: false, isHandler: isCallbackHandler) {
+           let pinned = try await callbackEntry(for: u, handlerNamed: false, isHandler: isCallbackHandler) {
             return .open(ChooserTargetID(pinned), .callback)
         }
         return try decide(subject, requested: requested, ask: ask, caller: caller)

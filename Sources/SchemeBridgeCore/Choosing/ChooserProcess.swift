@@ -25,19 +25,14 @@ public enum ChooserProcess {
     public static let outputLimit = 64 * 1024
 
     /// Runs `argv` with `environment`, writes `input` to its stdin (then closes it), and returns
-    /// once it has exited (or been stopped after `timeout`). Its stderr is the service's own.
+    /// once it has exited (or been stopped after `timeout`). Its stderr is the service's own. A
+    /// cancel of the calling task stops it (SIGTERM): the person's request went away (the portal
+    /// closed its request), so the dialog goes; a dialog ended by a signal is a cancel.
     public static func run(argv: [String], environment: [String: String], input: [UInt8], timeout: Duration,
                            launcher: ProcessLauncher = ProcessLauncher()) async -> Outcome {
-        await withCheckedContinuation { continuation in
-            start(argv: argv, environment: environment, input: input, timeout: timeout, launcher: launcher) { continuation.resume(returning: $0) }
-        }
-    }
-
-    private static func start(argv: [String], environment: [String: String], input: [UInt8], timeout: Duration,
-                              launcher: ProcessLauncher, done: @escaping @Sendable (Outcome) -> Void) {
         switch spawn(argv: argv, environment: environment, launcher: launcher, onExit: nil) {
-        case .failure(let error): done(.failedToStart(error))
-        case .success(let run): OSThread.detached(name: "chooser") { done(run.wait(input: input, timeout: timeout)) }
+        case .failure(let error): return .failedToStart(error)
+        case .success(let run): return await run.waitOnItsThread(input: input, timeout: timeout)
         }
     }
 
@@ -127,6 +122,18 @@ public enum ChooserProcess {
             state.withLock { s in
                 guard s.exitCode == nil else { return }
                 if s.pidfd >= 0 { _ = clinux_pidfd_send_signal(s.pidfd, sig) } else if s.pid > 0 { _ = kill(s.pid, sig) }
+            }
+        }
+
+        /// ``wait(input:timeout:)`` on a thread of its own, the calling task suspended; a cancel
+        /// of that task stops the program (SIGTERM), and its end is the outcome.
+        func waitOnItsThread(input: [UInt8], timeout: Duration) async -> Outcome {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    OSThread.detached(name: "chooser") { continuation.resume(returning: self.wait(input: input, timeout: timeout)) }
+                }
+            } onCancel: {
+                self.signal(SIGTERM)
             }
         }
 

@@ -38,13 +38,11 @@ public final class PrestartedChooser: Sendable {
     public var hasExited: Bool { run.status.exited }
 
     /// Writes `input` to its stdin and returns once it has exited (stopped after `timeout`, as
-    /// any chooser). Nil when it was asked before or has ended already: then it never saw
-    /// the question, and the caller starts a chooser the ordinary way.
+    /// any chooser; a cancel of the calling task stops it). Nil when it was asked before or has
+    /// ended already: then it never saw the question, and the caller starts a chooser the ordinary way.
     public func ask(_ input: [UInt8], timeout: Duration) async -> ChooserProcess.Outcome? {
         guard !hasExited, asked.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return nil }
-        return await withCheckedContinuation { continuation in
-            OSThread.detached(name: "chooser") { [run] in continuation.resume(returning: run.wait(input: input, timeout: timeout)) }
-        }
+        return await run.waitOnItsThread(input: input, timeout: timeout)
     }
 
     /// Stops a spare that was never asked (SIGTERM through its pidfd); its pipes close once it has ended.

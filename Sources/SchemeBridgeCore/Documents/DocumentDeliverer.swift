@@ -5,6 +5,14 @@ import LinuxSystem
 public protocol DocumentPortalPort: Sendable {
     /// Adds the file at `path` as a new document, granted to `appID` with `permissions`; its id.
     func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String
+    /// Whether a document refers to the file at `path` (the portal's `Lookup`); false when the
+    /// portal is not there. An Inbox copy lives as long as its document (``Inbox/expired(retention:now:)``).
+    func hasDocument(path: [UInt8]) async -> Bool
+}
+
+extension DocumentPortalPort {
+    /// No document portal: no document refers to anything.
+    public func hasDocument(path: [UInt8]) async -> Bool { false }
 }
 
 /// Where a document's handler gets it (`OpenFile`, a received file, a share's files;
@@ -81,13 +89,21 @@ public struct DocumentDeliverer: Sendable {
         }
     }
 
-    /// Removes Inbox files past `retention` when ``InboxSweepSchedule`` says so (on a descriptor thread).
+    /// Removes Inbox files past `retention` that no document of the portal refers to (``Inbox``'s
+    /// lifetime: `PortalInboxCopies.swift`) when ``InboxSweepSchedule`` says so (on a descriptor thread).
     public func sweepInboxes(retention: Int64) {
         let now = Int64(time(nil))
         guard inboxSweeps.isDue(now: now) else { return }
         let inbox = documents.inbox
-        Task.detached { [descriptors] in
-            _ = try? await descriptors.run(for: "inbox sweep") { () throws in inbox.sweep(retention: retention, now: now) }
+        Task.detached { [descriptors, portal] in
+            let expired = (try? await descriptors.run(for: "inbox sweep") { () throws in inbox.expired(retention: retention, now: now) }) ?? []
+            guard !expired.isEmpty else { return }
+            var unreferenced: [[UInt8]] = []
+            for path in expired {
+                if await !portal.hasDocument(path: path) { unreferenced.append(path) }
+            }
+            let gone = unreferenced
+            _ = try? await descriptors.run(for: "inbox sweep") { () throws in inbox.remove(expired: gone, retention: retention, now: now) }
         }
     }
 }

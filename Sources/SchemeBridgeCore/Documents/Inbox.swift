@@ -130,25 +130,7 @@ public struct Inbox: Sendable {
     /// since the epoch), and Inboxes left empty. Returns how many files went.
     @discardableResult
     public func sweep(retention: Int64, now: Int64) -> Int {
-        guard let apps = try? FileSystem.list(root) else { return 0 }
-        var removed = 0
-        for app in apps.entries where app.type == DT_DIR {
-            let dir = XDGDirectories.join(root, app.name)
-            guard let files = try? FileSystem.listNames(dir) else { continue }
-            var left = 0
-            for file in files {
-                let path = FileSystem.join(dir, file.name)
-                var st = stat()
-                guard FileSystem.withPath(path, { lstat($0, &st) }) == 0 else { continue }
-                if now - Int64(st.st_mtim.tv_sec) > retention, FileSystem.withPath(path, { unlink($0) }) == 0 {
-                    removed += 1
-                } else {
-                    left += 1
-                }
-            }
-            if left == 0 { rmdir(dir) }
-        }
-        return removed
+        remove(expired: expired(retention: retention, now: now), retention: retention, now: now)
     }
 
     /// A file name from what the caller's file was called: its last component, without control

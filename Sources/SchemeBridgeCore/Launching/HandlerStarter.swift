@@ -45,6 +45,8 @@ public final class HandlerStarter: Sendable {
     public let recentLaunches: RecentLaunches
     /// The environment handed to spawned handlers (before the launch context's variables).
     public let baseEnvironment: [String: String]
+    /// ``baseEnvironment`` prepared once for every spawn.
+    let spawnEnvironment: SpawnEnvironment
     let launcher = ProcessLauncher()
     let callbackRoutes: CallbackRoutes
     let pasteboards: PasteboardStore
@@ -54,6 +56,7 @@ public final class HandlerStarter: Sendable {
     public init(baseEnvironment: [String: String], callbackRoutes: CallbackRoutes, pasteboards: PasteboardStore,
                 recentLaunches: RecentLaunches = RecentLaunches(), log: @escaping @Sendable (String) -> Void) {
         self.baseEnvironment = baseEnvironment
+        self.spawnEnvironment = SpawnEnvironment(baseEnvironment)
         self.callbackRoutes = callbackRoutes
         self.pasteboards = pasteboards
         self.recentLaunches = recentLaunches
@@ -86,7 +89,7 @@ public final class HandlerStarter: Sendable {
             // The pid, for dropping its pasteboard grant when it ends (before it can be reused).
             let started = Mutex<Int32?>(nil)
             do {
-                pids.append(try launcher.spawn(arguments: command.arguments, environment: context.environment(base: baseEnvironment, command: command),
+                pids.append(try launcher.spawn(arguments: command.arguments, environment: spawnEnvironment.setting(command.environment).setting(context.environment),
                                                workingDirectory: command.workingDirectory, onStart: { pid in
                                                    if let pasteboard { store.addLaunchGrant(pasteboard, .process(pid)) }
                                                    started.withLock { $0 = pid }

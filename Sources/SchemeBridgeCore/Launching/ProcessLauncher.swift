@@ -39,6 +39,17 @@ public struct ProcessLauncher: Sendable {
         arguments: [[UInt8]], environment: [String: String], workingDirectory: String? = nil,
         stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
     ) throws(LaunchError) -> Int32 {
+        try spawn(arguments: arguments, environment: SpawnEnvironment(environment), workingDirectory: workingDirectory,
+                  stdin: stdin, stdout: stdout, stderr: stderr, onStart: onStart, onExit: onExit)
+    }
+
+    /// ``spawn(arguments:environment:workingDirectory:stdin:stdout:stderr:onStart:onExit:)`` with
+    /// the environment prepared once (``SpawnEnvironment``): a handler's launch adds its few
+    /// variables to the service's environment without building it again.
+    public func spawn(
+        arguments: [[UInt8]], environment: SpawnEnvironment, workingDirectory: String? = nil,
+        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
+    ) throws(LaunchError) -> Int32 {
         guard let first = arguments.first, !first.isEmpty else {
             throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
         }
@@ -48,8 +59,8 @@ public struct ProcessLauncher: Sendable {
         }
         // An absolute path goes to exec as is, so its own error (permission denied, not an
         // executable) is what the caller hears; a bare name is looked up on the child's PATH.
-        guard let path = program.hasPrefix("/") ? program : ProgramLookup.find(program, searchPath: ProgramLookup.searchPath(environment: environment)) else {
-            throw LaunchError(program: program, code: ENOENT, reason: "no program '\(program)' on PATH (\(environment["PATH"] ?? "default PATH"))")
+        guard let path = program.hasPrefix("/") ? program : ProgramLookup.find(program, searchPath: ProgramLookup.searchPath(environment: ["PATH": environment.value("PATH")].compactMapValues { $0 })) else {
+            throw LaunchError(program: program, code: ENOENT, reason: "no program '\(program)' on PATH (\(environment.value("PATH") ?? "default PATH"))")
         }
         if let dir = workingDirectory {
             var st = stat()
@@ -64,8 +75,7 @@ public struct ProcessLauncher: Sendable {
             p[bytes.count] = 0
             return p
         } + [nil]
-        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.filter { !$0.key.isEmpty && !$0.key.contains("=") }
-            .map { strdup($0.key + "=" + $0.value) } + [nil]
+        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.lines.map { strdup($0) } + [nil]
         defer {
             for p in cArgs { free(p) }
             for p in cEnv { free(p) }
@@ -101,4 +111,38 @@ public struct ProcessLauncher: Sendable {
         ChildReaper.shared.watch(pid: pid, onExit: onExit)
         return pid
     }
+}
+
+/// A spawned program's environment as `KEY=VALUE` lines: a base prepared once (the service's
+/// environment for its handlers) with a few variables set over it per launch. Keys that are
+/// empty or hold `=` are left out, as `execve` could not pass them.
+public struct SpawnEnvironment: Sendable {
+    private var base: [(key: String, line: String)]
+    private var overrides: [String: String] = [:]
+
+    public init(_ variables: [String: String]) {
+        base = variables.filter { Self.isValidKey($0.key) }.map { ($0.key, $0.key + "=" + $0.value) }
+    }
+
+    /// This environment with `variables` set (over its own; later calls over earlier ones).
+    public func setting(_ variables: [String: String]) -> SpawnEnvironment {
+        var copy = self
+        for (k, v) in variables where Self.isValidKey(k) { copy.overrides[k] = v }
+        return copy
+    }
+
+    /// The value of `key`.
+    public func value(_ key: String) -> String? {
+        if let v = overrides[key] { return v }
+        guard let line = base.first(where: { $0.key == key })?.line else { return nil }
+        return String(decoding: line.utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
+    }
+
+    /// Every variable as a `KEY=VALUE` line.
+    public var lines: [String] {
+        if overrides.isEmpty { return base.map(\.line) }
+        return base.compactMap { overrides[$0.key] == nil ? $0.line : nil } + overrides.map { $0.key + "=" + $0.value }
+    }
+
+    private static func isValidKey(_ key: String) -> Bool { !key.isEmpty && !key.contains("=") }
 }

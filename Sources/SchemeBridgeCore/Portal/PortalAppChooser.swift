@@ -1,3 +1,5 @@
+import Synchronization
+
 /// SchemeBridge as xdg-desktop-portal's `org.freedesktop.impl.portal.AppChooser` backend (issue 40):
 /// a sandboxed app's `OpenURI`/`OpenFile` reaches the portal frontend, which asks its AppChooser
 /// backend which application to launch (`ChooseApplication(handle, app_id, parent_window, choices,
@@ -105,22 +107,41 @@ extension Broker {
             let settled = try await settle(decision, for: .open, caller: caller, chooser: chooser,
                                            context: ChooserContext(activationToken: request.activationToken, parentWindow: request.parentWindow),
                                            warn: warn)
-            var id = settled.id?.text
-            if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
-            guard let id, eligibleEntry(id) != nil else {
-                return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")
-            }
-            let why: String
-            switch settled.reason {
-            case nil: why = "the user chose it"
-            case .remembered?: why = "remembered for \(caller.displayName)"
-            case .route(let pattern)?: why = "[Routes] \(pattern)"
-            default: why = "the default"
-            }
-            return AppChooserAnswer(response: .success, choice: DesktopID(id).appID, reason: why)
+            return portalAnswer(request, settled: settled, caller: caller)
         } catch {
-            return AppChooserAnswer(response: error.kind == .cancelled ? .cancelled : .other, choice: nil, reason: error.message)
+            return Self.portalAnswer(error)
         }
+    }
+
+    /// ``answer(_:caller:chooser:warn:)`` when it needs no chooser (remembered, routed, the
+    /// default, or nothing opens it): decided at once from what is in memory, so the adapter
+    /// answers on the bus's loop thread with no hop (the whole backend's share of a routed
+    /// `OpenURI`); nil when the user is to be asked.
+    public func answerAtOnce(_ request: AppChooserRequest, caller: Caller) -> AppChooserAnswer? {
+        let decision: HandlerDecision
+        do { decision = try decide(request.subject, requested: nil, ask: true, caller: caller) } catch { return Self.portalAnswer(error) }
+        guard case .open(let id, let reason) = decision else { return nil }
+        return portalAnswer(request, settled: SettledHandler(id: id, reason: reason), caller: caller)
+    }
+
+    private func portalAnswer(_ request: AppChooserRequest, settled: SettledHandler, caller: Caller) -> AppChooserAnswer {
+        var id = settled.id?.text
+        if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
+        guard let id, eligibleEntry(id) != nil else {
+            return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")
+        }
+        let why: String
+        switch settled.reason {
+        case nil: why = "the user chose it"
+        case .remembered?: why = "remembered for \(caller.displayName)"
+        case .route(let pattern)?: why = "[Routes] \(pattern)"
+        default: why = "the default"
+        }
+        return AppChooserAnswer(response: .success, choice: DesktopID(id).appID, reason: why)
+    }
+
+    private static func portalAnswer(_ error: OpenFailure) -> AppChooserAnswer {
+        AppChooserAnswer(response: error.kind == .cancelled ? .cancelled : .other, choice: nil, reason: error.message)
     }
 }
 
@@ -141,6 +162,30 @@ public enum PortalFrontendRule {
         guard process.executableProtected else {
             return "its program \(DeviceEngineRule.describe(process.executable)) is not a system file only root can change"
         }
+        return nil
+    }
+}
+
+/// The connections found to be the real frontend (``PortalFrontendRule``), with their pids. A
+/// unique name is never reused on a bus, so each is judged once (and later calls from it are
+/// answered with no look at its process); refusals are not kept: any program could call once
+/// from each of many connections and grow the set.
+public final class PortalFrontends: Sendable {
+    private let judged = Mutex<[String: UInt32]>([:])
+
+    public init() {}
+
+    /// `sender`'s pid when it was found to be the frontend; nil when it was not judged so.
+    public func pid(of sender: String) -> UInt32? { judged.withLock { $0[sender] } }
+
+    /// Judges `sender`, whose pid the bus gave as `pid` (nil: it did not say) and whose process
+    /// was examined as `process` (nil: it could not be): nil when it is the frontend (then
+    /// remembered, ``pid(of:)``), else why not, for the log and the `AccessDenied`.
+    public func judge(_ sender: String, pid: UInt32?, process: EngineProcess?) -> String? {
+        guard let pid, pid > 0, pid <= UInt32(Int32.max) else { return "the bus does not say which process it is" }
+        guard let process else { return "its process \(pid) could not be examined" }
+        if let refusal = PortalFrontendRule.refusal(of: process) { return refusal }
+        judged.withLock { $0[sender] = pid }
         return nil
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// SchemeBridge as xdg-desktop-portal's `org.freedesktop.impl.portal.FileChooser` backend (issue
 /// 40, item 3): a sandboxed app's `FileChooser.OpenFile` reaches the frontend, which asks its
@@ -164,5 +165,27 @@ public enum FileChooserDelegate {
             if let f = files.first(where: { $0.useIn.contains(where: { $0.caseInsensitiveEquals(d) }) }) { return f.busName }
         }
         return fallback
+    }
+}
+
+extension Broker {
+    /// Places what `provider` handed over for a `FileChooser.OpenFile` pick (each descriptor
+    /// with the name it gave) in the Inbox of the app the frontend named (``Inbox``: read-only
+    /// copies, charged to the provider, under the Inbox caps), and returns their paths as bytes,
+    /// in order; the frontend hands them into the sandbox through the document portal. Blocking
+    /// (it reads the provider's descriptors): the adapter runs it on the descriptor threads.
+    /// `hostInbox`: whose Inbox takes them for a host app (no app id): SchemeBridge's own.
+    public func placeProvided<D: HeldDescriptor>(_ documents: [(D, String)], provider: DesktopID,
+                                                 caller: Caller, hostInbox: DesktopID) throws(OpenFailure) -> [[UInt8]] {
+        guard let inbox = self.documents?.inbox else { throw OpenFailure(.failed, "documents are not opened here") }
+        let app = caller.desktopID ?? hostInbox
+        let (sender, limits) = (Inbox.chargedSender(appID: provider.appID), policy.current.inboxLimits)
+        var placed: [[UInt8]] = []
+        for (fd, name) in documents {
+            placed.append(try fd.withFileDescriptor { (d: borrowing FileDescriptor) throws(OpenFailure) -> [UInt8] in
+                try inbox.place(d, nameBytes: Array(name.utf8), desktopID: app, caller: sender, limits: limits)
+            })
+        }
+        return placed
     }
 }

@@ -48,6 +48,8 @@ public final class Registry: Sendable {
     public let trust: TrustedDirectories
 
     let scanner: AppScanner
+    /// Desktop files read before a launch and found to say what the registry held (`RegistryFileCheck.swift`).
+    let verifiedFiles = VerifiedFiles()
     let state: Mutex<RegistryModel>
     /// Serializes writers (the watcher thread, `setDefault`, `rescan`) across their unlocked
     /// file-reading phases.

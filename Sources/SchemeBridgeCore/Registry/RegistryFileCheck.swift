@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What runs is what the desktop file on disk says now.
 ///
 /// The registry's records may come from its index in `$XDG_CACHE_HOME/schemebridge/`, a file
@@ -11,10 +13,22 @@
 extension Registry {
     /// `entry` as its file says now, and whether it is eligible; nil when the file is gone or no
     /// longer an application, or when `entry` names no file a scan could have read.
+    ///
+    /// A file read here is read again only once it changed: while its `stat` (device, inode,
+    /// size, modification and change times) is what it was when it was read, it says what it
+    /// said then (``VerifiedFiles``). Its eligibility (`TryExec`, the program) is judged anew.
     func entryOnDisk(_ entry: DesktopEntry) -> (entry: DesktopEntry, eligible: Bool)? {
-        guard let file = file(of: entry),
-              let record = scanner.rescanFile(directory: file.directory, relativePath: file.relative).0,
+        guard let file = file(of: entry) else { return nil }
+        let path = XDGDirectories.join(file.directory.path, file.relative)
+        let info = FileSystem.info(path)
+        if info.kind == .file, let known = verifiedFiles.entry(at: path, signature: info.signature) {
+            return (known, known.ineligibility(searchPath: scanner.searchPath) == nil)
+        }
+        guard let record = scanner.rescanFile(directory: file.directory, relativePath: file.relative).0,
               case .application(let fresh, let eligible) = record.state else { return nil }
+        // Not a file changed within the timestamps' granularity of its read ("racy": a change
+        // right after the read could leave the same times), nor one that warned.
+        if !record.reread { verifiedFiles.remember(path, signature: record.signature, entry: fresh) }
         return (fresh, eligible)
     }
 
@@ -70,5 +84,35 @@ extension Registry {
     static func isPlainRelativePath(_ path: String) -> Bool {
         guard path.hasSuffix(".desktop"), !path.hasPrefix("/") else { return false }
         return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+}
+
+/// Desktop files as they were read before a launch, by path, each with its `stat` signature
+/// then: a file whose signature is unchanged says what it said (no program can set a change
+/// time; a file rewritten within the timestamps' granularity of its read is never kept). The
+/// check before a launch is then one `stat` instead of a read and a parse. At most
+/// ``capacity`` files (the handlers launched, usually a few).
+final class VerifiedFiles: Sendable {
+    private struct Verified {
+        let signature: FileSignature
+        let entry: DesktopEntry
+    }
+    private let files = Mutex<[String: Verified]>([:])
+    static let capacity = 256
+
+    /// What the file at `path` said when it was read, if its signature is still `signature`.
+    func entry(at path: String, signature: FileSignature) -> DesktopEntry? {
+        files.withLock { known in
+            guard let v = known[path], v.signature == signature else { return nil }
+            return v.entry
+        }
+    }
+
+    /// Notes that the file at `path`, whose signature was `signature` as it was read, says `entry`.
+    func remember(_ path: String, signature: FileSignature, entry: DesktopEntry) {
+        files.withLock { known in
+            if known.count >= Self.capacity, known[path] == nil { known.removeAll() }
+            known[path] = Verified(signature: signature, entry: entry)
+        }
     }
 }

@@ -91,7 +91,14 @@ public final class CallbackRoutes: Sendable {
     /// newest route first, once the route's handler is recorded (a claim that comes first waits
     /// for it). When it says yes, that route and its siblings are used up.
     public func claim(_ url: String, isHandler: (LaunchedHandler?) async -> Bool) async -> Claim {
-        guard let scheme = try? SchemeURL(url).scheme.name else { return .none }
+        guard let parsed = try? SchemeURL(url) else { return .none }
+        return await claim(parsed, isHandler: isHandler)
+    }
+
+    /// ``claim(_:isHandler:)`` for a URL parsed already (every open asks: no second parse). No
+    /// route held for its scheme: `.none` at once.
+    public func claim(_ parsed: SchemeURL, isHandler: (LaunchedHandler?) async -> Bool) async -> Claim {
+        let (url, scheme) = (parsed.string, parsed.scheme.name)
         let now = ContinuousClock.now
         let candidates: [(group: UInt64, handler: LaunchedHandler?)] = state.withLock { s in
             (s.routes[scheme] ?? []).reversed().filter { $0.expires >= now && Self.matches(url, $0.url) }.map { ($0.group, s.handlers[$0.group]) }

@@ -8,6 +8,13 @@ extension Broker {
     /// - Parameter isHandler: whether the caller is a route's handler (nil: not started yet).
     public func callbackEntry(for url: String, handlerNamed: Bool,
                               isHandler: (LaunchedHandler?) async -> Bool) async throws(OpenFailure) -> String? {
+        guard !handlerNamed, policy.current.callbacks, let parsed = try? SchemeURL(url) else { return nil }
+        return try await callbackEntry(for: parsed, handlerNamed: handlerNamed, isHandler: isHandler)
+    }
+
+    /// ``callbackEntry(for:handlerNamed:isHandler:)`` for a URL parsed already.
+    public func callbackEntry(for url: SchemeURL, handlerNamed: Bool,
+                              isHandler: (LaunchedHandler?) async -> Bool) async throws(OpenFailure) -> String? {
         guard !handlerNamed, policy.current.callbacks else { return nil }
         switch await callbackRoutes.claim(url, isHandler: isHandler) {
         case .none:

@@ -9,6 +9,12 @@ import Synchronization
 /// A request hands the URL back when it is for a URL launched within ``window`` and the
 /// caller's process or one of its ancestors is the process started for it (spawned, or the
 /// owner of the bus name D-Bus-activated for it). At most ``capacity`` launches are kept.
+///
+/// Every `OpenURL` asks (``handingBack(_:lineage:activatedPID:)``), so the question costs the
+/// caller's lineage, not the launches kept: launches are found by their process (one probe per
+/// process of the lineage), and activations whose process is not known yet by their URL. A URL
+/// opened again and again keeps up to ``capacity`` launches; the old check walked (and copied)
+/// all of them on every open (~10% of the service's CPU in `make bench`'s `OpenURL` rounds).
 public final class RecentLaunches: Sendable {
     /// One launch.
     public struct Launch: Sendable, Equatable {
@@ -30,7 +36,51 @@ public final class RecentLaunches: Sendable {
     public let window: Duration
     /// The most launches remembered.
     public let capacity: Int
-    private let launches = Mutex<[Launch]>([])
+
+    private struct State {
+        /// The launches kept, by serial (increasing with time).
+        var launches: [UInt64: Launch] = [:]
+        /// Their serials, oldest first from `head` (expiry and capacity drop from there).
+        var order: [UInt64] = []
+        var head = 0
+        var next: UInt64 = 0
+        /// Serials of the launches whose process is known, by process.
+        var byPID: [Int32: [UInt64]] = [:]
+        /// Serials of the activations whose process is not known yet, by URL.
+        var activating: [String: [UInt64]] = [:]
+
+        var count: Int { order.count - head }
+
+        mutating func add(_ launch: Launch) {
+            let serial = next
+            next += 1
+            launches[serial] = launch
+            order.append(serial)
+            if let pid = launch.pid { byPID[pid, default: []].append(serial) } else { activating[launch.url, default: []].append(serial) }
+        }
+
+        /// Drops what is older than `window` before `now`, and the oldest beyond `capacity`.
+        mutating func prune(now: ContinuousClock.Instant, window: Duration, capacity: Int) {
+            while head < order.count {
+                let serial = order[head]
+                if let launch = launches[serial], count <= capacity, now - launch.at <= window { break }
+                head += 1
+                guard let launch = launches.removeValue(forKey: serial) else { continue }
+                if let pid = launch.pid { Self.remove(serial, from: &byPID, key: pid) } else { Self.remove(serial, from: &activating, key: launch.url) }
+            }
+            if head > 64 && head * 2 > order.count {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
+
+        static func remove<K: Hashable>(_ serial: UInt64, from table: inout [K: [UInt64]], key: K) {
+            guard var serials = table[key] else { return }
+            serials.removeAll { $0 == serial }
+            table[key] = serials.isEmpty ? nil : serials
+        }
+    }
+    private let state = Mutex(State())
 
     public init(window: Duration = .seconds(60), capacity: Int = 512) {
         self.window = window
@@ -41,46 +91,53 @@ public final class RecentLaunches: Sendable {
     public func record(url: String, entry: DesktopEntry, pid: Int32? = nil, busName: String? = nil) {
         let now = ContinuousClock.now
         let launch = Launch(url: url, handlerID: entry.idText, handlerName: entry.name ?? entry.idText, pid: pid, busName: busName, at: now)
-        launches.withLock { all in
-            all.removeAll { now - $0.at > window }
-            if all.count >= capacity { all.removeFirst(all.count - capacity + 1) }
-            all.append(launch)
+        state.withLock { s in
+            s.add(launch)
+            s.prune(now: now, window: window, capacity: capacity)
         }
     }
 
     /// Notes the pid that owns `busName`, activated for `url` (known once the activation is
     /// over), so later checks need no question to the bus.
     public func activated(url: String, busName: String, pid: Int32) {
-        launches.withLock { all in
-            for i in all.indices where all[i].url == url && all[i].busName == busName && all[i].pid == nil { all[i].pid = pid }
+        state.withLock { s in
+            for serial in s.activating[url] ?? [] where s.launches[serial]?.busName == busName {
+                s.launches[serial]?.pid = pid
+                State.remove(serial, from: &s.activating, key: url)
+                s.byPID[pid, default: []].append(serial)
+            }
         }
     }
 
     /// The recent launches of `url`, newest first.
     public func launches(of url: String) -> [Launch] {
         let now = ContinuousClock.now
-        return launches.withLock { all in all.filter { $0.url == url && now - $0.at <= window }.reversed() }
+        return state.withLock { s in
+            s.prune(now: now, window: window, capacity: capacity)
+            return s.order[s.head...].reversed().compactMap { s.launches[$0] }.filter { $0.url == url }
+        }
     }
 
     /// The launch of `url` that a caller with process chain `lineage` (itself first, then its
-    /// ancestors) comes from, if any. `activatedPID` gives the pid owning an activated bus name
-    /// now (asked only when a recent launch of this URL was an activation).
+    /// ancestors) comes from, if any: the newest. `activatedPID` gives the pid owning an activated
+    /// bus name now (asked, once a name, only when a recent launch of this URL is an activation
+    /// whose process is not known yet).
     public func handingBack(_ url: String, lineage: [Int32], activatedPID: (String) async -> Int32?) async -> Launch? {
         guard !lineage.isEmpty else { return nil }
-        // One pass over the launches, newest first, copying only the launch returned and those
-        // whose bus name is asked about: every `OpenURL` runs this, and a URL opened again and
-        // again has up to `capacity` launches here (copying them all was ~15% of the service's
-        // CPU in `make bench`'s OpenURL rounds).
         let now = ContinuousClock.now
-        let (spawned, activations) = launches.withLock { all -> (Launch?, [(name: String, launch: Launch)]) in
+        let (spawned, activations) = state.withLock { s -> (Launch?, [(name: String, launch: Launch)]) in
+            s.prune(now: now, window: window, capacity: capacity)
+            var newest: UInt64? = nil
+            for pid in lineage {
+                for serial in s.byPID[pid] ?? [] where newest.map({ serial > $0 }) ?? true && s.launches[serial]?.url == url {
+                    newest = serial
+                }
+            }
+            if let newest, let launch = s.launches[newest] { return (launch, []) }
             var activations: [(name: String, launch: Launch)] = []
             var names = Set<String>()
-            for launch in all.reversed() where launch.url == url && now - launch.at <= window {
-                if let pid = launch.pid {
-                    if lineage.contains(pid) { return (launch, []) }
-                } else if let name = launch.busName, names.insert(name).inserted {
-                    activations.append((name, launch))
-                }
+            for serial in (s.activating[url] ?? []).reversed() {
+                if let launch = s.launches[serial], let name = launch.busName, names.insert(name).inserted { activations.append((name, launch)) }
             }
             return (nil, activations)
         }

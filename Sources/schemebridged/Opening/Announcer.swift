@@ -2,10 +2,9 @@ import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
 
-/// `URLHandled` and `URLFailed` under `[Privacy] BroadcastURLs` (the core's ``BroadcastPrivacy``):
-/// the broadcast carries the URL as the setting allows (by default without userinfo, query and
-/// fragment), and the caller that opened it gets the signal with the full URL sent to it alone
-/// whenever the broadcast does not carry it.
+/// `URLHandled` and `URLFailed` under `[Privacy] BroadcastURLs` (the core's ``BroadcastPrivacy``): the broadcast carries
+/// the URL as the setting allows (by default without userinfo, query and fragment), and the caller gets the signal with
+/// the full URL sent to it alone whenever the broadcast does not; both just before the method's reply, with it.
 struct Announcer: Sendable {
     let connection: Connection
     let policy: PolicyStore
@@ -16,9 +15,9 @@ struct Announcer: Sendable {
         if let shown = plan.broadcast {
             var broadcast = signal
             broadcast.url = shown
-            try? connection.emit(broadcast)
+            try? connection.emitWithReply(broadcast)
         }
-        if plan.toCaller, let destination = try? BusName(caller) { try? connection.emit(signal, to: destination) }
+        if plan.toCaller, let destination = try? BusName(caller) { try? connection.emitWithReply(signal, to: destination) }
     }
 
     /// Reports that `caller`'s open of `signal.url` failed (a message quoting the URL is redacted alike).
@@ -28,8 +27,8 @@ struct Announcer: Sendable {
             var broadcast = signal
             broadcast.url = shown
             if shown != signal.url { broadcast.message = BroadcastPrivacy.redacted(signal.message, quoting: signal.url) }
-            try? connection.emit(broadcast)
+            try? connection.emitWithReply(broadcast)
         }
-        if plan.toCaller, let destination = try? BusName(caller) { try? connection.emit(signal, to: destination) }
+        if plan.toCaller, let destination = try? BusName(caller) { try? connection.emitWithReply(signal, to: destination) }
     }
 }

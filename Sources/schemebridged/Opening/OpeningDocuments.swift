@@ -55,7 +55,7 @@ extension Opening {
         let path = delivery.path
         do {
             // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.
-            guard let url = try? SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(path) makes no valid URL") }
+            let url = try SchemeURL.file(delivery.pathBytes, "the document's path")
             let request = OpenRequest(url: url, handler: entry.id, activationToken: decided.launchToken(callerToken: options.activationToken),
                                       launchImage: options.launchImage, scale: options.scale, caller: caller)
             let admission = try broker.admit(document: url, entry: entry, request: request, searchPath: searchPath,

@@ -36,10 +36,7 @@ extension Sharing {
                 deliveries.append(try await deliverer.deliver(fd, name: name, to: entry, mode: .copy,
                                                               key: share.caller.appID ?? share.caller.busName, sendingApp: sendingApp, limits: limits))
             }
-            let urls = try deliveries.map { delivery throws in
-                guard let url = try? SchemeURL(PercentEncoding.fileURL(delivery.pathBytes)) else { throw DBusError(.failed, "the document's path \(delivery.path) makes no valid URL") }
-                return url
-            }
+            let urls = try deliveries.map { d throws(ServiceFailure) in try SchemeURL.file(d.pathBytes, "the document's path") }
             var admission = try broker.admit(share: target, files: urls, caller: share.caller, activationToken: share.options.activationToken,
                                              searchPath: broker.registry.directories.executableSearchPath, inDocumentPortal: deliveries.contains(where: \.inPortal))
             admission.context.replyToken = share.token

@@ -118,11 +118,7 @@ final class Sharing: Sendable {
             let error = DBusError.from(error)
             logger.notice("share of \(share.caller.displayName) not delivered: \(error.name.rawValue): \(error.message)")
             discard(share.pasteboard, caller: share.pasteboardCaller)
-            if ContractError.cancelled ~= error {
-                replies.answer(share.request, code: .cancelled)
-            } else {
-                replies.answer(share.request, failure: error)
-            }
+            replies.end(share.request, error: error)  // a cancel is code 1, anything else names the error
         }
     }
 

@@ -21,7 +21,8 @@ import DBusTestSupport
             try p.service.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try p.service.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;")
         }
         try p.addSchemeBridgePortal()
-        try p.service.writeConfig(config + "\n[Chooser]\nCommand=\(try chooser(p.service))\n")
+        // A chooser waits for a person longer than any test's ceiling (a Close must be what ends it).
+        try p.service.writeConfig(config + "\n[Chooser]\nCommand=\(try chooser(p.service))\nTimeout=3600\n")
         try await p.alwaysAsk(type)
         let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.AppChooser")
         return (p, calls)
@@ -86,6 +87,41 @@ import DBusTestSupport
         for n in ["Todo", "Todo2"] {
             #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("\(n).argv").path))
         }
+    }
+
+    /// The app closes its request while SchemeBridge's chooser is up (the frontend passes the
+    /// `Close` on to the backend's `Request` object): the chooser goes away, the backend's answer
+    /// is a cancel (1, as the portal's `Request` says), and nothing starts.
+    @Test func aClosedRequestTakesTheChooserDownAndIsACancel() async throws {
+        let (p, _) = try await Self.stage("", chooser: { f in
+            // Up: it says so in the app's data folder (which the sandboxed app sees), then waits for
+            // a person until the chooser ($PPID, the dialog's own process) is gone.
+            let data = f.root.appendingPathComponent(".var/app/org.test.NoTalk/data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            let up = data.appendingPathComponent("chooser-up").path
+            return try f.chooser("held", "echo $PPID > '\(up).part' && mv '\(up).part' '\(up)'\nwhile kill -0 $PPID 2>/dev/null; do sleep 0.1; done\nexit 1")
+        })
+        defer { p.stop() }
+        let up = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data/chooser-up")
+        let replies = try await p.monitor(match: "type='method_return',sender='\(try await p.schemeBridge())'")
+        let r = try await p.flatpak.flatpak(["run", "--env=PORTAL_CLOSE_WHEN=\(up.path)", "--command=portal-client", "org.test.NoTalk", "uri", "todolist://closed"])
+        #expect(r.status == 0 && r.stdout == "closed\n", "\(r.stdout) \(r.stderr)\n\(p.busLog)")
+        #expect(p.service.chooserRuns("held") == 1)
+        // The chooser (the dialog's process) went away.
+        let pid = try #require(Int32(((try? String(contentsOf: up, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(await Tools.eventually { kill(pid, 0) != 0 }, "the chooser \(pid) is still up after the Close\n\(p.service.serviceLog)")
+        // ChooseApplication was answered 1 (the reply's body; the Close's reply has none).
+        var seen = ""
+        #expect(await Tools.eventually {
+            seen = (try? String(contentsOf: replies, encoding: .utf8)) ?? ""
+            return seen.contains("uint32 1")
+        }, "\(seen)")
+        #expect(!seen.contains("uint32 0"), "\(seen)")
+        #expect(p.service.serviceLog.contains("the portal closed its AppChooser request for"), "\(p.service.serviceLog)")
+        for n in ["Todo", "Todo2"] {
+            #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("\(n).argv").path))
+        }
+        #expect(!Self.gtkDialogShown(p))
     }
 
     /// The chooser is attached to the app's window: the `parent_window` the app gave the portal

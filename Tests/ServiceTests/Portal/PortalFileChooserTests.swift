@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import DBusTestSupport
 
@@ -13,12 +14,14 @@ import DBusTestSupport
     /// The portal with SchemeBridge's backend, the provider `scanner.desktop` (PNG and JPEG;
     /// `steps` for `Clients/Pick/provider.py`) and the sheet `chooser` (a `[Chooser] Command=`
     /// body; it records the `GTK_USE_PORTAL` it ran with in `records/sheet.gtk-use-portal`).
-    static func stage(provider steps: [String], sheet body: String) async throws -> (PortalFixture, calls: URL) {
+    /// `held`: the sheet's body made from the fixture instead of `body`.
+    static func stage(provider steps: [String], sheet body: String,
+                      held: ((ServiceFixture) throws -> String)? = nil) async throws -> (PortalFixture, calls: URL) {
         let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
         try p.addSchemeBridgePortal()
         try PickTests.provider(p.service, steps)
         let record = p.service.records.appendingPathComponent("sheet.gtk-use-portal").path
-        let sheet = try p.service.chooser("sheet", "printf '%s\\n' \"${GTK_USE_PORTAL-unset}\" > '\(record)'\n" + body)
+        let sheet = try p.service.chooser("sheet", "printf '%s\\n' \"${GTK_USE_PORTAL-unset}\" > '\(record)'\n" + (try held?(p.service) ?? body))
         try p.service.writeConfig("[Chooser]\nCommand=\(sheet)\nTimeout=3600\n")
         let calls = try await p.monitor(interface: "org.freedesktop.impl.portal.FileChooser")
         return (p, calls)
@@ -74,6 +77,50 @@ import DBusTestSupport
         #expect(!PortalAppChooserTests.gtkDialogShown(p))
     }
 
+    /// The Inbox copy behind a picked document lives as long as the app's document: past the
+    /// retention it stays while the document portal has the document (the app may open it again),
+    /// and goes at the first sweep after the document is deleted; a copy no document refers to
+    /// goes after the retention as before. (A sweep runs at the service's start: it is restarted.)
+    @Test func thePickedCopyLivesAsLongAsTheAppsDocument() async throws {
+        let scan = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-scan-\(UUID().uuidString.prefix(8)).png")
+        try Data(Self.png).write(to: scan)
+        defer { try? FileManager.default.removeItem(at: scan) }
+        let (p, _) = try await Self.stage(provider: ["answer:\(scan.path):image/png:scan.png"], sheet: "printf 'scanner.desktop\\n'")
+        defer { p.stop() }
+        let (code, uris) = try await Self.choose(p, title: "Insert a scan")
+        let uri = try #require(uris.first, "no uri (\(code)): \(p.service.serviceLog)")
+        let inbox = p.service.dataHome.appendingPathComponent("schemebridge/inbox/org.test.NoTalk")
+        let copy = inbox.appendingPathComponent("scan.png"), orphan = inbox.appendingPathComponent("orphan.png")
+        try Data(Self.png).write(to: orphan)
+        let old = Date(timeIntervalSinceNow: -8 * 86_400)  // past the 7 days' retention
+        for f in [copy, orphan] { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.path) }
+
+        try await Self.restartService(p)
+        #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: orphan.path) }, "the unreferenced old copy stays\n\(p.service.serviceLog)")
+        #expect(FileManager.default.fileExists(atPath: copy.path), "the copy behind the app's document went")
+        let read = try await p.flatpak.flatpak(["run", "--command=bash", "org.test.NoTalk", "-c", "cat \"$1\" > \"$XDG_DATA_HOME/kept.out\"", "sh",
+                                                String(uri.dropFirst("file://".count))])
+        let out = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data/kept.out")
+        #expect(read.status == 0 && (try? Data(contentsOf: out)) == Data(Self.png), "\(read.stderr)")
+
+        // The document deleted (as `flatpak document-unexport` does): the next sweep takes the copy.
+        let id = String(uri.dropFirst("file://\(FlatpakFixture.documents)/".count).prefix { $0 != "/" })
+        let deleted = try await Tools.run(["gdbus", "call", "--address", p.service.bus.address, "--dest", "org.freedesktop.portal.Documents",
+                                           "--object-path", "/org/freedesktop/portal/documents", "--method", "org.freedesktop.portal.Documents.Delete", id])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        try await Self.restartService(p)
+        #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: copy.path) }, "the copy outlived its document")
+    }
+
+    /// Stops the service (SIGKILL) and starts it again by a call, as the bus does.
+    static func restartService(_ p: PortalFixture) async throws {
+        let pid = try #require(await p.service.servicePID())
+        kill(pid, SIGKILL)
+        #expect(await Tools.eventually { await p.service.servicePID() != pid })
+        let r = try await p.service.gdbus("CanOpenURL", "todolist://x")
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
     @Test func aCancelOnTheSheetIsResponseOne() async throws {
         let (p, _) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1")
         defer { p.stop() }
@@ -113,6 +160,72 @@ import DBusTestSupport
             #expect(read.stdout == "chosen in the gtk dialog\n", "\(read.stdout) \(read.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("provider.token").path))
+    }
+
+    /// The app closes its Open dialog's request while SchemeBridge's sheet is up: the sheet goes
+    /// away, the answer is a cancel (1), and no provider starts.
+    @Test func aCloseWhileTheSheetIsUpTakesItDown() async throws {
+        // The sheet says it is up (in the app's data folder, which the sandboxed app sees), then
+        // waits for a person until its dialog process ($PPID) is gone.
+        let (p, _) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "", held: { f in
+            let data = f.root.appendingPathComponent(".var/app/org.test.NoTalk/data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            let up = data.appendingPathComponent("sheet-up").path
+            return "echo $PPID > '\(up).part' && mv '\(up).part' '\(up)'\nwhile kill -0 $PPID 2>/dev/null; do sleep 0.1; done\nexit 1"
+        })
+        defer { p.stop() }
+        let up = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data/sheet-up")
+        let replies = try await Self.replies(p)
+        let r = try await p.flatpak.flatpak(["run", "--env=PORTAL_CLOSE_WHEN=\(up.path)", "--command=portal-client", "org.test.NoTalk", "pick", "Insert a scan"])
+        #expect(r.status == 0 && r.stdout == "closed\n", "\(r.stdout) \(r.stderr)\n\(p.service.serviceLog)")
+        let pid = try #require(Int32(((try? String(contentsOf: up, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(await Tools.eventually { kill(pid, 0) != 0 }, "the sheet \(pid) is still up after the Close\n\(p.service.serviceLog)")
+        #expect(await Self.answeredOne(replies))
+        #expect(!FileManager.default.fileExists(atPath: p.service.records.appendingPathComponent("provider.token").path), "the provider was started")
+    }
+
+    /// The app closes its request while "Files…" is the GTK backend's dialog: SchemeBridge sends the
+    /// `Close` on to the GTK backend's own request, whose dialog goes away; the answer is a cancel (1).
+    @Test func aCloseWhileTheDesktopsChooserIsUpReachesIt() async throws {
+        let (p, _) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "printf 'io.github.schemebridge.Files.desktop\\n'")
+        defer { p.stop() }
+        let data = p.service.root.appendingPathComponent(".var/app/org.test.NoTalk/data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let closeNow = data.appendingPathComponent("close-now")
+        let replies = try await Self.replies(p)
+        let closes = try await p.monitor(match: "type='method_call',interface='org.freedesktop.impl.portal.Request',member='Close'")
+        async let closed = p.flatpak.flatpak(["run", "--env=PORTAL_CLOSE_WHEN=\(closeNow.path)", "--command=portal-client", "org.test.NoTalk", "pick", "Pick a note"])
+        _ = try #require(await Self.gtkDialog(p), "the GTK file chooser never showed\n\(p.service.serviceLog)\n\(p.busLog)")
+        try Data().write(to: closeNow)
+        let r = try await closed
+        #expect(r.status == 0 && r.stdout == "closed\n", "\(r.stdout) \(r.stderr)")
+        #expect(await Tools.eventually { !PortalAppChooserTests.gtkDialogShown(p) }, "the GTK dialog is still up\n\(p.busLog)")
+        let ours = try #require(try await p.owner(of: "io.github.schemebridge.SchemeBridge1"))
+        let gtk = try await p.owner(of: PortalFixture.gtkName)
+        var seen = ""
+        #expect(await Tools.eventually {
+            seen = (try? String(contentsOf: closes, encoding: .utf8)) ?? ""
+            // The frontend's Close to SchemeBridge, and SchemeBridge's to the GTK backend.
+            let gtkNames = [PortalFixture.gtkName] + (gtk.map { [$0] } ?? [])
+            return seen.contains("destination=\(ours) ")
+                && seen.split(separator: "\n").contains { line in line.contains("sender=\(ours) ") && gtkNames.contains { line.contains("destination=\($0) ") } }
+        }, "\(seen)")
+        #expect(await Self.answeredOne(replies))
+    }
+
+    /// A monitor of SchemeBridge's method returns.
+    static func replies(_ p: PortalFixture) async throws -> URL {
+        try await p.monitor(match: "type='method_return',sender='\(try await p.schemeBridge())'")
+    }
+
+    /// Whether SchemeBridge answered the backend call 1 and never 0 (a `Close`'s reply has no body).
+    static func answeredOne(_ replies: URL) async -> Bool {
+        var seen = ""
+        let one = await Tools.eventually {
+            seen = (try? String(contentsOf: replies, encoding: .utf8)) ?? ""
+            return seen.contains("uint32 1")
+        }
+        return one && !seen.contains("uint32 0")
     }
 
     /// `SaveFile` goes to the GTK backend unchanged, with no sheet; its answer is the app's: a

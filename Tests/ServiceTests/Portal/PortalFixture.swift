@@ -109,6 +109,15 @@ final class PortalFixture: @unchecked Sendable {
     /// What the bus and the services it started (the portal, its backends) wrote to standard error.
     var busLog: String { (try? String(contentsOf: service.bus.directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
 
+    /// SchemeBridge's unique name, the service started first (by a call: the bus starts it) when
+    /// it is not running yet.
+    func schemeBridge() async throws -> String {
+        if let ours = try await owner(of: ServiceFixture.name) { return ours }
+        let r = try await service.gdbus("CanOpenURL", "todolist://x")
+        guard r.status == 0, let ours = try await owner(of: ServiceFixture.name) else { throw ToolError("SchemeBridge did not start: \(r.stderr)") }
+        return ours
+    }
+
     /// The unique name owning `name` on the bus, or nil.
     func owner(of name: String) async throws -> String? {
         let r = try await Tools.run(["gdbus", "call", "--address", service.bus.address, "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",

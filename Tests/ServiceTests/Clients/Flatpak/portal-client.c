@@ -4,10 +4,12 @@
  * until the portal's Response, as an app does: the portal closes a request whose app left.
  * `pick TITLE` (`save TITLE`) calls org.freedesktop.portal.FileChooser.OpenFile (SaveFile) instead
  * and prints the uris the Response carries, one "uri U" line each. $PORTAL_PARENT, when set, is the parent_window passed.
+ * $PORTAL_CLOSE_WHEN, when set, is a path: once a file is there (the test makes it when the dialog is
+ * up), the app closes its request (org.freedesktop.portal.Request.Close), prints "closed" and ends.
  * Built by make-test-flatpaks.sh into the runtime as /usr/bin/portal-client.
  *
  * usage: portal-client uri URL | portal-client file PATH | portal-client pick|save TITLE
- * Prints "response N" (0 success, 1 cancelled, 2 other), or "error NAME: MESSAGE" (exit 1). */
+ * Prints "response N" (0 success, 1 cancelled, 2 other), "closed", or "error NAME: MESSAGE" (exit 1). */
 #include <dbus/dbus.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -72,7 +74,15 @@ int main(int argc, char **argv) {
     fflush(stdout);
 
     time_t deadline = time(NULL) + 300;
-    while (time(NULL) < deadline && dbus_connection_read_write(bus, 1000)) {
+    const char *close_when = getenv("PORTAL_CLOSE_WHEN");
+    while (time(NULL) < deadline && dbus_connection_read_write(bus, close_when ? 50 : 1000)) {
+        if (close_when && access(close_when, F_OK) == 0) {
+            DBusMessage *close_call = dbus_message_new_method_call("org.freedesktop.portal.Desktop", expected, "org.freedesktop.portal.Request", "Close");
+            DBusMessage *closed = dbus_connection_send_with_reply_and_block(bus, close_call, 300000, &error);
+            if (!closed) { printf("error %s: %s\n", error.name, error.message); return 1; }
+            printf("closed\n");
+            return 0;
+        }
         DBusMessage *m;
         while ((m = dbus_connection_pop_message(bus)) != NULL) {
             if (dbus_message_is_signal(m, "org.freedesktop.portal.Request", "Response") && dbus_message_get_path(m)
