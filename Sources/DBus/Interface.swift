@@ -49,6 +49,9 @@ public enum MethodHandler: Sendable {
     /// Tries `inline` on the loop thread; when it returns nil (the answer needs something it
     /// must wait for, such as who the caller is), runs `async` in a task instead.
     case inlineOrAsync(inline: @Sendable (MethodCall) throws -> [DBusValue]?, async: @Sendable (MethodCall) async throws -> [DBusValue])
+    /// Like ``inline(_:)``, answering with a body marshalled before (``EncodedReply``): for a
+    /// large answer that many calls share, kept by the handler.
+    case inlineEncoded(@Sendable (MethodCall) throws -> EncodedReply)
 }
 
 /// What an ``MethodHandler/asyncThen(_:)`` handler returns: the reply, and what to do once it

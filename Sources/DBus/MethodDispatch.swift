@@ -95,6 +95,18 @@ extension ConnectionCore {
             } catch {
                 sendError(address, DBusError.from(error))
             }
+        case .inlineEncoded(let body):
+            do {
+                let reply = try body(call)
+                guard reply.types == method.outputTypes else {
+                    logger.error("\(call.interface).\(call.member) returned '\(Signature(reply.types))' but declares '\(Signature(method.outputTypes))'")
+                    sendError(address, DBusError(.failed, "internal error: \(call.interface).\(call.member) produced a reply of the wrong type"))
+                    return
+                }
+                sendReply(address, encoded: reply)
+            } catch {
+                sendError(address, DBusError.from(error))
+            }
         case .async(let body):
             runAsync({ MethodResult(try await body($0)) }, method, call, address)
         case .asyncThen(let body):

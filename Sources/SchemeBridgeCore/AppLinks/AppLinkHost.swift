@@ -11,6 +11,7 @@ public enum AppLinkHost {
     /// IP literal in brackets, an empty label, a label over 63 characters or with characters
     /// other than letters, digits and `-`).
     public static func normalized(_ text: some StringProtocol) -> String? {
+        if let plain = plainASCII(text.utf8) { return plain }
         var t = String(text)
         if t.hasSuffix(".") { t.removeLast() }
         guard !t.isEmpty, t.utf8.count <= 1024 else { return nil }
@@ -29,6 +30,19 @@ public enum AppLinkHost {
         return ascii
     }
 
+    /// ``normalized(_:)`` of a host written in ASCII without a forbidden byte (most are), in
+    /// one pass over its bytes: `.some(nil)` when it is no host name; nil when it has other
+    /// bytes (the general path decides).
+    private static func plainASCII(_ bytes: some Collection<UInt8>) -> String?? {
+        guard bytes.count <= 1024, bytes.allSatisfy({ $0 < 0x80 && !forbidden[Int($0)] }) else { return nil }
+        var b = bytes.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 32 : $0 }
+        // As the general path: a trailing dot goes, and again after the mapping.
+        if b.last == UInt8(ascii: ".") { b.removeLast() }
+        guard !b.isEmpty else { return .some(nil) }
+        if b.last == UInt8(ascii: ".") { b.removeLast() }
+        return .some(isValidASCIIHost(b) ? String(decoding: b, as: UTF8.self) : nil)
+    }
+
     /// The bytes no host has: controls, space, DEL, and URL and list delimiters (a table, built once).
     private static let forbidden: [Bool] = {
         var table = [Bool](repeating: false, count: 256)
@@ -40,13 +54,23 @@ public enum AppLinkHost {
 
     /// Whether `host` is lower-case LDH labels (1–63 characters, no `-` first or last) of at
     /// most ``maximumLength`` in all.
-    static func isValidASCIIHost(_ host: String) -> Bool {
-        guard !host.isEmpty, host.utf8.count <= maximumLength else { return false }
-        for label in host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard (1...63).contains(label.count), label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-") else { return false }
-            guard label.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }) else { return false }
+    static func isValidASCIIHost(_ host: String) -> Bool { isValidASCIIHost(Array(host.utf8)) }
+
+    static func isValidASCIIHost(_ host: [UInt8]) -> Bool {
+        guard !host.isEmpty, host.count <= maximumLength else { return false }
+        var length = 0, previous: UInt8 = UInt8(ascii: ".")
+        for c in host {
+            if c == UInt8(ascii: ".") {
+                guard (1...63).contains(length), previous != UInt8(ascii: "-") else { return false }
+                length = 0
+            } else {
+                guard (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "-") else { return false }
+                if length == 0, c == UInt8(ascii: "-") { return false }
+                length += 1
+            }
+            previous = c
         }
-        return true
+        return (1...63).contains(length) && previous != UInt8(ascii: "-")
     }
 
     static func lowercasedASCII(_ s: String) -> String {

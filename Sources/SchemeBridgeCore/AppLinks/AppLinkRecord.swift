@@ -1,6 +1,6 @@
 /// What is known of one host's `/.well-known/assetlinks.json`: the app ids it endorsed when it
 /// was last fetched, or why it endorsed none; when, from where, and until when it counts.
-public struct AppLinkRecord: Sendable, Equatable {
+public struct AppLinkRecord: Sendable, Hashable {
     /// The host (normalised).
     public var host: String
     /// When it was fetched (seconds since the epoch).

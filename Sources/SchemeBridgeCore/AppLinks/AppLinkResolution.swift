@@ -15,32 +15,31 @@ public struct AppLinkURL: Sendable, Equatable {
     public let host: String
     public let path: String
 
-    /// nil when `url` is not `https://HOST[:443]/…` with a DNS host.
+    /// nil when `url` is not `https://HOST[:443]/…` with a DNS host. Read as bytes (every
+    /// delimiter is ASCII): no character is formed on the way.
     public init?(_ url: SchemeURL) {
         guard url.scheme.name == "https" else { return nil }
         let s = url.string.utf8
         let afterScheme = s.index(s.startIndex, offsetBy: 6)  // "https:"
         guard s[afterScheme...].starts(with: "//".utf8) else { return nil }
         let authorityStart = s.index(afterScheme, offsetBy: 2)
-        let rest = s[authorityStart...]
-        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? s.endIndex
-        var authority = Substring(url.string[authorityStart..<authorityEnd])
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if let colon = authority.lastIndex(of: ":") {
-            let port = authority[authority.index(after: colon)...]
-            guard port.isEmpty || port == "443" else { return nil }
-            authority = authority[..<colon]
+        let authorityEnd = s[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? s.endIndex
+        var hostStart = authorityStart, hostEnd = authorityEnd
+        if let at = s[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = s.index(after: at) }
+        if let colon = s[hostStart..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
+            let port = s[s.index(after: colon)..<authorityEnd]
+            guard port.isEmpty || port.elementsEqual("443".utf8) else { return nil }
+            hostEnd = colon
         }
-        guard let host = AppLinkHost.normalized(Self.percentDecoded(authority)) else { return nil }
+        guard let host = AppLinkHost.normalized(Self.percentDecoded(Substring(s[hostStart..<hostEnd]))) else { return nil }
         self.host = host
         let pathEnd = s[authorityEnd...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? s.endIndex
-        let p = String(url.string[authorityEnd..<pathEnd])
-        self.path = p.isEmpty ? "/" : p
+        self.path = authorityEnd == pathEnd ? "/" : String(Substring(s[authorityEnd..<pathEnd]))
     }
 
     /// A host may be %-encoded (`b%C3%BCcher.example`); decoded before IDNA.
-    static func percentDecoded(_ text: Substring) -> String {
-        guard text.contains("%") else { return String(text) }
+    static func percentDecoded(_ text: Substring) -> Substring {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
         var out: [UInt8] = []
         var bytes = Array(text.utf8)[...]
         while let b = bytes.popFirst() {
@@ -48,12 +47,12 @@ public struct AppLinkURL: Sendable, Equatable {
                 out.append(v); bytes = bytes.dropFirst(2)
             } else { out.append(b) }
         }
-        return String(decoding: out, as: UTF8.self)
+        return Substring(String(decoding: out, as: UTF8.self))
     }
 }
 
 /// The answer for one link: which app holds it and how, and what that rests on.
-public struct AppLinkResolution: Sendable, Equatable {
+public struct AppLinkResolution: Sendable, Hashable {
     /// The link's host (normalised), `""` when the URL is no app link.
     public var host: String
     /// The app that holds the link (a desktop id), nil when none.

@@ -36,6 +36,8 @@ public final class AppLinks: Sendable {
         var selections: [String: String] = [:]
         var loaded = false
         var selectionsSignature = FileSignature()
+        /// When the selections file was last looked at (``Self/recheckMilliseconds``).
+        var selectionsChecked: Int64 = -1_000_000
         /// Flathub's website verifications (``FlathubVerification``), by app id, and the
         /// signatures of the files they were read from.
         var flathub: [String: FlathubVerification] = [:]
@@ -286,9 +288,19 @@ public final class AppLinks: Sendable {
 
     // MARK: files
 
+    /// How often the selections file is looked at for an edit by hand, at most (milliseconds):
+    /// a `ResolveLink` or an open does not `stat` it each time. Choices made through the service
+    /// (``select(_:for:)``) count at once.
+    static let recheckMilliseconds: Int64 = 200
+
     private func snapshot() -> (records: [String: AppLinkRecord], selections: [String: String]) {
-        state.withLock { s in
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
+        let t = Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        return state.withLock { s in
             loadLocked(&s)
+            guard t - s.selectionsChecked >= Self.recheckMilliseconds || t < s.selectionsChecked else { return (s.records, s.selections) }
+            s.selectionsChecked = t
             let sig = FileSystem.info(selectionsPath).signature
             if sig != s.selectionsSignature {
                 s.selectionsSignature = sig

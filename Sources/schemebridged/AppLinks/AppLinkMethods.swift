@@ -9,12 +9,11 @@ extension MainInterface {
     static func appLinkMethods(_ service: AppLinkService, callers: Callers, broker: Broker) -> [Method] {
         [
             // Inline on the loop thread, as CanOpenURL: the answer is in memory (the records, the
-            // entries' claims); a fetch it asks for is queued for the verifier's thread.
-            Method(ContractSignature.resolveLink, handler: .inline { call in
-                let url = try broker.validate(call.string(0))
-                let r = service.links.resolve(url)
-                if r.state == .none, !r.claimants.isEmpty { service.links.linkNotHeld(r) }
-                return [Self.linkAnswer(r, evidence: service.encodedEvidence(r.record))]
+            // entries' claims), its reply marshalled once; a fetch it asks for is queued.
+            Method(ContractSignature.resolveLink, handler: .inlineEncoded { call in
+                let r = service.links.resolve(try broker.validate(call.string(0)))
+                service.links.linkNotHeld(r)
+                return try service.encodedAnswer(r)
             }),
             Method(ContractSignature.appLinks, handler: .async { call in
                 let rows = Self.appLinkRows(service.links)
@@ -32,18 +31,11 @@ extension MainInterface {
         ]
     }
 
-    /// `ResolveLink`'s answer, `evidence` given (``AppLinkService/encodedEvidence(_:)``): its
-    /// entries written in key order, as `vardict` sorts them, without a dictionary between.
-    static func linkAnswer(_ r: AppLinkResolution, evidence: DBusValue) -> DBusValue {
+    /// `ResolveLink`'s answer.
+    static func linkAnswer(_ r: AppLinkResolution) -> DBusValue {
         typealias Key = AppLinkContract.Key
-        return .dictionary(key: .string, value: .variant, [
-            DictEntry(.string(Key.app), .variant(.string(r.app ?? ""))),
-            DictEntry(.string(Key.claimants), .variant(.strings(r.claimants))),
-            DictEntry(.string(Key.evidence), .variant(evidence)),
-            DictEntry(.string(Key.host), .variant(.string(r.host))),
-            DictEntry(.string(Key.reason), .variant(.string(r.reason))),
-            DictEntry(.string(Key.state), .variant(.string(r.state.rawValue))),
-        ])
+        return .vardict([Key.app: .string(r.app ?? ""), Key.claimants: .strings(r.claimants), Key.evidence: .vardict(r.record.map(evidence) ?? [:]),
+                         Key.host: .string(r.host), Key.reason: .string(r.reason), Key.state: .string(r.state.rawValue)])
     }
 
     /// A record as `evidence`.

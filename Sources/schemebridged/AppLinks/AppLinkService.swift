@@ -21,21 +21,18 @@ final class AppLinkService: Sendable {
         Task.detached { [verifier] in await verifier.keepFresh(following: changes) }
     }
 
-    /// Records as `evidence` values, by host, built once per record (``encodedEvidence(_:)``).
-    private let evidenceCache = Mutex<[String: (record: AppLinkRecord, value: DBusValue)]>([:])
+    /// `ResolveLink`'s replies, marshalled once each (``encodedAnswer(_:)``).
+    private let answers = Mutex<[AppLinkResolution: EncodedReply]>([:])
 
-    /// `record` as `ResolveLink`'s `evidence` (`{}` for none): built when the host's record
-    /// changed, else the value built before (a `ResolveLink` from the cache builds no dictionary).
-    func encodedEvidence(_ record: AppLinkRecord?) -> DBusValue {
-        guard let record else { return Self.noEvidence }
-        if let hit = evidenceCache.withLock({ $0[record.host] }), hit.record == record { return hit.value }
-        let value = DBusValue.vardict(MainInterface.evidence(record))
-        evidenceCache.withLock { cache in
-            if cache.count >= 1024 { cache.removeAll() }
-            cache[record.host] = (record, value)
+    /// `r` as `ResolveLink`'s reply: marshalled the first time, then copied (a `ResolveLink`
+    /// answered from the cache builds no dictionary). At most 256 kept; a full cache starts again.
+    func encodedAnswer(_ r: AppLinkResolution) throws(DBusError) -> EncodedReply {
+        if let hit = answers.withLock({ $0[r] }) { return hit }
+        let reply = try EncodedReply([MainInterface.linkAnswer(r)])
+        answers.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[r] = reply
         }
-        return value
+        return reply
     }
-
-    private static let noEvidence = DBusValue.vardict([:])
 }
