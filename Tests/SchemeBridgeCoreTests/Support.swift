@@ -146,8 +146,10 @@ func requireTool(_ name: String, package: String) -> String? {
 }
 
 /// Polls `condition` until it holds or `timeout` passes; returns the elapsed time when it held.
-/// Sleeps with `Task.sleep`, so other tasks (stream consumers) keep running meanwhile.
-func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) async -> Duration? {
+/// Sleeps with `Task.sleep`, so other tasks (stream consumers) keep running meanwhile. The default
+/// ceiling is generous (every use waits for something that must happen, and returns as soon as
+/// it does): 2 s was too short beside four CPU hogs (PasteboardCallsTests failed so).
+func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Duration? {
     let clock = ContinuousClock()
     let start = clock.now
     while clock.now - start < timeout {
