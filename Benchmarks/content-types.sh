@@ -11,7 +11,7 @@ OUT=Benchmarks/results
 mkdir -p "$OUT"
 BIN="${1:-}"
 if [ -z "$BIN" ]; then
-    sh scripts/deps.sh file
+    sh scripts/deps.sh test file
     # The release build make bench makes (Swift runtime static), in its own build directory.
     BUILD=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
     "${BUILD[@]}" --product ContentTypeBench >/dev/null

@@ -56,7 +56,7 @@ cut -d' ' -f1-3 /proc/loadavg > "$WORK/load-start.txt"  # the machine is shared:
 
 # The packages of make test (gio, xdg-open, update-desktop-database among them), a C
 # compiler for the reference service and the client, and file (the content-type baseline).
-sh scripts/deps.sh gcc libc6-dev file
+sh scripts/deps.sh test gcc libc6-dev file
 
 echo "==> building (release, Swift runtime static, as make install builds)"
 # Its own build dir, so a debug build in .build is left alone. (The daemon's link prints gold's

@@ -303,6 +303,28 @@ def check_package_lists(failures):
             failures.append(f"README.md: the {name} packages are\n  {' '.join(shown)}\nbut scripts/deps.sh --list {name} adds\n  {' '.join(sets[name])}")
 
 
+def check_deps_calls(failures):
+    """Every `scripts/deps.sh SET …` in the repository's scripts and Makefile names a set deps.sh has
+    (make bench once called `deps.sh gcc …` after deps.sh took sets, and failed before building)."""
+    sets = ("build", "run", "test", "package", "--list")
+    for top in ("Makefile", "Benchmarks", "scripts", "Fuzz", ".ci", "debian", "examples"):
+        base = os.path.join(ROOT, top)
+        paths = [base] if os.path.isfile(base) else [os.path.join(d, n) for d, _, ns in os.walk(base) for n in ns]
+        for path in paths:
+            if path.endswith("deps.sh") or not os.path.isfile(path):
+                continue
+            try:
+                with open(path) as f:
+                    lines = f.read().splitlines()
+            except (UnicodeDecodeError, OSError):
+                continue
+            for number, line in enumerate(lines, 1):
+                m = re.match(r"\s*@?(?:sh|bash)\s+(?:\S*/)?scripts/deps\.sh(?:\s+(\S+))?", line)
+                if m and m.group(1) is not None and m.group(1) not in sets:
+                    failures.append(f"{os.path.relpath(path, ROOT)}:{number}: scripts/deps.sh takes a set "
+                                    f"(build, run, test, package) first, not '{m.group(1)}': {line.strip()}")
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -311,6 +333,7 @@ def main():
     files = sys.argv[2:] or [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "GUIDE.md")]
     failures, counts = [], {"run": 3}
     check_package_lists(failures)
+    check_deps_calls(failures)
     world = World(bindir)
     try:
         for path in files:
