@@ -84,6 +84,8 @@ import Testing
             added.withLock { $0.append((path, appID, permissions)) }
             return "abc123"
         }
+        /// A document refers to a file once it was added (the real portal's `Lookup`).
+        func hasDocument(path: [UInt8]) async -> Bool { added.withLock { $0.contains { $0.path == path } } }
     }
 
     @Test func aCopyGoesToTheInboxAndAFlatpakAppGetsItThroughThePortal() async throws {

@@ -10,11 +10,6 @@ public protocol DocumentPortalPort: Sendable {
     func hasDocument(path: [UInt8]) async -> Bool
 }
 
-extension DocumentPortalPort {
-    /// No document portal: no document refers to anything.
-    public func hasDocument(path: [UInt8]) async -> Bool { false }
-}
-
 /// Where a document's handler gets it (`OpenFile`, a received file, a share's files;
 /// ``DocumentHandOff``): an Inbox copy or the file itself, through the document portal when the
 /// handler is a Flatpak app; and the Inbox sweeps.
