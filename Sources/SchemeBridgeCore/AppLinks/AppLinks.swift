@@ -145,7 +145,7 @@ public final class AppLinks: Sendable {
     /// The evidence that endorses `e`'s claim `pattern`, and in words, or nil.
     func endorsement(_ e: AppLinkEntry, _ pattern: AppLinkHostPattern, _ record: AppLinkRecord?) -> (AppLinkRecord, String)? {
         if let record, record.endorses(e.appID, at: now()) { return (record, "\(record.source) names \(e.appID)") }
-        guard let id = e.entry.flatpakAppID, id == e.appID, FlathubVerification.host(ofAppID: id) == pattern.verificationHost,
+        guard let app = e.entry.flatpakAppID, case let id = app.text, id == e.appID, FlathubVerification.host(ofAppID: app) == pattern.verificationHost,
               let installation = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory),
               let v = state.withLock({ $0.flathub[id] }), v.website == pattern.verificationHost,
               v.file.hasPrefix(installation + "/appstream/") else { return nil }
@@ -160,7 +160,7 @@ public final class AppLinks: Sendable {
     /// background, when it starts and when an entry changes).
     public func readFlathubEvidence() {
         var installations: Set<String> = []
-        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID == e.appID {
+        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID?.text == e.appID {
             if let i = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory) { installations.insert(i) }
         }
         let files = installations.sorted().flatMap(FlathubVerification.files(installation:))

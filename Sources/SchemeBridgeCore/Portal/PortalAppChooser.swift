@@ -38,7 +38,7 @@ public struct AppChooserRequest: Sendable, Equatable {
         } else {
             // A Flatpak app id is a D-Bus well-known name; a Snap's is a name of its own, kept as
             // given when it is a valid desktop id's stem.
-            guard DesktopID.isValidBusName(appID) || DesktopID.isValid(appID + ".desktop") else {
+            guard AppID.isValid(appID) || DesktopID.isValid(appID + ".desktop") else {
                 throw OpenFailure(.invalidArgument, "'\(appID.prefix(80))' is not an app id")
             }
             self.appID = appID

@@ -21,10 +21,10 @@ public final class HandlerProcess: Sendable, Equatable {
     /// The Flatpak app the process runs (its entry's `X-Flatpak=`), nil for an unsandboxed one.
     /// A sandboxed app calls through its xdg-dbus-proxy, which flatpak starts outside the app's
     /// process tree: a sandboxed caller of this app id counts as the process while it runs.
-    public let sandboxAppID: String?
+    public let sandboxAppID: AppID?
 
     /// Holds `pid` by a pidfd opened now; `sandboxAppID`: the Flatpak app it runs, if any.
-    public init(pid: Int32, sandboxAppID: String? = nil) {
+    public init(pid: Int32, sandboxAppID: AppID? = nil) {
         self.pid = pid
         self.sandboxAppID = sandboxAppID
         let fd = clinux_pidfd_open(pid)

@@ -145,7 +145,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     /// (`NoSuchRequest`, `NotTheHandler`). Returns the request, to ``finish(_:_:)``, and whether the
     /// token stays in the answer (not the one the handler was started with).
     public func takeForReply(token: String, code: UInt32, activationToken: String?, sender: String,
-                             sandboxAppID: String? = nil) async throws(ServiceFailure) -> (request: RequestTable.Request, keepsToken: Bool) {
+                             sandboxAppID: AppID? = nil) async throws(ServiceFailure) -> (request: RequestTable.Request, keepsToken: Bool) {
         try RequestTable.Purpose.checkReplyCode(code)
         if let activationToken, let problem = ActivationToken.problem(activationToken) { throw ServiceFailure(.invalidArgument, problem) }
         if let purpose = table.request(token: token)?.purpose { try purpose.checkReply(code: code) }
@@ -182,7 +182,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
 
     /// Whether `sender`, whose process is `pid`, is `handler` (``HandlerCheck``; the owner of an
     /// activating handler's name asked of the bus).
-    public func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil) async -> Bool {
+    public func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: AppID? = nil) async -> Bool {
         await HandlerCheck.isHandler(handler, sender: sender, pid: pid, sandboxAppID: sandboxAppID, ownerOf: { await self.port.owner(of: $0) })
     }
 

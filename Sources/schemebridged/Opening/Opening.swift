@@ -111,7 +111,7 @@ final class Opening: Sendable {
     /// `receivedFrom`).
     func handler(for subject: OpenSubject, options: OpenOptions, caller: Caller, receivedFrom: String? = nil) async throws -> SettledHandler {
         let pid = caller.pid.map { Int32(bitPattern: $0) }
-        let sandboxAppID = caller.sandboxed ? caller.appID : nil
+        let sandboxAppID = caller.sandboxAppID
         let (broker, replies, chooser, logger) = (self.broker, self.replies, self.chooser, self.logger)
         let decision = try await broker.decide(subject, requested: options.handler, ask: options.ask, caller: caller) { handler in
             await replies.isHandler(handler, sender: caller.busName, pid: pid, sandboxAppID: sandboxAppID)
