@@ -16,7 +16,7 @@ extension Broker {
         if held.apps.isEmpty { links.linkNotHeld(held.resolution) }
         let scheme = url.scheme.name
         // A holder, or a handler of the scheme (a browser), that admits the caller.
-        let holders = held.apps.filter { id in eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
+        let holders = held.apps.filter { id in eligibleEntry(DesktopID(fileName: id)).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
         if let appID = caller.rememberingID, hasPreferences(caller),
            let preferred = preferredHandler(subject: scheme, appID: appID,
                                             isUsable: { holders.contains($0) || usable($0, scheme: scheme, caller: caller) }) {
@@ -24,8 +24,8 @@ extension Broker {
         }
         if ask {
             var candidates = holders.compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
-            for id in router.handlers(forScheme: scheme) where !holders.contains(id) {
-                guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { continue }
+            for id in router.handlers(forScheme: scheme) where !holders.contains(id.fileName) {
+                guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { continue }
                 candidates.append(ChooserCandidate(entry))
             }
             return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))
@@ -41,7 +41,7 @@ extension Broker {
     func launchPlan(_ url: SchemeURL, handler: DesktopID?, searchPath: [String]) throws(OpenFailure) -> LaunchPlan {
         if let handler, let links = appLinks, let link = AppLinkURL(url), !registry.isHandler(handler, forScheme: url.scheme.name),
            links.holders(of: link).apps.contains(handler.fileName) {
-            guard let entry = eligibleEntry(handler.fileName), entry.ineligibility(searchPath: searchPath) == nil else {
+            guard let entry = eligibleEntry(handler), entry.ineligibility(searchPath: searchPath) == nil else {
                 throw OpenFailure(.invalidHandler, "\(handler), which holds the link, cannot be started")
             }
             do { return try router.plan(document: url, entry: entry, searchPath: searchPath) } catch { throw OpenFailure(error) }

@@ -127,7 +127,7 @@ extension Broker {
     private func portalAnswer(_ request: AppChooserRequest, settled: SettledHandler, caller: Caller) -> AppChooserAnswer {
         var id = settled.id?.text
         if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
-        guard let id, eligibleEntry(id) != nil else {
+        guard let id, eligibleEntry(DesktopID(fileName: id)) != nil else {
             return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")
         }
         let why: String

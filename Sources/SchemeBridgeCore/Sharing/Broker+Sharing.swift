@@ -58,8 +58,8 @@ extension Broker {
             ids = ids.filter(others.contains)
         }
         return ids.prefix(Self.maximumOpenIn).compactMap { id in
-            guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
-            return ShareTarget(id: ShareTargetID.openIn(desktopID: DesktopID(fileName: id)).text, name: "Open in \(ShareAction.shown(entry.name ?? id))",
+            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
+            return ShareTarget(id: ShareTargetID.openIn(desktopID: id).text, name: "Open in \(ShareAction.shown(entry.name ?? id.fileName))",
                                icon: entry.icon ?? "", kind: .builtin)
         }
     }
