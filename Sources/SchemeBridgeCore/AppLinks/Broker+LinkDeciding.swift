@@ -19,7 +19,7 @@ extension Broker {
         let holders = held.apps.filter { id in eligibleEntry(DesktopID(fileName: id)).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
         if let appID = caller.rememberingID, hasPreferences(caller),
            let preferred = preferredHandler(subject: scheme, appID: appID,
-                                            isUsable: { holders.contains($0) || usable($0, scheme: scheme, caller: caller) }) {
+                                            isUsable: { holders.contains($0.text) || usable($0, scheme: scheme, caller: caller) }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {

@@ -68,8 +68,8 @@ extension Broker {
         } else {
             offered = []
         }
-        func isUsable(_ text: String) -> Bool {
-            let id = DesktopID(fileName: text)
+        func isUsable(_ target: ChooserTargetID) -> Bool {
+            let id = target.desktopID
             return (ids.contains(id) || offered.contains(id)) && (eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
         }
         guard let first = ids.lazy.compactMap(eligibleEntry).first else {
@@ -79,7 +79,7 @@ extension Broker {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
-            let candidates = offered.filter { isUsable($0.fileName) }.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+            let candidates = offered.filter { isUsable(ChooserTargetID($0)) }.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
             if !candidates.isEmpty { return .ask(HandlerQuestion(subject: type.name, candidates: candidates)) }
         }
         return .open(ChooserTargetID(first.id), .byDefault)
@@ -100,7 +100,7 @@ extension Broker {
                 throw OpenFailure(.invalidHandler, "the chooser picked '\(id.text.prefix(200))', which is not one of the applications offered for '\(question.subject)'")
             }
             if always {
-                do { try await remember(id.text, for: question.subject, caller: caller) } catch { warn(error.message) }
+                do { try await remember(id, for: question.subject, caller: caller) } catch { warn(error.message) }
             }
             return id
         }

@@ -9,9 +9,9 @@ extension Broker {
     public static let filesCandidate = ChooserCandidate(id: .files, name: "Files…", icon: "document-open")
 
     func decide(pick subject: PickSubject, requested: String?, caller: Caller) throws(OpenFailure) -> HandlerDecision {
-        func isUsable(_ id: String) -> Bool { id == ChooserTargetID.files.text || provides(DesktopID(fileName: id), subject, to: caller) }
+        func isUsable(_ id: ChooserTargetID) -> Bool { id == .files || provides(id.desktopID, subject, to: caller) }
         if let requested {
-            guard isUsable(requested) else {
+            guard isUsable(ChooserTargetID(requested)) else {
                 throw OpenFailure(.invalidHandler, "\(requested.prefix(200)) provides no \(subject.listed) documents to this caller "
                     + "(a provider declares \(ProviderDeclaration.key)=TYPES; in its desktop entry)")
             }

@@ -81,7 +81,7 @@ extension Broker {
             throw OpenFailure(.noTarget, "nothing accepts \(what): declare a share target (a desktop action with \(ShareAction.typesKey)=) in an app's entry")
         }
         if !ask, let appID = caller.rememberingID,
-           let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, appID: appID, isUsable: { id in targets.contains { $0.id == id } }) {
+           let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, appID: appID, isUsable: { id in targets.contains { $0.id == id.text } }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         return .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: targets.map(\.candidate)))
