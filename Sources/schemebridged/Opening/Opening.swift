@@ -87,7 +87,7 @@ final class Opening: Sendable {
                 return (try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: nil, pasteboard: pasteboard), nil)
             }
             let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
-            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id.fileName, launchTokens: launchTokens, timeout: timeout)
+            let pending = try replies.begin(caller: sender, handlerID: ChooserTargetID(admission.plan.entry.id), launchTokens: launchTokens, timeout: timeout)
             admission.context.replyToken = pending.token
             do {
                 let results = try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: pending.id, pasteboard: pasteboard)

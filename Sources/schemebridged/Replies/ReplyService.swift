@@ -56,8 +56,8 @@ extension Response: RequestResponse {
         self.init(code: ReplyCode.failed.rawValue, results: [Key.errorName: .string(failure.name.rawValue), Key.errorMessage: .string(failure.message)])
     }
 
-    public mutating func name(target: String) {
-        if results[ShareContract.ResultKey.target] == nil { results[ShareContract.ResultKey.target] = .string(target) }
+    public mutating func name(target: ChooserTargetID) {
+        if results[ShareContract.ResultKey.target] == nil { results[ShareContract.ResultKey.target] = .string(target.text) }
     }
 }
 
