@@ -79,8 +79,8 @@ final class Opening: Sendable {
             pinned = admission.callbackGroup
             if let pasteboard {
                 // The handler may read it before it starts: its app id now, its process once spawned.
-                let (store, appID) = (pasteboards.store, admission.plan.entry.id.appID)
-                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, appID: appID, caller: caller) }
+                let (store, handler) = (pasteboards.store, admission.plan.entry.id)
+                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, handler: handler, caller: caller) }
                 admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
             }
             guard reply == true else {
