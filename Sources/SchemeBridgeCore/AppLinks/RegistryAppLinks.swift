@@ -53,10 +53,7 @@ public enum AppLinkTrust {
             links += 1
             let directory = resolved.isEmpty ? "/" : resolved
             guard links <= 40, SystemPath.isProtected(directory), !isUsersSide(directory) else { return nil }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(candidate, &buffer, buffer.count - 1)
-            guard n > 0 else { return nil }
-            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = FileSystem.linkTarget(candidate) else { return nil }
             if target.hasPrefix("/") { resolved = "" }
             pending.append(contentsOf: target.split(separator: "/").map(String.init).reversed())
         }
