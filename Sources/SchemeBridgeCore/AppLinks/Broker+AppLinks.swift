@@ -13,7 +13,7 @@ extension Broker {
             links.linkNotHeld(resolution)
             throw OpenFailure(.notAppLink, "no app holds \(String(BroadcastPrivacy.redacted(url.string).prefix(200))): \(resolution.reason); nothing was opened")
         }
-        guard let entry = eligibleEntry(DesktopID(fileName: app)), entry.ineligibility(searchPath: searchPath) == nil else {
+        guard let entry = eligibleEntry(app), entry.ineligibility(searchPath: searchPath) == nil else {
             throw OpenFailure(.notAppLink, "\(app), which holds the link, cannot be started; nothing was opened")
         }
         let plan: LaunchPlan

@@ -16,15 +16,15 @@ extension Broker {
         if held.apps.isEmpty { links.linkNotHeld(held.resolution) }
         let scheme = url.scheme.name
         // A holder, or a handler of the scheme (a browser), that admits the caller.
-        let holders = held.apps.filter { id in eligibleEntry(DesktopID(fileName: id)).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
+        let holders = held.apps.filter { id in eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
         if let appID = caller.rememberingID, hasPreferences(caller),
            let preferred = preferredHandler(subject: scheme, appID: appID,
-                                            isUsable: { holders.contains($0.text) || usable($0, scheme: scheme, caller: caller) }) {
+                                            isUsable: { holders.contains($0.desktopID) || usable($0, scheme: scheme, caller: caller) }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
-            var candidates = holders.compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
-            for id in router.handlers(forScheme: scheme) where !holders.contains(id.fileName) {
+            var candidates = holders.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
+            for id in router.handlers(forScheme: scheme) where !holders.contains(id) {
                 guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { continue }
                 candidates.append(ChooserCandidate(entry))
             }
@@ -40,7 +40,7 @@ extension Broker {
     /// `Exec`'s `%u`, or D-Bus activation); everything else as the scheme's (``URLRouter``).
     func launchPlan(_ url: SchemeURL, handler: DesktopID?, searchPath: [String]) throws(OpenFailure) -> LaunchPlan {
         if let handler, let links = appLinks, let link = AppLinkURL(url), !registry.isHandler(handler, forScheme: url.scheme.name),
-           links.holders(of: link).apps.contains(handler.fileName) {
+           links.holders(of: link).apps.contains(handler) {
             guard let entry = eligibleEntry(handler), entry.ineligibility(searchPath: searchPath) == nil else {
                 throw OpenFailure(.invalidHandler, "\(handler), which holds the link, cannot be started")
             }
@@ -80,7 +80,7 @@ extension AppLinks {
     /// The apps that hold `link` now: the link's app (``resolve(host:path:)``: the user's choice,
     /// else the first verified app) first, then every other app whose trusted entry claims the
     /// link and is named by the file of the host its pattern verifies at.
-    public func holders(of link: AppLinkURL) -> (resolution: AppLinkResolution, apps: [String]) {
+    public func holders(of link: AppLinkURL) -> (resolution: AppLinkResolution, apps: [DesktopID]) {
         let resolution = resolve(host: link.host, path: link.path)
         guard let first = resolution.app else { return (resolution, []) }
         var apps = [first]

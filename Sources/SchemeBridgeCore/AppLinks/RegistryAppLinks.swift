@@ -11,7 +11,7 @@ public struct AppLinkEntry: Sendable, Equatable {
     public let trusted: Bool
 
     /// The desktop id.
-    public var id: String { entry.idText }
+    public var id: DesktopID { entry.id }
     /// The app id a host's file names (the desktop id less `.desktop`).
     public var appID: String { entry.desktopID.appID }
 }
@@ -77,7 +77,7 @@ extension Registry {
                 guard let declaration = AppLinkDeclaration(entry) else { continue }
                 list.append(AppLinkEntry(entry: entry, declaration: declaration, trusted: AppLinkTrust.isTrusted(entry, trust: trust)))
             }
-            list.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
+            list.sort { RegistryModel.bytewiseLess($0.id.fileName, $1.id.fileName) }
             m.appLinkListing = (m.recordGeneration, list)
             return list
         }
