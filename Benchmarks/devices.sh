@@ -17,6 +17,10 @@
 #     notes when it started and when it had read its candidates, B among them, and cancels.
 # make bench runs it with the schemebridged it built (argument 1); alone it builds one as
 # make bench does:  sudo bash Benchmarks/devices.sh
+# With an earlier schemebridged as argument 2 (or BASELINE_SCHEMEBRIDGED, as make bench takes it),
+# the send is then timed again in DEVICE_AB_BLOCKS (4) alternating blocks of DEVICE_AB_ROUNDS (10)
+# rounds, this build and the earlier one taking turns as side A's service, each block's Share
+# against the relay of the same block (results: "ab" in devices.json).
 # Needs root (namespaces), iproute2, busctl and kdeconnect; without them it says why and writes
 # that to results/devices.json. Knobs: DEVICE_ROUNDS (15), DEVICE_SHEET_ROUNDS (20).
 # Results: printed and Benchmarks/results/devices.json.
@@ -131,7 +135,8 @@ wait_for 30 "B's share plugin for A" share_plugin B "$DB"
 RECORD="$WORK/A/probe-record"
 printf '[Chooser]\nCommand=%s probe %s %s\n' "$BENCH" "$RECORD" "$BID" > "$WORK/A/home/.config/schemebridge/config"
 env $(side_env A) "$SB" --address "unix:path=$RUNS/A/bus" --max-launch-rate 0 2>"$WORK/A/schemebridged.log" &
-PIDS+=("$!")
+SB_PID=$!
+PIDS+=("$SB_PID")
 lists_b() { bus A call io.github.schemebridge.SchemeBridge1 /io/github/schemebridge/SchemeBridge1 io.github.schemebridge.Share1 ShareTargets as 1 application/octet-stream | grep -q "$BID"; }
 wait_for 30 "schemebridged on A lists B as a share target" lists_b
 
@@ -143,10 +148,42 @@ echo "==> devices: a 10 MiB file to a paired kdeconnectd through Share, beside t
 echo "==> devices: the sheet's device list (Share with ask; the chooser a probe; $SHEET_ROUNDS rounds)"
 "$BENCH" sheet "unix:path=$RUNS/A/bus" "$WORK/A/payload.bin" "$RECORD" "$SHEET_ROUNDS" > "$WORK/sheet.json" 2>"$WORK/sheet.err" \
     || { cat "$WORK/sheet.err" "$WORK/A/schemebridged.log" >&2; exit 1; }
-/usr/bin/python3 - "$WORK/send.json" "$WORK/sheet.json" "$OUT/devices.json" <<'PY'
-import json, sys
+BASE="${2:-${BASELINE_SCHEMEBRIDGED:-}}"
+mkdir -p "$WORK/ab"
+if [ -n "$BASE" ]; then
+    AB_BLOCKS="${DEVICE_AB_BLOCKS:-4}" AB_ROUNDS="${DEVICE_AB_ROUNDS:-10}"
+    echo "==> devices: Share against the relay, this build and $BASE taking turns ($AB_BLOCKS blocks of $AB_ROUNDS rounds each)"
+    kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true
+    for b in $(seq 1 "$AB_BLOCKS"); do
+        order="new old"; [ $((b % 2)) = 0 ] && order="old new"
+        for which in $order; do
+            bin="$SB"; [ "$which" = old ] && bin="$BASE"
+            env $(side_env A) "$bin" --address "unix:path=$RUNS/A/bus" --max-launch-rate 0 2>>"$WORK/A/schemebridged-$which.log" &
+            pid=$!
+            PIDS+=("$pid")
+            wait_for 30 "schemebridged ($which) on A lists B as a share target" lists_b
+            "$BENCH" send "unix:path=$RUNS/A/bus" "unix:path=$RUNS/B/bus" "$BID" "$WORK/A/payload.bin" "$RUNS/A" "$AB_ROUNDS" > "$WORK/ab/$which-$b.json" 2>"$WORK/send.err" \
+                || { cat "$WORK/send.err" "$WORK/A/schemebridged-$which.log" >&2; exit 1; }
+            kill "$pid"; wait "$pid" 2>/dev/null || true
+        done
+    done
+fi
+/usr/bin/python3 - "$WORK/send.json" "$WORK/sheet.json" "$OUT/devices.json" "$WORK/ab" "$BASE" <<'PY'
+import glob, json, statistics, sys
 send, sheet = (json.load(open(p)) for p in sys.argv[1:3])
 result = {"loadavg": open("/proc/loadavg").read().split()[:3], "engine": "kdeconnect", "send": send, "sheet": sheet}
+ab = {w: [json.load(open(f)) for f in sorted(glob.glob("%s/%s-*.json" % (sys.argv[4], w)))] for w in ("new", "old")}
+if ab["new"] and ab["old"]:
+    result["ab"] = {"baseline": sys.argv[5], "blocks": len(ab["new"])}
+    for w, label in (("new", "this build"), ("old", "the baseline")):
+        ratios = [r["share"]["p50_us"] / r["relay"]["p50_us"] for r in ab[w]]
+        paired = [r["share_over_relay_paired_p50"] for r in ab[w]]
+        arrived = [r["share"]["received_by_b_p50_us"] / r["engine"]["received_by_b_p50_us"] for r in ab[w]]
+        result["ab"][w] = {"share_over_relay_by_block": ratios, "paired_by_block": paired, "share_p50_us": [r["share"]["p50_us"] for r in ab[w]],
+                           "relay_p50_us": [r["relay"]["p50_us"] for r in ab[w]], "received_over_engine_by_block": arrived}
+        print("%s: Share %.2f× the relay (median of %d blocks' p50 ratios %s; paired rounds' medians %s); on B %.3f× the engine's shareUrl"
+              % (label, statistics.median(ratios), len(ratios), " ".join("%.2f" % x for x in ratios), " ".join("%.2f" % x for x in paired),
+                 statistics.median(arrived)))
 json.dump(result, open(sys.argv[3], "w"), indent=1)
 s, e, c, k, r = (send[v]["p50_us"] for v in ("share", "engine", "copy_engine", "sendfile_engine", "relay"))
 print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); engine's shareUrl %.1f ms; copy + shareUrl %.1f ms, "

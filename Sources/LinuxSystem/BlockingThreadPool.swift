@@ -32,6 +32,11 @@ public final class BlockingThreadPool: Sendable {
         var nextID: UInt64 = 0
         /// Threads parked between jobs, the most recently parked last.
         var idle: [IdleThread] = []
+        /// Jobs not answered yet: when each is given up, and how.
+        var deadlines: [UInt64: (at: ContinuousClock.Instant, expire: @Sendable () -> Void)] = [:]
+        var nextJob: UInt64 = 0
+        /// Whether the watchdog runs (``watchdog()``: one for the pool, not a timer per job).
+        var watching = false
     }
     private let state = Mutex(State())
 
@@ -57,14 +62,14 @@ public final class BlockingThreadPool: Sendable {
     /// The result of `job`, run on a thread of its own; nil when it did not finish within
     /// ``timeout`` or could not be started.
     public func run<T: Sendable>(_ job: @escaping @Sendable () -> T) async -> T? {
-        let outcome = Outcome<T>()
+        let id = state.withLock { s in
+            defer { s.nextJob += 1 }
+            return s.nextJob
+        }
+        let outcome = Outcome<T> { [self] in state.withLock { _ = $0.deadlines.removeValue(forKey: id) } }
         return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             outcome.install(continuation)
-            let timeout = self.timeout
-            outcome.setTimer(Task { [outcome] in
-                try? await Task.sleep(for: timeout)
-                outcome.finish(nil)
-            })
+            watch(id, until: .now + timeout) { outcome.finish(nil) }
             acquire { [self, outcome] slot in
                 guard let slot else { return outcome.finish(nil) }
                 guard !outcome.isFinished else { return release(slot) }
@@ -74,6 +79,36 @@ public final class BlockingThreadPool: Sendable {
                     outcome.finish(nil)
                 }
             }
+        }
+    }
+
+    /// Gives up job `id` with `expire` at `deadline` unless it is answered first (its outcome
+    /// removes it): the pool's one watchdog sleeps until the first deadline, and starts only when
+    /// none runs — every deadline is ``timeout`` after its job came, so none comes before those
+    /// it already watches.
+    private func watch(_ id: UInt64, until deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) {
+        let start = state.withLock { s -> Bool in
+            s.deadlines[id] = (deadline, expire)
+            defer { s.watching = true }
+            return !s.watching
+        }
+        if start { Task { [self] in await watchdog() } }
+    }
+
+    /// Gives up the jobs whose deadline passed, then sleeps until the next; ends when no job is left.
+    private func watchdog() async {
+        while true {
+            let now = ContinuousClock.now
+            let (expired, next) = state.withLock { s -> ([@Sendable () -> Void], ContinuousClock.Instant?) in
+                let due = s.deadlines.filter { $0.value.at <= now }
+                for id in due.keys { s.deadlines.removeValue(forKey: id) }
+                let next = s.deadlines.values.map { $0.at }.min()
+                if next == nil { s.watching = false }
+                return (due.values.map { $0.expire }, next)
+            }
+            expired.forEach { $0() }
+            guard let next else { return }
+            try? await Task.sleep(until: next, clock: .continuous)
         }
     }
 
@@ -171,38 +206,33 @@ private final class IdleThread: Sendable {
     func take() -> Work? { work.withLock { w in defer { w = nil }; return w } }
 }
 
-/// One job's answer, delivered once: by the job or by its timer, whichever comes first.
+/// One job's answer, delivered once: by the job or by the pool's watchdog, whichever comes first;
+/// `finished` runs then (the watchdog forgets the job).
 private final class Outcome<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T?, Never>?
-        var timer: Task<Void, Never>?
         var finished = false
     }
     private let state = Mutex(State())
+    private let finished: @Sendable () -> Void
+
+    init(finished: @escaping @Sendable () -> Void) { self.finished = finished }
 
     func install(_ continuation: CheckedContinuation<T?, Never>) {
         state.withLock { $0.continuation = continuation }
     }
 
-    func setTimer(_ timer: Task<Void, Never>) {
-        let cancel = state.withLock { s in
-            if s.finished { return true }
-            s.timer = timer
-            return false
-        }
-        if cancel { timer.cancel() }
-    }
-
     var isFinished: Bool { state.withLock { $0.finished } }
 
     func finish(_ value: T?) {
-        let (continuation, timer) = state.withLock { s -> (CheckedContinuation<T?, Never>?, Task<Void, Never>?) in
-            guard !s.finished else { return (nil, nil) }
+        let (first, continuation) = state.withLock { s -> (Bool, CheckedContinuation<T?, Never>?) in
+            guard !s.finished else { return (false, nil) }
             s.finished = true
-            defer { s.continuation = nil; s.timer = nil }
-            return (s.continuation, s.timer)
+            defer { s.continuation = nil }
+            return (true, s.continuation)
         }
-        timer?.cancel()
+        guard first else { return }
+        finished()
         continuation?.resume(returning: value)
     }
 }

@@ -123,50 +123,51 @@ public final class KDEConnectJobs: Sendable {
                        progress: @escaping @Sendable (UInt64, UInt32) -> Void = { _, _ in }) async -> (DeviceDelivery, String?) {
         let (stream, continuation, id) = changes()
         let first = min(grace, timeout)
-        // Wakes the loop at the grace and at the timeout (deadlines, not polling).
-        let timer = Task {
-            do {
-                try await Task.sleep(for: first)
-                continuation.yield()
-                try await Task.sleep(for: timeout - first)
-                continuation.yield()
-            } catch {}
-        }
-        defer {
-            timer.cancel()
-            state.withLock { _ = $0.watchers.removeValue(forKey: id) }
-        }
-        let clock = ContinuousClock()
-        let start = clock.now
-        var lastPercent: UInt32?
-        func evaluate(finished: Bool) -> (DeviceDelivery, String?)? {
-            let (view, left) = state.withLock { s -> ((UInt64, EngineJob)?, Bool) in
-                // A view made since the share (naming one of its files, or none yet), else a job
-                // running from before that the files joined (KDE Connect adds a file to the upload
-                // it is running) once it names one of them.
-                let found = s.views.filter { v in
-                    v.key >= mark.nextView ? DeviceDeliveryRule.matches(v.value, names: names)
-                        : v.value.endCode == nil && !v.value.files.isDisjoint(with: names)
-                }.min { $0.key < $1.key }
-                return (found, s.generation != mark.generation)
+        defer { state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
+        return await withTaskGroup(of: Void.self) { group in
+            // Wakes the loop at the grace and at the timeout (deadlines, not polling): a child task, so it
+            // runs where the following runs (the D-Bus loop thread when the following prefers it).
+            group.addTask {
+                do {
+                    try await Task.sleep(for: first)
+                    continuation.yield()
+                    try await Task.sleep(for: timeout - first)
+                    continuation.yield()
+                } catch {}
             }
-            if let (viewID, job) = view, let p = job.progress, p != lastPercent {
-                lastPercent = p
-                progress(viewID, p)
+            defer { group.cancelAll() }
+            let clock = ContinuousClock()
+            let start = clock.now
+            var lastPercent: UInt32?
+            func evaluate(finished: Bool) -> (DeviceDelivery, String?)? {
+                let (view, left) = state.withLock { s -> ((UInt64, EngineJob)?, Bool) in
+                    // A view made since the share (naming one of its files, or none yet), else a job
+                    // running from before that the files joined (KDE Connect adds a file to the upload
+                    // it is running) once it names one of them.
+                    let found = s.views.filter { v in
+                        v.key >= mark.nextView ? DeviceDeliveryRule.matches(v.value, names: names)
+                            : v.value.endCode == nil && !v.value.files.isDisjoint(with: names)
+                    }.min { $0.key < $1.key }
+                    return (found, s.generation != mark.generation)
+                }
+                if let (viewID, job) = view, let p = job.progress, p != lastPercent {
+                    lastPercent = p
+                    progress(viewID, p)
+                }
+                let elapsed = clock.now - start
+                let timedOut = elapsed >= timeout || finished
+                if view?.1.endCode != nil || left || timedOut {
+                    return DeviceDeliveryRule.outcome(job: view?.1, engineLeft: left, timedOut: timedOut, device: device, engine: "KDE Connect")
+                }
+                if view == nil, elapsed >= grace { return (.handedToEngine, nil) }
+                return nil
             }
-            let elapsed = clock.now - start
-            let timedOut = elapsed >= timeout || finished
-            if view?.1.endCode != nil || left || timedOut {
-                return DeviceDeliveryRule.outcome(job: view?.1, engineLeft: left, timedOut: timedOut, device: device, engine: "KDE Connect")
-            }
-            if view == nil, elapsed >= grace { return (.handedToEngine, nil) }
-            return nil
-        }
-        if let answer = evaluate(finished: false) { return answer }
-        for await _ in stream {
             if let answer = evaluate(finished: false) { return answer }
+            for await _ in stream {
+                if let answer = evaluate(finished: false) { return answer }
+            }
+            return evaluate(finished: true) ?? (.unknown, nil)
         }
-        return evaluate(finished: true) ?? (.unknown, nil)
     }
 
     // MARK: serving

@@ -42,6 +42,17 @@ import Testing
         #expect(question.types == ShareSubject(items: items.map(\.summary), tools: ShareTools(copy: false, save: false)).types)
     }
 
+    @Test func theSheetsContextOnlyForAQuestion() async throws {
+        tree.writeBytes(tree.root + "/cat.png", Self.png)
+        let file = HeldFD(reading: tree.root + "/cat.png")
+        let items = try await SharedItem.intake([["file": .descriptor(file)]], keys: Self.keys, documents: documents, runner: InlineRunner(), key: "k", facts: nil)
+        let asked = items.chooserContext(for: .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: [])), activationToken: "t", parentWindow: "x11:0x2a")
+        #expect(asked == ChooserContext(share: items.shareQuestion(activationToken: "t"), parentWindow: "x11:0x2a"))
+        #expect(asked.share?.previews.first?.size == Self.png.count)
+        let decided = items.chooserContext(for: .open(ChooserTargetID("_phone_"), .requested), activationToken: "t", parentWindow: "x11:0x2a")
+        #expect(decided == ChooserContext(), "a decided target (a device's) shows no sheet: nothing is looked at for one")
+    }
+
     @Test func aFailureNamesItsItemAndKeepsItsKind() async throws {
         tree.write(tree.root + "/a.txt", "text")
         let file = HeldFD(reading: tree.root + "/a.txt")

@@ -406,6 +406,45 @@ import Testing
         #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
     }
 
+    /// A share naming a device looks at its files as any share does, however short its path (a
+    /// file on a local file system is looked at on the loop thread once the service has resolved
+    /// its outbox and Inboxes in a first look on a descriptor thread: ``DeviceFileLook``): a
+    /// descriptor that does not allow reading (`O_PATH`, write-only) or is not a regular file (a
+    /// socket) is refused before a request exists, and the engine is never called with it; a
+    /// readable file goes by its own path, before and after.
+    @Test func aDeviceShareStillRefusesWhatCannotBeRead() async throws {
+        let run = NSTemporaryDirectory() + "sb-kc-run-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: run) }
+        let fixture = try ServiceFixture(extraEnvironment: ["XDG_RUNTIME_DIR": run])
+        defer { fixture.stop() }
+        let engine = try await FakeKDEConnect(address: fixture.bus.address, name: "Phone", answering: true)
+        defer { engine.stop() }
+        let listed = await Tools.eventually {
+            let targets = try? await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", ServiceFixture.name, "--object-path", ServiceFixture.path,
+                                                "--method", "io.github.schemebridge.Share1.ShareTargets", "['text/plain']"], timeout: .seconds(300))
+            return targets?.stdout.contains("'_phone_'") == true
+        }
+        #expect(listed, "\(fixture.serviceLog.suffix(2000))")
+        let file = fixture.root.appendingPathComponent("notes.txt")
+        try Data("for the phone".utf8).write(to: file)
+        let resolved = try #require(realpath(file.path, nil).map { p in defer { free(p) }; return String(cString: p) })
+        for round in 1...2 {
+            let sent = try await ShareTests.share(fixture, #"[{"file": "\#(file.path)"}]"#, #"{"target": "_phone_"}"#)
+            #expect(ShareTests.responses(sent).first?["code"] as? Int == 0, "round \(round): \(sent) \(fixture.serviceLog.suffix(2000))")
+            let calls = engine.calls.list.withLock { $0 }
+            #expect(calls.count == round && calls.allSatisfy { $0.hasPrefix("shareUrl ") && $0.contains("\"file://\(resolved)\"") }, "\(calls)")
+            guard round == 1 else { break }
+            for (item, error) in [(#"{"file": "\#(file.path)", "open": "write-only"}"#, ".AccessDenied"), (#"{"file": "\#(file.path)", "open": "path"}"#, ".AccessDenied"),
+                                  (#"{"socket": 1}"#, ".InvalidArgs")] {
+                let out = try await ShareTests.share(fixture, "[\(item)]", #"{"target": "_phone_"}"#)
+                #expect((out["error"] as? String)?.hasSuffix(error) == true && ShareTests.responses(out).isEmpty, "\(item): \(out)")
+            }
+            #expect(engine.calls.list.withLock { $0.count } == 1, "\(engine.calls.list.withLock { $0 })")
+        }
+        #expect(Self.outboxFiles(run + "/schemebridge/outbox").isEmpty)
+    }
+
     /// The share is carried out as its reply goes out, so its Response can be ready first — at
     /// once when it fails before any wait (data for a device with no outbox: no
     /// `XDG_RUNTIME_DIR`), or when the engine takes it quickly: the caller still gets the reply

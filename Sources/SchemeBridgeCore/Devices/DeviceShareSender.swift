@@ -48,11 +48,12 @@ public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
     /// shown over `port` (``TransferProgress``) and its end logged with `log`. The cancel to
     /// request when the caller gives up, and the task that ends with the upload (how, and why).
     public func transfer<Port: TransferProgressPort>(since mark: Jobs.Mark, files: [String], device: String, timeout: Duration, progress port: Port,
+                                                     executor: (any TaskExecutor)? = nil,
                                                      log: @escaping @Sendable (String) -> Void) -> (cancel: TransferCancel, ended: Task<(DeviceDelivery, String?), Never>) {
         let jobs = self.jobs
         let cancel = TransferCancel { jobs.cancel($0) }
-        let progress = TransferProgress(port: port, device: device, names: Self.names(files).sorted())
-        let ended = Task {
+        let progress = TransferProgress(port: port, device: device, names: Self.names(files).sorted(), executor: executor)
+        let ended = Task(executorPreference: executor) {
             let (delivery, reason) = await follow(since: mark, files: files, device: device, timeout: timeout, cancel: cancel) { view, percent in
                 progress.show(view: view, percent: percent)
             }

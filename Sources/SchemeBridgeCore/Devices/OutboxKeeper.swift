@@ -16,6 +16,10 @@ public final class OutboxKeeper: Sendable {
     let log: @Sendable (LogLevel, String) -> Void
     /// The pending sweep and the expiry it is for.
     private let pending = Mutex<(deadline: Int64, task: Task<Void, Never>)?>(nil)
+    /// The directories a share's file is never sent from by its path (the outbox and the
+    /// Inboxes), as given and as the last look on a descriptor thread resolved them: what a
+    /// look on the calling thread (``DeviceFileLook``) excludes. Nil before that first look.
+    private let resolvedExclusions = Mutex<(given: [String], resolved: [String])?>(nil)
 
     /// A keeper of `outbox`, its blocking work on `runner`, its lines to `log`.
     public init(outbox: Outbox?, runner: any DescriptorRunner, log: @escaping @Sendable (LogLevel, String) -> Void) {
@@ -74,9 +78,35 @@ public final class OutboxKeeper: Sendable {
     /// on a descriptor thread.
     public func facts(ofFile fd: Int32, name: String, caller: Caller, inbox: String) -> SharedFileFacts {
         let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed  // unidentified: not known
-        let excluded = [outbox?.directory, inbox].compactMap { $0 }
-        return FileDescriptor.lending(fd) { SharedFileFacts.gather(fd: $0, name: name, callerSandboxed: sandboxed, excluding: excluded) }
+        let given = excludedDirectories(inbox: inbox), resolved = SharedFileFacts.resolving(given)
+        resolvedExclusions.withLock { $0 = (given, resolved) }
+        return FileDescriptor.lending(fd) { SharedFileFacts.gather(fd: $0, name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved) }
     }
+
+    /// What a share naming a device that `caller` makes looks at its file items with (the Inboxes
+    /// at `inbox` excluded): the facts found on a descriptor thread, and the look on the calling
+    /// thread for a file whose look cannot block.
+    public func looks(caller: Caller, inbox: String) -> (facts: @Sendable (Int32, String) -> SharedFileFacts, local: DeviceLocalLook) {
+        let facts: @Sendable (Int32, String) -> SharedFileFacts = { [self] fd, name in self.facts(ofFile: fd, name: name, caller: caller, inbox: inbox) }
+        return (facts, localLook(caller: caller, inbox: inbox))
+    }
+
+    /// The look at a shared file on the calling thread, for `caller` (the Inboxes at `inbox`
+    /// excluded): a file whose look cannot block (``DeviceFileLook``) once the excluded
+    /// directories were resolved on a descriptor thread (by ``facts(ofFile:name:caller:inbox:)``).
+    public func localLook(caller: Caller, inbox: String) -> DeviceLocalLook {
+        let given = excludedDirectories(inbox: inbox)
+        let resolved: @Sendable () -> [String]? = { [self] in resolvedExclusions.withLock { $0?.given == given ? $0?.resolved : nil } }
+        let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed
+        return DeviceLocalLook(isLocal: { fd in
+            guard resolved() != nil, let path = FileDescriptor.lending(fd, { SharedFileFacts.kernelPath(of: $0) }) else { return false }
+            return DeviceFileLook.isLocal(fd: fd, path: path)
+        }, facts: { fd, name in
+            FileDescriptor.lending(fd) { SharedFileFacts.gather(fd: $0, name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? []) }
+        })
+    }
+
+    private func excludedDirectories(inbox: String) -> [String] { [outbox?.directory, inbox].compactMap { $0 } }
 
     /// Writes `bytes` as an outbox file named `name` (for sending data that is not a file);
     /// returns its path. `LaunchFailed` without `XDG_RUNTIME_DIR` or when the outbox is unusable.

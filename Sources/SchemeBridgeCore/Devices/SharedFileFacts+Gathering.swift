@@ -7,6 +7,24 @@ extension SharedFileFacts {
     /// which are taken as given and as resolved (`realpath`). Blocking (examines paths): call it
     /// from a thread of its own.
     public static func gather(fd: borrowing FileDescriptor, name: String, callerSandboxed: Bool?, excluding directories: [String]) -> SharedFileFacts {
+        gather(fd: fd, name: name, callerSandboxed: callerSandboxed, excludedAsResolved: resolving(directories))
+    }
+
+    /// `directories` as given and as resolved (`realpath`: paths are looked at).
+    public static func resolving(_ directories: [String]) -> [String] {
+        var excluded = directories
+        for directory in directories {
+            if let resolved = realpath(directory, nil) {
+                excluded.append(String(cString: resolved))
+                free(resolved)
+            }
+        }
+        return excluded
+    }
+
+    /// ``gather(fd:name:callerSandboxed:excluding:)`` with the excluded directories given as
+    /// resolved already (``resolving(_:)``): only the descriptor and its own path are looked at.
+    public static func gather(fd: borrowing FileDescriptor, name: String, callerSandboxed: Bool?, excludedAsResolved excluded: [String]) -> SharedFileFacts {
         let descriptor = (try? fd.status()).map(Identity.init)
         let path = kernelPath(of: fd)
         var atPath: Identity? = nil
@@ -15,13 +33,6 @@ extension SharedFileFacts {
             var now = stat()
             if stat(path, &now) == 0 { atPath = Identity(now) }
             readable = access(path, R_OK) == 0
-        }
-        var excluded = directories
-        for directory in directories {
-            if let resolved = realpath(directory, nil) {
-                excluded.append(String(cString: resolved))
-                free(resolved)
-            }
         }
         return SharedFileFacts(callerSandboxed: callerSandboxed, name: name, descriptor: descriptor, kernelPath: path, atPath: atPath,
                                readable: readable, excludedDirectories: excluded)

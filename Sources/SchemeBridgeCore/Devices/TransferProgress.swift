@@ -28,11 +28,11 @@ public final class TransferProgress<Port: TransferProgressPort>: Sendable {
     private let current = Mutex<(shown: UInt32, view: UInt64?, clicked: Set<UInt32>)>((0, nil, []))
 
     /// Progress of sending `names` (file names) to `device` (its name as the engine gives it), over `port`.
-    public init(port: Port, device: String, names: [String]) {
+    public init(port: Port, device: String, names: [String], executor: (any TaskExecutor)? = nil) {
         let title = Self.title(device: device)
         let files = Self.files(names)
         let stream = steps.stream
-        Task { [self] in
+        Task(executorPreference: executor) { [self] in
             var actions: Task<Void, Never>?
             defer { actions?.cancel() }
             for await step in stream {

@@ -49,13 +49,23 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
     /// A share's items, in order, from their entries (``ShareItemGrammar``): each file looked at
     /// in one job on `runner` for the caller known as `key` — its name and type (`documents`), and
     /// with `facts` (a share naming a device) what its send decides from (given the descriptor
-    /// and the item's name). A failure names its item (`item 2: …`), its kind kept.
+    /// and the item's name) — or, for a file `local` says cannot block, all of it on this thread,
+    /// its type from its name (``DeviceFileLook``). A failure names its item (`item 2: …`), its
+    /// kind kept.
     public static func intake(_ items: [[String: ShareItemGrammar.Field<Held>]], keys: ShareItemGrammar.Keys, documents: Documents,
                               runner: any DescriptorRunner, key: String,
-                              facts: (@Sendable (Int32, String) -> SharedFileFacts)?) async throws -> [SharedItem] {
+                              facts: (@Sendable (Int32, String) -> SharedFileFacts)?, local: DeviceLocalLook? = nil) async throws -> [SharedItem] {
         var accepted: [SharedItem] = []
         for (i, entries) in items.enumerated() {
             accepted.append(try await of(try ShareItemGrammar.item(i, entries, keys: keys)) { fd, name async throws(ServiceFailure) -> InspectedFile in
+                if let local, local.isLocal(fd.rawValue) {
+                    do throws(ServiceFailure) {
+                        let found = try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspectByName(d) }
+                        return InspectedFile(name: found.name, type: found.type, facts: local.facts(fd.rawValue, name ?? ""))
+                    } catch {
+                        throw ServiceFailure(error.kind, "item \(i): \(error.message)")
+                    }
+                }
                 do {
                     return try await runner.run(for: key) { () throws in
                         let found = try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspect(d, contentType: nil) }

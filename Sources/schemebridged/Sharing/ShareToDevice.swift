@@ -18,7 +18,6 @@ extension Sharing {
         let (files, sends) = try await devices.outbox.sends(for: share.items, caller: share.caller, inbox: documents.inbox.root)
         let sender = devices.shareSender
         let (receipt, followed) = try await sender.send(sends, to: deviceID)
-        logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
         var results: [String: DBusValue] = [
             ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
             ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
@@ -28,11 +27,13 @@ extension Sharing {
         // `TransferEnded` (the progress notification follows it too).
         let waits = share.options.delivery && followed != nil
         if !waits { replies.answer(share.request, code: .success, results: results) }
+        if !waits { await Task.yield() }  // the Response out first (on the loop thread): the log line and the following's tasks would compete with it
+        logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
         guard let followed else { return }
-        if !waits { await Task.yield() }  // the Response out first (on the loop thread): the following's tasks would compete with it
         let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
         let (cancel, follow) = sender.transfer(since: followed, files: files, device: receipt.deviceName, timeout: .seconds(seconds),
                                                progress: DeviceProgressPort(connection: devices.engine.connection, jobs: devices.engine.jobs),
+                                               executor: replies.connection.loopExecutor,
                                                log: { [logger] in logger.info("\($0)") })
         guard !waits else {
             // Giving up (`Close`, or it left: `share --wait` stopped by Ctrl-C) cancels the transfer, as the notification's Cancel does.
@@ -43,7 +44,7 @@ extension Sharing {
             return replies.answer(share.request, code: failure == nil ? .success : .failed, results: results.merging(failure ?? [:]) { _, new in new })
         }
         let (connection, request, caller) = (replies.connection, ReplyService.path(share.request), try? BusName(share.caller.busName))
-        Task {
+        Task(executorPreference: replies.connection.loopExecutor) {
             let (delivery, reason) = await follow.value
             var details = results.filter { $0.key != ShareContract.ResultKey.delivery }.merging(Self.failure(delivery, reason) ?? [:]) { _, new in new }
             details[ShareContract.ResultKey.target] = .string(deviceID)

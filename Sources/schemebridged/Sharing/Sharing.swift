@@ -62,10 +62,9 @@ final class Sharing: Sendable {
     /// found in the same look as the type).
     private func share(_ itemsValue: DBusValue, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, toDevice: Bool) async throws -> MethodResult {
         let caller = await callers.caller(sender)
-        let (outbox, inbox) = (devices.outbox, documents.inbox.root)
-        let facts: (@Sendable (Int32, String) -> SharedFileFacts)? = toDevice ? { @Sendable in outbox.facts(ofFile: $0, name: $1, caller: caller, inbox: inbox) } : nil
+        let looks = toDevice ? devices.outbox.looks(caller: caller, inbox: documents.inbox.root) : nil
         let items = try await SharedItem.intake(try ShareIntake.decode(itemsValue), keys: ShareIntake.keys, documents: documents, runner: descriptors,
-                                                key: caller.appID ?? sender, facts: facts)
+                                                key: caller.appID ?? sender, facts: looks?.facts, local: looks?.local)
         let subject = ShareSubject(items: items.map(\.summary), tools: shareTools(for: options.target))
         let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
         let pasteboardCaller = Caller(busName: sender, appID: caller.appID, lineage: caller.lineage)
@@ -106,7 +105,7 @@ final class Sharing: Sendable {
     /// `Response`.
     private func carryOut(_ share: PendingShare) async {
         do {
-            let context = ChooserContext(share: share.items.shareQuestion(activationToken: share.options.activationToken), parentWindow: share.options.parentWindow)
+            let context = share.items.chooserContext(for: share.decision, activationToken: share.options.activationToken, parentWindow: share.options.parentWindow)
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }

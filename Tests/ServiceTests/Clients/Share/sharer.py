@@ -1,7 +1,7 @@
 # A sharing app: Share(items, options), then prints the one Response (code and results as JSON), or
 # the error name. argv: bus address, items as JSON, options as JSON. Items: {"file": path} (opened
 # read-only and sent as h; a FIFO is opened non-blocking), {"text": s} (text/plain bytes),
-# {"url": s}, {"type": t, "bytes": n} (n zero bytes sent as an h of a sealed-less temp file),
+# {"url": s}, {"file": path, "open": "write-only"|"path"} (opened so: a descriptor that does not allow reading), {"type": t, "bytes": n} (n zero bytes sent as an h of a sealed-less temp file),
 # {"socket": 1} (a connected socket as a file item), {"memfd": path} (a memfd holding that file's bytes, as a file item), {"type": t, "data": s}, {"url": s, "both": s} (a URL and data in one item: invalid); "name" is passed on. Options: target, ask, activation-token (strings/bools).
 # {"repeat": n, "item": {...}} repeats an item n times. env: SB_NAME, SB_PATH, SB_REQUEST;
 # SB_FOLLOW_TRANSFER=1: after the Response, wait for the share's TransferEnded signal too (printed as
@@ -30,6 +30,7 @@ def item(spec):
     elif 'file' in spec:
         mode = os.stat(spec['file']).st_mode
         flags = os.O_RDONLY | (os.O_NONBLOCK if stat.S_ISFIFO(mode) else 0)
+        flags = {'write-only': os.O_WRONLY, 'path': os.O_PATH}.get(spec.get('open'), flags)
         out['file'] = dbus.types.UnixFd(os.open(spec['file'], flags))
     elif 'text' in spec:
         out['type'], out['data'] = 'text/plain', dbus.ByteArray(spec['text'].encode())

@@ -1,0 +1,162 @@
+import Glibc
+import LinuxSystem
+import Synchronization
+
+/// Where a share naming a device looks at a file item (its checks and what ``DeviceFileSource``
+/// decides from): on the thread that took the call — the D-Bus loop, no hop — when every call of
+/// that look comes back at once, else on a descriptor thread (a hop there and back: the floor
+/// for a file that may never answer).
+///
+/// The look is metadata only: the descriptor's flags and `fstat`, the path the kernel names for
+/// it, `stat` and `access` on that path; the item's type comes from its name (a device takes any
+/// item, so the type decides nothing and the content is not read). For a file the caller has
+/// open, those calls come back at once on a local disk or memory file system (its inode and the
+/// path's entries are cached); on FUSE (whose server may never answer), network and stacked file
+/// systems they may not. So the look stays on the loop only when the descriptor's mount and every
+/// mount its path passes through are of a local type (``localTypes``) — as `/proc/self/fdinfo` and
+/// `/proc/self/mountinfo` say, which never touch the file's own file system. Anything not found
+/// there (a mount of another namespace, one gone since) is looked at on a thread, as before.
+public enum DeviceFileLook {
+    /// Local disk and memory file systems.
+    public static let localTypes: Set<String> = ["ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "bcachefs", "tmpfs", "ramfs"]
+
+    /// One line of `/proc/self/mountinfo`: the mount's id, where it is mounted, its type.
+    public struct Mount: Sendable, Equatable {
+        public var id: Int
+        public var mountPoint: String
+        public var type: String
+
+        public init(id: Int, mountPoint: String, type: String) {
+            (self.id, self.mountPoint, self.type) = (id, mountPoint, type)
+        }
+    }
+
+    /// Whether descriptor `fd`, named `path` by the kernel, is looked at on the calling thread
+    /// (reads this process's `/proc` files; false when they cannot be read).
+    public static func isLocal(fd: Int32, path: String) -> Bool {
+        guard let id = mountID(fdinfo: (try? SmallFile.read("/proc/self/fdinfo/\(fd)", limit: 1 << 16, sizeKnown: false))?.bytes ?? []),
+              let mounts = table.mounts() else { return false }
+        return isLocal(mountID: id, path: path, mounts: mounts)
+    }
+
+    /// This process's mount table, read again only when the kernel says it changed.
+    static let table = MountTable()
+
+    /// Whether a file on mount `mountID` named `path` (absolute, as the kernel names it) is
+    /// looked at on the calling thread, `mounts` being the process's mount table: its own mount
+    /// and every mount whose mount point is `path` or above it are of a local type.
+    public static func isLocal(mountID: Int, path: String, mounts: [Mount]) -> Bool {
+        guard DeviceFileSource.isPlainAbsolute(path), let own = mounts.first(where: { $0.id == mountID }), localTypes.contains(own.type) else { return false }
+        return mounts.allSatisfy { !DeviceFileSource.isWithin(path, $0.mountPoint) || localTypes.contains($0.type) }
+    }
+
+    /// The `mnt_id` line of a `/proc/self/fdinfo` file's text.
+    static func mountID(fdinfo text: [UInt8]) -> Int? {
+        for line in text.split(separator: UInt8(ascii: "\n")) where line.starts(with: "mnt_id:".utf8) {
+            let digits = line.dropFirst(7).drop { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: " ") }
+            return Int(String(decoding: digits, as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// The mounts `/proc/self/mountinfo`'s text lists: `ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS
+    /// [OPTIONAL…] - TYPE SOURCE SUPER-OPTIONS`, the mount point's space, tab, newline and
+    /// backslash written as octal escapes. Lines it cannot read are left out.
+    public static func mounts(_ text: [UInt8]) -> [Mount] {
+        text.split(separator: UInt8(ascii: "\n")).compactMap { line -> Mount? in
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard fields.count >= 7, let id = Int(String(decoding: fields[0], as: UTF8.self)),
+                  let dash = fields.indices.dropFirst(6).first(where: { fields[$0].elementsEqual("-".utf8) }), dash + 1 < fields.count else { return nil }
+            return Mount(id: id, mountPoint: unescaped(fields[4]), type: String(decoding: fields[dash + 1], as: UTF8.self))
+        }
+    }
+
+    /// A mountinfo field with its `\ooo` escapes decoded.
+    static func unescaped(_ field: ArraySlice<UInt8>) -> String {
+        var out: [UInt8] = []
+        var i = field.startIndex
+        while i < field.endIndex {
+            let digits = field[(i + 1)...].prefix(3)
+            if field[i] == UInt8(ascii: "\\"), digits.count == 3, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }) {
+                out.append(digits.reduce(0) { $0 &* 8 &+ ($1 - UInt8(ascii: "0")) })
+                i += 4
+            } else {
+                out.append(field[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// `/proc/self/mountinfo`, kept open and read again only after the kernel marked it changed (a
+/// mount or unmount makes `poll` report `POLLPRI` on it, once), so a look costs one `poll`.
+final class MountTable: Sendable {
+    private let state = Mutex<(fd: Int32, mounts: [DeviceFileLook.Mount])?>(nil)
+
+    /// The mounts now; nil when the table cannot be read.
+    func mounts() -> [DeviceFileLook.Mount]? {
+        state.withLock { s -> [DeviceFileLook.Mount]? in
+            if case let (fd, mounts)? = s {
+                var changed = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+                guard poll(&changed, 1, 0) > 0, changed.revents & Int16(POLLPRI | POLLERR) != 0 else { return mounts }
+                guard lseek(fd, 0, SEEK_SET) == 0, let text = Self.read(fd) else { return nil }
+                s = (fd, DeviceFileLook.mounts(text))
+                return s?.mounts
+            }
+            let fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            var armed = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+            _ = poll(&armed, 1, 0)  // the first poll reports the table's state as seen now
+            guard let text = Self.read(fd) else { close(fd); return nil }
+            s = (fd, DeviceFileLook.mounts(text))
+            return s?.mounts
+        }
+    }
+
+    /// What `fd` holds from where it is (at most 4 MiB).
+    private static func read(_ fd: Int32) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while out.count < 1 << 22 {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { return nil }
+            if n == 0 { return out }
+            out += buffer[..<n]
+        }
+        return nil
+    }
+}
+
+/// A share naming a device: the look at its file items on the calling thread (``DeviceFileLook``).
+public struct DeviceLocalLook: Sendable {
+    /// Whether file `fd`'s look may run on the calling thread (none of its calls can block).
+    public let isLocal: @Sendable (Int32) -> Bool
+    /// The facts of file `fd` named `name` (only for a file that ``isLocal``).
+    public let facts: @Sendable (Int32, String) -> SharedFileFacts
+
+    public init(isLocal: @escaping @Sendable (Int32) -> Bool, facts: @escaping @Sendable (Int32, String) -> SharedFileFacts) {
+        (self.isLocal, self.facts) = (isLocal, facts)
+    }
+}
+
+extension Documents {
+    /// What ``inspect(_:contentType:)`` checks and finds — a readable regular file and its name —
+    /// with the type from the name alone: the descriptor's metadata only, no content read and no
+    /// look at the MIME directories (the database as last loaded). For a share naming a device,
+    /// whose items' types decide nothing (``DeviceFileLook``).
+    func inspectByName(_ descriptor: borrowing FileDescriptor) throws(OpenFailure) -> (name: String, type: ContentType) {
+        let flags = fcntl(descriptor.rawValue, F_GETFL)
+        guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
+            throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
+        }
+        let st: stat
+        do { st = try descriptor.status() } catch { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(error)") }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
+        }
+        let name = Self.name(of: descriptor)
+        return (name, ContentType(detected: types.guess(name: name, data: nil).type))
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import LinuxSystem
+import Testing
+@testable import SchemeBridgeCore
+
+/// Where a share naming a device looks at its file (``DeviceFileLook``): on the calling thread
+/// only for a file on a local file system reached through local mounts alone, with the same
+/// checks, name and facts as the look on a descriptor thread and its type from its name.
+@Suite struct DeviceFileLookTests {
+    static let table = """
+        22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+        23 22 0:21 / /proc rw,nosuid - proc proc rw
+        24 22 0:22 / /run/user/1000 rw shared:5 - tmpfs tmpfs rw,size=100k
+        25 22 0:40 / /home/u/remote rw - fuse.sshfs u@host: rw
+        26 25 8:2 / /home/u/remote/inner rw - ext4 /dev/sda2 rw
+        27 22 0:41 / /mnt/my\\040disk rw - xfs /dev/sdb1 rw
+        28 22 0:42 / /srv/nfs rw - nfs4 host:/ rw
+        garbage line
+        """
+
+    @Test func theMountTableIsReadAsTheKernelWritesIt() {
+        let mounts = DeviceFileLook.mounts(Array(Self.table.utf8))
+        #expect(mounts.count == 7, "a line it cannot read is left out")
+        #expect(mounts.first == DeviceFileLook.Mount(id: 22, mountPoint: "/", type: "ext4"))
+        #expect(mounts.contains(DeviceFileLook.Mount(id: 27, mountPoint: "/mnt/my disk", type: "xfs")), "octal escapes decoded")
+        #expect(mounts.contains(DeviceFileLook.Mount(id: 25, mountPoint: "/home/u/remote", type: "fuse.sshfs")))
+        #expect(DeviceFileLook.mountID(fdinfo: Array("pos:\t0\nflags:\t0100000\nmnt_id:\t24\nino:\t3\n".utf8)) == 24)
+        #expect(DeviceFileLook.mountID(fdinfo: Array("pos:\t0\n".utf8)) == nil)
+    }
+
+    @Test func theTableKeptIsTheKernels() throws {
+        let table = MountTable()
+        let now = DeviceFileLook.mounts(try SmallFile.read("/proc/self/mountinfo", limit: 1 << 22, sizeKnown: false).bytes)
+        #expect(table.mounts() == now && !now.isEmpty)
+        #expect(table.mounts() == now, "unchanged: read again only when the kernel says so")
+    }
+
+    @Test func onlyLocalMountsAllTheWayDown() {
+        let mounts = DeviceFileLook.mounts(Array(Self.table.utf8))
+        func local(_ id: Int, _ path: String) -> Bool { DeviceFileLook.isLocal(mountID: id, path: path, mounts: mounts) }
+        #expect(local(22, "/home/u/photo.png"))
+        #expect(local(24, "/run/user/1000/notes.txt"))
+        #expect(local(27, "/mnt/my disk/film.mkv"))
+        #expect(!local(25, "/home/u/remote/a.txt"), "FUSE: its server may never answer")
+        #expect(!local(26, "/home/u/remote/inner/a.txt"), "a local disk reached through a FUSE mount point")
+        #expect(!local(28, "/srv/nfs/a.txt"), "a network file system")
+        #expect(!local(23, "/proc/1/environ"))
+        #expect(!local(99, "/home/u/a.txt"), "a mount not in the table (another namespace, gone)")
+        #expect(!local(22, "/home/u/../u/a.txt") && !local(22, "relative.txt"))
+        #expect(!DeviceFileLook.isLocal(mountID: 1, path: "/a", mounts: [DeviceFileLook.Mount(id: 1, mountPoint: "/", type: "overlay")]))
+    }
+
+    @Test func aRealFileHereAndProcNot() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        tree.write(tree.root + "/a.txt", "text")
+        let fd = open(tree.root + "/a.txt", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let path = try #require(FileDescriptor.lending(fd) { SharedFileFacts.kernelPath(of: $0) })
+        let mounts = DeviceFileLook.mounts(try SmallFile.read("/proc/self/mountinfo", limit: 1 << 22, sizeKnown: false).bytes)
+        let passed = mounts.filter { DeviceFileSource.isWithin(path, $0.mountPoint) }
+        #expect(DeviceFileLook.isLocal(fd: fd, path: path) == passed.allSatisfy { DeviceFileLook.localTypes.contains($0.type) }, "\(path) through \(passed)")
+        let proc = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        defer { close(proc) }
+        #expect(!DeviceFileLook.isLocal(fd: proc, path: "/proc/self/status"))
+    }
+
+    /// The keeper looks here only once a look on a descriptor thread resolved the outbox and the
+    /// Inboxes; its facts are then the thread's.
+    @Test func theKeepersLookHereMatchesTheThreads() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let keeper = OutboxKeeper(outbox: Outbox(directory: tree.root + "/run/outbox", lifetime: 600), runner: InlineRunner()) { _, _ in }
+        tree.write(tree.root + "/a.txt", "text")
+        let fd = open(tree.root + "/a.txt", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let caller = Caller(busName: ":1.9", appID: "org.example.App")
+        let look = keeper.localLook(caller: caller, inbox: tree.root + "/inbox")
+        #expect(!look.isLocal(fd), "nothing resolved yet: the first look is on a thread")
+        let onThread = keeper.facts(ofFile: fd, name: "a.txt", caller: caller, inbox: tree.root + "/inbox")
+        let path = try #require(onThread.kernelPath)
+        #expect(look.isLocal(fd) == DeviceFileLook.isLocal(fd: fd, path: path))
+        #expect(look.facts(fd, "a.txt") == onThread)
+        #expect(!keeper.localLook(caller: caller, inbox: tree.root + "/other-inbox").isLocal(fd), "resolved for other directories")
+    }
+
+    /// The look by name refuses what ``Documents/inspect(_:contentType:)`` refuses, and names the
+    /// type from the name alone.
+    @Test func theLookByNameChecksAsInspectDoes() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let documents = Documents(types: ContentTypeDatabase(mimeDirectories: ["/usr/share/mime"]), inbox: Inbox(root: tree.root + "/inbox"),
+                                  handlersAlongChain: { chain in (chain.first ?? "", []) })
+        tree.writeBytes(tree.root + "/cat.png", [0, 1, 2, 3])
+        tree.mkdir(tree.root + "/folder")
+        for (path, flags, expected) in [(tree.root + "/cat.png", O_WRONLY, ServiceFailure.Kind.accessDenied), (tree.root + "/cat.png", SealedData.pathOnlyFlag, .accessDenied),
+                                        (tree.root + "/folder", O_RDONLY | O_DIRECTORY, .invalidArgument)] {
+            let fd = open(path, flags | O_CLOEXEC)
+            defer { close(fd) }
+            let viaName = Result { () throws(ServiceFailure) in try FileDescriptor.lending(fd) { d throws(ServiceFailure) in try documents.inspectByName(d) } }
+            let viaInspect = Result { () throws(ServiceFailure) in try FileDescriptor.lending(fd) { d throws(ServiceFailure) in try documents.inspect(d, contentType: nil) } }
+            guard case .failure(let a) = viaName, case .failure(let b) = viaInspect else { Issue.record("\(path) \(flags) was taken"); continue }
+            #expect(a.kind == expected && a == b, "\(path) \(flags)")
+        }
+        let fd = open(tree.root + "/cat.png", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let found = try FileDescriptor.lending(fd) { d throws(ServiceFailure) in try documents.inspectByName(d) }
+        #expect(found.name == "cat.png" && found.type.name == "image/png", "by its name: the bytes are not a PNG")
+    }
+
+    /// A share's intake looks at a file here when the local look says so (its type by its name,
+    /// its facts the local look's), refusing what the thread's look refuses, its item named.
+    @Test func theIntakeLooksHereWhenItMay() async throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let documents = Documents(types: ContentTypeDatabase(mimeDirectories: ["/usr/share/mime"]), inbox: Inbox(root: tree.root + "/inbox"),
+                                  handlersAlongChain: { chain in (chain.first ?? "", []) })
+        tree.writeBytes(tree.root + "/notes.zzq", Array("plain words".utf8))
+        let keys = SharedItemTests.keys
+        let here = DeviceLocalLook(isLocal: { _ in true }, facts: { fd, name in
+            SharedFileFacts(callerSandboxed: false, name: name, descriptor: nil, kernelPath: "/here/\(fd)", atPath: nil, readable: true, excludedDirectories: [])
+        })
+        let thread: @Sendable (Int32, String) -> SharedFileFacts = { fd, name in
+            SharedFileFacts(callerSandboxed: false, name: name, descriptor: nil, kernelPath: "/thread/\(fd)", atPath: nil, readable: true, excludedDirectories: [])
+        }
+        let file = HeldFD(reading: tree.root + "/notes.zzq")
+        let items = try await SharedItem.intake([["file": .descriptor(file)]], keys: keys, documents: documents,
+                                                runner: InlineRunner(refusing: ServiceFailure(.failed, "not on a thread")), key: "k", facts: thread, local: here)
+        #expect(items.first?.summary == ShareItemSummary(kind: .file, type: "application/octet-stream") && items.first?.name == "notes.zzq", "by its name, which says nothing")
+        #expect(items.first?.facts?.kernelPath == "/here/\(file.rawValue)")
+        let onThread = try await SharedItem.intake([["file": .descriptor(file)]], keys: keys, documents: documents, runner: InlineRunner(), key: "k", facts: thread,
+                                                   local: DeviceLocalLook(isLocal: { _ in false }, facts: here.facts))
+        #expect(onThread.first?.facts?.kernelPath == "/thread/\(file.rawValue)" && onThread.first?.summary.type == "text/plain", "the thread's look reads the content")
+        let writeOnly = HeldFD(open(tree.root + "/notes.zzq", O_WRONLY | O_CLOEXEC))
+        await #expect(throws: ServiceFailure(.accessDenied, "item 0: the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")) {
+            try await SharedItem.intake([["file": .descriptor(writeOnly)]], keys: keys, documents: documents, runner: InlineRunner(), key: "k", facts: thread, local: here)
+        }
+    }
+}
