@@ -106,8 +106,8 @@ warm.sort()
 warmCPU.sort()
 let r = registry!
 precondition(r.handlers(forScheme: "common0").count > 1000)
-precondition(r.defaultHandler(forScheme: "s5") == desktopID(2005))
-precondition(r.defaultHandler(forScheme: "s6") == desktopID(2006))
+precondition(r.defaultHandler(forScheme: "s5")?.fileName == desktopID(2005))
+precondition(r.defaultHandler(forScheme: "s6")?.fileName == desktopID(2006))
 
 let watchStart = clock.now
 let live = Registry(environment: env, watch: true)

@@ -98,7 +98,7 @@ import Testing
         #expect(try broker.canOpen("todolist:x", scope: scope))
         #expect(try !broker.canOpen("secretbank:x", scope: scope), "not declared: false, as if not installed")
         #expect(try broker.handlers(forScheme: "secretbank", scope: scope).isEmpty)
-        #expect(try broker.defaultHandler(forScheme: "secretbank", scope: scope) == "")
+        #expect(try broker.defaultHandler(forScheme: "secretbank", scope: scope) == nil)
         #expect(broker.schemes(scope: scope) == ["todolist"])
         #expect(broker.schemes() == ["secretbank", "todolist"])
         #expect(kind { () throws(OpenFailure) in try broker.canOpen("no scheme", scope: scope) } == .invalidURL, "malformed is an error, not false")

@@ -36,16 +36,16 @@ import Testing
             // named as a default must be associated (GLib does not check that, and does not let
             // a removal veto a default).
             let named = RandomMimeAppsTrees.namedDefaults(r) { $0.defaults["s"] ?? [] }
-            if !named.filter({ r.entry(id: DesktopID(fileName: $0)) != nil }).isSubset(of: Set(ours.handlers)) { continue }
+            if !named.filter({ r.entry(id: DesktopID(fileName: $0)) != nil }).isSubset(of: Set(ours.handlers.map(\.fileName))) { continue }
             // GLib also keeps an entry that its own directory's mimeapps.list removes (see
             // docs/REGISTRY.md); leave such trees out.
             if RandomMimeAppsTrees.removesOwnEntry(t, { $0.removed["s"] ?? [] }) { continue }
             try GioMime.updateDesktopDatabase(t, tool: udd)
             let glib = try GioMime.query(t, scheme: "s", gio: gio)
-            #expect(glib.defaultID == ours.defaultHandler, "tree \(t.root): gio says \(glib.defaultID ?? "none"), we say \(ours.defaultHandler ?? "none")")
+            #expect(glib.defaultID == ours.defaultHandler?.fileName, "tree \(t.root): gio says \(glib.defaultID ?? "none"), we say \(ours.defaultHandler?.fileName ?? "none")")
             // GLib's registered list is the association order; ours puts the default first.
-            let glibOrder = GioMime.defaultFirst(glib.registered, ours.defaultHandler)
-            if glibOrder != ours.handlers {
+            let glibOrder = GioMime.defaultFirst(glib.registered, ours.defaultHandler?.fileName)
+            if glibOrder != ours.handlers.map(\.fileName) {
                 Issue.record("handler order differs: gio \(glibOrder), ours \(ours.handlers)\n\(GioMime.dump(t))")
             }
             compared += 1
@@ -68,7 +68,7 @@ import Testing
         let r = t.registry()
         for id in ["b.desktop", "vendor-c.desktop", "a.desktop"] {
             try r.setDefault(scheme: "todo", desktopID: DesktopID(fileName: id))
-            #expect(r.defaultHandler(forScheme: "todo") == id)
+            #expect(r.defaultHandler(forScheme: "todo")?.fileName == id)
             #expect(try GioMime.query(t, scheme: "todo", gio: gio).defaultID == id)
             let x = String(decoding: try runTool([xdgMime, "query", "default", "x-scheme-handler/todo"], environment: GioMime.toolEnvironment(t)).output, as: UTF8.self)
             #expect(x.trimmingCharacters(in: .whitespacesAndNewlines) == id, "xdg-mime: \(x)")

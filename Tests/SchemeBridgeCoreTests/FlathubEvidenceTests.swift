@@ -106,7 +106,7 @@ import Testing
         let found = FlathubVerification.parse(xml, remote: "flathub", file: "/f")
         #expect(found.keys.sorted() == ["org.example.A", "org.example.B"])
         #expect(found["org.example.A"]?.website == "a.example.org" && found["org.example.A"]?.timestamp == 1_700_000_000)
-        #expect(FlathubVerification.host(ofAppID: "io.github.user.App") == "user.github.io")
-        #expect(FlathubVerification.host(ofAppID: "org.Example") == nil)
+        #expect(AppID("io.github.user.App").flatMap(FlathubVerification.host(ofAppID:)) == "user.github.io")
+        #expect(AppID("org.Example").flatMap(FlathubVerification.host(ofAppID:)) == nil)
     }
 }

@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func anExportedEntryNamesItsApp() throws {
-        #expect(try entry(exec: Self.exported, extra: "X-Flatpak=org.example.Viewer").flatpakAppID == "org.example.Viewer")
+        #expect(try entry(exec: Self.exported, extra: "X-Flatpak=org.example.Viewer").flatpakAppID?.text == "org.example.Viewer")
     }
 
     /// The key alone names no app: documents are granted to an id only when the entry runs it.

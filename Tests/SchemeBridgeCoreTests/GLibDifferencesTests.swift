@@ -11,7 +11,7 @@ import Testing
         guard let gio = requireTool("gio", package: "libglib2.0-bin"),
               let udd = requireTool("update-desktop-database", package: "desktop-file-utils") else { return nil }
         if runUpdateDesktopDatabase { try GioMime.updateDesktopDatabase(t, tool: udd) }
-        let ours = t.registry().defaultHandler(forScheme: "s")
+        let ours = t.registry().defaultHandler(forScheme: "s")?.fileName
         let glib = try GioMime.query(t, scheme: "s", gio: gio).defaultID
         return (ours, glib)
     }

@@ -115,7 +115,7 @@ import Testing
         for case .spawned(let process) in handlers { #expect(process.sandboxAppID == nil) }
         _ = try starter.spawn(admission, request: 2, pasteboard: nil, watcher: watcher)
         guard case .spawned(let opened)? = watcher.handlers.withLock({ $0.last }) else { Issue.record("not spawned"); return }
-        #expect(opened.sandboxAppID == "org.example.Sharex", "an open's Flatpak handler may answer through its proxy")
+        #expect(opened.sandboxAppID?.text == "org.example.Sharex", "an open's Flatpak handler may answer through its proxy")
     }
 
     @Test func aCommandThatCannotStartIsLaunchFailedNamingTheApp() throws {

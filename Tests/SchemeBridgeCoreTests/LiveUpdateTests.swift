@@ -55,7 +55,7 @@ extension WatcherTests {
                 let clock = ContinuousClock()
                 let start = clock.now
                 t.entry(0, "live\(i).desktop", schemes: ["live"])
-                let waited = await waitUntil { r.handlers(forScheme: "live").contains("live\(i).desktop") }
+                let waited = await waitUntil { r.handlers(forScheme: "live").contains(DesktopID(fileName: "live\(i).desktop")) }
                 let latency = try #require(waited.map { _ in clock.now - start }, "live\(i).desktop never appeared")
                 latencies.append(latency)
             }

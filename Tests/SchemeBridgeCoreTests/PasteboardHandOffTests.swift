@@ -14,7 +14,7 @@ import Testing
     @Test func theLaunchedForPasteboardWinsAndTwoGrantedOwnersAreAmbiguous() throws {
         let store = PasteboardStore(disk: nil)
         let real = try store.create(name: "hand-off", persistent: false, expiresIn: nil, caller: owner)
-        try store.grantHandler(real.id, appID: "org.example.Viewer", caller: owner)
+        try store.grantHandler(real.id, handler: "org.example.Viewer.desktop", caller: owner)
         store.addLaunchGrant(real.id, .process(200))
         let forged = try store.create(name: "hand-off", persistent: false, expiresIn: nil, caller: attacker)
         try store.changeGrants(forged.id, [try AppIDPattern("org.example.Viewer")], revoke: false, caller: attacker)

@@ -84,7 +84,7 @@ import Testing
         let given = Mutex<[String?]>([])
         await flow.carryOut(request, pick, decision: decision, caller: Self.caller) { token in given.withLock { $0.append(token) } }
         #expect(given.withLock { $0 } == ["fresh-token"], "never the caller's spent token")
-        #expect(flow.replies.table.request(request.id)?.handlerID == ChooserTargetID.files.text)
+        #expect(flow.replies.table.request(request.id)?.handlerID == .files)
     }
 
     @Test func aPickClosedWhileTheSheetWasUpStartsNothing() async throws {

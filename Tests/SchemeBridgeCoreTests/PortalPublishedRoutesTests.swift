@@ -70,7 +70,7 @@ import Testing
     static func plan(_ t: XDGTree, routes: [(String, String, String)], choices: [Choice] = [], routedSchemes: [String] = []) -> PortalRoutePublishing.Plan {
         let registry = t.registry()
         let images = LaunchImageIndex()
-        return PortalRoutePublishing.plan(routes: routes.map { Route(subject: $0.0, callerPattern: $0.1, desktopID: $0.2) }, choices: choices, routedSchemes: routedSchemes,
+        return PortalRoutePublishing.plan(routes: routes.map { Route(subject: $0.0, callerPattern: $0.1, desktopID: ChooserTargetID($0.2)) }, choices: choices, routedSchemes: routedSchemes,
                                           entry: { registry.entry(id: DesktopID(fileName: $0)) },
                                           showsLaunchImage: { images.image(for: $0, scheme: $1, scale: 1) != nil })
     }

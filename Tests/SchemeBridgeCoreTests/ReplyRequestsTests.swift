@@ -13,7 +13,7 @@ import Testing
         var target: String?
         init(code: UInt32) { self.code = code }
         init(ending: RequestEnding) { (code, self.ending) = (2, ending) }
-        mutating func name(target: String) { if self.target == nil { self.target = target } }
+        mutating func name(target: ChooserTargetID) { if self.target == nil { self.target = target.text } }
     }
 
     /// The bus: objects exported, answers sent, owners and pids as told.
@@ -76,7 +76,7 @@ import Testing
     @Test func aSharesTargetExitingZeroTookTheItemsAnOpensHandlerDidNotReply() async {
         let bus = Bus()
         let requests = ReplyRequests(port: bus)
-        let share = try! requests.begin(caller: ":1.5", handlerID: "the share's target", timeout: .seconds(60))
+        let share = try! requests.begin(caller: ":1.5", handlerID: nil, timeout: .seconds(60))
         let open = try! requests.begin(caller: ":1.5", handlerID: "a.desktop", timeout: .seconds(60))
         requests.sharing(share.id, target: "b.desktop:send")
         for r in [share, open] { requests.publish(r.id) }

@@ -23,13 +23,13 @@ import Testing
 
     @Test func aShareRemembersItsTargetUntilDropped() {
         let outcomes = RequestOutcomes<String>()
-        #expect(outcomes.shareTarget(4) == nil)
-        outcomes.sharing(4, target: "")
-        #expect(outcomes.shareTarget(4) == "")
+        #expect(outcomes.shareTarget(4) == nil && !outcomes.isShare(4))
+        outcomes.sharing(4, target: nil)
+        #expect(outcomes.shareTarget(4) == nil && outcomes.isShare(4))
         outcomes.sharing(4, target: "org.example.App.desktop")
-        #expect(outcomes.shareTarget(4) == "org.example.App.desktop")
+        #expect(outcomes.shareTarget(4) == "org.example.App.desktop" && outcomes.isShare(4))
         outcomes.drop(4)
-        #expect(outcomes.shareTarget(4) == nil)
+        #expect(outcomes.shareTarget(4) == nil && !outcomes.isShare(4))
     }
 
     final class Count: Sendable {

@@ -80,10 +80,12 @@ import Testing
     /// A document portal that records what it was given.
     final class Portal: DocumentPortalPort {
         let added = Mutex<[(path: [UInt8], appID: String, permissions: [String])]>([])
-        func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String {
-            added.withLock { $0.append((path, appID, permissions)) }
+        func add(path: [UInt8], appID: AppID, permissions: [String]) async throws -> String {
+            added.withLock { $0.append((path, appID.text, permissions)) }
             return "abc123"
         }
+        /// A document refers to a file once it was added (the real portal's `Lookup`).
+        func hasDocument(path: [UInt8]) async -> Bool { added.withLock { $0.contains { $0.path == path } } }
     }
 
     @Test func aCopyGoesToTheInboxAndAFlatpakAppGetsItThroughThePortal() async throws {

@@ -111,7 +111,7 @@ import Testing
                 let documented = resolved.contains { type in
                     let names = [type.type] + db.aliases(of: type.type)
                     let named = RandomMimeAppsTrees.namedDefaults(r) { list in names.flatMap { list.typeDefaults[$0] ?? [] } }
-                    return !named.filter({ r.entry(id: DesktopID(fileName: $0)) != nil }).isSubset(of: Set(type.resolution.handlers))
+                    return !named.filter({ r.entry(id: DesktopID(fileName: $0)) != nil }).isSubset(of: Set(type.resolution.handlers.map(\.fileName)))
                         || RandomMimeAppsTrees.removesOwnEntry(t) { list in names.flatMap { list.typeRemoved[$0] ?? [] } }
                 }
                 if documented { continue }
@@ -129,16 +129,16 @@ import Testing
                     continue
                 }
                 var problems: [String] = []
-                if glib.defaultID != found.handlers.first {
-                    problems.append("default: gio \(glib.defaultID ?? "none"), ours \(found.handlers.first ?? "none") (for \(found.type))")
+                if glib.defaultID != found.handlers.first?.fileName {
+                    problems.append("default: gio \(glib.defaultID ?? "none"), ours \(found.handlers.first?.fileName ?? "none") (for \(found.type))")
                 }
                 // The type's own handlers: GLib's association order, ours with the default first.
                 let exact = resolved[0].resolution
-                if glib.defaultID != nil, GioMime.defaultFirst(glib.recommended, exact.defaultHandler) != exact.handlers {
-                    problems.append("recommended: gio \(GioMime.defaultFirst(glib.recommended, exact.defaultHandler)), ours \(exact.handlers)")
+                if glib.defaultID != nil, GioMime.defaultFirst(glib.recommended, exact.defaultHandler?.fileName) != exact.handlers.map(\.fileName) {
+                    problems.append("recommended: gio \(GioMime.defaultFirst(glib.recommended, exact.defaultHandler?.fileName)), ours \(exact.handlers)")
                 }
                 // Every type's along the chain, joined (GLib's list; we never join them).
-                let joined = Set(resolved.flatMap(\.resolution.handlers))
+                let joined = Set(resolved.flatMap(\.resolution.handlers).map(\.fileName))
                 if glib.defaultID != nil, Set(glib.registered) != joined {
                     problems.append("registered: gio \(glib.registered), ours along \(chain): \(joined.sorted())")
                 }

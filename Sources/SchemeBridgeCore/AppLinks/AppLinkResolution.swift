@@ -56,13 +56,13 @@ public struct AppLinkResolution: Sendable, Hashable {
     /// The link's host (normalised), `""` when the URL is no app link.
     public var host: String
     /// The app that holds the link (a desktop id), nil when none.
-    public var app: String?
+    public var app: DesktopID?
     /// How it holds it.
     public var state: AppLinkState
     /// What the answer rests on: the record of the host's file (nil when never fetched).
     public var record: AppLinkRecord?
     /// Every app whose entry claims the link (host and path), by desktop id.
-    public var claimants: [String]
+    public var claimants: [DesktopID]
     /// In words: why this app, or why none.
     public var reason: String
 }

@@ -2,7 +2,7 @@
 /// service's `AppLinks()` and of `schemebridge links list` (issue 41).
 public struct AppLinkRow: Sendable, Equatable {
     /// The desktop id.
-    public var app: String
+    public var app: DesktopID
     /// The pattern as declared (normalised).
     public var pattern: AppLinkHostPattern
     /// `selected` when the user chose the app for the pattern's host; `verified` when the entry

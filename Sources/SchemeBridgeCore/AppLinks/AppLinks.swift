@@ -76,7 +76,7 @@ public final class AppLinks: Sendable {
             return (e, pattern)
         }
         let claimants = claims.map(\.0.id)
-        if let chosen = selections[host] {
+        if let chosen = selections[host].map({ DesktopID(fileName: $0) }) {
             if claimants.contains(chosen) {
                 let pattern = claims.first { $0.0.id == chosen }!.1
                 return AppLinkResolution(host: host, app: chosen, state: .selected, record: records[pattern.verificationHost], claimants: claimants,
@@ -84,7 +84,7 @@ public final class AppLinks: Sendable {
             }
         }
         var firstRecord: AppLinkRecord?
-        var untrustedEndorsed: String?
+        var untrustedEndorsed: DesktopID?
         for (e, pattern) in claims {
             let record = records[pattern.verificationHost]
             if firstRecord == nil { firstRecord = record }
@@ -145,7 +145,7 @@ public final class AppLinks: Sendable {
     /// The evidence that endorses `e`'s claim `pattern`, and in words, or nil.
     func endorsement(_ e: AppLinkEntry, _ pattern: AppLinkHostPattern, _ record: AppLinkRecord?) -> (AppLinkRecord, String)? {
         if let record, record.endorses(e.appID, at: now()) { return (record, "\(record.source) names \(e.appID)") }
-        guard let id = e.entry.flatpakAppID, id == e.appID, FlathubVerification.host(ofAppID: id) == pattern.verificationHost,
+        guard let app = e.entry.flatpakAppID, case let id = app.text, id == e.appID, FlathubVerification.host(ofAppID: app) == pattern.verificationHost,
               let installation = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory),
               let v = state.withLock({ $0.flathub[id] }), v.website == pattern.verificationHost,
               v.file.hasPrefix(installation + "/appstream/") else { return nil }
@@ -160,7 +160,7 @@ public final class AppLinks: Sendable {
     /// background, when it starts and when an entry changes).
     public func readFlathubEvidence() {
         var installations: Set<String> = []
-        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID == e.appID {
+        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID?.text == e.appID {
             if let i = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory) { installations.insert(i) }
         }
         let files = installations.sorted().flatMap(FlathubVerification.files(installation:))
@@ -256,7 +256,7 @@ public final class AppLinks: Sendable {
     // MARK: the user's choices
 
     /// The user's choices, host → desktop id.
-    public func selections() -> [String: String] { snapshot().selections }
+    public func selections() -> [String: DesktopID] { snapshot().selections.mapValues { DesktopID(fileName: $0) } }
 
     /// Chooses `desktopID` for `host` (nil: forgets the choice). The app must claim the host.
     public func select(_ app: DesktopID?, for hostText: String) throws(OpenFailure) {
@@ -265,7 +265,7 @@ public final class AppLinks: Sendable {
             throw OpenFailure(.invalidArgument, "'\(hostText.prefix(80))' is not a host name")
         }
         if let id = desktopID {
-            guard let e = registry.appLinkEntries().first(where: { $0.id == id }) else {
+            guard let e = registry.appLinkEntries().first(where: { $0.id.fileName == id }) else {
                 throw OpenFailure(.invalidHandler, "\(id.prefix(200)) is not an installed app that declares app links (X-SchemeBridge-AppLinks=)")
             }
             guard e.declaration.pattern(covering: host) != nil else {

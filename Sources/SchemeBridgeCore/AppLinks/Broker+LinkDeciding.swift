@@ -19,13 +19,13 @@ extension Broker {
         let holders = held.apps.filter { id in eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
         if let appID = caller.rememberingID, hasPreferences(caller),
            let preferred = preferredHandler(subject: scheme, appID: appID,
-                                            isUsable: { holders.contains($0) || usable($0, scheme: scheme, caller: caller) }) {
+                                            isUsable: { holders.contains($0.desktopID) || usable($0, scheme: scheme, caller: caller) }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
-            var candidates = holders.compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
+            var candidates = holders.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
             for id in router.handlers(forScheme: scheme) where !holders.contains(id) {
-                guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { continue }
+                guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { continue }
                 candidates.append(ChooserCandidate(entry))
             }
             return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))
@@ -40,8 +40,8 @@ extension Broker {
     /// `Exec`'s `%u`, or D-Bus activation); everything else as the scheme's (``URLRouter``).
     func launchPlan(_ url: SchemeURL, handler: DesktopID?, searchPath: [String]) throws(OpenFailure) -> LaunchPlan {
         if let handler, let links = appLinks, let link = AppLinkURL(url), !registry.isHandler(handler, forScheme: url.scheme.name),
-           links.holders(of: link).apps.contains(handler.fileName) {
-            guard let entry = eligibleEntry(handler.fileName), entry.ineligibility(searchPath: searchPath) == nil else {
+           links.holders(of: link).apps.contains(handler) {
+            guard let entry = eligibleEntry(handler), entry.ineligibility(searchPath: searchPath) == nil else {
                 throw OpenFailure(.invalidHandler, "\(handler), which holds the link, cannot be started")
             }
             do { return try router.plan(document: url, entry: entry, searchPath: searchPath) } catch { throw OpenFailure(error) }
@@ -80,7 +80,7 @@ extension AppLinks {
     /// The apps that hold `link` now: the link's app (``resolve(host:path:)``: the user's choice,
     /// else the first verified app) first, then every other app whose trusted entry claims the
     /// link and is named by the file of the host its pattern verifies at.
-    public func holders(of link: AppLinkURL) -> (resolution: AppLinkResolution, apps: [String]) {
+    public func holders(of link: AppLinkURL) -> (resolution: AppLinkResolution, apps: [DesktopID]) {
         let resolution = resolve(host: link.host, path: link.path)
         guard let first = resolution.app else { return (resolution, []) }
         var apps = [first]

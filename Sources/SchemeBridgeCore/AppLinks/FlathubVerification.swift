@@ -17,7 +17,7 @@ import Glibc
 /// write it) and for that installation's own exported entry.
 public struct FlathubVerification: Sendable, Equatable {
     /// The app id (a Flatpak app id).
-    public var appID: String
+    public var appID: AppID
     /// The verified domain (normalised).
     public var website: String
     /// When Flathub checked it (seconds since the epoch; 0 when not given).
@@ -33,8 +33,8 @@ public struct FlathubVerification: Sendable, Equatable {
     public static let maximumBytes = 256 << 20
 
     /// The host an app id names: its parts but the last, reversed (`org.example.Todo` → `example.org`).
-    public static func host(ofAppID appID: String) -> String? {
-        let parts = appID.split(separator: ".", omittingEmptySubsequences: false)
+    public static func host(ofAppID appID: AppID) -> String? {
+        let parts = appID.text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count >= 3 else { return nil }
         return AppLinkHost.normalized(parts.dropLast().reversed().joined(separator: "."))
     }
@@ -55,9 +55,9 @@ public struct FlathubVerification: Sendable, Equatable {
             from = end
             let block = String(decoding: bytes[start..<end], as: UTF8.self)
             guard value("verified", in: block) == "true", value("method", in: block) == "website",
-                  let id = element("id", in: block), DesktopEntry.isFlatpakAppID(id),
+                  let text = element("id", in: block), let id = AppID(text),
                   let website = value("website", in: block).flatMap(AppLinkHost.normalized) else { continue }
-            out[id] = FlathubVerification(appID: id, website: website, timestamp: value("timestamp", in: block).flatMap { Int64($0) } ?? 0,
+            out[text] = FlathubVerification(appID: id, website: website, timestamp: value("timestamp", in: block).flatMap { Int64($0) } ?? 0,
                                           remote: remote, file: file)
         }
         return out

@@ -11,7 +11,7 @@ public struct AppLinkEntry: Sendable, Equatable {
     public let trusted: Bool
 
     /// The desktop id.
-    public var id: String { entry.idText }
+    public var id: DesktopID { entry.id }
     /// The app id a host's file names (the desktop id less `.desktop`).
     public var appID: String { entry.desktopID.appID }
 }
@@ -53,10 +53,7 @@ public enum AppLinkTrust {
             links += 1
             let directory = resolved.isEmpty ? "/" : resolved
             guard links <= 40, SystemPath.isProtected(directory), !isUsersSide(directory) else { return nil }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(candidate, &buffer, buffer.count - 1)
-            guard n > 0 else { return nil }
-            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = FileSystem.linkTarget(candidate) else { return nil }
             if target.hasPrefix("/") { resolved = "" }
             pending.append(contentsOf: target.split(separator: "/").map(String.init).reversed())
         }
@@ -80,7 +77,7 @@ extension Registry {
                 guard let declaration = AppLinkDeclaration(entry) else { continue }
                 list.append(AppLinkEntry(entry: entry, declaration: declaration, trusted: AppLinkTrust.isTrusted(entry, trust: trust)))
             }
-            list.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
+            list.sort { RegistryModel.bytewiseLess($0.id.fileName, $1.id.fileName) }
             m.appLinkListing = (m.recordGeneration, list)
             return list
         }

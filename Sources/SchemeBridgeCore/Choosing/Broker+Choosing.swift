@@ -33,18 +33,19 @@ extension Broker {
     /// ``preferredHandler(for:caller:)`` for any subject (a scheme, or a content type with its
     /// own `isUsable` test): the remembered, else the routed handler. Used by
     /// ``decide(_:requested:ask:caller:)`` for every subject.
-    public func preferredHandler(subject: String, appID: String, isUsable: (String) -> Bool) -> (desktopID: ChooserTargetID, preference: Preference)? {
-        if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (ChooserTargetID(id), .remembered) }
+    public func preferredHandler(subject: String, appID: String, isUsable: (ChooserTargetID) -> Bool) -> (desktopID: ChooserTargetID, preference: Preference)? {
+        if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (id, .remembered) }
         if let route = policy.current.routes.first(for: subject, caller: appID), isUsable(route.desktopID) {
-            return (ChooserTargetID(route.desktopID), .route(callerPattern: route.callerPattern))
+            return (route.desktopID, .route(callerPattern: route.callerPattern))
         }
         return nil
     }
 
     /// Whether `id` may open `scheme` for `caller`: an eligible handler of it (not SchemeBridge,
     /// not a reserved-scheme takeover) whose allowed callers admit `caller`.
-    func usable(_ id: String, scheme: String, caller: Caller) -> Bool {
-        guard router.registry.isHandler(DesktopID(fileName: id), forScheme: scheme), let entry = router.registry.entry(id: DesktopID(fileName: id)),
+    func usable(_ target: ChooserTargetID, scheme: String, caller: Caller) -> Bool {
+        let id = target.desktopID
+        guard router.registry.isHandler(id, forScheme: scheme), let entry = router.registry.entry(id: id),
               router.isCandidate(entry, scheme: scheme) else { return false }
         return Policy.allows(caller: caller.appID, entry: entry)
     }
@@ -52,7 +53,7 @@ extension Broker {
     /// What `ask` does for `url` and `caller`.
     public enum AskPlan: Sendable, Equatable {
         /// The caller's user already decided (a remembered choice or a route): no chooser.
-        case decided(String)
+        case decided(ChooserTargetID)
         /// Show a chooser for `subject` with these candidates (the default first).
         case choose(subject: String, candidates: [ChooserCandidate])
         /// Nothing to choose from: open as usual, which reports why (no handler, reserved, refused).
@@ -64,7 +65,7 @@ extension Broker {
     /// ``decide(_:requested:ask:caller:)`` with `ask`, for a URL.
     public func askPlan(for url: String, caller: Caller) throws(OpenFailure) -> AskPlan {
         switch try decide(.url(validate(url)), requested: nil, ask: true, caller: caller) {
-        case .open(let id?, _): return .decided(id.text)
+        case .open(let id?, _): return .decided(id)
         case .open(nil, _): return .nothingToChoose
         case .ask(let question): return .choose(subject: question.subject, candidates: question.candidates)
         }
@@ -72,7 +73,7 @@ extension Broker {
 
     /// Remembers that `caller` opens `subject` with `desktopID` ("always" in a chooser): called
     /// by ``settle(_:to:caller:warn:)``, the one place a pick is remembered.
-    public func remember(_ desktopID: String, for subject: String, caller: Caller) async throws(OpenFailure) {
+    public func remember(_ desktopID: ChooserTargetID, for subject: String, caller: Caller) async throws(OpenFailure) {
         guard let appID = caller.rememberingID, ChoiceStore.canRemember(caller: appID) else {
             throw OpenFailure(.failed, "a choice can be remembered only for an identified app that no other program shares; the caller is \(caller.displayName)")
         }

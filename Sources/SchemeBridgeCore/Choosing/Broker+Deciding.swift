@@ -37,7 +37,7 @@ extension Broker {
         if let preferred = preferredHandler(for: url, caller: caller) { return .open(preferred.desktopID, HandlerReason(preferred.preference)) }
         guard ask, !Policy.isNeverRouted(scheme) else { return .open(nil, .byDefault) }
         let candidates = router.handlers(forScheme: scheme).compactMap { id -> ChooserCandidate? in
-            guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
+            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
             return ChooserCandidate(entry)
         }
         return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))
@@ -50,8 +50,8 @@ extension Broker {
         }
         if let requested {
             let chain = documents.types.parentChain(of: type.name)
-            let opens = chain.contains { documents.handlers(forType: $0).handlers.contains(requested) }
-            guard opens, eligibleEntry(requested) != nil else {
+            let opens = chain.contains { documents.handlers(forType: $0).handlers.contains(DesktopID(fileName: requested)) }
+            guard opens, eligibleEntry(DesktopID(fileName: requested)) != nil else {
                 throw OpenFailure(.invalidHandler, "\(requested) does not open \(type.name) documents")
             }
             return .open(ChooserTargetID(requested), .requested)
@@ -62,14 +62,15 @@ extension Broker {
         let ids = documents.handlers(forType: type.name).handlers
         // What a chooser offers: the type's apps and its parents' (as GIO does), read only when
         // asked or a remembered pick may be one of the parents' apps.
-        let offered: [String]
+        let offered: [DesktopID]
         if ask || caller.rememberingID != nil {
             offered = registry.handlersForChoosing(alongChain: documents.types.parentChain(of: type.name))
         } else {
             offered = []
         }
-        func isUsable(_ id: String) -> Bool {
-            (ids.contains(id) || offered.contains(id)) && (eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
+        func isUsable(_ target: ChooserTargetID) -> Bool {
+            let id = target.desktopID
+            return (ids.contains(id) || offered.contains(id)) && (eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
         }
         guard let first = ids.lazy.compactMap(eligibleEntry).first else {
             throw OpenFailure(.noHandler, "no installed application opens \(type.name) documents (declare it with MimeType=\(type.name); in a desktop entry)")
@@ -78,7 +79,7 @@ extension Broker {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
-            let candidates = offered.filter(isUsable).compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
+            let candidates = offered.filter { isUsable(ChooserTargetID($0)) }.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
             if !candidates.isEmpty { return .ask(HandlerQuestion(subject: type.name, candidates: candidates)) }
         }
         return .open(ChooserTargetID(first.id), .byDefault)
@@ -99,7 +100,7 @@ extension Broker {
                 throw OpenFailure(.invalidHandler, "the chooser picked '\(id.text.prefix(200))', which is not one of the applications offered for '\(question.subject)'")
             }
             if always {
-                do { try await remember(id.text, for: question.subject, caller: caller) } catch { warn(error.message) }
+                do { try await remember(id, for: question.subject, caller: caller) } catch { warn(error.message) }
             }
             return id
         }
@@ -107,13 +108,13 @@ extension Broker {
 
     /// The eligible handlers of `type` (or of the first type along its parent chain that has
     /// any), default first, SchemeBridge itself left out; none when documents are not opened here.
-    public func handlers(forType type: String) -> [String] {
+    public func handlers(forType type: String) -> [DesktopID] {
         documents?.handlers(forType: type).handlers.filter { eligibleEntry($0) != nil } ?? []
     }
 
     /// `id`'s entry when it is installed and not SchemeBridge itself.
-    func eligibleEntry(_ id: String) -> DesktopEntry? {
-        registry.entry(id: DesktopID(fileName: id)).flatMap { router.routesBackToUs($0) ? nil : $0 }
+    func eligibleEntry(_ id: DesktopID) -> DesktopEntry? {
+        registry.entry(id: id).flatMap { router.routesBackToUs($0) ? nil : $0 }
     }
 }
 

@@ -9,9 +9,9 @@ extension Broker {
     public static let filesCandidate = ChooserCandidate(id: .files, name: "Files…", icon: "document-open")
 
     func decide(pick subject: PickSubject, requested: String?, caller: Caller) throws(OpenFailure) -> HandlerDecision {
-        func isUsable(_ id: String) -> Bool { id == ChooserTargetID.files.text || provides(id, subject, to: caller) }
+        func isUsable(_ id: ChooserTargetID) -> Bool { id == .files || provides(id.desktopID, subject, to: caller) }
         if let requested {
-            guard isUsable(requested) else {
+            guard isUsable(ChooserTargetID(requested)) else {
                 throw OpenFailure(.invalidHandler, "\(requested.prefix(200)) provides no \(subject.listed) documents to this caller "
                     + "(a provider declares \(ProviderDeclaration.key)=TYPES; in its desktop entry)")
             }
@@ -20,7 +20,7 @@ extension Broker {
         if let appID = caller.rememberingID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
-        let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: DesktopID(fileName: $0)).map(ChooserCandidate.init) }
+        let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
         return .ask(HandlerQuestion(subject: subject.choiceKey, candidates: offered + [Self.filesCandidate]))
     }
 
@@ -35,13 +35,13 @@ extension Broker {
     }
 
     /// The providers of any of `subject`'s types that admit `caller` (desktop ids, byte order).
-    public func providers(for subject: PickSubject, caller: Caller) -> [String] {
+    public func providers(for subject: PickSubject, caller: Caller) -> [DesktopID] {
         registry.providers().map(\.id).filter { provides($0, subject, to: caller) }
     }
 
     /// Whether `id` is an eligible provider (not SchemeBridge) of one of `subject`'s types
     /// whose allowed callers admit `caller`.
-    private func provides(_ id: String, _ subject: PickSubject, to caller: Caller) -> Bool {
+    private func provides(_ id: DesktopID, _ subject: PickSubject, to caller: Caller) -> Bool {
         guard let entry = eligibleEntry(id), Policy.allows(caller: caller.appID, entry: entry) else { return false }
         return subject.isOffered(by: ProviderDeclaration.types(of: entry), types: documents?.types)
     }

@@ -6,9 +6,10 @@ import Synchronization
 public struct Choice: Sendable, Equatable, Hashable {
     public var caller: String
     public var subject: String
-    public var desktopID: String
+    /// The handler (or share target, or pick provider) chosen.
+    public var desktopID: ChooserTargetID
 
-    public init(caller: String, subject: String, desktopID: String) {
+    public init(caller: String, subject: String, desktopID: ChooserTargetID) {
         self.caller = caller
         self.subject = subject
         self.desktopID = desktopID
@@ -55,9 +56,9 @@ public final class ChoiceStore: Sendable {
     }
 
     /// The handler `caller` chose for `subject` with "always", if any.
-    public func choice(caller: String, subject: String) -> String? {
+    public func choice(caller: String, subject: String) -> ChooserTargetID? {
         reload(force: false)
-        return state.withLock { $0.choices[caller]?[subject] }
+        return state.withLock { $0.choices[caller]?[subject] }.map { ChooserTargetID($0) }
     }
 
     /// Whether `caller` has any remembered choice (one lock, no copy: the open path asks first).
@@ -71,7 +72,7 @@ public final class ChoiceStore: Sendable {
         reload(force: false)
         return state.withLock { s in
             s.choices.keys.sorted().flatMap { caller in
-                s.choices[caller]!.sorted { $0.key < $1.key }.map { Choice(caller: caller, subject: $0.key, desktopID: $0.value) }
+                s.choices[caller]!.sorted { $0.key < $1.key }.map { Choice(caller: caller, subject: $0.key, desktopID: ChooserTargetID($0.value)) }
             }
         }
     }
@@ -87,13 +88,13 @@ public final class ChoiceStore: Sendable {
     /// the file. Throws when the caller cannot be written down, past ``maximumCount``, or when the
     /// file cannot be written (the choice is then kept in memory until the service stops).
     public func remember(_ choice: Choice) async throws(FileSystemError) {
-        guard Self.canRemember(caller: choice.caller), ChoiceStore.isValidTarget(choice.desktopID, subject: choice.subject),
+        guard Self.canRemember(caller: choice.caller), ChoiceStore.isValidTarget(choice.desktopID.text, subject: choice.subject),
               ChoiceSubject.normalized(choice.subject) == choice.subject else {
             throw FileSystemError(path: path ?? "choices", code: EINVAL, message: "cannot remember a choice for '\(choice.caller)'")
         }
         let full = state.withLock { s -> Bool in
             if s.choices[choice.caller]?[choice.subject] == nil && s.choices.values.reduce(0, { $0 + $1.count }) >= Self.maximumCount { return true }
-            s.choices[choice.caller, default: [:]][choice.subject] = choice.desktopID
+            s.choices[choice.caller, default: [:]][choice.subject] = choice.desktopID.text
             return false
         }
         if full {

@@ -45,30 +45,45 @@ public enum ChooserProcess {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
             return .failure(LaunchError(program: argv.first ?? "", code: errno, reason: "cannot make its input: \(Errno.current)"))
         }
+        // Each closed once, by its owner: ours by the run, the child's ends below.
+        let input = FileDescriptor(owning: sockets[0]), childInput = FileDescriptor(owning: sockets[1])
         guard pipe(&output) == 0 else {
             let e = Errno.current
-            close(sockets[0]); close(sockets[1])
             return .failure(LaunchError(program: argv.first ?? "", code: e.code, reason: "cannot make its output: \(e)"))
         }
+        let outputRead = FileDescriptor(owning: output[0]), childOutput = FileDescriptor(owning: output[1])
         // Close-on-exec (no child of ours inherits more than its own three descriptors anyway).
         for fd in sockets + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let run = Run(inputFD: sockets[0], outputFD: output[0])
+        let run = Run(input: input, output: outputRead)
+        var failure: LaunchError?
         do {
-            _ = try launcher.spawn(argv: argv, environment: environment, stdin: sockets[1], stdout: output[1], stderr: STDERR_FILENO,
+            _ = try launcher.spawn(argv: argv, environment: environment, stdin: childInput.rawValue, stdout: childOutput.rawValue, stderr: STDERR_FILENO,
                                    onStart: { pid in run.started(pid) }, onExit: { code in run.exited(code); onExit?(code) })
         } catch {
-            close(sockets[1]); close(output[1])
-            run.closeAll()
-            return .failure(error)
+            failure = error
         }
-        close(sockets[1]); close(output[1])
+        // The child has its copies of its ends now (or never started): ours close here.
+        _ = consume childInput
+        _ = consume childOutput
+        if let failure {
+            run.closeAll()
+            return .failure(failure)
+        }
         return .success(run)
     }
 
     /// One running chooser: its descriptors, and what the reaper reported.
     final class Run: Sendable {
+        /// The descriptors' numbers, valid until ``closeAll()`` (which `owned` decides).
         private let inputFD: Int32, outputFD: Int32, wakeFD: Int32
-        private struct State {
+        private struct Descriptors: ~Copyable {
+            let input: FileDescriptor, output: FileDescriptor, wake: FileDescriptor?
+        }
+        /// Owns the three descriptors until ``closeAll()`` drops them.
+        private let owned: Mutex<Descriptors?>
+        private struct State: ~Copyable {
+            /// The pidfd (owned), and its number for signalling.
+            var pidfdOwner: FileDescriptor? = nil
             var pidfd: Int32 = -1
             var pid: Int32 = 0
             var exitCode: Int32?
@@ -78,18 +93,25 @@ public enum ChooserProcess {
         }
         private let state = Mutex(State())
 
-        init(inputFD: Int32, outputFD: Int32) {
-            self.inputFD = inputFD
-            self.outputFD = outputFD
+        init(input: consuming FileDescriptor, output: consuming FileDescriptor) {
+            inputFD = input.rawValue
+            outputFD = output.rawValue
             wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
             _ = fcntl(inputFD, F_SETFL, O_NONBLOCK)
             _ = fcntl(outputFD, F_SETFL, O_NONBLOCK)
+            var wake: FileDescriptor? = nil
+            if wakeFD >= 0 { wake = FileDescriptor(owning: wakeFD) }
+            owned = Mutex(Descriptors(input: input, output: output, wake: wake))
         }
 
         func started(_ pid: Int32) {
             let fd = clinux_pidfd_open(pid)
             if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            state.withLock { $0.pidfd = fd; $0.pid = pid }
+            state.withLock { s in
+                if fd >= 0 { s.pidfdOwner = FileDescriptor(owning: fd) }
+                s.pidfd = fd
+                s.pid = pid
+            }
         }
 
         func exited(_ code: Int32) {
@@ -205,11 +227,9 @@ public enum ChooserProcess {
 
         func closeAll() {
             guard state.withLock({ s in defer { s.closed = true }; return !s.closed }) else { return }
-            close(inputFD)
-            close(outputFD)
-            close(wakeFD)
+            owned.withLock { $0 = nil }
             state.withLock { s in
-                if s.pidfd >= 0 { close(s.pidfd) }
+                s.pidfdOwner = nil
                 s.pidfd = -1
             }
         }

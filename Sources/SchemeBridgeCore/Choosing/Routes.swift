@@ -16,10 +16,10 @@ public struct Route: Sendable, Equatable {
     public var subject: String
     /// The callers it applies to.
     public var callerPattern: String
-    /// The handler to use.
-    public var desktopID: String
+    /// The handler to use (or share target, or pick provider).
+    public var desktopID: ChooserTargetID
 
-    public init(subject: String, callerPattern: String, desktopID: String) {
+    public init(subject: String, callerPattern: String, desktopID: ChooserTargetID) {
         self.subject = subject
         self.callerPattern = callerPattern
         self.desktopID = desktopID
@@ -46,7 +46,7 @@ public struct Route: Sendable, Equatable {
                 warnings.append("\(path):\(e.line): '\(id)' is not a desktop id (name.desktop); route ignored")
                 continue
             }
-            routes.append(Route(subject: subject, callerPattern: String(words[2]), desktopID: id))
+            routes.append(Route(subject: subject, callerPattern: String(words[2]), desktopID: ChooserTargetID(id)))
         }
         return routes
     }

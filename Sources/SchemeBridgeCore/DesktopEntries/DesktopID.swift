@@ -40,9 +40,11 @@ public struct DesktopID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// The object path of a `DBusActivatable` application's `org.freedesktop.Application`: `/` + bus
     /// name with `.` → `/` and `-` → `_` (Desktop Entry spec, "D-Bus Activation").
     public var objectPath: String { "/" + String(busName.map { $0 == "." ? "/" : ($0 == "-" ? "_" : $0) }) }
+    /// The app id as an ``AppID``, when it is a valid one (``AppID/isValid(_:)``); nil otherwise.
+    public var validAppID: AppID? { AppID(appID) }
     /// Whether ``busName`` is a valid D-Bus well-known name (and so ``objectPath`` a valid object
     /// path): what a `DBusActivatable` entry needs, checked once when the entry is read.
-    public var makesBusName: Bool { Self.isValidBusName(busName) }
+    public var makesBusName: Bool { AppID.isValid(busName) }
     /// Whether the file name is one SchemeBridge accepts from a caller (``isValid(_:)``).
     public var isValid: Bool { Self.isValid(fileName) }
 
@@ -65,26 +67,6 @@ public struct DesktopID: Hashable, Sendable, Comparable, CustomStringConvertible
         for b in utf8 {
             if b < 0x20 || b == 0x7F || b == UInt8(ascii: "/") || b == UInt8(ascii: ";") || b == UInt8(ascii: "=") {
                 return false
-            }
-        }
-        return true
-    }
-
-    /// Whether `name` is a D-Bus well-known bus name (D-Bus specification, "Bus names"): at most
-    /// 255 bytes, two or more non-empty elements separated by `.`, each of `A-Z a-z 0-9 _ -` and not
-    /// starting with a digit, and not starting with `:` (a unique name). The object path made from
-    /// such a name (``objectPath``: `.` → `/`, `-` → `_`) is then a valid object path too.
-    public static func isValidBusName(_ name: String) -> Bool {
-        let utf8 = Array(name.utf8)
-        guard !utf8.isEmpty, utf8.count <= 255 else { return false }
-        let elements = utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard elements.count >= 2 else { return false }
-        for element in elements {
-            guard let first = element.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
-            for b in element {
-                let ok = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
-                guard ok else { return false }
             }
         }
         return true

@@ -6,23 +6,12 @@ extension DesktopEntry {
     /// The Flatpak app this entry starts: its `X-Flatpak=` id, when that is a valid app id and
     /// its `Exec` runs `flatpak run` with that same id (an entry merely claiming the key names no
     /// app: documents are granted to the id only when the entry really starts it); else nil.
-    public var flatpakAppID: String? {
-        guard let id = extensionKeys["X-Flatpak"], Self.isFlatpakAppID(id), let command = execCommand else { return nil }
+    public var flatpakAppID: AppID? {
+        guard let text = extensionKeys["X-Flatpak"], let id = AppID(text), let command = execCommand else { return nil }
         let words = command.literalArguments
         guard command.program == "flatpak" || command.program.hasSuffix("/flatpak"),
-              words.first == "run", words.contains(id) else { return nil }
+              words.first == "run", words.contains(text) else { return nil }
         return id
-    }
-
-    /// Whether `id` is a Flatpak app id: 2 to 255 bytes, at least two `.`-separated parts of
-    /// letters, digits, `_` and `-`, none empty or starting with a digit.
-    static func isFlatpakAppID(_ id: String) -> Bool {
-        let parts = id.split(separator: ".", omittingEmptySubsequences: false)
-        guard id.utf8.count <= 255, parts.count >= 2 else { return false }
-        return parts.allSatisfy { part in
-            guard let first = part.utf8.first, !(0x30...0x39).contains(first) else { return false }
-            return part.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x5F || $0 == 0x2D }
-        }
     }
 
     /// The processes to spawn to open `urls` — document portal paths already granted to the

@@ -4,15 +4,10 @@ import LinuxSystem
 /// The document portal (`org.freedesktop.portal.Documents`) as the deliverer needs it; the daemon implements it.
 public protocol DocumentPortalPort: Sendable {
     /// Adds the file at `path` as a new document, granted to `appID` with `permissions`; its id.
-    func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String
+    func add(path: [UInt8], appID: AppID, permissions: [String]) async throws -> String
     /// Whether a document refers to the file at `path` (the portal's `Lookup`); false when the
     /// portal is not there. An Inbox copy lives as long as its document (``Inbox/expired(retention:now:)``).
     func hasDocument(path: [UInt8]) async -> Bool
-}
-
-extension DocumentPortalPort {
-    /// No document portal: no document refers to anything.
-    public func hasDocument(path: [UInt8]) async -> Bool { false }
 }
 
 /// Where a document's handler gets it (`OpenFile`, a received file, a share's files;

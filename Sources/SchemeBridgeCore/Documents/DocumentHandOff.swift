@@ -17,11 +17,11 @@ public struct DocumentHandOff: Sendable, Equatable {
     /// Whether the handler gets the file itself (else an Inbox copy).
     public let inPlace: Bool
     /// The Flatpak app the handler is, when sandboxed (the document goes through the portal).
-    public let sandboxAppID: String?
+    public let sandboxAppID: AppID?
     /// Whether the caller's descriptor is open for writing.
     public let callerCanWrite: Bool
 
-    public init(inPlace: Bool, sandboxAppID: String?, callerCanWrite: Bool) {
+    public init(inPlace: Bool, sandboxAppID: AppID?, callerCanWrite: Bool) {
         self.inPlace = inPlace
         self.sandboxAppID = sandboxAppID
         self.callerCanWrite = callerCanWrite

@@ -13,10 +13,10 @@ public final class Documents: Sendable {
     public let inbox: Inbox
     /// The eligible handlers (default first) of the first type along a parent chain that has
     /// any, and that type: the registry's ``Registry/resolution(alongChain:)``.
-    private let handlersAlongChain: @Sendable ([String]) -> (type: String, handlers: [String])
+    private let handlersAlongChain: @Sendable ([String]) -> (type: String, handlers: [DesktopID])
 
     public init(types: ContentTypeDatabase, inbox: Inbox,
-                handlersAlongChain: @escaping @Sendable ([String]) -> (type: String, handlers: [String])) {
+                handlersAlongChain: @escaping @Sendable ([String]) -> (type: String, handlers: [DesktopID])) {
         self.types = types
         self.inbox = inbox
         self.handlersAlongChain = handlersAlongChain
@@ -36,7 +36,7 @@ public final class Documents: Sendable {
     /// declared parents, `text/plain` for text, `application/octet-stream`) that has any, and
     /// that type — an application removed for a type is not taken back by its parents.
     /// `inode/*` types are never opened as documents.
-    public func handlers(forType type: String) -> (type: String, handlers: [String]) {
+    public func handlers(forType type: String) -> (type: String, handlers: [DesktopID]) {
         let canonical = types.canonicalType(Self.lowercased(type))
         let found = handlersAlongChain(types.parentChain(of: canonical))
         return found.handlers.isEmpty ? (canonical, []) : found

@@ -38,6 +38,9 @@ public struct Caller: Sendable, Equatable {
     public var rateKey: String { appID ?? busName }
     /// How it is named in messages.
     public var displayName: String { appID ?? "unidentified caller \(busName)" }
+    /// The Flatpak app a sandboxed caller is, when its app id is a valid ``AppID`` (an invalid
+    /// one names no app the service started); nil for a caller that is not sandboxed.
+    public var sandboxAppID: AppID? { sandboxed ? appID.flatMap(AppID.init) : nil }
     /// Its ``DesktopID`` when it has an app id.
     public var desktopID: DesktopID? { appID.map { DesktopID($0) } }
 }

@@ -77,10 +77,10 @@ public struct CallerIdentifier: Sendable {
         guard let registry, let target = FileSystem.realPath(path),
               !SharedIdentityRule.isSharedProgram(CallerLabel.baseName(target)) else { return nil }
         let ids = registry.applicationIDs(executing: target).filter { id in
-            guard let entry = registry.entry(id: DesktopID(fileName: id)) else { return false }
+            guard let entry = registry.entry(id: id) else { return false }
             return rule.entry(at: entry.path, in: entry.applicationsDirectory, mayName: target)
         }
         guard ids.count == 1 else { return nil }
-        return DesktopID.appID(ids[0])
+        return ids[0].appID
     }
 }

@@ -81,10 +81,7 @@ public enum CallerIdentity {
 
     /// The executable a process runs (`/proc/PID/exe`), nil when it cannot be read.
     public static func executablePath(pid: Int32, procRoot: String = "/proc") -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("\(procRoot)/\(pid)/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        FileSystem.linkTarget("\(procRoot)/\(pid)/exe", capacity: 4095)
     }
 
     /// A `/proc` file (or a Flatpak's info file) as text, through the core's one small-file

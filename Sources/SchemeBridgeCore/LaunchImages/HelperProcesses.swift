@@ -1,6 +1,7 @@
 import CLinux
 import Synchronization
 import Glibc
+import LinuxSystem
 
 /// The launch-image helpers running now: at most a given number at once, and each taken down
 /// through a pidfd opened before it could be reaped, so a take-down never signals another
@@ -41,7 +42,7 @@ public final class HelperProcesses: Sendable {
                 key.value.store(pid, ordering: .sequentiallyConsistent)
             }, onExit: { [self] code in
                 let pid = key.value.load(ordering: .sequentiallyConsistent)
-                if let gone = running.withLock({ $0.removeValue(forKey: pid) }), gone.pidfd >= 0 { close(gone.pidfd) }
+                if let gone = running.withLock({ $0.removeValue(forKey: pid) }), gone.pidfd >= 0 { _ = FileDescriptor(owning: gone.pidfd) }
                 onExit(code)
             })
         } catch {

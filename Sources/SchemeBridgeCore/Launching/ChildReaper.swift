@@ -31,10 +31,11 @@ public final class ChildReaper: Sendable {
     public func watch(pid: pid_t, onExit: (@Sendable (Int32) -> Void)?) {
         let fd = epollFD < 0 ? -1 : clinux_pidfd_open(pid)  // close-on-exec, as every pidfd
         if fd >= 0 {
+            let pidfd = FileDescriptor(owning: fd)
             children.withLock { $0[fd] = Child(pid: pid, fd: fd, onExit: onExit) }
-            if clinux_epoll_add(epollFD, fd) == 0 { return }
+            // The table owns it from here: closed when the child is reaped (``loop()``).
+            if clinux_epoll_add(epollFD, fd) == 0 { _ = pidfd.take(); return }
             children.withLock { _ = $0.removeValue(forKey: fd) }
-            close(fd)
         }
         // No pidfd (old kernel) or no epoll set: a thread that waits for this one child.
         OSThread.detached(name: "reaper-\(pid)") {
@@ -68,7 +69,7 @@ public final class ChildReaper: Sendable {
             // Out of the table before the descriptor is closed: its number may be reused at once.
             children.withLock { for (c, _) in ended { $0.removeValue(forKey: c.fd) } }
             for (c, code) in ended {
-                close(c.fd)
+                _ = FileDescriptor(owning: c.fd)  // closed here
                 c.onExit?(code)
             }
         }

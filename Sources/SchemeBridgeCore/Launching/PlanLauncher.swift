@@ -73,7 +73,7 @@ public struct PlanLauncher<Port: LaunchPort>: Sendable {
             started = Started(pid: pids.first.map { UInt32(bitPattern: $0) }, activated: false)
             if let admission, await present(admission, handlerPID: pids.first).shown { started.launchImage = admission.image }
         case .activate(let busName, let objectPath):
-            guard DesktopID.isValidBusName(busName) else {
+            guard AppID.isValid(busName) else {
                 // An on-disk index older than the check at reading.
                 throw OpenFailure(.launchFailed, "\(plan.entry.id) is DBusActivatable but its id does not make a valid bus name")
             }

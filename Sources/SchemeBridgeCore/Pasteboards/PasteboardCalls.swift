@@ -109,10 +109,10 @@ public final class PasteboardCalls: Sendable {
         try await blocking { () throws(PasteboardError) in try store.delete(id, caller: caller) }
     }
 
-    /// Grants pasteboard `id` to the handler `appID` that `caller` (its owner) starts.
-    public func grantHandler(_ id: String, appID: String, caller: Caller) async throws(PasteboardError) {
+    /// Grants pasteboard `id` to the `handler` that `caller` (its owner) starts.
+    public func grantHandler(_ id: String, handler: DesktopID, caller: Caller) async throws(PasteboardError) {
         let store = self.store
-        try await blocking { () throws(PasteboardError) in try store.grantHandler(id, appID: appID, caller: caller) }
+        try await blocking { () throws(PasteboardError) in try store.grantHandler(id, handler: handler, caller: caller) }
     }
 
     /// A share's pasteboard: owned by `caller`, holding `values` (one item each, in order); nil

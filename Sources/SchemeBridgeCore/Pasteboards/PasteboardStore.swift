@@ -334,8 +334,8 @@ public final class PasteboardStore: Sendable {
 
     /// Grants the handler the broker is launching read access: its app id (kept, like any
     /// grant) now, its process or connection with ``addLaunchGrant(_:_:)`` once started.
-    public func grantHandler(_ id: String, appID: String, caller: Caller) throws(PasteboardError) {
-        guard let pattern = try? AppIDPattern(appID) else { return }
+    public func grantHandler(_ id: String, handler: DesktopID, caller: Caller) throws(PasteboardError) {
+        guard let pattern = try? AppIDPattern(handler.appID) else { return }
         try changeGrants(id, [pattern], revoke: false, caller: caller)
     }
 

@@ -30,13 +30,12 @@ public enum ChosenFiles {
     public static func open(_ paths: [String]) throws(ServiceFailure) -> [Int32] {
         var fds: [Int32] = []
         for path in paths {
-            let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-            guard fd >= 0 else {
-                let code = errno
-                for opened in fds { _ = Glibc.close(opened) }
-                throw ServiceFailure(.failed, "cannot open \(path): \(String(cString: strerror(code)))")
+            do {
+                fds.append(try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY).take())
+            } catch {
+                for opened in fds { _ = FileDescriptor(owning: opened) }
+                throw ServiceFailure(.failed, "cannot open \(path): \(error)")
             }
-            fds.append(fd)
         }
         return fds
     }

@@ -40,7 +40,7 @@ public struct PickFlow<Replies: ReplyRequestsPort, Launch: LaunchPort, Choosing:
     /// response is held until published; then ``carryOut(_:_:decision:caller:files:)`` in a task.
     public func begin(_ pick: Pick, caller: Caller, sender: String) throws(ServiceFailure) -> (request: RequestTable.Request, decision: HandlerDecision) {
         let decision = try broker.decidePick(pick.subject, provider: pick.provider, caller: caller)
-        let request = try replies.begin(caller: sender, handlerID: decision.handler?.text ?? "", timeout: Self.timeout,
+        let request = try replies.begin(caller: sender, handlerID: decision.handler, timeout: Self.timeout,
                                         purpose: .pick(pick.subject, multiple: pick.multiple))
         return (request, decision)
     }
@@ -57,7 +57,7 @@ public struct PickFlow<Replies: ReplyRequestsPort, Launch: LaunchPort, Choosing:
             guard let provider = settled.id else { throw ServiceFailure(.noHandler, "no provider was decided") }
             let token = settled.launchToken(callerToken: pick.context.activationToken)
             guard replies.table.request(request.id) != nil else { return }
-            replies.table.assign(request.id, handlerID: provider.text)
+            replies.table.assign(request.id, handlerID: provider)
             if provider == .files {
                 try await files(token)
             } else {

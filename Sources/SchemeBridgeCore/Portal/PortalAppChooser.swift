@@ -38,7 +38,7 @@ public struct AppChooserRequest: Sendable, Equatable {
         } else {
             // A Flatpak app id is a D-Bus well-known name; a Snap's is a name of its own, kept as
             // given when it is a valid desktop id's stem.
-            guard DesktopID.isValidBusName(appID) || DesktopID.isValid(appID + ".desktop") else {
+            guard AppID.isValid(appID) || DesktopID.isValid(appID + ".desktop") else {
                 throw OpenFailure(.invalidArgument, "'\(appID.prefix(80))' is not an app id")
             }
             self.appID = appID
@@ -127,7 +127,7 @@ extension Broker {
     private func portalAnswer(_ request: AppChooserRequest, settled: SettledHandler, caller: Caller) -> AppChooserAnswer {
         var id = settled.id?.text
         if id == nil, case .url(let url) = request.subject { id = router.effectiveDefault(forScheme: url.scheme.name)?.idText }
-        guard let id, eligibleEntry(id) != nil else {
+        guard let id, eligibleEntry(DesktopID(fileName: id)) != nil else {
             return AppChooserAnswer(response: .other, choice: nil, reason: "no application opens \(request.subject.choiceKey)")
         }
         let why: String

@@ -157,7 +157,7 @@ public enum FileChooserDelegate {
             guard entry != PortalSelection.backend + ".portal",
                   let bytes = PortalSelection.readIfThere(XDGDirectories.join(portalsDirectory, entry)),
                   let group = (try? KeyFile(bytes: bytes, path: entry))?.group("portal"),
-                  let name = group.string("DBusName"), DesktopID.isValidBusName(name), !name.hasPrefix("io.github.schemebridge."),
+                  let name = group.string("DBusName"), AppID.isValid(name), !name.hasPrefix("io.github.schemebridge."),
                   group.stringList("Interfaces")?.contains(interface) == true else { continue }
             files.append((entry, name, group.stringList("UseIn") ?? []))
         }

@@ -23,7 +23,7 @@ extension Broker {
     public func portalLaunchImage(_ request: AppChooserRequest, answer: AppChooserAnswer, scale: Int) -> PortalLaunchImage? {
         guard answer.response == .success, let choice = answer.choice, case .url(let url) = request.subject else { return nil }
         let config = policy.current
-        guard config.launchImages, let entry = eligibleEntry(DesktopID(choice).fileName),
+        guard config.launchImages, let entry = eligibleEntry(DesktopID(choice)),
               let image = launchImages.image(for: entry, scheme: url.scheme.name, scale: scale) else { return nil }
         return PortalLaunchImage(image: image, entry: entry, startupID: request.activationToken ?? LaunchContext.newStartupID(), config: config)
     }

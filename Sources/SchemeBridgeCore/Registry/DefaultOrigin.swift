@@ -35,10 +35,10 @@ public struct DefaultOrigin: Sendable, Equatable {
     /// when none does. (The resolver's default is the first eligible ID of the first list naming
     /// one; when that one is SchemeBridge itself the handler used is the next one, which an
     /// integrated scheme's line `ours;new` names too.)
-    static func find(_ handler: String, levels: [ResolverLevel], directories: [MimeAppsDirectory],
+    static func find(_ handler: DesktopID, levels: [ResolverLevel], directories: [MimeAppsDirectory],
                      defaults: (MimeAppsList) -> [String]) -> DefaultOrigin {
         for (index, level) in levels.enumerated() {
-            for list in level.lists where defaults(list).contains(handler) {
+            for list in level.lists where defaults(list).contains(handler.fileName) {
                 let directory = index < directories.count ? directories[index] : MimeAppsDirectory(path: "", applications: nil)
                 let kind: Level = switch directory.applications {
                 case nil: index == 0 ? .configHome : .configDirs
@@ -56,8 +56,7 @@ public struct DefaultOrigin: Sendable, Equatable {
 
 extension Registry {
     /// Where `handler`, the default of `scheme`, comes from (``DefaultOrigin``).
-    public func defaultOrigin(of id: DesktopID, forScheme scheme: String) -> DefaultOrigin {
-        let handler = id.fileName
+    public func defaultOrigin(of handler: DesktopID, forScheme scheme: String) -> DefaultOrigin {
         let key = Registry.lowercasedASCII(scheme)
         return state.withLock { m in
             let levels = m.reservedRule.applies(to: key) ? m.trustedLevels : m.levels
@@ -67,8 +66,7 @@ extension Registry {
 
     /// Where `handler`, the default of content type `type` (the type along a parent chain whose
     /// handlers were used), comes from: a list's line for the type or one of its aliases.
-    public func defaultOrigin(of id: DesktopID, forType type: String) -> DefaultOrigin {
-        let handler = id.fileName
+    public func defaultOrigin(of handler: DesktopID, forType type: String) -> DefaultOrigin {
         let names = typeNames(Registry.lowercasedASCII(type)).all
         return state.withLock { m in
             DefaultOrigin.find(handler, levels: m.levels, directories: m.mimeDirs) { list in names.flatMap { list.typeDefaults[$0] ?? [] } }

@@ -229,9 +229,10 @@ final class DirectoryWatcher: Sendable {
             defer { s.inotify = -1 }
             return s.inotify
         }
-        if fd >= 0 { close(fd) }
-        close(wakeRead)
-        close(wakeWrite)
+        // Closed here, each once.
+        if fd >= 0 { _ = FileDescriptor(owning: fd) }
+        _ = FileDescriptor(owning: wakeRead)
+        _ = FileDescriptor(owning: wakeWrite)
     }
 
     /// Waits `duration`; true when a stop was asked for meanwhile.

@@ -1,11 +1,11 @@
 /// The resolved handlers of one scheme.
 public struct HandlerResolution: Sendable, Equatable {
     /// The default handler's desktop ID, nil when no eligible handler exists.
-    public var defaultHandler: String?
+    public var defaultHandler: DesktopID?
     /// Every eligible handler's desktop ID, the default first.
-    public var handlers: [String]
+    public var handlers: [DesktopID]
 
-    public init(defaultHandler: String?, handlers: [String]) {
+    public init(defaultHandler: DesktopID?, handlers: [DesktopID]) {
         self.defaultHandler = defaultHandler
         self.handlers = handlers
     }
@@ -128,6 +128,6 @@ enum HandlerResolver {
         let defaultID = chosen ?? eligible[0]
         var handlers = [defaultID]
         handlers.append(contentsOf: eligible.lazy.filter { $0 != defaultID })
-        return HandlerResolution(defaultHandler: defaultID, handlers: handlers)
+        return HandlerResolution(defaultHandler: DesktopID(fileName: defaultID), handlers: handlers.map { DesktopID(fileName: $0) })
     }
 }

@@ -180,12 +180,12 @@ public final class Registry: Sendable {
 
     /// The eligible handlers of `scheme` (any case), the default first; empty for an unknown or
     /// invalid scheme.
-    public func handlers(forScheme scheme: String) -> [String] {
+    public func handlers(forScheme scheme: String) -> [DesktopID] {
         resolution(forScheme: scheme).handlers
     }
 
     /// The default handler of `scheme`, or nil.
-    public func defaultHandler(forScheme scheme: String) -> String? {
+    public func defaultHandler(forScheme scheme: String) -> DesktopID? {
         resolution(forScheme: scheme).defaultHandler
     }
 
@@ -275,7 +275,7 @@ public final class Registry: Sendable {
     /// on-disk index's program table while the registry is served from it); only when none
     /// matches, a map from the resolved programs that may be symbolic links, built once and kept
     /// until the registry changes. Meant for identifying a new caller, off the shared threads.
-    public func applicationIDs(executing path: String) -> [String] {
+    public func applicationIDs(executing path: String) -> [DesktopID] {
         guard let target = FileSystem.realPath(path) else { return [] }
         let base = target.split(separator: "/").last.map(String.init) ?? target
         let ids = idsRunningPrograms(named: base)
@@ -285,8 +285,8 @@ public final class Registry: Sendable {
         let direct = candidates.filter { e in
             e.execProgram.flatMap { ProgramLookup.find($0, searchPath: directories.executableSearchPath) }.flatMap(FileSystem.realPath) == target
         }
-        if !direct.isEmpty { return direct.map(\.idText).sorted() }
-        return resolvedPrograms()[target] ?? []
+        if !direct.isEmpty { return direct.map(\.id).sorted() }
+        return (resolvedPrograms()[target] ?? []).map { DesktopID(fileName: $0) }
     }
 
     /// The entries changed (or are served another way): ``baseNameMap`` is built again when next asked.
@@ -352,7 +352,7 @@ public final class Registry: Sendable {
 
     /// Whether `id` is one of the eligible handlers of `scheme`.
     public func isHandler(_ id: DesktopID, forScheme scheme: String) -> Bool {
-        handlers(forScheme: scheme).contains(id.fileName)
+        handlers(forScheme: scheme).contains(id)
     }
 
     /// Every scheme with at least one eligible handler, sorted.
@@ -439,7 +439,7 @@ public final class Registry: Sendable {
                 }
                 return "no such application is installed"
             }
-            if entry.schemes.contains(name) || (m.resolved[name]?.handlers.contains(desktopID) ?? false) {
+            if entry.schemes.contains(name) || (m.resolved[name]?.handlers.contains(id) ?? false) {
                 return nil
             }
             return "it does not declare MimeType=\(s.mimeType)"

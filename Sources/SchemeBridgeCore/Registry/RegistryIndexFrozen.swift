@@ -465,11 +465,11 @@ final class FrozenIndex: @unchecked Sendable {
         var r = IndexByteReader(tables.raw)
         guard (try? r.seek(u32(schemeTable + 4 * i) - base)) != nil, (try? r.stringBytes()) != nil,
               let n = try? r.count(minimumSize: 4) else { return .none }
-        var handlers: [String] = []
+        var handlers: [DesktopID] = []
         handlers.reserveCapacity(n)
         for _ in 0..<n {
             guard let off = try? r.u32(), let id = string(at: Int(off)) else { return .none }
-            handlers.append(id)
+            handlers.append(DesktopID(fileName: id))
         }
         return handlers.isEmpty ? .none : HandlerResolution(defaultHandler: handlers[0], handlers: handlers)
     }

@@ -101,7 +101,7 @@ struct RegistryModel: Sendable, ResolverContext {
     var typeListings: (generation: Int, map: [String: [Int: [String]]])?
     /// Desktop ID → the types it provides for picking (`X-SchemeBridge-Provides`), built on the
     /// first provider query after the records changed (``Registry/providers()``).
-    var providerListing: (generation: Int, list: [(id: String, types: [PickType])])?
+    var providerListing: (generation: Int, list: [(id: DesktopID, types: [PickType])])?
     /// The app-link entries as of a generation (`Registry.appLinkEntries`, issue 41).
     var appLinkListing: (generation: Int, list: [AppLinkEntry])?
     /// Counts changes to entries that declare app links (one appeared, changed or went): what
@@ -263,13 +263,13 @@ struct RegistryModel: Sendable, ResolverContext {
     /// thousands of schemes resolves each in about a microsecond.)
     private func resolutionFromListings(_ scheme: String) -> HandlerResolution {
         guard let byDirectory = listings[scheme] else { return .none }
-        var handlers: [String] = []
+        var handlers: [DesktopID] = []
         for level in levels {
             guard let k = level.applicationsIndex, let ids = byDirectory[k] else { continue }
             if ids.count == 1 {
-                handlers.append(ids.first!)
+                handlers.append(DesktopID(fileName: ids.first!))
             } else {
-                handlers.append(contentsOf: ids.sorted { RegistryModel.bytewiseLess($0, $1) })
+                handlers.append(contentsOf: ids.sorted { RegistryModel.bytewiseLess($0, $1) }.map { DesktopID(fileName: $0) })
             }
         }
         return handlers.isEmpty ? .none : HandlerResolution(defaultHandler: handlers[0], handlers: handlers)
@@ -375,7 +375,7 @@ struct RegistryModel: Sendable, ResolverContext {
         return ResolvedSnapshot(
             listsDigest: listsDigest,
             tryExec: programs.keys.sorted().map { ($0, programs[$0]!) },
-            resolved: sortedSchemes.compactMap { s in resolved[s].map { (s, $0.handlers) } },
+            resolved: sortedSchemes.compactMap { s in resolved[s].map { (s, $0.handlers.map(\.fileName)) } },
             effective: effectiveRows)
     }
 

@@ -28,9 +28,9 @@ extension Registry {
     /// parent's in chain order (`text/markdown` → `text/plain`'s editors), each once. An app
     /// removed for a type is not brought back by its parents; `application/octet-stream`'s apps
     /// (hex editors, archivers) are offered only when nothing before it has any.
-    public func handlersForChoosing(alongChain chain: [String]) -> [String] {
-        var out: [String] = []
-        var seen = Set<String>()
+    public func handlersForChoosing(alongChain chain: [String]) -> [DesktopID] {
+        var out: [DesktopID] = []
+        var seen = Set<DesktopID>()
         for (type, found) in resolutions(alongChain: chain, untilFound: false) {
             if type == ContentTypeName.octetStream && !out.isEmpty { break }
             for id in found.handlers where seen.insert(id).inserted { out.append(id) }
@@ -82,7 +82,7 @@ extension Registry {
     }
 
     /// The eligible handlers of content type `type`, the default first.
-    public func handlers(forType type: String) -> [String] { resolution(forType: type).handlers }
+    public func handlers(forType type: String) -> [DesktopID] { resolution(forType: type).handlers }
 
     /// Makes `desktopID` the default for content type `type` as ``setDefault(scheme:desktopID:)``
     /// does for a scheme (`$XDG_CONFIG_HOME/mimeapps.list`, every other byte kept, atomic).
@@ -98,7 +98,7 @@ extension Registry {
         guard DesktopID.isValid(desktopID), let entry = entry(id: id) else {
             throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "no such application is installed (or it cannot be started)")
         }
-        guard entry.mimeTypes.contains(where: names.contains) || handlers(forType: key).contains(desktopID) else {
+        guard entry.mimeTypes.contains(where: names.contains) || handlers(forType: key).contains(id) else {
             throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "it does not declare MimeType=\(key)")
         }
         let path = directories.userMimeappsList

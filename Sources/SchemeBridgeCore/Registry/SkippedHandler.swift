@@ -43,10 +43,10 @@ extension URLRouter {
         let key = Registry.lowercasedASCII(scheme)
         noticeConfigChanges()
         let refused: [SkippedHandler] = registry.handlers(forScheme: key).compactMap { id in
-            guard let e = registry.entry(id: DesktopID(fileName: id)), e.schemes.contains(key) else { return nil }
-            if routesBackToUs(e) { return SkippedHandler(desktopID: DesktopID(fileName: id), path: e.path, reason: "it hands URLs back to SchemeBridge") }
+            guard let e = registry.entry(id: id), e.schemes.contains(key) else { return nil }
+            if routesBackToUs(e) { return SkippedHandler(desktopID: id, path: e.path, reason: "it hands URLs back to SchemeBridge") }
             if isHijack(e, scheme: key) {
-                return SkippedHandler(desktopID: DesktopID(fileName: id), path: e.path,
+                return SkippedHandler(desktopID: id, path: e.path,
                                       reason: "'\(key)' is a reserved scheme and this entry is in a directory your programs can write (name it in ~/.config/mimeapps.list to allow it)")
             }
             return nil

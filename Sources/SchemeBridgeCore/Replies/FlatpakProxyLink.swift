@@ -29,14 +29,11 @@ public enum FlatpakProxyLink {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
         var found: Set<String> = []
-        var buffer = [CChar](repeating: 0, count: 128)
         for _ in 0..<4096 {
             guard let entry = readdir(d) else { break }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name.first?.isNumber == true else { continue }
-            let n = readlink("\(dir)/\(name)", &buffer, buffer.count - 1)
-            guard n > 0 else { continue }
-            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = FileSystem.linkTarget("\(dir)/\(name)", capacity: 127) else { continue }
             if target.hasPrefix("pipe:[") { found.insert(target) }
         }
         return found

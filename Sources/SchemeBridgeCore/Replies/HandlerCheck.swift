@@ -10,9 +10,9 @@ public struct HandlerCheck: Sendable {
     /// The unique name owning the activating handler's bus name, when one was asked.
     public let nameOwner: String?
     /// The caller's Flatpak app id when it is sandboxed (``LaunchedHandler/includes(sender:pid:nameOwner:sandboxAppID:)``).
-    public let sandboxAppID: String?
+    public let sandboxAppID: AppID?
 
-    public init(sender: String, pid: Int32?, nameOwner: String? = nil, sandboxAppID: String? = nil) {
+    public init(sender: String, pid: Int32?, nameOwner: String? = nil, sandboxAppID: AppID? = nil) {
         self.sender = sender
         self.pid = pid
         self.nameOwner = nameOwner
@@ -21,7 +21,7 @@ public struct HandlerCheck: Sendable {
 
     /// A check for `handler`: asks `ownerOf` for the owner of its bus name when it is being
     /// activated (not asked otherwise).
-    public static func prepared(for handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil,
+    public static func prepared(for handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: AppID? = nil,
                                 ownerOf: (String) async -> String?) async -> HandlerCheck {
         var nameOwner: String? = nil
         if let busName = handler?.activatingName { nameOwner = await ownerOf(busName) }
@@ -34,7 +34,7 @@ public struct HandlerCheck: Sendable {
     }
 
     /// Whether `sender`, whose process is `pid`, is `handler`, asking `ownerOf` as needed.
-    public static func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil,
+    public static func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: AppID? = nil,
                                  ownerOf: (String) async -> String?) async -> Bool {
         await prepared(for: handler, sender: sender, pid: pid, sandboxAppID: sandboxAppID, ownerOf: ownerOf).isHandler(handler)
     }

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import LinuxSystem
 
 /// A handler's process, held by a pidfd: the pid says where to look, the pidfd says whether the
 /// process found there can still be the handler. A pid is reused once its process has ended and
@@ -16,25 +17,26 @@ public final class HandlerProcess: Sendable, Equatable {
     /// The pidfd, -1 when none could be opened: then only the pid is compared (a kernel before
     /// Linux 5.3, no descriptor left), unless the process was already gone.
     private let pidfd: Int32
+    /// Owns ``pidfd`` (closed when the value goes).
+    private let held: FileDescriptor?
     /// The process had ended before its pidfd could be opened (ESRCH): it never counts.
     private let endedBeforeHeld: Bool
     /// The Flatpak app the process runs (its entry's `X-Flatpak=`), nil for an unsandboxed one.
     /// A sandboxed app calls through its xdg-dbus-proxy, which flatpak starts outside the app's
     /// process tree: a sandboxed caller of this app id counts as the process while it runs.
-    public let sandboxAppID: String?
+    public let sandboxAppID: AppID?
 
     /// Holds `pid` by a pidfd opened now; `sandboxAppID`: the Flatpak app it runs, if any.
-    public init(pid: Int32, sandboxAppID: String? = nil) {
+    public init(pid: Int32, sandboxAppID: AppID? = nil) {
         self.pid = pid
         self.sandboxAppID = sandboxAppID
         let fd = clinux_pidfd_open(pid)
         endedBeforeHeld = fd < 0 && errno == ESRCH
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         self.pidfd = fd
-    }
-
-    deinit {
-        if pidfd >= 0 { close(pidfd) }
+        var owner: FileDescriptor? = nil
+        if fd >= 0 { owner = FileDescriptor(owning: fd) }
+        held = owner
     }
 
     /// Whether a pidfd holds the process (false: the kernel had none, or the process was gone

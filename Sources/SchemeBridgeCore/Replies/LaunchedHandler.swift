@@ -16,7 +16,7 @@ public enum LaunchedHandler: Sendable, Equatable {
     /// xdg-dbus-proxy, outside the handler's process tree: ``HandlerProcess/sandboxAppID``); it
     /// counts when that id is the handler's and its process is tied to the handler's sandbox
     /// (``FlatpakProxyLink``): a forged `/.flatpak-info` alone is not enough.
-    public func includes(sender: String, pid: Int32?, nameOwner: String?, sandboxAppID: String? = nil) -> Bool {
+    public func includes(sender: String, pid: Int32?, nameOwner: String?, sandboxAppID: AppID? = nil) -> Bool {
         if let sandboxAppID, let pid, let process = self.process, process.sandboxAppID == sandboxAppID,
            FlatpakProxyLink.links(pid, to: process) { return true }
         switch self {

@@ -7,7 +7,7 @@ public protocol RequestResponse: Sendable {
     /// Code 2, naming why (the contract error's last component and a message).
     init(ending: RequestEnding)
     /// Names a share's target (every response of a share does), unless it names one already.
-    mutating func name(target: String)
+    mutating func name(target: ChooserTargetID)
     /// The response ending a request that `error` stopped on the way: code 1 for the user's
     /// cancel (``ServiceFailure/Kind/cancelled``), else code 2 naming the error.
     init(error: any Error)
@@ -66,7 +66,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     /// A new request for `caller`, answered within `timeout`; its object is made, but its
     /// outcome is held until ``publish(_:)``. `launchTokens`: the activation tokens the handler
     /// is started with (not handed back in its answer).
-    public func begin(caller: String, handlerID: String, launchTokens: Set<String> = [], timeout: Duration,
+    public func begin(caller: String, handlerID: ChooserTargetID?, launchTokens: Set<String> = [], timeout: Duration,
                       purpose: RequestTable.Purpose = .reply) throws(ServiceFailure) -> RequestTable.Request {
         let request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose)
         let id = request.id
@@ -112,7 +112,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     public func handlerExited(_ id: UInt64, status: Int32) {
         Task {
             await port.roundTrip()
-            switch HandlerExitOutcome.of(status: status, isShare: outcomes.shareTarget(id) != nil) {
+            switch HandlerExitOutcome.of(status: status, isShare: outcomes.isShare(id)) {
             case .success: complete(id, Response(code: 0))
             case .failed(let ending): fail(id, ending)
             }
@@ -145,7 +145,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     /// (`NoSuchRequest`, `NotTheHandler`). Returns the request, to ``finish(_:_:)``, and whether the
     /// token stays in the answer (not the one the handler was started with).
     public func takeForReply(token: String, code: UInt32, activationToken: String?, sender: String,
-                             sandboxAppID: String? = nil) async throws(ServiceFailure) -> (request: RequestTable.Request, keepsToken: Bool) {
+                             sandboxAppID: AppID? = nil) async throws(ServiceFailure) -> (request: RequestTable.Request, keepsToken: Bool) {
         try RequestTable.Purpose.checkReplyCode(code)
         if let activationToken, let problem = ActivationToken.problem(activationToken) { throw ServiceFailure(.invalidArgument, problem) }
         if let purpose = table.request(token: token)?.purpose { try purpose.checkReply(code: code) }
@@ -157,8 +157,8 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
         switch table.takeForReply(token: token, isHandler: { check.isHandler($0.handler) }) {
         case .failure(.noSuchRequest):
             throw Self.noSuchRequest
-        case .failure(.notTheHandler(let handlerID)):
-            throw ServiceFailure(.notTheHandler, "only the handler launched for this request (\(handlerID)) may reply to it")
+        case .failure(.notTheHandler(let label)):
+            throw ServiceFailure(.notTheHandler, "only the handler launched for this request (\(label)) may reply to it")
         case .success(let request):
             // The token the handler was started with: used, and the caller's own anyway.
             return (request, activationToken.map { ActivationToken.handedBack($0, launchedWith: request.launchTokens) } ?? true)
@@ -171,7 +171,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
         guard let request = table.request(token: token) else { throw Self.noSuchRequest }
         guard await isHandler(request.handler, sender: sender, pid: await port.processID(of: sender)) else {
-            throw ServiceFailure(.notTheHandler, "only the provider launched for this request (\(request.handlerID)) may answer it")
+            throw ServiceFailure(.notTheHandler, "only the provider launched for this request (\(request.handlerLabel)) may answer it")
         }
         return request
     }
@@ -182,7 +182,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
 
     /// Whether `sender`, whose process is `pid`, is `handler` (``HandlerCheck``; the owner of an
     /// activating handler's name asked of the bus).
-    public func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: String? = nil) async -> Bool {
+    public func isHandler(_ handler: LaunchedHandler?, sender: String, pid: Int32?, sandboxAppID: AppID? = nil) async -> Bool {
         await HandlerCheck.isHandler(handler, sender: sender, pid: pid, sandboxAppID: sandboxAppID, ownerOf: { await self.port.owner(of: $0) })
     }
 
@@ -203,8 +203,8 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
         complete(id, Response(ending: ending))
     }
 
-    /// Marks request `id` as a share going to `target` ("" while the sheet is up).
-    public func sharing(_ id: UInt64, target: String) {
+    /// Marks request `id` as a share going to `target` (nil while the sheet is up).
+    public func sharing(_ id: UInt64, target: ChooserTargetID?) {
         outcomes.sharing(id, target: target)
     }
 
@@ -220,7 +220,7 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     /// Reports `response` for the taken request `r` (now or once published); a share's names its target.
     public func finish(_ r: RequestTable.Request, _ response: Response) {
         var response = response
-        if let target = outcomes.shareTarget(r.id), !target.isEmpty { response.name(target: target) }
+        if let target = outcomes.shareTarget(r.id) { response.name(target: target) }
         timeouts.cancel(r.id)
         if outcomes.sendsNow(r.id, response, caller: r.caller) { send(response, id: r.id, to: r.caller) }
     }

@@ -15,7 +15,7 @@ public final class RequestOutcomes<Outcome: Sendable>: Sendable {
     /// Replies that came before their handler's start was recorded, waiting for it.
     private let startWaiters = Mutex<[UInt64: [CheckedContinuation<Void, Never>]]>([:])
     /// Share requests by id: the target once decided ("" before).
-    private let shares = Mutex<[UInt64: String]>([:])
+    private let shares = Mutex<[UInt64: ChooserTargetID?]>([:])
 
     /// Nothing tracked.
     public init() {}
@@ -53,14 +53,19 @@ public final class RequestOutcomes<Outcome: Sendable>: Sendable {
     /// Requests tracked now.
     public var count: Int { tracking.withLock { $0.count } }
 
-    /// Marks request `id` as a share going to `target` ("" while the sheet is up).
-    public func sharing(_ id: UInt64, target: String) {
-        shares.withLock { $0[id] = target }
+    /// Marks request `id` as a share going to `target` (nil while the sheet is up).
+    public func sharing(_ id: UInt64, target: ChooserTargetID?) {
+        shares.withLock { $0[id] = .some(target) }
     }
 
-    /// Request `id`'s share target: nil when it is no share, "" while none is decided.
-    public func shareTarget(_ id: UInt64) -> String? {
-        shares.withLock { $0[id] }
+    /// Whether request `id` is a share (its target decided or not).
+    public func isShare(_ id: UInt64) -> Bool {
+        shares.withLock { $0[id] != nil }
+    }
+
+    /// Request `id`'s share target: nil when it is no share or none is decided yet.
+    public func shareTarget(_ id: UInt64) -> ChooserTargetID? {
+        shares.withLock { $0[id] ?? nil }
     }
 
     /// Waits until `isWaiting` (asked under the waiters' lock) says request `id` no longer waits

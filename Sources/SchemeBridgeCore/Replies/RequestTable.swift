@@ -13,8 +13,9 @@ public final class RequestTable: Sendable {
         public let id: UInt64
         /// The caller's unique bus name (the only one told the outcome).
         public let caller: String
-        /// The handler's desktop id (a pick's provider, set once the user picked it).
-        public fileprivate(set) var handlerID: String
+        /// The handler's id (a pick's provider, set once the user picked it; nil until then, and
+        /// for a share, whose target is named when it is decided: ``ReplyRequests/sharing(_:target:)``).
+        public fileprivate(set) var handlerID: ChooserTargetID?
         /// The secret the handler answers with.
         public let token: String
         /// The activation tokens the handler was started with (``LaunchContext/activationToken``,
@@ -24,6 +25,10 @@ public final class RequestTable: Sendable {
         public fileprivate(set) var handler: Handler?
         /// What the handler is asked for: a reply, or documents (a pick).
         public let purpose: Purpose
+
+        /// How messages name the handler: its id; a share's target before it is decided; nothing
+        /// for a pick's provider before the user picked it.
+        public var handlerLabel: String { handlerID?.text ?? (purpose == .reply ? "the share's target" : "") }
     }
 
     /// What a request waits for.
@@ -39,7 +44,7 @@ public final class RequestTable: Sendable {
         /// Unknown or used token.
         case noSuchRequest
         /// The token is right but the sender is not the handler.
-        case notTheHandler(handlerID: String)
+        case notTheHandler(label: String)
     }
 
     private struct State {
@@ -60,7 +65,7 @@ public final class RequestTable: Sendable {
 
     /// A new request for `caller`, with a fresh token, waiting for `purpose`; its handler will be
     /// started with `launchTokens`.
-    public func open(caller: String, handlerID: String, launchTokens: Set<String> = [], purpose: Purpose = .reply) throws(OpenFailure) -> Request {
+    public func open(caller: String, handlerID: ChooserTargetID?, launchTokens: Set<String> = [], purpose: Purpose = .reply) throws(OpenFailure) -> Request {
         let token = ReplyToken.make()
         let made: Request? = state.withLock { s in
             guard s.byID.count < totalLimit, s.perCaller[caller, default: 0] < perCallerLimit else { return nil }
@@ -83,7 +88,7 @@ public final class RequestTable: Sendable {
     }
 
     /// Names the handler of request `id` (a pick's provider, once the sheet answered).
-    public func assign(_ id: UInt64, handlerID: String) {
+    public func assign(_ id: UInt64, handlerID: ChooserTargetID) {
         state.withLock { s in s.byID[id]?.handlerID = handlerID }
     }
 
@@ -103,7 +108,7 @@ public final class RequestTable: Sendable {
     /// `isHandler` is asked outside the lock (it may read /proc).
     public func takeForReply(token: String, isHandler: (Request) -> Bool) -> Result<Request, Refusal> {
         guard let request = state.withLock({ s in s.byToken[token].flatMap { s.byID[$0] } }) else { return .failure(.noSuchRequest) }
-        guard isHandler(request) else { return .failure(.notTheHandler(handlerID: request.handlerID)) }
+        guard isHandler(request) else { return .failure(.notTheHandler(label: request.handlerLabel)) }
         guard let taken = take(request.id) else { return .failure(.noSuchRequest) }
         return .success(taken)
     }

@@ -92,7 +92,7 @@ public final class Broker: Sendable {
     }
 
     /// The eligible handlers of `scheme`, default first, as `scope` may learn them.
-    public func handlers(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> [String] {
+    public func handlers(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> [DesktopID] {
         let s = try validScheme(scheme)
         return scope.allows(s) ? router.handlers(forScheme: s) : []
     }
@@ -117,10 +117,10 @@ public final class Broker: Sendable {
         return names
     }
 
-    /// The handler that opens `scheme` ("" when none), as `scope` may learn it.
-    public func defaultHandler(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> String {
+    /// The handler that opens `scheme` (nil when none), as `scope` may learn it.
+    public func defaultHandler(forScheme scheme: String, scope: QueryScope = .all) throws(OpenFailure) -> DesktopID? {
         let s = try validScheme(scheme)
-        return scope.allows(s) ? router.effectiveDefault(forScheme: s)?.idText ?? "" : ""
+        return scope.allows(s) ? router.effectiveDefault(forScheme: s)?.id : nil
     }
 
     /// The launch image `url` would show at `scale` ("" when none, images are off, or outside `scope`).

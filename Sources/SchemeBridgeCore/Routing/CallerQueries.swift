@@ -65,7 +65,7 @@ public struct CallerQueries: Sendable {
 
     /// `HandlersForType`: the eligible handlers of `type` (or of the first type along its parent
     /// chain that has any), default first, SchemeBridge itself left out; nothing for a sandboxed caller.
-    public func handlers(forType type: String, sender: String) async -> [String] {
+    public func handlers(forType type: String, sender: String) async -> [DesktopID] {
         SandboxedCallerRule.mayListTypeHandlers(await callers.caller(sender)) ? broker.handlers(forType: type) : []
     }
 
@@ -91,7 +91,7 @@ public struct CallerQueries: Sendable {
 /// A default handler and where it comes from (``CallerQueries/defaultHandlerOrigin(_:sender:)``).
 public struct DefaultHandlerFound: Sendable, Equatable {
     /// Its desktop id.
-    public var handler: String
+    public var handler: DesktopID
     public var origin: DefaultOrigin
     /// The type along the asked type's parent chain whose default it is (nil for a scheme).
     public var contentType: String?

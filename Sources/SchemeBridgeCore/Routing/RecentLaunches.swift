@@ -21,7 +21,7 @@ public final class RecentLaunches: Sendable {
         /// The URL, as launched.
         public var url: String
         /// The handler's desktop id.
-        public var handlerID: String
+        public var handlerID: DesktopID
         /// The handler's name (`Name=`), else its id.
         public var handlerName: String
         /// The spawned process (nil for an activation).
@@ -90,7 +90,7 @@ public final class RecentLaunches: Sendable {
     /// Remembers a launch of `url` by `entry`: process `pid` spawned, or `busName` activated.
     public func record(url: String, entry: DesktopEntry, pid: Int32? = nil, busName: String? = nil) {
         let now = ContinuousClock.now
-        let launch = Launch(url: url, handlerID: entry.idText, handlerName: entry.name ?? entry.idText, pid: pid, busName: busName, at: now)
+        let launch = Launch(url: url, handlerID: entry.id, handlerName: entry.name ?? entry.idText, pid: pid, busName: busName, at: now)
         state.withLock { s in
             s.add(launch)
             s.prune(now: now, window: window, capacity: capacity)

@@ -99,11 +99,11 @@ public struct URLRouter: Sendable {
     }
 
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.
-    public func handlers(forScheme scheme: String) -> [String] {
+    public func handlers(forScheme scheme: String) -> [DesktopID] {
         let key = Registry.lowercasedASCII(scheme)
         noticeConfigChanges()
         return registry.handlers(forScheme: key).filter { id in
-            guard let e = registry.entry(id: DesktopID(fileName: id)) else { return false }
+            guard let e = registry.entry(id: id) else { return false }
             return isCandidate(e, scheme: key)
         }
     }
@@ -113,7 +113,7 @@ public struct URLRouter: Sendable {
         let key = Registry.lowercasedASCII(scheme)
         noticeConfigChanges()
         for id in registry.handlers(forScheme: key) {
-            if let e = registry.entry(id: DesktopID(fileName: id)), isCandidate(e, scheme: key) { return e }
+            if let e = registry.entry(id: id), isCandidate(e, scheme: key) { return e }
         }
         return nil
     }
@@ -172,7 +172,7 @@ public struct URLRouter: Sendable {
             entry = e
         } else {
             guard let e = effectiveDefault(forScheme: scheme) else {
-                let hijackers = registry.handlers(forScheme: scheme).compactMap { registry.entry(id: DesktopID(fileName: $0)) }.filter { isHijack($0, scheme: scheme) }
+                let hijackers = registry.handlers(forScheme: scheme).compactMap { registry.entry(id: $0) }.filter { isHijack($0, scheme: scheme) }
                 if let first = hijackers.first { throw .reservedScheme(scheme: scheme, desktopID: first.idText) }
                 throw .noHandler(scheme: scheme)
             }

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// The service's log lines on standard error, with the journal's priorities when systemd
 /// connected standard error to the journal: each line then starts with `<N>` (sd-daemon(3):
@@ -12,8 +13,8 @@ public enum JournalLine {
     public static func standardErrorIsJournal(_ value: String?) -> Bool {
         guard let value, let colon = value.firstIndex(of: ":"),
               let device = UInt64(value[..<colon]), let inode = UInt64(value[value.index(after: colon)...]) else { return false }
-        var st = stat()
-        return fstat(2, &st) == 0 && UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
+        guard let st = try? FileDescriptor.lending(STDERR_FILENO, { d throws(Errno) in try d.status() }) else { return false }
+        return UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
     }
 
     /// The sd-daemon priority of a swift-log level, by its name (`trace` … `critical`).

@@ -58,8 +58,8 @@ extension Broker {
             ids = ids.filter(others.contains)
         }
         return ids.prefix(Self.maximumOpenIn).compactMap { id in
-            guard let entry = registry.entry(id: DesktopID(fileName: id)), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
-            return ShareTarget(id: ShareTargetID.openIn(desktopID: DesktopID(fileName: id)).text, name: "Open in \(ShareAction.shown(entry.name ?? id))",
+            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
+            return ShareTarget(id: ShareTargetID.openIn(desktopID: id).text, name: "Open in \(ShareAction.shown(entry.name ?? id.fileName))",
                                icon: entry.icon ?? "", kind: .builtin)
         }
     }
@@ -81,7 +81,7 @@ extension Broker {
             throw OpenFailure(.noTarget, "nothing accepts \(what): declare a share target (a desktop action with \(ShareAction.typesKey)=) in an app's entry")
         }
         if !ask, let appID = caller.rememberingID,
-           let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, appID: appID, isUsable: { id in targets.contains { $0.id == id } }) {
+           let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, appID: appID, isUsable: { id in targets.contains { $0.id == id.text } }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         return .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: targets.map(\.candidate)))

@@ -26,16 +26,16 @@ public struct BuiltinActivities: Sendable {
         guard let argv = BuiltinTools.clipboard(type: type, environment: environment) else {
             throw ServiceFailure(.noTarget, "no clipboard tool (wl-copy or xclip) for this session")
         }
-        let input = try source()
-        defer { close(input) }
-        let (tools, environment) = (self.tools, self.environment)
+        let input = FileDescriptor(owning: try source())
+        let (tools, environment, stdin) = (self.tools, self.environment, input.rawValue)
         let status: Int32 = await withCheckedContinuation { continuation in
             do {
-                _ = try tools.spawn(argv: argv, environment: environment, stdin: input, onExit: { continuation.resume(returning: $0) })
+                _ = try tools.spawn(argv: argv, environment: environment, stdin: stdin, onExit: { continuation.resume(returning: $0) })
             } catch {
                 continuation.resume(returning: 127)
             }
         }
+        _ = consume input  // the tool has taken it (or never started)
         guard status == 0 else { throw ServiceFailure(.launchFailed, "\(argv[0]) could not take the data (exit status \(status))") }
     }
 
@@ -56,8 +56,8 @@ public struct BuiltinActivities: Sendable {
         }
         let input = try source()
         try await runner.run(for: key) { () throws in
-            defer { close(input) }
-            try SavedItem.write(from: input, to: path)
+            let owned = FileDescriptor(owning: input)
+            try SavedItem.write(from: owned.rawValue, to: path)
         }
         return path
     }
@@ -70,9 +70,9 @@ extension Array {
         where Element == SharedItem<Held> {
         let item = self[index]
         if case .file(let fd) = item.payload {
-            let copy = Glibc.open("/proc/self/fd/\(fd.rawValue)", O_RDONLY | O_CLOEXEC)
-            guard copy >= 0 else { throw ServiceFailure(.failed, "cannot read the shared file: \(String(cString: strerror(errno)))") }
-            return copy
+            do { return try FileDescriptor.lending(fd.rawValue) { d throws(Errno) in try d.reopenForReading().take() } } catch {
+                throw ServiceFailure(.failed, "cannot read the shared file: \(error)")
+            }
         }
         guard let board else { throw ServiceFailure(.failed, "the share's data is gone") }
         let slot = ShareItemSummary.pasteboardSlot(of: index, in: map(\.summary))

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 /// What the sheet shows of a shared item (``ShareItemPreview``): a file's name, type and size and
 /// a path the dialog may read for its thumbnail — the caller's own descriptor, held by the share
@@ -7,8 +8,7 @@ import Glibc
 extension ShareItemPreview {
     /// A file item open as `fd`.
     public static func file(descriptor fd: Int32, name: String, type: String) -> ShareItemPreview {
-        var st = stat()
-        let size = fstat(fd, &st) == 0 ? Int(st.st_size) : nil
+        let size = (try? FileDescriptor.lending(fd) { d throws(Errno) in try d.status() }).map { Int($0.st_size) }
         return ShareItemPreview(kind: .file, name: name, type: type, size: size, path: "/proc/\(getpid())/fd/\(fd)")
     }
 
@@ -27,8 +27,7 @@ extension ShareItemPreview {
         if let bytes {
             size = bytes.count
         } else if let descriptor {
-            var st = stat()
-            if fstat(descriptor, &st) == 0, st.st_mode & S_IFMT == S_IFREG { size = Int(st.st_size) }
+            if let st = try? FileDescriptor.lending(descriptor, { d throws(Errno) in try d.status() }), st.st_mode & S_IFMT == S_IFREG { size = Int(st.st_size) }
         }
         return ShareItemPreview(kind: isText ? .text : .data, name: name.isEmpty ? nil : name, type: type, size: size)
     }

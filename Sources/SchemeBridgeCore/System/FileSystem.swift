@@ -133,6 +133,16 @@ enum FileSystem {
         return i.kind == .file && access(path, X_OK) == 0
     }
 
+    /// The target of the symbolic link at `path` as text (a byte that is not UTF-8 shows as
+    /// U+FFFD), at most `capacity` bytes of it; nil when `path` is no link or cannot be read
+    /// (`errno` says why). The one `readlink` of the core.
+    static func linkTarget(_ path: String, capacity: Int = Int(PATH_MAX)) -> String? {
+        var buffer = [CChar](repeating: 0, count: capacity + 1)
+        let n = readlink(path, &buffer, capacity)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The canonical absolute path of `path` (symlinks resolved), or nil.
     static func realPath(_ path: String) -> String? {
         guard !path.isEmpty, let resolved = realpath(path, nil) else { return nil }
@@ -147,10 +157,7 @@ enum FileSystem {
         var current = path
         for _ in 0..<40 {
             guard isSymlink(current) else { return current }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(current, &buffer, buffer.count - 1)
-            if n < 0 { throw .errno(current, "cannot read symbolic link") }
-            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard let target = linkTarget(current) else { throw .errno(current, "cannot read symbolic link") }
             if target.hasPrefix("/") {
                 current = target
             } else {

@@ -34,7 +34,7 @@ extension MainInterface {
     /// `ResolveLink`'s answer.
     static func linkAnswer(_ r: AppLinkResolution) -> DBusValue {
         typealias Key = AppLinkContract.Key
-        return .vardict([Key.app: .string(r.app ?? ""), Key.claimants: .strings(r.claimants), Key.evidence: .vardict(r.record.map(evidence) ?? [:]),
+        return .vardict([Key.app: .string(r.app?.fileName ?? ""), Key.claimants: .strings(r.claimants.map(\.fileName)), Key.evidence: .vardict(r.record.map(evidence) ?? [:]),
                          Key.host: .string(r.host), Key.reason: .string(r.reason), Key.state: .string(r.state.rawValue)])
     }
 
@@ -54,7 +54,7 @@ extension MainInterface {
     static func appLinkRows(_ links: AppLinks) -> [[String: DBusValue]] {
         typealias Key = AppLinkContract.Key
         return links.rows().map { r in
-            [Key.app: .string(r.app), Key.pattern: .string(r.pattern.description), Key.host: .string(r.host), Key.state: .string(r.state.rawValue),
+            [Key.app: .string(r.app.fileName), Key.pattern: .string(r.pattern.description), Key.host: .string(r.host), Key.state: .string(r.state.rawValue),
              Key.trusted: .boolean(r.trusted), Key.paths: .strings(r.paths.map(\.description)), Key.evidence: .vardict(r.record.map(evidence) ?? [:])]
         }
     }

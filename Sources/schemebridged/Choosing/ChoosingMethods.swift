@@ -9,7 +9,7 @@ extension MainInterface {
         let (broker, callers, integration) = (queries.broker, queries.callers, queries.integration)
         return [
             Method(ContractSignature.choices, handler: .async { call in
-                [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID).value })]
+                [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID.text).value })]
             }),
             Method(ContractSignature.forgetChoice, handler: .async { call in
                 _ = try await broker.forgetChoice(caller: call.string(0), subject: call.string(1), by: callers.caller(call.sender))
@@ -18,7 +18,7 @@ extension MainInterface {
             Method(ContractSignature.routes, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "read the user's routes")
                 return [.array(element: .structure([.string, .string, .string]),
-                        broker.policy.current.routes.map { RememberedChoice(caller: $0.callerPattern, subject: $0.subject, desktopID: $0.desktopID).value })]
+                        broker.policy.current.routes.map { RememberedChoice(caller: $0.callerPattern, subject: $0.subject, desktopID: $0.desktopID.text).value })]
             }),
             Method(ContractSignature.enableIntegration, handler: .async { call in
                 try await callers.refuseSandboxed(call.sender, "change the desktop's integration")

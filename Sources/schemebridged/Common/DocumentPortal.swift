@@ -1,5 +1,5 @@
 import DBus
-import Glibc
+import LinuxSystem
 import SchemeBridgeContract
 import SchemeBridgeCore
 
@@ -11,10 +11,10 @@ struct DocumentPortalHandOff: DocumentPortalPort {
     /// `write`); returns the document's id. The portal wants an `O_PATH` descriptor, opened here
     /// from `path` (the Inbox copy, or `/proc/self/fd/N` for the caller's own file: that very file).
     /// - Throws: `LaunchFailed` when the file cannot be opened or the portal is not there or refuses.
-    func add(path: [UInt8], appID: String, permissions: [String]) async throws -> String {
-        let fd = path.withPathCString { open($0, SealedData.pathOnlyFlag | O_CLOEXEC) }
-        guard fd >= 0 else { throw ContractError.launchFailed("cannot open the document for the document portal: \(String(cString: strerror(errno)))") }
-        do { return try await DocumentPortal(connection: connection).addFull(UnixFD(owning: fd), appID: appID, permissions: permissions) } catch {
+    func add(path: [UInt8], appID: AppID, permissions: [String]) async throws -> String {
+        let fd: Int32
+        do { fd = try FileDescriptor.open(bytes: path, SealedData.pathOnlyFlag).take() } catch { throw ContractError.launchFailed("cannot open the document for the document portal: \(error)") }
+        do { return try await DocumentPortal(connection: connection).addFull(UnixFD(owning: fd), appID: appID.text, permissions: permissions) } catch {
             throw ContractError.launchFailed("the document portal (\(DocumentPortal.name.rawValue)) could not take the document for the sandboxed app \(appID): \(error.name.rawValue): \(error.message)")
         }
     }

@@ -79,15 +79,15 @@ final class Opening: Sendable {
             pinned = admission.callbackGroup
             if let pasteboard {
                 // The handler may read it before it starts: its app id now, its process once spawned.
-                let (store, appID) = (pasteboards.store, admission.plan.entry.id.appID)
-                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, appID: appID, caller: caller) }
+                let (store, handler) = (pasteboards.store, admission.plan.entry.id)
+                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, handler: handler, caller: caller) }
                 admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
             }
             guard reply == true else {
                 return (try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: nil, pasteboard: pasteboard), nil)
             }
             let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
-            let pending = try replies.begin(caller: sender, handlerID: admission.plan.entry.id.fileName, launchTokens: launchTokens, timeout: timeout)
+            let pending = try replies.begin(caller: sender, handlerID: ChooserTargetID(admission.plan.entry.id), launchTokens: launchTokens, timeout: timeout)
             admission.context.replyToken = pending.token
             do {
                 let results = try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: pending.id, pasteboard: pasteboard)
@@ -111,7 +111,7 @@ final class Opening: Sendable {
     /// `receivedFrom`).
     func handler(for subject: OpenSubject, options: OpenOptions, caller: Caller, receivedFrom: String? = nil) async throws -> SettledHandler {
         let pid = caller.pid.map { Int32(bitPattern: $0) }
-        let sandboxAppID = caller.sandboxed ? caller.appID : nil
+        let sandboxAppID = caller.sandboxAppID
         let (broker, replies, chooser, logger) = (self.broker, self.replies, self.chooser, self.logger)
         let decision = try await broker.decide(subject, requested: options.handler, ask: options.ask, caller: caller) { handler in
             await replies.isHandler(handler, sender: caller.busName, pid: pid, sandboxAppID: sandboxAppID)

@@ -14,7 +14,7 @@ extension Picking {
         let activation = try info.contractString(PickContract.InfoKey.activationToken)
         let (request, documents) = try await flow.provided(fds, names: names, types: claimed, token: token, sender: sender,
                                                            database: self.documents.types, descriptors: descriptors)
-        respond(request.id, documents, provider: request.handlerID, activationToken: activation)
+        respond(request.id, documents, provider: request.handlerLabel, activationToken: activation)
     }
 
     /// Ends pick `id` with `documents`: read-only descriptors of the copies, names, types.

@@ -154,7 +154,7 @@ final class PortalFileChooser: Sendable {
     /// rules) placed in the app's Inbox; their paths.
     fileprivate func provide(_ provider: DesktopID, subject: PickSubject, request: FileChooserRequest, caller: Caller,
                              state: PortalCallProgress) async throws -> [[UInt8]] {
-        let pending = try replies.begin(caller: connection.uniqueName, handlerID: provider.fileName, timeout: Picking.pickTimeout,
+        let pending = try replies.begin(caller: connection.uniqueName, handlerID: ChooserTargetID(provider), timeout: Picking.pickTimeout,
                                         purpose: .pick(subject, multiple: request.multiple))
         let responses = try await connection.signals(matching: MatchRule(interface: Response.interface, member: Response.member,
                                                                          path: ReplyService.path(pending.id)))

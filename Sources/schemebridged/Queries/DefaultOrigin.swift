@@ -6,7 +6,7 @@ extension DefaultHandlerOrigin {
     /// empty when nothing was.
     init(_ found: DefaultHandlerFound?) {
         guard let found else { self.init(handler: "", level: ""); return }
-        self.init(handler: found.handler, level: found.origin.level.rawValue, file: found.origin.file, desktop: found.origin.desktop,
+        self.init(handler: found.handler.fileName, level: found.origin.level.rawValue, file: found.origin.file, desktop: found.origin.desktop,
                   contentType: found.contentType)
     }
 }

@@ -26,7 +26,7 @@ struct MainInterface {
                 Method(ContractSignature.openURLWithOptions, handler: .async { call in
                     [.vardict(try await opening.open(call.string(0), options: call.dictionary(1), sender: call.sender, method: call.member).dictionary)]
                 }),
-                Method(ContractSignature.handlersForScheme, handler: Self.query(queries) { call, scope in [.strings(try broker.handlers(forScheme: call.string(0), scope: scope))] }),
+                Method(ContractSignature.handlersForScheme, handler: Self.query(queries) { call, scope in [.strings(try broker.handlers(forScheme: call.string(0), scope: scope).map(\.fileName))] }),
                 Method(ContractSignature.skippedHandlersForScheme, handler: Self.query(queries) { call, scope in
                     [.array(element: .structure([.string, .string, .string]), try broker.skippedHandlers(forScheme: call.string(0), scope: scope).map {
                         .structure([.string($0.desktopID.fileName), .string($0.path), .string($0.reason)])
@@ -36,7 +36,7 @@ struct MainInterface {
                     let names = try broker.displayNames(call.strings(0), scope: scope)
                     return [.dictionary(key: .string, value: .string, names.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .string($0.value)) })]
                 }),
-                Method(ContractSignature.defaultHandler, handler: Self.query(queries) { call, scope in [.string(try broker.defaultHandler(forScheme: call.string(0), scope: scope))] }),
+                Method(ContractSignature.defaultHandler, handler: Self.query(queries) { call, scope in [.string(try broker.defaultHandler(forScheme: call.string(0), scope: scope)?.fileName ?? "")] }),
                 Method(ContractSignature.setDefaultHandler, handler: .async { call in
                     try await queries.setDefault(scheme: call.string(0), desktopID: DesktopID(fileName: call.string(1)), sender: call.sender)
                     return []
@@ -47,7 +47,7 @@ struct MainInterface {
                 Method(ContractSignature.reply, handler: .async { call in
                     let caller = await callers.caller(call.sender)
                     try await replies.reply(token: call.string(0), code: call.arguments[1].integer.map { UInt32(truncatingIfNeeded: $0) } ?? 0,
-                                            results: call.dictionary(2), sender: call.sender, sandboxAppID: caller.sandboxed ? caller.appID : nil)
+                                            results: call.dictionary(2), sender: call.sender, sandboxAppID: caller.sandboxAppID)
                     return []
                 }),
                 Method(ContractSignature.openFile, handler: .async { call in
@@ -56,8 +56,8 @@ struct MainInterface {
                 Method(ContractSignature.contentTypeForFile, handler: .async { call in
                     [.string(try await queries.contentType(of: try call.descriptor(0), name: call.string(1), sender: call.sender))]
                 }),
-                Method(ContractSignature.handlersForType, handler: .async { call in [.strings(await queries.handlers(forType: call.string(0), sender: call.sender))] }),
-                Method(ContractSignature.defaultHandlerForType, handler: .async { call in [.string(await queries.handlers(forType: call.string(0), sender: call.sender).first ?? "")] }),
+                Method(ContractSignature.handlersForType, handler: .async { call in [.strings(await queries.handlers(forType: call.string(0), sender: call.sender).map(\.fileName))] }),
+                Method(ContractSignature.defaultHandlerForType, handler: .async { call in [.string(await queries.handlers(forType: call.string(0), sender: call.sender).first?.fileName ?? "")] }),
                 Method(ContractSignature.defaultHandlerOrigin, handler: .async { call in
                     [.vardict(DefaultHandlerOrigin(try await queries.defaultHandlerOrigin(call.string(0), sender: call.sender)).dictionary)]
                 }),

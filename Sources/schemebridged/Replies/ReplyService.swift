@@ -56,8 +56,8 @@ extension Response: RequestResponse {
         self.init(code: ReplyCode.failed.rawValue, results: [Key.errorName: .string(failure.name.rawValue), Key.errorMessage: .string(failure.message)])
     }
 
-    public mutating func name(target: String) {
-        if results[ShareContract.ResultKey.target] == nil { results[ShareContract.ResultKey.target] = .string(target) }
+    public mutating func name(target: ChooserTargetID) {
+        if results[ShareContract.ResultKey.target] == nil { results[ShareContract.ResultKey.target] = .string(target.text) }
     }
 }
 
@@ -82,7 +82,7 @@ extension ReplyRequests where Port == RequestObjects {
     /// `Reply(token, code, results)` from `sender` (`sandboxAppID`: its Flatpak app id when it is
     /// sandboxed). A reply's `activation-token` must be a string; the one the handler was started
     /// with is not handed back.
-    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: String? = nil) async throws {
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: AppID? = nil) async throws {
         var results = results
         let handedBack = results[SchemeBridgeContract.Response.Key.activationToken]?.unwrapped
         guard handedBack == nil || handedBack?.string != nil else {

@@ -41,7 +41,7 @@ extension Sharing {
                                              searchPath: broker.registry.directories.executableSearchPath, inDocumentPortal: deliveries.contains(where: \.inPortal))
             admission.context.replyToken = share.token
             if let board = share.pasteboard {
-                try await pasteboards.calls.grantHandler(board.id, appID: desktopID.busName, caller: share.pasteboardCaller)
+                try await pasteboards.calls.grantHandler(board.id, handler: desktopID, caller: share.pasteboardCaller)
                 admission.context.sharePasteboard = board.name
                 admission.context.pasteboardPath = PasteboardService.path(board.id).rawValue
             }

@@ -76,12 +76,12 @@ final class Sharing: Sendable {
         let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
         let pending: RequestTable.Request
         do {
-            pending = try replies.begin(caller: sender, handlerID: "the share's target", timeout: timeout)
+            pending = try replies.begin(caller: sender, handlerID: nil, timeout: timeout)
         } catch {
             discard(board, caller: pasteboardCaller)
             throw error
         }
-        replies.sharing(pending.id, target: "")
+        replies.sharing(pending.id, target: nil)
         let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
                                  caller: caller, options: options, decision: decision)
         logger.info("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
@@ -110,7 +110,7 @@ final class Sharing: Sendable {
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
-            replies.sharing(share.request, target: target)
+            replies.sharing(share.request, target: settled.id)
             var share = share  // the target starts with the sheet's fresh token, never the caller's spent one (the core's rule)
             share.options.activationToken = settled.launchToken(callerToken: share.options.activationToken)
             try await deliver(share, to: target)
