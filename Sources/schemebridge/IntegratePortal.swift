@@ -46,17 +46,17 @@ struct IntegratePortal {
                     throw Reported(status: .failed)
                 }
                 let routed = (try? Integration(directories: directories, ownID: Contract.ownDesktopID).check().routed) ?? []
-                let asked = types.isEmpty
-                    ? PortalIntegration.alwaysAskTypes(routes: PolicyConfig.read(PolicyStore.defaultPaths(directories: directories)).config?.routes ?? [],
-                                                       choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: directories)).all, routedSchemes: routed)
-                    : types
+                let plan = Self.plan(environment: environment, directories: directories, routedSchemes: routed)
+                let publishedTypes = Set(plan.published.map(\.type))
+                let asked = types.isEmpty ? plan.alwaysAsk : types.filter { !publishedTypes.contains($0) }
                 let desktops = way == .environment ? ([PortalSelection.desktop] + PortalSelection.desktops(environment["XDG_CURRENT_DESKTOP"])).joined(separator: ":")
                     : PortalSelection.desktops(environment["XDG_CURRENT_DESKTOP"]).joined(separator: ":")
-                let outcome = try integration.enable(way: way, desktops: desktops, files: files, types: asked)
+                let outcome = try integration.enable(way: way, desktops: desktops, files: files, types: asked, routes: plan.published)
+                if !json { for key in outcome.undone { Terminal.out("undone: \(key)") } }
                 if !json {
                     for key in outcome.done { Terminal.out("changed: \(key)") }
                     for key in outcome.changed { Terminal.out("left alone: \(key)") }
-                    if outcome.done.contains(where: { !$0.hasPrefix("always-ask ") }) {
+                    if outcome.done.contains(where: { !$0.hasPrefix("always-ask ") && !$0.hasPrefix("route ") }) {
                         Terminal.out(way == .environment
                             ? "restart the portal to use it: systemctl --user daemon-reload && systemctl --user restart xdg-desktop-portal (or log out and in)"
                             : "restart the portal to use it: systemctl --user restart xdg-desktop-portal (or log out and in)")
@@ -77,6 +77,19 @@ struct IntegratePortal {
             Terminal.error("integrate --portal: \(error.message)")
             throw Reported(status: .failed)
         }
+    }
+
+    /// What to publish and mark (``PortalRoutePublishing``), from the user's `[Routes]`,
+    /// remembered choices and installed entries.
+    static func plan(environment: [String: String], directories: XDGDirectories, routedSchemes: [String]) -> PortalRoutePublishing.Plan {
+        let config = PolicyConfig.read(PolicyStore.defaultPaths(directories: directories)).config
+        let registry = Registry(environment: environment, watch: false, index: .disabled)
+        let images = LaunchImageIndex()
+        let imagesOn = config?.launchImages ?? true
+        return PortalRoutePublishing.plan(
+            routes: config?.routes ?? [], choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: directories)).all, routedSchemes: routedSchemes,
+            entry: { registry.entry(id: DesktopID(fileName: $0)) },
+            showsLaunchImage: { entry, scheme in imagesOn && images.image(for: entry, scheme: scheme, scale: 1) != nil })
     }
 
     /// The way for the installed portal.
@@ -100,16 +113,19 @@ struct IntegratePortal {
     private func report(_ record: PortalIntegrationRecord?, changed: [String], path: String) {
         let asked = record?.changes.compactMap { c -> String? in if case .alwaysAsk(let t, _) = c { t } else { nil } } ?? []
         let files = record?.changes.compactMap { c -> String? in if case .file(let p, _, _) = c { p } else { nil } } ?? []
+        let published = record?.changes.compactMap { c -> PortalPublishedRoute? in if case .route(let r, _) = c { r } else { nil } } ?? []
         if json {
             func list(_ l: [String]) -> JSON.Value { .array(l.map { .string($0) }) }
             JSON.out([("portal", .bool(record != nil)), ("way", record.map { .string($0.way.rawValue) } ?? .null),
                       ("desktops", record.map { .string($0.desktops) } ?? .null), ("files", list(files)), ("always_ask", list(asked)),
+                      ("published", .array(published.map { .object([("type", .string($0.type)), ("app", .string($0.app)), ("handler", .string($0.handler + ".desktop"))]) })),
                       ("changed", list(changed)), ("record", .string(path))])
             return
         }
         Terminal.out(Self.summary(record))
         if !files.isEmpty { Terminal.out("files: \(files.joined(separator: " "))") }
         if !asked.isEmpty { Terminal.out("always-ask: \(asked.joined(separator: " "))") }
+        for r in published { Terminal.out("applied by the portal: \(r.type) from \(r.app) → \(r.handler).desktop") }
         if !changed.isEmpty { Terminal.out("changed since (left alone): \(changed.joined(separator: " "))") }
     }
 
@@ -241,6 +257,35 @@ struct PermissionStoreClient: PortalPermissionStore {
             return
         }
         try call("SetValue", [.string(Self.table), .boolean(true), .string(type), .variant(data)])
+    }
+
+    func permission(_ type: String, app: String) throws(PortalIntegrationError) -> PortalAppPermission {
+        guard let entry = try lookup(type) else { return .noEntry }
+        return Self.permission(in: entry.permissions, app: app)
+    }
+
+    /// The app's strings in a Lookup's `a{sas}`.
+    static func permission(in permissions: DBusValue, app: String) -> PortalAppPermission {
+        guard case .dictionary(_, _, let entries) = permissions,
+              let value = entries.first(where: { $0.key == .string(app) })?.value else { return .none }
+        guard case .array(_, let items) = value else { return .none }
+        return .strings(items.compactMap(\.string))
+    }
+
+    func setPermission(_ type: String, app: String, _ permission: PortalAppPermission) throws(PortalIntegrationError) {
+        switch permission {
+        case .strings(let strings):
+            try call("SetPermission", [.string(Self.table), .boolean(true), .string(type), .string(app), .array(element: .string, strings.map { .string($0) })])
+        case .none, .noEntry:
+            guard let entry = try lookup(type) else { return }
+            if case .strings = Self.permission(in: entry.permissions, app: app) {
+                try call("DeletePermission", [.string(Self.table), .string(type), .string(app)])
+            }
+            guard permission == .noEntry, let after = try lookup(type) else { return }
+            var empty = after.permissions.arrayElements?.isEmpty ?? false
+            if case .dictionary(_, _, let e) = after.permissions { empty = e.isEmpty }
+            if empty, Self.state(of: after.data) == .noData { try call("Delete", [.string(Self.table), .string(type)]) }
+        }
     }
 
     private func call(_ member: MemberName, _ arguments: [DBusValue]) throws(PortalIntegrationError) {

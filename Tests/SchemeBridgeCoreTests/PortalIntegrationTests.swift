@@ -21,6 +21,11 @@ import Testing
             if writes == failOnSet { throw PortalIntegrationError("stopped at write \(writes)") }
             states[type] = state == .noEntry ? nil : state
         }
+        // Routes are not published here (PortalPublishedRoutesTests).
+        func permission(_ type: String, app: String) throws(PortalIntegrationError) -> PortalAppPermission { .noEntry }
+        func setPermission(_ type: String, app: String, _ permission: PortalAppPermission) throws(PortalIntegrationError) {
+            Issue.record("no route is published in these tests")
+        }
     }
 
     static let systemService = "[D-BUS Service]\nName=org.freedesktop.portal.Desktop\nExec=/usr/libexec/xdg-desktop-portal\nSystemdService=xdg-desktop-portal.service\nAssumedAppArmorLabel=unconfined\n"

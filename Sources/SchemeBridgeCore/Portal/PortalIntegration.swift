@@ -10,6 +10,12 @@ public protocol PortalPermissionStore {
     /// keys. `.noEntry`: the entry goes when no app permission is left in it (else `.noData`).
     /// Never called with `.unsupported`.
     func setAlwaysAsk(_ type: String, _ state: PortalAskState) throws(PortalIntegrationError)
+    /// The app's permission in the type's entry now.
+    func permission(_ type: String, app: String) throws(PortalIntegrationError) -> PortalAppPermission
+    /// Makes the app's permission `permission`, leaving the entry's data and other apps alone.
+    /// `.none`: the app's permission goes; `.noEntry`: it goes, and so does the entry when
+    /// nothing is left in it (no app permission, no data).
+    func setPermission(_ type: String, app: String, _ permission: PortalAppPermission) throws(PortalIntegrationError)
 }
 
 /// Why `integrate --portal` could not go on.
@@ -54,6 +60,8 @@ public struct PortalIntegration {
         public var done: [String] = []
         /// Changes found changed by someone else since: left alone.
         public var changed: [String] = []
+        /// Changes undone by `enable` because they are no longer wanted (routes changed).
+        public var undone: [String] = []
     }
 
     /// The content types `integrate --portal` marks always-ask: those of the `[Routes]` lines,
@@ -89,33 +97,77 @@ public struct PortalIntegration {
         return record
     }
 
-    /// Makes `files` (``PortalSelection/files(way:directories:currentDesktop:portalsDirectory:unitDirectories:sysconfDirectory:dataDirectory:)``)
-    /// and marks `types` always-ask; what is recorded already is kept and not made again. A
-    /// type already always-ask is not recorded (nothing to undo); nor one whose data the portal
-    /// would not read (left alone).
-    public mutating func enable(way: PortalSelection.Way, desktops: String, files: [PortalChange], types: [String]) throws(PortalIntegrationError) -> Outcome {
+    /// Makes `files` (``PortalSelection/files(way:directories:currentDesktop:portalsDirectory:unitDirectories:sysconfDirectory:dataDirectory:)``),
+    /// marks `types` always-ask and publishes `routes` (``PortalRoutePublishing``); what is
+    /// recorded already is kept and not made again. A type already always-ask is not recorded
+    /// (nothing to undo); nor one whose data the portal would not read (left alone); nor a route
+    /// the portal applies already. Run again, it follows `routes`: a published route no longer
+    /// wanted (or now to another handler) is undone, and so is the always-ask mark of a type whose
+    /// routes are now published; a type always-ask before SchemeBridge marked it stays (reported).
+    public mutating func enable(way: PortalSelection.Way, desktops: String, files: [PortalChange], types: [String],
+                                routes: [PortalPublishedRoute] = []) throws(PortalIntegrationError) -> Outcome {
         var record = try finish() ?? PortalIntegrationRecord(phase: .enabled, way: way, desktops: desktops, changes: [])
+        var outcome = Outcome()
+        // What is no longer wanted goes first (a route to another handler has the same key).
+        let wanted = Set(routes)
+        let publishedTypes = Set(routes.map(\.type))
+        let obsolete = record.changes.filter {
+            switch $0 {
+            case .route(let route, _): !wanted.contains(route)
+            case .alwaysAsk(let type, _): publishedTypes.contains(type)
+            default: false
+            }
+        }.map(\.key)
+        if !obsolete.isEmpty {
+            record.removing = obsolete
+            try save(record)
+            outcome = try removeMarked(&record)
+        }
         let known = Set(record.changes.map(\.key))
         var new = files.filter { !known.contains($0.key) }
-        var skipped: [String] = []
         for type in types where !known.contains("always-ask " + type) {
             let now = try store.alwaysAsk(type)
-            if now == .unsupported { skipped.append("always-ask " + type) }
+            if now == .unsupported { outcome.changed.append("always-ask " + type) }
             if now == .asked || now == .unsupported { continue }
             new.append(.alwaysAsk(type: type, before: now))
         }
-        guard !new.isEmpty else { return Outcome(changed: skipped) }
+        for type in publishedTypes.sorted() {
+            // Marked by someone else: the portal asks for the type whatever the entry says.
+            if try store.alwaysAsk(type) == .asked { outcome.changed.append("always-ask " + type) }
+        }
+        for route in routes where !known.contains(PortalChange.route(route, before: .none).key) {
+            let now = try store.permission(route.type, app: route.app)
+            if now.appliedHandler == route.handler { continue }
+            new.append(.route(route, before: now))
+        }
+        guard !new.isEmpty else { return outcome }
         record.changes += new
         record.phase = .enabling
-        if new.contains(where: { if case .alwaysAsk = $0 { return false }; return true }) { (record.way, record.desktops) = (way, desktops) }
+        if new.contains(where: { if case .file = $0 { return true }; if case .directory = $0 { return true }; return false }) { (record.way, record.desktops) = (way, desktops) }
         try save(record)
-        var outcome = Outcome(changed: skipped)
         for change in new {
             if try make(change) { outcome.done.append(change.key) } else { outcome.changed.append(change.key) }
         }
         record.phase = .enabled
         try save(record)
         return outcome
+    }
+
+    /// Undoes the changes `record.removing` names, drops them and saves the record.
+    private mutating func removeMarked(_ record: inout PortalIntegrationRecord) throws(PortalIntegrationError) -> Outcome {
+        var outcome = Outcome()
+        let keys = Set(record.removing)
+        for change in record.changes.reversed() where keys.contains(change.key) {
+            switch try unmake(change) {
+            case true?: outcome.undone.append(change.key)
+            case false?: outcome.changed.append(change.key)
+            case nil: break
+            }
+        }
+        record.changes.removeAll { keys.contains($0.key) }
+        record.removing = []
+        try save(record)
+        return outcome.reversedOrder()
     }
 
     /// Undoes every recorded change, in reverse; the record then goes.
@@ -146,6 +198,7 @@ public struct PortalIntegration {
     /// left (nil: none).
     private mutating func finish() throws(PortalIntegrationError) -> PortalIntegrationRecord? {
         guard var record = try self.record() else { return nil }
+        if !record.removing.isEmpty && record.phase != .disabling { _ = try removeMarked(&record) }
         switch record.phase {
         case .enabled:
             return record
@@ -191,6 +244,11 @@ public struct PortalIntegration {
             if now == .asked { return true }
             guard now == before else { return false }
             try store.setAlwaysAsk(type, .asked)
+        case .route(let route, let before):
+            let now = try store.permission(route.type, app: route.app)
+            if now.appliedHandler == route.handler { return true }
+            guard now == before else { return false }
+            try store.setPermission(route.type, app: route.app, .strings(route.permission))
         }
         tick()
         return true
@@ -214,6 +272,12 @@ public struct PortalIntegration {
             if now == before { return nil }
             guard now == .asked else { return false }
             try store.setAlwaysAsk(type, before)
+        case .route(let route, let before):
+            let now = try store.permission(route.type, app: route.app)
+            if now == before { return nil }
+            // Still our handler, whatever count the portal wrote since: ours to give back.
+            guard now.handler == route.handler else { return false }
+            try store.setPermission(route.type, app: route.app, before)
         }
         tick()
         return true
@@ -225,6 +289,7 @@ public struct PortalIntegration {
         case .directory(let path): FileSystem.info(path).kind == .directory
         case .file(let path, _, let after): try read(path) == after
         case .alwaysAsk(let type, _): try store.alwaysAsk(type) == .asked
+        case .route(let route, _): try store.permission(route.type, app: route.app).appliedHandler == route.handler
         }
     }
 
@@ -266,5 +331,5 @@ public struct PortalIntegration {
 
 extension PortalIntegration.Outcome {
     /// The lists in the order the changes were made.
-    func reversedOrder() -> Self { Self(done: done.reversed(), changed: changed.reversed()) }
+    func reversedOrder() -> Self { Self(done: done.reversed(), changed: changed.reversed(), undone: undone.reversed()) }
 }

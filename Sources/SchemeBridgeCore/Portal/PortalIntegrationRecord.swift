@@ -50,12 +50,16 @@ public enum PortalChange: Sendable, Equatable {
     case file(path: String, before: [UInt8]?, after: [UInt8]?)
     /// A content type marked always-ask (after: ``PortalAskState/asked``), and how it was before.
     case alwaysAsk(type: String, before: PortalAskState)
+    /// A route written as the caller's permission in the type's entry (after:
+    /// ``PortalPublishedRoute/permission``), and the app's permission before.
+    case route(PortalPublishedRoute, before: PortalAppPermission)
 
     /// What the change is to: a path or `always-ask TYPE`; a record holds one change per key.
     public var key: String {
         switch self {
         case .directory(let path), .file(let path, _, _): path
         case .alwaysAsk(let type, _): "always-ask " + type
+        case .route(let route, _): "route " + route.type + " " + route.app
         }
     }
 }
@@ -85,9 +89,12 @@ public struct PortalIntegrationRecord: Sendable, Equatable {
     public var desktops: String
     /// The changes, in the order they are made (undone in reverse).
     public var changes: [PortalChange]
+    /// The keys of changes being undone because they are no longer wanted (a re-run after
+    /// `[Routes]` changed): the next command finishes undoing them and drops them.
+    public var removing: [String]
 
-    public init(phase: Phase, way: PortalSelection.Way, desktops: String, changes: [PortalChange]) {
-        (self.phase, self.way, self.desktops, self.changes) = (phase, way, desktops, changes)
+    public init(phase: Phase, way: PortalSelection.Way, desktops: String, changes: [PortalChange], removing: [String] = []) {
+        (self.phase, self.way, self.desktops, self.changes, self.removing) = (phase, way, desktops, changes, removing)
     }
 
     static let header = Array("schemebridge portal integration 1\n".utf8)
@@ -116,8 +123,20 @@ public struct PortalIntegrationRecord: Sendable, Equatable {
             case .alwaysAsk(let type, let before):
                 counted("always-ask", Array(type.utf8))
                 line("before \(before.word)")
+            case .route(let route, let before):
+                counted("route", Array(route.type.utf8))
+                counted("app", Array(route.app.utf8))
+                counted("handler", Array(route.handler.utf8))
+                switch before {
+                case .noEntry: line("before no-entry")
+                case .none: line("before none")
+                case .strings(let strings):
+                    line("before \(strings.count)")
+                    for s in strings { counted("string", Array(s.utf8)) }
+                }
             }
         }
+        for key in removing { counted("removing", Array(key.utf8)) }
         line("end")
         return out
     }
@@ -147,6 +166,7 @@ public struct PortalIntegrationRecord: Sendable, Equatable {
               let w = nextLine(), w.hasPrefix("way "), let way = PortalSelection.Way(rawValue: String(w.dropFirst(4))),
               let d = counted("desktops"), let d else { return nil }
         var changes: [PortalChange] = []
+        var removing: [String] = []
         while true {
             let mark = rest
             guard let text = nextLine() else { return nil }
@@ -162,11 +182,30 @@ public struct PortalIntegrationRecord: Sendable, Equatable {
                 guard let type = counted("always-ask"), let type, let b = nextLine(), b.hasPrefix("before "),
                       let before = PortalAskState(word: String(b.dropFirst(7))) else { return nil }
                 changes.append(.alwaysAsk(type: String(decoding: type, as: UTF8.self), before: before))
+            } else if text.hasPrefix("route ") {
+                guard let type = counted("route"), let type, let app = counted("app"), let app, let handler = counted("handler"), let handler,
+                      let b = nextLine(), b.hasPrefix("before ") else { return nil }
+                let word = b.dropFirst(7)
+                let before: PortalAppPermission
+                if word == "no-entry" { before = .noEntry } else if word == "none" { before = .none } else {
+                    guard let n = Int(word), n >= 0, n <= 64 else { return nil }
+                    var strings: [String] = []
+                    for _ in 0..<n {
+                        guard let s = counted("string"), let s else { return nil }
+                        strings.append(String(decoding: s, as: UTF8.self))
+                    }
+                    before = .strings(strings)
+                }
+                changes.append(.route(PortalPublishedRoute(type: String(decoding: type, as: UTF8.self), app: String(decoding: app, as: UTF8.self),
+                                                           handler: String(decoding: handler, as: UTF8.self)), before: before))
+            } else if text.hasPrefix("removing ") {
+                guard let key = counted("removing"), let key else { return nil }
+                removing.append(String(decoding: key, as: UTF8.self))
             } else {
                 return nil
             }
         }
         guard rest.isEmpty else { return nil }
-        return PortalIntegrationRecord(phase: phase, way: way, desktops: String(decoding: d, as: UTF8.self), changes: changes)
+        return PortalIntegrationRecord(phase: phase, way: way, desktops: String(decoding: d, as: UTF8.self), changes: changes, removing: removing)
     }
 }

@@ -14,10 +14,15 @@ import DBusTestSupport
     static let storeName = "org.freedesktop.impl.portal.PermissionStore"
     static let storePath = "/org/freedesktop/impl/portal/PermissionStore"
     static let types = ["text/plain", "x-scheme-handler/mailto", "x-scheme-handler/todolist"]
+    /// The types `enable --portal` marks always-ask: text/plain's route has a pattern, mailto the
+    /// portal opens with its default; todolist's route is published instead (Todo2 is installed).
+    static let asked = ["text/plain", "x-scheme-handler/mailto"]
+    static let published = "'org.test.NoTalk': ['org.example.Todo2', '3', '3']"
 
     /// A tree with the store, the system's portal activation file, SchemeBridge's `.portal` file,
-    /// `[Routes]` for the three types, and store entries of each kind: one the portal made (app
-    /// permissions, no data), one with data of its own, one missing.
+    /// `[Routes]` for the three types (todolist's publishable: its handler is installed), and
+    /// store entries of each kind: one the portal made (app permissions, no data), one with data
+    /// of its own, one missing.
     struct Stage {
         let f: ServiceFixture
         let portals: URL
@@ -32,11 +37,14 @@ import DBusTestSupport
             try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Built.packageRoot.appendingPathComponent("dbus/schemebridge.portal"),
                                              to: portals.appendingPathComponent("schemebridge.portal"))
-            try f.writeConfig("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo2.desktop\ntext/plain from org.test.*=org.example.Note.desktop\n"
-                + "mailto from org.test.NoTalk=org.example.Mail.desktop\n")
+            try f.entry("org.example.Todo2.desktop", "Name=Todo2\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;")
+            try f.writeConfig(Self.routes)
             try await store("SetPermission", "desktop-used-apps", "true", "text/plain", "org.test.NoTalk", "['org.example.Note', '2']")
             try await store("SetValue", "desktop-used-apps", "true", "x-scheme-handler/todolist", "<{'mine': <uint32 7>, 'always-ask': <false>}>")
         }
+
+        static let routes = "[Routes]\ntodolist from org.test.NoTalk=org.example.Todo2.desktop\ntext/plain from org.test.*=org.example.Note.desktop\n"
+            + "mailto from org.test.NoTalk=org.example.Mail.desktop\n"
 
         /// The command line's environment: the tree's, the bus, the desktop, the portals directory.
         var environment: [String: String] {
@@ -83,6 +91,14 @@ import DBusTestSupport
         func asks(_ type: String) async throws -> Bool {
             try await store("Lookup", "desktop-used-apps", type).stdout.contains("'always-ask': <true>")
         }
+
+        /// Whether everything `enable --portal` does to the store is in place: the asked types
+        /// always-ask, todolist's route published (and todolist not always-ask).
+        func enabled() async throws -> Bool {
+            for type in PortalIntegrateTests.asked where try await !asks(type) { return false }
+            let todolist = try await store("Lookup", "desktop-used-apps", "x-scheme-handler/todolist").stdout
+            return todolist.contains(PortalIntegrateTests.published) && !todolist.contains("'always-ask': <true>")
+        }
     }
 
     @Test func enableThenDisableLeavesTheFilesAndTheStoreAsTheyWere() async throws {
@@ -97,23 +113,39 @@ import DBusTestSupport
         #expect(written.contains("\nSystemdService=xdg-desktop-portal.service\n"))
         let dropIn = s.f.configHome.appendingPathComponent("systemd/user/xdg-desktop-portal.service.d/schemebridge.conf")
         #expect(((try? String(contentsOf: dropIn, encoding: .utf8)) ?? "").contains("\nEnvironment=XDG_CURRENT_DESKTOP=X-SchemeBridge:X-SBTest\n"))
-        for type in Self.types { #expect(try await s.asks(type), "\(type)") }
-        // The entry's other data and the portal's app permissions stay.
-        #expect(try await s.store("Lookup", "desktop-used-apps", "x-scheme-handler/todolist").stdout.contains("'mine': <uint32 7>"))
+        for type in Self.asked { #expect(try await s.asks(type), "\(type)") }
+        // todolist's route is the app's permission, as the portal's own "chosen three times"; the
+        // type is not always-ask (its data as it was).
+        let todolist = try await s.store("Lookup", "desktop-used-apps", "x-scheme-handler/todolist").stdout
+        #expect(todolist.contains(Self.published) && todolist.contains("'always-ask': <false>") && todolist.contains("'mine': <uint32 7>"), "\(todolist)")
+        #expect(try await s.enabled())
         #expect(try await s.store("Lookup", "desktop-used-apps", "text/plain").stdout.contains("'org.test.NoTalk': ['org.example.Note', '2']"))
 
         let status = try await s.cli("integrate", "status", "--portal")
         #expect(status.status == 0 && status.stdout.contains("portal: on") && status.stdout.contains("XDG_CURRENT_DESKTOP=X-SchemeBridge:X-SBTest"),
                 "\(status.stdout)\(status.stderr)")
-        #expect(status.stdout.contains("always-ask: text/plain x-scheme-handler/mailto x-scheme-handler/todolist"), "\(status.stdout)")
+        #expect(status.stdout.contains("always-ask: text/plain x-scheme-handler/mailto\n"), "\(status.stdout)")
+        #expect(status.stdout.contains("applied by the portal: x-scheme-handler/todolist from org.test.NoTalk → org.example.Todo2.desktop"), "\(status.stdout)")
         // The plain status says it too; JSON for scripts.
         let plain = try await s.cli("integrate", "status")
         #expect(plain.status == 0 && plain.stdout.contains("integration: off") && plain.stdout.contains("portal: on"), "\(plain.stdout)\(plain.stderr)\n\(s.f.serviceLog)")
         let json = try await s.cli("integrate", "status", "--portal", "--json")
         #expect(json.stdout.contains("\"portal\":true") && json.stdout.contains("\"way\":\"environment\""), "\(json.stdout)")
+        #expect(json.stdout.contains("\"published\":[{\"type\":\"x-scheme-handler/todolist\",\"app\":\"org.test.NoTalk\",\"handler\":\"org.example.Todo2.desktop\"}]"), "\(json.stdout)")
         // Again: nothing more to do.
         let again = try await s.cli("integrate", "enable", "--portal")
         #expect(again.status == 0 && !again.stdout.contains("changed:"), "\(again.stdout)\(again.stderr)")
+
+        // [Routes] change: the route is now another app's; a re-run follows (the old permission
+        // given back, the new one written).
+        try s.f.writeConfig(Stage.routes.replacingOccurrences(of: "todolist from org.test.NoTalk", with: "todolist from org.test.Other"))
+        let moved = try await s.cli("integrate", "enable", "--portal")
+        #expect(moved.status == 0 && moved.stdout.contains("undone: route x-scheme-handler/todolist org.test.NoTalk")
+                && moved.stdout.contains("changed: route x-scheme-handler/todolist org.test.Other"), "\(moved.stdout)\(moved.stderr)")
+        let now = try await s.store("Lookup", "desktop-used-apps", "x-scheme-handler/todolist").stdout
+        #expect(!now.contains("org.test.NoTalk") && now.contains("'org.test.Other': ['org.example.Todo2', '3', '3']"), "\(now)")
+        // The portal's count rewritten since (same handler): still given back exactly.
+        try await s.store("SetPermission", "desktop-used-apps", "false", "x-scheme-handler/todolist", "org.test.Other", "['org.example.Todo2', '5', '5']")
 
         let disable = try await s.cli("integrate", "disable", "--portal")
         #expect(disable.status == 0 && disable.stdout.contains("portal: off"), "\(disable.stdout)\(disable.stderr)")
@@ -159,7 +191,7 @@ import DBusTestSupport
                     let status = try await s.cli("integrate", "status", "--portal")
                     #expect(status.status == 0 && status.stdout.contains("portal: on") && !status.stdout.contains("changed since"),
                             "step \(n): \(status.stdout)\(status.stderr)")
-                    for type in Self.types { #expect(try await s.asks(type), "step \(n): \(type)") }
+                    #expect(try await s.enabled(), "step \(n)")
                 }
                 let disable = try await s.cli("integrate", "disable", "--portal")
                 #expect(disable.status == 0 && disable.stdout.contains("portal: off"), "step \(n): \(disable.stdout)\(disable.stderr)")
@@ -195,7 +227,9 @@ import DBusTestSupport
     /// After `integrate enable --portal`, the portal the bus starts from the user's activation
     /// file takes SchemeBridge's AppChooser, and the type being always-ask makes it ask even though
     /// the app chose Todo three times (the portal would launch Todo by itself): a Flatpak app's
-    /// `gio open` goes where its `[Routes]` line says, with no dialog.
+    /// `gio open` goes where its `[Routes]` line says, with no dialog. (The route's pattern keeps
+    /// the type always-ask: the portal cannot apply it itself; routes it applies are in
+    /// PortalAppliesRoutesTests.)
     @Test func afterIntegrateTheRealPortalAsksSchemeBridgeForAFlatpakAppsGioOpen() async throws {
         let p = try await PortalFixture()
         defer { p.stop() }
@@ -204,7 +238,7 @@ import DBusTestSupport
             try f.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try f.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;")
         }
         try p.addSchemeBridgePortal()
-        try f.writeConfig("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo2.desktop\n[Chooser]\nCommand=\(try f.chooser("never", "exit 1"))\n")
+        try f.writeConfig("[Routes]\ntodolist from org.test.NoTalk*=org.example.Todo2.desktop\n[Chooser]\nCommand=\(try f.chooser("never", "exit 1"))\n")
         let lookup = { (method: String, args: [String]) in
             try await Tools.run(["gdbus", "call", "--address", f.bus.address, "--dest", Self.storeName, "--object-path", Self.storePath,
                                  "--method", "\(Self.storeName).\(method)"] + args)
