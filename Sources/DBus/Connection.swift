@@ -38,6 +38,12 @@ public final class Connection: Sendable {
     /// it runs a task there, between its waits (short, non-blocking steps only).
     public var loopExecutor: LoopExecutor { core.executor }
 
+    /// Whether the calling thread is this connection's loop thread and nothing else waits for it
+    /// (no job queued, no message read and not yet dispatched): a handler running there
+    /// (``MethodHandler/onLoop(_:)``) may take a moment — a spawn — without holding up another
+    /// call. False on any other thread.
+    public var loopIsIdle: Bool { core.isIdleLoopThread() }
+
     /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and
     /// registers with it.
     public static func connect(

@@ -1,5 +1,6 @@
 import CDBus
 import Logging
+import Synchronization
 import Glibc
 
 /// Where a reply goes: the call's serial and sender.
@@ -35,6 +36,8 @@ final class ConnectionCore: @unchecked Sendable {
     var uniqueName = ""
     /// Pending-call handles to unref once libdbus has returned from their notify callback.
     var deferredReleases: [OpaquePointer] = []
+    /// The loop thread (`pthread_self`), once it runs: ``isIdleLoopThread()`` is asked from any thread.
+    let loopThread = Atomic<UInt>(0)
 
     init(logger: Logger) {
         self.logger = logger
@@ -132,6 +135,7 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Runs until the connection is closed or lost. Called on the loop thread.
     func run() {
+        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var fds: [pollfd] = []
         var polled: [OpaquePointer] = []
         while running {
@@ -211,6 +215,13 @@ final class ConnectionCore: @unchecked Sendable {
         while dbus_connection_get_dispatch_status(conn) == DBUS_DISPATCH_DATA_REMAINS {
             dbus_connection_dispatch(conn)
         }
+    }
+
+    /// Whether the calling thread is the loop thread and nothing else waits for it: no job
+    /// queued, no message read and not yet dispatched (beside the one being handled).
+    func isIdleLoopThread() -> Bool {
+        guard loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, let conn else { return false }
+        return queue.isEmpty && dbus_connection_get_dispatch_status(conn) != DBUS_DISPATCH_DATA_REMAINS
     }
 
     /// Stops the loop after the current iteration.

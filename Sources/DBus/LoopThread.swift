@@ -84,4 +84,7 @@ final class JobQueue: Sendable {
     }
 
     var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Whether no job is queued.
+    var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }
 }

@@ -7,8 +7,8 @@ import SchemeBridgeContract
 /// schemebridged's start-up: its command line, and the registry index it keeps between runs.
 @Suite struct DaemonStartupTests {
     /// One run of the daemon on the fixture's tree, as a session would start it; returns its log
-    /// once it answered `CanOpenURL` for `probe` as expected and was stopped with SIGTERM.
-    func run(_ f: ServiceFixture, probe: [String: Bool]) async throws -> String {
+    /// once it answered `CanOpenURL` for `probe` as expected, `then` ran, and it was stopped with SIGTERM.
+    func run(_ f: ServiceFixture, probe: [String: Bool], then: (ServiceFixture) async throws -> Void = { _ in }) async throws -> String {
         let log = f.root.appendingPathComponent("daemon-\(UUID().uuidString.prefix(6)).log")
         let env = [
             "XDG_DATA_HOME": f.dataHome.path,
@@ -30,6 +30,7 @@ import SchemeBridgeContract
             let reply = try await f.dbusSend("CanOpenURL", "string:\(scheme):x")
             #expect(reply.stdout.contains("boolean \(expected)"), "\(scheme): \(reply.stdout)\(reply.stderr)")
         }
+        try await then(f)
         daemon.signal(SIGTERM)
         let status = await daemon.wait()
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -166,6 +167,50 @@ import SchemeBridgeContract
         try bytes.write(to: index)
         let third = try await run(f, probe: ["first": true, "gone": false, "later": true, "more": true])
         #expect(third.components(separatedBy: "registry index not used").count == 2, "\(third)")
+    }
+
+    /// Served from the index (a second start), an `OpenURL` whose handler's entry lies in a
+    /// protected directory is admitted and spawned on the D-Bus loop thread (issue 36): it counts
+    /// against the launch rate as every launch, and a program that cannot start is `LaunchFailed`
+    /// to the caller and `URLFailed` to the session. An entry of the user's (its check reads what
+    /// it masks, which builds the registry's model first: on the pool) opens too.
+    @Test func opensServedFromTheIndexAreLimitedAndReportAFailedStart() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        let notAProgram = f.bin.appendingPathComponent("not-a-program").path
+        try "no interpreter line, so exec refuses it\n".write(toFile: notAProgram, atomically: true, encoding: .utf8)
+        chmod(notAProgram, 0o755)
+        try f.entry("good.desktop", "Name=Good\nExec=\(try f.recorder("good")) %u\nMimeType=x-scheme-handler/good;", system: true)
+        try f.entry("broken.desktop", "Name=Broken\nExec=\(notAProgram) %u\nMimeType=x-scheme-handler/broken;", system: true)
+        try f.entry("mine.desktop", "Name=Mine\nExec=\(try f.recorder("mine")) %u\nMimeType=x-scheme-handler/mine;")
+        try f.writeConfig("[Policy]\nMaxLaunchRate=0.001\nLaunchBurst=3\nUnidentifiedLaunchRate=0.001\nUnidentifiedLaunchBurst=3\n")
+        usleep(250_000)
+        // Two runs write the index: the second vouches for files the first found "racy" (docs/REGISTRY.md).
+        _ = try await run(f, probe: ["good": true])
+        _ = try await run(f, probe: ["good": true])
+        #expect(indexFiles(f).count == 1)
+        let second = try await run(f, probe: ["good": true, "mine": true]) { f in
+            let log = f.root.appendingPathComponent("failed.log")
+            let monitor = try Tools.spawn(["dbus-monitor", "--address", f.bus.address,
+                                           "type='signal',interface='\(ServiceFixture.interface)',member='URLFailed'"], stdout: log)
+            defer { monitor.signal(SIGTERM) }
+            let failures = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+            #expect(await Tools.eventually { failures().contains("member=NameLost") }, "dbus-monitor never started")
+            let good = try await f.dbusSend("OpenURL", "string:good://one")
+            #expect(good.stdout.contains("boolean true"), "\(good.stderr)")
+            #expect(await f.recordedArgv("good") == ["good://one"])
+            let broken = try await f.dbusSend("OpenURL", "string:broken://x")
+            #expect(broken.stderr.contains(ContractError.launchFailed.description) && broken.stderr.contains("not-a-program"), "\(broken.stdout)\(broken.stderr)")
+            #expect(await Tools.eventually { failures().contains("broken://x") && failures().contains(ContractError.launchFailed.description) }, "\(failures())")
+            let mine = try await f.dbusSend("OpenURL", "string:mine://x")
+            #expect(mine.stdout.contains("boolean true"), "\(mine.stderr)")
+            #expect(await f.recordedArgv("mine") == ["mine://x"])
+            // Three launches charged (the failed one too): the fourth is over the burst.
+            let limited = try await f.dbusSend("OpenURL", "string:good://two")
+            #expect(limited.stderr.contains(ContractError.rateLimited.description), "\(limited.stdout)\(limited.stderr)")
+            #expect(await Tools.eventually { failures().contains("good://two") }, "\(failures())")
+        }
+        #expect(!second.contains("registry index not used"), "\(second)")
     }
 
     @Test func commandLine() async throws {

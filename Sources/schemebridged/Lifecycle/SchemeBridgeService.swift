@@ -20,12 +20,8 @@ struct SchemeBridgeService: Service {
     let logger: Logger
 
     func run() async throws {
-        let connection: Connection
-        do {
-            connection = try await Connection.connect(address: address, logger: logger)
-        } catch {
-            throw StartupError(description: "cannot connect to the session bus at \(address): \(error.message)")
-        }
+        // Connecting (three round trips) goes on while the registry is built.
+        async let connecting = Connection.connect(address: address, logger: logger)
         let started = ContinuousClock.now
         let registryLogger = logger
         // The policy first: the registry resolves reserved schemes by its rule. One content-type
@@ -37,6 +33,10 @@ struct SchemeBridgeService: Service {
             registryLogger.warning("\(warning)")
         }
         defer { registry.close() }
+        let connection: Connection
+        do { connection = try await connecting } catch {
+            throw StartupError(description: "cannot connect to the session bus at \(address): \(DBusError.from(error).message)")
+        }
         let services = Services(registry: registry, connection: connection, environment: environment, busAddress: address,
                                 policy: policy, logger: logger)
         try connection.export(services.declarations(), at: Contract.objectPath)
@@ -49,14 +49,18 @@ struct SchemeBridgeService: Service {
         // is ours, and a registry change with no subscriber yet was never announced (seen beside
         // CPU hogs: a desktop file written right after the activating CanOpenURL became live,
         // but no HandlersChanged came, and integration would not have routed its scheme).
-        await services.devices.start()
-        defer { services.devices.stop() }
+        // Their match rules are asked for together (each a round trip).
+        let devices = services.devices
+        async let following: Void = devices.start()
+        defer { devices.stop() }
+        async let losing = connection.signals(matching: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
+        async let owning = BusDriver(connection).nameOwnerChanges()
         let received = services.devices.engine.receivedShares()
         let changes = registry.changes()
         let integrationChanges = registry.changes()
-        let lost = try await connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
-        let owners = try await BusDriver(connection).nameOwnerChanges()
+        await following
+        let (lost, owners) = try await (losing, owning)
         let flags: RequestNameFlags = replace ? [.doNotQueue, .replaceExisting, .allowReplacement] : [.doNotQueue, .allowReplacement]
         services.chooser.prepareSpareSheet()  // before the name: a call answered finds it decided
         let reply = try await connection.requestName(Contract.busName, flags: flags)

@@ -39,9 +39,10 @@ final class Opening: Sendable {
     /// Opens `url` for `sender` — as `known` when given (what a device sent opens as the engine,
     /// ``Receiving/engineCaller``, not as an unidentified caller). Every failure is also announced
     /// with `URLFailed`, every success with `URLHandled`.
+    /// `onLoop`: started on the D-Bus loop thread (`OpenURL`), where a quick open stays (``Broker/admitsQuickly(_:handler:caller:)``).
     func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
-              as known: Caller? = nil) async throws -> OpenResults {
-        try await open(url, options: rawOptions, sender: sender, method: method, reply: nil, as: known).results
+              as known: Caller? = nil, onLoop: Bool = false) async throws -> OpenResults {
+        try await open(url, options: rawOptions, sender: sender, method: method, reply: nil, as: known, onLoop: onLoop).results
     }
 
     /// `OpenURLWithReply`: opens `url` with a request the handler answers; returns the request's
@@ -55,7 +56,7 @@ final class Opening: Sendable {
     /// Opens `url`; with `reply`, a request is made before the launch, its token handed to the
     /// handler, and the started handler recorded on it.
     private func open(_ url: String, options rawOptions: [String: DBusValue], sender: String, method: MemberName,
-                      reply: Bool?, as known: Caller? = nil) async throws -> (results: OpenResults, request: UInt64?) {
+                      reply: Bool?, as known: Caller? = nil, onLoop: Bool = false) async throws -> (results: OpenResults, request: UInt64?) {
         var pinned: UInt64? = nil
         do {
             let options = try OpenOptions(checking: rawOptions)
@@ -69,32 +70,36 @@ final class Opening: Sendable {
             // Named, a pinned x-callback's (for its handler only), remembered, routed, picked (`ask`), or nil: the default.
             let settled = try await handler(for: .url(target), options: options, caller: caller)
             let callback = settled.pinnedCallback ? settled.id?.text : nil
-            let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id?.desktopID, decided: true,
-                                      activationToken: settled.launchToken(callerToken: options.activationToken),
-                                      launchImage: options.launchImage, scale: options.scale, caller: caller)
-            let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
-            let pasteboard = try options.pasteboard.map { reference throws in try pasteboards.ownedPasteboard(reference, caller: caller) }
-            var admission = try broker.admit(request, searchPath: searchPath, sessionScale: scale.current,
-                                             splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)), callback: callback)
-            pinned = admission.callbackGroup
-            if let pasteboard {
-                // The handler may read it before it starts: its app id now, its process once spawned.
-                let (store, handler) = (pasteboards.store, admission.plan.entry.id)
-                try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, handler: handler, caller: caller) }
-                admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
-            }
-            guard reply == true else {
-                return (try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: nil, pasteboard: pasteboard), nil)
-            }
-            let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
-            let pending = try replies.begin(caller: sender, handlerID: ChooserTargetID(admission.plan.entry.id), launchTokens: launchTokens, timeout: timeout)
-            admission.context.replyToken = pending.token
-            do {
-                let results = try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: pending.id, pasteboard: pasteboard)
-                return (results, pending.id)
-            } catch {
-                replies.abandon(pending.id)
-                throw error
+            // Admitted and spawned on the loop thread, as the C service does, when quick and nothing waits for the loop.
+            let leave = onLoop && !(callback == nil && broker.admitsQuickly(target, handler: settled.id?.desktopID, caller: caller) && launcher.connection.loopIsIdle)
+            return try await withTaskExecutorPreference(leave ? globalConcurrentExecutor : nil) { () async throws -> (results: OpenResults, request: UInt64?) in
+                let request = OpenRequest(url: target, handler: settled.pinnedCallback ? nil : settled.id?.desktopID, decided: true,
+                                          activationToken: settled.launchToken(callerToken: options.activationToken),
+                                          launchImage: options.launchImage, scale: options.scale, caller: caller)
+                let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
+                let pasteboard = try options.pasteboard.map { reference throws in try pasteboards.ownedPasteboard(reference, caller: caller) }
+                var admission = try broker.admit(request, searchPath: searchPath, sessionScale: scale.current,
+                                                 splashAvailable: splashAvailable, callbackLifetime: max(timeout, .seconds(3600)), callback: callback)
+                pinned = admission.callbackGroup
+                if let pasteboard {
+                    // The handler may read it before it starts: its app id now, its process once spawned.
+                    let (store, handler) = (pasteboards.store, admission.plan.entry.id)
+                    try await pasteboards.blocking { () throws(PasteboardError) in try store.grantHandler(pasteboard, handler: handler, caller: caller) }
+                    admission.context.pasteboardPath = PasteboardService.path(pasteboard).rawValue
+                }
+                guard reply == true else {
+                    return (try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: nil, pasteboard: pasteboard), nil)
+                }
+                let launchTokens = Set([admission.context.activationToken, admission.context.startupID].compactMap { $0 })
+                let pending = try replies.begin(caller: sender, handlerID: ChooserTargetID(admission.plan.entry.id), launchTokens: launchTokens, timeout: timeout)
+                admission.context.replyToken = pending.token
+                do {
+                    let results = try await launch(admission, annotation: options.annotation, caller: caller, method: method, reply: pending.id, pasteboard: pasteboard)
+                    return (results, pending.id)
+                } catch {
+                    replies.abandon(pending.id)
+                    throw error
+                }
             }
         } catch {
             let error = DBusError.from(error)

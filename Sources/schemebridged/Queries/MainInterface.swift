@@ -19,9 +19,9 @@ struct MainInterface {
             Contract.interface,
             methods: [
                 Method(ContractSignature.canOpenURL, handler: Self.query(queries) { call, scope in [.boolean(try broker.canOpen(call.string(0), scope: scope))] }),
-                Method(ContractSignature.openURL, handler: .async { call in
-                    _ = try await opening.open(call.string(0), options: [:], sender: call.sender, method: call.member)
-                    return [.boolean(true)]
+                Method(ContractSignature.openURL, handler: .onLoop { call in
+                    _ = try await opening.open(call.string(0), options: [:], sender: call.sender, method: call.member, onLoop: true)
+                    return MethodResult([.boolean(true)])
                 }),
                 Method(ContractSignature.openURLWithOptions, handler: .async { call in
                     [.vardict(try await opening.open(call.string(0), options: call.dictionary(1), sender: call.sender, method: call.member).dictionary)]
