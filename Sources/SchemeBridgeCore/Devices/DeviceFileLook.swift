@@ -147,16 +147,7 @@ extension Documents {
     /// look at the MIME directories (the database as last loaded). For a share naming a device,
     /// whose items' types decide nothing (``DeviceFileLook``).
     func inspectByName(_ descriptor: borrowing FileDescriptor) throws(OpenFailure) -> (name: String, type: ContentType) {
-        let flags = fcntl(descriptor.rawValue, F_GETFL)
-        guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
-            throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
-        }
-        let st: stat
-        do { st = try descriptor.status() } catch { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(error)") }
-        guard st.st_mode & S_IFMT == S_IFREG else {
-            throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
-        }
-        let name = Self.name(of: descriptor)
+        let name = try readableFileName(descriptor)
         return (name, ContentType(detected: types.guess(name: name, data: nil).type))
     }
 }

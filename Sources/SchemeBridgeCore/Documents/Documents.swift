@@ -42,13 +42,11 @@ public final class Documents: Sendable {
         return found.handlers.isEmpty ? (canonical, []) : found
     }
 
-    /// What the caller handed over: a readable regular file (else `AccessDenied` for an `O_PATH`
-    /// or write-only descriptor, `InvalidArgs` for anything that is not a regular file), its name
-    /// (the last component of the path it was opened by), and its type (`contentType` when the
-    /// caller says, else detected from the name and content). Blocking.
-    public func inspect(_ descriptor: borrowing FileDescriptor, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
-        let fd = descriptor.rawValue
-        let flags = fcntl(fd, F_GETFL)
+    /// The name of the readable regular file `descriptor` is open on (the last component of the
+    /// path it was opened by); `AccessDenied` for an `O_PATH` or write-only descriptor,
+    /// `InvalidArgs` for anything that is not a regular file. The descriptor's metadata only.
+    func readableFileName(_ descriptor: borrowing FileDescriptor) throws(OpenFailure) -> String {
+        let flags = fcntl(descriptor.rawValue, F_GETFL)
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
         }
@@ -57,7 +55,15 @@ public final class Documents: Sendable {
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
         }
-        let name = Self.name(of: descriptor)
+        return Self.name(of: descriptor)
+    }
+
+    /// What the caller handed over: a readable regular file (else `AccessDenied` for an `O_PATH`
+    /// or write-only descriptor, `InvalidArgs` for anything that is not a regular file), its name
+    /// (the last component of the path it was opened by), and its type (`contentType` when the
+    /// caller says, else detected from the name and content). Blocking.
+    public func inspect(_ descriptor: borrowing FileDescriptor, contentType: String?) throws(OpenFailure) -> (name: String, type: ContentType) {
+        let name = try readableFileName(descriptor)
         _ = types.reloadIfChanged()  // live: a stat per mime directory
         if let contentType {
             let type = try ContentType(contentType)
