@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "SchemeBridgeCore", dependencies: ["CLinux", "LinuxSystem", "CCurl"], swiftSettings: strict),
         // Linux process primitives Swift cannot reach directly (posix_spawn with setsid/chdir, pidfd).
         .target(name: "CLinux"),
+        // The permission store's table for the portal integration (the core's rules over the bus), for the CLI and the service.
+        .target(name: "SchemeBridgePortalStore", dependencies: ["DBus", "SchemeBridgeCore"], swiftSettings: strict),
         // Nearby devices: a typed client of the KDE Connect engine (send, follow, receive).
         .target(name: "SchemeBridgeDevices", dependencies: ["DBus", "LinuxSystem", "SchemeBridgeCore", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
@@ -55,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "schemebridged",
             dependencies: [
-                "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCore", "SchemeBridgeDevices",
+                "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCore", "SchemeBridgeDevices", "SchemeBridgePortalStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -82,7 +84,7 @@ let package = Package(
             dependencies: [
                 "CLinux", "DBus", "LinuxSystem", "SchemeBridgeContract", "SchemeBridgeCLIKit",
                 // The "not from this device" list (`schemebridge devices`), the user's file, read and written as the service does.
-                "SchemeBridgeCore",
+                "SchemeBridgeCore", "SchemeBridgePortalStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

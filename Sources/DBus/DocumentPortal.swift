@@ -24,4 +24,14 @@ public struct DocumentPortal: Sendable {
         }
         return id
     }
+
+    /// `Lookup(ay filename) → s doc_id` (host callers only): the persistent document that names
+    /// the file at `path` (bytes; sent NUL-terminated, as the portal reads a C string), nil when
+    /// none does or the portal cannot answer. A transient document (``addFull(_:appID:permissions:timeout:)``'s)
+    /// is never found so.
+    public func lookup(path: [UInt8], timeout: Duration = .seconds(10)) async -> String? {
+        let reply = try? await connection.call(destination: Self.name, path: Self.path, interface: Self.interface, member: "Lookup",
+                                               [.bytes(path + [0])], timeout: timeout)
+        return reply?.first?.string.flatMap { $0.isEmpty ? nil : $0 }
+    }
 }

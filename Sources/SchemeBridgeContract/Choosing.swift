@@ -1,11 +1,15 @@
 import DBus
+import Synchronization
 
 /// The chooser interface: a desktop shell (or any client) that owns ``busName`` is asked to let
 /// the user pick a handler when an open has the `ask` option, no `[Chooser] Command=` is
 /// configured and `[Chooser] Bus=true` names the bus chooser. It is told the scheme (or content
 /// type) and the caller, never the URL. The service calls
 /// `Choose(s scheme_or_type, a(sss) candidates, a{sv} context) → (s desktop_id, b always)`
-/// on ``objectPath``; `""` means cancelled. Shipped as `dbus/io.github.schemebridge.Chooser1.xml`.
+/// on ``objectPath``; `""` means cancelled. When the question is withdrawn before the answer (the
+/// portal closed the request it was asked for), the service calls `Close(s question)` with the
+/// context's `question`: the chooser takes its dialog down (its answer is not used). Shipped as
+/// `dbus/io.github.schemebridge.Chooser1.xml`.
 public enum ChooserContract {
     /// The name a chooser owns on the session bus.
     public static let busName: BusName = "io.github.schemebridge.Chooser1"
@@ -15,6 +19,9 @@ public enum ChooserContract {
     public static let interface: InterfaceName = "io.github.schemebridge.Chooser1"
     /// `Choose(s, a(sss), a{sv}) → (s, b)`.
     public static let choose: MemberName = "Choose"
+    /// `Close(s question) → ()`: the question of that `question` context key is withdrawn (sent
+    /// without waiting for a reply: a chooser that does not implement it times out as before).
+    public static let close: MemberName = "Close"
     /// The introspection XML's name in `dbus/` and `$XDG_DATA_DIRS/dbus-1/interfaces/`.
     public static let introspectionFileName = interface.rawValue + ".xml"
 
@@ -44,15 +51,27 @@ public enum ChooserContract {
         /// `parent-window` (s): the caller's window (`x11:XID` in hexadecimal, `wayland:HANDLE`
         /// exported with xdg-foreign), when it gave one: the chooser's window is transient for it.
         public static let parentWindow = "parent-window"
+        /// `question` (s): this question's id, unique in the service's run: what `Close` names.
+        public static let question = "question"
     }
+
+    private static let questions = Atomic<UInt64>(0)
+
+    /// A new `question` id.
+    public static func newQuestion() -> String { "q\(questions.add(1, ordering: .relaxed).newValue)" }
+
+    /// `Close(question)`'s arguments.
+    public static func closeArguments(_ question: String) -> [DBusValue] { [.string(question)] }
 }
 
 extension ChooserContract {
     /// `Choose`'s arguments for the question `request` puts (the one the dialogs read, told
     /// the bus chooser's way): the subject, the candidates `a(sss)` (id, name, icon), the context.
-    public static func chooseArguments(_ request: DialogRequest) -> [DBusValue] {
+    /// `question`: its id (``newQuestion()``), told in the context.
+    public static func chooseArguments(_ request: DialogRequest, question: String? = nil) -> [DBusValue] {
         var context: [String: DBusValue] = [ContextKey.caller: .string(request.caller.id), ContextKey.callerName: .string(request.caller.name),
                                             ContextKey.kind: .string(request.kind.rawValue), ContextKey.canRemember: .boolean(request.canRemember)]
+        if let question { context[ContextKey.question] = .string(question) }
         if let token = request.activationToken { context[ContextKey.activationToken] = .string(token) }
         if let parentWindow = request.parentWindow { context[ContextKey.parentWindow] = .string(parentWindow) }
         if let title = request.title { context[ContextKey.title] = .string(title) }

@@ -5,6 +5,7 @@ import LinuxSystem
 import SchemeBridgeCLIKit
 import SchemeBridgeContract
 import SchemeBridgeCore
+import SchemeBridgePortalStore
 
 /// `schemebridge integrate enable|disable|status --portal`: the core's ``PortalIntegration``
 /// run by the command line itself (the user's files and the permission store on the session
@@ -29,67 +30,65 @@ struct IntegratePortal {
             throw ServiceClient.report(e, "cannot reach the permission store")
         }
         let stopAt = environment[Self.stopVariable].flatMap(Int.init)
-        var integration = PortalIntegration(directories: directories, store: PermissionStoreClient(connection: connection, timeout: ServiceClient.timeout(client.timeout)),
-                                            step: { n in if n == stopAt { _ = raise(SIGSTOP) } })
+        let store = PortalPermissionRules(table: PermissionStoreTable(connection: connection, timeout: ServiceClient.timeout(client.timeout)))
+        var integration = PortalIntegration(directories: directories, store: store, step: { n in if n == stopAt { _ = raise(SIGSTOP) } })
         do {
-            switch action {
-            case .enable:
-                let way = try self.way(directories)
-                let portals = environment["XDG_DESKTOP_PORTAL_DIR"] ?? "/usr/share/xdg-desktop-portal/portals"
-                guard PortalSelection.isBackendInstalled(portalsDirectory: portals) else {
-                    Terminal.error("schemebridge.portal is not installed in \(portals): the portal would not find SchemeBridge's AppChooser (install SchemeBridge system-wide: sudo make install)")
-                    throw Reported(status: .failed)
-                }
-                let files: [PortalChange]
-                do { files = try PortalSelection.files(way: way, directories: directories, currentDesktop: environment["XDG_CURRENT_DESKTOP"], portalsDirectory: portals) } catch {
-                    Terminal.error("cannot make SchemeBridge the portal's AppChooser: \(error.message)")
-                    throw Reported(status: .failed)
-                }
-                let routed = (try? Integration(directories: directories, ownID: Contract.ownDesktopID).check().routed) ?? []
-                let plan = Self.plan(environment: environment, directories: directories, routedSchemes: routed)
-                let publishedTypes = Set(plan.published.map(\.type))
-                let asked = types.isEmpty ? plan.alwaysAsk : types.filter { !publishedTypes.contains($0) }
-                let desktops = way == .environment ? ([PortalSelection.desktop] + PortalSelection.desktops(environment["XDG_CURRENT_DESKTOP"])).joined(separator: ":")
-                    : PortalSelection.desktops(environment["XDG_CURRENT_DESKTOP"]).joined(separator: ":")
-                let outcome = try integration.enable(way: way, desktops: desktops, files: files, types: asked, routes: plan.published)
-                if !json { for key in outcome.undone { Terminal.out("undone: \(key)") } }
-                if !json {
-                    for key in outcome.done { Terminal.out("changed: \(key)") }
-                    for key in outcome.changed { Terminal.out("left alone: \(key)") }
-                    if outcome.done.contains(where: { !$0.hasPrefix("always-ask ") && !$0.hasPrefix("route ") }) {
-                        Terminal.out(way == .environment
-                            ? "restart the portal to use it: systemctl --user daemon-reload && systemctl --user restart xdg-desktop-portal (or log out and in)"
-                            : "restart the portal to use it: systemctl --user restart xdg-desktop-portal (or log out and in)")
-                    }
-                }
-            case .disable:
-                let outcome = try integration.disable()
-                if !json {
-                    for key in outcome.done { Terminal.out("undone: \(key)") }
-                    for key in outcome.changed { Terminal.out("changed since (left alone): \(key)") }
-                }
-            case .status:
-                break
-            }
-            let (record, changed) = try integration.status()
-            report(record, changed: changed, path: integration.recordPath)
+            // The service re-syncs the published routes through the same record: one at a time.
+            try PortalIntegration.locked(directories: directories) { try run(&integration, environment, directories) }
         } catch let error as PortalIntegrationError {
             Terminal.error("integrate --portal: \(error.message)")
             throw Reported(status: .failed)
         }
     }
 
+    private func run(_ integration: inout PortalIntegration, _ environment: [String: String], _ directories: XDGDirectories) throws {
+        switch action {
+        case .enable:
+            let way = try self.way(directories)
+            let portals = environment["XDG_DESKTOP_PORTAL_DIR"] ?? "/usr/share/xdg-desktop-portal/portals"
+            guard PortalSelection.isBackendInstalled(portalsDirectory: portals) else {
+                Terminal.error("schemebridge.portal is not installed in \(portals): the portal would not find SchemeBridge's AppChooser (install SchemeBridge system-wide: sudo make install)")
+                throw Reported(status: .failed)
+            }
+            let files: [PortalChange]
+            do { files = try PortalSelection.files(way: way, directories: directories, currentDesktop: environment["XDG_CURRENT_DESKTOP"], portalsDirectory: portals) } catch {
+                Terminal.error("cannot make SchemeBridge the portal's AppChooser: \(error.message)")
+                throw Reported(status: .failed)
+            }
+            let routed = (try? Integration(directories: directories, ownID: Contract.ownDesktopID).check().routed) ?? []
+            let plan = Self.plan(environment: environment, directories: directories, routedSchemes: routed)
+            let publishedTypes = Set(plan.published.map(\.type))
+            let asked = types.isEmpty ? plan.alwaysAsk : types.filter { !publishedTypes.contains($0) }
+            let desktops = way == .environment ? ([PortalSelection.desktop] + PortalSelection.desktops(environment["XDG_CURRENT_DESKTOP"])).joined(separator: ":")
+                : PortalSelection.desktops(environment["XDG_CURRENT_DESKTOP"]).joined(separator: ":")
+            let outcome = try integration.enable(way: way, desktops: desktops, files: files, types: asked, routes: plan.published)
+            if !json { for key in outcome.undone { Terminal.out("undone: \(key)") } }
+            if !json {
+                for key in outcome.done { Terminal.out("changed: \(key)") }
+                for key in outcome.changed { Terminal.out("left alone: \(key)") }
+                if outcome.done.contains(where: { !$0.hasPrefix("always-ask ") && !$0.hasPrefix("route ") }) {
+                    Terminal.out(way == .environment
+                        ? "restart the portal to use it: systemctl --user daemon-reload && systemctl --user restart xdg-desktop-portal (or log out and in)"
+                        : "restart the portal to use it: systemctl --user restart xdg-desktop-portal (or log out and in)")
+                }
+            }
+        case .disable:
+            let outcome = try integration.disable()
+            if !json {
+                for key in outcome.done { Terminal.out("undone: \(key)") }
+                for key in outcome.changed { Terminal.out("changed since (left alone): \(key)") }
+            }
+        case .status:
+            break
+        }
+        let (record, changed) = try integration.status()
+        report(record, changed: changed, path: integration.recordPath)
+    }
+
     /// What to publish and mark (``PortalRoutePublishing``), from the user's `[Routes]`,
     /// remembered choices and installed entries.
     static func plan(environment: [String: String], directories: XDGDirectories, routedSchemes: [String]) -> PortalRoutePublishing.Plan {
-        let config = PolicyConfig.read(PolicyStore.defaultPaths(directories: directories)).config
-        let registry = Registry(environment: environment, watch: false, index: .disabled)
-        let images = LaunchImageIndex()
-        let imagesOn = config?.launchImages ?? true
-        return PortalRoutePublishing.plan(
-            routes: config?.routes ?? [], choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: directories)).all, routedSchemes: routedSchemes,
-            entry: { registry.entry(id: DesktopID(fileName: $0)) },
-            showsLaunchImage: { entry, scheme in imagesOn && images.image(for: entry, scheme: scheme, scale: 1) != nil })
+        PortalRoutePublishing.plan(directories: directories, registry: Registry(environment: environment, watch: false, index: .disabled), routedSchemes: routedSchemes)
     }
 
     /// The way for the installed portal.
@@ -183,116 +182,5 @@ struct IntegratePortal {
         var code: Int32 = 0
         while waitpid(pid, &code, 0) < 0 && errno == EINTR {}
         return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// The permission store's `desktop-used-apps` table over the session bus
-/// (`org.freedesktop.impl.portal.PermissionStore`, xdg-permission-store): `Lookup` reads an
-/// entry's data, `SetValue` replaces it (the app permissions stay), `Delete` removes the entry.
-struct PermissionStoreClient: PortalPermissionStore {
-    let connection: BlockingConnection
-    let timeout: Duration
-    static let name: BusName = "org.freedesktop.impl.portal.PermissionStore"
-    static let path: ObjectPath = "/org/freedesktop/impl/portal/PermissionStore"
-    static let interface: InterfaceName = "org.freedesktop.impl.portal.PermissionStore"
-    static let table = "desktop-used-apps"
-    static let key = "always-ask"
-
-    /// The entry's app permissions and data; nil when there is no entry.
-    private func lookup(_ type: String) throws(PortalIntegrationError) -> (permissions: DBusValue, data: DBusValue)? {
-        do {
-            let reply = try connection.call(destination: Self.name, path: Self.path, interface: Self.interface, member: "Lookup",
-                                            [.string(Self.table), .string(type)], timeout: timeout)
-            guard reply.count == 2 else { throw PortalIntegrationError("the permission store's Lookup answered \(reply.count) values") }
-            return (reply[0], reply[1].unwrapped)
-        } catch let error as DBusError {
-            if error.name.rawValue == "org.freedesktop.portal.Error.NotFound" { return nil }
-            throw PortalIntegrationError("the permission store (\(Self.name)) cannot be read: \(error.message)")
-        } catch let error as PortalIntegrationError {
-            throw error
-        } catch {
-            throw PortalIntegrationError("\(error)")
-        }
-    }
-
-    func alwaysAsk(_ type: String) throws(PortalIntegrationError) -> PortalAskState {
-        guard let entry = try lookup(type) else { return .noEntry }
-        return Self.state(of: entry.data)
-    }
-
-    static func state(of data: DBusValue) -> PortalAskState {
-        switch data {
-        case .byte(0): return .noData
-        case .dictionary(.string, .variant, _):
-            guard let value = data.stringDictionary?[key] else { return .unset }
-            if case .boolean(let b) = value.unwrapped { return .set(b) }
-            return .unsupported
-        default: return .unsupported
-        }
-    }
-
-    func setAlwaysAsk(_ type: String, _ state: PortalAskState) throws(PortalIntegrationError) {
-        let entry = try lookup(type)
-        // The data's other entries, in their order, without ours.
-        var others: [DictEntry] = []
-        if let data = entry?.data, case .dictionary(.string, .variant, let entries) = data {
-            others = entries.filter { $0.key != .string(Self.key) }
-        }
-        let data: DBusValue
-        switch state {
-        case .set(let b):
-            data = .dictionary(key: .string, value: .variant, others + [DictEntry(.string(Self.key), .variant(.boolean(b)))])
-        case .unset:
-            data = .dictionary(key: .string, value: .variant, others)
-        case .noData, .noEntry:
-            // No entry now: there is nothing to take out.
-            guard let entry else { return }
-            var noPermissions = entry.permissions.arrayElements?.isEmpty ?? false
-            if case .dictionary(_, _, let e) = entry.permissions { noPermissions = e.isEmpty }
-            if state == .noEntry, others.isEmpty, noPermissions {
-                return try call("Delete", [.string(Self.table), .string(type)])
-            }
-            data = others.isEmpty ? .byte(0) : .dictionary(key: .string, value: .variant, others)
-        case .unsupported:
-            return
-        }
-        try call("SetValue", [.string(Self.table), .boolean(true), .string(type), .variant(data)])
-    }
-
-    func permission(_ type: String, app: String) throws(PortalIntegrationError) -> PortalAppPermission {
-        guard let entry = try lookup(type) else { return .noEntry }
-        return Self.permission(in: entry.permissions, app: app)
-    }
-
-    /// The app's strings in a Lookup's `a{sas}`.
-    static func permission(in permissions: DBusValue, app: String) -> PortalAppPermission {
-        guard case .dictionary(_, _, let entries) = permissions,
-              let value = entries.first(where: { $0.key == .string(app) })?.value else { return .none }
-        guard case .array(_, let items) = value else { return .none }
-        return .strings(items.compactMap(\.string))
-    }
-
-    func setPermission(_ type: String, app: String, _ permission: PortalAppPermission) throws(PortalIntegrationError) {
-        switch permission {
-        case .strings(let strings):
-            try call("SetPermission", [.string(Self.table), .boolean(true), .string(type), .string(app), .array(element: .string, strings.map { .string($0) })])
-        case .none, .noEntry:
-            guard let entry = try lookup(type) else { return }
-            if case .strings = Self.permission(in: entry.permissions, app: app) {
-                try call("DeletePermission", [.string(Self.table), .string(type), .string(app)])
-            }
-            guard permission == .noEntry, let after = try lookup(type) else { return }
-            var empty = after.permissions.arrayElements?.isEmpty ?? false
-            if case .dictionary(_, _, let e) = after.permissions { empty = e.isEmpty }
-            if empty, Self.state(of: after.data) == .noData { try call("Delete", [.string(Self.table), .string(type)]) }
-        }
-    }
-
-    private func call(_ member: MemberName, _ arguments: [DBusValue]) throws(PortalIntegrationError) {
-        do {
-            _ = try connection.call(destination: Self.name, path: Self.path, interface: Self.interface, member: member, arguments, timeout: timeout)
-        } catch {
-            throw PortalIntegrationError("the permission store's \(member.rawValue) failed: \(error.message)")
-        }
     }
 }

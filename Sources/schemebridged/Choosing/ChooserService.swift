@@ -49,13 +49,15 @@ struct ChooserDialogs: ChooserShowing {
     }
 
     func askBus(_ d: ChooserDialog, timeout: Duration) async -> BusChooserReply {
+        let (question, c) = (ChooserContract.newQuestion(), ChooserContract.self)
         do {
-            let reply = try await connection.call(destination: ChooserContract.busName, path: ChooserContract.objectPath, interface: ChooserContract.interface,
-                                                  member: ChooserContract.choose, ChooserContract.chooseArguments(Self.request(d)), timeout: timeout)
+            let reply = try await withTaskCancellationHandler {
+                try await connection.call(destination: c.busName, path: c.objectPath, interface: c.interface, member: c.choose, c.chooseArguments(Self.request(d), question: question), timeout: timeout)
+            } onCancel: { try? connection.send(destination: c.busName, path: c.objectPath, interface: c.interface, member: c.close, c.closeArguments(question)) }
             guard let answer = ChooserContract.answer(reply) else { return .wrongSignature }
             return .answered(id: answer.id, always: answer.always)
         } catch {
-            return .failed(BusCallFailure(name: error.name.rawValue, message: error.message))
+            return .failed(BusCallFailure(name: DBusError.from(error).name.rawValue, message: DBusError.from(error).message))
         }
     }
 }

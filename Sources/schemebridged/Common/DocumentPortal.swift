@@ -18,6 +18,9 @@ struct DocumentPortalHandOff: DocumentPortalPort {
             throw ContractError.launchFailed("the document portal (\(DocumentPortal.name.rawValue)) could not take the document for the sandboxed app \(appID): \(error.name.rawValue): \(error.message)")
         }
     }
+
+    /// Whether a persistent document names the file at `path` (an Inbox copy then outlives the retention: `PortalInboxCopies.swift`).
+    func hasDocument(path: [UInt8]) async -> Bool { await DocumentPortal(connection: connection).lookup(path: path) != nil }
 }
 
 /// A descriptor a caller sent is one the core's ``DocumentDeliverer`` reads.

@@ -1,6 +1,7 @@
 import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
+import SchemeBridgePortalStore
 import Logging
 import ServiceLifecycle
 
@@ -43,6 +44,12 @@ struct SchemeBridgeService: Service {
         try connection.export([services.portal.declaration(), services.portalFiles.declaration()], at: PortalAppChooser.path)
         services.pasteboards.restore()
         services.deliverer.sweepInboxes(retention: policy.current.inboxRetention)
+        // The routes the portal applies follow the config (its reload, and a watch: the portal's own path never asks us).
+        let routes = PortalRouteResync.follower(registry: registry, routedSchemes: { [integration = services.integration] in (try? integration.integration.check().routed) ?? [] },
+                                                store: { try PermissionStoreTable.store(busAddress: address) }, log: { logger.log($0, $1) })
+        policy.onChange { _ in routes.request() }
+        defer { routes.stop() }
+        routes.start()
         services.opening.appLinks.start()  // app links verified in the background (AppLinks/AppLinkService.swift)
         // Everything the service follows is subscribed before it takes its name: the first call
         // can come (and the caller act on its answer, e.g. install an entry) the moment the name

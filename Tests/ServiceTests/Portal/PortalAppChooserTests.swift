@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import DBusTestSupport
+import SchemeBridgeContract
 
 /// Issue 40, item 1: SchemeBridge as the portal's `AppChooser` backend. A real `flatpak run` app
 /// with no `--talk-name` (org.test.NoTalk) calls `OpenURI` on Debian 12's real xdg-desktop-portal
@@ -92,6 +93,45 @@ import DBusTestSupport
     /// The app closes its request while SchemeBridge's chooser is up (the frontend passes the
     /// `Close` on to the backend's `Request` object): the chooser goes away, the backend's answer
     /// is a cancel (1, as the portal's `Request` says), and nothing starts.
+    /// The same with a `Chooser1` client on the bus (`[Chooser] Bus=true`): the question it was
+    /// asked for the portal's call (its context's `question`) is withdrawn with `Close(question)`
+    /// when the portal closes the request, and the call is a cancel.
+    @Test func aClosedRequestIsToldToTheChooser1Client() async throws {
+        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
+        defer { p.stop() }
+        let f = p.service
+        for n in ["Todo", "Todo2"] {
+            try f.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try f.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;")
+        }
+        try p.addSchemeBridgePortal()
+        try f.writeConfig("[Chooser]\nBus=true\nTimeout=3600\n")
+        try await p.alwaysAsk(Self.type)
+        let data = f.root.appendingPathComponent(".var/app/org.test.NoTalk/data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let up = data.appendingPathComponent("chooser-up"), log = f.records.appendingPathComponent("chooser1-held.log")
+        let names = [ChooserContract.interface.rawValue, ChooserContract.busName.rawValue, ChooserContract.objectPath.rawValue]
+        let client = try Tools.spawn(Clients.command("Chooser/chooser1-held", [log.path, up.path] + names),
+                                     environment: ["SB_BUS": f.bus.address], stderr: f.records.appendingPathComponent("chooser1-held.err"))
+        defer { client.signal(SIGTERM) }
+        #expect(try await Tools.eventually {
+            try await Tools.run(["dbus-send", "--bus=\(f.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                 "org.freedesktop.DBus.NameHasOwner", "string:\(ChooserContract.busName)"]).stdout.contains("true")
+        }, "the Chooser1 client did not start")
+        let r = try await p.flatpak.flatpak(["run", "--env=PORTAL_CLOSE_WHEN=\(up.path)", "--command=portal-client", "org.test.NoTalk", "uri", "todolist://closed"])
+        #expect(r.status == 0 && r.stdout == "closed\n", "\(r.stdout) \(r.stderr)\n\(p.busLog)")
+        let question = ((try? String(contentsOf: up, encoding: .utf8)) ?? "")
+        #expect(!question.isEmpty, "the Chooser1 client was not asked with a question id")
+        var seen = ""
+        #expect(await Tools.eventually {
+            seen = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return seen == "asked \(question)\nclosed \(question)\n"
+        }, "\(seen)\n\(f.serviceLog)")
+        #expect(f.serviceLog.contains("the portal closed its AppChooser request for"), "\(f.serviceLog)")
+        for n in ["Todo", "Todo2"] {
+            #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("\(n).argv").path))
+        }
+    }
+
     @Test func aClosedRequestTakesTheChooserDownAndIsACancel() async throws {
         let (p, _) = try await Self.stage("", chooser: { f in
             // Up: it says so in the app's data folder (which the sandboxed app sees), then waits for
