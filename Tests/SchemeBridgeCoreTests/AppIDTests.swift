@@ -41,9 +41,9 @@ extension AppIDTests {
     /// A sandboxed caller's app id is an ``AppID`` only when valid (a reply through its
     /// xdg-dbus-proxy is matched against the handler's `X-Flatpak=` id, which always is one).
     @Test func aSandboxedCallersAppIDIsOneWhenValid() {
-        #expect(Caller(busName: ":1.1", appID: "org.example.App", sandboxed: true).sandboxAppID?.text == "org.example.App")
-        #expect(Caller(busName: ":1.1", appID: "org.example.App").sandboxAppID == nil, "not sandboxed")
-        #expect(Caller(busName: ":1.1", appID: "/usr/bin/app", sandboxed: true).sandboxAppID == nil)
-        #expect(Caller(busName: ":1.1", appID: nil, sandboxed: true).sandboxAppID == nil)
+        #expect(Caller(busName: ":1.1", id: "org.example.App", sandboxed: true).sandboxAppID?.text == "org.example.App")
+        #expect(Caller(busName: ":1.1", id: "org.example.App").sandboxAppID == nil, "not sandboxed")
+        #expect(Caller(busName: ":1.1", id: "/usr/bin/app", sandboxed: true).sandboxAppID == nil)
+        #expect(Caller(busName: ":1.1", id: nil, sandboxed: true).sandboxAppID == nil)
     }
 }

@@ -44,7 +44,7 @@ import Testing
         }
     }
 
-    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", appID: app) }
+    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", id: app.flatMap(CallerID.init)) }
     static func argv(_ a: Admission) -> [String] {
         if case .spawn(let commands) = a.plan.action { return commands.first?.argv ?? [] }
         return []

@@ -15,7 +15,7 @@ import Testing
             return Broker(registry: registry, policy: store, ownDesktopIDs: ["io.example.Bridge.desktop"])
         }
         func request(_ url: String, app: String? = nil, bus: String = ":1.7", token: String? = nil, handler: DesktopID? = nil) throws(OpenFailure) -> OpenRequest {
-            try OpenRequest(url: url, handler: handler, activationToken: token, caller: Caller(busName: bus, pid: 42, appID: app))
+            try OpenRequest(url: url, handler: handler, activationToken: token, caller: Caller(busName: bus, pid: 42, id: app.flatMap(CallerID.init)))
         }
     }
 
@@ -88,7 +88,7 @@ import Testing
         s.tree.entry(1, "bank.desktop", schemes: ["secretbank"])
         s.tree.entry(1, "org.example.Asker.desktop", exec: "/bin/true", extra: "X-SchemeBridge-QueriesSchemes=TodoList;")
         let open = s.broker()
-        let asker = Caller(busName: ":1.1", appID: "org.example.Asker")
+        let asker = Caller(busName: ":1.1", id: "org.example.Asker")
         #expect(open.queryScope(for: asker) == .all && open.queryScope(for: nil) == .all, "privacy is off by default")
         #expect(try open.canOpen("secretbank:x", scope: .all))
 
@@ -103,7 +103,7 @@ import Testing
         #expect(broker.schemes() == ["secretbank", "todolist"])
         #expect(kind { () throws(OpenFailure) in try broker.canOpen("no scheme", scope: scope) } == .invalidURL, "malformed is an error, not false")
         // Unidentified, or identified without an entry: nothing.
-        for nobody in [nil, Caller(busName: ":1.2", appID: "/usr/bin/python3.11"), Caller(busName: ":1.3")] {
+        for nobody in [nil, Caller(busName: ":1.2", id: "/usr/bin/python3.11"), Caller(busName: ":1.3")] {
             let none = broker.queryScope(for: nobody)
             #expect(none == .only([]), "\(String(describing: nobody))")
             #expect(try !broker.canOpen("todolist:x", scope: none))

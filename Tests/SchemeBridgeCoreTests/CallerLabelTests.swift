@@ -5,16 +5,16 @@ import Testing
 /// scripts for interpreters, file names for programs.
 @Suite struct CallerLabelTests {
     @Test func appIDsAreNamedByTheirEntry() {
-        #expect(CallerLabel.label(appID: "org.example.Photos", pid: nil) { $0 == "org.example.Photos" ? "Photos" : nil } == "Photos")
-        #expect(CallerLabel.label(appID: "org.example.Gone", pid: nil) { _ in nil } == "org.example.Gone")
-        #expect(CallerLabel.label(appID: nil, pid: 1) { _ in "x" } == "")
-        #expect(CallerLabel.label(appID: "evil\u{1B}[31m\nname", pid: nil) { _ in nil } == "evil [31m name")
+        #expect(CallerLabel.label("org.example.Photos", pid: nil) { $0 == "org.example.Photos" ? "Photos" : nil } == "Photos")
+        #expect(CallerLabel.label("org.example.Gone", pid: nil) { _ in nil } == "org.example.Gone")
+        #expect(CallerLabel.label(nil, pid: 1) { _ in "x" } == "")
+        #expect(CallerLabel.label("evil\u{1B}[31m\nname", pid: nil) { _ in nil } == "evil [31m name")
     }
 
     @Test func programsAreNamedByTheirFileName() {
-        #expect(CallerLabel.label(appID: "/opt/tools/photo-tool", pid: nil) { _ in nil } == "photo-tool")
+        #expect(CallerLabel.label("/opt/tools/photo-tool", pid: nil) { _ in nil } == "photo-tool")
         // An interpreter whose command line cannot be read is named as itself.
-        #expect(CallerLabel.label(appID: "/usr/bin/python3.11", pid: nil) { _ in nil } == "python3.11")
+        #expect(CallerLabel.label("/usr/bin/python3.11", pid: nil) { _ in nil } == "python3.11")
     }
 
     @Test func interpretersAreKnownWithTheirVersions() {

@@ -6,7 +6,7 @@ import Testing
 @Suite struct CallerLimitRuleTests {
     @Test func oneChooserPerAppFourInAll() {
         let slots = ChooserSlots()
-        let editor = ChooserSlots.key(for: Caller(busName: ":1.1", appID: "org.example.Editor"))
+        let editor = ChooserSlots.key(for: Caller(busName: ":1.1", id: "org.example.Editor"))
         #expect(editor == "org.example.Editor")
         #expect(slots.take(editor))
         #expect(!slots.take(editor), "a second chooser for the same app waits for the first")

@@ -47,11 +47,11 @@ import Testing
     }
 
     @Test func aSandboxedCallerChangesNothingOfTheUsers() throws {
-        let sandboxed = Caller(busName: ":1.3", appID: "org.example.Boxed", sandboxed: true)
+        let sandboxed = Caller(busName: ":1.3", id: "org.example.Boxed", sandboxed: true)
         #expect(throws: ServiceFailure(.accessDenied, "a sandboxed app (org.example.Boxed) cannot set the default handler of a scheme")) {
             try SandboxedCallerRule.checkAdminister(sandboxed, "set the default handler of a scheme")
         }
-        #expect(throws: Never.self) { try SandboxedCallerRule.checkAdminister(Caller(busName: ":1.4", appID: "org.example.App"), "anything") }
+        #expect(throws: Never.self) { try SandboxedCallerRule.checkAdminister(Caller(busName: ":1.4", id: "org.example.App"), "anything") }
     }
 
     @Test func setDefaultTakesEffectForAnUnsandboxedCaller() async throws {

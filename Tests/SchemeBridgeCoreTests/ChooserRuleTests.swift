@@ -24,7 +24,7 @@ import Testing
 
     @Test func theDialogIsWorkedOutOnceFromTheQuestionTheCallerAndTheContext() {
         let question = HandlerQuestion(subject: "pick:text/plain", candidates: Self.candidates)
-        let cli = Caller(busName: ":1.4", appID: nil, throughCLI: true)
+        let cli = Caller(busName: ":1.4", id: nil, throughCLI: true)
         let asked = ChooserDialog(question, caller: cli, name: "", context: ChooserContext(activationToken: "bad\u{1}token", title: "Pick one"))
         #expect(asked.kind == "pick" && asked.title == "Pick one")
         #expect(asked.candidates.map(\.id) == ["a.desktop", "b.desktop"], "an id starting with - is never offered")
@@ -36,7 +36,7 @@ import Testing
         let targets = HandlerQuestion(subject: ShareTargetID.choiceSubject,
                                       candidates: [ChooserCandidate(id: "a.desktop:send", name: "Send", icon: ""),
                                                    ChooserCandidate(id: "builtin:copy", name: "Copy", icon: "")])
-        let app = Caller(busName: ":1.5", appID: "org.example.App")
+        let app = Caller(busName: ":1.5", id: "org.example.App")
         let sheet = ChooserDialog(targets, caller: app, name: "Example", context: ChooserContext(activationToken: "caller-token", share: share))
         #expect(sheet.kind == "share" && sheet.canRemember && sheet.activationToken == "share-token", "the sharing app's token")
         #expect(sheet.asker == ChooserDialog.Asker(id: "org.example.App", name: "Example", commandLine: false))
@@ -81,7 +81,7 @@ import Testing
         let broker = s.broker(config: "[Chooser]\nBus=true\n")
         let port = Port(.answered(id: "b.desktop", always: true))
         let chooser = Chooser(broker: broker, port: port, environment: [:], busName: "io.example.Chooser1", log: { _, _ in })
-        let app = Caller(busName: ":1.5", appID: "org.example.App")
+        let app = Caller(busName: ":1.5", id: "org.example.App")
         let answer = try await chooser.choose(HandlerQuestion(subject: "todo", candidates: Self.candidates), caller: app, context: ChooserContext())
         #expect(answer == .picked("b.desktop", always: true))
         #expect(port.asked.withLock { $0.map(\.subject) } == ["todo"])

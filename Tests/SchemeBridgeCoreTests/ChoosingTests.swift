@@ -14,7 +14,7 @@ import Testing
                           ownDesktopIDs: [], choices: choices ?? ChoiceStore(path: nil))
         }
         func admit(_ broker: Broker, _ url: String, app: String?, handler: DesktopID? = nil) throws(OpenFailure) -> String {
-            try broker.admit(OpenRequest(url: url, handler: handler, caller: Caller(busName: ":1.9", appID: app)),
+            try broker.admit(OpenRequest(url: url, handler: handler, caller: Caller(busName: ":1.9", id: app.flatMap(CallerID.init))),
                              searchPath: ["/usr/bin", "/bin"], sessionScale: 1, splashAvailable: false).plan.entry.id.fileName
         }
     }
@@ -51,7 +51,7 @@ import Testing
         let broker = s.broker(config: "[Routes]\ntodo from org.example.*=c.desktop\n")
         #expect(try s.admit(broker, "todo:x", app: "org.other.App") == "a.desktop", "the default: the first in id order")
         #expect(try s.admit(broker, "todo:x", app: "org.example.Cal") == "c.desktop", "the route, for its callers only")
-        try await broker.remember("b.desktop", for: "todo", caller: Caller(busName: ":1.9", appID: "org.example.Cal"))
+        try await broker.remember("b.desktop", for: "todo", caller: Caller(busName: ":1.9", id: "org.example.Cal"))
         #expect(try s.admit(broker, "todo:x", app: "org.example.Cal") == "b.desktop", "remembered wins over the route")
         #expect(try s.admit(broker, "todo:x", app: "org.example.Mail") == "c.desktop", "another caller still routed")
         #expect(try s.admit(broker, "todo:x", app: "org.example.Cal", handler: "d.desktop") == "d.desktop", "the handler option wins")
@@ -105,6 +105,6 @@ import Testing
 extension Broker {
     /// ``askPlan(for:caller:)`` for a test caller, a malformed URL being a test failure.
     func askPlan(forChecked url: String, app: String?) -> AskPlan? {
-        try? askPlan(for: url, caller: Caller(busName: ":1.9", appID: app))
+        try? askPlan(for: url, caller: Caller(busName: ":1.9", id: app.flatMap(CallerID.init)))
     }
 }

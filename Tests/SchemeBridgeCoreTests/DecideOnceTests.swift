@@ -10,7 +10,7 @@ import Testing
         for id in ["a", "b"] { tree.entry(1, "\(id).desktop", schemes: ["todo"]) }
         let registry = tree.registry()
         let broker = Broker(registry: registry, policy: PolicyStore(path: tree.configHome + "/none"), ownDesktopIDs: [], choices: ChoiceStore(path: nil))
-        let caller = Caller(busName: ":1.9", appID: "org.example.Cal")
+        let caller = Caller(busName: ":1.9", id: "org.example.Cal")
         let url = try SchemeURL("todo:x")
         func admitted(decided: Bool) throws -> String {
             try broker.admit(OpenRequest(url: url, handler: nil, decided: decided, caller: caller),

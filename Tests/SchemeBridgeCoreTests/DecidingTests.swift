@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", appID: app) }
+    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", id: app.flatMap(CallerID.init)) }
     static func url(_ s: String) throws -> OpenSubject { .url(try SchemeURL(s)) }
     static func markdown() throws -> OpenSubject { .document(try ContentType("Text/Markdown")) }
     static func nobodysHandler(_: LaunchedHandler?) async -> Bool { false }

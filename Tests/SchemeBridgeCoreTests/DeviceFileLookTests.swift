@@ -73,7 +73,7 @@ import Testing
         tree.write(tree.root + "/a.txt", "text")
         let fd = open(tree.root + "/a.txt", O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
-        let caller = Caller(busName: ":1.9", appID: "org.example.App")
+        let caller = Caller(busName: ":1.9", id: "org.example.App")
         let look = keeper.localLook(caller: caller, inbox: tree.root + "/inbox")
         #expect(!look.isLocal(fd), "nothing resolved yet: the first look is on a thread")
         let onThread = keeper.facts(ofFile: fd, name: "a.txt", caller: caller, inbox: tree.root + "/inbox")

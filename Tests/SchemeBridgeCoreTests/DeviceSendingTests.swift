@@ -39,7 +39,7 @@ import Testing
             SharedItem(payload: .data(.bytes(Array("hello".utf8)), holder: nil), summary: ShareItemSummary(kind: .data, type: "text/plain"), name: ""),
             SharedItem(payload: .data(.bytes([1, 2, 3]), holder: nil), summary: ShareItemSummary(kind: .data, type: "image/png"), name: "dots.png"),
         ]
-        let mine = Caller(busName: ":1.5", appID: "org.example.Sharer")
+        let mine = Caller(busName: ":1.5", id: "org.example.Sharer")
         let (files, sends) = try await outbox.sends(for: items, caller: mine, inbox: root + "/inbox")
         #expect(files.count == 2 && files[0] == root + "/notes.txt", "an unsandboxed caller's file goes by its own path")
         #expect(files[1].hasPrefix(tree.root + "/run/outbox/") && files[1].hasSuffix("/dots.png") && tree.read(files[1]) == "\u{1}\u{2}\u{3}")

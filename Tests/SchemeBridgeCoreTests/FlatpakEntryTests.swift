@@ -40,8 +40,8 @@ import Testing
     }
 
     @Test func aSandboxedCallerLearnsAndChangesLess() {
-        let app = Caller(busName: ":1.1", appID: "org.example.App", sandboxed: true)
-        let host = Caller(busName: ":1.2", appID: "org.example.App")
+        let app = Caller(busName: ":1.1", id: "org.example.App", sandboxed: true)
+        let host = Caller(busName: ":1.2", id: "org.example.App")
         #expect(!SandboxedCallerRule.mayAdminister(app) && SandboxedCallerRule.mayAdminister(host))
         #expect(!SandboxedCallerRule.mayListTypeHandlers(app) && SandboxedCallerRule.mayListTypeHandlers(host))
         #expect(SandboxedCallerRule.maySeeChoices(of: "org.example.App", by: app))
@@ -56,8 +56,8 @@ import Testing
                        ShareTarget(id: ShareTargetID.device("phone_1").text, name: "Send to Phone", icon: "", kind: .device),
                        ShareTarget(id: ShareTargetID.copy.text, name: "Copy", icon: "", kind: .builtin),
                        ShareTarget(id: ShareTargetID.save.text, name: "Save to…", icon: "", kind: .builtin)]
-        let app = Caller(busName: ":1.1", appID: "org.example.App", sandboxed: true)
-        let host = Caller(busName: ":1.2", appID: "org.example.App")
+        let app = Caller(busName: ":1.1", id: "org.example.App", sandboxed: true)
+        let host = Caller(busName: ":1.2", id: "org.example.App")
         #expect(SandboxedCallerRule.visibleShareTargets(targets, to: app).map(\.id) == [ShareTargetID.copy.text, ShareTargetID.save.text])
         #expect(SandboxedCallerRule.visibleShareTargets(targets, to: host).map(\.id) == targets.map(\.id))
     }

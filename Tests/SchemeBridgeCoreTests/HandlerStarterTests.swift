@@ -38,7 +38,7 @@ import Testing
     struct Setup {
         let tree = XDGTree(dataDirCount: 1)
         let store = PasteboardStore(disk: nil)
-        let owner = Caller(busName: ":1.5", appID: "org.example.Sender", lineage: [5, 1])
+        let owner = Caller(busName: ":1.5", id: "org.example.Sender", lineage: [5, 1])
         let logged = Log()
 
         func broker() -> Broker {
@@ -65,7 +65,7 @@ import Testing
         }
 
         func admit(_ broker: Broker, _ url: String) throws -> Admission {
-            try broker.admit(OpenRequest(url: url, caller: Caller(busName: ":1.7", pid: 42, appID: "org.example.Caller")),
+            try broker.admit(OpenRequest(url: url, caller: Caller(busName: ":1.7", pid: 42, id: "org.example.Caller")),
                              searchPath: broker.registry.directories.executableSearchPath, sessionScale: 1, splashAvailable: false)
         }
     }
@@ -85,7 +85,7 @@ import Testing
         #expect(watcher.list == ["started 7"])
         guard case .spawned(let process)? = watcher.handlers.withLock({ $0.first }) else { Issue.record("not a spawned handler"); return }
         #expect(process.pid == pid && process.isHeld, "held by a pidfd before it could be reaped")
-        let child = Caller(busName: ":1.9", appID: nil, lineage: [pid, 1])
+        let child = Caller(busName: ":1.9", id: nil, lineage: [pid, 1])
         #expect(try s.store.board(board.id, caller: child).1 == .reader, "the started handler may read the pasteboard")
         #expect(starter.recentLaunches.launches(of: "waitx:one").map(\.pid) == [pid], "loop safety knows the launch")
 
@@ -147,7 +147,7 @@ import Testing
         #expect(bus.starts.withLock { $0 }.isEmpty, "without a pasteboard the Open call starts it")
         await starter.activating(admission, busName: busName, request: 9, pasteboard: board.id, watcher: watcher, bus: bus)
         #expect(bus.starts.withLock { $0 } == ["org.example.App"])
-        let app = Caller(busName: ":1.42", appID: nil, lineage: [])
+        let app = Caller(busName: ":1.42", id: nil, lineage: [])
         #expect(try s.store.board(board.id, caller: app).1 == .reader, "its owner's connection may read inside its Open")
         #expect(watcher.handlers.withLock { $0.first } == .activating(busName: "org.example.App"))
 

@@ -26,7 +26,7 @@ final class ManualClock: Sendable {
     }
 
     func admit(_ broker: Broker, _ url: String, app: String?, bus: String) throws(OpenFailure) -> Admission {
-        try broker.admit(OpenRequest(url: url, caller: Caller(busName: bus, appID: app)),
+        try broker.admit(OpenRequest(url: url, caller: Caller(busName: bus, id: app.flatMap(CallerID.init))),
                          searchPath: broker.registry.directories.executableSearchPath, sessionScale: 1, splashAvailable: false)
     }
 
@@ -98,7 +98,7 @@ final class ManualClock: Sendable {
         let s = Setup()
         s.tree.entry(1, "todo.desktop", schemes: ["todolist"])
         let broker = s.broker(config: "[Policy]\nMaxSetDefaultRate=1\nSetDefaultBurst=3\n")
-        let flooder = Caller(busName: ":1.1", appID: "org.example.Flood")
+        let flooder = Caller(busName: ":1.1", id: "org.example.Flood")
         var outcomes: [OpenFailure.Kind?] = []
         for _ in 0..<6 {
             do { try await broker.setDefault(scheme: "todolist", desktopID: "todo.desktop", caller: flooder); outcomes.append(nil) } catch {
@@ -106,7 +106,7 @@ final class ManualClock: Sendable {
             }
         }
         #expect(outcomes == [nil, nil, nil, .rateLimited, .rateLimited, .rateLimited])
-        try await broker.setDefault(scheme: "todolist", desktopID: "todo.desktop", caller: Caller(busName: ":1.2", appID: "org.example.Other"))
+        try await broker.setDefault(scheme: "todolist", desktopID: "todo.desktop", caller: Caller(busName: ":1.2", id: "org.example.Other"))
         s.clock.advance(1)
         try await broker.setDefault(scheme: "todolist", desktopID: "todo.desktop", caller: flooder)
         #expect(s.tree.read(s.tree.configHome + "/mimeapps.list")?.contains("x-scheme-handler/todolist=todo.desktop") == true)

@@ -23,7 +23,7 @@ import Testing
         var count: Int { asked.withLock { $0.count } }
     }
 
-    static let app = Caller(busName: ":1.9", appID: "org.example.App")
+    static let app = Caller(busName: ":1.9", id: "org.example.App")
     static let question = HandlerQuestion(subject: "todo", candidates: [ChooserCandidate(id: "a.desktop", name: "A", icon: ""),
                                                                         ChooserCandidate(id: "b.desktop", name: "B", icon: "")])
 

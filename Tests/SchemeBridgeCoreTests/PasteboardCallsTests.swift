@@ -45,8 +45,8 @@ func readAll(_ fd: Int32) -> [UInt8] {
 /// `PasteboardTests`, `PasteboardQuotaTests`, `ShareTests`); ``PasteboardItemGrammar``,
 /// ``PasteboardReference`` from the option's text, what a removal logs.
 @Suite struct PasteboardCallsTests {
-    let owner = Caller(busName: ":1.5", appID: "org.example.Owner")
-    let reader = Caller(busName: ":1.6", appID: "org.example.Reader")
+    let owner = Caller(busName: ":1.5", id: "org.example.Owner")
+    let reader = Caller(busName: ":1.6", id: "org.example.Reader")
 
     @Test func aWriteIsCopiedCommittedAndReadBack() async throws {
         let tree = XDGTree(dataDirCount: 1)
@@ -81,7 +81,7 @@ func readAll(_ fd: Int32) -> [UInt8] {
         #expect(calls.store.visible(board.id, to: nil) == nil, "a caller not identified yet sees nothing")
         try await calls.changeGrants(board.id, appIDs: ["org.example.Reader"], revoke: false, caller: owner)
         #expect(calls.store.visible(board.id, to: reader)?.id == board.id)
-        let stranger = Caller(busName: ":1.7", appID: "org.example.Stranger")
+        let stranger = Caller(busName: ":1.7", id: "org.example.Stranger")
         await #expect(throws: ServiceFailure.noSuchPasteboard, "a stranger is not told it exists") { try await calls.delete(board.id, caller: stranger) }
         try await calls.delete(board.id, caller: reader)
         #expect(calls.store.peek(board.id) == nil, "a grantee may delete it")

@@ -5,11 +5,11 @@ import Testing
 /// caller was launched for, else its own, else the one granted to it; two at one step is an
 /// ambiguity, never the newest. And the handler's launch context carries the object path.
 @Suite struct PasteboardHandOffTests {
-    let owner = Caller(busName: ":1.1", appID: "org.example.Editor", lineage: [100])
-    let attacker = Caller(busName: ":1.2", appID: "/home/u/bin/mallory", lineage: [300])
+    let owner = Caller(busName: ":1.1", id: "org.example.Editor", lineage: [100])
+    let attacker = Caller(busName: ":1.2", id: "/home/u/bin/mallory", lineage: [300])
     /// The viewer the broker spawned (pid 200) and the same app run by hand (pid 400).
-    let launched = Caller(busName: ":1.3", appID: "org.example.Viewer", lineage: [200, 1])
-    let byHand = Caller(busName: ":1.4", appID: "org.example.Viewer", lineage: [400, 1])
+    let launched = Caller(busName: ":1.3", id: "org.example.Viewer", lineage: [200, 1])
+    let byHand = Caller(busName: ":1.4", id: "org.example.Viewer", lineage: [400, 1])
 
     @Test func theLaunchedForPasteboardWinsAndTwoGrantedOwnersAreAmbiguous() throws {
         let store = PasteboardStore(disk: nil)

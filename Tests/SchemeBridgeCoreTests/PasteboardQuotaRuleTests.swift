@@ -14,7 +14,7 @@ import Testing
         [[(type: "application/octet-stream", data: SealedData(FileDescriptor(owning: open("/dev/null", O_RDONLY | O_CLOEXEC)), size: size))]]
     }
 
-    func caller(_ n: Int, _ appID: String?) -> Caller { Caller(busName: ":1.\(n)", appID: appID, lineage: [Int32(1000 + n)]) }
+    func caller(_ n: Int, _ id: String?) -> Caller { Caller(busName: ":1.\(n)", id: id.flatMap(CallerID.init), lineage: [Int32(1000 + n)]) }
 
     @Test func executablePathsShareOneSmallQuotaAndAppsKeepTheirOwn() throws {
         let store = PasteboardStore(disk: nil)

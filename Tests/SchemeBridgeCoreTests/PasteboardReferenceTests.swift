@@ -3,9 +3,9 @@ import Testing
 
 /// The `pasteboard` open option: only the pasteboard's owner may grant it to a handler.
 @Suite struct PasteboardReferenceTests {
-    let owner = Caller(busName: ":1.1", appID: "org.example.Editor", lineage: [100])
-    let viewer = Caller(busName: ":1.2", appID: "org.example.Viewer", lineage: [200])
-    let stranger = Caller(busName: ":1.3", appID: "org.example.Stranger", lineage: [300])
+    let owner = Caller(busName: ":1.1", id: "org.example.Editor", lineage: [100])
+    let viewer = Caller(busName: ":1.2", id: "org.example.Viewer", lineage: [200])
+    let stranger = Caller(busName: ":1.3", id: "org.example.Stranger", lineage: [300])
 
     @Test func theOwnerGrantsByObjectOrName() throws {
         let store = PasteboardStore(disk: nil)
@@ -13,7 +13,7 @@ import Testing
         #expect(try store.grantable(.object(id: board.id), caller: owner) == board.id)
         #expect(try store.grantable(.name("notes"), caller: owner) == board.id)
         // The owner's app from another connection owns it too.
-        let elsewhere = Caller(busName: ":1.9", appID: "org.example.Editor")
+        let elsewhere = Caller(busName: ":1.9", id: "org.example.Editor")
         #expect(try store.grantable(.name("notes"), caller: elsewhere) == board.id)
     }
 

@@ -5,9 +5,9 @@ import Testing
 /// The pasteboard rules without a bus: who sees what, names per owner, grants, patterns, quotas
 /// and the disk format surviving a reload.
 @Suite struct PasteboardStoreTests {
-    let owner = Caller(busName: ":1.1", appID: "org.example.Editor", lineage: [100])
-    let viewer = Caller(busName: ":1.2", appID: "org.example.Viewer", lineage: [200, 1])
-    let stranger = Caller(busName: ":1.3", appID: "org.example.Stranger", lineage: [300])
+    let owner = Caller(busName: ":1.1", id: "org.example.Editor", lineage: [100])
+    let viewer = Caller(busName: ":1.2", id: "org.example.Viewer", lineage: [200, 1])
+    let stranger = Caller(busName: ":1.3", id: "org.example.Stranger", lineage: [300])
 
     /// One item of `text/plain` (plus `extra` types).
     func text(_ s: String, _ extra: [(type: String, data: SealedData)] = []) throws -> [[(type: String, data: SealedData)]] {
@@ -27,7 +27,7 @@ import Testing
         #expect(try store.find(name: "notes", caller: viewer).id == board.id)
         // A reader may not write or grant; the owner's own app from another connection may.
         #expect(throws: PasteboardError.self) { try store.setItems(board.id, try text("x"), caller: viewer) }
-        let ownerElsewhere = Caller(busName: ":1.9", appID: "org.example.Editor")
+        let ownerElsewhere = Caller(busName: ":1.9", id: "org.example.Editor")
         #expect(try store.setItems(board.id, try text("hello"), caller: ownerElsewhere).0 == 1)
         try store.changeGrants(board.id, [try AppIDPattern("org.example.*")], revoke: true, caller: owner)
         #expect(throws: PasteboardError.noSuchPasteboard) { try store.find(name: "notes", caller: viewer) }
@@ -38,7 +38,7 @@ import Testing
         let board = try store.create(name: "", persistent: false, expiresIn: nil, caller: owner)
         #expect(board.name.hasPrefix("pasteboard-") && board.name.count == 43)
         store.addLaunchGrant(board.id, .process(200))
-        let child = Caller(busName: ":1.7", appID: "/usr/bin/python3", lineage: [201, 200, 1])
+        let child = Caller(busName: ":1.7", id: "/usr/bin/python3", lineage: [201, 200, 1])
         #expect(try store.board(board.id, caller: child).1 == .reader)
         store.dropLaunchGrant(.process(200))
         #expect(throws: PasteboardError.noSuchPasteboard) { try store.board(board.id, caller: child) }

@@ -5,7 +5,7 @@ import Testing
 /// The rules of a `SetItems` without a bus (`PasteboardWrite`, `PasteboardStore.beginWrite`):
 /// counts, the owner only, the inline limit, the owner's byte budget across bytes and copies.
 @Suite struct PasteboardWriteTests {
-    static func caller(_ n: Int, _ appID: String) -> Caller { Caller(busName: ":1.\(n)", appID: appID, lineage: [Int32(1000 + n)]) }
+    static func caller(_ n: Int, _ id: String) -> Caller { Caller(busName: ":1.\(n)", id: CallerID(id), lineage: [Int32(1000 + n)]) }
 
     static func store() -> PasteboardStore {
         var limits = PasteboardLimits()

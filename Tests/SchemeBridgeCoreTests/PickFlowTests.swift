@@ -23,7 +23,7 @@ import Testing
     }
 
     typealias Flow = PickFlow<Bus, PlanLauncherTests.Port, Sheet>
-    static let caller = Caller(busName: ":1.9", appID: "org.example.App")
+    static let caller = Caller(busName: ":1.9", id: "org.example.App")
 
     /// The flow over a tree with two PNG providers; `scanner.desktop` writes the pick token it
     /// was started with to `<root>/token` and exits.

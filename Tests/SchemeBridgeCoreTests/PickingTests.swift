@@ -8,7 +8,7 @@ import Testing
 /// checks on a provider's answer.
 @Suite struct PickingTests {
     static let system = ContentTypeDatabase(mimeDirectories: ["/usr/share/mime"])
-    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", appID: app) }
+    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", id: app.flatMap(CallerID.init)) }
 
     @Test func typesMatchWithWildcardsAndSubClasses() throws {
         let db = Self.system

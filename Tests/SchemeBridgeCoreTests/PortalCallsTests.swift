@@ -185,7 +185,7 @@ import Testing
         let s = PickingTests.Setup()
         s.tree.entry(1, "scanner.desktop", extra: "Name=Scanner\nX-SchemeBridge-Provides=image/png;")
         let broker = s.broker(config: "")
-        let app = Caller(busName: ":1.4", appID: "org.test.App", sandboxed: true)
+        let app = Caller(busName: ":1.4", id: "org.test.App", sandboxed: true)
         let request = PortalFileChooserRuleTests.request([[FileChooserRequest.Pattern(kind: 1, pattern: "image/png")]])
         let route = broker.route(request, caller: app, ownRequest: false)
         guard case .pick = route else { Issue.record("no sheet: \(route)"); return }

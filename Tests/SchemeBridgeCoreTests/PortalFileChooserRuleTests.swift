@@ -37,7 +37,7 @@ import Testing
         let s = PickingTests.Setup()
         s.tree.entry(1, "scanner.desktop", extra: "Name=Scanner\nX-SchemeBridge-Provides=image/png;")
         let broker = s.broker(config: "[Routes]\npick:text/plain from org.test.Routed=io.github.schemebridge.Files.desktop\n")
-        let app = Caller(busName: ":1.4", appID: "org.test.App", sandboxed: true)
+        let app = Caller(busName: ":1.4", id: "org.test.App", sandboxed: true)
         let png = [[P(kind: 1, pattern: "image/png")]]
         // A provider of the type: the sheet, with it and "Files…".
         guard case .pick(let subject, .ask(let question)) = broker.route(Self.request(png), caller: app, ownRequest: false) else {
@@ -51,7 +51,7 @@ import Testing
         let text = [[P(kind: 1, pattern: "text/plain")]]
         for (r, own) in [(Self.request(text), false), (Self.request(png, directory: true), false), (Self.request([[P(kind: 0, pattern: "x*")]]), false),
                          (Self.request(png), true), (Self.request(text, app: "org.test.Routed"), false)] {
-            let caller = Caller(busName: ":1.4", appID: r.appID, sandboxed: true)
+            let caller = Caller(busName: ":1.4", id: r.appID.flatMap(CallerID.init), sandboxed: true)
             guard case .delegate = broker.route(r, caller: caller, ownRequest: own) else {
                 Issue.record("\(r) went to the sheet"); continue
             }

@@ -6,7 +6,7 @@ import Testing
     @Test func unidentifiedCallersWaitOnlyUnderPrivacy() {
         let s = BrokerTests.Setup()
         s.tree.entry(1, "org.example.Asker.desktop", exec: "/bin/true", extra: "X-SchemeBridge-QueriesSchemes=todo;")
-        let asker = Caller(busName: ":1.1", appID: "org.example.Asker")
+        let asker = Caller(busName: ":1.1", id: "org.example.Asker")
         let open = s.broker()
         #expect(open.queryScopeNow(known: nil) == .all, "privacy off: nobody is identified for a query")
         let closed = s.broker(config: "[Policy]\nQueryPrivacy=true\n")

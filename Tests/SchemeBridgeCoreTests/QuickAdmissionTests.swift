@@ -62,7 +62,7 @@ import Testing
         let broker = Broker(registry: registry, policy: PolicyStore(path: tree.configHome + "/none"), ownDesktopIDs: [])
         let starter = HandlerStarter(baseEnvironment: ["PATH": "/usr/bin:/bin"], callbackRoutes: broker.callbackRoutes,
                                      pasteboards: PasteboardStore(disk: nil), log: { _ in })
-        let caller = Caller(busName: ":1.7", pid: 42, appID: "org.example.Caller")
+        let caller = Caller(busName: ":1.7", pid: 42, id: "org.example.Caller")
         for (url, ran) in [("mine://first", "user-app"), ("solo://first", "alone")] {
             let target = try SchemeURL(url)
             #expect(broker.admitsQuickly(target, handler: nil, caller: caller), "\(url)")

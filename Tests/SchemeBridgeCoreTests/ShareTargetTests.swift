@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", appID: app) }
+    static func caller(_ app: String?) -> Caller { Caller(busName: ":1.9", id: app.flatMap(CallerID.init)) }
     static let none = ShareTools(copy: false, save: false)
     static func data(_ type: String) -> ShareItemSummary { ShareItemSummary(kind: .data, type: type) }
     static func file(_ type: String) -> ShareItemSummary { ShareItemSummary(kind: .file, type: type) }

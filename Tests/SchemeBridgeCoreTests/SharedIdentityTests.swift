@@ -28,15 +28,15 @@ import Testing
 
     @Test func whichIdentitiesCountAsShared() {
         let execs = ["python3.11": "/usr/bin/python3.11", "org.gnome.Terminal": "gnome-terminal", "org.example.Notes": "python3 /opt/notes/notes.py %U"]
-        func shared(_ id: String?, sandboxed: Bool = false) -> Bool { SharedIdentityRule.isShared(appID: id, sandboxed: sandboxed) { execs[$0] } }
+        func shared(_ id: String?, sandboxed: Bool = false) -> Bool { SharedIdentityRule.isShared(id.flatMap(CallerID.init), sandboxed: sandboxed) { execs[$0.appID] } }
         #expect(shared(nil) && shared(""), "an unidentified caller")
         #expect(shared("/usr/bin/python3.11") && shared("/usr/bin/bash") && shared("/usr/bin/env"))
         #expect(shared("python3.11") && shared("org.gnome.Terminal"))
         #expect(!shared("org.example.Notes") && !shared("/opt/notes/bin/notes") && !shared("org.example.Unknown"))
         #expect(!shared("org.gnome.Terminal", sandboxed: true), "a sandboxed caller's Flatpak id is its own")
         // Nothing is remembered under a shared identity.
-        #expect(Caller(busName: ":1.1", appID: "/usr/bin/python3.11", sharedIdentity: true).rememberingID == nil)
-        #expect(Caller(busName: ":1.1", appID: "org.example.Notes").rememberingID == "org.example.Notes")
+        #expect(Caller(busName: ":1.1", id: "/usr/bin/python3.11", sharedIdentity: true).rememberingID == nil)
+        #expect(Caller(busName: ":1.1", id: "org.example.Notes").rememberingID == "org.example.Notes")
     }
 
     /// Debian 12's `python3.11.desktop` does not make every Python script "python3.11": an
@@ -53,7 +53,7 @@ import Testing
                                           rule: ExecIdentityRule(home: tree.home, userApplications: tree.apps(0)))
         #expect(identifier.installedApp(running: python) == nil)
         #expect(identifier.installedApp(running: tool) == "org.example.Notes")
-        #expect(identifier.isShared(python) && identifier.isShared("python3.11") && !identifier.isShared("org.example.Notes"))
+        #expect(identifier.isShared(CallerID.executable(python)) && identifier.isShared("python3.11") && !identifier.isShared("org.example.Notes"))
     }
 }
 

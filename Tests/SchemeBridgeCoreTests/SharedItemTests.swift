@@ -11,7 +11,7 @@ import Testing
 
     let tree = XDGTree(dataDirCount: 1)
     let documents: Documents
-    let owner = Caller(busName: ":1.5", appID: "org.example.Sharer")
+    let owner = Caller(busName: ":1.5", id: "org.example.Sharer")
 
     init() {
         documents = Documents(types: ContentTypeDatabase(mimeDirectories: ["/usr/share/mime"]), inbox: Inbox(root: tree.root + "/inbox"),

@@ -16,16 +16,16 @@ extension Broker {
         if held.apps.isEmpty { links.linkNotHeld(held.resolution) }
         let scheme = url.scheme.name
         // A holder, or a handler of the scheme (a browser), that admits the caller.
-        let holders = held.apps.filter { id in eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false }
-        if let appID = caller.rememberingID, hasPreferences(caller),
-           let preferred = preferredHandler(subject: scheme, appID: appID,
+        let holders = held.apps.filter { id in eligibleEntry(id).map { Policy.allows(caller: caller.id, entry: $0) } ?? false }
+        if let rememberingID = caller.rememberingID, hasPreferences(caller),
+           let preferred = preferredHandler(subject: scheme, caller: rememberingID,
                                             isUsable: { holders.contains($0.desktopID) || usable($0, scheme: scheme, caller: caller) }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {
             var candidates = holders.compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
             for id in router.handlers(forScheme: scheme) where !holders.contains(id) {
-                guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { continue }
+                guard let entry = registry.entry(id: id), Policy.allows(caller: caller.id, entry: entry) else { continue }
                 candidates.append(ChooserCandidate(entry))
             }
             return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))

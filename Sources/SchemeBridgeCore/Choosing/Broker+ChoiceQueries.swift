@@ -8,7 +8,7 @@ extension Broker {
 
     /// Forgets `choiceCaller`'s choice for `subject` for `caller` (`AccessDenied` for a sandboxed
     /// app's other than its own); whether there was one.
-    public func forgetChoice(caller choiceCaller: String, subject: String, by caller: Caller) async throws(ServiceFailure) -> Bool {
+    public func forgetChoice(caller choiceCaller: CallerID, subject: String, by caller: Caller) async throws(ServiceFailure) -> Bool {
         guard SandboxedCallerRule.maySeeChoices(of: choiceCaller, by: caller) else {
             throw ServiceFailure(.accessDenied, "a sandboxed app (\(caller.displayName)) can forget its own choices only")
         }

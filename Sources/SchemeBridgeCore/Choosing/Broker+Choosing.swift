@@ -19,23 +19,23 @@ extension Broker {
 
     /// ``preferredHandler(for:caller:)`` for a validated URL.
     public func preferredHandler(for url: SchemeURL, caller: Caller) -> (desktopID: ChooserTargetID, preference: Preference)? {
-        guard let appID = caller.rememberingID, hasPreferences(caller) else { return nil }
+        guard let id = caller.rememberingID, hasPreferences(caller) else { return nil }
         let scheme = url.scheme.name
-        return preferredHandler(subject: scheme, appID: appID, isUsable: { usable($0, scheme: scheme, caller: caller) })
+        return preferredHandler(subject: scheme, caller: id, isUsable: { usable($0, scheme: scheme, caller: caller) })
     }
 
     /// Whether `caller` may have a remembered choice or a route at all (most callers have neither).
     func hasPreferences(_ caller: Caller) -> Bool {
-        guard let appID = caller.rememberingID else { return false }
-        return choices.hasChoices(caller: appID) || !policy.current.routes.isEmpty
+        guard let id = caller.rememberingID else { return false }
+        return choices.hasChoices(caller: id) || !policy.current.routes.isEmpty
     }
 
     /// ``preferredHandler(for:caller:)`` for any subject (a scheme, or a content type with its
     /// own `isUsable` test): the remembered, else the routed handler. Used by
     /// ``decide(_:requested:ask:caller:)`` for every subject.
-    public func preferredHandler(subject: String, appID: String, isUsable: (ChooserTargetID) -> Bool) -> (desktopID: ChooserTargetID, preference: Preference)? {
-        if let id = choices.choice(caller: appID, subject: subject), isUsable(id) { return (id, .remembered) }
-        if let route = policy.current.routes.first(for: subject, caller: appID), isUsable(route.desktopID) {
+    public func preferredHandler(subject: String, caller: CallerID, isUsable: (ChooserTargetID) -> Bool) -> (desktopID: ChooserTargetID, preference: Preference)? {
+        if let id = choices.choice(caller: caller, subject: subject), isUsable(id) { return (id, .remembered) }
+        if let route = policy.current.routes.first(for: subject, caller: caller), isUsable(route.desktopID) {
             return (route.desktopID, .route(callerPattern: route.callerPattern))
         }
         return nil
@@ -47,7 +47,7 @@ extension Broker {
         let id = target.desktopID
         guard router.registry.isHandler(id, forScheme: scheme), let entry = router.registry.entry(id: id),
               router.isCandidate(entry, scheme: scheme) else { return false }
-        return Policy.allows(caller: caller.appID, entry: entry)
+        return Policy.allows(caller: caller.id, entry: entry)
     }
 
     /// What `ask` does for `url` and `caller`.
@@ -74,17 +74,17 @@ extension Broker {
     /// Remembers that `caller` opens `subject` with `desktopID` ("always" in a chooser): called
     /// by ``settle(_:to:caller:warn:)``, the one place a pick is remembered.
     public func remember(_ desktopID: ChooserTargetID, for subject: String, caller: Caller) async throws(OpenFailure) {
-        guard let appID = caller.rememberingID, ChoiceStore.canRemember(caller: appID) else {
+        guard let id = caller.rememberingID, ChoiceStore.canRemember(caller: id) else {
             throw OpenFailure(.failed, "a choice can be remembered only for an identified app that no other program shares; the caller is \(caller.displayName)")
         }
-        do { try await choices.remember(Choice(caller: appID, subject: subject, desktopID: desktopID)) } catch {
+        do { try await choices.remember(Choice(caller: id, subject: subject, desktopID: desktopID)) } catch {
             throw OpenFailure(.failed, "cannot remember the choice: \(error)")
         }
     }
 
-    /// Forgets what `caller` (an app id) chose for `subject` (a scheme or a content type);
-    /// false when nothing was remembered.
-    public func forgetChoice(caller: String, subject: String) async throws(OpenFailure) -> Bool {
+    /// Forgets what `caller` chose for `subject` (a scheme or a content type); false when
+    /// nothing was remembered.
+    public func forgetChoice(caller: CallerID, subject: String) async throws(OpenFailure) -> Bool {
         guard let s = ChoiceSubject.normalized(subject) else {
             throw OpenFailure(.invalidArgument, "'\(subject.prefix(80))' is neither a scheme nor a content type")
         }

@@ -37,7 +37,7 @@ extension Broker {
         if let preferred = preferredHandler(for: url, caller: caller) { return .open(preferred.desktopID, HandlerReason(preferred.preference)) }
         guard ask, !Policy.isNeverRouted(scheme) else { return .open(nil, .byDefault) }
         let candidates = router.handlers(forScheme: scheme).compactMap { id -> ChooserCandidate? in
-            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
+            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.id, entry: entry) else { return nil }
             return ChooserCandidate(entry)
         }
         return candidates.isEmpty ? .open(nil, .byDefault) : .ask(HandlerQuestion(subject: scheme, candidates: candidates))
@@ -70,12 +70,12 @@ extension Broker {
         }
         func isUsable(_ target: ChooserTargetID) -> Bool {
             let id = target.desktopID
-            return (ids.contains(id) || offered.contains(id)) && (eligibleEntry(id).map { Policy.allows(caller: caller.appID, entry: $0) } ?? false)
+            return (ids.contains(id) || offered.contains(id)) && (eligibleEntry(id).map { Policy.allows(caller: caller.id, entry: $0) } ?? false)
         }
         guard let first = ids.lazy.compactMap(eligibleEntry).first else {
             throw OpenFailure(.noHandler, "no installed application opens \(type.name) documents (declare it with MimeType=\(type.name); in a desktop entry)")
         }
-        if let appID = caller.rememberingID, let preferred = preferredHandler(subject: type.name, appID: appID, isUsable: isUsable) {
+        if let rememberingID = caller.rememberingID, let preferred = preferredHandler(subject: type.name, caller: rememberingID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         if ask {

@@ -17,7 +17,7 @@ extension Broker {
             }
             return .open(ChooserTargetID(requested), .requested)
         }
-        if let appID = caller.rememberingID, let preferred = preferredHandler(subject: subject.choiceKey, appID: appID, isUsable: isUsable) {
+        if let rememberingID = caller.rememberingID, let preferred = preferredHandler(subject: subject.choiceKey, caller: rememberingID, isUsable: isUsable) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         let offered = providers(for: subject, caller: caller).compactMap { registry.entry(id: $0).map(ChooserCandidate.init) }
@@ -42,7 +42,7 @@ extension Broker {
     /// Whether `id` is an eligible provider (not SchemeBridge) of one of `subject`'s types
     /// whose allowed callers admit `caller`.
     private func provides(_ id: DesktopID, _ subject: PickSubject, to caller: Caller) -> Bool {
-        guard let entry = eligibleEntry(id), Policy.allows(caller: caller.appID, entry: entry) else { return false }
+        guard let entry = eligibleEntry(id), Policy.allows(caller: caller.id, entry: entry) else { return false }
         return subject.isOffered(by: ProviderDeclaration.types(of: entry), types: documents?.types)
     }
 }

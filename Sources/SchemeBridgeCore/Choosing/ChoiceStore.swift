@@ -1,15 +1,15 @@
 import Glibc
 import Synchronization
 
-/// A remembered choice: `caller` (an app id) opens `subject` (a scheme or a content type) with
+/// A remembered choice: `caller` opens `subject` (a scheme or a content type) with
 /// `desktopID`, without being asked.
 public struct Choice: Sendable, Equatable, Hashable {
-    public var caller: String
+    public var caller: CallerID
     public var subject: String
     /// The handler (or share target, or pick provider) chosen.
     public var desktopID: ChooserTargetID
 
-    public init(caller: String, subject: String, desktopID: ChooserTargetID) {
+    public init(caller: CallerID, subject: String, desktopID: ChooserTargetID) {
         self.caller = caller
         self.subject = subject
         self.desktopID = desktopID
@@ -56,30 +56,36 @@ public final class ChoiceStore: Sendable {
     }
 
     /// The handler `caller` chose for `subject` with "always", if any.
-    public func choice(caller: String, subject: String) -> ChooserTargetID? {
+    public func choice(caller: CallerID, subject: String) -> ChooserTargetID? {
         reload(force: false)
-        return state.withLock { $0.choices[caller]?[subject] }.map { ChooserTargetID($0) }
+        return state.withLock { $0.choices[caller.text]?[subject] }.map { ChooserTargetID($0) }
     }
 
     /// Whether `caller` has any remembered choice (one lock, no copy: the open path asks first).
-    public func hasChoices(caller: String) -> Bool {
+    public func hasChoices(caller: CallerID) -> Bool {
         reload(force: false)
-        return state.withLock { $0.choices[caller] != nil }
+        return state.withLock { $0.choices[caller.text] != nil }
     }
 
-    /// Every remembered choice, by caller then subject.
+    /// Every remembered choice, by caller then subject (a group naming no caller identity,
+    /// written by hand, is left out).
     public var all: [Choice] {
         reload(force: false)
         return state.withLock { s in
-            s.choices.keys.sorted().flatMap { caller in
-                s.choices[caller]!.sorted { $0.key < $1.key }.map { Choice(caller: caller, subject: $0.key, desktopID: ChooserTargetID($0.value)) }
+            s.choices.keys.sorted().flatMap { text -> [Choice] in
+                guard let caller = CallerID(text) else { return [] }
+                return s.choices[text]!.sorted { $0.key < $1.key }.map { Choice(caller: caller, subject: $0.key, desktopID: ChooserTargetID($0.value)) }
             }
         }
     }
 
-    /// Whether a choice of `caller` can be written down: an app id that makes a group name.
-    public static func canRemember(caller: String?) -> Bool {
-        guard let caller, !caller.isEmpty, caller.utf8.count <= 1024 else { return false }
+    /// Whether a choice of `caller` can be written down: an identity that makes a group name.
+    public static func canRemember(caller id: CallerID?) -> Bool { id.map { makesGroupName($0.text) } ?? false }
+
+    /// Whether `caller` can name a group of the file (what ``canRemember(caller:)`` checks, and
+    /// what a group read from the file must pass).
+    static func makesGroupName(_ caller: String) -> Bool {
+        guard !caller.isEmpty, caller.utf8.count <= 1024 else { return false }
         return !caller.utf8.contains { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }
             && caller.first != " " && caller.last != " "
     }
@@ -92,9 +98,10 @@ public final class ChoiceStore: Sendable {
               ChoiceSubject.normalized(choice.subject) == choice.subject else {
             throw FileSystemError(path: path ?? "choices", code: EINVAL, message: "cannot remember a choice for '\(choice.caller)'")
         }
+        let caller = choice.caller.text
         let full = state.withLock { s -> Bool in
-            if s.choices[choice.caller]?[choice.subject] == nil && s.choices.values.reduce(0, { $0 + $1.count }) >= Self.maximumCount { return true }
-            s.choices[choice.caller, default: [:]][choice.subject] = choice.desktopID.text
+            if s.choices[caller]?[choice.subject] == nil && s.choices.values.reduce(0, { $0 + $1.count }) >= Self.maximumCount { return true }
+            s.choices[caller, default: [:]][choice.subject] = choice.desktopID.text
             return false
         }
         if full {
@@ -104,8 +111,9 @@ public final class ChoiceStore: Sendable {
     }
 
     /// Forgets what `caller` chose for `subject`; false when nothing was remembered.
-    public func forget(caller: String, subject: String) async throws(FileSystemError) -> Bool {
+    public func forget(caller id: CallerID, subject: String) async throws(FileSystemError) -> Bool {
         reload(force: false)
+        let caller = id.text
         let removed = state.withLock { s -> Bool in
             guard s.choices[caller]?.removeValue(forKey: subject) != nil else { return false }
             if s.choices[caller]?.isEmpty == true { s.choices[caller] = nil }
@@ -182,7 +190,7 @@ public final class ChoiceStore: Sendable {
     static func decode(_ bytes: [UInt8], path: String) throws(KeyFileError) -> [String: [String: String]] {
         let file = try KeyFile(bytes: bytes, path: path)
         var choices: [String: [String: String]] = [:]
-        for group in file.groups where canRemember(caller: group.name) {
+        for group in file.groups where makesGroupName(group.name) {
             for e in group.entries where e.locale == nil {
                 let id = KeyFileValue.unescape(e.rawValue)
                 if let subject = ChoiceSubject.normalized(e.key), ChoiceStore.isValidTarget(id, subject: subject) { choices[group.name, default: [:]][subject] = id }

@@ -210,8 +210,8 @@ public final class Chooser<Port: ChooserShowing>: ChooserPort {
 
     /// How the caller is named to the user (``CallerLabel``). A label only.
     private func callerName(_ caller: Caller) -> String {
-        CallerLabel.label(appID: caller.appID, pid: caller.throughCLI ? nil : caller.pid.map { Int32(bitPattern: $0) }) { [registry = broker.registry] id in
-            registry.entry(id: DesktopID(id))?.name
+        CallerLabel.label(caller.id, pid: caller.throughCLI ? nil : caller.pid.map { Int32(bitPattern: $0) }) { [registry = broker.registry] id in
+            registry.entry(id: id)?.name
         }
     }
 }

@@ -26,9 +26,9 @@ public struct Route: Sendable, Equatable {
     }
 
     /// Whether this route applies to `caller` opening `subject`.
-    public func applies(to subject: String, caller: String?) -> Bool {
+    public func applies(to subject: String, caller: CallerID?) -> Bool {
         guard let caller, subject == self.subject else { return false }
-        return Policy.matches(callerPattern[...], caller[...])
+        return Policy.matches(callerPattern[...], caller.text[...])
     }
 
     /// Reads `[Routes]`; lines that cannot be used are ignored with a warning.
@@ -54,7 +54,7 @@ public struct Route: Sendable, Equatable {
 
 extension [Route] {
     /// The first route for `caller` opening `subject`, in file order.
-    public func first(for subject: String, caller: String?) -> Route? {
+    public func first(for subject: String, caller: CallerID?) -> Route? {
         first { $0.applies(to: subject, caller: caller) }
     }
 }

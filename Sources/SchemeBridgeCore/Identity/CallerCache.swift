@@ -62,9 +62,9 @@ public final class CallerCache: Sendable {
                                               rule: registry.map { ExecIdentityRule(directories: $0.directories) } ?? ExecIdentityRule(home: "", userApplications: ""))
             let started = ContinuousClock.now
             if let identity = await threads.run({ identifier.identify(pid: Int32(bitPattern: pid)) }) {
-                caller = Caller(busName: sender, pid: pid, appID: identity.appID, throughCLI: identity.throughCLI, lineage: identity.lineage,
+                caller = Caller(busName: sender, pid: pid, id: identity.id, throughCLI: identity.throughCLI, lineage: identity.lineage,
                                 sandboxed: identity.sandboxed, sharedIdentity: identity.shared)
-                log(false, "identified \(sender) (pid \(pid)) as \(identity.appID ?? "nothing") in \(ContinuousClock.now - started)")
+                log(false, "identified \(sender) (pid \(pid)) as \(identity.id?.text ?? "nothing") in \(ContinuousClock.now - started)")
             } else {
                 log(true, "could not identify \(sender) (pid \(pid)) within \(threads.timeout): treated as unidentified")
             }

@@ -10,9 +10,9 @@
 public struct CallerIdentifier: Sendable {
     /// What is known of a caller's process.
     public struct Identity: Sendable, Equatable {
-        /// Its app id or executable path; nil when nothing could be read.
-        public var appID: String?
-        /// True when `appID` is the app behind our CLI.
+        /// Who it is; nil when nothing could be read.
+        public var id: CallerID?
+        /// True when `id` is the app behind our CLI.
         public var throughCLI: Bool
         /// The process and its ancestors, nearest first (``CallerAncestry/lineage(of:)``).
         public var lineage: [Int32]
@@ -23,12 +23,12 @@ public struct CallerIdentifier: Sendable {
         /// remembered for it decides silently.
         public var shared: Bool
 
-        public init(appID: String?, throughCLI: Bool = false, lineage: [Int32] = [], sandboxed: Bool = false, shared: Bool? = nil) {
-            self.appID = appID
+        public init(id: CallerID?, throughCLI: Bool = false, lineage: [Int32] = [], sandboxed: Bool = false, shared: Bool? = nil) {
+            self.id = id
             self.throughCLI = throughCLI
             self.lineage = lineage
             self.sandboxed = sandboxed
-            self.shared = shared ?? (appID == nil)
+            self.shared = shared ?? (id == nil)
         }
     }
 
@@ -48,32 +48,33 @@ public struct CallerIdentifier: Sendable {
     /// The identity of process `pid`.
     public func identify(pid: Int32) -> Identity {
         let lineage = ancestry.lineage(of: pid)
+        // Text read from the caller's files becomes a CallerID here (nil: it names no identity).
         if let flatpak = CallerIdentity.flatpakID(pid: pid, procRoot: ancestry.procRoot) {
-            return Identity(appID: flatpak, lineage: lineage, sandboxed: true, shared: false)
+            return Identity(id: AppID(flatpak).map(CallerID.flatpak) ?? CallerID(flatpak), lineage: lineage, sandboxed: true, shared: false)
         }
-        if let app = ancestry.appBehindCLI(pid: pid, installedApp: installedApp(running:)) {
-            return Identity(appID: app, throughCLI: true, lineage: lineage, shared: isShared(app))
+        if let app = ancestry.appBehindCLI(pid: pid, installedApp: { installedApp(running: $0)?.text }).flatMap(CallerID.init) {
+            return Identity(id: app, throughCLI: true, lineage: lineage, shared: isShared(app))
         }
-        if let launcher = CallerIdentity.launcherAppID(pid: pid, procRoot: ancestry.procRoot) {
-            return Identity(appID: launcher, lineage: lineage, shared: isShared(launcher))
+        if let launcher = CallerIdentity.launcherAppID(pid: pid, procRoot: ancestry.procRoot).flatMap(CallerID.init) {
+            return Identity(id: launcher, lineage: lineage, shared: isShared(launcher))
         }
         guard let executable = CallerIdentity.executablePath(pid: pid, procRoot: ancestry.procRoot) else {
-            return Identity(appID: nil, lineage: lineage)
+            return Identity(id: nil, lineage: lineage)
         }
-        let appID = installedApp(running: executable) ?? executable
-        return Identity(appID: appID, lineage: lineage, shared: isShared(appID))
+        let id = installedApp(running: executable) ?? CallerID.executable(executable)
+        return Identity(id: id, lineage: lineage, shared: isShared(id))
     }
 
-    /// Whether unrelated programs share the (unsandboxed) identity `appID` (``SharedIdentityRule``).
-    public func isShared(_ appID: String?) -> Bool {
-        SharedIdentityRule.isShared(appID: appID) { id in registry?.entry(id: DesktopID(id))?.exec }
+    /// Whether unrelated programs share the (unsandboxed) identity `id` (``SharedIdentityRule``).
+    public func isShared(_ id: CallerID?) -> Bool {
+        SharedIdentityRule.isShared(id) { desktopID in registry?.entry(id: desktopID)?.exec }
     }
 
-    /// The id (without `.desktop`) of the one installed entry that runs the program at `path`
+    /// The identity of the one installed entry that runs the program at `path`
     /// and may name it (``ExecIdentityRule``); nil when none or several do, and for a program
     /// that runs others' code (an interpreter, a shell, a terminal: ``SharedIdentityRule``),
     /// which would make every script that entry.
-    public func installedApp(running path: String) -> String? {
+    public func installedApp(running path: String) -> CallerID? {
         guard let registry, let target = FileSystem.realPath(path),
               !SharedIdentityRule.isSharedProgram(CallerLabel.baseName(target)) else { return nil }
         let ids = registry.applicationIDs(executing: target).filter { id in
@@ -81,6 +82,6 @@ public struct CallerIdentifier: Sendable {
             return rule.entry(at: entry.path, in: entry.applicationsDirectory, mayName: target)
         }
         guard ids.count == 1 else { return nil }
-        return ids[0].appID
+        return CallerID.desktop(ids[0])
     }
 }

@@ -17,13 +17,12 @@ public enum CallerLabel {
     /// At most this many characters of a label (the sheet cuts further).
     static let limit = 256
 
-    /// The label of a caller with `appID` whose process is `pid` (nil: not known, or it is our
-    /// CLI's, whose command line says nothing of the app). `entryName` gives an installed
-    /// entry's `Name` for an app id (without `.desktop`).
-    public static func label(appID: String?, pid: Int32?, procRoot: String = "/proc", entryName: (String) -> String?) -> String {
-        guard let appID, !appID.isEmpty else { return "" }
-        guard appID.hasPrefix("/") else { return clean(entryName(appID) ?? appID) }
-        let program = baseName(appID)
+    /// The label of caller `id` whose process is `pid` (nil: not known, or it is our CLI's,
+    /// whose command line says nothing of the app). `entryName` gives an installed entry's `Name`.
+    public static func label(_ id: CallerID?, pid: Int32?, procRoot: String = "/proc", entryName: (DesktopID) -> String?) -> String {
+        guard let id else { return "" }
+        guard id.kind == .executable else { return clean(id.desktopID.flatMap(entryName) ?? id.text) }
+        let program = baseName(id.text)
         guard let pid, isInterpreter(program),
               let cmdline = try? FileSystem.readFile("\(procRoot)/\(pid)/cmdline", limit: CallerAncestry.commandLineLimit) else {
             return clean(program)

@@ -25,8 +25,8 @@ public enum SandboxedCallerRule {
     public static func mayListTypeHandlers(_ caller: Caller) -> Bool { !caller.sandboxed }
 
     /// Whether `caller` may see or forget the remembered choices of `choiceCaller` (an app id).
-    public static func maySeeChoices(of choiceCaller: String, by caller: Caller) -> Bool {
-        !caller.sandboxed || caller.appID == choiceCaller
+    public static func maySeeChoices(of choiceCaller: CallerID, by caller: Caller) -> Bool {
+        !caller.sandboxed || caller.id == choiceCaller
     }
 
     /// The share targets `caller` is told of (`ShareTargets`): every one, or for a sandboxed

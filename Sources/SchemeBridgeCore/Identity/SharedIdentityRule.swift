@@ -52,13 +52,15 @@ public enum SharedIdentityRule {
         return words.dropFirst().allSatisfy { $0.hasPrefix("%") || $0.hasPrefix("-") }
     }
 
-    /// Whether `appID` (an app id, or an executable's path) is shared. `entryExec` gives an
-    /// installed entry's `Exec` for an app id (nil: none installed). A sandboxed caller's
-    /// Flatpak id is its own.
-    public static func isShared(appID: String?, sandboxed: Bool = false, entryExec: (String) -> String?) -> Bool {
-        guard let appID, !appID.isEmpty else { return true }
+    /// Whether the identity `id` is shared (none is). `entryExec` gives an installed entry's
+    /// `Exec` (nil: none installed). A sandboxed caller's Flatpak id is its own, and so is a snap.
+    public static func isShared(_ id: CallerID?, sandboxed: Bool = false, entryExec: (DesktopID) -> String?) -> Bool {
+        guard let id else { return true }
         if sandboxed { return false }
-        if appID.hasPrefix("/") { return isSharedProgram(CallerLabel.baseName(appID)) }
-        return entryIsShared(exec: entryExec(appID))
+        switch id.kind {
+        case .executable: return isSharedProgram(CallerLabel.baseName(id.text))
+        case .snap: return false
+        case .app: return entryIsShared(exec: id.desktopID.flatMap(entryExec))
+        }
     }
 }

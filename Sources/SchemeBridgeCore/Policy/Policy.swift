@@ -53,11 +53,12 @@ public struct Policy: Sendable {
         return p.allSatisfy { $0 == "*" }
     }
 
-    /// Whether a caller with app id `caller` may open `entry` (its `X-SchemeBridge-AllowedCallers`
-    /// `;`-list of patterns; no key = everyone). A caller with no known id matches nothing.
-    public static func allows(caller: String?, entry: DesktopEntry) -> Bool {
+    /// Whether `caller` may open `entry` (its `X-SchemeBridge-AllowedCallers` `;`-list of
+    /// patterns, matched against ``CallerID/text``; no key = everyone). A caller with no known
+    /// identity matches nothing.
+    public static func allows(caller: CallerID?, entry: DesktopEntry) -> Bool {
         guard let value = entry.extensionKeys["X-SchemeBridge-AllowedCallers"] else { return true }
-        guard let caller else { return false }
+        guard let caller = caller?.text else { return false }
         for pattern in value.split(separator: ";") where !pattern.isEmpty {
             if matches(pattern, caller[...]) { return true }
         }

@@ -69,7 +69,7 @@ public struct AppChooserRequest: Sendable, Equatable {
     /// less), reached through the frontend's connection. A host app (no app id) has no identity
     /// of its own here: nothing remembered or routed decides for it.
     public func caller(frontend busName: String, pid: UInt32?) -> Caller {
-        Caller(busName: busName, pid: pid, appID: appID, sandboxed: appID != nil, sharedIdentity: appID == nil)
+        Caller(busName: busName, pid: pid, id: appID.flatMap(CallerID.init), sandboxed: appID != nil, sharedIdentity: appID == nil)
     }
 }
 

@@ -87,7 +87,7 @@ public struct FileChooserRequest: Sendable, Equatable {
     /// The caller the pick is made for: the app the frontend names, as for `ChooseApplication`
     /// (``AppChooserRequest/caller(frontend:pid:)``).
     public func caller(frontend busName: String, pid: UInt32?) -> Caller {
-        Caller(busName: busName, pid: pid, appID: appID, sandboxed: appID != nil, sharedIdentity: appID == nil)
+        Caller(busName: busName, pid: pid, id: appID.flatMap(CallerID.init), sandboxed: appID != nil, sharedIdentity: appID == nil)
     }
 
     /// Whether `handle` is a request SchemeBridge itself made through the public portal (its

@@ -141,9 +141,9 @@ public enum PortalRoutePublishing {
             guard !app.isEmpty, !app.contains("*"), !app.contains("?") else { return nil }
             // The first line for an app wins; a later one for the same app never decides.
             guard seen.insert(app).inserted else { continue }
-            let remembered = choices.first { $0.caller == app && ChoiceSubject.normalized($0.subject) == ChoiceSubject.normalized(route.subject) }
+            let remembered = choices.first { $0.caller.text == app && ChoiceSubject.normalized($0.subject) == ChoiceSubject.normalized(route.subject) }
             let desktopID = (remembered?.desktopID ?? route.desktopID).text
-            guard desktopID.hasSuffix(".desktop"), let e = entry(desktopID), Policy.allows(caller: app, entry: e), !e.runsSchemeBridgeOpen,
+            guard desktopID.hasSuffix(".desktop"), let e = entry(desktopID), Policy.allows(caller: CallerID(app), entry: e), !e.runsSchemeBridgeOpen,
                   scheme == "file" ? e.mimeTypes.contains(type) : e.schemes.contains(scheme),
                   !showsLaunchImage(e, scheme) else { return nil }
             out.append(PortalPublishedRoute(type: type, app: app, handler: String(desktopID.dropLast(".desktop".count))))

@@ -1,7 +1,8 @@
 extension Broker {
     /// Whether admitting `url` with `handler` (the handler decided already; nil: the scheme's
     /// default) is quick: the chosen entry's file is checked with a `stat` (read again only when
-    /// it changed) and its program looked up, as always, and nothing more — so a service may
+    /// it changed; for an entry the user's programs can write, the files of the entries it masks
+    /// too, read once) and its program looked up, as always, and nothing more — so a service may
     /// admit and spawn it on a thread that must not wait long (its D-Bus loop, as the C service
     /// does, issue 36).
     ///

@@ -287,7 +287,7 @@ public final class Broker: Sendable {
     /// then the launch image and the handler's context.
     func admit(_ plan: LaunchPlan, _ request: LaunchRequest, sessionScale: Int, splashAvailable: Bool, config: PolicyConfig) throws(OpenFailure) -> Admission {
         let caller = request.caller
-        guard Policy.allows(caller: caller.appID, entry: plan.entry) else {
+        guard Policy.allows(caller: caller.id, entry: plan.entry) else {
             throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.idText) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
         }

@@ -25,7 +25,7 @@ extension Broker {
             database?.isSubclass(type, of: pattern) ?? (type == pattern || (pattern.hasSuffix("/*") && type.hasPrefix(pattern.dropLast())))
         }
         var targets: [ShareTarget] = []
-        for entry in registry.shareEntries() where !router.routesBackToUs(entry) && Policy.allows(caller: caller.appID, entry: entry) {
+        for entry in registry.shareEntries() where !router.routesBackToUs(entry) && Policy.allows(caller: caller.id, entry: entry) {
             for action in entry.shareActions where items.count <= (action.maxItems ?? Int.max) {
                 guard types.allSatisfy({ SharePattern.matchesAny($0, action.types, isSubclass: isSubclass) }) else { continue }
                 targets.append(ShareTarget(id: ShareTargetID.action(desktopID: entry.id, action: action.action).text, name: action.name,
@@ -58,7 +58,7 @@ extension Broker {
             ids = ids.filter(others.contains)
         }
         return ids.prefix(Self.maximumOpenIn).compactMap { id in
-            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.appID, entry: entry) else { return nil }
+            guard let entry = registry.entry(id: id), Policy.allows(caller: caller.id, entry: entry) else { return nil }
             return ShareTarget(id: ShareTargetID.openIn(desktopID: id).text, name: "Open in \(ShareAction.shown(entry.name ?? id.fileName))",
                                icon: entry.icon ?? "", kind: .builtin)
         }
@@ -80,8 +80,8 @@ extension Broker {
         guard !targets.isEmpty else {
             throw OpenFailure(.noTarget, "nothing accepts \(what): declare a share target (a desktop action with \(ShareAction.typesKey)=) in an app's entry")
         }
-        if !ask, let appID = caller.rememberingID,
-           let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, appID: appID, isUsable: { id in targets.contains { $0.id == id.text } }) {
+        if !ask, let rememberingID = caller.rememberingID,
+           let preferred = preferredHandler(subject: ShareTargetID.choiceSubject, caller: rememberingID, isUsable: { id in targets.contains { $0.id == id.text } }) {
             return .open(preferred.desktopID, HandlerReason(preferred.preference))
         }
         return .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: targets.map(\.candidate)))

@@ -9,10 +9,10 @@ extension MainInterface {
         let (broker, callers, integration) = (queries.broker, queries.callers, queries.integration)
         return [
             Method(ContractSignature.choices, handler: .async { call in
-                [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map { RememberedChoice(caller: $0.caller, subject: $0.subject, desktopID: $0.desktopID.text).value })]
+                [.array(element: .structure([.string, .string, .string]), await queries.choices(visibleTo: call.sender).map { RememberedChoice(caller: $0.caller.text, subject: $0.subject, desktopID: $0.desktopID.text).value })]
             }),
             Method(ContractSignature.forgetChoice, handler: .async { call in
-                _ = try await broker.forgetChoice(caller: call.string(0), subject: call.string(1), by: callers.caller(call.sender))
+                _ = try await broker.forgetChoice(caller: CallerID(checking: call.string(0)), subject: call.string(1), by: callers.caller(call.sender))
                 return []
             }),
             Method(ContractSignature.routes, handler: .async { call in

@@ -17,7 +17,7 @@ struct Receiving: ReceivedOpeningPort {
     let logger: Logger
 
     /// The caller a received share is charged to and shown as (`source`): its identity, its launch quota.
-    static let engineCaller = Caller(busName: "kdeconnect", pid: nil, appID: "org.kde.kdeconnect.daemon")
+    static let engineCaller = Caller(busName: "kdeconnect", pid: nil, id: AppID("org.kde.kdeconnect.daemon").map(CallerID.flatpak))
 
     var nearbyDevices: [NearbyDevice] { devices.engine.devices }
     var directories: XDGDirectories { devices.directories }

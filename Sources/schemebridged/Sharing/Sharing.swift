@@ -67,7 +67,7 @@ final class Sharing: Sendable {
                                                 key: caller.appID ?? sender, facts: looks?.facts, local: looks?.local)
         let subject = ShareSubject(items: items.map(\.summary), tools: shareTools(for: options.target))
         let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
-        let pasteboardCaller = Caller(busName: sender, appID: caller.appID, lineage: caller.lineage)
+        let pasteboardCaller = Caller(busName: sender, id: caller.id, lineage: caller.lineage)
         // Data and URLs on a pasteboard the caller owns (its descriptors held by `items` meanwhile).
         let board = try await pasteboards.calls.forShare(items.pasteboardValues(), caller: pasteboardCaller)
         withExtendedLifetime(items) {}
