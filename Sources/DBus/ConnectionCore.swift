@@ -114,7 +114,7 @@ final class ConnectionCore: @unchecked Sendable {
                 ConnectionCore.core(data).timeoutChanged(timeout!)
             },
             unmanagedSelf, nil)
-        dbus_connection_set_wakeup_main_function(c, { data in ConnectionCore.core(data).queue.signal() }, unmanagedSelf, nil)
+        dbus_connection_set_wakeup_main_function(c, { data in ConnectionCore.core(data).queue.wakeIfWaiting() }, unmanagedSelf, nil)
         dbus_connection_add_filter(
             c,
             { _, message, data in
@@ -156,13 +156,13 @@ final class ConnectionCore: @unchecked Sendable {
                 fds.append(pollfd(fd: dbus_watch_get_unix_fd(w), events: events, revents: 0))
                 polled.append(w)
             }
-            let n = poll(&fds, nfds_t(fds.count), nextTimeoutMilliseconds())
+            let n = poll(&fds, nfds_t(fds.count), queue.prepareToWait() ? nextTimeoutMilliseconds() : 0)
+            queue.woke(drain: n > 0 && fds[0].revents != 0)
             if n < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll failed: errno \(errno); closing the D-Bus connection")
                 break
             }
-            if fds[0].revents != 0 { queue.drainWake() }
             if fds.count > 1 {
                 for i in 1..<fds.count where fds[i].revents != 0 {
                     let w = polled[i - 1]

@@ -16,13 +16,28 @@ func monotonicMilliseconds() -> Int64 {
     return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
 }
 
-/// A queue of work for the loop thread, fed from any thread. Writing the eventfd wakes
-/// the thread's `poll`; it is written only when the queue goes from empty to non-empty.
+/// A queue of work for the loop thread, fed from any thread. Writing the eventfd wakes the
+/// thread's `poll`; it is written only while the loop waits there (``prepareToWait()`` until
+/// ``woke(drain:)``), once: a job queued while the loop is awake — by its own jobs and handlers
+/// (a task on ``LoopExecutor`` resumed there) or by another thread meanwhile — is taken before
+/// it waits again, with no write, `poll` and read of the eventfd.
 final class JobQueue: Sendable {
     typealias Job = @Sendable () -> Void
     private struct State {
         var jobs: [Job] = []
         var closed = false
+        /// The loop waits (or is about to) in `poll` and has not been woken yet.
+        var waiting = false
+        /// The eventfd writes so far.
+        var wakes = 0
+
+        /// Whether to write the eventfd now: once while the loop waits.
+        mutating func wake() -> Bool {
+            guard waiting else { return false }
+            waiting = false
+            wakes += 1
+            return true
+        }
     }
     private let state = Mutex(State())
     /// The eventfd that wakes the loop thread.
@@ -42,7 +57,7 @@ final class JobQueue: Sendable {
         let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
             if s.closed { return (false, false) }
             s.jobs.append(job)
-            return (true, s.jobs.count == 1)
+            return (true, s.wake())
         }
         if !accepted {
             orElse?()
@@ -52,14 +67,36 @@ final class JobQueue: Sendable {
         return true
     }
 
-    /// Wakes the loop thread.
-    func signal() {
+    /// Wakes the loop thread if it waits in `poll` (libdbus's wake-up: the loop reads the
+    /// watches again before each wait, so an awake loop needs none).
+    func wakeIfWaiting() {
+        if state.withLock({ $0.wake() }) { signal() }
+    }
+
+    /// Writes the eventfd.
+    private func signal() {
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
     }
 
+    /// Called by the loop thread just before `poll`: false when a job is queued (then it must
+    /// not wait); else jobs queued from now on wake it.
+    func prepareToWait() -> Bool {
+        state.withLock { s in
+            s.waiting = s.jobs.isEmpty
+            return s.waiting
+        }
+    }
+
+    /// Called by the loop thread when `poll` returned: jobs queued from now on are taken
+    /// without a wake; `drain` clears the eventfd when it was written.
+    func woke(drain: Bool) {
+        state.withLock { $0.waiting = false }
+        if drain { drainWake() }
+    }
+
     /// Clears the eventfd counter.
-    func drainWake() {
+    private func drainWake() {
         var value: UInt64 = 0
         _ = read(wakeFD, &value, 8)
     }
@@ -82,6 +119,9 @@ final class JobQueue: Sendable {
             return jobs
         }
     }
+
+    /// How many times the loop was woken for a job (or for libdbus) so far.
+    var wakes: Int { state.withLock { $0.wakes } }
 
     var isClosed: Bool { state.withLock { $0.closed } }
 

@@ -44,6 +44,10 @@ public final class KDEConnectJobs: Sendable {
         var watchers: [UInt64: AsyncStream<Void>.Continuation] = [:]
         var nextWatcher: UInt64 = 1
         var tasks: [Task<Void, Never>] = []
+        /// The follows' deadlines (``FollowDeadlines``) and their one sleeper (the newest generation's).
+        var deadlines = FollowDeadlines()
+        var sleeperGeneration: UInt64 = 0
+        var sleeper: Task<Void, Never>?
     }
     private let state = Mutex(State())
     let connection: Connection
@@ -96,8 +100,8 @@ public final class KDEConnectJobs: Sendable {
     /// Stops following.
     public func stop() {
         let (tasks, watchers) = state.withLock { s in
-            defer { s.tasks = []; s.watchers = [:] }
-            return (s.tasks, s.watchers)
+            defer { s.tasks = []; s.watchers = [:]; s.sleeper = nil; s.sleeperGeneration += 1 }
+            return (s.tasks + [s.sleeper].compactMap { $0 }, s.watchers)
         }
         tasks.forEach { $0.cancel() }
         watchers.values.forEach { $0.finish() }
@@ -121,52 +125,70 @@ public final class KDEConnectJobs: Sendable {
     /// for one only for a job still running after half a second) — it ended unreported.
     public func follow(since mark: Mark, names: Set<String>, device: String, timeout: Duration, grace: Duration = .seconds(2),
                        progress: @escaping @Sendable (UInt64, UInt32) -> Void = { _, _ in }) async -> (DeviceDelivery, String?) {
-        let (stream, continuation, id) = changes()
-        let first = min(grace, timeout)
-        defer { state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
-        return await withTaskGroup(of: Void.self) { group in
-            // Wakes the loop at the grace and at the timeout (deadlines, not polling): a child task, so it
-            // runs where the following runs (the D-Bus loop thread when the following prefers it).
-            group.addTask {
-                do {
-                    try await Task.sleep(for: first)
-                    continuation.yield()
-                    try await Task.sleep(for: timeout - first)
-                    continuation.yield()
-                } catch {}
+        let (stream, _, id) = changes()
+        let clock = ContinuousClock()
+        let start = clock.now
+        // Woken at the grace and at the timeout by the one sleeper of every follow (deadlines, not polling).
+        wake(id, at: [start + grace, start + timeout])
+        defer { state.withLock { s in _ = s.watchers.removeValue(forKey: id); s.deadlines.remove(id) } }
+        var lastPercent: UInt32?
+        func evaluate(finished: Bool) -> (DeviceDelivery, String?)? {
+            let (view, left) = state.withLock { s -> ((UInt64, EngineJob)?, Bool) in
+                // A view made since the share (naming one of its files, or none yet), else a job
+                // running from before that the files joined (KDE Connect adds a file to the upload
+                // it is running) once it names one of them.
+                let found = s.views.filter { v in
+                    v.key >= mark.nextView ? DeviceDeliveryRule.matches(v.value, names: names)
+                        : v.value.endCode == nil && !v.value.files.isDisjoint(with: names)
+                }.min { $0.key < $1.key }
+                return (found, s.generation != mark.generation)
             }
-            defer { group.cancelAll() }
-            let clock = ContinuousClock()
-            let start = clock.now
-            var lastPercent: UInt32?
-            func evaluate(finished: Bool) -> (DeviceDelivery, String?)? {
-                let (view, left) = state.withLock { s -> ((UInt64, EngineJob)?, Bool) in
-                    // A view made since the share (naming one of its files, or none yet), else a job
-                    // running from before that the files joined (KDE Connect adds a file to the upload
-                    // it is running) once it names one of them.
-                    let found = s.views.filter { v in
-                        v.key >= mark.nextView ? DeviceDeliveryRule.matches(v.value, names: names)
-                            : v.value.endCode == nil && !v.value.files.isDisjoint(with: names)
-                    }.min { $0.key < $1.key }
-                    return (found, s.generation != mark.generation)
-                }
-                if let (viewID, job) = view, let p = job.progress, p != lastPercent {
-                    lastPercent = p
-                    progress(viewID, p)
-                }
-                let elapsed = clock.now - start
-                let timedOut = elapsed >= timeout || finished
-                if view?.1.endCode != nil || left || timedOut {
-                    return DeviceDeliveryRule.outcome(job: view?.1, engineLeft: left, timedOut: timedOut, device: device, engine: "KDE Connect")
-                }
-                if view == nil, elapsed >= grace { return (.handedToEngine, nil) }
-                return nil
+            if let (viewID, job) = view, let p = job.progress, p != lastPercent {
+                lastPercent = p
+                progress(viewID, p)
             }
+            let elapsed = clock.now - start
+            let timedOut = elapsed >= timeout || finished
+            if view?.1.endCode != nil || left || timedOut {
+                return DeviceDeliveryRule.outcome(job: view?.1, engineLeft: left, timedOut: timedOut, device: device, engine: "KDE Connect")
+            }
+            if view == nil, elapsed >= grace { return (.handedToEngine, nil) }
+            return nil
+        }
+        if let answer = evaluate(finished: false) { return answer }
+        for await _ in stream {
             if let answer = evaluate(finished: false) { return answer }
-            for await _ in stream {
-                if let answer = evaluate(finished: false) { return answer }
+        }
+        return evaluate(finished: true) ?? (.unknown, nil)
+    }
+
+    /// Wakes follow `id` at `instants`: a sleeper is started only when none sleeps or the one
+    /// that sleeps wakes after them (``FollowDeadlines``); it runs where the follows run (the D-Bus
+    /// loop thread), and a newer one replaces it.
+    private func wake(_ id: UInt64, at instants: [ContinuousClock.Instant]) {
+        let (generation, stale) = state.withLock { s -> (UInt64?, Task<Void, Never>?) in
+            guard s.deadlines.add(id, at: instants) else { return (nil, nil) }
+            s.sleeperGeneration += 1
+            defer { s.sleeper = nil }
+            return (s.sleeperGeneration, s.sleeper)
+        }
+        guard let generation else { return }
+        stale?.cancel()
+        let task = Task(executorPreference: connection.loopExecutor) { [self] in await sleeper(generation) }
+        state.withLock { s in if s.sleeperGeneration == generation { s.sleeper = task } }
+    }
+
+    /// The sleeper of `generation`: wakes the follows whose deadlines passed, then sleeps until
+    /// the next; ends when none is left or a newer sleeper replaced it.
+    private func sleeper(_ generation: UInt64) async {
+        while let until = state.withLock({ $0.sleeperGeneration == generation ? $0.deadlines.armed : nil }) {
+            do { try await Task.sleep(until: until, clock: .continuous) } catch { return }
+            let now = ContinuousClock.now
+            let woken = state.withLock { s -> [AsyncStream<Void>.Continuation] in
+                guard s.sleeperGeneration == generation else { return [] }
+                return s.deadlines.due(at: now).wake.compactMap { s.watchers[$0] }
             }
-            return evaluate(finished: true) ?? (.unknown, nil)
+            woken.forEach { $0.yield() }
         }
     }
 
@@ -200,7 +222,8 @@ public final class KDEConnectJobs: Sendable {
         Interface("org.kde.kuiserver", methods: [
             Method("requiresJobTracker", outputs: [Argument("required", "b")], handler: .inline { [self] call in
                 guard isEngine(call.sender) else { return [.boolean(true)] }
-                changed { $0.registrations += 1 }
+                // Counted, no follow woken: what a follow looks at is the views.
+                state.withLock { $0.registrations += 1 }
                 return [.boolean(false)]
             }),
         ])

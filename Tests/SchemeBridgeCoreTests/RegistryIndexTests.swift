@@ -276,10 +276,62 @@ import Testing
     @Test func otherVersionOrByteOrderFallsBack() throws {
         let tree = try warmTree()
         expectFallback(try damage(tree) { b in b[12] = 0 }, "format version")
+        // Version 7 had no masked table: its bytes are never read as version 8's.
+        expectFallback(try damage(tree) { b in b[12] = 7 }, "format version 7, this service reads 8")
         expectFallback(try damage(tree) { b in
             b.replaceSubrange(8..<12, with: withUnsafeBytes(of: RegistryIndexCodec.byteOrderMark.byteSwapped) { Array($0) })
         }, "byte order")
         expectFallback(try damage(tree) { b in b[0] = UInt8(ascii: "X") }, "not a registry index")
+    }
+
+    /// What each entry masks (same ID, lower directories) is answered from the index as a scan
+    /// answers it, without building the model (version 8); forged masked rows are refused or
+    /// name only records of that ID whose files were checked.
+    @Test func maskedEntriesAreAnsweredFromTheIndexAndForgedOnesRefused() throws {
+        let tree = XDGTree()
+        tree.entry(0, "app.desktop", schemes: ["alpha"], exec: "/bin/echo user %u")
+        tree.entry(1, "app.desktop", schemes: ["alpha", "beta"])
+        tree.entry(2, "app.desktop", schemes: ["gamma"], extra: "TryExec=/nonexistent\n")
+        tree.entry(0, "gone.desktop", schemes: [], extra: "Hidden=true")
+        tree.entry(2, "gone.desktop", schemes: ["beta"])
+        tree.entry(1, "mid.desktop", schemes: ["beta"])
+        tree.entry(2, "mid.desktop", schemes: ["beta"])
+        tree.entry(0, "alone.desktop", schemes: ["gamma"])
+        settle()
+        let path = try #require(run(tree).indexPath)
+        let truth = scanned(tree)
+        let ids: [DesktopID] = ["app.desktop", "mid.desktop", "alone.desktop"]
+        let warm = Registry(environment: tree.environment, watch: false)
+        #expect(warm.isServedFromIndex)
+        for id in ids { #expect(warm.maskedEntries(id: id) == truth.maskedEntries(id: id), "\(id)") }
+        #expect(warm.maskedEntries(id: "app.desktop").count == 2, "an ineligible masked entry counts too")
+        #expect(warm.maskedEntries(id: "mid.desktop").map(\.path) == [tree.apps(2) + "/mid.desktop"])
+        #expect(warm.isServedFromIndex, "listing what an entry masks built the model")
+        // What an ID that is no eligible entry masks (a `Hidden` one's) is read from the records.
+        #expect(warm.maskedEntries(id: "gone.desktop") == truth.maskedEntries(id: "gone.desktop"))
+        #expect(warm.maskedEntries(id: "gone.desktop").count == 1)
+        warm.close()
+
+        let good = try #require(FileManager.default.contents(atPath: path)).map { $0 }
+        var rng = SystemRandomNumberGenerator()
+        let header = RegistryIndexCodec.headerSize
+        for round in 0..<200 {
+            var b = good
+            // Damage near the end: the resolved section, where the masked table is.
+            let from = max(header, b.count - 400)
+            for _ in 0..<(1 + round % 3) { b[Int.random(in: from..<b.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            let sum = b.withUnsafeBytes { IndexChecksum.of(UnsafeRawBufferPointer(rebasing: $0[header...])) }
+            withUnsafeBytes(of: sum) { b.replaceSubrange(24..<32, with: $0) }
+            try Data(b).write(to: URL(fileURLWithPath: path))
+            let r = Registry(environment: tree.environment, watch: false, index: .directory(FileSystem.dirname(path)))
+            for id in ids {
+                let paths = Set(truth.maskedEntries(id: id).map(\.path))
+                for masked in r.maskedEntries(id: id) {
+                    #expect(masked.id == id && paths.contains(masked.path), "round \(round): \(masked.path) for \(id)")
+                }
+            }
+            r.close()
+        }
     }
 
     @Test func indexWritableByOthersIsNotTrusted() throws {

@@ -163,7 +163,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: bin + "/xclip", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
         let builtins = BuiltinActivities(environment: ["PATH": bin, "DISPLAY": ":9"])
         #expect(builtins.available(devices: [phone]).copy)
-        #expect(builtins.available(devices: [phone], target: "phone_1") == ShareTools(copy: false, save: false, devices: [phone]))
+        #expect(builtins.available(devices: [phone], target: ShareTargetID("phone_1")) == ShareTools(copy: false, save: false, devices: [phone]))
     }
 
     @Test func targetsAppearAndVanishLive() async throws {

@@ -172,8 +172,7 @@ import SchemeBridgeContract
     /// Served from the index (a second start), an `OpenURL` whose handler's entry lies in a
     /// protected directory is admitted and spawned on the D-Bus loop thread (issue 36): it counts
     /// against the launch rate as every launch, and a program that cannot start is `LaunchFailed`
-    /// to the caller and `URLFailed` to the session. An entry of the user's (its check reads what
-    /// it masks, which builds the registry's model first: on the pool) opens too.
+    /// to the caller and `URLFailed` to the session. An entry of the user's opens too.
     @Test func opensServedFromTheIndexAreLimitedAndReportAFailedStart() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
@@ -211,6 +210,44 @@ import SchemeBridgeContract
             #expect(await Tools.eventually { failures().contains("good://two") }, "\(failures())")
         }
         #expect(!second.contains("registry index not used"), "\(second)")
+    }
+
+    /// Served from the index (a warm start), the first `OpenURL` whose handler is an entry in the
+    /// user's folder that masks a system entry of the same ID launches the user's program — never
+    /// the masked one's — and does not build the registry's model on the way (issue 36: its check
+    /// read the masked entries, which built the model from every record of the index). Building
+    /// it reads the whole index file again, so the kernel's count of bytes the daemon read
+    /// (`rchar` in `/proc/PID/io`) across the open stays far below the index's size.
+    @Test func aUserEntrysFirstOpenFromTheIndexLaunchesItWithoutBuildingTheModel() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("app.desktop", "Name=Mine\nExec=\(try f.recorder("mine")) %u\nMimeType=x-scheme-handler/mine;")
+        try f.entry("app.desktop", "Name=System\nExec=\(try f.recorder("system")) %u\nMimeType=x-scheme-handler/mine;", system: true)
+        for i in 0..<1500 {
+            try f.entry("filler\(i).desktop", "Name=Filler \(i)\nExec=/bin/true %u\nMimeType=x-scheme-handler/filler\(i);", system: true)
+        }
+        usleep(250_000)
+        // Two runs write the index: the second vouches for files the first found "racy".
+        _ = try await run(f, probe: ["mine": true])
+        _ = try await run(f, probe: ["mine": true])
+        let index = try #require(indexFiles(f).first)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: index.path)[.size] as? Int)
+        #expect(size > 200_000, "\(size)")
+        func bytesRead(_ pid: Int32) -> Int? {
+            let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
+            return io.split(separator: "\n").first { $0.hasPrefix("rchar:") }.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) }
+        }
+        let log = try await run(f, probe: ["mine": true]) { f in
+            let pid = try #require(await f.servicePID())
+            let before = try #require(bytesRead(pid))
+            let open = try await f.dbusSend("OpenURL", "string:mine://first")
+            #expect(open.stdout.contains("boolean true"), "\(open.stderr)")
+            #expect(await f.recordedArgv("mine") == ["mine://first"])
+            let read = try #require(bytesRead(pid)) - before
+            #expect(read < size / 4, "the open read \(read) bytes (the index is \(size)): the model was built")
+        }
+        #expect(!FileManager.default.fileExists(atPath: f.records.appendingPathComponent("system.argv").path), "the masked entry ran")
+        #expect(!log.contains("registry index not used"), "\(log)")
     }
 
     @Test func commandLine() async throws {

@@ -82,6 +82,33 @@ import Testing
         }
     }
 
+    /// The grace for a job view: kdeconnectd's tracker asks for one only for a job still running
+    /// half a second after it started — after the share was answered — and the waiting caller
+    /// learns how that upload ended (`delivered`), not `handed-to-engine`. Shares followed at once
+    /// (one sleeper wakes them all: a share made while another is followed arms no timer) each
+    /// end at their own deadlines: two at once that the engine reports nothing of are both answered
+    /// `handed-to-engine`, not left to `[Devices] Timeout`.
+    @Test func aViewThatComesLateIsFollowedAndSharesFollowedAtOnceEachEnd() async throws {
+        do {
+            let (fixture, engine, file) = try await Self.world(.endsLate)
+            defer { engine.stop(); fixture.stop() }
+            let (code, results) = try await Self.send(fixture, file)
+            #expect(code == 0 && results["delivery"] == "delivered", "\(results) \(engine.calls.list.withLock { $0 }) \(fixture.serviceLog.suffix(2000))")
+        }
+        do {
+            let (fixture, engine, file) = try await Self.world(nil, config: "[Devices]\nTimeout=60\n")
+            defer { engine.stop(); fixture.stop() }
+            let second = fixture.root.appendingPathComponent("second.bin")
+            try Data(repeating: 8, count: 4096).write(to: second)
+            async let one = Self.send(fixture, file)
+            async let two = Self.send(fixture, second)
+            let answers = try await [one, two]
+            for (code, results) in answers {
+                #expect(code == 0 && results["delivery"] == "handed-to-engine", "\(answers) \(fixture.serviceLog.suffix(2000))")
+            }
+        }
+    }
+
     /// A caller that did not wait is answered once the engine took the share, and then told how
     /// the transfer ended by `TransferEnded` — sent to it alone: a second connection listening
     /// for the signal hears nothing.

@@ -27,6 +27,9 @@ final class FakeKDEConnect: Sendable {
         case runs
         /// Ends with code 1 (KJob's "killed") when the view emits `cancelRequested`.
         case endsWhenCancelled
+        /// As kdeconnectd's tracker does for a job still running: the view requested half a second
+        /// after the share was answered, then `terminate(0)`.
+        case endsLate
     }
 
     init(address: String, name: String, answering: Bool = false, job: Job? = nil, relay kind: EngineRelay.Kind = .trustedKDEConnect) async throws {
@@ -42,7 +45,14 @@ final class FakeKDEConnect: Sendable {
                 // The view is requested before the share is answered, so the service has it by
                 // the time the share returns, however slow this process is (the service reads a
                 // share whose view never comes, after a grace, as ended unreported).
-                if reply.first?.bool == false, let path = try await Self.requestView(connection: connection, calls: calls) {
+                if reply.first?.bool == false, case .endsLate = job {
+                    let name = String(url.split(separator: "/").last ?? "")
+                    Task {
+                        try await Task.sleep(for: .milliseconds(500))
+                        guard let path = try await Self.requestView(connection: connection, calls: calls) else { return }
+                        try await Self.report(.ends(code: 0, message: ""), file: name, view: path, connection: connection, calls: calls)
+                    }
+                } else if reply.first?.bool == false, let path = try await Self.requestView(connection: connection, calls: calls) {
                     let name = String(url.split(separator: "/").last ?? "")
                     Task { try? await Self.report(job, file: name, view: path, connection: connection, calls: calls) }
                 }
@@ -94,7 +104,7 @@ final class FakeKDEConnect: Sendable {
         }
         switch job {
         case .ends(let code, let message): try await terminate(code, message)
-        case .runs: break
+        case .runs, .endsLate: break
         case .endsWhenCancelled:
             for await _ in cancels {
                 calls.list.withLock { $0.append("cancelRequested") }

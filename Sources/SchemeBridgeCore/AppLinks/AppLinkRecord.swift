@@ -45,10 +45,11 @@ public struct AppLinkRecord: Sendable, Hashable {
         self.transient = transient
     }
 
-    /// Whether the record endorses `appID` at `now`: a read names it, or a transient failure
-    /// kept an earlier read that named it and whose max-age has not ended.
-    public func endorses(_ appID: String, at now: Int64) -> Bool {
-        apps.contains(appID) && (failure == nil || endorsedUntil > now)
+    /// Whether the record endorses the app with desktop ID `id` (named in ``apps`` without
+    /// `.desktop`) at `now`: a read names it, or a transient failure kept an earlier read that
+    /// named it and whose max-age has not ended.
+    public func endorses(_ id: DesktopID, at now: Int64) -> Bool {
+        apps.contains(id.appID) && (failure == nil || endorsedUntil > now)
     }
 
     /// An answer counts for at least 5 minutes and at most 7 days; without `max-age`, 1 day.

@@ -98,7 +98,7 @@ public final class AppLinks: Sendable {
         } else if let id = untrustedEndorsed {
             reason = "\(id) is named by the host, but its entry is one the user's programs can write: never verified (choose it with `schemebridge links set \(host) \(id)`)"
         } else if let r = firstRecord {
-            reason = r.failure.map { "\(r.source): \($0)" } ?? "\(r.source) names none of \(claims.map(\.0.appID).joined(separator: ", "))"
+            reason = r.failure.map { "\(r.source): \($0)" } ?? "\(r.source) names none of \(claims.map(\.0.id.appID).joined(separator: ", "))"
         } else {
             reason = "not verified yet"
         }
@@ -144,8 +144,8 @@ public final class AppLinks: Sendable {
 
     /// The evidence that endorses `e`'s claim `pattern`, and in words, or nil.
     func endorsement(_ e: AppLinkEntry, _ pattern: AppLinkHostPattern, _ record: AppLinkRecord?) -> (AppLinkRecord, String)? {
-        if let record, record.endorses(e.appID, at: now()) { return (record, "\(record.source) names \(e.appID)") }
-        guard let app = e.entry.flatpakAppID, case let id = app.text, id == e.appID, FlathubVerification.host(ofAppID: app) == pattern.verificationHost,
+        if let record, record.endorses(e.id, at: now()) { return (record, "\(record.source) names \(e.id.appID)") }
+        guard let app = e.entry.flatpakAppID, app.desktopID == e.id, case let id = app.text, FlathubVerification.host(ofAppID: app) == pattern.verificationHost,
               let installation = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory),
               let v = state.withLock({ $0.flathub[id] }), v.website == pattern.verificationHost,
               v.file.hasPrefix(installation + "/appstream/") else { return nil }
@@ -160,7 +160,7 @@ public final class AppLinks: Sendable {
     /// background, when it starts and when an entry changes).
     public func readFlathubEvidence() {
         var installations: Set<String> = []
-        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID?.text == e.appID {
+        for e in registry.appLinkEntries() where e.trusted && e.entry.flatpakAppID?.desktopID == e.id {
             if let i = FlathubVerification.installation(ofApplicationsDirectory: e.entry.applicationsDirectory) { installations.insert(i) }
         }
         let files = installations.sorted().flatMap(FlathubVerification.files(installation:))

@@ -10,10 +10,8 @@ public struct AppLinkEntry: Sendable, Equatable {
     /// The entry is one the user's programs cannot write (``AppLinkTrust/isTrusted(_:trust:)``).
     public let trusted: Bool
 
-    /// The desktop id.
+    /// The desktop id: what a host's file names (spelled without `.desktop`, ``DesktopID/appID``).
     public var id: DesktopID { entry.id }
-    /// The app id a host's file names (the desktop id less `.desktop`).
-    public var appID: String { entry.desktopID.appID }
 }
 
 /// Which entries can be `verified`: only one the user's programs cannot write — in a protected

@@ -251,8 +251,10 @@ public final class Registry: Sendable {
     /// what matters is what the masked file declares.
     public func maskedEntries(id desktopID: DesktopID) -> [DesktopEntry] {
         let id = desktopID.fileName
-        if state.withLock({ $0.frozen != nil }) {
-            // Served from the index, which keeps only the effective entries: read the records now.
+        // Served from the index, its masked table names them for an eligible entry (no model is
+        // built); for another ID the records are read.
+        if let frozen = state.withLock({ $0.frozen }) {
+            if let masked = frozen.maskedEntries(id: id) { return masked }
             writer.withLock { _ in materializeLocked() }
         }
         return state.withLock { m in

@@ -61,8 +61,10 @@ enum RegistryIndexCodec {
     static let byteOrderMark: UInt32 = 0x0A0B_0C0D
     /// Bumped whenever the layout or the meaning of a field changes (6: `DBusActivatable` only
     /// for an id that makes a bus name; 7: the entries that declare app links and the programs
-    /// by name, so that a start from the index answers the first calls without the model).
-    static let version: UInt32 = 7
+    /// by name, so that a start from the index answers the first calls without the model; 8: the
+    /// records each effective entry masks, so that a user's entry is checked and launched
+    /// without the model).
+    static let version: UInt32 = 8
     static let headerSize = 48
 
     /// The string that must match for an index to be used.

@@ -16,6 +16,12 @@ struct ResolvedSnapshot: Sendable {
     typealias Row = (id: String, dir: Int, relativePath: String, execProgram: String?, appLinks: Bool)
     /// Every eligible effective entry, sorted by desktop ID (bytes).
     var effective: [Row]
+    /// An application record an effective entry masks: the entry's row in ``effective``, and
+    /// the record's directory (a lower one) and path there.
+    typealias Masked = (row: Int, dir: Int, relativePath: String)
+    /// Every application record that an effective entry masks, by row, highest directory first:
+    /// what ``Registry/maskedEntries(id:)`` answers from the index (version 8).
+    var masked: [Masked] = []
 
     /// Whether `entry` declares app links (`X-SchemeBridge-AppLinks`, not `Hidden`): what
     /// ``Registry/appLinkEntries()`` lists.
@@ -186,6 +192,13 @@ extension RegistryIndexCodec {
         let rows = w.bytes.count
         for _ in s.resolved { w.u32(0) }
         encodeStartupTables(s, into: &w)
+        // The masked records (version 8): (ID row, record offset, directory), by row and directory.
+        w.u32(UInt32(s.masked.count))
+        for m in s.masked {
+            w.u32(UInt32(m.row))
+            w.u32(UInt32(recordOffsets[m.dir][m.relativePath]?.record ?? 0))
+            w.u32(UInt32(m.dir))
+        }
         for (i, r) in s.resolved.enumerated() {
             w.patch32(UInt32(w.bytes.count), at: rows + 4 * i)
             w.string(r.scheme)
@@ -233,6 +246,11 @@ final class FrozenIndex: @unchecked Sendable {
     static let nameRowSize = 12
     /// The directory number of a bare program name.
     static let bareName = Int(UInt32.max)
+    /// The records the effective entries mask (version 8): (ID row, record offset, directory),
+    /// sorted by row and directory.
+    private let maskedCount: Int
+    private let maskedTable: Int
+    static let maskedRowSize = 12
     /// Entries read so far (a lookup's handlers are each checked, so a scheme's entries are
     /// asked for again at every call): read and decoded once. Only IDs that are in the table
     /// are kept, so callers naming IDs cannot grow it past the number of entries.
@@ -243,10 +261,11 @@ final class FrozenIndex: @unchecked Sendable {
     /// Reads the section at `offset` (just after the last record) and checks every reference in
     /// it: each ID row's string lies in the pool (in increasing order) and names the record it
     /// points to (`recordStarts`: every record's offset, ascending, from the pass that checked
-    /// the signatures), and every handler of every scheme is one of those IDs. So a lookup can
-    /// only return IDs of records whose files were just checked.
+    /// the signatures) in its directory's block (`recordBlocks`, by directory), every handler of
+    /// every scheme is one of those IDs, and every masked record is a record of the same ID in a
+    /// lower directory. So a lookup can only return records whose files were just checked.
     init(buffer: IndexBuffer, at offset: Int, directories: [ApplicationsDirectory],
-         searchPath: [String], recordStarts: [Int]) throws(IndexRejection) {
+         searchPath: [String], recordStarts: [Int], recordBlocks: [Range<Int>]) throws(IndexRejection) {
         self.file = buffer.file
         self.directories = directories
         self.searchPath = searchPath
@@ -282,9 +301,13 @@ final class FrozenIndex: @unchecked Sendable {
         nameCount = try r.count(minimumSize: FrozenIndex.nameRowSize)
         nameTable = r.offset
         try r.skip(nameCount * FrozenIndex.nameRowSize)
+        maskedCount = try r.count(minimumSize: FrozenIndex.maskedRowSize)
+        maskedTable = r.offset
+        try r.skip(maskedCount * FrozenIndex.maskedRowSize)
         try FrozenIndex.validate(buffer.raw, poolRange: poolStart..<(poolStart + pool), idCount: idCount, idTable: idTable,
-                                 schemeCount: schemeCount, schemeTable: schemeTable, directoryCount: directories.count,
-                                 recordStarts: recordStarts)
+                                 schemeCount: schemeCount, schemeTable: schemeTable, recordStarts: recordStarts, recordBlocks: recordBlocks)
+        try FrozenIndex.validateMasked(buffer.raw, idTable: idTable, idCount: idCount, maskedCount: maskedCount, maskedTable: maskedTable,
+                                       recordStarts: recordStarts, recordBlocks: recordBlocks)
         bareNames = try FrozenIndex.validateStartupTables(buffer.raw, idCount: idCount, idTable: idTable, linkCount: linkCount,
                                                           linkTable: linkTable, directories: programDirectories,
                                                           nameCount: nameCount, nameTable: nameTable)
@@ -310,8 +333,7 @@ final class FrozenIndex: @unchecked Sendable {
     }
 
     private static func validate(_ raw: UnsafeRawBufferPointer, poolRange: Range<Int>, idCount: Int, idTable: Int,
-                                 schemeCount: Int, schemeTable: Int, directoryCount: Int,
-                                 recordStarts: [Int]) throws(IndexRejection) {
+                                 schemeCount: Int, schemeTable: Int, recordStarts: [Int], recordBlocks: [Range<Int>]) throws(IndexRejection) {
         var previous = -1
         for i in 0..<idCount {
             let row = idTable + i * idRowSize
@@ -320,14 +342,8 @@ final class FrozenIndex: @unchecked Sendable {
                 throw IndexRejection("corrupt ID table")
             }
             previous = idOff
-            let recordOff = u32(raw, base: 0, row + 4)
-            guard u32(raw, base: 0, row + 8) < directoryCount, contains(recordStarts, recordOff),
-                  let rel = view(raw, base: 0, at: recordOff + 4), rel.count == id.count else { throw IndexRejection("corrupt ID table") }
-            // The ID is the record's path with `/` turned into `-`.
-            for k in 0..<rel.count {
-                let b = rel[k] == UInt8(ascii: "/") ? UInt8(ascii: "-") : rel[k]
-                guard b == id[k] else { throw IndexRejection("corrupt ID table") }
-            }
+            guard isRecord(raw, at: u32(raw, base: 0, row + 4), in: u32(raw, base: 0, row + 8), of: id,
+                           recordStarts: recordStarts, recordBlocks: recordBlocks) else { throw IndexRejection("corrupt ID table") }
             let exec = u32(raw, base: 0, row + 12)
             guard exec == Int(UInt32.max) || (poolRange.contains(exec) && view(raw, base: 0, at: exec) != nil) else {
                 throw IndexRejection("corrupt ID table")
@@ -348,6 +364,37 @@ final class FrozenIndex: @unchecked Sendable {
                 guard rowIndex(raw, base: 0, idTable: idTable, idCount: idCount, ofIDAt: Int(try r.u32())) != nil else {
                     throw IndexRejection("a handler that is not an entry")
                 }
+            }
+        }
+    }
+
+    /// Whether a record starts at `offset`, in directory `dir`'s block, and its path makes the
+    /// desktop ID `id` (the path with `/` turned into `-`).
+    private static func isRecord(_ raw: UnsafeRawBufferPointer, at offset: Int, in dir: Int, of id: UnsafeRawBufferPointer,
+                                 recordStarts: [Int], recordBlocks: [Range<Int>]) -> Bool {
+        guard dir < recordBlocks.count, recordBlocks[dir].contains(offset), contains(recordStarts, offset),
+              let rel = view(raw, base: 0, at: offset + 4), rel.count == id.count else { return false }
+        for k in 0..<rel.count {
+            let b = rel[k] == UInt8(ascii: "/") ? UInt8(ascii: "-") : rel[k]
+            guard b == id[k] else { return false }
+        }
+        return true
+    }
+
+    /// Checks the masked table: rows in order of (ID row, directory), each a record of its ID
+    /// row's desktop ID in a directory below that entry's.
+    private static func validateMasked(_ raw: UnsafeRawBufferPointer, idTable: Int, idCount: Int, maskedCount: Int, maskedTable: Int,
+                                       recordStarts: [Int], recordBlocks: [Range<Int>]) throws(IndexRejection) {
+        var last: (row: Int, dir: Int) = (-1, 0)
+        for i in 0..<maskedCount {
+            let at = maskedTable + i * maskedRowSize
+            let (row, offset, dir) = (u32(raw, base: 0, at), u32(raw, base: 0, at + 4), u32(raw, base: 0, at + 8))
+            guard row < idCount, (last.row, last.dir) < (row, dir) else { throw IndexRejection("corrupt masked table") }
+            last = (row, dir)
+            let idRow = idTable + row * idRowSize
+            guard dir > u32(raw, base: 0, idRow + 8), let id = view(raw, base: 0, at: u32(raw, base: 0, idRow)),
+                  isRecord(raw, at: offset, in: dir, of: id, recordStarts: recordStarts, recordBlocks: recordBlocks) else {
+                throw IndexRejection("corrupt masked table")
             }
         }
     }
@@ -482,8 +529,11 @@ final class FrozenIndex: @unchecked Sendable {
     /// The record of ID row `i`, read from the file (one `pread` for most records).
     private func record(row i: Int) -> AppFileRecord? {
         let row = idTable + i * FrozenIndex.idRowSize
-        let dir = u32(row + 8)
-        let offset = u32(row + 4)
+        return record(at: u32(row + 4), dir: u32(row + 8))
+    }
+
+    /// The record at file offset `offset`, of directory `dir`.
+    private func record(at offset: Int, dir: Int) -> AppFileRecord? {
         guard dir < directories.count, var chunk = file.read(1024, at: offset, exact: false), chunk.raw.count >= 4 else { return nil }
         let length = Int(chunk.raw.loadUnaligned(as: UInt32.self))
         guard length >= 4, length <= FileSystem.maximumFileSize else { return nil }
@@ -502,6 +552,27 @@ final class FrozenIndex: @unchecked Sendable {
               let rec = record(row: i), rec.id == id, let entry = rec.eligibleEntry else { return nil }
         entries.withLock { $0[id] = entry }
         return entry
+    }
+
+    /// The application entries that the effective entry with this ID masks (same ID, lower
+    /// directories; eligible or not), highest first, decoded from their records (empty when it
+    /// masks nothing); nil for an ID that is not an eligible effective entry (the index keeps no
+    /// table of what those mask).
+    func maskedEntries(id: String) -> [DesktopEntry]? {
+        guard let row = search(id, count: idCount, keyOffset: { u32(idTable + $0 * FrozenIndex.idRowSize) }) else { return nil }
+        var lo = 0
+        var hi = maskedCount
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if u32(maskedTable + mid * FrozenIndex.maskedRowSize) < row { lo = mid + 1 } else { hi = mid }
+        }
+        var out: [DesktopEntry] = []
+        while lo < maskedCount, u32(maskedTable + lo * FrozenIndex.maskedRowSize) == row {
+            let at = maskedTable + lo * FrozenIndex.maskedRowSize
+            if let rec = record(at: u32(at + 4), dir: u32(at + 8)), rec.id == id, case .application(let e, _) = rec.state { out.append(e) }
+            lo += 1
+        }
+        return out
     }
 
     /// The desktop IDs of the entries that declare app links, in ID order.

@@ -372,11 +372,24 @@ struct RegistryModel: Sendable, ResolverContext {
             effectiveRows.append((id, top, rel, entry.execProgram, ResolvedSnapshot.declaresAppLinks(entry)))
         }
         effectiveRows.sort { RegistryModel.bytewiseLess($0.id, $1.id) }
+        // The application entries each effective one masks (lower directories, same ID), highest first.
+        var masked: [ResolvedSnapshot.Masked] = []
+        for (row, e) in effectiveRows.enumerated() {
+            guard var rest = idDirs[e.id] else { continue }
+            rest &= rest - 1
+            while rest != 0 {
+                let dir = rest.trailingZeroBitCount
+                rest &= rest - 1
+                if let rel = appDirs[dir].path(for: e.id), let record = appDirs[dir].files[rel], case .application = (record.state) {
+                    masked.append((row, dir, rel))
+                }
+            }
+        }
         return ResolvedSnapshot(
             listsDigest: listsDigest,
             tryExec: programs.keys.sorted().map { ($0, programs[$0]!) },
             resolved: sortedSchemes.compactMap { s in resolved[s].map { (s, $0.handlers.map(\.fileName)) } },
-            effective: effectiveRows)
+            effective: effectiveRows, masked: masked)
     }
 
     /// Byte-wise (UTF-8, so code point) order of two strings, as `memcmp` gives it.

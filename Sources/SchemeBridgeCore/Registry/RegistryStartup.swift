@@ -175,6 +175,7 @@ extension Registry {
         guard dirCount == appDirs.count else { throw IndexRejection("directory count differs") }
         var unchanged = true
         var recordStarts: [Int] = []
+        var recordBlocks: [Range<Int>] = []
         var checks: [FileCheck] = []
         var roots: [OpenDirectory] = []  // open until the checks that use them are done
         defer { withExtendedLifetime(roots) {} }
@@ -186,6 +187,7 @@ extension Registry {
             unchanged = unchanged && complete && directoriesUnchanged(dirs, directory: directory, root: root)
             let m = try r.count(minimumSize: 4 + 5 + 56 + 2)
             let blockEnd = try RegistryIndexCodec.recordsEnd(&r)
+            recordBlocks.append(r.offset..<blockEnd)
             if unchanged && m > 0 && rootFD < 0 { unchanged = false }
             for _ in 0..<m {
                 let start = r.offset
@@ -210,7 +212,8 @@ extension Registry {
         var stored: Result<FrozenIndex, IndexRejection>? = nil
         let filesUnchanged = FileCheck.allUnchanged(checks) { [offset = r.offset, searchPath = directories.executableSearchPath] in
             stored = Result { () throws(IndexRejection) -> FrozenIndex in
-                try FrozenIndex(buffer: buffer, at: offset, directories: appDirs, searchPath: searchPath, recordStarts: recordStarts)
+                try FrozenIndex(buffer: buffer, at: offset, directories: appDirs, searchPath: searchPath, recordStarts: recordStarts,
+                                recordBlocks: recordBlocks)
             }
         }
         guard filesUnchanged, let stored else { return nil }

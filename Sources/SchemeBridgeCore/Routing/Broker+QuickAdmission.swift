@@ -5,18 +5,16 @@ extension Broker {
     /// admit and spawn it on a thread that must not wait long (its D-Bus loop, as the C service
     /// does, issue 36).
     ///
-    /// Not quick, while the registry is served from its on-disk index: an entry in a directory
-    /// the user's programs can write (its check reads the entries it masks, which builds the
-    /// full model first — every record of the index), an open that admission decides itself
-    /// (a caller with preferences, an https link when app links are in use), and a URL that
-    /// carries x-callback URLs (the caller's entry is looked up and its routes pinned). Once the
-    /// model is built every one of those is lookups in memory, and any open is quick.
+    /// Not quick, while the registry is served from its on-disk index: an open that admission
+    /// decides itself (a caller with preferences, an https link when app links are in use), and
+    /// a URL that carries x-callback URLs (the caller's entry is looked up and its routes
+    /// pinned). An entry in a directory the user's programs can write is quick: the entries it
+    /// masks, which its check reads too, are in the index (version 8). Once the model is built
+    /// every one of those is lookups in memory, and any open is quick.
     public func admitsQuickly(_ url: SchemeURL, handler: DesktopID?, caller: Caller) -> Bool {
         guard registry.isServedFromIndex else { return true }
         if handler == nil, decidesAtAdmission(url, caller: caller) { return false }
         if policy.current.callbacks, !XCallback.callbacks(in: url.string).isEmpty { return false }
-        // A handler that is not installed, or no default: refused at once.
-        let entry = if let handler { registry.entry(id: handler) } else { router.effectiveDefault(forScheme: url.scheme.name) }
-        return entry.map { registry.trust.isTrusted($0.applicationsDirectory) } ?? true
+        return true
     }
 }

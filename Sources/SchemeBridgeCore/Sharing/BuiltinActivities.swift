@@ -15,8 +15,9 @@ public struct BuiltinActivities: Sendable {
 
     /// What the session offers now, with `devices` (``BuiltinTools/available(environment:devices:)``);
     /// for a share naming a device as its `target`, the devices alone (no tool is looked for).
-    public func available(devices: [NearbyDevice], target: String? = nil) -> ShareTools {
-        ShareTargetID.namesDevice(target) ? ShareTools(copy: false, save: false, devices: devices) : BuiltinTools.available(environment: environment, devices: devices)
+    public func available(devices: [NearbyDevice], target: ShareTargetID? = nil) -> ShareTools {
+        if case .device? = target { return ShareTools(copy: false, save: false, devices: devices) }
+        return BuiltinTools.available(environment: environment, devices: devices)
     }
 
     /// "Copy": what `source` opens (a new descriptor, closed here) onto the clipboard as `type`;

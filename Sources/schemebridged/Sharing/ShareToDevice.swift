@@ -16,8 +16,7 @@ extension Sharing {
     /// Sends `share` to the device `deviceID` and answers its request.
     func sendToDevice(_ share: PendingShare, deviceID: String) async throws {
         let (files, sends) = try await devices.outbox.sends(for: share.items, caller: share.caller, inbox: documents.inbox.root)
-        let sender = devices.shareSender
-        let (receipt, followed) = try await sender.send(sends, to: deviceID)
+        let (receipt, followed) = try await devices.shareSender.send(sends, to: deviceID)
         var results: [String: DBusValue] = [
             ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
             ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
@@ -26,12 +25,11 @@ extension Sharing {
         // answered at its end; any other now (before the following starts), and told the end by
         // `TransferEnded` (the progress notification follows it too).
         let waits = share.options.delivery && followed != nil
-        if !waits { replies.answer(share.request, code: .success, results: results) }
-        if !waits { await Task.yield() }  // the Response out first (on the loop thread): the log line and the following's tasks would compete with it
+        if !waits { replies.answer(share.request, code: .success, results: results); await Task.yield() }  // the Response out first (on the loop thread): the log line and the following's tasks would compete with it
         logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
         guard let followed else { return }
         let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
-        let (cancel, follow) = sender.transfer(since: followed, files: files, device: receipt.deviceName, timeout: .seconds(seconds),
+        let (cancel, follow) = devices.shareSender.transfer(since: followed, files: files, device: receipt.deviceName, timeout: .seconds(seconds),
                                                progress: DeviceProgressPort(connection: devices.engine.connection, jobs: devices.engine.jobs),
                                                executor: replies.connection.loopExecutor,
                                                log: { [logger] in logger.info("\($0)") })
