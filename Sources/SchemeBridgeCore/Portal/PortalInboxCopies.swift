@@ -5,7 +5,10 @@ import Glibc
 /// portal's `FileChooser` (the frontend adds it so) — is the app's file for as long as the portal
 /// has the document: the app may reopen it days later (a recent file) and the document names
 /// nothing else. (`OpenFile`'s copy for a Flatpak handler is a transient document of its own,
-/// which ends with the portal and which `Lookup` does not find by its file.) So
+/// which ends only with the portal, i.e. the session, and which `Lookup` never finds by its file:
+/// the portal matches a path only among persistent, reusable documents. So that copy goes at the
+/// same sweep past `Retention` as any copy, its document or not: PortalFileChooserTests'
+/// `anOpenFileCopyForAFlatpakHandlerGoesAfterTheRetentionAndThePickedOneStays`.) So
 /// the retention sweep removes a copy past `[Documents] Retention` only when no document refers
 /// to it (``DocumentPortalPort/hasDocument(path:)``: the portal's `Lookup`); once the document is
 /// deleted (the user's `flatpak document-unexport`, the app's own `Delete`), the next sweep takes

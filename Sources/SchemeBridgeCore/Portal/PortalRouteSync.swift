@@ -36,12 +36,13 @@ extension PortalIntegration {
         return try enable(way: record.way, desktops: record.desktops, files: [], types: Set(plan.alwaysAsk + unpublished).sorted(), routes: plan.published)
     }
 
-    /// Runs `body` holding the record's lock (`portal-integration.lock` beside it, `flock`): the
-    /// command line and the service never change the record at once.
+    /// Runs `body` holding the record's lock (`flock` of its directory, `$XDG_CONFIG_HOME/schemebridge`,
+    /// so no file is left behind): the command line and the service never change the record at once.
     public static func locked<R>(directories: XDGDirectories, _ body: () throws -> R) throws -> R {
-        let path = recordPath(directories: directories) + ".lock"
-        try? FileSystem.makeDirectories(FileSystem.dirname(path))
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let path = FileSystem.dirname(recordPath(directories: directories))
+        // No directory: no record for the service to follow either (the command makes both).
+        guard FileSystem.info(path).kind == .directory else { return try body() }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw PortalIntegrationError("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}

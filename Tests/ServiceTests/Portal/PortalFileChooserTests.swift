@@ -112,6 +112,41 @@ import DBusTestSupport
         #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: copy.path) }, "the copy outlived its document")
     }
 
+    /// `OpenFile`'s copy for a Flatpak handler (a transient document of its own, which lives as
+    /// long as the document portal runs) goes at the first sweep past `[Documents] Retention`, as
+    /// any Inbox copy does — while its document is still in the portal — and the picked copy
+    /// behind the app's persistent document stays (that is what keeps a copy in use).
+    @Test func anOpenFileCopyForAFlatpakHandlerGoesAfterTheRetentionAndThePickedOneStays() async throws {
+        let scan = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-scan-\(UUID().uuidString.prefix(8)).png")
+        try Data(Self.png).write(to: scan)
+        defer { try? FileManager.default.removeItem(at: scan) }
+        let (p, _) = try await Self.stage(provider: ["answer:\(scan.path):image/png:scan.png"], sheet: "printf 'scanner.desktop\\n'")
+        defer { p.stop() }
+        let (code, uris) = try await Self.choose(p, title: "Insert a scan")
+        #expect(code == 0 && uris.count == 1, "\(uris) \(p.service.serviceLog)")
+        let picked = p.service.dataHome.appendingPathComponent("schemebridge/inbox/org.test.NoTalk/scan.png")
+        // The text/plain handler is the sandboxed org.test.Handler: OpenFile copies into its Inbox
+        // and hands the copy in as a transient document.
+        try p.flatpak.installExportedEntry("org.test.Handler")
+        let file = p.service.root.appendingPathComponent("notes.txt")
+        try "the user's notes\n".write(to: file, atomically: true, encoding: .utf8)
+        let out = try await FlatpakDocumentTests.openFile(p.flatpak, file, access: "r", mode: "")
+        #expect(out.contains("org.test.Handler.desktop"), "\(out)\n\(p.service.serviceLog)")
+        let doc = try #require(FlatpakDocumentTests.portalDocument(await p.flatpak.handlerArgv()), "\(out)\n\(p.service.serviceLog)")
+        let copy = p.service.dataHome.appendingPathComponent("schemebridge/inbox/org.test.Handler/notes.txt")
+        #expect((try? String(contentsOf: copy, encoding: .utf8)) == "the user's notes\n")
+        let old = Date(timeIntervalSinceNow: -8 * 86_400)  // past the 7 days' retention
+        for f in [copy, picked] { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: f.path) }
+
+        try await Self.restartService(p)
+        #expect(await Tools.eventually { !FileManager.default.fileExists(atPath: copy.path) }, "OpenFile's copy outlived the retention\n\(p.service.serviceLog)")
+        #expect(FileManager.default.fileExists(atPath: picked.path), "the copy behind the app's document went")
+        // Its transient document is still in the portal: the copy went by the retention, not with it.
+        let info = try await Tools.run(["gdbus", "call", "--address", p.service.bus.address, "--dest", "org.freedesktop.portal.Documents",
+                                        "--object-path", "/org/freedesktop/portal/documents", "--method", "org.freedesktop.portal.Documents.Info", doc.id])
+        #expect(info.status == 0 && info.stdout.contains("notes.txt"), "\(info.stdout) \(info.stderr)")
+    }
+
     /// Stops the service (SIGKILL) and starts it again by a call, as the bus does.
     static func restartService(_ p: PortalFixture) async throws {
         let pid = try #require(await p.service.servicePID())
