@@ -3,6 +3,9 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    // Release: every function in a section of its own, so the link can place the start's code
+    // together (scripts/link/schemebridged.order) instead of one section per source file.
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
 let package = Package(
@@ -68,10 +71,18 @@ let package = Package(
             // static runtime's `-export-dynamic` put ~300 KB of `.dynsym` and its hash table in every
             // start's pages), and with the C++ library and the unwinder linked in (scripts/link: only
             // what the runtime uses, not libstdc++.so's 1.1 MiB mapped). 3.3 MiB less resident after
-            // the first answer, 19.3 → 16.6 MiB at 10,000 entries (docs/PERFORMANCE.md).
+            // the first answer, 19.3 → 16.6 MiB at 10,000 entries (docs/PERFORMANCE.md). libdbus is
+            // linked in from its archive (the shared one pulled in libsystemd and seven more
+            // libraries), and the functions a start runs are placed together in the order a start
+            // runs them (scripts/link/schemebridged.order, made by scripts/link/order.sh): the
+            // kernel maps 64 KiB around every page a start touches, and the start's code was spread
+            // over nearly all of the program's 10.6 MB.
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-Xlinker", "--no-export-dynamic",
-                                           "-L\(Context.packageDirectory)/scripts/link", "-Xclang-linker", "-static-libgcc"],
+                                           "-L\(Context.packageDirectory)/scripts/link", "-Xclang-linker", "-static-libgcc",
+                                           "-Xlinker", "--remap-inputs=*/libdbus-1.so=\(Context.packageDirectory)/scripts/link/libdbus-1.so",
+                                           "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link/schemebridged.order",
+                                           "-Xlinker", "--no-warn-symbol-ordering"],
                                           .when(configuration: .release))]
         ),
         // The command line's plumbing, without the argument parser (no Foundation): the exit

@@ -2,6 +2,12 @@ import Testing
 @testable import DBus
 
 @Suite struct NameTests {
+    /// A quote inside a match rule value is written '\'' (close, escaped, reopen), wherever it stands.
+    @Test(arguments: [("it's", #"'it'\''s'"#), ("'", #"''\'''"#), ("a''b", #"'a'\'''\''b'"#), ("'x'", #"''\''x'\'''"#), ("", "''"), ("plain", "'plain'")])
+    func matchRuleQuotesArguments(_ value: String, _ quoted: String) {
+        #expect(MatchRule(arg0: value).text == "type='signal',arg0=" + quoted)
+    }
+
     @Test(arguments: ["org.example.App", "org.example.Todo1", ":1.42", ":1.0", "a.b", "org.ex-ample._x", String(repeating: "a.", count: 127) + "b"])
     func validBusNames(_ text: String) throws {
         #expect(try BusName(text).rawValue == text)

@@ -9,7 +9,7 @@ import Glibc
 /// `schemebridged`: the SchemeBridge session service.
 @main
 enum Daemon {
-    static func main() async {
+    static func main() {
         let usage = DaemonOptions.usage(busName: Contract.busName.rawValue)
         switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), usage: usage, versionText: Release.versionText(program: "schemebridged")) {
         case .print(let text):
@@ -23,14 +23,14 @@ enum Daemon {
             writeAll(1, check.report)
             exit(check.status)
         case .run(let options):
-            exit(await run(options))
+            // Not an `async` main: its dispatch_main ends the main thread with pthread_exit, which loads libgcc_s at every start.
+            Task.detached { exit(await run(options)) }
+            while true { pause() }
         }
     }
 
     /// Writes all of `text` to `fd` (standard output or error), as far as the descriptor takes it.
-    static func writeAll(_ fd: Int32, _ text: String) {
-        try? FileDescriptor.lending(fd) { d throws(Errno) in try d.writeAll(Array(text.utf8)) }
-    }
+    static func writeAll(_ fd: Int32, _ text: String) { try? FileDescriptor.lending(fd) { d throws(Errno) in try d.writeAll(Array(text.utf8)) } }
 
     /// Runs the service; returns the exit status.
     static func run(_ options: DaemonOptions) async -> Int32 {
