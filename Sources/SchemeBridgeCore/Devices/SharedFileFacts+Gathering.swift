@@ -25,8 +25,14 @@ extension SharedFileFacts {
     /// ``gather(fd:name:callerSandboxed:excluding:)`` with the excluded directories given as
     /// resolved already (``resolving(_:)``): only the descriptor and its own path are looked at.
     public static func gather(fd: borrowing FileDescriptor, name: String, callerSandboxed: Bool?, excludedAsResolved excluded: [String]) -> SharedFileFacts {
+        gather(fd: fd, name: name, callerSandboxed: callerSandboxed, excludedAsResolved: excluded, kernelPath: kernelPath(of: fd))
+    }
+
+    /// ``gather(fd:name:callerSandboxed:excludedAsResolved:)`` with the descriptor's path as
+    /// ``kernelPath(of:)`` gave it already (not read again).
+    public static func gather(fd: borrowing FileDescriptor, name: String, callerSandboxed: Bool?, excludedAsResolved excluded: [String],
+                              kernelPath path: String?) -> SharedFileFacts {
         let descriptor = (try? fd.status()).map(Identity.init)
-        let path = kernelPath(of: fd)
         var atPath: Identity? = nil
         var readable = false
         if let path {
