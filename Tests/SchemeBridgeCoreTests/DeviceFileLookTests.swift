@@ -80,7 +80,9 @@ import Testing
         let path = try #require(onThread.kernelPath)
         #expect(look.isLocal(fd) == DeviceFileLook.isLocal(fd: fd, path: path))
         #expect(look.kernelPath(fd) == (look.isLocal(fd) ? path : nil))
-        #expect(look.facts(fd, "a.txt", path) == onThread)
+        var status = stat()
+        #expect(fstat(fd, &status) == 0)
+        #expect(look.facts(fd, "a.txt", path, status) == onThread)
         #expect(!keeper.localLook(caller: caller, inbox: tree.root + "/other-inbox").isLocal(fd), "resolved for other directories")
     }
 
@@ -116,7 +118,7 @@ import Testing
         tree.writeBytes(tree.root + "/notes.zzq", Array("plain words".utf8))
         let keys = SharedItemTests.keys
         let notes = tree.root + "/notes.zzq"
-        let here = DeviceLocalLook(kernelPath: { _ in notes }, facts: { fd, name, _ in
+        let here = DeviceLocalLook(kernelPath: { _ in notes }, facts: { fd, name, _, _ in
             SharedFileFacts(callerSandboxed: false, name: name, descriptor: nil, kernelPath: "/here/\(fd)", atPath: nil, readable: true, excludedDirectories: [])
         })
         let thread: @Sendable (Int32, String) -> SharedFileFacts = { fd, name in

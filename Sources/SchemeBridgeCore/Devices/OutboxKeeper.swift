@@ -101,8 +101,8 @@ public final class OutboxKeeper: Sendable {
         return DeviceLocalLook(kernelPath: { fd in
             guard resolved() != nil, let path = FileDescriptor.lending(fd, { SharedFileFacts.kernelPath(of: $0) }) else { return nil }
             return DeviceFileLook.isLocal(fd: fd, path: path) ? path : nil
-        }, facts: { fd, name, path in
-            FileDescriptor.lending(fd) { SharedFileFacts.gather(fd: $0, name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? [], kernelPath: path) }
+        }, facts: { fd, name, path, status in
+            SharedFileFacts.gather(name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? [], kernelPath: path, status: status)
         })
     }
 

@@ -47,6 +47,11 @@ public final class Documents: Sendable {
     /// `InvalidArgs` for anything that is not a regular file. The descriptor's metadata only;
     /// `kernelPath`, when given, is its `/proc/self/fd` link as read already (not read again).
     func readableFileName(_ descriptor: borrowing FileDescriptor, kernelPath: [UInt8]? = nil) throws(OpenFailure) -> String {
+        try readableFile(descriptor, kernelPath: kernelPath).name
+    }
+
+    /// ``readableFileName(_:kernelPath:)`` and the descriptor's `fstat` it checked.
+    func readableFile(_ descriptor: borrowing FileDescriptor, kernelPath: [UInt8]? = nil) throws(OpenFailure) -> (name: String, status: stat) {
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
@@ -56,7 +61,7 @@ public final class Documents: Sendable {
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
         }
-        return String(decoding: kernelPath.map(Self.nameBytes(ofKernelPath:)) ?? Self.nameBytes(of: descriptor), as: UTF8.self)
+        return (String(decoding: kernelPath.map(Self.nameBytes(ofKernelPath:)) ?? Self.nameBytes(of: descriptor), as: UTF8.self), st)
     }
 
     /// What the caller handed over: a readable regular file (else `AccessDenied` for an `O_PATH`

@@ -61,7 +61,7 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
                 if let local, let path = local.kernelPath(fd.rawValue) {
                     do throws(ServiceFailure) {
                         let found = try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspectByName(d, kernelPath: path) }
-                        return InspectedFile(name: found.name, type: found.type, facts: local.facts(fd.rawValue, name ?? "", path))
+                        return InspectedFile(name: found.name, type: found.type, facts: local.facts(fd.rawValue, name ?? "", path, found.status))
                     } catch {
                         throw ServiceFailure(error.kind, "item \(i): \(error.message)")
                     }
