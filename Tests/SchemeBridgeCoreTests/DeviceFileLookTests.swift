@@ -79,7 +79,10 @@ import Testing
         let onThread = keeper.facts(ofFile: fd, name: "a.txt", caller: caller, inbox: tree.root + "/inbox")
         let path = try #require(onThread.kernelPath)
         #expect(look.isLocal(fd) == DeviceFileLook.isLocal(fd: fd, path: path))
-        #expect(look.facts(fd, "a.txt") == onThread)
+        #expect(look.kernelPath(fd) == (look.isLocal(fd) ? path : nil))
+        var status = stat()
+        #expect(fstat(fd, &status) == 0)
+        #expect(look.facts(fd, "a.txt", path, status) == onThread)
         #expect(!keeper.localLook(caller: caller, inbox: tree.root + "/other-inbox").isLocal(fd), "resolved for other directories")
     }
 
@@ -114,7 +117,8 @@ import Testing
                                   handlersAlongChain: { chain in (chain.first ?? "", []) })
         tree.writeBytes(tree.root + "/notes.zzq", Array("plain words".utf8))
         let keys = SharedItemTests.keys
-        let here = DeviceLocalLook(isLocal: { _ in true }, facts: { fd, name in
+        let notes = tree.root + "/notes.zzq"
+        let here = DeviceLocalLook(kernelPath: { _ in notes }, facts: { fd, name, _, _ in
             SharedFileFacts(callerSandboxed: false, name: name, descriptor: nil, kernelPath: "/here/\(fd)", atPath: nil, readable: true, excludedDirectories: [])
         })
         let thread: @Sendable (Int32, String) -> SharedFileFacts = { fd, name in
@@ -126,7 +130,7 @@ import Testing
         #expect(items.first?.summary == ShareItemSummary(kind: .file, type: "application/octet-stream") && items.first?.name == "notes.zzq", "by its name, which says nothing")
         #expect(items.first?.facts?.kernelPath == "/here/\(file.rawValue)")
         let onThread = try await SharedItem.intake([["file": .descriptor(file)]], keys: keys, documents: documents, runner: InlineRunner(), key: "k", facts: thread,
-                                                   local: DeviceLocalLook(isLocal: { _ in false }, facts: here.facts))
+                                                   local: DeviceLocalLook(kernelPath: { _ in nil }, facts: here.facts))
         #expect(onThread.first?.facts?.kernelPath == "/thread/\(file.rawValue)" && onThread.first?.summary.type == "text/plain", "the thread's look reads the content")
         let writeOnly = HeldFD(open(tree.root + "/notes.zzq", O_WRONLY | O_CLOEXEC))
         await #expect(throws: ServiceFailure(.accessDenied, "item 0: the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")) {

@@ -131,23 +131,29 @@ final class MountTable: Sendable {
 
 /// A share naming a device: the look at its file items on the calling thread (``DeviceFileLook``).
 public struct DeviceLocalLook: Sendable {
-    /// Whether file `fd`'s look may run on the calling thread (none of its calls can block).
-    public let isLocal: @Sendable (Int32) -> Bool
-    /// The facts of file `fd` named `name` (only for a file that ``isLocal``).
-    public let facts: @Sendable (Int32, String) -> SharedFileFacts
+    /// The path the kernel names for file `fd` when its look may run on the calling thread (none
+    /// of its calls can block), else nil: read once, and given to the rest of the look.
+    public let kernelPath: @Sendable (Int32) -> String?
+    /// The facts of file `fd` named `name`, whose path and `fstat` are the given ones (only for a
+    /// file that has a ``kernelPath``).
+    public let facts: @Sendable (Int32, String, String, stat) -> SharedFileFacts
 
-    public init(isLocal: @escaping @Sendable (Int32) -> Bool, facts: @escaping @Sendable (Int32, String) -> SharedFileFacts) {
-        (self.isLocal, self.facts) = (isLocal, facts)
+    public init(kernelPath: @escaping @Sendable (Int32) -> String?, facts: @escaping @Sendable (Int32, String, String, stat) -> SharedFileFacts) {
+        (self.kernelPath, self.facts) = (kernelPath, facts)
     }
+
+    /// Whether file `fd`'s look may run on the calling thread.
+    public func isLocal(_ fd: Int32) -> Bool { kernelPath(fd) != nil }
 }
 
 extension Documents {
     /// What ``inspect(_:contentType:)`` checks and finds — a readable regular file and its name —
     /// with the type from the name alone: the descriptor's metadata only, no content read and no
     /// look at the MIME directories (the database as last loaded). For a share naming a device,
-    /// whose items' types decide nothing (``DeviceFileLook``).
-    func inspectByName(_ descriptor: borrowing FileDescriptor) throws(OpenFailure) -> (name: String, type: ContentType) {
-        let name = try readableFileName(descriptor)
-        return (name, ContentType(detected: types.guess(name: name, data: nil).type))
+    /// whose items' types decide nothing (``DeviceFileLook``). `kernelPath`, when given, is the
+    /// descriptor's path as read already (not read again); `status` is the `fstat` it checked.
+    func inspectByName(_ descriptor: borrowing FileDescriptor, kernelPath: String? = nil) throws(OpenFailure) -> (name: String, type: ContentType, status: stat) {
+        let (name, status) = try readableFile(descriptor, kernelPath: kernelPath.map { Array($0.utf8) })
+        return (name, ContentType(detected: types.guess(name: name, data: nil).type), status)
     }
 }

@@ -98,11 +98,11 @@ public final class OutboxKeeper: Sendable {
         let given = excludedDirectories(inbox: inbox)
         let resolved: @Sendable () -> [String]? = { [self] in resolvedExclusions.withLock { $0?.given == given ? $0?.resolved : nil } }
         let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed
-        return DeviceLocalLook(isLocal: { fd in
-            guard resolved() != nil, let path = FileDescriptor.lending(fd, { SharedFileFacts.kernelPath(of: $0) }) else { return false }
-            return DeviceFileLook.isLocal(fd: fd, path: path)
-        }, facts: { fd, name in
-            FileDescriptor.lending(fd) { SharedFileFacts.gather(fd: $0, name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? []) }
+        return DeviceLocalLook(kernelPath: { fd in
+            guard resolved() != nil, let path = FileDescriptor.lending(fd, { SharedFileFacts.kernelPath(of: $0) }) else { return nil }
+            return DeviceFileLook.isLocal(fd: fd, path: path) ? path : nil
+        }, facts: { fd, name, path, status in
+            SharedFileFacts.gather(name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? [], kernelPath: path, status: status)
         })
     }
 

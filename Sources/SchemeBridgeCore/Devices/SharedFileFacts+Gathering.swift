@@ -25,8 +25,14 @@ extension SharedFileFacts {
     /// ``gather(fd:name:callerSandboxed:excluding:)`` with the excluded directories given as
     /// resolved already (``resolving(_:)``): only the descriptor and its own path are looked at.
     public static func gather(fd: borrowing FileDescriptor, name: String, callerSandboxed: Bool?, excludedAsResolved excluded: [String]) -> SharedFileFacts {
-        let descriptor = (try? fd.status()).map(Identity.init)
-        let path = kernelPath(of: fd)
+        gather(name: name, callerSandboxed: callerSandboxed, excludedAsResolved: excluded, kernelPath: kernelPath(of: fd), status: try? fd.status())
+    }
+
+    /// ``gather(fd:name:callerSandboxed:excludedAsResolved:)`` with the descriptor's path as
+    /// ``kernelPath(of:)`` gave it and its `fstat` as taken already (neither read again).
+    public static func gather(name: String, callerSandboxed: Bool?, excludedAsResolved excluded: [String],
+                              kernelPath path: String?, status: stat?) -> SharedFileFacts {
+        let descriptor = status.map(Identity.init)
         var atPath: Identity? = nil
         var readable = false
         if let path {

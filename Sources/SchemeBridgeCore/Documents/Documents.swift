@@ -44,8 +44,14 @@ public final class Documents: Sendable {
 
     /// The name of the readable regular file `descriptor` is open on (the last component of the
     /// path it was opened by); `AccessDenied` for an `O_PATH` or write-only descriptor,
-    /// `InvalidArgs` for anything that is not a regular file. The descriptor's metadata only.
-    func readableFileName(_ descriptor: borrowing FileDescriptor) throws(OpenFailure) -> String {
+    /// `InvalidArgs` for anything that is not a regular file. The descriptor's metadata only;
+    /// `kernelPath`, when given, is its `/proc/self/fd` link as read already (not read again).
+    func readableFileName(_ descriptor: borrowing FileDescriptor, kernelPath: [UInt8]? = nil) throws(OpenFailure) -> String {
+        try readableFile(descriptor, kernelPath: kernelPath).name
+    }
+
+    /// ``readableFileName(_:kernelPath:)`` and the descriptor's `fstat` it checked.
+    func readableFile(_ descriptor: borrowing FileDescriptor, kernelPath: [UInt8]? = nil) throws(OpenFailure) -> (name: String, status: stat) {
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
@@ -55,7 +61,7 @@ public final class Documents: Sendable {
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
         }
-        return Self.name(of: descriptor)
+        return (String(decoding: kernelPath.map(Self.nameBytes(ofKernelPath:)) ?? Self.nameBytes(of: descriptor), as: UTF8.self), st)
     }
 
     /// What the caller handed over: a readable regular file (else `AccessDenied` for an `O_PATH`
@@ -96,7 +102,13 @@ public final class Documents: Sendable {
     /// The name of the file `fd` is open on as the kernel has it, bytes (it need not be UTF-8):
     /// the last component of `/proc/self/fd`'s link; `document` when there is none.
     public static func nameBytes(of fd: borrowing FileDescriptor) -> [UInt8] {
-        guard var path = fd.kernelPath(), path.first == UInt8(ascii: "/") else { return Array("document".utf8) }
+        nameBytes(ofKernelPath: fd.kernelPath() ?? [])
+    }
+
+    /// ``nameBytes(of:)`` from the descriptor's link as read already.
+    static func nameBytes(ofKernelPath link: [UInt8]) -> [UInt8] {
+        var path = link
+        guard path.first == UInt8(ascii: "/") else { return Array("document".utf8) }
         if path.count > 10, path.suffix(10).elementsEqual(" (deleted)".utf8) { path.removeLast(10) }
         while path.count > 1, path.last == UInt8(ascii: "/") { path.removeLast() }
         let base = Array(path.split(separator: UInt8(ascii: "/")).last ?? [])
