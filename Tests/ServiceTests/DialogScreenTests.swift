@@ -110,6 +110,14 @@ import SchemeBridgeContract
         let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DISPLAY": x.display]
         let a11y = try Tools.spawn([launcher, "--launch-immediately"], environment: env)
         defer { a11y.terminate() }
+        // The launcher owns org.a11y.Bus once it runs; a client that asks before then gets
+        // ServiceUnknown and gives up (dbind-ERROR).
+        let launched = await Tools.eventually {
+            let r = try? await Tools.run(["dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.a11y.Bus"])
+            return r?.stdout.contains("boolean true") == true
+        }
+        try #require(launched, "at-spi-bus-launcher never owned org.a11y.Bus")
         // The sheet on that display and bus (GTK 3's atk-bridge finds the accessibility bus there).
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-a11y-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -41,7 +41,11 @@ import SchemeBridgeContract
                 "\(denied.stderr)")
         #expect(FileManager.default.fileExists(atPath: f.records.appendingPathComponent("vault.argv").path) == false)
         // …while an entry in a data dir only root can write names the system program it runs.
-        try f.entry("org.example.Gdbus.desktop", "Name=Gdbus\nExec=/usr/bin/gdbus %u\n", system: true)
+        // (It also declares a scheme, so the test can wait until the service has read it: the
+        // registry follows the directories through inotify, asynchronously.)
+        try f.entry("org.example.Gdbus.desktop", "Name=Gdbus\nExec=/usr/bin/gdbus %u\nMimeType=x-scheme-handler/gdbusprobe;\n", system: true)
+        let seen = await Tools.eventually { (try? await f.dbusSend("CanOpenURL", "string:gdbusprobe://x"))?.stdout.contains("boolean true") == true }
+        try #require(seen, "the service never saw org.example.Gdbus.desktop")
         let allowed = try await f.gdbus("OpenURL", "vault://gdbus")
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(await f.recordedArgv("vault") == ["vault://gdbus"])
