@@ -11,9 +11,9 @@ import DBusTestSupport
 /// handler shows a launch image for its scheme keeps its type always-ask, so the portal asks
 /// SchemeBridge, which puts the image up; `disable` gives the entry back as it was.
 @Suite struct PortalAppliesRoutesTests {
-    @Test func thePortalAppliesAPublishedRouteWithoutAskingAndAsksForALaunchImage() async throws {
-        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
-        defer { p.stop() }
+    /// Todo and Todo2, each handling `todolist:` and `imaged:` (Todo2 with a launch image for
+    /// `imaged:`), and SchemeBridge's AppChooser backend in the portal's directory.
+    static func todos(_ p: PortalFixture) throws {
         let f = p.service
         for n in ["Todo", "Todo2"] {
             try f.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try f.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;x-scheme-handler/imaged;")
@@ -22,6 +22,13 @@ import DBusTestSupport
         try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: images.appendingPathComponent("Default-imaged.png"))
         try p.addSchemeBridgePortal()
+    }
+
+    @Test func thePortalAppliesAPublishedRouteWithoutAskingAndAsksForALaunchImage() async throws {
+        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
+        defer { p.stop() }
+        let f = p.service
+        try Self.todos(p)
         try f.writeConfig("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo2.desktop\nimaged from org.test.NoTalk=org.example.Todo2.desktop\n"
             + "[Chooser]\nCommand=\(try f.chooser("never", "exit 1"))\n")
         // The system's portal activation file, which the environment way copies (this bus starts
@@ -92,13 +99,7 @@ import DBusTestSupport
         let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
         defer { p.stop() }
         let f = p.service
-        for n in ["Todo", "Todo2"] {
-            try f.entry("org.example.\(n).desktop", "Name=\(n)\nExec=\(try f.recorder(n)) %u\nMimeType=x-scheme-handler/todolist;x-scheme-handler/imaged;")
-        }
-        let images = f.dataHome.appendingPathComponent("launch-images/org.example.Todo2")
-        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
-        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: images.appendingPathComponent("Default-imaged.png"))
-        try p.addSchemeBridgePortal()
+        try Self.todos(p)
         let chooser = "[Chooser]\nCommand=\(try f.chooser("never", "exit 1"))\n"
         let imaged = "imaged from org.test.NoTalk=org.example.Todo2.desktop\n"
         try f.writeConfig("[Routes]\ntodolist from org.test.NoTalk=org.example.Todo.desktop\n" + imaged + chooser)
