@@ -53,14 +53,8 @@ ENV=(HOME="$W/home" XDG_DATA_HOME="$W/data" XDG_DATA_DIRS="$W/sys" XDG_CONFIG_HO
      XDG_CACHE_HOME="$W/cache" PATH="$BIN:/usr/bin:/bin" XDG_CURRENT_DESKTOP= WAYLAND_DISPLAY=schemebridge-bench-none DISPLAY=
      BROWSER= XDG_ACTIVATION_TOKEN= DESKTOP_STARTUP_ID=)
 
-cat > "$W/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path=$W/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-CONF
-read -r ADDR BUS_PID < <(dbus-daemon --config-file="$W/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
+. Benchmarks/lib/bus.sh
+start_private_bus "$W"
 PIDS+=("$BUS_PID")
 env "${ENV[@]}" "$BIN/schemebridged" --address "$ADDR" --max-launch-rate 0 2>"$W/schemebridged.log" & PIDS+=($!)
 N=io.github.schemebridge.SchemeBridge1 O=/io/github/schemebridge/SchemeBridge1

@@ -39,27 +39,12 @@ for n in $SIZES; do
 done
 tree_env() { echo $(cat "$WORK/t$1.env") XDG_CURRENT_DESKTOP= WAYLAND_DISPLAY=schemebridge-bench-none DISPLAY=; }
 
-cat > "$WORK/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path=$WORK/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-CONF
-read -r ADDR BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
+. Benchmarks/lib/bus.sh
+start_private_bus "$WORK"
 PIDS+=("$BUS_PID")
 export DBUS_SESSION_BUS_ADDRESS="$ADDR"
 SB=io.github.schemebridge.SchemeBridge1
 NO_CACHE=/proc/schemebridge-bench-no-cache
-
-has_name() {
-    dbus-send --bus="$ADDR" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q "boolean true"
-}
-wait_name() {
-    for _ in $(seq 500); do has_name "$1" && return 0; sleep 0.02; done
-    echo "$1 did not appear on the bus" >&2; exit 1
-}
 
 echo "==> start-up to first CanOpenURL answer and RSS ($START_ROUNDS interleaved rounds per tree)"
 for n in $SIZES; do

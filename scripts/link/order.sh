@@ -28,14 +28,8 @@ nm --defined-only "$BIN" | awk '$2 ~ /^[TtWw]$/ { print $1, $3 }' > "$WORK/funct
 # code) into the start's pages: such names are left out.
 awk '{ print $2 }' "$WORK/functions" | sort | uniq -d > "$WORK/ambiguous"
 /usr/bin/python3 Benchmarks/gen-tree.py 10000 "$WORK/tree" > "$WORK/tree.env"
-cat > "$WORK/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path=$WORK/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-CONF
-read -r ADDR BUS_PID < <(dbus-daemon --config-file="$WORK/bus.conf" --fork --print-address=1 --print-pid=1 | paste -s -d ' ')
+. Benchmarks/lib/bus.sh
+start_private_bus "$WORK"
 call() {
     dbus-send --bus="$ADDR" --print-reply --dest=io.github.schemebridge.SchemeBridge1 /io/github/schemebridge/SchemeBridge1 \
         "io.github.schemebridge.SchemeBridge1.$1" string:'todolist://add?task=milk' 2>/dev/null | grep -q true
