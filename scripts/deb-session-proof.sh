@@ -21,73 +21,19 @@ SELF=$(realpath "$0")
 cd "$(dirname "$SELF")/.."
 SRC=$PWD
 CACHE=${CACHE:-/var/cache/schemebridge-tests}
-# The same tree as scripts/systemd-session-proof.sh (keep these four lines and step 1 alike).
-PACKAGES=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd
-BASE=1549467648
-KEY=$(printf 'bookworm minbase %s useradd tester 1000 base %s\n' "$PACKAGES" "$BASE" | sha256sum | cut -c1-12)
-ROOT=$CACHE/bookworm-$KEY
-now() { date +%s.%N; }
-CG=schemebridge-nspawn-$$
-in_cgroup() {
-  for h in systemd unified; do [ -d "/sys/fs/cgroup/$h" ] && mkdir -p "/sys/fs/cgroup/$h/$CG"; done
-  exec sh -c 'for h in systemd unified; do [ -d /sys/fs/cgroup/$h/$0 ] && echo $$ >/sys/fs/cgroup/$h/$0/cgroup.procs; done; shift; exec "$@"' "$CG" -- "$@"
-}
-remove_cgroup() {
-  for h in systemd unified; do
-    [ -d "/sys/fs/cgroup/$h/$CG" ] && find "/sys/fs/cgroup/$h/$CG" -depth -type d -exec rmdir {} \; 2>/dev/null || true
-  done
-}
-el() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
-
 DEB=$(realpath "${1:-}" 2>/dev/null || true)
 [ -n "${1:-}" ] && [ -f "$DEB" ] || { echo "usage: $0 PATH/schemebridge_VERSION_ARCH.deb (dpkg-buildpackage -us -uc -b)" >&2; exit 2; }
-for tool in debootstrap systemd-nspawn nsenter unshare flock; do
-  command -v "$tool" >/dev/null || { echo "needs $tool: apt-get install -y --no-install-recommends debootstrap systemd-container" >&2; exit 2; }
-done
+# The same root file system as scripts/systemd-session-proof.sh.
+. scripts/lib/nspawn-root.sh
 
-# 1. The cached root file system (as scripts/systemd-session-proof.sh makes it).
-mkdir -p "$CACHE"
-if [ -n "${SB_SESSION_INNER:-}" ]; then
-  :
-elif [ ! -e "$ROOT/.complete" ]; then
-  exec 9>"$ROOT.lock"
-  flock 9
-  if [ ! -e "$ROOT/.complete" ]; then
-    t=$(now)
-    rm -rf "$ROOT.new" "$ROOT"
-    debootstrap --variant=minbase --include="$PACKAGES" bookworm "$ROOT.new" >"$ROOT.log" 2>&1 \
-      || { tail -20 "$ROOT.log"; rm -rf "$ROOT.new"; exit 1; }
-    chroot "$ROOT.new" useradd -m -u 1000 -s /bin/bash tester
-    echo sb-session >"$ROOT.new/etc/hostname"
-    rm -rf "$ROOT.new"/var/cache/apt/archives/*.deb "$ROOT.new"/var/lib/apt/lists/*
-    (in_cgroup systemd-nspawn -q -D "$ROOT.new" --register=no --keep-unit --private-users="$BASE:65536" \
-      --private-users-ownership=chown /bin/true) >>"$ROOT.log" 2>&1 || { tail -20 "$ROOT.log"; remove_cgroup; exit 1; }
-    remove_cgroup
-    touch "$ROOT.new/.complete"
-    mv "$ROOT.new" "$ROOT"
-    echo "debootstrap: $(el "$t"), $(du -sh "$ROOT" | cut -f1) in $ROOT"
-  fi
-  exec 9>&-
-else
-  echo "debootstrap: cached in $ROOT"
-fi
+# 1. The cached root file system (scripts/lib/nspawn-root.sh).
+[ -n "${SB_SESSION_INNER:-}" ] || nspawn_root_ready
 
-# 2. The rest in a mount namespace of its own: the overlay goes when the run ends.
+# 2. The rest runs in a mount namespace of its own: the overlay goes when the run ends, however it ends.
 if [ -z "${SB_SESSION_INNER:-}" ]; then
   exec env SB_SESSION_INNER=1 CACHE="$CACHE" unshare --mount --propagation private bash "$SELF" "$DEB"
 fi
-WORK=$(mktemp -d)
-NS=
-cleanup() {
-  if [ -n "$NS" ] && kill -0 "$NS" 2>/dev/null; then kill -TERM "$NS"; wait "$NS" 2>/dev/null || true; fi
-  remove_cgroup
-  umount "$WORK/merged" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-mkdir -p "$WORK/upper" "$WORK/work" "$WORK/merged"
-mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$WORK/upper,workdir=$WORK/work" "$WORK/merged"
-R=$WORK/merged
+nspawn_overlay
 U=$((BASE + 1000))
 
 # 3. What goes in: the .deb and the package's tests (for autopkgtest) under /root; the demo
@@ -125,11 +71,13 @@ check() { if [ "$2" = "$3" ]; then echo "ok: $1: $2"; else echo "FAILED: $1: '$2
 # Every file of the system but the kernel's, the runtime's and the temp folders.
 LIST='find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /var/tmp \) -prune -o -print | LC_ALL=C sort'
 
-# 5. apt: its lists, and autopkgtest (for step 7) before the "before" list.
+# 5. apt: its lists, and autopkgtest (for step 7) before the "before" list, with dpkg-dev: given the
+#    source tree, autopkgtest installs dpkg-dev (binutils, make, patch, xz-utils, bzip2) for
+#    dpkg-source, and apt's autoremove keeps it (installed by hand), so it would count as left behind.
 t=$(now)
-"${IN[@]}" sh -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends autopkgtest >/dev/null' \
+"${IN[@]}" sh -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends autopkgtest dpkg-dev >/dev/null' \
   || { echo "apt in the container failed (network to Debian's mirror?)"; exit 1; }
-echo "apt-get update, autopkgtest installed ($(el "$t"))"
+echo "apt-get update, autopkgtest and dpkg-dev installed ($(el "$t"))"
 "${IN[@]}" sh -c "$LIST" >"$WORK/before"
 t=$(now)
 NORECOMMENDS=--no-install-recommends; [ -n "${RECOMMENDS:-}" ] && NORECOMMENDS=

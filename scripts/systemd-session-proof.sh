@@ -22,82 +22,19 @@ SELF=$(realpath "$0")
 cd "$(dirname "$SELF")/.."
 BUILD_DIR=$(realpath "${BUILD_DIR:-.build/release}")
 CACHE=${CACHE:-/var/cache/schemebridge-tests}
-# libcurl4: the service loads libcurl to verify app links (dlopen at the first fetch); the
-# Debian package depends on it, this user install brings only our files.
-PACKAGES=systemd,systemd-sysv,dbus,dbus-user-session,libpam-systemd,libcurl4
-# What makes the tree: a new list or a new setup step makes a new tree.
-# The container's user namespace: a fixed range, the cached tree's owners shifted into it once
-# (an overlay cannot be ID-mapped, and shifting at each boot would copy the whole tree up).
-BASE=1549467648
-KEY=$(printf 'bookworm minbase %s useradd tester 1000 base %s\n' "$PACKAGES" "$BASE" | sha256sum | cut -c1-12)
-ROOT=$CACHE/bookworm-$KEY
-now() { date +%s.%N; }
-# Runs a command in a cgroup of its own (see ../shared/recipes/systemd-session.sh: with no
-# systemd on the host, nspawn --keep-unit uses the cgroup it was started in). It ends in exec:
-# run it in a subshell (or in the background, where the job's PID is then the command's).
-CG=schemebridge-nspawn-$$
-in_cgroup() {
-  for h in systemd unified; do [ -d "/sys/fs/cgroup/$h" ] && mkdir -p "/sys/fs/cgroup/$h/$CG"; done
-  exec sh -c 'for h in systemd unified; do [ -d /sys/fs/cgroup/$h/$0 ] && echo $$ >/sys/fs/cgroup/$h/$0/cgroup.procs; done; shift; exec "$@"' "$CG" -- "$@"
-}
-remove_cgroup() {
-  for h in systemd unified; do
-    [ -d "/sys/fs/cgroup/$h/$CG" ] && find "/sys/fs/cgroup/$h/$CG" -depth -type d -exec rmdir {} \; 2>/dev/null || true
-  done
-}
-el() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
-
-for tool in debootstrap systemd-nspawn nsenter unshare flock; do
-  command -v "$tool" >/dev/null || { echo "needs $tool: apt-get install -y --no-install-recommends debootstrap systemd-container" >&2; exit 2; }
-done
+. scripts/lib/nspawn-root.sh
 for p in schemebridged schemebridge schemebridge-cli; do
   [ -x "$BUILD_DIR/$p" ] || { echo "needs a build in $BUILD_DIR: make release (or BUILD_DIR=.build/debug after swift build)" >&2; exit 2; }
 done
 
-# 1. The cached root file system: made under a lock, in a temp folder renamed into place when
-#    complete (an interrupted debootstrap leaves no half tree behind).
-mkdir -p "$CACHE"
-if [ -n "${SB_SESSION_INNER:-}" ]; then
-  :
-elif [ ! -e "$ROOT/.complete" ]; then
-  exec 9>"$ROOT.lock"
-  flock 9
-  if [ ! -e "$ROOT/.complete" ]; then
-    t=$(now)
-    rm -rf "$ROOT.new" "$ROOT"
-    debootstrap --variant=minbase --include="$PACKAGES" bookworm "$ROOT.new" >"$ROOT.log" 2>&1 \
-      || { tail -20 "$ROOT.log"; rm -rf "$ROOT.new"; exit 1; }
-    chroot "$ROOT.new" useradd -m -u 1000 -s /bin/bash tester
-    echo sb-session >"$ROOT.new/etc/hostname"
-    rm -rf "$ROOT.new"/var/cache/apt/archives/*.deb "$ROOT.new"/var/lib/apt/lists/*
-    (in_cgroup systemd-nspawn -q -D "$ROOT.new" --register=no --keep-unit --private-users="$BASE:65536" \
-      --private-users-ownership=chown /bin/true) >>"$ROOT.log" 2>&1 || { tail -20 "$ROOT.log"; remove_cgroup; exit 1; }
-    remove_cgroup
-    touch "$ROOT.new/.complete"
-    mv "$ROOT.new" "$ROOT"
-    echo "debootstrap: $(el "$t"), $(du -sh "$ROOT" | cut -f1) in $ROOT"
-  fi
-  exec 9>&-
-else
-  echo "debootstrap: cached in $ROOT"
-fi
+# 1. The cached root file system (scripts/lib/nspawn-root.sh).
+[ -n "${SB_SESSION_INNER:-}" ] || nspawn_root_ready
 
 # 2. The rest runs in a mount namespace of its own: the overlay goes when the run ends, however it ends.
 if [ -z "${SB_SESSION_INNER:-}" ]; then
   exec env SB_SESSION_INNER=1 BUILD_DIR="$BUILD_DIR" CACHE="$CACHE" unshare --mount --propagation private bash "$SELF"
 fi
-WORK=$(mktemp -d)
-NS=
-cleanup() {
-  if [ -n "$NS" ] && kill -0 "$NS" 2>/dev/null; then kill -TERM "$NS"; wait "$NS" 2>/dev/null || true; fi
-  remove_cgroup
-  umount "$WORK/merged" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-mkdir -p "$WORK/upper" "$WORK/work" "$WORK/merged"
-mount -t overlay overlay -o "lowerdir=$ROOT,upperdir=$WORK/upper,workdir=$WORK/work" "$WORK/merged"
-R=$WORK/merged
+nspawn_overlay
 
 # 3. SchemeBridge installed the way the README says, and an app declaring probe:.
 H=/home/tester
