@@ -65,6 +65,27 @@ import Testing
         #expect(!DeviceFileLook.isLocal(fd: proc, path: "/proc/self/status"))
     }
 
+
+    /// The mount id read through the kept `/proc/self/fdinfo` directory is the kernel's, for a
+    /// file, a directory, a pipe and `/proc` itself; none for a descriptor that is not open.
+    @Test func theMountIDIsTheOneFdinfoNames() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        tree.write(tree.root + "/a.txt", "text")
+        var pipeEnds: [Int32] = [-1, -1]
+        #expect(pipe(&pipeEnds) == 0)
+        let fds = [open(tree.root + "/a.txt", O_RDONLY | O_CLOEXEC), open(tree.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+                   open("/proc/self/status", O_RDONLY | O_CLOEXEC), open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC)] + pipeEnds
+        defer { for fd in fds { close(fd) } }
+        for fd in fds {
+            let text = try SmallFile.read("/proc/self/fdinfo/\(fd)", limit: 1 << 16, sizeKnown: false).bytes
+            let expected = try #require(DeviceFileLook.mountID(fdinfo: text))
+            #expect(DeviceFileLook.mountID(of: fd) == expected, "descriptor \(fd)")
+        }
+        let unused = dup(fds[0])
+        close(unused)
+        #expect(DeviceFileLook.mountID(of: unused) == nil)
+        #expect(DeviceFileLook.mountID(of: -1) == nil)
+    }
     /// The keeper looks here only once a look on a descriptor thread resolved the outbox and the
     /// Inboxes; its facts are then the thread's.
     @Test func theKeepersLookHereMatchesTheThreads() throws {

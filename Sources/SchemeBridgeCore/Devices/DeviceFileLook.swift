@@ -34,13 +34,30 @@ public enum DeviceFileLook {
     /// Whether descriptor `fd`, named `path` by the kernel, is looked at on the calling thread
     /// (reads this process's `/proc` files; false when they cannot be read).
     public static func isLocal(fd: Int32, path: String) -> Bool {
-        guard let id = mountID(fdinfo: (try? SmallFile.read("/proc/self/fdinfo/\(fd)", limit: 1 << 16, sizeKnown: false))?.bytes ?? []),
-              let mounts = table.mounts() else { return false }
+        guard let id = mountID(of: fd), let mounts = table.mounts() else { return false }
         return isLocal(mountID: id, path: path, mounts: mounts)
     }
 
     /// This process's mount table, read again only when the kernel says it changed.
     static let table = MountTable()
+
+    /// `/proc/self/fdinfo`, kept open: a descriptor's file there is opened relative to it (one
+    /// name looked up, not four), read once and closed.
+    private static let fdinfo = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+    /// The id of the mount descriptor `fd`'s file is on, from its `/proc/self/fdinfo` file (the
+    /// kernel writes it from the open file alone: the file's own file system is not asked).
+    static func mountID(of fd: Int32) -> Int? {
+        guard fdinfo >= 0 else { return nil }
+        let file = openat(fdinfo, String(fd), O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        // `mnt_id` is the third line (after `pos` and `flags`): one read holds it.
+        var text = [UInt8](repeating: 0, count: 512)
+        var n = -1
+        repeat { n = text.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) } } while n < 0 && errno == EINTR
+        return n > 0 ? mountID(fdinfo: Array(text[..<n])) : nil
+    }
 
     /// Whether a file on mount `mountID` named `path` (absolute, as the kernel names it) is
     /// looked at on the calling thread, `mounts` being the process's mount table: its own mount
