@@ -24,14 +24,14 @@ extension Documents {
 
 extension Inbox {
     /// ``place(_:name:desktopID:caller:limits:)`` for a descriptor number the caller keeps owning.
-    func place(_ fd: Int32, name: String, desktopID: DesktopID, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+    func place(_ fd: Int32, name: String, desktopID: DesktopID, caller: InboxSender, limits: InboxLimits) throws(OpenFailure) -> String {
         try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in
             try place(descriptor, name: name, desktopID: desktopID, caller: caller, limits: limits)
         }
     }
 
     /// ``place(_:nameBytes:desktopID:caller:limits:)`` for a descriptor number the caller keeps owning.
-    func place(_ fd: Int32, nameBytes: [UInt8], desktopID: DesktopID, caller: String, limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
+    func place(_ fd: Int32, nameBytes: [UInt8], desktopID: DesktopID, caller: InboxSender, limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
         try FileDescriptor.lending(fd) { descriptor throws(OpenFailure) in
             try place(descriptor, nameBytes: nameBytes, desktopID: desktopID, caller: caller, limits: limits)
         }

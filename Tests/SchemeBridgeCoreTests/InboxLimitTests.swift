@@ -25,27 +25,42 @@ import Testing
         let fd = source(tree, "a.bin", bytes: 600)
         defer { close(fd) }
         // Three callers, three apps: each copy fits its Inbox and its caller, the third not the total.
-        _ = try inbox.place(fd, name: "a.bin", desktopID: "one.desktop", caller: "x", limits: limits)
-        _ = try inbox.place(fd, name: "a.bin", desktopID: "two.desktop", caller: "y", limits: limits)
-        let total = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits) }
+        _ = try inbox.place(fd, name: "a.bin", desktopID: "one.desktop", caller: .caller("x"), limits: limits)
+        _ = try inbox.place(fd, name: "a.bin", desktopID: "two.desktop", caller: .caller("y"), limits: limits)
+        let total = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: .caller("z"), limits: limits) }
         #expect(total?.kind == .quotaExceeded && total?.message.contains("4 × MaxInboxBytes") == true, "\(String(describing: total))")
         // The disk: whatever is free, a floor above it refuses the copy before a byte is written.
         limits.totalBytes = 1 << 40
         limits.minimumFreeBytes = 1 << 62
-        let disk = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits) }
+        let disk = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: .caller("z"), limits: limits) }
         #expect(disk?.kind == .quotaExceeded && disk?.message.contains("disk") == true, "\(String(describing: disk))")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory(for: "three.desktop"))) ?? [] == [])
         // Copies old enough to go make room, but only for a placement that happens: a refusal removes nothing.
         limits.totalBytes = 1500
         limits.grace = 0
-        let refused = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits) }
+        let refused = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: .caller("z"), limits: limits) }
         #expect(refused?.message.contains("disk") == true)
         let copies = { ["one", "two", "three"].flatMap { app in
             ((try? FileManager.default.contentsOfDirectory(atPath: inbox.directory(for: DesktopID(app)))) ?? []).map { app + "/" + $0 } } }
         #expect(copies().sorted() == ["one/a.bin", "two/a.bin"])
         limits.minimumFreeBytes = nil
-        _ = try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: "z", limits: limits)
+        _ = try inbox.place(fd, name: "a.bin", desktopID: "three.desktop", caller: .caller("z"), limits: limits)
         #expect(copies().count == 2 && copies().contains("three/a.bin"), "\(copies())")
+    }
+
+    /// Unidentified callers share one charge (``InboxSender/unidentified``), and no caller joins
+    /// it by its name: one that calls itself `(unidentified)` is charged on its own.
+    @Test func theUnidentifiedShareOneChargeThatNoNameJoins() throws {
+        let tree = XDGTree()
+        let inbox = Inbox(root: tree.root + "/inbox")
+        let limits = InboxLimits(inboxBytes: 1000, retention: 60)
+        let fd = source(tree, "a.bin", bytes: 600)
+        defer { close(fd) }
+        _ = try inbox.place(fd, name: "a.bin", desktopID: "one.desktop", caller: .unidentified, limits: limits)
+        let shared = failure { () throws(OpenFailure) in try inbox.place(fd, name: "a.bin", desktopID: "two.desktop", caller: InboxSender(nil), limits: limits) }
+        #expect(shared?.kind == .quotaExceeded && shared?.message.contains("your documents") == true, "\(String(describing: shared))")
+        let named = try CallerID(checking: "(unidentified)")  // a name a caller may claim
+        _ = try inbox.place(fd, name: "a.bin", desktopID: "two.desktop", caller: .caller(named), limits: limits)
     }
 
     /// A name that is not UTF-8 (`photo-\xE9t\xE9.png`, Latin-1): the copy keeps its bytes, and
@@ -58,14 +73,14 @@ import Testing
         let fd = source(tree, "a.bin", bytes: 600)
         defer { close(fd) }
         let name: [UInt8] = Array("photo-".utf8) + [0xE9] + Array("t".utf8) + [0xE9] + Array(".png".utf8)
-        let path = try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: "x", limits: limits)
+        let path = try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: .caller("x"), limits: limits)
         #expect(path == Array((inbox.directory(for: "one.desktop") + "/").utf8) + name)
         var st = stat()
         #expect((path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { stat($0.baseAddress!, &st) } } == 0 && st.st_size == 600)
         // A second: numbered, the name's bytes kept; a third does not fit the Inbox the first two fill.
-        let second = try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: "y", limits: InboxLimits(inboxBytes: 1200, retention: 60))
+        let second = try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: .caller("y"), limits: InboxLimits(inboxBytes: 1200, retention: 60))
         #expect(second == Array((inbox.directory(for: "one.desktop") + "/photo-").utf8) + [0xE9, 0x74, 0xE9] + Array(" (2).png".utf8))
-        let full = failure { () throws(OpenFailure) in String(decoding: try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: "z", limits: limits), as: UTF8.self) }
+        let full = failure { () throws(OpenFailure) in String(decoding: try inbox.place(fd, nameBytes: name, desktopID: "one.desktop", caller: .caller("z"), limits: limits), as: UTF8.self) }
         #expect(full?.kind == .quotaExceeded, "the copies whose names are not UTF-8 count: \(String(describing: full))")
         // Swept once past the retention.
         #expect(inbox.sweep(retention: 60, now: Int64(time(nil)) + 120) == 2)

@@ -83,13 +83,13 @@ import Testing
         var limits = InboxLimits(inboxBytes: 1 << 30, retention: 60)
         limits.minimumFreeBytes = 0
         let before = freeBytes(mnt)
-        let path = try inbox.place(fd, name: "doc.bin", desktopID: "viewer.desktop", caller: "editor", limits: limits)
+        let path = try inbox.place(fd, name: "doc.bin", desktopID: "viewer.desktop", caller: .caller("editor"), limits: limits)
         let used = before - freeBytes(mnt)
         #expect(used < 8 << 20, "a reflink shares the blocks; \(used) bytes were used")
         var st = stat()
         #expect(stat(path, &st) == 0 && st.st_size == 64 << 20 && st.st_mode & 0o777 == 0o444)
         // Charged at its size all the same: a second copy of it does not fit 96 MiB.
         limits.inboxBytes = 96 << 20
-        #expect(throws: OpenFailure.self) { try inbox.place(fd, name: "doc.bin", desktopID: "viewer.desktop", caller: "editor", limits: limits) }
+        #expect(throws: OpenFailure.self) { try inbox.place(fd, name: "doc.bin", desktopID: "viewer.desktop", caller: .caller("editor"), limits: limits) }
     }
 }

@@ -124,8 +124,11 @@ import Testing
     }
 
     @Test func inboxCopiesAreChargedToTheSendingApp() {
-        #expect(Inbox.chargedSender(appID: "org.example.A") == "org.example.A")
-        #expect(Inbox.chargedSender(appID: nil) == Inbox.chargedSender(appID: nil), "unidentified callers share one charge")
+        #expect(InboxSender(CallerID("org.example.A")) == .caller("org.example.A"))
+        #expect(InboxSender(nil) == .unidentified, "unidentified callers share one charge")
+        // A caller may call itself anything, but not into the shared charge.
+        #expect(InboxSender(CallerID("(unidentified)")) != InboxSender(nil))
+        #expect(InboxSender(CallerID("(unidentified)")).description == InboxSender(nil).description)
         var config = PolicyConfig()
         config.inboxBytes = 1000
         config.inboxRetention = 30

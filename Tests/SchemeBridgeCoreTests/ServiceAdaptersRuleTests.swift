@@ -103,7 +103,7 @@ import Testing
                                           log: { line in logged.log(.info, line) })
         let viewer = try #require(broker.registry.entry(id: "viewer.desktop"))
         let plain = try await deliverer.deliver(try Held(source), name: "note.txt", to: viewer, mode: .copy, key: "org.example.App",
-                                                sendingApp: "org.example.App", limits: InboxLimits(inboxBytes: 1 << 20, retention: 3600))
+                                                sendingApp: .caller("org.example.App"), limits: InboxLimits(inboxBytes: 1 << 20, retention: 3600))
         #expect(!plain.inPortal && plain.inboxCopy == plain.pathBytes && plain.path.hasSuffix("/note.txt"))
         #expect(try String(contentsOfFile: plain.path, encoding: .utf8) == "hello")
         plain.removeCopy()
@@ -111,7 +111,7 @@ import Testing
 
         let flat = try #require(broker.registry.entry(id: "org.example.Flat.desktop"))
         let shared = try await deliverer.deliver(try Held(source), name: "note.txt", to: flat, mode: .copy, key: "org.example.App",
-                                                 sendingApp: "org.example.App", limits: InboxLimits(inboxBytes: 1 << 20, retention: 3600))
+                                                 sendingApp: .caller("org.example.App"), limits: InboxLimits(inboxBytes: 1 << 20, retention: 3600))
         #expect(shared.inPortal && shared.path == DocumentHandOff.portalPath(documentID: "abc123", name: "note.txt"), "\(shared.path)")
         let added = try #require(portal.added.withLock { $0.first })
         #expect(added.appID == "org.example.Flat" && added.path == shared.inboxCopy && added.permissions == ["read"])

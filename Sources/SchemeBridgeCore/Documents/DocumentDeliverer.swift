@@ -56,7 +56,7 @@ public struct DocumentDeliverer: Sendable {
     /// kernel has it, bytes that need not be UTF-8, which an Inbox copy keeps) to `entry` in `mode`:
     /// reading the caller's descriptor runs on the descriptor threads, under `key`.
     public func deliver(_ fd: some HeldDescriptor, name: String, fileName: [UInt8]? = nil, to entry: DesktopEntry, mode: Mode, key: String,
-                        sendingApp: String, limits: InboxLimits) async throws -> DocumentDelivery {
+                        sendingApp: InboxSender, limits: InboxLimits) async throws -> DocumentDelivery {
         let documents = self.documents
         let local: [UInt8], canWrite: Bool, inboxCopy: [UInt8]?, portalSource: [UInt8]
         switch mode {

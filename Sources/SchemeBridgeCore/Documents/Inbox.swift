@@ -32,16 +32,16 @@ public struct Inbox: Sendable {
 
     /// Places a read-only copy of `fd` (a regular file the caller opened) in `desktopID`'s Inbox
     /// under `name` (made unique: `report (2).pdf`); returns its path. The copy is charged to the
-    /// Inbox, to `caller` (the sending app's id) and to the Inboxes as a whole, and reserved against
+    /// Inbox, to `caller` (the sending app) and to the Inboxes as a whole, and reserved against
     /// ``InboxLimits`` before its first byte is written; it holds at most the size the file had
     /// then (a file growing meanwhile is cut there), and holes stay holes.
-    public func place(_ descriptor: borrowing FileDescriptor, name: String, desktopID: DesktopID, caller: String, limits: InboxLimits) throws(OpenFailure) -> String {
+    public func place(_ descriptor: borrowing FileDescriptor, name: String, desktopID: DesktopID, caller: InboxSender, limits: InboxLimits) throws(OpenFailure) -> String {
         String(decoding: try place(descriptor, nameBytes: Array(name.utf8), desktopID: desktopID, caller: caller, limits: limits), as: UTF8.self)
     }
 
     /// ``place(_:name:desktopID:caller:limits:)`` with the name as the kernel gave it, bytes that
     /// need not be UTF-8 (`photo-\xE9t\xE9.png`): the copy keeps them, and its path is returned as bytes.
-    public func place(_ descriptor: borrowing FileDescriptor, nameBytes name: [UInt8], desktopID: DesktopID, caller: String,
+    public func place(_ descriptor: borrowing FileDescriptor, nameBytes name: [UInt8], desktopID: DesktopID, caller: InboxSender,
                       limits: InboxLimits) throws(OpenFailure) -> [UInt8] {
         guard let st = try? descriptor.status(), st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents")

@@ -4,12 +4,12 @@ import Synchronization
 /// The Inboxes' bookkeeping (``InboxLimits``): who sent each copy placed since the service
 /// started, and the copies being written now. A copy is reserved against every cap under one
 /// lock before its first byte is written, and committed (or cancelled) once written. Copies found
-/// on disk that this run did not place belong to nobody known ("") and count as at least as old
-/// as the service.
+/// on disk that this run did not place belong to nobody known (owner nil) and count as at least
+/// as old as the service.
 final class InboxLedger: Sendable {
     /// A copy this run placed.
     struct Placement: Sendable {
-        var caller: String
+        var caller: InboxSender
         var device: UInt64
         var inode: UInt64
         /// When it was placed (seconds since the epoch).
@@ -20,7 +20,7 @@ final class InboxLedger: Sendable {
     struct Reservation: Sendable {
         /// The receiving app's Inbox.
         var directory: String
-        var caller: String
+        var caller: InboxSender
         /// What it is charged: the source's size.
         var bytes: Int64
         /// What it may take on disk: the source's allocated bytes, at most its size.
@@ -33,7 +33,8 @@ final class InboxLedger: Sendable {
     struct Held {
         var path: [UInt8]
         var directory: String
-        var owner: String
+        /// Nil: a copy this run did not place.
+        var owner: InboxSender?
         var bytes: Int64
         var time: Int64
     }
@@ -117,16 +118,28 @@ final class InboxLedger: Sendable {
                           need: Int64, grace: Int64, now: Int64) -> Int64? {
         var used = held.filter(scope).reduce(pending) { $0 + $1.bytes }
         while used > limit - need {
-            var perOwner: [String: Int64] = [:]
+            var perOwner: [InboxSender?: Int64] = [:]
             for h in held where scope(h) { perOwner[h.owner, default: 0] += h.bytes }
             let old = held.indices.filter { scope(held[$0]) && now - held[$0].time >= grace }
-            guard let owner = Set(old.map { held[$0].owner }).max(by: { (perOwner[$0] ?? 0, $1) < (perOwner[$1] ?? 0, $0) }),
+            // The owner holding the most; of those holding as much, the first (``before(_:_:)``).
+            func holdsLess(_ a: InboxSender?, _ b: InboxSender?) -> Bool {
+                let (x, y) = (perOwner[a] ?? 0, perOwner[b] ?? 0)
+                return x < y || (x == y && Self.before(b, a))
+            }
+            guard let owner = Set(old.map { held[$0].owner }).max(by: holdsLess),
                   let victim = old.filter({ held[$0].owner == owner }).min(by: { held[$0].time < held[$1].time }) else { return used }
             let gone = held.remove(at: victim)
             victims.append(gone)
             used -= gone.bytes
         }
         return nil
+    }
+
+    /// The order ties between owners are broken in: nobody known first, then by name.
+    private static func before(_ a: InboxSender?, _ b: InboxSender?) -> Bool {
+        guard let b else { return false }
+        guard let a else { return true }
+        return a < b
     }
 
     /// Every copy in every Inbox under `root` (but those being `writing`, counted as reserved),
@@ -148,7 +161,7 @@ final class InboxLedger: Sendable {
                     out.append(Held(path: path, directory: dir, owner: p.caller, bytes: bytes, time: p.time))
                     seen.insert(path)
                 } else {
-                    out.append(Held(path: path, directory: dir, owner: "", bytes: bytes, time: min(Int64(st.st_mtim.tv_sec), started)))
+                    out.append(Held(path: path, directory: dir, owner: nil, bytes: bytes, time: min(Int64(st.st_mtim.tv_sec), started)))
                 }
             }
         }

@@ -41,8 +41,3 @@ extension PolicyConfig {
     /// The Inboxes' limits under this config (`[Documents] MaxInboxBytes`, `Retention`).
     public var inboxLimits: InboxLimits { InboxLimits(inboxBytes: inboxBytes, retention: inboxRetention) }
 }
-
-extension Inbox {
-    /// Whom a copy is charged to: the sending app; callers not identified share one charge.
-    public static func chargedSender(appID: String?) -> String { appID ?? "(unidentified)" }
-}

@@ -179,7 +179,7 @@ extension Broker {
                                                  caller: Caller, hostInbox: DesktopID) throws(OpenFailure) -> [[UInt8]] {
         guard let inbox = self.documents?.inbox else { throw OpenFailure(.failed, "documents are not opened here") }
         let app = caller.desktopID ?? hostInbox
-        let (sender, limits) = (Inbox.chargedSender(appID: provider.appID), policy.current.inboxLimits)
+        let (sender, limits) = (InboxSender(CallerID.desktop(provider)), policy.current.inboxLimits)
         var placed: [[UInt8]] = []
         for (fd, name) in documents {
             placed.append(try fd.withFileDescriptor { (d: borrowing FileDescriptor) throws(OpenFailure) -> [UInt8] in

@@ -51,7 +51,7 @@ extension Opening {
         let mode = DocumentHandOff.handsOverFileItself(callerSandboxed: caller.sandboxed) ? options.mode : .copy
         if mode != options.mode { logger.info("\(name) from the sandboxed \(key) is handed over as a copy, not in place") }
         let delivery = try await deliverer.deliver(fd, name: name, fileName: fileName, to: entry, mode: mode == .inPlace ? .inPlace : .copy, key: key,
-                                         sendingApp: Inbox.chargedSender(appID: caller.appID), limits: config.inboxLimits)
+                                         sendingApp: InboxSender(caller.id), limits: config.inboxLimits)
         let path = delivery.path
         do {
             // The URL carries the path's bytes (%-encoded), so the handler gets them exactly.

@@ -25,7 +25,7 @@ extension Sharing {
     private func launchShare(_ share: PendingShare, _ target: ShareTargetID, desktopID: DesktopID) async throws {
         let config = broker.policy.current
         deliverer.sweepInboxes(retention: config.inboxRetention)
-        let (sendingApp, limits) = (Inbox.chargedSender(appID: share.caller.appID), config.inboxLimits)
+        let (sendingApp, limits) = (InboxSender(share.caller.id), config.inboxLimits)
         guard let entry = registry.entry(id: desktopID) else { throw ContractError.noTarget("the share target \(target.text) is no longer installed") }
         // Each file as `OpenFile` hands a copy: the Inbox, through the document portal for a Flatpak app.
         var deliveries: [DocumentDeliverer.DocumentDelivery] = []
