@@ -19,7 +19,7 @@ import Testing
     @Test func executablePathsShareOneSmallQuotaAndAppsKeepTheirOwn() throws {
         let store = PasteboardStore(disk: nil)
         let limits = store.currentLimits
-        #expect(limits.quota(of: PasteboardStore.sharedQuotaKey) == (64, 256 << 20))
+        #expect(limits.quota(of: .shared) == (64, 256 << 20))
         // Four hard links of python: four paths, one quota. 2 GiB sparse does not fit at all.
         let links = (1...4).map { caller($0, "/home/u/bin/python-\($0)") }
         var accepted: Int64 = 0
@@ -40,11 +40,11 @@ import Testing
         #expect(try store.setItems(board.id, data(2 << 30), caller: app).0 == 2)
         // The shared count: 64 pasteboards among all paths, never more than one app's.
         for i in 0..<64 { _ = try? store.create(name: "n\(i)", persistent: false, expiresIn: nil, caller: links[i % 4]) }
-        let shared = store.ids.compactMap { store.peek($0) }.filter { $0.quotaKey == PasteboardStore.sharedQuotaKey }.count
+        let shared = store.ids.compactMap { store.peek($0) }.filter { $0.quotaKey == .shared }.count
         #expect(shared == 64)
         var fewer = PasteboardLimits()
         fewer.maximumPerOwner = 2
-        #expect(fewer.quota(of: PasteboardStore.sharedQuotaKey).count == 2)
+        #expect(fewer.quota(of: .shared).count == 2)
     }
 
     @Test func pasteboardsThatAreNotPersistentLiveAtMostAnHour() throws {
@@ -62,8 +62,8 @@ import Testing
         let config = try PolicyConfig.parse("[Pasteboards]\nMaxTemporaryExpiry=7200\nMaxPasteboardsUnidentified=8\nMaxBytesUnidentified=1024\n",
                                             path: "c", warnings: &warnings)
         #expect(config.pasteboards.maximumTemporaryExpiry == 3600 && warnings.count == 1, "\(warnings)")
-        #expect(config.pasteboards.quota(of: PasteboardStore.sharedQuotaKey) == (8, 1024))
-        #expect(config.pasteboards.quota(of: "org.example.App") == (64, 2 << 30))
+        #expect(config.pasteboards.quota(of: .shared) == (8, 1024))
+        #expect(config.pasteboards.quota(of: .owner("org.example.App")) == (64, 2 << 30))
     }
 
     @Test func memoryAllocatedPastTheEndIsCharged() {

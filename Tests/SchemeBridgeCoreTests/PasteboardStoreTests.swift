@@ -53,6 +53,25 @@ import Testing
         #expect(try AppIDPattern("/usr/bin/python3.11").matches("/usr/bin/python3.11"))
     }
 
+    /// A pattern is matched against a caller's identity, not against text: a caller named by its
+    /// desktop file (`org.example.Viewer.desktop`) is the app the pattern names.
+    @Test func aPatternMatchesACallersIdentityHoweverItWasSpelled() throws {
+        let p = try AppIDPattern("org.example.Viewer")
+        #expect(p.matches(try CallerID(checking: "org.example.Viewer.desktop")))
+        #expect(try AppIDPattern("snap.*").matches(try CallerID(checking: "snap.firefox")))
+        #expect(!p.matches(try CallerID(checking: "/usr/bin/org.example.Viewer")))
+    }
+
+    /// The quota key is a type: an app's own, or the one shared by executables and the
+    /// unidentified (issue 36, item 3: it was the text `"\0unidentified"`).
+    @Test func theQuotaKeyOfAnOwner() throws {
+        #expect(PasteboardQuotaKey(owner: nil) == .shared)
+        #expect(PasteboardQuotaKey(owner: try CallerID(checking: "/usr/bin/python3")) == .shared)
+        #expect(PasteboardQuotaKey(owner: try CallerID(checking: "org.example.App.desktop")) == .owner("org.example.App"))
+        #expect(PasteboardQuotaKey(owner: try CallerID(checking: "snap.firefox")) == .owner("snap.firefox"))
+        #expect(PasteboardQuotaKey.shared < .owner(try CallerID(checking: " a")), "the shared key sorts first, as its text did")
+    }
+
     /// Issue 27, item 5: a desktop id as `handlers` prints it names its app (before, the suffix
     /// was kept and `org.example.Viewer.desktop` matched no app id, silently).
     @Test func aDesktopIDWithItsSuffixNamesItsApp() throws {
@@ -98,5 +117,36 @@ import Testing
         #expect(try second.data(board.id, item: 0, type: "image/png", caller: owner).bytes() == [1, 2, 3])
         try second.delete(board.id, caller: viewer)
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir)) == [])
+    }
+
+    /// A persistent pasteboard as the service wrote it before its owner was typed (main at
+    /// ef9db2b): the same bytes load, the owner owns it, a grantee reads it, and saving it
+    /// again writes the owner line byte for byte as before.
+    @Test func aPasteboardWrittenBeforeTheOwnerWasTypedStillLoads() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sb-pb-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let id = "0123456789abcdef0123456789abcdef"
+        try FileManager.default.createDirectory(atPath: dir + "/" + id, withIntermediateDirectories: true)
+        let expires = PasteboardStore.now() + 3600
+        let meta = "schemebridge-pasteboard 1\nname\tkept\nowner\torg.example.Editor\nexpires\t\(expires)\nchanges\t1\n"
+            + "grant\torg.example.Viewer\nitem\t0\ttext/plain\tc1-0-0\t9\n"
+        try meta.write(toFile: dir + "/" + id + "/meta", atomically: false, encoding: .utf8)
+        try "persisted".write(toFile: dir + "/" + id + "/c1-0-0", atomically: false, encoding: .utf8)
+        // An owner no caller can be (a relative path) is damage, like an empty one.
+        let bad = String(repeating: "b", count: 32)
+        try FileManager.default.createDirectory(atPath: dir + "/" + bad, withIntermediateDirectories: true)
+        try meta.replacingOccurrences(of: "org.example.Editor", with: "bin/tool").write(toFile: dir + "/" + bad + "/meta", atomically: false, encoding: .utf8)
+        let store = PasteboardStore(disk: PasteboardDisk(directory: dir))
+        var warnings: [String] = []
+        #expect(store.restore { warnings.append($0) } == 1)
+        #expect(warnings.count == 1 && warnings.first?.contains(bad) == true, "\(warnings)")
+        let board = try store.find(name: "kept", caller: owner)
+        #expect(board.id == id && board.ownerApp == "org.example.Editor" && board.quotaKey == .owner("org.example.Editor"))
+        #expect(try store.board(id, caller: owner).1 == .owner)
+        #expect(try store.data(id, item: 0, type: "text/plain", caller: viewer).bytes() == Array("persisted".utf8))
+        // Saved again (a grant changes): the same lines, the new grant added.
+        try store.changeGrants(id, [try AppIDPattern("org.example.Other")], revoke: false, caller: owner)
+        let written = try String(contentsOfFile: dir + "/" + id + "/meta", encoding: .utf8)
+        #expect(written == meta.replacingOccurrences(of: "grant\torg.example.Viewer\n", with: "grant\torg.example.Viewer\ngrant\torg.example.Other\n"), "\(written)")
     }
 }

@@ -30,6 +30,8 @@ import Testing
         #expect(app.appID == "org.test.App" && app.rememberingID == "org.test.App" && app.sandboxed && app.busName == ":1.5")
         let host = try AppChooserRequest(appID: "", choices: [], options: Self.url).caller(frontend: ":1.5", pid: 42)
         #expect(host.appID == nil && host.rememberingID == nil)
+        // The app is a caller identity: named with its desktop file's suffix, it is the same app.
+        #expect(try AppChooserRequest(appID: "org.test.App.desktop", choices: [], options: Self.url).appID == "org.test.App")
     }
 
     @Test func theAnswerComesFromTheOneDecision() async throws {

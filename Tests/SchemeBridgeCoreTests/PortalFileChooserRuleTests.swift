@@ -31,6 +31,11 @@ import Testing
         // The parent window is normalised; a title is kept as the app gave it.
         #expect(Self.request().parentWindow == "x11:2a" && Self.request().title == "Insert a scan")
         #expect(Self.request().caller(frontend: ":1.4", pid: nil).appID == "org.test.App")
+        // A host app ("") is not sandboxed; a named app that is no caller identity is, unidentified.
+        let host = Self.request(app: "").caller(frontend: ":1.4", pid: nil)
+        #expect(host.id == nil && !host.sandboxed && host.sharedIdentity)
+        let odd = Self.request(app: "bin/tool").caller(frontend: ":1.4", pid: nil)
+        #expect(odd.id == nil && odd.sandboxed && !odd.sharedIdentity)
     }
 
     @Test func theRouteIsThePickOrTheDesktopsChooser() throws {
@@ -51,7 +56,7 @@ import Testing
         let text = [[P(kind: 1, pattern: "text/plain")]]
         for (r, own) in [(Self.request(text), false), (Self.request(png, directory: true), false), (Self.request([[P(kind: 0, pattern: "x*")]]), false),
                          (Self.request(png), true), (Self.request(text, app: "org.test.Routed"), false)] {
-            let caller = Caller(busName: ":1.4", id: r.appID.flatMap(CallerID.init), sandboxed: true)
+            let caller = Caller(busName: ":1.4", id: r.appID, sandboxed: true)
             guard case .delegate = broker.route(r, caller: caller, ownRequest: own) else {
                 Issue.record("\(r) went to the sheet"); continue
             }

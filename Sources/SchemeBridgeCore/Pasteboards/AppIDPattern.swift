@@ -26,10 +26,11 @@ public struct AppIDPattern: Sendable, Hashable, CustomStringConvertible {
         self.text = text
     }
 
-    /// Whether `appID` is named by this pattern.
-    public func matches(_ appID: String) -> Bool {
-        guard text.hasSuffix("*") else { return appID == text }
-        return appID.hasPrefix(text.dropLast())
+    /// Whether caller `id` is named by this pattern: by its ``CallerID/text`` (an app's id
+    /// without `.desktop`, a snap's `snap.NAME`, an executable's path).
+    public func matches(_ id: CallerID) -> Bool {
+        guard text.hasSuffix("*") else { return id.text == text }
+        return id.text.hasPrefix(text.dropLast())
     }
 
     public var description: String { text }

@@ -31,8 +31,9 @@ public struct Pasteboard: Sendable {
     /// The id in its object path (32 hex digits, random).
     public let id: String
     public let name: String
-    /// The owner's app id; nil for an unidentified creator (then only its connection owns it).
-    public let ownerApp: String?
+    /// The owner's identity (stored as its text); nil for an unidentified creator (then only
+    /// its connection owns it).
+    public let ownerApp: CallerID?
     /// The connection that created it (nil after a restart).
     public var creatorBus: String?
     public let persistent: Bool
@@ -48,11 +49,8 @@ public struct Pasteboard: Sendable {
     /// to make room when the owner is at its count of pasteboards (``PasteboardStore/create(name:persistent:expiresIn:caller:forShare:)``).
     public var madeForShare = false
 
-    /// Who owns it: the owner app, else the creating connection.
-    public var ownerKey: String { ownerApp ?? (creatorBus ?? "") }
-
-    /// The key its quota is counted under (``PasteboardStore/quotaKey(appID:)``).
-    public var quotaKey: String { PasteboardStore.quotaKey(appID: ownerApp) }
+    /// The key its quota is counted under (``PasteboardQuotaKey``).
+    public var quotaKey: PasteboardQuotaKey { PasteboardQuotaKey(owner: ownerApp) }
 
     /// The bytes its items are charged (``Stored/charge``).
     public var bytes: Int64 { items.reduce(0) { $0 + $1.reduce(0) { $0 + $1.data.charge } } }
@@ -70,8 +68,8 @@ public struct Pasteboard: Sendable {
     /// knowing it exists.
     public func access(for caller: Caller) -> Access? {
         if let creatorBus, creatorBus == caller.busName { return .owner }
-        if let app = caller.appID, app == ownerApp { return .owner }
-        if let app = caller.appID, grants.contains(where: { $0.matches(app) }) { return .reader }
+        if let app = caller.id, app == ownerApp { return .owner }
+        if let app = caller.id, grants.contains(where: { $0.matches(app) }) { return .reader }
         return launchGrantMatches(caller) ? .reader : nil
     }
 

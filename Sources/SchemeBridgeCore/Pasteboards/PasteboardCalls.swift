@@ -148,7 +148,7 @@ extension PasteboardStore.Removal {
         switch self {
         case .expired: (false, "pasteboard \(board.id) expired")
         case .deleted: (false, "pasteboard \(board.id) deleted")
-        case .evicted: (true, "pasteboard \(board.id) of \(board.ownerApp ?? "an unidentified caller") evicted: the service was at MaxPasteboards or MaxBytes, and its owner held the most")
+        case .evicted: (true, "pasteboard \(board.id) of \(board.ownerApp?.text ?? "an unidentified caller") evicted: the service was at MaxPasteboards or MaxBytes, and its owner held the most")
         }
     }
 }

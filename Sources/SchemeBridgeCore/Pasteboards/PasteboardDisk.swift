@@ -41,7 +41,8 @@ public struct PasteboardDisk: Sendable {
     public struct Record: Sendable {
         public var id: String
         public var name: String
-        public var owner: String
+        /// Stored as its text; a `meta` whose owner names no caller identity is damaged.
+        public var owner: CallerID
         public var expires: Int64
         public var changeCount: UInt32
         public var grants: [String]
@@ -59,7 +60,7 @@ public struct PasteboardDisk: Sendable {
             throw PasteboardError.failure(errno: error.code == 0 ? EIO : error.code, "cannot create \(dir)")
         }
         var written: [String] = []
-        var lines = [Self.header, "name\t\(Self.escape(board.name))", "owner\t\(Self.escape(board.ownerApp ?? ""))",
+        var lines = [Self.header, "name\t\(Self.escape(board.name))", "owner\t\(Self.escape(board.ownerApp?.text ?? ""))",
                      "expires\t\(board.expires)", "changes\t\(board.changeCount)"]
         lines += board.grants.map { "grant\t\(Self.escape($0.text))" }
         do throws(PasteboardError) {
@@ -130,27 +131,29 @@ public struct PasteboardDisk: Sendable {
         guard let bytes = try? FileSystem.readFile(XDGDirectories.join(dir, "meta")) else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.first == Substring(Self.header) else { return nil }
-        var r = Record(id: id, name: "", owner: "", expires: 0, changeCount: 0, grants: [], items: [])
+        var (name, owner, expires, changeCount) = ("", CallerID?.none, Int64(0), UInt32(0))
+        var (grants, items): ([String], [[(type: String, file: String, size: Int64)]]) = ([], [])
         for line in lines.dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             switch (f.first, f.count) {
-            case ("name", 2): r.name = Self.unescape(f[1])
-            case ("owner", 2): r.owner = Self.unescape(f[1])
-            case ("expires", 2): guard let v = Int64(f[1]) else { return nil }; r.expires = v
-            case ("changes", 2): guard let v = UInt32(f[1]) else { return nil }; r.changeCount = v
-            case ("grant", 2): r.grants.append(Self.unescape(f[1]))
+            case ("name", 2): name = Self.unescape(f[1])
+            case ("owner", 2): owner = CallerID(Self.unescape(f[1]))
+            case ("expires", 2): guard let v = Int64(f[1]) else { return nil }; expires = v
+            case ("changes", 2): guard let v = UInt32(f[1]) else { return nil }; changeCount = v
+            case ("grant", 2): grants.append(Self.unescape(f[1]))
             case ("item", 5):
-                guard let index = Int(f[1]), index >= 0, index <= r.items.count, let size = Int64(f[4]), size >= 0,
+                guard let index = Int(f[1]), index >= 0, index <= items.count, let size = Int64(f[4]), size >= 0,
                       !f[3].contains("/"), !f[3].hasPrefix(".") else { return nil }
                 let path = XDGDirectories.join(dir, f[3])
                 var st = stat()
                 guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int64(st.st_size) == size else { return nil }
-                if index == r.items.count { r.items.append([]) }
-                r.items[index].append((f[2], path, size))
+                if index == items.count { items.append([]) }
+                items[index].append((f[2], path, size))
             default: return nil
             }
         }
-        return r.name.isEmpty || r.owner.isEmpty ? nil : r
+        guard !name.isEmpty, let owner else { return nil }
+        return Record(id: id, name: name, owner: owner, expires: expires, changeCount: changeCount, grants: grants, items: items)
     }
 
     /// Writes `data` to `path` through a temporary file (so `path` is always whole), unless

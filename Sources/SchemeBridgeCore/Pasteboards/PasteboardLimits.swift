@@ -41,9 +41,9 @@ public struct PasteboardLimits: Sendable, Equatable {
         persistent ? maximumExpiry : min(maximumExpiry, maximumTemporaryExpiry)
     }
 
-    /// The count and byte quota of quota key `key` (``PasteboardStore/quotaKey(appID:)``).
-    public func quota(of key: String) -> (count: Int, bytes: Int64) {
-        guard key == PasteboardStore.sharedQuotaKey else { return (maximumPerOwner, maximumBytesPerOwner) }
+    /// The count and byte quota of quota key `key` (``PasteboardQuotaKey``).
+    public func quota(of key: PasteboardQuotaKey) -> (count: Int, bytes: Int64) {
+        guard key == .shared else { return (maximumPerOwner, maximumBytesPerOwner) }
         return (min(maximumPerOwner, maximumPerUnidentified), min(maximumBytesPerOwner, maximumBytesPerUnidentified))
     }
 }

@@ -80,17 +80,6 @@ public final class PasteboardStore: Sendable {
         return loaded
     }
 
-    /// The key every caller known only by an executable path, or not at all, is counted under.
-    public static let sharedQuotaKey = "\u{0}unidentified"
-
-    /// The key the pasteboards of app `appID` are counted under: the app id when a desktop entry,
-    /// a launcher's scope or Flatpak names the caller; the one shared key for an executable's path
-    /// (a hard link of an interpreter is a new path, at no cost) and for a caller not identified.
-    public static func quotaKey(appID: String?) -> String {
-        guard let appID, !appID.hasPrefix("/") else { return sharedQuotaKey }
-        return appID
-    }
-
     // MARK: finding
 
     /// Creates pasteboard `name` for `caller` ("" makes a unique name), or returns the caller's
@@ -103,11 +92,11 @@ public final class PasteboardStore: Sendable {
                        forShare: Bool = false) throws(PasteboardError) -> Pasteboard {
         let limits = self.limits()
         let name = requested.isEmpty ? Self.uniqueName() : try Self.validatedName(requested)
-        if persistent && caller.appID == nil {
+        if persistent && caller.id == nil {
             throw PasteboardError(.accessDenied, "the service cannot tell which app you are, so it cannot keep a persistent pasteboard for you")
         }
         let seconds = min(expiresIn ?? (persistent ? limits.persistentDefaultExpiry : limits.defaultExpiry), limits.longestLife(persistent: persistent))
-        var board = Pasteboard(id: Self.newID(), name: name, ownerApp: caller.appID, creatorBus: caller.busName, persistent: persistent,
+        var board = Pasteboard(id: Self.newID(), name: name, ownerApp: caller.id, creatorBus: caller.busName, persistent: persistent,
                                expires: Self.now() + Int64(seconds))
         board.watchers[caller.busName] = caller
         board.madeForShare = forShare && !persistent
@@ -129,7 +118,7 @@ public final class PasteboardStore: Sendable {
                 count -= 1
             }
             guard count < limits.quota(of: key).count else {
-                throw PasteboardError(.quotaExceeded, key == Self.sharedQuotaKey
+                throw PasteboardError(.quotaExceeded, key == .shared
                     ? "callers known only by an executable's path have \(count) pasteboards together, their most (MaxPasteboardsUnidentified); "
                         + "delete some, or run your program from a desktop entry of its own"
                     : "you have \(count) pasteboards, the most one app may have (MaxPasteboardsPerApp); delete some first")
@@ -237,7 +226,7 @@ public final class PasteboardStore: Sendable {
             let quota = limits.quota(of: key).bytes
             let used = s.boards.values.reduce(Int64(0)) { $0 + ($1.quotaKey == key && $1.id != id ? s.held($1) : 0) }
             guard used + newBytes <= quota else {
-                throw PasteboardError(.quotaExceeded, key == Self.sharedQuotaKey
+                throw PasteboardError(.quotaExceeded, key == .shared
                     ? "the items (\(newBytes) bytes) would take the pasteboards of callers known only by an executable's path to \(used + newBytes) bytes; "
                         + "they share \(quota) (MaxBytesUnidentified): run your program from a desktop entry of its own"
                     : "the items (\(newBytes) bytes) would take your pasteboards to \(used + newBytes) bytes; one app may keep \(quota) (MaxBytesPerApp)")
@@ -462,10 +451,10 @@ public final class PasteboardStore: Sendable {
     /// the caller would after its change — never the caller's own; of that owner's, those that
     /// are not persistent first, each the one expiring soonest. Nil when that frees too little
     /// (then nothing is evicted).
-    static func victims(in boards: [String: Pasteboard], toFree needed: Int64, callerKey: String, callerWouldHold: Int64,
+    static func victims(in boards: [String: Pasteboard], toFree needed: Int64, callerKey: PasteboardQuotaKey, callerWouldHold: Int64,
                         measure: (Pasteboard) -> Int64) -> [String]? {
-        var held: [String: Int64] = [:]
-        var queues: [String: [Pasteboard]] = [:]
+        var held: [PasteboardQuotaKey: Int64] = [:]
+        var queues: [PasteboardQuotaKey: [Pasteboard]] = [:]
         for b in boards.values where b.quotaKey != callerKey && measure(b) > 0 {
             held[b.quotaKey, default: 0] += measure(b)
             queues[b.quotaKey, default: []].append(b)

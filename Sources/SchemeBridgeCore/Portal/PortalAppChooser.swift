@@ -12,8 +12,8 @@ import Synchronization
 /// its host `file://` URI), `filename` (a file's base name), `last_choice`, and `activation_token`
 /// (1.16 passes the URI there by mistake: a value that is not a valid token is dropped).
 public struct AppChooserRequest: Sendable, Equatable {
-    /// The Flatpak (or Snap) app id the frontend names; nil for a host app (`""`).
-    public let appID: String?
+    /// The Flatpak (or Snap) app the frontend names; nil for a host app (`""`).
+    public let appID: CallerID?
     /// What is opened: a URL (its scheme) or a document (its content type).
     public let subject: OpenSubject
     /// The applications the frontend found (desktop ids without `.desktop`); informational.
@@ -38,10 +38,10 @@ public struct AppChooserRequest: Sendable, Equatable {
         } else {
             // A Flatpak app id is a D-Bus well-known name; a Snap's is a name of its own, kept as
             // given when it is a valid desktop id's stem.
-            guard AppID.isValid(appID) || DesktopID.isValid(appID + ".desktop") else {
+            guard AppID.isValid(appID) || DesktopID.isValid(appID + ".desktop"), let id = CallerID(appID) else {
                 throw OpenFailure(.invalidArgument, "'\(appID.prefix(80))' is not an app id")
             }
-            self.appID = appID
+            self.appID = id
         }
         self.choices = Array(choices.filter { DesktopID.isValid($0 + ".desktop") }.prefix(Self.maximumChoices))
         self.activationToken = options["activation_token"].flatMap { ActivationToken.isValid($0) && !$0.contains(":") ? $0 : nil }
@@ -69,7 +69,7 @@ public struct AppChooserRequest: Sendable, Equatable {
     /// less), reached through the frontend's connection. A host app (no app id) has no identity
     /// of its own here: nothing remembered or routed decides for it.
     public func caller(frontend busName: String, pid: UInt32?) -> Caller {
-        Caller(busName: busName, pid: pid, id: appID.flatMap(CallerID.init), sandboxed: appID != nil, sharedIdentity: appID == nil)
+        Caller(busName: busName, pid: pid, id: appID, sandboxed: appID != nil, sharedIdentity: appID == nil)
     }
 }
 

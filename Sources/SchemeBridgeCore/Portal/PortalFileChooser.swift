@@ -28,8 +28,11 @@ public struct FileChooserRequest: Sendable, Equatable {
         }
     }
 
-    /// The Flatpak (or Snap) app id the frontend names; nil for a host app (`""`).
-    public let appID: String?
+    /// The Flatpak (or Snap) app the frontend names; nil for a host app (`""`) or a name that
+    /// is no caller identity.
+    public let appID: CallerID?
+    /// Whether the frontend named an app at all (not `""`): a sandboxed caller, identified or not.
+    public let sandboxed: Bool
     /// The app's window the sheet is attached to (``PortalParentWindow``).
     public let parentWindow: String?
     /// Why the frontend's `parent_window` was dropped, when it was.
@@ -50,7 +53,7 @@ public struct FileChooserRequest: Sendable, Equatable {
     /// `filters` and `current_filter` as the adapter decoded them; `database` maps globs to types.
     public init(appID: String, parentWindow: String, title: String, multiple: Bool, directory: Bool,
                 filters: [[Pattern]], currentFilter: [Pattern]?, database: ContentTypeDatabase?) {
-        self.appID = appID.isEmpty ? nil : appID
+        (self.appID, self.sandboxed) = (CallerID(appID), !appID.isEmpty)
         (self.parentWindow, self.parentWindowWarning) = PortalParentWindow.normalized(parentWindow)
         var cut = title
         while cut.utf8.count > Self.maximumTitleBytes { cut.removeLast() }
@@ -87,7 +90,7 @@ public struct FileChooserRequest: Sendable, Equatable {
     /// The caller the pick is made for: the app the frontend names, as for `ChooseApplication`
     /// (``AppChooserRequest/caller(frontend:pid:)``).
     public func caller(frontend busName: String, pid: UInt32?) -> Caller {
-        Caller(busName: busName, pid: pid, id: appID.flatMap(CallerID.init), sandboxed: appID != nil, sharedIdentity: appID == nil)
+        Caller(busName: busName, pid: pid, id: appID, sandboxed: sandboxed, sharedIdentity: !sandboxed)
     }
 
     /// Whether `handle` is a request SchemeBridge itself made through the public portal (its
