@@ -146,6 +146,13 @@ public final class Connection: Sendable {
         guard core.queue.submit(job) else { throw DBusError(.disconnected, "the D-Bus connection is closed") }
     }
 
+    /// Polls `fd` on the loop thread beside the bus's socket, from the next turn of the loop until
+    /// the connection ends, and calls `handler` there each time it is readable (it must take what
+    /// made it so: the poll is level-triggered). Throws when the connection is closed.
+    public func watchReadable(_ fd: Int32, _ handler: @escaping @Sendable () -> Void) throws(DBusError) {
+        try submitOrThrow { [core] in core.readable.append((fd, handler)) }
+    }
+
     // MARK: Signals
 
     /// Emits a signal from `path`. Throws when an argument is invalid or the connection is closed.
@@ -160,7 +167,7 @@ public final class Connection: Sendable {
     }
 
     /// Emits a signal as ``emit(path:interface:member:_:destination:)`` does — but from an async
-    /// method handler of this connection, just before the method's reply and with it (one wake-up
+    /// method handler of this connection, just after the method's reply and with it (one wake-up
     /// of the loop thread for both): for a signal that reports what the call did, emitted as the
     /// handler ends. Anywhere else (no handler, another connection's, after its reply), at once.
     public func emitWithReply(
@@ -173,6 +180,15 @@ public final class Connection: Sendable {
         }
         if let batch = ReplyBatch.current, batch.core === core, batch.add(job) { return }
         try submitOrThrow(job)
+    }
+
+    /// Runs `work` on the loop thread just after the reply of the async method handler of this
+    /// connection that calls it, in the same turn (its signals in the order emitted, beside
+    /// ``emitWithReply(path:interface:member:_:destination:)``'s): what the caller need not wait
+    /// for, such as a log line. Anywhere else (no handler, another connection's, after its reply), now.
+    public func afterReply(_ work: @escaping @Sendable () -> Void) {
+        if let batch = ReplyBatch.current, batch.core === core, batch.add(work) { return }
+        work()
     }
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for `interface` at `path`.

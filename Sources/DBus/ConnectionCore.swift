@@ -25,6 +25,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// Set when this side closed the connection (then its end is not reported as a loss).
     var closedLocally = false
     var watches: [OpaquePointer] = []
+    /// Descriptors polled beside libdbus's, each with what runs when it is readable (``Connection/watchReadable(_:_:)``).
+    var readable: [(fd: Int32, handler: JobQueue.Job)] = []
     /// Every registered timeout, with its next deadline (monotonic ms), nil when disabled.
     var timeouts: [OpaquePointer: Int64?] = [:]
     var objects: [ObjectPath: ExportedObject] = [:]
@@ -148,6 +150,9 @@ final class ConnectionCore: @unchecked Sendable {
             fds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: queue.wakeFD, events: Int16(POLLIN), revents: 0))
+            let sources = readable
+            for source in sources { fds.append(pollfd(fd: source.fd, events: Int16(POLLIN), revents: 0)) }
+            let first = fds.count  // libdbus's watches from here
             for w in watches where dbus_watch_get_enabled(w) != 0 {
                 let flags = dbus_watch_get_flags(w)
                 var events: Int16 = 0
@@ -163,9 +168,9 @@ final class ConnectionCore: @unchecked Sendable {
                 logger.error("poll failed: errno \(errno); closing the D-Bus connection")
                 break
             }
-            if fds.count > 1 {
-                for i in 1..<fds.count where fds[i].revents != 0 {
-                    let w = polled[i - 1]
+            if fds.count > first {
+                for i in first..<fds.count where fds[i].revents != 0 {
+                    let w = polled[i - first]
                     guard watches.contains(w) else { continue }  // removed by an earlier handle
                     let r = Int32(fds[i].revents)
                     var flags: UInt32 = 0
@@ -176,6 +181,7 @@ final class ConnectionCore: @unchecked Sendable {
                     dbus_watch_handle(w, flags)
                 }
             }
+            for (i, source) in sources.enumerated() where n > 0 && fds[1 + i].revents != 0 { source.handler() }
             fireTimeouts()
         }
         teardown()

@@ -117,8 +117,8 @@ extension ConnectionCore {
     }
 
     /// Runs an async handler in a task (`onLoop`: started at once on this thread, which it
-    /// prefers) and replies on the loop thread when it is done, after the signals it emitted for
-    /// the reply (``ReplyBatch``).
+    /// prefers) and replies on the loop thread when it is done; the signals and work it left for
+    /// after the reply (``ReplyBatch``) follow the reply in the same turn.
     private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress,
                           onLoop: Bool = false) {
         let queue = self.queue
@@ -126,14 +126,16 @@ extension ConnectionCore {
         let run: @Sendable () async -> Void = {
             let result: Result<MethodResult, DBusError>
             do { result = .success(try await ReplyBatch.$current.withValue(batch) { try await body(call) }) } catch { result = .failure(DBusError.from(error)) }
-            let signals = batch.close()
+            let after = batch.close()
             queue.submit {
-                for signal in signals { signal() }
                 switch result {
                 case .success(let out):
                     self.finishCall(method, call, out.values, address)
+                    for job in after { job() }
                     out.followUp?()
-                case .failure(let e): self.sendError(address, e)
+                case .failure(let e):
+                    self.sendError(address, e)
+                    for job in after { job() }
                 }
             }
         }

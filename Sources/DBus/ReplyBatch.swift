@@ -1,9 +1,10 @@
 import Synchronization
 
-/// The signals an async method handler emits as it ends (``Connection/emitWithReply(path:interface:member:_:destination:)``),
-/// sent in the same turn of the loop thread as the method's reply, just before it: the order a
-/// caller sees is what it was (signals, then the reply), and the loop thread wakes once for all
-/// of them instead of once for each (a context switch each on a busy machine).
+/// The signals an async method handler emits as it ends (``Connection/emitWithReply(path:interface:member:_:destination:)``)
+/// and the work it leaves for after its reply (``Connection/afterReply(_:)``), run in the same turn
+/// of the loop thread as the method's reply, just after it: the caller waits for its reply alone
+/// (the bus routes it before the signals), and the loop thread wakes once for all of them
+/// instead of once for each (a context switch each on a busy machine).
 final class ReplyBatch: Sendable {
     /// The batch of the method call the current task handles, if any.
     @TaskLocal static var current: ReplyBatch?

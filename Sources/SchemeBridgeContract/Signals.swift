@@ -167,7 +167,7 @@ extension Connection {
     }
 
     /// Emits `signal` as ``emit(_:path:to:)`` does, with the reply of the method call the current
-    /// task handles, just before it (``Connection/emitWithReply(path:interface:member:_:destination:)``).
+    /// task handles, just after it (``Connection/emitWithReply(path:interface:member:_:destination:)``).
     public func emitWithReply<S: ContractSignal>(_ signal: S, path: ObjectPath = Contract.objectPath, to destination: BusName? = nil) throws(DBusError) {
         try emitWithReply(path: path, interface: S.interface, member: S.member, signal.arguments, destination: destination)
     }

@@ -72,7 +72,8 @@ import DBusTestSupport
     }
 
     /// A signal an async handler emits for its reply (`emitWithReply`) goes out when the handler
-    /// ends, just before the reply — not while the handler still runs; a plain `emit` goes at once.
+    /// ends, just after the reply — not while the handler still runs, nor before the reply the
+    /// caller waits for; a plain `emit` goes at once.
     @Test func aSignalEmittedWithTheReplyGoesOutWithItWhenTheHandlerEnds() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
@@ -100,6 +101,6 @@ import DBusTestSupport
         let lines = text().split(separator: "\n")
         let seven = try #require(lines.firstIndex { $0.contains("uint32 7") })
         let reply = try #require(lines.firstIndex(where: isReply))
-        #expect(seven < reply, "the signal before the reply: \(lines)")
+        #expect(reply < seven, "the reply before the signal: \(lines)")
     }
 }

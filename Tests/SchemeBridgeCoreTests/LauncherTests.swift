@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 import Testing
@@ -85,6 +86,41 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(codes.reported.withLock { $0 } == Dictionary(uniqueKeysWithValues: (1...20).map { (Int32($0), 2) }))
+    }
+
+    /// A reaper hosted by a loop (``ChildReaper/host()``, the D-Bus loop's poll set in the
+    /// service): its descriptor polls readable once a watched child has ended, and
+    /// ``ChildReaper/reapEnded()`` there reaps each child once, with its code — no zombie left.
+    @Test func aHostedReaperReapsOnItsHostsLoop() async throws {
+        let reaper = ChildReaper()
+        let ready = try #require(reaper.host())
+        /// `sh -c 'exit CODE'`, spawned without the process-wide reaper.
+        func exiting(_ code: Int) -> pid_t {
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup("exit \(code)"), nil]
+            defer { for p in argv { free(p) } }
+            #expect(argv.withUnsafeBufferPointer { clinux_spawn_io("/bin/sh", $0.baseAddress, environ, nil, -1, -1, -1, 1, &pid) } == 0)
+            return pid
+        }
+        let codes = Mutex<[Int32]>([])
+        var pids: [Int32] = []
+        for code in [3, 5, 0] {
+            let pid = exiting(code)
+            reaper.watch(pid: pid, onExit: { c in codes.withLock { $0.append(c) } })
+            pids.append(pid)
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while codes.withLock({ $0.count }) < 3, ContinuousClock.now < deadline {
+            var p = pollfd(fd: ready, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, 100) > 0 { reaper.reapEnded() }
+        }
+        #expect(codes.withLock { $0.sorted() } == [0, 3, 5])
+        #expect(reaper.watchedCount == 0)
+        for pid in pids { #expect(kill(pid, 0) != 0, "no zombie left behind") }
+        // A reaper whose own thread waits already cannot be hosted.
+        let own = ChildReaper()
+        own.watch(pid: exiting(0), onExit: nil)
+        #expect(own.host() == nil)
     }
 
     @Test func missingAndNonExecutableProgramsAreErrors() throws {

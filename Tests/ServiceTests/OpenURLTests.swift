@@ -22,6 +22,27 @@ import SchemeBridgeContract
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    /// Handlers the service spawned are reaped once they exit — no zombie left — on its D-Bus
+    /// loop thread: the service runs no reaper thread of its own.
+    @Test func spawnedHandlersAreReapedOnTheLoopWithNoZombieLeft() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("todo.desktop", "Name=Todo\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;")
+        for i in 0..<3 {
+            let open = try await f.dbusSend("OpenURL", "string:todolist://\(i)")
+            #expect(open.stdout.contains("boolean true"), "\(open.stderr)")
+        }
+        let pid = try #require(await f.servicePID())
+        let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map { "/proc/\(pid)/task/\($0)" }
+        func zombies() -> [String] {
+            tasks.flatMap { ((try? String(contentsOfFile: $0 + "/children", encoding: .utf8)) ?? "").split(separator: " ").map(String.init) }
+                .filter { ((try? String(contentsOfFile: "/proc/\($0)/stat", encoding: .utf8)) ?? "").contains(") Z ") }
+        }
+        #expect(await Tools.eventually { zombies().isEmpty }, "not reaped: \(zombies())")
+        let threads = tasks.map { ((try? String(contentsOfFile: $0 + "/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines) }
+        #expect(!threads.isEmpty && !threads.contains("reaper"), "\(threads)")
+    }
+
     /// `DBusActivatable=true` on an entry whose id makes no bus name (`9todo.desktop`): checked
     /// when the entry is read, so the app is started by its `Exec` (it failed at launch before,
     /// `LaunchFailed` "does not make a valid bus name").

@@ -62,6 +62,32 @@ import SchemeBridgeContract
         return (list("stranger"), list("caller"))
     }
 
+    /// The caller gets its reply first, then the signals of its open (docs/CONTRACT.md, version 3):
+    /// what the bus routed for a successful open and a failed one, in its order — the reply (or
+    /// error) to the caller, then the broadcast, then the caller's own copy.
+    @Test func theCallerGetsItsReplyBeforeTheSignalsOfItsOpen() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("todo.desktop", "Name=Todo\nExec=\(try f.recorder("todo")) %u\nMimeType=x-scheme-handler/todolist;")
+        _ = try await f.dbusSend("CanOpenURL", "string:todolist:warm")  // started: the monitor sees the opens' replies alone
+        let log = f.root.appendingPathComponent("order.log")
+        let monitor = try Tools.spawn(["dbus-monitor", "--address", f.bus.address, "type='signal',interface='\(ServiceFixture.interface)'",
+                                       "type='method_return'", "type='error'"], stdout: log)
+        defer { monitor.terminate() }
+        let text = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        #expect(await Tools.eventually { text().contains("member=NameLost") }, "dbus-monitor never started")
+        _ = try await f.dbusSend("OpenURL", "string:todolist://add?task=milk")
+        _ = try await f.dbusSend("OpenURL", "string:nothing://x?token=1")
+        #expect(await Tools.eventually { text().components(separatedBy: "member=URLFailed").count == 3 }, "\(text())")
+        // The service's messages, by kind: its unique name is the signals' sender.
+        let headers = text().split(separator: "\n").filter { !$0.hasPrefix(" ") }
+        let service = try #require(headers.first { $0.contains("member=URLHandled") }?.split(separator: " ").first { $0.hasPrefix("sender=") })
+        let kinds = headers.filter { $0.contains(" \(service) ") }.map { line in
+            line.hasPrefix("method return") ? "reply" : line.hasPrefix("error") ? "error" : String(line.split(separator: "member=").last ?? "")
+        }
+        #expect(kinds == ["reply", "URLHandled", "URLHandled", "error", "URLFailed", "URLFailed"], "\(text())")
+    }
+
     static let fullHandled = "todolist://me:pw@host/add?task=SECRET#frag"
     static let fullFailed = "nothing://x?token=SECRET"
 

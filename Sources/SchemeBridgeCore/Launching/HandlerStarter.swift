@@ -93,7 +93,8 @@ public final class HandlerStarter: Sendable {
                                                workingDirectory: command.workingDirectory, onStart: { pid in
                                                    if let pasteboard { store.addLaunchGrant(pasteboard, .process(pid)) }
                                                    started.withLock { $0 = pid }
-                                                   guard first else { return }
+                                                   // Held (a pidfd) only for whoever watches it: a request, x-callback routes.
+                                                   guard watched != nil || group != nil else { return }
                                                    let process = HandlerProcess(pid: pid, sandboxAppID: sandboxAppID)
                                                    held.withLock { $0 = process }
                                                    if let group { routes.started(group, handler: .spawned(process)) }

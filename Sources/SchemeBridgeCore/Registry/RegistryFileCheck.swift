@@ -36,11 +36,11 @@ extension Registry {
     /// path there; nil for a directory not in use, a path that is not plainly below it, or one
     /// whose desktop ID is not `entry`'s.
     private func file(of entry: DesktopEntry) -> (index: Int, directory: ApplicationsDirectory, relative: String)? {
-        let relative = entry.fields.pathTail
+        let (relative, all) = (entry.fields.pathTail, directories.applicationsDirectories)  // computed once
         guard DesktopID.make(relativePath: relative) == entry.idText, Registry.isPlainRelativePath(relative),
-              let index = directories.applicationsDirectories.firstIndex(where: { $0.path == entry.applicationsDirectory })
+              let index = all.firstIndex(where: { $0.path == entry.applicationsDirectory })
         else { return nil }
-        return (index, directories.applicationsDirectories[index], relative)
+        return (index, all[index], relative)
     }
 
     /// Whether `entry` (eligible) is exactly what its file says now, and — when it lies in a

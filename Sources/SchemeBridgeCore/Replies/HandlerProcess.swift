@@ -30,9 +30,8 @@ public final class HandlerProcess: Sendable, Equatable {
     public init(pid: Int32, sandboxAppID: AppID? = nil) {
         self.pid = pid
         self.sandboxAppID = sandboxAppID
-        let fd = clinux_pidfd_open(pid)
+        let fd = clinux_pidfd_open(pid)  // close-on-exec, as every pidfd
         endedBeforeHeld = fd < 0 && errno == ESRCH
-        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         self.pidfd = fd
         var owner: FileDescriptor? = nil
         if fd >= 0 { owner = FileDescriptor(owning: fd) }

@@ -10,7 +10,11 @@ public enum XCallback {
 
     /// The callback URLs in `url`'s query, percent-decoded, in order.
     public static func callbacks(in url: String) -> [String] {
-        queryItems(url).compactMap { keys.contains($0.key) ? $0.value : nil }
+        // Most URLs name none: without an `x-` anywhere there is no query to take apart.
+        var previous: UInt8 = 0
+        guard url.utf8.contains(where: { byte in defer { previous = byte }; return previous == UInt8(ascii: "x") && byte == UInt8(ascii: "-") })
+        else { return [] }
+        return queryItems(url).compactMap { keys.contains($0.key) ? $0.value : nil }
     }
 
     /// `url` with `x-source=<source>` (replacing any `x-source` it had).

@@ -59,6 +59,4 @@ extension PlanLauncher.Started {
     var kind: URLHandled.Launch { activated ? .dbusActivation : .spawn }
 }
 
-extension PlanLauncher where Port == ApplicationBus {
-    var connection: Connection { port.connection }
-}
+extension PlanLauncher where Port == ApplicationBus { var connection: Connection { port.connection } }

@@ -31,6 +31,7 @@ struct Services {
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
          policy: PolicyStore, logger: Logger) {
+        if let ended = ChildReaper.shared.host() { try? connection.watchReadable(ended) { ChildReaper.shared.reapEnded() } }  // on the loop, no thread
         let documents = Documents(registry: registry, environment: environment)
         let appLinks = AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger)
         let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],

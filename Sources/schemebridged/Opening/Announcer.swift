@@ -4,7 +4,7 @@ import SchemeBridgeCore
 
 /// `URLHandled` and `URLFailed` under `[Privacy] BroadcastURLs` (the core's ``BroadcastPrivacy``): the broadcast carries
 /// the URL as the setting allows (by default without userinfo, query and fragment), and the caller gets the signal with
-/// the full URL sent to it alone whenever the broadcast does not; both just before the method's reply, with it.
+/// the full URL sent to it alone whenever the broadcast does not; both just after the method's reply, with it.
 struct Announcer: Sendable {
     let connection: Connection
     let policy: PolicyStore

@@ -144,7 +144,7 @@ final class Opening: Sendable {
         details[URLHandled.Key.launchImage] = .string(results.launchImage)
         if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
         let url = plan.url?.string ?? ""
-        logger.info("opened \(URLText.shortened(url)) with \(plan.entry.id) for \(caller.displayName)")
+        launcher.connection.afterReply { [logger] in logger.info("opened \(URLText.shortened(url)) with \(plan.entry.id) for \(caller.displayName)") }
         announcer.announce(URLHandled(url: url, scheme: plan.url?.scheme.name ?? "", handler: plan.entry.id.fileName, details: details), to: caller.busName)
         return results
     }
