@@ -40,6 +40,10 @@ final class ConnectionCore: @unchecked Sendable {
     var deferredReleases: [OpaquePointer] = []
     /// The loop thread (`pthread_self`), once it runs: ``isIdleLoopThread()`` is asked from any thread.
     let loopThread = Atomic<UInt>(0)
+    /// The loop's `poll`s so far (for tests).
+    let polls = Atomic<Int>(0)
+    /// Turns in a row that ran jobs queued by the turn before without polling the bus between them.
+    static let turnsWithoutPoll = 8
 
     init(logger: Logger) {
         self.logger = logger
@@ -140,12 +144,21 @@ final class ConnectionCore: @unchecked Sendable {
         loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         var fds: [pollfd] = []
         var polled: [OpaquePointer] = []
+        var unpolled = 0
         while running {
             for job in queue.take() { job() }
             if !running { break }
             dispatchIncoming()
             releaseDeferred()
             if !running { break }
+            // Jobs queued by this turn (a task on the loop resumed by what just ran, as each step of a
+            // call handled there is) run next without a zero-timeout `poll` of the bus between them,
+            // for a few turns in a row: then the bus is read, so no message waits behind a busy loop.
+            if unpolled < Self.turnsWithoutPoll, !queue.isEmpty {
+                unpolled += 1
+                continue
+            }
+            unpolled = 0
 
             fds.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
@@ -162,6 +175,7 @@ final class ConnectionCore: @unchecked Sendable {
                 polled.append(w)
             }
             let n = poll(&fds, nfds_t(fds.count), queue.prepareToWait() ? nextTimeoutMilliseconds() : 0)
+            polls.add(1, ordering: .relaxed)
             queue.woke(drain: n > 0 && fds[0].revents != 0)
             if n < 0 {
                 if errno == EINTR { continue }

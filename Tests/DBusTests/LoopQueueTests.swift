@@ -31,6 +31,44 @@ import Testing
         #expect(connection.core.queue.wakes - before <= 2, "\(connection.core.queue.wakes - before) wakes")
     }
 
+    /// Jobs queued by the loop's own turn (a task on the loop that yields) run without a
+    /// zero-timeout `poll` of the bus before each: up to ``ConnectionCore/turnsWithoutPoll`` turns
+    /// in a row (with the old rule, one poll per turn: 200 or more).
+    @Test func jobsQueuedByTheLoopRunWithoutAPollEachTurn() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try await Connection.connect(address: bus.address)
+        defer { connection.close() }
+        let before = connection.core.polls.load(ordering: .relaxed)
+        await Task(executorPreference: connection.loopExecutor) {
+            for _ in 0..<200 { await Task.yield() }
+        }.value
+        let polls = connection.core.polls.load(ordering: .relaxed) - before
+        #expect(polls < 100, "\(polls) polls")
+    }
+
+    /// A task on the loop that never waits for anything but its own turns does not keep the bus
+    /// from being read: a call made meanwhile is answered while it still runs.
+    @Test func aBusyLoopStillReadsTheBus() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try await Connection.connect(address: bus.address)
+        defer { connection.close() }
+        let answered = Atomic<Bool>(false)
+        let spinner = Task(executorPreference: connection.loopExecutor) { () -> Int in
+            var turns = 0
+            while !answered.load(ordering: .relaxed) && turns < 5_000_000 {
+                await Task.yield()
+                turns += 1
+            }
+            return turns
+        }
+        let owner = try await BusDriver(connection).nameOwner("org.freedesktop.DBus", timeout: .seconds(60))
+        answered.store(true, ordering: .relaxed)
+        #expect(owner == "org.freedesktop.DBus")
+        #expect(await spinner.value < 5_000_000, "the reply was read while the task still ran")
+    }
+
     /// Jobs queued from many threads at once, while the loop waits and while it runs the others,
     /// all run: none is left waiting for a wake.
     @Test func jobsFromManyThreadsAllRun() async throws {
