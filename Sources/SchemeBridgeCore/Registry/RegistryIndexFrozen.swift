@@ -104,7 +104,7 @@ final class IndexBuffer: @unchecked Sendable {
     /// memory goes back to the system when it is freed. From malloc it stayed in the arena of
     /// the thread that read it (3 MiB of the service's resident size at 10,000 entries). Its
     /// pages are made in the `mmap` (`MAP_POPULATE`: the `read` fills all of them): faulted in
-    /// one at a time by the copy, they were ~8% of a warm start's CPU at 10,000 entries.
+    /// one at a time by the copy, they were ~3% of a warm start's CPU at 10,000 entries.
     static func allocate(_ count: Int) -> (storage: UnsafeMutableRawBufferPointer, mapped: Bool)? {
         let size = max(count, 1)
         guard size >= mappedSize else { return (.allocate(byteCount: size, alignment: 16), false) }
