@@ -169,4 +169,27 @@ import Testing
         #expect(ProgramLookup.mayBeSymlink("/nonexistent-dir/tool", searchPath: path, listings: &listings))
         #expect(listings[bin] != nil)
     }
+
+    /// One directory under two names (`/bin` and `/usr/bin` on a merged `/usr`, both on `PATH`)
+    /// is listed once: the second name gets the first listing (a link made in between is not
+    /// in it, which shows no second listing was made), and a bare `Exec` found through either
+    /// name still matches.
+    @Test func oneDirectoryUnderTwoNamesIsListedOnce() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        let bin = tree.bin
+        tree.mkdir(bin)
+        tree.write(bin + "/editor-2", "#!/bin/sh\n")
+        chmod(bin + "/editor-2", 0o755)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/editor", withDestinationPath: "editor-2")
+        let alias = tree.root + "/bin-alias"
+        try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: bin)
+        var listings: [String: Set<String>?] = [:]
+        #expect(ProgramLookup.linkNames(in: bin, listings: &listings) == ["editor"])
+        try FileManager.default.createSymbolicLink(atPath: bin + "/later", withDestinationPath: "editor-2")
+        #expect(ProgramLookup.linkNames(in: alias, listings: &listings) == ["editor"])
+        var fresh: [String: Set<String>?] = [:]
+        #expect(ProgramLookup.linkNames(in: alias, listings: &fresh) == ["editor", "later"])
+        #expect(ProgramLookup.mayBeSymlink("editor", searchPath: [alias, bin], listings: &listings))
+        #expect(!ProgramLookup.mayBeSymlink("editor-2", searchPath: [alias, bin], listings: &listings))
+    }
 }

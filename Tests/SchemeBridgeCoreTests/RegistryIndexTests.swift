@@ -166,6 +166,39 @@ import Testing
         #expect(r.handlers(forScheme: "beta") == ["vendor-b.desktop"])
     }
 
+    /// With thousands of files (over 2,048: checked on two threads, the first part here, the
+    /// rest on a second thread), an in-place edit that keeps the size and puts the mtime back is
+    /// seen wherever the file falls: the start is served from the index before, not after.
+    @Test func anInPlaceEditAmongThousandsOfFilesIsSeen() throws {
+        let tree = XDGTree()
+        let n = 2_100
+        for i in 0..<n { tree.entry(1, "app\(i).desktop", schemes: ["s\(i)"]) }
+        settle()
+        run(tree)
+        for i in [0, n / 2, n - 1] {
+            let warm = Registry(environment: tree.environment, watch: false)
+            #expect(warm.isServedFromIndex, "before editing app\(i)")
+            warm.close()
+            let path = tree.apps(1) + "/app\(i).desktop"
+            var before = stat()
+            stat(path, &before)
+            tree.entry(1, "app\(i).desktop", schemes: ["t\(i)"])
+            var times = [before.st_atim, before.st_mtim]
+            utimensat(AT_FDCWD, path, &times, 0)
+            var after = stat()
+            stat(path, &after)
+            #expect(after.st_size == before.st_size)
+            let r = run(tree)
+            #expect(!r.isServedFromIndex)
+            #expect(r.startup.directoriesWalked == 0 && r.startup.filesParsed == 1)
+            #expect(r.handlers(forScheme: "t\(i)") == [DesktopID(fileName: "app\(i).desktop")])
+            #expect(r.handlers(forScheme: "s\(i)").isEmpty)
+            #expect(r.handlers(forScheme: "s1") == ["app1.desktop"])  // never edited
+            settle()
+            run(tree)  // the index vouches for every file again
+        }
+    }
+
     @Test func entryRenamed() throws {
         let tree = try warmTree()
         rename(tree.apps(1) + "/vendor/b.desktop", tree.apps(1) + "/vendor/c.desktop")

@@ -163,6 +163,11 @@ struct IndexByteReader: ~Copyable {
         return s
     }
 
+    /// A signature's bytes as a view into the buffer (``signature()`` decodes the same 56).
+    mutating func signatureBytes() throws(IndexRejection) -> UnsafeRawPointer {
+        base.baseAddress! + (try take(56))
+    }
+
     mutating func signature() throws(IndexRejection) -> FileSignature {
         var s = FileSignature()
         s.device = try u64()

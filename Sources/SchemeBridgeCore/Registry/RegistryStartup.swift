@@ -189,15 +189,19 @@ extension Registry {
             let blockEnd = try RegistryIndexCodec.recordsEnd(&r)
             recordBlocks.append(r.offset..<blockEnd)
             if unchanged && m > 0 && rootFD < 0 { unchanged = false }
+            // One allocation each (grown a record at a time, the arrays were copied into fresh pages ~14 times).
+            recordStarts.reserveCapacity(recordStarts.count + m)
+            if unchanged { checks.reserveCapacity(checks.count + m) }
             for _ in 0..<m {
                 let start = r.offset
                 let length = Int(try r.u32())
                 guard length >= 4 + 5 + 56 + 2, length - 4 <= r.remaining else { throw IndexRejection("corrupt record length") }
                 recordStarts.append(start)
                 if unchanged {
-                    // The path's NUL follows it in the buffer: handed to fstatat as it is.
+                    // The path's NUL follows it in the buffer: handed to fstatat as it is; the
+                    // signature's 56 bytes follow the NUL, compared as they are.
                     let rel = try r.stringBytes()
-                    let signature = try r.signature()
+                    let signature = try r.signatureBytes()
                     let reread = try r.u8()
                     unchanged = reread == 0
                     checks.append(FileCheck(directoryFD: rootFD, path: rel.baseAddress!.assumingMemoryBound(to: CChar.self),
@@ -223,16 +227,25 @@ extension Registry {
     }
 
     /// One file's `stat` against its recorded signature; `path` points into the index buffer
-    /// (NUL-terminated there), relative to `directoryFD`.
+    /// (NUL-terminated there), relative to `directoryFD`, and `signature` at the signature's
+    /// bytes there (``IndexByteWriter/signature(_:)``'s layout).
     struct FileCheck: @unchecked Sendable {
         let directoryFD: Int32
         let path: UnsafePointer<CChar>
-        let signature: FileSignature
+        let signature: UnsafeRawPointer
 
         var unchanged: Bool {
             var st = stat()
-            return fstatat(directoryFD, path, &st, 0) == 0 && (st.st_mode & S_IFMT) == S_IFREG && FileSignature(st) == signature
+            guard fstatat(directoryFD, path, &st, 0) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+            // The signature as the index stores it: seven 64-bit fields, in the host's byte order.
+            var fields = (UInt64(st.st_dev), UInt64(st.st_ino), UInt64(bitPattern: Int64(st.st_size)),
+                          UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(bitPattern: Int64(st.st_mtim.tv_nsec)),
+                          UInt64(bitPattern: Int64(st.st_ctim.tv_sec)), UInt64(bitPattern: Int64(st.st_ctim.tv_nsec)))
+            return withUnsafeBytes(of: &fields) { memcmp($0.baseAddress!, signature, FileCheck.signatureSize) == 0 }
         }
+
+        /// The bytes of a stored signature.
+        static let signatureSize = 56
 
         /// Whether every file is unchanged, running `work` meanwhile. With many files, most of
         /// them are checked on a second thread while this one does `work` and the rest (the
@@ -244,7 +257,7 @@ extension Registry {
                 return checks.allSatisfy(\.unchanged)
             }
             let half = checks.count * 2 / 5
-            let second = FileCheckBatch(Array(checks[half...]))
+            let second = FileCheckBatch(checks, range: half..<checks.count)
             guard let thread = OSThread.start(name: "index-check", { second.run() }) else {
                 work()
                 return checks.allSatisfy(\.unchanged)
@@ -389,11 +402,12 @@ extension Registry {
 /// Files checked on a second thread; `result` is read after the thread was joined.
 private final class FileCheckBatch: @unchecked Sendable {
     let checks: [Registry.FileCheck]
+    let range: Range<Int>
     var result = false
 
-    init(_ checks: [Registry.FileCheck]) { self.checks = checks }
+    init(_ checks: [Registry.FileCheck], range: Range<Int>) { (self.checks, self.range) = (checks, range) }
 
-    func run() { result = checks.allSatisfy(\.unchanged) }
+    func run() { result = checks[range].allSatisfy(\.unchanged) }
 }
 
 /// A directory kept open for `fstatat` relative to it (closed with this value).

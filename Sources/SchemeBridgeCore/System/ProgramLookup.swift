@@ -43,11 +43,22 @@ public enum ProgramLookup {
     }
 
     /// The names in `directory` that may be symbolic links (links, and entries whose type the
-    /// file system does not say); nil when it cannot be listed. Listed once into `listings`.
+    /// file system does not say); nil when it cannot be listed. Listed once into `listings`, and
+    /// once for every name of it: `/bin` and `/usr/bin` on a merged `/usr` are one directory
+    /// (the same device and inode), listed once (~1,400 names, on the path of a new caller's
+    /// first answer).
     static func linkNames(in directory: String, listings: inout [String: Set<String>?]) -> Set<String>? {
         if let known = listings[directory] { return known }
+        var st = stat()
+        // A key no path can be (paths hold no NUL).
+        let identity = stat(directory, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? "\u{0}\(st.st_dev):\(st.st_ino)" : nil
+        if let identity, let known = listings[identity] {
+            listings[directory] = known
+            return known
+        }
         let links = (try? FileSystem.list(directory, types: [UInt8(DT_LNK), UInt8(DT_UNKNOWN)])).map { Set($0.entries.map(\.name)) }
         listings[directory] = .some(links)
+        if let identity { listings[identity] = .some(links) }
         return links
     }
 }

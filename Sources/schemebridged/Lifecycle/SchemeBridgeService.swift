@@ -21,25 +21,30 @@ struct SchemeBridgeService: Service {
     let logger: Logger
 
     func run() async throws {
-        // Connecting (three round trips) goes on while the registry is built.
+        // Connecting, then the devices' follower and two match rules (round trips, no registry needed) go on while the registry is built.
         async let connecting = Connection.connect(address: address, logger: logger)
         let started = ContinuousClock.now
-        let registryLogger = logger
-        // The policy first: the registry resolves reserved schemes by its rule. One content-type
-        // database for the registry (aliases) and the documents (detection).
-        let policy = PolicyStore(paths: PolicyStore.defaultPaths(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
-                                 warn: { registryLogger.warning("\($0)") })
-        let registry = Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes,
-                                contentTypes: ContentTypeDatabase(environment: environment)) { warning in
-            registryLogger.warning("\(warning)")
-        }
-        defer { registry.close() }
+        async let building = Self.registry(environment: environment, policyOverrides: policyOverrides, logger: logger)
         let connection: Connection
         do { connection = try await connecting } catch {
             throw StartupError(description: "cannot connect to the session bus at \(address): \(DBusError.from(error).message)")
         }
+        // Everything the service follows is subscribed before it takes its name: the first call
+        // can come (and the caller act on its answer, e.g. install an entry) the moment the name
+        // is ours, and a registry change with no subscriber yet was never announced (seen beside
+        // CPU hogs: a desktop file written right after the activating CanOpenURL became live,
+        // but no HandlersChanged came, and integration would not have routed its scheme).
+        let descriptors = DescriptorWork()
+        let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
+        async let following: Void = devices.start()
+        defer { devices.stop() }
+        async let losing = connection.signals(matching: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
+        async let owning = BusDriver(connection).nameOwnerChanges()
+        let (policy, registry) = await building
+        defer { registry.close() }
         let services = Services(registry: registry, connection: connection, environment: environment, busAddress: address,
-                                policy: policy, logger: logger)
+                                policy: policy, descriptors: descriptors, devices: devices, logger: logger)
         try connection.export(services.declarations(), at: Contract.objectPath)
         try connection.export([services.portal.declaration(), services.portalFiles.declaration()], at: PortalAppChooser.path)
         services.pasteboards.restore()
@@ -51,18 +56,6 @@ struct SchemeBridgeService: Service {
         defer { routes.stop() }
         routes.start()
         services.opening.appLinks.start()  // app links verified in the background (AppLinks/AppLinkService.swift)
-        // Everything the service follows is subscribed before it takes its name: the first call
-        // can come (and the caller act on its answer, e.g. install an entry) the moment the name
-        // is ours, and a registry change with no subscriber yet was never announced (seen beside
-        // CPU hogs: a desktop file written right after the activating CanOpenURL became live,
-        // but no HandlersChanged came, and integration would not have routed its scheme).
-        // Their match rules are asked for together (each a round trip).
-        let devices = services.devices
-        async let following: Void = devices.start()
-        defer { devices.stop() }
-        async let losing = connection.signals(matching: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost", arg0: Contract.busName.rawValue))
-        async let owning = BusDriver(connection).nameOwnerChanges()
         let received = services.devices.engine.receivedShares()
         let changes = registry.changes()
         let integrationChanges = registry.changes()
@@ -90,5 +83,14 @@ struct SchemeBridgeService: Service {
         }
         connection.close()
         logger.info("disconnected from the bus; stopped")
+    }
+
+    /// The policy (first: the registry resolves reserved schemes by its rule) and the registry, with one content-type database.
+    static func registry(environment: [String: String], policyOverrides: @escaping @Sendable (inout PolicyConfig) -> Void,
+                         logger: Logger) -> (PolicyStore, Registry) {
+        let policy = PolicyStore(paths: PolicyStore.defaultPaths(directories: XDGDirectories(environment: environment)), overrides: policyOverrides,
+                                 warn: { logger.warning("\($0)") })
+        return (policy, Registry(environment: environment, reservedSchemes: policy.current.reservedSchemes,
+                                 contentTypes: ContentTypeDatabase(environment: environment)) { logger.warning("\($0)") })
     }
 }

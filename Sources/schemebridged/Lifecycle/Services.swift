@@ -30,20 +30,18 @@ struct Services {
     let portalFiles: PortalFileChooser
 
     init(registry: Registry, connection: Connection, environment: [String: String], busAddress: String,
-         policy: PolicyStore, logger: Logger) {
+         policy: PolicyStore, descriptors: DescriptorWork, devices: DeviceService, logger: Logger) {
         if let ended = ChildReaper.shared.host() { try? connection.watchReadable(ended) { ChildReaper.shared.reapEnded() } }  // on the loop, no thread
         let documents = Documents(registry: registry, environment: environment)
         let appLinks = AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger)
         let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
                             documents: documents, appLinks: appLinks.links)
-        let descriptors = DescriptorWork()
         let callers = Callers(connection: connection, registry: registry, logger: logger)
         let env = LaunchContext.baseEnvironment(environment, busAddress: busAddress)
         let splash = SplashHelper(environment: env, log: { warning, message in warning ? logger.warning("\(message)") : logger.notice("\(message)") })
         let chooser = ChooserService(broker: broker, port: ChooserDialogs(connection: connection), environment: DialogPortals.environment(env),
                                      busName: ChooserContract.busName.rawValue, log: { logger.log($0, $1) })
-        let devices = DeviceService(connection: connection, environment: environment, descriptors: descriptors, logger: logger)
         let replies = ReplyService(connection: connection)
         let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
         let pasteboards = PasteboardService(store: store, connection: connection, callers: callers,
