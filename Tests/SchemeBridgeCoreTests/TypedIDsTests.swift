@@ -72,4 +72,86 @@ import Testing
             try AppChooserRequest(appID: "/usr/bin/tool", choices: [], options: ["content_type": "x-scheme-handler/todo", "uri": "todo:x"])
         }
     }
+
+    // MARK: the guard
+
+    static let core = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/SchemeBridgeCore")
+
+    /// The parameters (of `public` functions and initializers, and enum cases' payloads) named
+    /// like a desktop or app id (`desktopID`, `appID`, `handlerAppID`...) whose type is `String`,
+    /// `String?`, `[String]` or `Set<String>`, as `file: declaration(parameter)`. A reading of
+    /// the source text: a declaration's parameters are what stands between its balanced
+    /// parentheses.
+    static func untypedIDParameters(in source: String, file: String) -> [String] {
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.drop(while: { $0 == " " }).hasPrefix("//") }
+        let text = Array(lines.joined(separator: "\n").utf8)
+        let starts = try! NSRegularExpression(pattern: #"(public\s+(?:[a-z]+\s+)*(?:func\s+[^\s(<]+|init\??)|\bcase\s+[A-Za-z_]\w*)\s*(?:<[^>]*>)?\("#)
+        let string = String(decoding: text, as: UTF8.self)
+        var found: [String] = []
+        for match in starts.matches(in: string, range: NSRange(string.startIndex..., in: string)) {
+            guard let range = Range(match.range, in: string) else { continue }
+            let head = string[range].split(whereSeparator: { $0 == "\n" || $0 == " " }).joined(separator: " ")
+            // The parameter list: up to the parenthesis that closes the one the match ends with.
+            var depth = 1, params: [String] = [], current = "", previous: Character = " "
+            for c in string[range.upperBound...] {
+                if "([<".contains(c) { depth += 1 } else if ")]".contains(c) || (c == ">" && previous != "-") { depth -= 1 }
+                previous = c
+                if depth == 0 { break }
+                if c == ",", depth == 1 { params.append(current); current = "" } else { current.append(c) }
+            }
+            params.append(current)
+            for p in params {
+                let parts = p.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                let names = parts[0].split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+                let type = parts[1].split(separator: "=", maxSplits: 1)[0].trimmingCharacters(in: .whitespacesAndNewlines)
+                guard ["String", "String?", "[String]", "Set<String>"].contains(type),
+                      names.contains(where: { $0.lowercased().contains("desktopid") || $0.lowercased().contains("appid") }) else { continue }
+                found.append("\(file): \(head)\(p.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            }
+        }
+        return found
+    }
+
+    @Test func coreTakesNoDesktopOrAppIDAsAString() throws {
+        // Text where text is what comes in, each for its reason.
+        let allowed = [
+            // The conversions from text themselves.
+            "DesktopID.swift: public init(_ appIDOrFileName: String)",
+            "DesktopID.swift: public static func fileName(appID id: String)",
+            // A D-Bus call's arguments, decoded here (into AppIDPattern; ids echoed back as the keys of the reply).
+            "PasteboardCalls.swift: public func changeGrants(appIDs names: [String])",
+            "Broker.swift: public func displayNames(_ desktopIDs: [String])",
+            // Compared with a systemd scope's app id as its name spells it (CallerIdentity.launcherAppID), text to text.
+            "CallerAncestry.swift: public init(ownAppIDs: Set<String>)",
+            "CallerCache.swift: public init(ownAppIDs: Set<String>)",
+        ]
+        var found: [String] = []
+        let files = try FileManager.default.subpathsOfDirectory(atPath: Self.core.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100, "Core's sources were not found at \(Self.core.path)")
+        for file in files.sorted() {
+            let source = try String(contentsOf: Self.core.appendingPathComponent(file), encoding: .utf8)
+            found += Self.untypedIDParameters(in: source, file: (file as NSString).lastPathComponent)
+        }
+        #expect(found.filter { !allowed.contains($0) } == [], "parameters that should be DesktopID, AppID or CallerID")
+    }
+
+    /// The check itself: what it must find, and what it must not.
+    @Test func theGuardFindsAnUntypedID() {
+        let source = """
+            public enum E { case invalidHandler(desktopID: String, scheme: String); case ok(desktopID: DesktopID) }
+            public func f(_ a: Int,
+                          handlerAppID id: String? = nil) {}
+            // public func commented(desktopID: String)
+            func internalOne(appID: String) {}
+            public init(ids desktopIDs: [String], names: [String: String]) {}
+            """
+        #expect(Self.untypedIDParameters(in: source, file: "X.swift") == [
+            "X.swift: case invalidHandler(desktopID: String)",
+            "X.swift: public func f(handlerAppID id: String? = nil)",
+            "X.swift: public init(ids desktopIDs: [String])",
+        ])
+    }
 }
