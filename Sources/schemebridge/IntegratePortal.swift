@@ -117,14 +117,14 @@ struct IntegratePortal {
             func list(_ l: [String]) -> JSON.Value { .array(l.map { .string($0) }) }
             JSON.out([("portal", .bool(record != nil)), ("way", record.map { .string($0.way.rawValue) } ?? .null),
                       ("desktops", record.map { .string($0.desktops) } ?? .null), ("files", list(files)), ("always_ask", list(asked)),
-                      ("published", .array(published.map { .object([("type", .string($0.type)), ("app", .string($0.app)), ("handler", .string($0.handler + ".desktop"))]) })),
+                      ("published", .array(published.map { .object([("type", .string($0.type)), ("app", .string($0.app)), ("handler", .string($0.handler.fileName))]) })),
                       ("changed", list(changed)), ("record", .string(path))])
             return
         }
         Terminal.out(Self.summary(record))
         if !files.isEmpty { Terminal.out("files: \(files.joined(separator: " "))") }
         if !asked.isEmpty { Terminal.out("always-ask: \(asked.joined(separator: " "))") }
-        for r in published { Terminal.out("applied by the portal: \(r.type) from \(r.app) → \(r.handler).desktop") }
+        for r in published { Terminal.out("applied by the portal: \(r.type) from \(r.app) → \(r.handler)") }
         if !changed.isEmpty { Terminal.out("changed since (left alone): \(changed.joined(separator: " "))") }
     }
 

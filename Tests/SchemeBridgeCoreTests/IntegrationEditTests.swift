@@ -87,7 +87,7 @@ import Testing
         s.tree.write(s.tree.apps(0) + "/" + Self.own, XDGTree.desktopFile(name: "SchemeBridge", schemes: [], exec: "schemebridge open %u"))
         s.tree.write(s.list, "[Default Applications]\nx-scheme-handler/todo=b.desktop\n")
         _ = try await s.integration.enable(["todo"], all: true)
-        let router = URLRouter(registry: s.tree.registry(), ownDesktopIDs: [Self.own])
+        let router = URLRouter(registry: s.tree.registry(), ownDesktopIDs: [DesktopID(fileName: Self.own)])
         #expect(router.effectiveDefault(forScheme: "todo")?.id == "b.desktop")
         #expect(router.handlers(forScheme: "todo") == ["b.desktop", "a.desktop"])
     }

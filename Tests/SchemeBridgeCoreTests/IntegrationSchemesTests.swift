@@ -6,7 +6,7 @@ import Testing
     static let own = "io.example.Bridge.desktop"
 
     static func broker(_ t: XDGTree) -> Broker {
-        Broker(registry: t.registry(), policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [own])
+        Broker(registry: t.registry(), policy: PolicyStore(path: t.configHome + "/none"), ownDesktopIDs: [DesktopID(fileName: own)])
     }
 
     static func failure(_ body: () throws(ServiceFailure) -> some Any) -> ServiceFailure? {

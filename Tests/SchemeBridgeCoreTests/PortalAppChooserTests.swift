@@ -38,7 +38,7 @@ import Testing
         let s = DecidingTests.Setup()
         for id in ["a", "b", "c"] { s.tree.entry(1, "\(id).desktop", schemes: ["todo"]) }
         let broker = s.broker(config: "[Routes]\ntodo from org.test.Routed=c.desktop\n")
-        let request = { (app: String) in try AppChooserRequest(appID: app, choices: ["a", "b", "c"], options: Self.url) }
+        let request = { (app: String) in try AppChooserRequest(appID: PortalAppName(app), choices: ["a", "b", "c"], options: Self.url) }
         // A route for the app's id: no chooser.
         let never = FakeChooser(.cancelled(reason: "no"))
         let routed = try request("org.test.Routed")

@@ -10,7 +10,7 @@ import Testing
     static let db = PickingTests.system
 
     static func request(_ filters: [[P]] = [], current: [P]? = nil, directory: Bool = false, app: String = "org.test.App") -> FileChooserRequest {
-        FileChooserRequest(appID: app, parentWindow: "x11:0x2A", title: "Insert a scan", multiple: false, directory: directory,
+        FileChooserRequest(appID: PortalAppName(app), parentWindow: "x11:0x2A", title: "Insert a scan", multiple: false, directory: directory,
                            filters: filters, currentFilter: current, database: db)
     }
 

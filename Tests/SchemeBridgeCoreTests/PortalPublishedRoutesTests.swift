@@ -71,7 +71,7 @@ import Testing
         let registry = t.registry()
         let images = LaunchImageIndex()
         return PortalRoutePublishing.plan(routes: routes.map { Route(subject: $0.0, callerPattern: $0.1, desktopID: ChooserTargetID($0.2)) }, choices: choices, routedSchemes: routedSchemes,
-                                          entry: { registry.entry(id: DesktopID(fileName: $0)) },
+                                          entry: { registry.entry(id: $0) },
                                           showsLaunchImage: { images.image(for: $0, scheme: $1, scale: 1) != nil })
     }
 
@@ -103,7 +103,7 @@ import Testing
         // With launch images off (no entry shows one), the route with an image is published too.
         let registry = t.registry()
         let off = PortalRoutePublishing.plan(routes: [Route(subject: "splashy", callerPattern: "org.test.Notes", desktopID: "org.test.Splash.desktop")], choices: [],
-                                             routedSchemes: [], entry: { registry.entry(id: DesktopID(fileName: $0)) }, showsLaunchImage: { _, _ in false })
+                                             routedSchemes: [], entry: { registry.entry(id: $0) }, showsLaunchImage: { _, _ in false })
         #expect(off.published == [PortalPublishedRoute(type: "x-scheme-handler/splashy", app: "org.test.Notes", handler: "org.test.Splash")])
         #expect(off.alwaysAsk.isEmpty)
         // One unpublishable line keeps the whole type always-ask, with nothing published for it.

@@ -59,8 +59,8 @@ extension Broker {
     func handedBackToUs(_ scheme: String) -> OpenFailure? {
         let path = registry.directories.userMimeappsList
         guard let bytes = try? FileSystem.readFile(path) else { return nil }
-        let ids = IntegrationEdit.defaults(scheme, in: KeyFileDocument(bytes: bytes))
-        guard let ours = ids.first(where: { router.ownDesktopIDs.contains($0) || registry.entry(id: DesktopID(fileName: $0)).map(router.routesBackToUs) == true }) else {
+        let ids = IntegrationEdit.defaults(scheme, in: KeyFileDocument(bytes: bytes)).map { DesktopID(fileName: $0) }
+        guard let ours = ids.first(where: { router.ownDesktopIDs.contains($0) || registry.entry(id: $0).map(router.routesBackToUs) == true }) else {
             return nil
         }
         let what = scheme == "http" || scheme == "https" ? "browser" : "application"

@@ -6,9 +6,10 @@ import Synchronization
 public final class LaunchSlots: Sendable {
     private struct Counts {
         var total = 0
-        /// Launches in flight per caller key; a key is removed when its count is back to 0, so
-        /// the table never holds more keys than launches in flight.
-        var perCaller: [String: Int] = [:]
+        /// Launches in flight per caller (nil: the unidentified callers, together); a key is
+        /// removed when its count is back to 0, so the table never holds more keys than launches
+        /// in flight.
+        var perCaller: [CallerID?: Int] = [:]
     }
     private let counts = Mutex(Counts())
 
@@ -22,12 +23,11 @@ public final class LaunchSlots: Sendable {
 
     public init() {}
 
-    /// A slot, or nil when `limit` launches are already in flight.
-    public func take(limit: Int) -> LaunchSlot? { try? take(caller: "", limit: limit, perCaller: limit) }
-
-    /// A slot for `caller`: refused when `limit` launches are in flight in all, or `perCaller`
-    /// of them are this caller's.
-    public func take(caller: String, limit: Int, perCaller: Int) throws(Refusal) -> LaunchSlot {
+    /// A slot for `caller` (nil: an unidentified caller; they are counted together, as one
+    /// caller): refused when `limit` launches are in flight in all, or `perCaller` of them are
+    /// this caller's. A caller is counted by its identity, so `org.example.App` and
+    /// `org.example.App.desktop` are one caller (``CallerID``).
+    public func take(caller: CallerID?, limit: Int, perCaller: Int) throws(Refusal) -> LaunchSlot {
         let refusal = counts.withLock { c -> Refusal? in
             if c.total >= limit { return .total(limit: limit) }
             if c.perCaller[caller, default: 0] >= perCaller { return .caller(limit: perCaller) }
@@ -42,10 +42,10 @@ public final class LaunchSlots: Sendable {
     /// Launches in flight now.
     public var inFlight: Int { counts.withLock { $0.total } }
 
-    /// Launches in flight now for `caller`.
-    public func inFlight(caller: String) -> Int { counts.withLock { $0.perCaller[caller, default: 0] } }
+    /// Launches in flight now for `caller` (nil: the unidentified callers).
+    public func inFlight(caller: CallerID?) -> Int { counts.withLock { $0.perCaller[caller, default: 0] } }
 
-    fileprivate func give(_ caller: String) {
+    fileprivate func give(_ caller: CallerID?) {
         counts.withLock { c in
             c.total -= 1
             let left = c.perCaller[caller, default: 1] - 1
@@ -57,8 +57,8 @@ public final class LaunchSlots: Sendable {
 /// One launch in flight; given back when released.
 public final class LaunchSlot: Sendable {
     private let owner: LaunchSlots
-    private let caller: String
-    fileprivate init(owner: LaunchSlots, caller: String) {
+    private let caller: CallerID?
+    fileprivate init(owner: LaunchSlots, caller: CallerID?) {
         self.owner = owner
         self.caller = caller
     }

@@ -30,16 +30,16 @@ public struct AppChooserRequest: Sendable, Equatable {
     public static let maximumChoices = 256
 
     /// Decodes a `ChooseApplication` call; `InvalidArgs` when it names no valid app id, URL or type.
-    /// `parentWindow`: the call's `parent_window` (``PortalParentWindow``).
-    public init(appID: String, choices: [String], options: [String: String], parentWindow: String = "") throws(OpenFailure) {
+    /// `appID`: the app the frontend names; `parentWindow`: the call's `parent_window` (``PortalParentWindow``).
+    public init(appID app: PortalAppName, choices: [String], options: [String: String], parentWindow: String = "") throws(OpenFailure) {
         (self.parentWindow, self.parentWindowWarning) = PortalParentWindow.normalized(parentWindow)
-        if appID.isEmpty {
+        if app.isHost {
             self.appID = nil
         } else {
             // A Flatpak app id is a D-Bus well-known name; a Snap's is a name of its own, kept as
             // given when it is a valid desktop id's stem.
-            guard AppID.isValid(appID) || DesktopID.isValid(appID + ".desktop"), let id = CallerID(appID) else {
-                throw OpenFailure(.invalidArgument, "'\(appID.prefix(80))' is not an app id")
+            guard AppID.isValid(app.text) || DesktopID.isValid(app.text + ".desktop"), let id = app.callerID else {
+                throw OpenFailure(.invalidArgument, "'\(app.text.prefix(80))' is not an app id")
             }
             self.appID = id
         }

@@ -50,10 +50,11 @@ public struct FileChooserRequest: Sendable, Equatable {
     /// The longest title kept, in bytes.
     public static let maximumTitleBytes = 512
 
-    /// `filters` and `current_filter` as the adapter decoded them; `database` maps globs to types.
-    public init(appID: String, parentWindow: String, title: String, multiple: Bool, directory: Bool,
+    /// `appID`: the app the frontend names; `filters` and `current_filter` as the adapter decoded
+    /// them; `database` maps globs to types.
+    public init(appID app: PortalAppName, parentWindow: String, title: String, multiple: Bool, directory: Bool,
                 filters: [[Pattern]], currentFilter: [Pattern]?, database: ContentTypeDatabase?) {
-        (self.appID, self.sandboxed) = (CallerID(appID), !appID.isEmpty)
+        (self.appID, self.sandboxed) = (app.callerID, !app.isHost)
         (self.parentWindow, self.parentWindowWarning) = PortalParentWindow.normalized(parentWindow)
         var cut = title
         while cut.utf8.count > Self.maximumTitleBytes { cut.removeLast() }

@@ -137,7 +137,7 @@ public struct PortalIntegration {
         }
         for route in routes where !known.contains(PortalChange.route(route, before: .none).key) {
             let now = try store.permission(route.type, app: route.app)
-            if now.appliedHandler == route.handler { continue }
+            if now.appliedHandler == route.storedHandler { continue }
             new.append(.route(route, before: now))
         }
         guard !new.isEmpty else { return outcome }
@@ -246,7 +246,7 @@ public struct PortalIntegration {
             try store.setAlwaysAsk(type, .asked)
         case .route(let route, let before):
             let now = try store.permission(route.type, app: route.app)
-            if now.appliedHandler == route.handler { return true }
+            if now.appliedHandler == route.storedHandler { return true }
             guard now == before else { return false }
             try store.setPermission(route.type, app: route.app, .strings(route.permission))
         }
@@ -276,7 +276,7 @@ public struct PortalIntegration {
             let now = try store.permission(route.type, app: route.app)
             if now == before { return nil }
             // Still our handler, whatever count the portal wrote since: ours to give back.
-            guard now.handler == route.handler else { return false }
+            guard now.handler == route.storedHandler else { return false }
             try store.setPermission(route.type, app: route.app, before)
         }
         tick()
@@ -289,7 +289,7 @@ public struct PortalIntegration {
         case .directory(let path): FileSystem.info(path).kind == .directory
         case .file(let path, _, let after): try read(path) == after
         case .alwaysAsk(let type, _): try store.alwaysAsk(type) == .asked
-        case .route(let route, _): try store.permission(route.type, app: route.app).appliedHandler == route.handler
+        case .route(let route, _): try store.permission(route.type, app: route.app).appliedHandler == route.storedHandler
         }
     }
 

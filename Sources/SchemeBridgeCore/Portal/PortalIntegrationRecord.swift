@@ -126,7 +126,7 @@ public struct PortalIntegrationRecord: Sendable, Equatable {
             case .route(let route, let before):
                 counted("route", Array(route.type.utf8))
                 counted("app", Array(route.app.utf8))
-                counted("handler", Array(route.handler.utf8))
+                counted("handler", Array(route.storedHandler.utf8))
                 switch before {
                 case .noEntry: line("before no-entry")
                 case .none: line("before none")
@@ -197,7 +197,7 @@ public struct PortalIntegrationRecord: Sendable, Equatable {
                     before = .strings(strings)
                 }
                 changes.append(.route(PortalPublishedRoute(type: String(decoding: type, as: UTF8.self), app: String(decoding: app, as: UTF8.self),
-                                                           handler: String(decoding: handler, as: UTF8.self)), before: before))
+                                                           storedHandler: String(decoding: handler, as: UTF8.self)), before: before))
             } else if text.hasPrefix("removing ") {
                 guard let key = counted("removing"), let key else { return nil }
                 removing.append(String(decoding: key, as: UTF8.self))

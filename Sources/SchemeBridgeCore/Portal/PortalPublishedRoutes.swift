@@ -47,18 +47,29 @@ extension String {
 public struct PortalPublishedRoute: Sendable, Equatable, Hashable {
     /// The content type: `x-scheme-handler/SCHEME` or a MIME type.
     public let type: String
-    /// The caller's app id (a Flatpak id).
+    /// The caller's app id (a Flatpak id), as the permission store keys its permissions: the
+    /// store's own key, kept byte for byte as the `[Routes]` line or the record spells it.
     public let app: String
-    /// The handler's desktop id without `.desktop` (the portal's own naming).
-    public let handler: String
+    /// The handler (the permission store names it ``storedHandler``).
+    public let handler: DesktopID
 
-    public init(type: String, app: String, handler: String) {
+    public init(type: String, app: String, handler: DesktopID) {
         (self.type, self.app, self.handler) = (type, app, handler)
     }
 
-    /// The permission strings written: `[HANDLER, "3", "3"]`.
+    /// The route whose handler the permission store (and the integration record) names
+    /// `storedHandler`: a desktop id without `.desktop`, the portal's own naming. The inverse of
+    /// ``storedHandler``, byte for byte.
+    public init(type: String, app: String, storedHandler: String) {
+        self.init(type: type, app: app, handler: DesktopID(fileName: storedHandler + ".desktop"))
+    }
+
+    /// The handler as the permission store names it: its app id (the desktop id without `.desktop`).
+    public var storedHandler: String { handler.appID }
+
+    /// The permission strings written: `[HANDLER, "3", "3"]` (``storedHandler``).
     public var permission: [String] {
-        [handler, String(PortalRoutePublishing.threshold), String(PortalRoutePublishing.threshold)]
+        [storedHandler, String(PortalRoutePublishing.threshold), String(PortalRoutePublishing.threshold)]
     }
 }
 
@@ -108,7 +119,7 @@ public enum PortalRoutePublishing {
     /// desktop id; `showsLaunchImage` says whether an entry shows a launch image for a scheme
     /// (false for every entry when launch images are off).
     public static func plan(routes: [Route], choices: [Choice], routedSchemes: [String],
-                            entry: (String) -> DesktopEntry?, showsLaunchImage: (DesktopEntry, String) -> Bool) -> Plan {
+                            entry: (DesktopID) -> DesktopEntry?, showsLaunchImage: (DesktopEntry, String) -> Bool) -> Plan {
         var byType: [String: [Route]] = [:]
         var order: [String] = []
         for route in routes {
@@ -131,7 +142,7 @@ public enum PortalRoutePublishing {
 
     /// The type's routes as the portal would apply them, or nil when one of them cannot be.
     static func publishable(type: String, routes: [Route], choices: [Choice],
-                            entry: (String) -> DesktopEntry?, showsLaunchImage: (DesktopEntry, String) -> Bool) -> [PortalPublishedRoute]? {
+                            entry: (DesktopID) -> DesktopEntry?, showsLaunchImage: (DesktopEntry, String) -> Bool) -> [PortalPublishedRoute]? {
         guard !portalUsesDefault(type) else { return nil }
         let scheme = Self.scheme(of: type)
         var out: [PortalPublishedRoute] = []
@@ -142,11 +153,11 @@ public enum PortalRoutePublishing {
             // The first line for an app wins; a later one for the same app never decides.
             guard seen.insert(app).inserted else { continue }
             let remembered = choices.first { $0.caller.text == app && ChoiceSubject.normalized($0.subject) == ChoiceSubject.normalized(route.subject) }
-            let desktopID = (remembered?.desktopID ?? route.desktopID).text
-            guard desktopID.hasSuffix(".desktop"), let e = entry(desktopID), Policy.allows(caller: CallerID(app), entry: e), !e.runsSchemeBridgeOpen,
+            let desktopID = (remembered?.desktopID ?? route.desktopID).desktopID
+            guard desktopID.fileName.hasSuffix(".desktop"), let e = entry(desktopID), Policy.allows(caller: CallerID(app), entry: e), !e.runsSchemeBridgeOpen,
                   scheme == "file" ? e.mimeTypes.contains(type) : e.schemes.contains(scheme),
                   !showsLaunchImage(e, scheme) else { return nil }
-            out.append(PortalPublishedRoute(type: type, app: app, handler: String(desktopID.dropLast(".desktop".count))))
+            out.append(PortalPublishedRoute(type: type, app: app, handler: desktopID))
         }
         return out
     }

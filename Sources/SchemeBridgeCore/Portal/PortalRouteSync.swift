@@ -12,7 +12,7 @@ extension PortalRoutePublishing {
         let images = LaunchImageIndex()
         let imagesOn = config?.launchImages ?? true
         return plan(routes: config?.routes ?? [], choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: directories)).all,
-                    routedSchemes: routedSchemes, entry: { registry.entry(id: DesktopID(fileName: $0)) },
+                    routedSchemes: routedSchemes, entry: { registry.entry(id: $0) },
                     showsLaunchImage: { entry, scheme in imagesOn && images.image(for: entry, scheme: scheme, scale: 1) != nil })
     }
 }

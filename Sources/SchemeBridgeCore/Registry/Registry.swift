@@ -7,7 +7,7 @@ public enum SetDefaultError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidScheme(SchemeURLError)
     /// The desktop ID is not an installed, eligible handler of the scheme (the service maps
     /// this to `InvalidHandler`).
-    case invalidHandler(desktopID: String, scheme: String, reason: String)
+    case invalidHandler(desktopID: DesktopID, scheme: String, reason: String)
     /// `mimeapps.list` could not be written; the old file is intact.
     case writeFailed(path: String, reason: String)
 
@@ -426,7 +426,7 @@ public final class Registry: Sendable {
         let desktopID = id.fileName
         let name = s.name
         guard DesktopID.isValid(desktopID) else {
-            throw .invalidHandler(desktopID: desktopID, scheme: name, reason: "not a valid desktop ID")
+            throw .invalidHandler(desktopID: id, scheme: name, reason: "not a valid desktop ID")
         }
         writer.withLock { _ in materializeLocked() }
         let verdict: String? = state.withLock { m in
@@ -446,7 +446,7 @@ public final class Registry: Sendable {
             }
             return "it does not declare MimeType=\(s.mimeType)"
         }
-        if let verdict { throw .invalidHandler(desktopID: desktopID, scheme: name, reason: verdict) }
+        if let verdict { throw .invalidHandler(desktopID: id, scheme: name, reason: verdict) }
 
         let path = directories.userMimeappsList
         let changed = try writer.withLock { _ throws(SetDefaultError) -> Set<String> in

@@ -90,16 +90,15 @@ extension Registry {
     /// line written names the canonical type.
     @discardableResult
     public func setDefault(type: String, desktopID id: DesktopID) throws(SetDefaultError) -> HandlerResolution {
-        let desktopID = id.fileName
         guard let validated = try? PasteboardType.validated(type), !validated.hasPrefix("x-scheme-handler/") else {
-            throw .invalidHandler(desktopID: desktopID, scheme: type, reason: "'\(type)' is not a content type")
+            throw .invalidHandler(desktopID: id, scheme: type, reason: "'\(type)' is not a content type")
         }
         let (key, names) = typeNames(validated)
-        guard DesktopID.isValid(desktopID), let entry = entry(id: id) else {
-            throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "no such application is installed (or it cannot be started)")
+        guard id.isValid, let entry = entry(id: id) else {
+            throw .invalidHandler(desktopID: id, scheme: key, reason: "no such application is installed (or it cannot be started)")
         }
         guard entry.mimeTypes.contains(where: names.contains) || handlers(forType: key).contains(id) else {
-            throw .invalidHandler(desktopID: desktopID, scheme: key, reason: "it does not declare MimeType=\(key)")
+            throw .invalidHandler(desktopID: id, scheme: key, reason: "it does not declare MimeType=\(key)")
         }
         let path = directories.userMimeappsList
         let changed = try writer.withLock { _ throws(SetDefaultError) -> Set<String> in

@@ -30,7 +30,7 @@ public final class Broker: Sendable {
     ///   - choices: remembered choices (in memory only when not given).
     ///   - documents: what opens documents (none opened when not given).
     ///   - appLinks: which apps hold https links (none when not given).
-    public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<String>,
+    public init(registry: Registry, policy: PolicyStore, ownDesktopIDs: Set<DesktopID>,
                 launchImages: LaunchImageIndex = LaunchImageIndex(),
                 clock: @escaping @Sendable () -> Double = LaunchRateLimiter.monotonicSeconds,
                 choices: ChoiceStore = ChoiceStore(path: nil), documents: Documents? = nil, appLinks: AppLinks? = nil) {
@@ -151,7 +151,7 @@ public final class Broker: Sendable {
             throw OpenFailure(.invalidHandler, "'\(desktopID)' is SchemeBridge itself and cannot handle '\(s)'")
         }
         if router.isHijack(e, scheme: s) || Policy.isNeverRouted(s) {
-            throw OpenFailure(.reservedScheme, RouteError.reservedScheme(scheme: s, desktopID: desktopID).description
+            throw OpenFailure(.reservedScheme, RouteError.reservedScheme(scheme: s, desktopID: id).description
                 + " (SetDefaultHandler over D-Bus cannot do that, so no program can hijack it this way)")
         }
         return s
@@ -291,11 +291,10 @@ public final class Broker: Sendable {
             throw OpenFailure(.accessDenied, "\(plan.entry.name ?? plan.entry.idText) (\(plan.entry.id)) accepts URLs only from "
                 + "\(plan.entry.extensionKeys["X-SchemeBridge-AllowedCallers"] ?? "")" + "; the caller is \(caller.appID ?? "unidentified")")
         }
-        let key = Self.limitKey(caller)
         try chargeLaunch(caller, config: config)
         let slot: LaunchSlot
         do {
-            slot = try slots.take(caller: key ?? LaunchRateLimiter.overflowKey, limit: config.maxConcurrentLaunches, perCaller: config.maxLaunchesPerCaller)
+            slot = try slots.take(caller: caller.id, limit: config.maxConcurrentLaunches, perCaller: config.maxLaunchesPerCaller)
         } catch {
             switch error {
             case .total(let limit):

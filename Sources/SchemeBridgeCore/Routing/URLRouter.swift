@@ -5,12 +5,12 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No eligible application handles the scheme.
     case noHandler(scheme: String)
     /// The handler asked for is not an eligible handler of the scheme.
-    case invalidHandler(desktopID: String, scheme: String)
+    case invalidHandler(desktopID: DesktopID, scheme: String)
     /// The handler needs a terminal and none is installed.
-    case noTerminal(desktopID: String)
+    case noTerminal(desktopID: DesktopID)
     /// A reserved scheme claimed only by entries in the user's data dir that no config-dir
     /// `mimeapps.list` names; or `file:`, which is never routed.
-    case reservedScheme(scheme: String, desktopID: String?)
+    case reservedScheme(scheme: String, desktopID: DesktopID?)
 
     public var description: String {
         switch self {
@@ -39,13 +39,13 @@ public enum RouteError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct URLRouter: Sendable {
     public let registry: Registry
     /// Desktop IDs that are SchemeBridge itself, never handlers (loop safety).
-    public let ownDesktopIDs: Set<String>
+    public let ownDesktopIDs: Set<DesktopID>
     /// Reserved schemes and other rules.
     public let policy: Policy
     /// When set, its current reserved schemes replace ``policy``'s (live config).
     public let policyStore: PolicyStore?
 
-    public init(registry: Registry, ownDesktopIDs: Set<String>, policy: Policy = Policy(), policyStore: PolicyStore? = nil) {
+    public init(registry: Registry, ownDesktopIDs: Set<DesktopID>, policy: Policy = Policy(), policyStore: PolicyStore? = nil) {
         self.registry = registry
         self.ownDesktopIDs = ownDesktopIDs
         self.policy = policy
@@ -95,7 +95,7 @@ public struct URLRouter: Sendable {
     /// True when `entry` would hand the URL straight back to SchemeBridge: our own entry, or
     /// any entry whose command is `schemebridge open …`.
     public func routesBackToUs(_ entry: DesktopEntry) -> Bool {
-        entry.runsSchemeBridgeOpen || ownDesktopIDs.contains(entry.idText)
+        entry.runsSchemeBridgeOpen || ownDesktopIDs.contains(entry.id)
     }
 
     /// The eligible handlers of `scheme`, default first, SchemeBridge itself left out.
@@ -154,7 +154,7 @@ public struct URLRouter: Sendable {
             let plan = try make()
             if registry.matchesFilesOnDisk(plan.entry) { return plan }
             attempt += 1
-            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.idText, scheme: plan.url?.scheme.name ?? "") }
+            guard attempt <= 2 else { throw .invalidHandler(desktopID: plan.entry.id, scheme: plan.url?.scheme.name ?? "") }
             registry.reloadFromFiles(because: plan.entry)
         }
     }
@@ -166,14 +166,14 @@ public struct URLRouter: Sendable {
         let entry: DesktopEntry
         if let handler {
             guard registry.isHandler(handler, forScheme: scheme), let e = registry.entry(id: handler), !routesBackToUs(e) else {
-                throw .invalidHandler(desktopID: handler.fileName, scheme: scheme)
+                throw .invalidHandler(desktopID: handler, scheme: scheme)
             }
-            if isHijack(e, scheme: scheme) { throw .reservedScheme(scheme: scheme, desktopID: handler.fileName) }
+            if isHijack(e, scheme: scheme) { throw .reservedScheme(scheme: scheme, desktopID: handler) }
             entry = e
         } else {
             guard let e = effectiveDefault(forScheme: scheme) else {
                 let hijackers = registry.handlers(forScheme: scheme).compactMap { registry.entry(id: $0) }.filter { isHijack($0, scheme: scheme) }
-                if let first = hijackers.first { throw .reservedScheme(scheme: scheme, desktopID: first.idText) }
+                if let first = hijackers.first { throw .reservedScheme(scheme: scheme, desktopID: first.id) }
                 throw .noHandler(scheme: scheme)
             }
             entry = e
@@ -193,7 +193,7 @@ public struct URLRouter: Sendable {
         return try confirmed { () throws(RouteError) in
             defer { reloaded = true }
             guard let current = reloaded ? registry.entry(id: entry.id) : entry, !routesBackToUs(current) else {
-                throw .invalidHandler(desktopID: entry.idText, scheme: url.scheme.name)
+                throw .invalidHandler(desktopID: entry.id, scheme: url.scheme.name)
             }
             return try launchPlan(url, entry: current, searchPath: searchPath, inDocumentPortal: inDocumentPortal, targets: .documents([url]))
         }
@@ -206,9 +206,9 @@ public struct URLRouter: Sendable {
             return LaunchPlan(targets: targets, entry: entry, action: .activate(busName: entry.busName, objectPath: entry.objectPath))
         }
         var commands = inDocumentPortal ? entry.launchCommandsWithoutFileForwarding(for: [u]) : entry.launchCommands(for: [u])
-        if commands.isEmpty { throw .invalidHandler(desktopID: entry.idText, scheme: u.scheme.name) }
+        if commands.isEmpty { throw .invalidHandler(desktopID: entry.id, scheme: u.scheme.name) }
         if entry.terminal {
-            guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.idText) }
+            guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw .noTerminal(desktopID: entry.id) }
             commands = commands.map { $0.prefixed(by: prefix) }
         }
         return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands))

@@ -48,7 +48,7 @@ extension Broker {
         }
         guard !commands.isEmpty else { throw OpenFailure(.launchFailed, "\(entry.id) has no usable Exec=") }
         guard entry.terminal else { return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands), purpose: .share) }
-        guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.idText)) }
+        guard let prefix = Terminals.prefix(searchPath: searchPath) else { throw OpenFailure(RouteError.noTerminal(desktopID: entry.id)) }
         return LaunchPlan(targets: targets, entry: entry, action: .spawn(commands.map { $0.prefixed(by: prefix) }), purpose: .share)
     }
 }

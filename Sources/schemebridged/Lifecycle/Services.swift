@@ -34,7 +34,7 @@ struct Services {
         if let ended = ChildReaper.shared.host() { try? connection.watchReadable(ended) { ChildReaper.shared.reapEnded() } }  // on the loop, no thread
         let documents = Documents(registry: registry, environment: environment)
         let appLinks = AppLinkService(registry: registry, environment: environment, policy: policy, logger: logger)
-        let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [Contract.ownDesktopID],
+        let broker = Broker(registry: registry, policy: policy, ownDesktopIDs: [DesktopID(fileName: Contract.ownDesktopID)],
                             choices: ChoiceStore(path: ChoiceStore.defaultPath(directories: registry.directories), warn: { logger.warning("\($0)") }),
                             documents: documents, appLinks: appLinks.links)
         let callers = Callers(connection: connection, registry: registry, logger: logger)

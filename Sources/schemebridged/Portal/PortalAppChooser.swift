@@ -50,7 +50,7 @@ final class PortalAppChooser: Sendable {
         for (k, v) in call.arguments[4].stringDictionary ?? [:] { if let s = v.unwrapped.string { options[k] = s } }
         let request: AppChooserRequest
         do {
-            request = try AppChooserRequest(appID: call.string(1), choices: call.arguments[3].arrayElements?.compactMap(\.string) ?? [],
+            request = try AppChooserRequest(appID: PortalAppName(call.string(1)), choices: call.arguments[3].arrayElements?.compactMap(\.string) ?? [],
                                             options: options, parentWindow: call.string(2))
         } catch {
             logger.warning("the portal's ChooseApplication was refused: \(error.message)")

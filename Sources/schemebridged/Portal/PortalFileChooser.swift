@@ -52,7 +52,7 @@ final class PortalFileChooser: Sendable {
     private func openFile(_ call: MethodCall) async throws -> [DBusValue] {
         let pid = try await frontend.requireFrontend(call.sender)
         let options = call.arguments[4].stringDictionary ?? [:]
-        let request = FileChooserRequest(appID: call.string(1), parentWindow: call.string(2), title: call.string(3),
+        let request = FileChooserRequest(appID: PortalAppName(call.string(1)), parentWindow: call.string(2), title: call.string(3),
                                          multiple: options["multiple"]?.unwrapped.bool ?? false,
                                          directory: options["directory"]?.unwrapped.bool ?? false,
                                          filters: (options["filters"]?.unwrapped.arrayElements ?? []).map(Self.filter),
