@@ -12,10 +12,10 @@ extension FileDescriptor {
         return FileDescriptor(owning: fd)
     }
 
-    /// A new eventfd counter at 0, non-blocking and close-on-exec: a thread polls it, another
-    /// wakes it with ``signalEvent()``.
-    public static func eventCounter() throws(Errno) -> FileDescriptor {
-        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+    /// A new eventfd counter at 0, close-on-exec and non-blocking (`blocking`: a read waits for
+    /// a signal instead): a thread polls or reads it, another wakes it with ``signalEvent()``.
+    public static func eventCounter(blocking: Bool = false) throws(Errno) -> FileDescriptor {
+        let fd = eventfd(0, Int32(blocking ? EFD_CLOEXEC : EFD_CLOEXEC | EFD_NONBLOCK))
         if fd < 0 { throw Errno.current }
         return FileDescriptor(owning: fd)
     }
