@@ -34,8 +34,9 @@ extension FileDescriptor {
         }
     }
 
-    /// The two ends of a pipe, each owned.
-    public struct Pipe: ~Copyable, Sendable {
+    /// The two ends of a pipe, each owned; frozen, so a caller may take the two ends apart
+    /// (`let r = pipe.readEnd, w = pipe.writeEnd`).
+    @frozen public struct Pipe: ~Copyable, Sendable {
         /// The end read from.
         public let readEnd: FileDescriptor
         /// The end written to.
