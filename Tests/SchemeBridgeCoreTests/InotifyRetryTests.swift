@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 import Testing
 @testable import SchemeBridgeCore
@@ -13,20 +14,17 @@ extension WatcherTests {
             private let state = Mutex((refusing: true, calls: 0, given: 0))
 
             func options(retry: Duration, maximum: Duration) -> DirectoryWatcher.Options {
-                DirectoryWatcher.Options(makeInstance: { [self] in make() }, retryInterval: retry, maximumRetryInterval: maximum)
+                DirectoryWatcher.Options(makeInstance: { [self] () throws(Errno) in try make() }, retryInterval: retry, maximumRetryInterval: maximum)
             }
 
-            private func make() -> Int32 {
+            private func make() throws(Errno) -> FileDescriptor {
                 let refused = state.withLock { s in
                     s.calls += 1
                     if !s.refusing { s.given += 1 }
                     return s.refusing
                 }
-                if refused {
-                    errno = EMFILE
-                    return -1
-                }
-                return inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+                if refused { throw Errno(EMFILE) }
+                return try FileDescriptor.inotifyInstance()
             }
 
             func recover() { state.withLock { $0.refusing = false } }

@@ -59,7 +59,7 @@ final class ManualClock: Sendable {
         for _ in 0..<100 { _ = limiter.allow("victim", limits, shared: strict) }
         #expect(!limiter.allow("victim", limits, shared: strict))
         var admitted = 0
-        for i in 0..<100_000 where limiter.allow("name-\(i)", limits, shared: strict) { admitted += 1 }
+        for i in 0..<100_000 where limiter.allow(CallerID("name-\(i)")!, limits, shared: strict) { admitted += 1 }
         print("limits: buckets after 100000 unique names: \(limiter.bucketCount) (cap \(LaunchRateLimiter.maximumBuckets))")
         #expect(limiter.bucketCount <= LaunchRateLimiter.maximumBuckets)
         #expect(admitted < LaunchRateLimiter.maximumBuckets + 2, "names past the cap share the strict bucket: \(admitted) admitted")

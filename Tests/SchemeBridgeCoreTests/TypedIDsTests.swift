@@ -46,6 +46,27 @@ import Testing
         _ = try slots.take(caller: sameApp, limit: 8, perCaller: 1)
     }
 
+    @Test func theLaunchRateIsCountedPerCallerIdentity() {
+        let clock = ManualClock()
+        let limiter = LaunchRateLimiter(rate: 1, burst: 2, clock: clock.read)
+        // The same app spelled with its desktop file's suffix spends the same bucket.
+        #expect(limiter.allow("org.example.App") && limiter.allow("org.example.App.desktop"))
+        #expect(!limiter.allow("org.example.App"), "a third launch within the burst of 2")
+        #expect(limiter.bucketCount == 1)
+        #expect(limiter.allow("org.example.Other"), "another caller has a bucket of its own")
+        // Unidentified callers share one bucket, at the shared limits...
+        let limits = LaunchRateLimiter.Limits(rate: 1, burst: 2), shared = LaunchRateLimiter.Limits(rate: 1, burst: 1)
+        #expect(limiter.allow(nil, limits, shared: shared))
+        #expect(!limiter.allow(nil, limits, shared: shared))
+        // ...and a new caller past the cap takes from that same bucket.
+        let capped = LaunchRateLimiter(rate: 1, burst: 2, maximumBuckets: 2, clock: clock.read)
+        #expect(capped.allow("org.example.A", limits, shared: shared))
+        #expect(capped.allow("org.example.B", limits, shared: shared), "past the cap: the shared bucket's one token")
+        #expect(!capped.allow(nil, limits, shared: shared), "the new caller past the cap spent the unidentified callers' token")
+        clock.advance(1)
+        #expect(capped.allow(nil, limits, shared: shared))
+    }
+
     @Test func aPublishedRouteNamesItsHandlerByDesktopIDAndStoresItAsThePortalDoes() {
         let route = PortalPublishedRoute(type: "x-scheme-handler/todo", app: "org.test.Notes", handler: "org.test.Todo.desktop")
         #expect(route == PortalPublishedRoute(type: "x-scheme-handler/todo", app: "org.test.Notes", handler: "org.test.Todo"))

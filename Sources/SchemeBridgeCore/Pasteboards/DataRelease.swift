@@ -17,11 +17,12 @@ final class DataRelease: Sendable {
         var running = true
     }
     private let state = Mutex(State())
-    private let wake: Int32
+    /// Wakes the thread (a blocking read waits on it); nil when the kernel gave no eventfd.
+    private let wake: FileDescriptor?
 
     private init() {
-        wake = eventfd(0, Int32(EFD_CLOEXEC))
-        guard wake >= 0 else {
+        wake = try? FileDescriptor.eventCounter(blocking: true)
+        guard wake != nil else {
             state.withLock { $0.running = false }
             return
         }
@@ -41,11 +42,11 @@ final class DataRelease: Sendable {
             return true
         }
         guard queued else { return }
-        var one: UInt64 = 1
-        _ = write(wake, &one, 8)
+        wake?.signalEvent()
     }
 
     private func run() {
+        let wake: Int32 = switch self.wake { case .some(let fd): fd.rawValue; case .none: -1 }
         while true {
             var count: UInt64 = 0
             if read(wake, &count, 8) < 0 && errno != EINTR {

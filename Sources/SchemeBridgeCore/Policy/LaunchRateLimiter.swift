@@ -6,14 +6,19 @@ import Glibc
 /// Memory and time are bounded whatever the callers do: a bucket that has filled up again is
 /// the same as no bucket and is dropped (a sweep at most once a second, over at most
 /// ``maximumBuckets``), and there are never more than ``maximumBuckets``. A new caller arriving
-/// while every bucket is still in use is counted under the shared ``overflowKey`` bucket instead,
-/// so no caller can get its bucket refilled by crowding it out with new names.
+/// while every bucket is still in use is counted under the one shared bucket instead (that of
+/// unidentified callers), so no caller can get its bucket refilled by crowding it out with new
+/// names. A caller is counted by its identity (``CallerID``): `org.example.App` and
+/// `org.example.App.desktop` are one caller, with one bucket.
 public final class LaunchRateLimiter: Sendable {
     /// The most buckets kept at once.
     public static let maximumBuckets = 4096
-    /// The bucket shared by unidentified callers, and by callers that arrive when
-    /// ``maximumBuckets`` are in use.
-    public static let overflowKey = "\u{0}overflow"
+    /// What a bucket is kept for: one caller, or the bucket shared by unidentified callers and
+    /// by callers that arrive when ``maximumBuckets`` are in use.
+    private enum Key: Hashable {
+        case caller(CallerID)
+        case shared
+    }
 
     private struct Bucket {
         var tokens: Double
@@ -25,7 +30,7 @@ public final class LaunchRateLimiter: Sendable {
         func tokens(at now: Double) -> Double { min(burst, tokens + max(0, now - last) * rate) }
     }
     private struct State {
-        var buckets: [String: Bucket] = [:]
+        var buckets: [Key: Bucket] = [:]
         var nextSweep: Double = 0
     }
     private let rate: Double
@@ -65,7 +70,7 @@ public final class LaunchRateLimiter: Sendable {
     }
 
     /// Takes one token for `caller` at the limiter's own rate and burst.
-    public func allow(_ caller: String) -> Bool {
+    public func allow(_ caller: CallerID) -> Bool {
         let limits = Limits(rate: rate, burst: burst)
         return allow(caller, limits, shared: limits)
     }
@@ -73,16 +78,16 @@ public final class LaunchRateLimiter: Sendable {
     /// Takes one token for `caller`; false when the caller is over `limits` (rate 0: no limit).
     /// A nil `caller` (unidentified), and a new caller while ``maximumBuckets`` are in use, take
     /// from the one bucket they all share, at the `shared` limits.
-    public func allow(_ caller: String?, _ limits: Limits, shared: Limits) -> Bool {
+    public func allow(_ caller: CallerID?, _ limits: Limits, shared: Limits) -> Bool {
         let now = clock()
         return state.withLock { s in
             if now >= s.nextSweep {
                 s.nextSweep = now + 1
                 s.buckets = s.buckets.filter { $0.value.tokens(at: now) < $0.value.burst }
             }
-            var key = caller ?? Self.overflowKey
-            if s.buckets[key] == nil && s.buckets.count >= cap - 1 { key = Self.overflowKey }
-            let l = key == Self.overflowKey ? shared : limits
+            var key = caller.map(Key.caller) ?? .shared
+            if s.buckets[key] == nil && s.buckets.count >= cap - 1 { key = .shared }
+            let l = key == .shared ? shared : limits
             guard l.rate > 0 else { return true }
             var b = s.buckets[key] ?? Bucket(tokens: l.burst, last: now, rate: l.rate, burst: l.burst)
             b.rate = l.rate

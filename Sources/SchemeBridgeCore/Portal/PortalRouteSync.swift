@@ -42,10 +42,11 @@ extension PortalIntegration {
         let path = FileSystem.dirname(recordPath(directories: directories))
         // No directory: no record for the service to follow either (the command makes both).
         guard FileSystem.info(path).kind == .directory else { return try body() }
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw PortalIntegrationError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        let directory: FileDescriptor
+        do { directory = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) } catch {
+            throw PortalIntegrationError("cannot open \(path): \(error)")
+        }
+        try? directory.lockExclusively()
         return try body()
     }
 }
@@ -62,7 +63,8 @@ public final class PortalRouteFollower: Sendable {
     /// The file names there whose change calls `work`.
     public let names: Set<String>
     private let work: @Sendable () -> Void
-    private let wake: Int32
+    /// Wakes the follower's thread; nil when the kernel gave no eventfd (nothing follows then).
+    private let wake: FileDescriptor?
     private let stopped = Atomic<Bool>(false)
     private let thread = Mutex<OSThread?>(nil)
 
@@ -72,27 +74,18 @@ public final class PortalRouteFollower: Sendable {
         directory = XDGDirectories.join(directories.configHome, "schemebridge")
         names = ["config", "choices"]
         self.work = work
-        wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        wake = try? FileDescriptor.eventCounter()
     }
-
-    deinit { if wake >= 0 { close(wake) } }
 
     /// Starts following, and runs `work` once (what changed while the service was not running);
     /// false (nothing follows) when the directory cannot be watched.
     @discardableResult
     public func start() -> Bool {
         try? FileSystem.makeDirectories(directory)
-        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0, wake >= 0 else { return false }
+        guard let instance = try? FileDescriptor.inotifyInstance(), wake != nil else { return false }
         let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_CREATE)
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            close(fd)
-            return false
-        }
-        let started = OSThread.start(name: "sb-portal-sync") { [self] in
-            defer { close(fd) }
-            loop(fd)
-        }
+        guard inotify_add_watch(instance.rawValue, directory, mask) >= 0 else { return false }
+        let started = OSThread.start(name: "sb-portal-sync", owning: instance) { [self] fd in loop(fd.rawValue) }
         thread.withLock { $0 = started }
         request()
         return started != nil
@@ -100,8 +93,7 @@ public final class PortalRouteFollower: Sendable {
 
     /// Asks for a run of `work` (soon, on the follower's thread).
     public func request() {
-        var one: UInt64 = 1
-        _ = write(wake, &one, 8)
+        wake?.signalEvent()
     }
 
     /// Stops following (a run under way finishes first).
@@ -112,6 +104,7 @@ public final class PortalRouteFollower: Sendable {
     }
 
     private func loop(_ fd: Int32) {
+        let wake: Int32 = switch self.wake { case .some(let fd): fd.rawValue; case .none: -1 }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !stopped.load(ordering: .relaxed) {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]

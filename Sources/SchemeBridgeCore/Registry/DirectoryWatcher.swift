@@ -40,8 +40,8 @@ final class DirectoryWatcher: Sendable {
 
     /// How the inotify instance is had, and how often it is asked for again after a refusal.
     struct Options: Sendable {
-        /// Returns a new inotify descriptor (non-blocking, close-on-exec), or -1 with `errno` set.
-        var makeInstance: @Sendable () -> Int32 = { inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK)) }
+        /// Returns a new inotify instance (non-blocking, close-on-exec), or throws the `errno`.
+        var makeInstance: @Sendable () throws(Errno) -> FileDescriptor = { try FileDescriptor.inotifyInstance() }
         /// The wait before the first new attempt after a refusal; doubled after each.
         var retryInterval: Duration = .seconds(1)
         /// The longest wait between attempts (and so between rescans meanwhile).
@@ -59,9 +59,11 @@ final class DirectoryWatcher: Sendable {
         case config(Int)
     }
 
-    private struct State: Sendable {
-        /// The inotify descriptor; -1 while the kernel refuses one.
-        var inotify: Int32 = -1
+    private struct State: ~Copyable, Sendable {
+        /// The inotify instance; nil while the kernel refuses one, and once stopped.
+        var instance: FileDescriptor? = nil
+        /// Its number; -1 while there is none.
+        var inotify: Int32 { switch instance { case .some(let fd): fd.rawValue; case .none: -1 } }
         var targets: [Int32: Set<Target>] = [:]
         var rootWatch: [Root: Int32] = [:]
         var pendingWatch: [String: Int32] = [:]
@@ -74,8 +76,10 @@ final class DirectoryWatcher: Sendable {
         var thread: OSThread? = nil
     }
 
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the thread to stop; closed with the watcher.
+    private let wake: FileDescriptor.Pipe
+    private var wakeRead: Int32 { wake.readEnd.rawValue }
+    private var wakeWrite: Int32 { wake.writeEnd.rawValue }
     private let config: Configuration
     private let options: Options
     private let state = Mutex(State())
@@ -89,25 +93,18 @@ final class DirectoryWatcher: Sendable {
     /// Creates the inotify instance (when the kernel refuses, with a warning: the thread asks
     /// again, see above); nil (with a warning) when not even a wake-up pipe can be had.
     init?(configuration: Configuration, options: Options = Options(), warn: @escaping @Sendable (RegistryWarning) -> Void) {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else {
-            warn(RegistryWarning(path: "pipe", message: "cannot create a wake-up pipe: \(String(cString: strerror(errno))); changes are not watched"))
+        do { wake = try FileDescriptor.pipe() } catch {
+            warn(RegistryWarning(path: "pipe", message: "cannot create a wake-up pipe: \(error); changes are not watched"))
             return nil
         }
-        for p in pipeFDs {
-            _ = fcntl(p, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(p, F_SETFL, fcntl(p, F_GETFL) | O_NONBLOCK)
-        }
-        self.wakeRead = pipeFDs[0]
-        self.wakeWrite = pipeFDs[1]
         self.config = configuration
         self.options = options
         self.warn = warn
-        let fd = options.makeInstance()
-        if fd >= 0 {
-            state.withLock { $0.inotify = fd }
-        } else {
-            let code = errno
+        do {
+            var made: FileDescriptor? = try options.makeInstance()
+            state.withLock { $0.instance = made.take() }
+        } catch {
+            let code = error.code
             let reason = code == EMFILE ? "the user's inotify instances (fs.inotify.max_user_instances) are used up"
                 : String(cString: strerror(code))
             warn(RegistryWarning(path: "inotify", message: "cannot watch for changes: \(reason); "
@@ -224,15 +221,9 @@ final class DirectoryWatcher: Sendable {
         }
     }
 
+    /// Closes the inotify instance (the wake-up pipe is closed with the watcher).
     private func closeDescriptors() {
-        let fd = state.withLock { s in
-            defer { s.inotify = -1 }
-            return s.inotify
-        }
-        // Closed here, each once.
-        if fd >= 0 { _ = FileDescriptor(owning: fd) }
-        _ = FileDescriptor(owning: wakeRead)
-        _ = FileDescriptor(owning: wakeWrite)
+        state.withLock { $0.instance = nil }
     }
 
     /// Waits `duration`; true when a stop was asked for meanwhile.
@@ -246,11 +237,11 @@ final class DirectoryWatcher: Sendable {
     /// Asks for an inotify instance again; when the kernel gives one, watches everything (the
     /// caller then rescans, for what changed while nothing was watched).
     private func becameWatched() -> Bool {
-        let fd = options.makeInstance()
-        guard fd >= 0 else { return false }
+        var made = try? options.makeInstance()
+        guard made != nil else { return false }
         var changes = Set<WatchChange>()
         state.withLock { s in
-            s.inotify = fd
+            s.instance = made.take()
             rearm(&s, changes: &changes)
         }
         return true

@@ -14,23 +14,15 @@ final class RegistryIndexWriter: Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeReadEnd: FileDescriptor
-    private let wakeWriteEnd: FileDescriptor
-    private var wakeRead: Int32 { wakeReadEnd.rawValue }
-    private var wakeWrite: Int32 { wakeWriteEnd.rawValue }
+    private let wake: FileDescriptor.Pipe
+    private var wakeRead: Int32 { wake.readEnd.rawValue }
+    private var wakeWrite: Int32 { wake.writeEnd.rawValue }
     private let job: @Sendable () -> Void
 
     /// Nil when no pipe could be made (then nothing is written and the registry scans at each
     /// start, as without an index).
     init?(job: @escaping @Sendable () -> Void) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        wakeReadEnd = FileDescriptor(owning: fds[0])
-        wakeWriteEnd = FileDescriptor(owning: fds[1])
+        do { wake = try FileDescriptor.pipe() } catch { return nil }
         self.job = job
     }
 

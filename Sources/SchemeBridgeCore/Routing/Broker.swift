@@ -51,10 +51,10 @@ public final class Broker: Sendable {
     /// The rate buckets kept now (for tests and figures).
     public var rateBuckets: Int { rateLimiter.bucketCount }
 
-    /// The key a caller's launches are counted under: its app id; every unidentified caller
-    /// shares one (a caller that disconnects before it is identified must not get a fresh
-    /// bucket with each connection).
-    static func limitKey(_ caller: Caller) -> String? { caller.appID }
+    /// The key a caller's launches are counted under: its identity (nil: every unidentified
+    /// caller shares one bucket — a caller that disconnects before it is identified must not get
+    /// a fresh bucket with each connection).
+    static func limitKey(_ caller: Caller) -> CallerID? { caller.id }
 
     // MARK: queries
 

@@ -19,13 +19,15 @@ public final class DeadlineTimer: Sendable {
         var stopped = false
     }
     private let state = Mutex(State())
-    private let wake: Int32
+    /// Wakes the thread for an earlier deadline; nil when the kernel gave no eventfd (the
+    /// thread then wakes only for the deadlines it knew).
+    private let wake: FileDescriptor?
     private let fire: @Sendable (UInt64) -> Void
 
     /// `fire` runs on the timer's thread with each id whose deadline passed; keep it short.
     public init(name: String, fire: @escaping @Sendable (UInt64) -> Void) {
         self.fire = fire
-        wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        wake = try? FileDescriptor.eventCounter()
         OSThread.detached(name: name) { [self] in run() }
     }
 
@@ -55,11 +57,11 @@ public final class DeadlineTimer: Sendable {
     public var count: Int { state.withLock { $0.live.count } }
 
     private func poke() {
-        var one: UInt64 = 1
-        _ = write(wake, &one, 8)
+        wake?.signalEvent()
     }
 
     private func run() {
+        let wake: Int32 = switch self.wake { case .some(let fd): fd.rawValue; case .none: -1 }
         var pfd = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
         while true {
             let now = ContinuousClock.now
