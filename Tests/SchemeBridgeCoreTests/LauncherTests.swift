@@ -145,6 +145,30 @@ import Testing
         #expect(own.host() == nil)
     }
 
+    /// The reaper's watch handed to `arming` (the service runs it after the method's reply) and
+    /// run only once the child has ended: the child waits as a zombie, then is reaped with its
+    /// code — no exit is lost for a handler that ends at once.
+    @Test func aChildWatchedOnlyAfterItEndedIsReapedWithItsCode() async throws {
+        let held = Mutex<[@Sendable () -> Void]>([])
+        let codes = Mutex<[Int32]>([])
+        let pid = try ProcessLauncher().spawn(arguments: ["/bin/sh", "-c", "exit 3"].map { Array($0.utf8) }, environment: SpawnEnvironment([:]),
+                                              onExit: { c in codes.withLock { $0.append(c) } }, arming: { work in held.withLock { $0.append(work) } })
+        func state() -> String? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+            return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while state().map({ $0 != "Z" }) ?? false, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(state() == "Z", "ended and not reaped before the watch")
+        #expect(codes.withLock { $0 }.isEmpty)
+        let arm = held.withLock { $0 }
+        #expect(arm.count == 1)
+        for work in arm { work() }
+        while codes.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(codes.withLock { $0 } == [3])
+        #expect(state() == nil, "no zombie left behind")
+    }
+
     @Test func missingAndNonExecutableProgramsAreErrors() throws {
         #expect(throws: LaunchError.self) { try ProcessLauncher().spawn(argv: ["no-such-program-xyz"], environment: ["PATH": "/usr/bin"]) }
         let plain = dir.appendingPathComponent("plain.txt").path

@@ -45,10 +45,13 @@ public struct ProcessLauncher: Sendable {
 
     /// ``spawn(arguments:environment:workingDirectory:stdin:stdout:stderr:onStart:onExit:)`` with
     /// the environment prepared once (``SpawnEnvironment``): a handler's launch adds its few
-    /// variables to the service's environment without building it again.
+    /// variables to the service's environment without building it again. `arming` (if given) is
+    /// handed the reaper's watch of the child, to run later (the service: after the method's reply,
+    /// ``LaunchPort/afterReply(_:)``); a child that ended meanwhile is reaped once it runs.
     public func spawn(
         arguments: [[UInt8]], environment: SpawnEnvironment, workingDirectory: String? = nil,
-        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
+        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil,
+        arming: ((@escaping @Sendable () -> Void) -> Void)? = nil
     ) throws(LaunchError) -> Int32 {
         guard let first = arguments.first, !first.isEmpty else {
             throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
@@ -109,7 +112,8 @@ public struct ProcessLauncher: Sendable {
             throw LaunchError(program: program, code: rc, reason: reason)
         }
         onStart?(pid)
-        ChildReaper.shared.watch(pid: pid, onExit: onExit)
+        // Its pidfd polls readable even when opened after the child ended (a zombie until reaped).
+        if let arming { arming { [pid] in ChildReaper.shared.watch(pid: pid, onExit: onExit) } } else { ChildReaper.shared.watch(pid: pid, onExit: onExit) }
         return pid
     }
 }
