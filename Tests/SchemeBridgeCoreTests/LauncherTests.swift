@@ -56,6 +56,28 @@ import Testing
         #expect(kill(pid, 0) != 0, "no zombie left behind")
     }
 
+    /// A handler gets exactly its environment: the base's variables (made into C strings once),
+    /// with the launch's set over them, each once.
+    @Test func aSpawnedProgramGetsTheBaseAndTheLaunchVariablesEachOnce() async throws {
+        let out = dir.appendingPathComponent("environ").path
+        let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        #expect(fd >= 0)
+        let base = SpawnEnvironment(["PATH": "/usr/bin:/bin", "HOME": "/home/u", "LANG": "C", "": "x", "A=B": "y"])
+        let exited = Mutex<Int32?>(nil)
+        for _ in 0..<2 {  // twice from one base: a launch leaves the base's C strings as they were
+            exited.withLock { $0 = nil }
+            ftruncate(fd, 0)
+            _ = try ProcessLauncher().spawn(arguments: [Array("env".utf8), Array("-0".utf8)],
+                                            environment: base.setting(["LANG": "de_DE.UTF-8", "SB_APP": "1"]).setting(["SB_APP": "2", "X=Y": "no"]),
+                                            stdout: fd, onExit: { code in exited.withLock { $0 = code } })
+            for _ in 0..<500 where exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(exited.withLock { $0 } == 0)
+            let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\0").map(String.init)
+            #expect(lines.sorted() == ["HOME=/home/u", "LANG=de_DE.UTF-8", "PATH=/usr/bin:/bin", "SB_APP=2"])
+        }
+        close(fd)
+    }
+
     @Test func exitCodesAndSignalsAreReported() async throws {
         let codes = Mutex<[Int32]>([])
         _ = try ProcessLauncher().spawn(argv: ["sh", "-c", "exit 7"], environment: ["PATH": "/usr/bin:/bin"], onExit: { c in codes.withLock { $0.append(c) } })
@@ -121,6 +143,30 @@ import Testing
         let own = ChildReaper()
         own.watch(pid: exiting(0), onExit: nil)
         #expect(own.host() == nil)
+    }
+
+    /// The reaper's watch handed to `arming` (the service runs it after the method's reply) and
+    /// run only once the child has ended: the child waits as a zombie, then is reaped with its
+    /// code — no exit is lost for a handler that ends at once.
+    @Test func aChildWatchedOnlyAfterItEndedIsReapedWithItsCode() async throws {
+        let held = Mutex<[@Sendable () -> Void]>([])
+        let codes = Mutex<[Int32]>([])
+        let pid = try ProcessLauncher().spawn(arguments: ["/bin/sh", "-c", "exit 3"].map { Array($0.utf8) }, environment: SpawnEnvironment([:]),
+                                              onExit: { c in codes.withLock { $0.append(c) } }, arming: { work in held.withLock { $0.append(work) } })
+        func state() -> String? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+            return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
+        }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while state().map({ $0 != "Z" }) ?? false, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(state() == "Z", "ended and not reaped before the watch")
+        #expect(codes.withLock { $0 }.isEmpty)
+        let arm = held.withLock { $0 }
+        #expect(arm.count == 1)
+        for work in arm { work() }
+        while codes.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(codes.withLock { $0 } == [3])
+        #expect(state() == nil, "no zombie left behind")
     }
 
     @Test func missingAndNonExecutableProgramsAreErrors() throws {

@@ -43,6 +43,34 @@ import SchemeBridgeContract
         #expect(!threads.isEmpty && !threads.contains("reaper"), "\(threads)")
     }
 
+    /// A handler's exit wakes no thread of the service but the loop that reaps it: SIGCHLD is
+    /// dropped, not queued — a queued one woke the main thread (idle in `pause`) and libdispatch's
+    /// signalfd watcher at every exit.
+    @Test func aHandlersExitDoesNotWakeTheServicesMainThread() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("todo.desktop", "Name=Todo\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;")
+        // The service starts by activation with the first open.
+        let first = try await f.dbusSend("OpenURL", "string:todolist://first")
+        #expect(first.stdout.contains("boolean true"), "\(first.stderr)")
+        let pid = try #require(await f.servicePID())
+        func mainThreadSwitches() -> Int? {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+        }
+        let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map { "/proc/\(pid)/task/\($0)" }
+        func children() -> [String] { tasks.map { (try? String(contentsOfFile: $0 + "/children", encoding: .utf8)) ?? "" }.filter { !$0.isEmpty } }
+        #expect(await Tools.eventually { children().isEmpty }, "not reaped: \(children())")
+        let before = try #require(mainThreadSwitches())
+        for i in 0..<3 {
+            let open = try await f.dbusSend("OpenURL", "string:todolist://\(i)")
+            #expect(open.stdout.contains("boolean true"), "\(open.stderr)")
+        }
+        #expect(await Tools.eventually { children().isEmpty }, "not reaped: \(children())")
+        #expect(mainThreadSwitches() == before, "the main thread woke \((mainThreadSwitches() ?? before) - before) times for 3 exits")
+    }
+
     /// `DBusActivatable=true` on an entry whose id makes no bus name (`9todo.desktop`): checked
     /// when the entry is read, so the app is started by its `Exec` (it failed at launch before,
     /// `LaunchFailed` "does not make a valid bus name").

@@ -68,6 +68,22 @@ public final class ChildReaper: Sendable {
         }
     }
 
+    /// Parks the calling thread — the service's main thread, which only hosts signal handlers —
+    /// for good, with SIGCHLD blocked. Every other thread (the Swift runtime's, the D-Bus loop)
+    /// blocks it already, so a child's exit signal stays pending once and later ones are dropped
+    /// at once: an unblocked main thread took each (from a child whose starting thread had it
+    /// blocked, as every thread has, and `posix_spawn` for its duration) — a wake-up of the main
+    /// thread and of libdispatch's signalfd watcher at every handler's exit, for nothing: the
+    /// reaper learns of an exit from the child's pidfd. SIGCHLD keeps its default disposition
+    /// (never `SIG_IGN`, which would reap children before their status is read).
+    public static func parkBlockingChildSignals() -> Never {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGCHLD)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        while true { pause() }
+    }
+
     /// The number of children being watched.
     public var watchedCount: Int { state.withLock { $0.children.count } }
 

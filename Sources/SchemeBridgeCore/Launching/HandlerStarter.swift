@@ -75,9 +75,11 @@ public final class HandlerStarter: Sendable {
     }
 
     /// Spawns `commands` of `entry` (opening `url`, told `context`) as ``spawn(_:purpose:request:pasteboard:watcher:)``
-    /// does; for a pick's provider, which is started without an admission.
+    /// does; for a pick's provider, which is started without an admission. `arming`: where the
+    /// reaper's watch of each process runs (``ProcessLauncher``; nil: at once).
     public func spawn(_ commands: [LaunchCommand], of entry: DesktopEntry, url: String, context: LaunchContext, callbackGroup: UInt64? = nil,
-                      purpose: LaunchPurpose, request: UInt64?, pasteboard: String? = nil, watcher: some HandlerWatcher) throws(OpenFailure) -> [Int32] {
+                      purpose: LaunchPurpose, request: UInt64?, pasteboard: String? = nil, watcher: some HandlerWatcher,
+                      arming: ((@escaping @Sendable () -> Void) -> Void)? = nil) throws(OpenFailure) -> [Int32] {
         var pids: [Int32] = []
         for command in commands {
             let first = pids.isEmpty
@@ -102,7 +104,7 @@ public final class HandlerStarter: Sendable {
                                                    if pasteboard != nil, let pid = started.withLock({ $0 }) { store.dropLaunchGrant(.process(pid)) }
                                                    if code != 0, purpose == .open { log("handler \(name) exited with status \(code)") }
                                                    if let watched { watcher.handlerExited(watched, status: code) }
-                                               }))
+                                               }, arming: arming))
                 if let watched, let process = held.withLock({ $0 }) { watcher.started(watched, handler: .spawned(process)) }
             } catch {
                 throw OpenFailure(.launchFailed, "cannot start \(entry.name ?? name) (\(name)): \(error.reason)")

@@ -22,6 +22,14 @@ public protocol LaunchPort: ActivationBus {
     /// Shows `image` for `entry` in a notification when a notification server is on the bus;
     /// returns whether one is (without waiting for the notification's reply).
     func notify(image: String, entry: DesktopEntry) async -> Bool
+    /// Runs `work` once the reply to the method call that launches has gone (what the caller need
+    /// not wait for: the reaper's watch of a spawned handler); where there is none, now.
+    func afterReply(_ work: @escaping @Sendable () -> Void)
+}
+
+extension LaunchPort {
+    /// Runs `work` now.
+    public func afterReply(_ work: @escaping @Sendable () -> Void) { work() }
 }
 
 /// The one launcher: starts any ``LaunchPlan`` the core made — a URL's or a document's handler,
@@ -69,7 +77,7 @@ public struct PlanLauncher<Port: LaunchPort>: Sendable {
         switch plan.action {
         case .spawn(let commands):
             let pids = try starter.spawn(commands, of: plan.entry, url: plan.url?.string ?? "", context: context, callbackGroup: admission?.callbackGroup,
-                                         purpose: plan.purpose, request: request, pasteboard: pasteboard, watcher: watcher)
+                                         purpose: plan.purpose, request: request, pasteboard: pasteboard, watcher: watcher, arming: port.afterReply)
             started = Started(pid: pids.first.map { UInt32(bitPattern: $0) }, activated: false)
             if let admission, await present(admission, handlerPID: pids.first).shown { started.launchImage = admission.image }
         case .activate(let busName, let objectPath):

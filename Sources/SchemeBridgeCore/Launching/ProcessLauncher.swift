@@ -45,10 +45,13 @@ public struct ProcessLauncher: Sendable {
 
     /// ``spawn(arguments:environment:workingDirectory:stdin:stdout:stderr:onStart:onExit:)`` with
     /// the environment prepared once (``SpawnEnvironment``): a handler's launch adds its few
-    /// variables to the service's environment without building it again.
+    /// variables to the service's environment without building it again. `arming` (if given) is
+    /// handed the reaper's watch of the child, to run later (the service: after the method's reply,
+    /// ``LaunchPort/afterReply(_:)``); a child that ended meanwhile is reaped once it runs.
     public func spawn(
         arguments: [[UInt8]], environment: SpawnEnvironment, workingDirectory: String? = nil,
-        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil
+        stdin: Int32 = -1, stdout: Int32 = -1, stderr: Int32 = -1, onStart: ((Int32) -> Void)? = nil, onExit: (@Sendable (Int32) -> Void)? = nil,
+        arming: ((@escaping @Sendable () -> Void) -> Void)? = nil
     ) throws(LaunchError) -> Int32 {
         guard let first = arguments.first, !first.isEmpty else {
             throw LaunchError(program: "", code: EINVAL, reason: "the command line is empty")
@@ -75,10 +78,11 @@ public struct ProcessLauncher: Sendable {
             p[bytes.count] = 0
             return p
         } + [nil]
-        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.lines.map { strdup($0) } + [nil]
+        // The base's C strings were made once (SpawnEnvironment.init); only this launch's own are made here.
+        let (cEnv, ownEnv) = environment.cStrings()
         defer {
             for p in cArgs { free(p) }
-            for p in cEnv { free(p) }
+            for p in ownEnv { free(p) }
         }
         var pid: pid_t = 0
         var rc: Int32 = 0
@@ -108,40 +112,73 @@ public struct ProcessLauncher: Sendable {
             throw LaunchError(program: program, code: rc, reason: reason)
         }
         onStart?(pid)
-        ChildReaper.shared.watch(pid: pid, onExit: onExit)
+        // Its pidfd polls readable even when opened after the child ended (a zombie until reaped).
+        if let arming { arming { [pid] in ChildReaper.shared.watch(pid: pid, onExit: onExit) } } else { ChildReaper.shared.watch(pid: pid, onExit: onExit) }
         return pid
     }
 }
 
 /// A spawned program's environment as `KEY=VALUE` lines: a base prepared once (the service's
-/// environment for its handlers) with a few variables set over it per launch. Keys that are
-/// empty or hold `=` are left out, as `execve` could not pass them.
+/// environment for its handlers, kept as C strings for `execve`) with a few variables set over
+/// it per launch. Keys that are empty or hold `=` are left out, as `execve` could not pass them.
 public struct SpawnEnvironment: Sendable {
-    private var base: [(key: String, line: String)]
+    private let base: Base
     private var overrides: [String: String] = [:]
+    /// The base variables set over by ``overrides`` (indices into the base).
+    private var hidden: Set<Int> = []
+
+    /// The base's variables, each as a C string made once and never changed (freed with it).
+    private final class Base: @unchecked Sendable {
+        let keys: [String]
+        let lines: [String]
+        let index: [String: Int]
+        let pointers: [UnsafeMutablePointer<CChar>]
+        init(_ variables: [(key: String, line: String)]) {
+            keys = variables.map(\.key)
+            lines = variables.map(\.line)
+            index = Dictionary(variables.indices.map { (variables[$0].key, $0) }, uniquingKeysWith: { a, _ in a })
+            pointers = lines.map { strdup($0)! }
+        }
+        deinit { for p in pointers { free(p) } }
+    }
 
     public init(_ variables: [String: String]) {
-        base = variables.filter { Self.isValidKey($0.key) }.map { ($0.key, $0.key + "=" + $0.value) }
+        base = Base(variables.filter { Self.isValidKey($0.key) }.map { ($0.key, $0.key + "=" + $0.value) })
     }
 
     /// This environment with `variables` set (over its own; later calls over earlier ones).
     public func setting(_ variables: [String: String]) -> SpawnEnvironment {
         var copy = self
-        for (k, v) in variables where Self.isValidKey(k) { copy.overrides[k] = v }
+        for (k, v) in variables where Self.isValidKey(k) {
+            copy.overrides[k] = v
+            if let i = base.index[k] { copy.hidden.insert(i) }
+        }
         return copy
     }
 
     /// The value of `key`.
     public func value(_ key: String) -> String? {
         if let v = overrides[key] { return v }
-        guard let line = base.first(where: { $0.key == key })?.line else { return nil }
-        return String(decoding: line.utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
+        guard let i = base.index[key] else { return nil }
+        return String(decoding: base.lines[i].utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
     }
 
     /// Every variable as a `KEY=VALUE` line.
     public var lines: [String] {
-        if overrides.isEmpty { return base.map(\.line) }
-        return base.compactMap { overrides[$0.key] == nil ? $0.line : nil } + overrides.map { $0.key + "=" + $0.value }
+        if overrides.isEmpty { return base.lines }
+        return base.lines.indices.compactMap { hidden.contains($0) ? nil : base.lines[$0] } + overrides.map { $0.key + "=" + $0.value }
+    }
+
+    /// ``lines`` as the NUL-terminated `envp` array `execve` takes, and the C strings of it
+    /// made for this call (the caller frees them; the base's belong to the base).
+    func cStrings() -> (envp: [UnsafeMutablePointer<CChar>?], owned: [UnsafeMutablePointer<CChar>]) {
+        var envp: [UnsafeMutablePointer<CChar>?] = []
+        envp.reserveCapacity(base.pointers.count + overrides.count + 1)
+        for i in base.pointers.indices where hidden.isEmpty || !hidden.contains(i) { envp.append(base.pointers[i]) }
+        let owned = overrides.map { strdup($0.key + "=" + $0.value)! }
+        for p in owned { envp.append(p) }
+        envp.append(nil)
+        return (envp, owned)
     }
 
     private static func isValidKey(_ key: String) -> Bool { !key.isEmpty && !key.contains("=") }

@@ -49,6 +49,7 @@ struct ApplicationBus: LaunchPort {
         return true
     }
 
+    func afterReply(_ work: @escaping @Sendable () -> Void) { connection.afterReply(work) }
     func startService(_ busName: String) async { _ = try? await BusDriver(connection).startService(busName) }
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
     func processID(of busName: String) async -> UInt32? { try? await BusDriver(connection).processID(of: busName) }

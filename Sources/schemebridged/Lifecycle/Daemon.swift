@@ -25,7 +25,7 @@ enum Daemon {
         case .run(let options):
             // Not an `async` main: its dispatch_main ends the main thread with pthread_exit, which loads libgcc_s at every start.
             Task.detached { exit(await run(options)) }
-            while true { pause() }
+            ChildReaper.parkBlockingChildSignals()
         }
     }
 

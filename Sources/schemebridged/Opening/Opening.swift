@@ -135,9 +135,7 @@ final class Opening: Sendable {
         let plan = admission.plan
         let started = try await launcher.start(plan, context: admission.context, admission: admission, request: reply, pasteboard: pasteboard,
                                                annotation: annotation)
-        var results = OpenResults(handler: plan.entry.id.fileName)
-        results.pid = started.pid
-        if let image = started.launchImage { results.launchImage = image }
+        let results = OpenResults(handler: plan.entry.id.fileName, pid: started.pid, launchImage: started.launchImage ?? "")
         var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
         if let contentType { details[URLHandled.Key.contentType] = .string(contentType) }
         details[URLHandled.Key.launch] = .string(started.kind.rawValue)
