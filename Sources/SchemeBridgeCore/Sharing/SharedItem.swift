@@ -126,14 +126,17 @@ extension ShareItemSummary {
 
 extension Array {
     /// The share's pasteboard values: every data and URL item's, one pasteboard item each, in order.
+    /// (Closures here, not key paths: a key path into a generic type is made anew at each call, its
+    /// types demangled by the runtime.)
     public func pasteboardValues<Held>() -> [[(type: String, value: PasteboardWrite.Value)]] where Element == SharedItem<Held> {
-        compactMap(\.pasteboardValues)
+        guard contains(where: { if case .file = $0.payload { false } else { true } }) else { return [] }
+        return compactMap { $0.pasteboardValues }
     }
 
     /// What the sheet is told of the share: its types, how many items, the first items' previews.
     public func shareQuestion<Held>(activationToken: String?) -> ShareQuestion where Element == SharedItem<Held> {
-        ShareQuestion(types: ShareSubject(items: map(\.summary), tools: ShareTools(copy: false, save: false)).types, count: count,
-                      activationToken: activationToken, previews: prefix(ShareItemPreview.limit).map(\.preview))
+        ShareQuestion(types: ShareSubject(items: map { $0.summary }, tools: ShareTools(copy: false, save: false)).types, count: count,
+                      activationToken: activationToken, previews: prefix(ShareItemPreview.limit).map { $0.preview })
     }
 }
 
