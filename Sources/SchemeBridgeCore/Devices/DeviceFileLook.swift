@@ -227,6 +227,7 @@ extension Documents {
     /// look at the MIME directories (the database as last loaded). For a share naming a device,
     /// whose items' types decide nothing (``DeviceFileLook``). `kernelPath`, when given, is the
     /// descriptor's path as read already (not read again); `status` is the `fstat` it checked.
+    @usableFromInline
     func inspectByName(_ descriptor: borrowing FileDescriptor, kernelPath: String? = nil) throws(OpenFailure) -> (name: String, type: ContentType, status: stat) {
         let (name, status) = try readableFile(descriptor, kernelPath: kernelPath.map { Array($0.utf8) })
         return (name, ContentType(detected: types.guess(name: name, data: nil).type), status)

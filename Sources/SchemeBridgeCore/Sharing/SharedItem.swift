@@ -30,6 +30,7 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
 
     /// The item `accepted` is; a file is looked at with `inspect` (given the item's `name`, if
     /// any): its type, and its name when the item names none.
+    @inlinable
     public static func of<E: Error>(_ accepted: ShareItemGrammar.Item<Held>,
                                     inspect: (Held, _ name: String?) async throws(E) -> InspectedFile) async throws(E) -> SharedItem {
         switch accepted {
@@ -51,7 +52,9 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
     /// with `facts` (a share naming a device) what its send decides from (given the descriptor
     /// and the item's name) — or, for a file `local` says cannot block, all of it on this thread,
     /// its type from its name (``DeviceFileLook``). A failure names its item (`item 2: …`), its
-    /// kind kept.
+    /// kind kept. Inlinable: specialized for the daemon's descriptor type where it is called (a
+    /// generic call across the module runs through the runtime's metadata lookups at each step).
+    @inlinable
     public static func intake(_ items: [[String: ShareItemGrammar.Field<Held>]], keys: ShareItemGrammar.Keys, documents: Documents,
                               runner: any DescriptorRunner, key: String,
                               facts: (@Sendable (Int32, String) -> SharedFileFacts)?, local: DeviceLocalLook? = nil) async throws -> [SharedItem] {
