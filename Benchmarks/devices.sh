@@ -13,6 +13,8 @@
 #     the engine's call, a Response signal), and against a copy of the file made as the outbox
 #     makes it (or with sendfile) followed by `shareUrl` of the copy;
 #     every send waits (untimed) for B's engine to report the file before the next one;
+#     beside the times, the CPU the service (for Share) and the relay spent within each call (their
+#     threads' schedstat, call to Response): a figure the machine's load moves far less;
 #   - the sheet: `Share` with `ask`, a probe configured as the chooser ([Chooser] Command=) that
 #     notes when it started and when it had read its candidates, B among them, and cancels.
 # make bench runs it with the schemebridged it built (argument 1); alone it builds one as
@@ -22,13 +24,15 @@
 # rounds, this build and the earlier one taking turns as side A's service, each block's Share
 # against the relay of the same block (results: "ab" in devices.json).
 # Needs root (namespaces), iproute2, busctl and kdeconnect; without them it says why and writes
-# that to results/devices.json. Knobs: DEVICE_ROUNDS (15), DEVICE_SHEET_ROUNDS (20).
+# that to results/devices.json. Knobs: DEVICE_ROUNDS (15), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
+# file's size, 10 MiB; a small one makes many rounds quick, for profiling the service's share).
 # Results: printed and Benchmarks/results/devices.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=Benchmarks/results
 ROUNDS="${DEVICE_ROUNDS:-15}"
 SHEET_ROUNDS="${DEVICE_SHEET_ROUNDS:-20}"
+BYTES="${DEVICE_BYTES:-$((10 << 20))}"
 KDECONNECTD=/usr/lib/x86_64-linux-gnu/libexec/kdeconnectd
 SVC=org.kde.kdeconnect
 mkdir -p "$OUT" Benchmarks/bin
@@ -140,9 +144,9 @@ PIDS+=("$SB_PID")
 lists_b() { bus A call io.github.schemebridge.SchemeBridge1 /io/github/schemebridge/SchemeBridge1 io.github.schemebridge.Share1 ShareTargets as 1 application/octet-stream | grep -q "$BID"; }
 wait_for 30 "schemebridged on A lists B as a share target" lists_b
 
-head -c $((10 << 20)) /dev/urandom > "$WORK/A/payload.bin"
+head -c "$BYTES" /dev/urandom > "$WORK/A/payload.bin"
 mkdir -p "$WORK/A/scratch"
-echo "==> devices: a 10 MiB file to a paired kdeconnectd through Share, beside the engine's shareUrl ($ROUNDS interleaved rounds; load now: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "==> devices: a file of $BYTES bytes to a paired kdeconnectd through Share, beside the engine's shareUrl ($ROUNDS interleaved rounds; load now: $(cut -d' ' -f1-3 /proc/loadavg))"
 "$BENCH" send "unix:path=$RUNS/A/bus" "unix:path=$RUNS/B/bus" "$BID" "$WORK/A/payload.bin" "$RUNS/A" "$ROUNDS" > "$WORK/send.json" 2>"$WORK/send.err" \
     || { cat "$WORK/send.err" "$WORK/A/schemebridged.log" >&2; exit 1; }
 echo "==> devices: the sheet's device list (Share with ask; the chooser a probe; $SHEET_ROUNDS rounds)"
@@ -179,11 +183,14 @@ if ab["new"] and ab["old"]:
         ratios = [r["share"]["p50_us"] / r["relay"]["p50_us"] for r in ab[w]]
         paired = [r["share_over_relay_paired_p50"] for r in ab[w]]
         arrived = [r["share"]["received_by_b_p50_us"] / r["engine"]["received_by_b_p50_us"] for r in ab[w]]
+        cpu = [r["cpu_us"]["share_p50"] for r in ab[w]]
         result["ab"][w] = {"share_over_relay_by_block": ratios, "paired_by_block": paired, "share_p50_us": [r["share"]["p50_us"] for r in ab[w]],
-                           "relay_p50_us": [r["relay"]["p50_us"] for r in ab[w]], "received_over_engine_by_block": arrived}
-        print("%s: Share %.2f× the relay (median of %d blocks' p50 ratios %s; paired rounds' medians %s); on B %.3f× the engine's shareUrl"
+                           "relay_p50_us": [r["relay"]["p50_us"] for r in ab[w]], "received_over_engine_by_block": arrived,
+                           "cpu_share_us_by_block": cpu, "cpu_relay_us_by_block": [r["cpu_us"]["relay_p50"] for r in ab[w]]}
+        print("%s: Share %.2f× the relay (median of %d blocks' p50 ratios %s; paired rounds' medians %s); on B %.3f× the engine's shareUrl; "
+              "CPU per Share %.0f µs (blocks %s)"
               % (label, statistics.median(ratios), len(ratios), " ".join("%.2f" % x for x in ratios), " ".join("%.2f" % x for x in paired),
-                 statistics.median(arrived)))
+                 statistics.median(arrived), statistics.median(cpu), " ".join("%.0f" % x for x in cpu)))
 json.dump(result, open(sys.argv[3], "w"), indent=1)
 s, e, c, k, r = (send[v]["p50_us"] for v in ("share", "engine", "copy_engine", "sendfile_engine", "relay"))
 print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); engine's shareUrl %.1f ms; copy + shareUrl %.1f ms, "
@@ -191,6 +198,8 @@ print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); eng
       % (s / 1000, send["share_returned_p50_us"] / 1000, e / 1000, c / 1000, k / 1000, s / e, s / c))
 print("the floor, a bare C relay in the service's place: %.1f ms, %.2f× the engine's shareUrl; Share is %.2f× the relay "
       "(p50s; paired rounds' median %.2f×; aim ≤ 1.2×)" % (r / 1000, r / e, s / r, send["share_over_relay_paired_p50"]))
+print("CPU within the call (call to Response, p50): the service %.0f µs per Share, the relay %.0f µs: %.2f×"
+      % (send["cpu_us"]["share_p50"], send["cpu_us"]["relay_p50"], send["cpu_us"]["share_p50"] / send["cpu_us"]["relay_p50"]))
 print("sheet: started %.1f ms after Share; device list read %.2f ms after it started (aim ≤ 50 ms)"
       % (sheet["share_to_sheet_started"]["p50_us"] / 1000, sheet["sheet_started_to_device_list"]["p50_us"] / 1000))
 PY

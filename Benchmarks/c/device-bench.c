@@ -21,7 +21,10 @@
  *       After each send, outside its time: wait for side B's engine to report the file (its
  *       `shareReceived` signal on ADDR_B: the transfer over the veth pair is over, so the next
  *       send does not overlap it; when that was is reported too, `received_by_b`), compare its
- *       size, and remove it (and the copy).
+ *       size, and remove it (and the copy). Besides the times: the CPU each of the two services
+ *       spent within each of its calls (`cpu_us`: the service's threads for `share`, the relay's
+ *       for `relay`, from the call to the Response, as /proc/PID/task/TID/schedstat counts it),
+ *       which load moves far less than the times.
  *   device-bench sheet ADDR_A FILE RECORD ROUNDS
  *       Share([{file: h}], {ask: true}) with `[Chooser] Command=device-bench probe RECORD
  *       DEVICE_ID` configured: the sheet is that probe, which notes when it started and when it
@@ -31,6 +34,7 @@
  *       the probe (the service runs it as its chooser).
  */
 #include "bench-common.h"
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -273,6 +277,35 @@ static unsigned relay_share(DBusConnection *c, const char *file, const char *dev
     return code;
 }
 
+/* The CPU time process `pid`'s threads have run so far, in µs (their schedstat); -1 if it is gone. */
+static double cpu_us(long pid) {
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%ld/task", pid);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    double ns = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/%ld/task/%.20s/schedstat", pid, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(line, sizeof line, f)) ns += strtod(line, NULL);
+        if (f) fclose(f);
+    }
+    closedir(d);
+    return ns / 1e3;
+}
+
+/* The pid of the connection owning `name`. */
+static long owner_pid(DBusConnection *c, const char *name) {
+    DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID");
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+    DBusMessage *r = call(c, m, "GetConnectionUnixProcessID");
+    dbus_uint32_t pid = 0;
+    dbus_message_get_args(r, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID);
+    dbus_message_unref(r);
+    return pid;
+}
+
 static int send_rounds(const char *addr_a, const char *addr_b, const char *device, const char *file, const char *scratch, int rounds) {
     struct stat st;
     if (stat(file, &st) != 0) die(file, strerror(errno));
@@ -287,13 +320,15 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double)), delivered[k] = calloc(rounds, sizeof(double));
     /* Each round: `share` and `relay` back to back, in turns first (ABAB..., so a pair meets the
      * same load and neither always goes first), then the other three in rotating order. */
-    double *pair = calloc(rounds, sizeof(double));
+    double *pair = calloc(rounds, sizeof(double)), *cpu[2] = {calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double))};
+    long service = owner_pid(a, SB_NAME);
     for (int i = 0; i < total; i++)
         for (int j = 0; j < VARIANTS; j++) {
             static const int others[3] = {ENGINE, COPY_ENGINE, SENDFILE_ENGINE};
             int k = j < 2 ? ((i + j) % 2 ? RELAY : SHARE) : others[(i + j - 2) % 3];
             char copy[4096] = {0};
-            double t0 = now_us();
+            long pid = k == SHARE ? service : k == RELAY ? (long)relay : 0;
+            double c0 = pid ? cpu_us(pid) : 0, t0 = now_us();
             switch (k) {
             case SHARE:
                 if (share(a, file, device) != 0) die("share", "the Response was not 0");
@@ -312,6 +347,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
                 break;
             }
             double t = now_us() - t0;
+            if (pid && i >= warm) cpu[k == RELAY][i - warm] = cpu_us(pid) - c0;
             if (i >= warm) v[k][i - warm] = t;
             if (i >= warm && j == 1) pair[i - warm] = v[SHARE][i - warm] / v[RELAY][i - warm];
             if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
@@ -329,7 +365,8 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
         printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f, \"received_by_b_p50_us\": %.1f}", VARIANT_NAME[k], p50,
                p90, v[k][0], v[k][rounds - 1], pct(delivered[k], rounds, 50));
     }
-    printf(", \"share_returned_p50_us\": %.1f, \"share_over_relay_paired_p50\": %.3f}\n", pct(returned, rounds, 50), pct(pair, rounds, 50));
+    printf(", \"share_returned_p50_us\": %.1f, \"share_over_relay_paired_p50\": %.3f", pct(returned, rounds, 50), pct(pair, rounds, 50));
+    printf(", \"cpu_us\": {\"share_p50\": %.1f, \"relay_p50\": %.1f}}\n", pct(cpu[0], rounds, 50), pct(cpu[1], rounds, 50));
     kill(relay, SIGTERM);
     return 0;
 }

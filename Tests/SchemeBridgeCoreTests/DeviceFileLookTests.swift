@@ -51,6 +51,43 @@ import Testing
         #expect(!DeviceFileLook.isLocal(mountID: 1, path: "/a", mounts: [DeviceFileLook.Mount(id: 1, mountPoint: "/", type: "overlay")]))
     }
 
+    /// Paths and mount points are compared by bytes, as the kernel names them: a name starting
+    /// with a combining mark is still within a FUSE mount, and below an outbox (by characters, the
+    /// `/` before it was no separator and the file passed for one on the local disk).
+    @Test func pathsAreWithinMountsByTheirBytes() {
+        let mounts = DeviceFileLook.mounts(Array(Self.table.utf8))
+        func local(_ id: Int, _ path: String, _ table: [DeviceFileLook.Mount]? = nil) -> Bool { DeviceFileLook.isLocal(mountID: id, path: path, mounts: table ?? mounts) }
+        #expect(!local(22, "/home/u/remote/\u{301}a.txt"), "within the FUSE mount")
+        #expect(!local(22, "/home/u/remote"), "the FUSE mount point itself")
+        #expect(local(22, "/home/u/remoteness/a.txt") && local(22, "/home/u/\u{301}a.txt"), "by whole components")
+        #expect(!local(22, "/home/u//a.txt") && !local(22, "/home/u/./a.txt") && !local(22, "/home/u/a.txt/.."))
+        #expect(local(22, "/home/u/..a/.b/a..."), "names with dots are names")
+        let rooted = [DeviceFileLook.Mount(id: 1, mountPoint: "/", type: "ext4"), DeviceFileLook.Mount(id: 2, mountPoint: "/srv//", type: "nfs")]
+        #expect(!local(1, "/srv/a", rooted) && local(1, "/srvx/a", rooted), "a mount point's trailing slashes do not count")
+        #expect(!local(1, "/a", rooted + [DeviceFileLook.Mount(id: 3, mountPoint: "/", type: "fuse")]), "a non-local mount on / covers every path")
+        let facts = SharedFileFacts(callerSandboxed: false, name: "", descriptor: .init(device: 1, inode: 2, isRegular: true), kernelPath: "/run/outbox/\u{301}x",
+                                    atPath: .init(device: 1, inode: 2, isRegular: true), readable: true, excludedDirectories: ["/run/outbox"])
+        #expect(DeviceFileSource.of(facts) == .outboxCopy, "a file in the outbox is never sent by its path")
+    }
+
+    /// The path read through the kept `/proc/self/fd` is the one `/proc/self/fd/N` gives; none
+    /// for a pipe (not absolute) or a descriptor that is not open.
+    @Test func theKernelPathIsReadThroughTheKeptDirectory() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        tree.write(tree.root + "/a b é.txt", "text")
+        let fd = open(tree.root + "/a b é.txt", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let expected = try #require(FileDescriptor.lending(fd) { SharedFileFacts.kernelPath(of: $0) })
+        #expect(DeviceFileLook.kernelPath(of: fd) == expected && expected.hasSuffix("/a b é.txt"))
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        #expect(DeviceFileLook.kernelPath(of: ends[0]) == nil)
+        let unused = dup(fd)
+        close(unused)
+        #expect(DeviceFileLook.kernelPath(of: unused) == nil && DeviceFileLook.kernelPath(of: -1) == nil)
+    }
+
     @Test func aRealFileHereAndProcNot() throws {
         let tree = XDGTree(dataDirCount: 1)
         tree.write(tree.root + "/a.txt", "text")

@@ -34,8 +34,8 @@ public enum DeviceFileLook {
     /// Whether descriptor `fd`, named `path` by the kernel, is looked at on the calling thread
     /// (reads this process's `/proc` files; false when they cannot be read).
     public static func isLocal(fd: Int32, path: String) -> Bool {
-        guard let id = mountID(of: fd), let mounts = table.mounts() else { return false }
-        return isLocal(mountID: id, path: path, mounts: mounts)
+        guard let id = mountID(of: fd), let index = table.index() else { return false }
+        return index.isLocal(mountID: id, path: path)
     }
 
     /// This process's mount table, read again only when the kernel says it changed.
@@ -44,6 +44,22 @@ public enum DeviceFileLook {
     /// `/proc/self/fdinfo`, kept open: a descriptor's file there is opened relative to it (one
     /// name looked up, not four), read once and closed.
     private static let fdinfo = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+    /// `/proc/self/fd`, kept open: a descriptor's link there is read relative to it (one name
+    /// looked up, not four).
+    private static let fdLinks = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+    /// The path the kernel names for descriptor `fd` (its `/proc/self/fd` link, read through the
+    /// kept directory), when it is absolute, whole and valid UTF-8 — what
+    /// `SharedFileFacts.kernelPath(of:)` gives, in one `readlinkat` of one name.
+    public static func kernelPath(of fd: Int32) -> String? {
+        guard fdLinks >= 0 else { return FileDescriptor.lending(fd) { SharedFileFacts.kernelPath(of: $0) } }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer -> String? in
+            let n = readlinkat(fdLinks, String(fd), UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.count)
+            guard n > 0, n < Int(PATH_MAX), buffer[0] == UInt8(ascii: "/") else { return nil }
+            return String(validating: UnsafeBufferPointer(rebasing: buffer[..<n]), as: UTF8.self)
+        }
+    }
 
     /// The id of the mount descriptor `fd`'s file is on, from its `/proc/self/fdinfo` file (the
     /// kernel writes it from the open file alone: the file's own file system is not asked).
@@ -63,8 +79,43 @@ public enum DeviceFileLook {
     /// looked at on the calling thread, `mounts` being the process's mount table: its own mount
     /// and every mount whose mount point is `path` or above it are of a local type.
     public static func isLocal(mountID: Int, path: String, mounts: [Mount]) -> Bool {
-        guard DeviceFileSource.isPlainAbsolute(path), let own = mounts.first(where: { $0.id == mountID }), localTypes.contains(own.type) else { return false }
-        return mounts.allSatisfy { !DeviceFileSource.isWithin(path, $0.mountPoint) || localTypes.contains($0.type) }
+        MountIndex(mounts).isLocal(mountID: mountID, path: path)
+    }
+
+    /// A mount table as ``isLocal(mountID:path:mounts:)`` asks it, made once per table read: the
+    /// ids of the local mounts and the mount points of the others.
+    struct MountIndex: Sendable {
+        /// The ids whose (first) line names a local type.
+        let localIDs: Set<Int>
+        /// The other mounts' mount points, each as the bytes a path within it starts with
+        /// (`dir/`); nil when one of them is `/` (every path passes through it).
+        let otherPrefixes: [[UInt8]]?
+
+        init(_ mounts: [Mount]) {
+            var seen = Set<Int>(), local = Set<Int>(), prefixes: [[UInt8]]? = []
+            for mount in mounts {
+                if seen.insert(mount.id).inserted, localTypes.contains(mount.type) { local.insert(mount.id) }
+                guard !localTypes.contains(mount.type) else { continue }
+                var dir = Array(mount.mountPoint.utf8)
+                while dir.count > 1 && dir.last == UInt8(ascii: "/") { dir.removeLast() }
+                if dir.isEmpty { continue }
+                if dir == [UInt8(ascii: "/")] { prefixes = nil; continue }
+                prefixes?.append(dir + [UInt8(ascii: "/")])
+            }
+            (localIDs, otherPrefixes) = (local, prefixes)
+        }
+
+        /// Whether a file on mount `mountID` named `path` is on a local mount reached through
+        /// local mounts alone (no other mount's mount point is `path` or above it).
+        func isLocal(mountID: Int, path: String) -> Bool {
+            guard localIDs.contains(mountID), let otherPrefixes, DeviceFileSource.isPlainAbsolute(path) else { return false }
+            var path = path
+            return path.withUTF8 { bytes in
+                !otherPrefixes.contains { prefix in
+                    bytes.count >= prefix.count - 1 && (bytes.count == prefix.count - 1 ? bytes.elementsEqual(prefix.dropLast()) : bytes.starts(with: prefix))
+                }
+            }
+        }
     }
 
     /// The `mnt_id` line of a `/proc/self/fdinfo` file's text.
@@ -109,25 +160,32 @@ public enum DeviceFileLook {
 /// `/proc/self/mountinfo`, kept open and read again only after the kernel marked it changed (a
 /// mount or unmount makes `poll` report `POLLPRI` on it, once), so a look costs one `poll`.
 final class MountTable: Sendable {
-    private let state = Mutex<(fd: Int32, mounts: [DeviceFileLook.Mount])?>(nil)
+    private let state = Mutex<(fd: Int32, mounts: [DeviceFileLook.Mount], index: DeviceFileLook.MountIndex)?>(nil)
 
     /// The mounts now; nil when the table cannot be read.
-    func mounts() -> [DeviceFileLook.Mount]? {
-        state.withLock { s -> [DeviceFileLook.Mount]? in
-            if case let (fd, mounts)? = s {
+    func mounts() -> [DeviceFileLook.Mount]? { current()?.mounts }
+
+    /// The mounts now as the look asks them; nil when the table cannot be read.
+    func index() -> DeviceFileLook.MountIndex? { current()?.index }
+
+    private func current() -> (mounts: [DeviceFileLook.Mount], index: DeviceFileLook.MountIndex)? {
+        state.withLock { s -> (mounts: [DeviceFileLook.Mount], index: DeviceFileLook.MountIndex)? in
+            if case let (fd, mounts, index)? = s {
                 var changed = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
-                guard poll(&changed, 1, 0) > 0, changed.revents & Int16(POLLPRI | POLLERR) != 0 else { return mounts }
+                guard poll(&changed, 1, 0) > 0, changed.revents & Int16(POLLPRI | POLLERR) != 0 else { return (mounts, index) }
                 guard lseek(fd, 0, SEEK_SET) == 0, let text = Self.read(fd) else { return nil }
-                s = (fd, DeviceFileLook.mounts(text))
-                return s?.mounts
+                let now = DeviceFileLook.mounts(text)
+                s = (fd, now, DeviceFileLook.MountIndex(now))
+                return s.map { ($0.mounts, $0.index) }
             }
             let fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return nil }
             var armed = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
             _ = poll(&armed, 1, 0)  // the first poll reports the table's state as seen now
             guard let text = Self.read(fd) else { close(fd); return nil }
-            s = (fd, DeviceFileLook.mounts(text))
-            return s?.mounts
+            let now = DeviceFileLook.mounts(text)
+            s = (fd, now, DeviceFileLook.MountIndex(now))
+            return s.map { ($0.mounts, $0.index) }
         }
     }
 
@@ -169,6 +227,7 @@ extension Documents {
     /// look at the MIME directories (the database as last loaded). For a share naming a device,
     /// whose items' types decide nothing (``DeviceFileLook``). `kernelPath`, when given, is the
     /// descriptor's path as read already (not read again); `status` is the `fstat` it checked.
+    @usableFromInline
     func inspectByName(_ descriptor: borrowing FileDescriptor, kernelPath: String? = nil) throws(OpenFailure) -> (name: String, type: ContentType, status: stat) {
         let (name, status) = try readableFile(descriptor, kernelPath: kernelPath.map { Array($0.utf8) })
         return (name, ContentType(detected: types.guess(name: name, data: nil).type), status)

@@ -32,19 +32,36 @@ public enum DeviceFileSource: Sendable, Equatable {
     }
 
     /// An absolute path without NUL, `.` or `..` components and empty components (as the kernel
-    /// names a file).
+    /// names a file), its components split by bytes as the kernel splits them.
     static func isPlainAbsolute(_ path: String) -> Bool {
-        guard path.hasPrefix("/"), path.count > 1, !path.utf8.contains(0) else { return false }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+        var path = path
+        return path.withUTF8 { bytes in
+            guard bytes.count > 1, bytes[0] == UInt8(ascii: "/") else { return false }
+            // Each component (after a `/`, up to the next or the end) by its bytes, as the kernel splits it.
+            var start = 1
+            for i in 1...bytes.count {
+                guard i == bytes.count || bytes[i] == UInt8(ascii: "/") else {
+                    if bytes[i] == 0 { return false }
+                    continue
+                }
+                let component = bytes[start..<i], dot = UInt8(ascii: ".")
+                if component.isEmpty || component.elementsEqual([dot]) || component.elementsEqual([dot, dot]) { return false }
+                start = i + 1
+            }
+            return true
+        }
     }
 
     /// Whether `path` is `directory` or lies under it (by whole components).
+    /// Compared by bytes, as the kernel names paths (by characters, a `/` followed by a combining
+    /// mark would not count as one).
     static func isWithin(_ path: String, _ directory: String) -> Bool {
-        var dir = directory
-        while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
+        var dir = Array(directory.utf8)
+        while dir.count > 1 && dir.last == UInt8(ascii: "/") { dir.removeLast() }
         guard !dir.isEmpty else { return false }
-        if dir == "/" { return true }
-        return path == dir || path.hasPrefix(dir + "/")
+        if dir == [UInt8(ascii: "/")] { return true }
+        let bytes = path.utf8
+        return bytes.starts(with: dir) && (bytes.count == dir.count || bytes.dropFirst(dir.count).first == UInt8(ascii: "/"))
     }
 }
 

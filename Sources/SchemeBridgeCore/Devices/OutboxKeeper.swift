@@ -99,7 +99,7 @@ public final class OutboxKeeper: Sendable {
         let resolved: @Sendable () -> [String]? = { [self] in resolvedExclusions.withLock { $0?.given == given ? $0?.resolved : nil } }
         let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed
         return DeviceLocalLook(kernelPath: { fd in
-            guard resolved() != nil, let path = FileDescriptor.lending(fd, { SharedFileFacts.kernelPath(of: $0) }) else { return nil }
+            guard resolved() != nil, let path = DeviceFileLook.kernelPath(of: fd) else { return nil }
             return DeviceFileLook.isLocal(fd: fd, path: path) ? path : nil
         }, facts: { fd, name, path, status in
             SharedFileFacts.gather(name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? [], kernelPath: path, status: status)

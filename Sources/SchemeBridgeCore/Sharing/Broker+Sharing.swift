@@ -70,7 +70,7 @@ extension Broker {
     func decide(share subject: ShareSubject, requested: String?, ask: Bool, caller: Caller) throws(OpenFailure) -> HandlerDecision {
         let targets = ShareTargetID.namesDevice(requested) ? subject.items.isEmpty ? [] : NearbyDevice.shareTargets(subject.tools.devices).map { ShareTarget(deviceTarget: $0) }
                                : shareTargets(for: subject.items, caller: caller, tools: subject.tools)
-        let what = ShareSubject.describe(subject.items)
+        var what: String { ShareSubject.describe(subject.items) }  // for a refusal only
         if let requested {
             guard targets.contains(where: { $0.id == requested }) else {
                 throw OpenFailure(.noTarget, "the share target '\(requested.prefix(200))' does not accept \(what) (or is not installed, or does not accept this caller)")

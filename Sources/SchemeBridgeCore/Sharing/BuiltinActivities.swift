@@ -76,7 +76,7 @@ extension Array {
             }
         }
         guard let board else { throw ServiceFailure(.failed, "the share's data is gone") }
-        let slot = ShareItemSummary.pasteboardSlot(of: index, in: map(\.summary))
+        let slot = ShareItemSummary.pasteboardSlot(of: index, in: map { $0.summary })
         return try store.data(board, item: slot, type: item.summary.readType, caller: owner).openForReading().take()
     }
 }

@@ -43,6 +43,8 @@ public enum ShareItemGrammar {
     }
 
     /// Item `i`, from its entries. A `name` is made safe (``ShareItemSummary/safeName(_:)``).
+    /// (Inlinable, as the intake: specialized for the daemon's descriptor type where it is called.)
+    @inlinable
     public static func item<D: Sendable>(_ i: Int, _ entries: [String: Field<D>], keys: Keys) throws(ServiceFailure) -> Item<D> {
         let (file, url, type, data) = (keys.file, keys.url, keys.type, keys.data)
         let name = try string(entries, keys.name, item: i).map(ShareItemSummary.safeName)
@@ -71,9 +73,11 @@ public enum ShareItemGrammar {
         }
     }
 
-    private static func invalid(_ message: String) -> ServiceFailure { ServiceFailure(.invalidArgument, message) }
+    @usableFromInline
+    static func invalid(_ message: String) -> ServiceFailure { ServiceFailure(.invalidArgument, message) }
 
-    private static func string<D: Sendable>(_ entries: [String: Field<D>], _ key: String, item i: Int) throws(ServiceFailure) -> String? {
+    @usableFromInline
+    static func string<D: Sendable>(_ entries: [String: Field<D>], _ key: String, item i: Int) throws(ServiceFailure) -> String? {
         guard let v = entries[key] else { return nil }
         guard case .string(let s) = v else { throw invalid("item \(i): '\(key)' must be a string (s), not '\(v.signature)'") }
         guard s.utf8.count <= SchemeURL.maximumByteCount else { throw invalid("item \(i): '\(key)' is longer than \(SchemeURL.maximumByteCount) bytes") }

@@ -54,6 +54,9 @@ public enum ShareTargetID: Sendable, Equatable {
         if case .device? = text.flatMap(ShareTargetID.init) { true } else { false }
     }
 
+    /// Whether it names a device.
+    public var isDevice: Bool { if case .device = self { true } else { false } }
+
     /// The id parsed; nil when `text` names no target.
     public init?(_ text: String) {
         if text.hasPrefix(Self.builtinPrefix) {

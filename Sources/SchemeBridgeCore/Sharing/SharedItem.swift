@@ -30,6 +30,7 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
 
     /// The item `accepted` is; a file is looked at with `inspect` (given the item's `name`, if
     /// any): its type, and its name when the item names none.
+    @inlinable
     public static func of<E: Error>(_ accepted: ShareItemGrammar.Item<Held>,
                                     inspect: (Held, _ name: String?) async throws(E) -> InspectedFile) async throws(E) -> SharedItem {
         switch accepted {
@@ -51,7 +52,9 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
     /// with `facts` (a share naming a device) what its send decides from (given the descriptor
     /// and the item's name) — or, for a file `local` says cannot block, all of it on this thread,
     /// its type from its name (``DeviceFileLook``). A failure names its item (`item 2: …`), its
-    /// kind kept.
+    /// kind kept. Inlinable: specialized for the daemon's descriptor type where it is called (a
+    /// generic call across the module runs through the runtime's metadata lookups at each step).
+    @inlinable
     public static func intake(_ items: [[String: ShareItemGrammar.Field<Held>]], keys: ShareItemGrammar.Keys, documents: Documents,
                               runner: any DescriptorRunner, key: String,
                               facts: (@Sendable (Int32, String) -> SharedFileFacts)?, local: DeviceLocalLook? = nil) async throws -> [SharedItem] {
@@ -126,14 +129,17 @@ extension ShareItemSummary {
 
 extension Array {
     /// The share's pasteboard values: every data and URL item's, one pasteboard item each, in order.
+    /// (Closures here, not key paths: a key path into a generic type is made anew at each call, its
+    /// types demangled by the runtime.)
     public func pasteboardValues<Held>() -> [[(type: String, value: PasteboardWrite.Value)]] where Element == SharedItem<Held> {
-        compactMap(\.pasteboardValues)
+        guard contains(where: { if case .file = $0.payload { false } else { true } }) else { return [] }
+        return compactMap { $0.pasteboardValues }
     }
 
     /// What the sheet is told of the share: its types, how many items, the first items' previews.
     public func shareQuestion<Held>(activationToken: String?) -> ShareQuestion where Element == SharedItem<Held> {
-        ShareQuestion(types: ShareSubject(items: map(\.summary), tools: ShareTools(copy: false, save: false)).types, count: count,
-                      activationToken: activationToken, previews: prefix(ShareItemPreview.limit).map(\.preview))
+        ShareQuestion(types: ShareSubject(items: map { $0.summary }, tools: ShareTools(copy: false, save: false)).types, count: count,
+                      activationToken: activationToken, previews: prefix(ShareItemPreview.limit).map { $0.preview })
     }
 }
 

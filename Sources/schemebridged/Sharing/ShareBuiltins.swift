@@ -6,7 +6,7 @@ import SchemeBridgeCore
 /// share's items. "Open in <app>" is a launch (`ShareDelivery.swift`).
 extension Sharing {
     /// What the session offers for a share to `target` now (the core's ``BuiltinActivities``).
-    func shareTools(for target: String? = nil) -> ShareTools { builtins.available(devices: devices.sender.shareTargets, target: target.flatMap(ShareTargetID.init)) }
+    func shareTools(for target: ShareTargetID? = nil) -> ShareTools { builtins.available(devices: devices.sender.shareTargets, target: target) }
 
     /// "Copy": the one item onto the clipboard; done when the tool has taken it (exit 0).
     func copyToClipboard(_ share: PendingShare) async throws {

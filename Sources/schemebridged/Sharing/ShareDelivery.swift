@@ -10,10 +10,9 @@ import SchemeBridgeCore
 /// action's `Exec` (the "Open in" app's own), or `ActivateAction` (`Open` for "Open in") for a
 /// `DBusActivatable` app. Nothing about a share is broadcast.
 extension Sharing {
-    /// Delivers `share` to `target` (a target id the core decided); the request is answered by
-    /// the target (`Reply`, its exit) or here.
-    func deliver(_ share: PendingShare, to target: String) async throws {
-        guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
+    /// Delivers `share` to `id` (the target the core decided); the request is answered by the
+    /// target (`Reply`, its exit) or here.
+    func deliver(_ share: PendingShare, to id: ShareTargetID) async throws {
         switch id {
         case .copy: try await copyToClipboard(share)
         case .save: try await saveToFile(share)

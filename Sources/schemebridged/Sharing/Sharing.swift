@@ -50,26 +50,25 @@ final class Sharing: Sendable {
     /// descriptor thread; the engine's call): its own steps are short and never block. Any other
     /// moves to the pool at once (it may spawn a target or a tool).
     func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
-        let options = try ShareOptions(checking: raw)
-        let toDevice = ShareTargetID.namesDevice(options.target)
-        let executor: any TaskExecutor = toDevice ? replies.connection.loopExecutor : globalConcurrentExecutor
+        let options = try ShareOptions(checking: raw), target = options.target.flatMap(ShareTargetID.init)
+        let executor: any TaskExecutor = target?.isDevice == true ? replies.connection.loopExecutor : globalConcurrentExecutor
         return try await withTaskExecutorPreference(executor) { () async throws -> MethodResult in
-            try await share(itemsValue, options, sender, on: executor, toDevice: toDevice)
+            try await share(itemsValue, options, sender, on: executor, target: target)
         }
     }
 
     /// The share, carried out with `executor` preferred (what a device's send decides from is
-    /// found in the same look as the type).
-    private func share(_ itemsValue: DBusValue, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, toDevice: Bool) async throws -> MethodResult {
-        let caller = await callers.caller(sender)
+    /// found in the same look as the type; no pasteboard: a device's send reads the items).
+    private func share(_ itemsValue: DBusValue, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, target: ShareTargetID?) async throws -> MethodResult {
+        let (caller, toDevice) = (await callers.caller(sender), target?.isDevice == true)
         let looks = toDevice ? devices.outbox.looks(caller: caller, inbox: documents.inbox.root) : nil
         let items = try await SharedItem.intake(try ShareIntake.decode(itemsValue), keys: ShareIntake.keys, documents: documents, runner: descriptors,
                                                 key: caller.appID ?? sender, facts: looks?.facts, local: looks?.local)
-        let subject = ShareSubject(items: items.map(\.summary), tools: shareTools(for: options.target))
+        let subject = ShareSubject(items: items.map { $0.summary }, tools: shareTools(for: target))
         let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
         let pasteboardCaller = Caller(busName: sender, id: caller.id, lineage: caller.lineage)
-        // Data and URLs on a pasteboard the caller owns (its descriptors held by `items` meanwhile).
-        let board = try await pasteboards.calls.forShare(items.pasteboardValues(), caller: pasteboardCaller)
+        // Data and URLs on a pasteboard the caller owns (its descriptors held by `items` meanwhile); none for a device.
+        let board = toDevice ? nil : try await pasteboards.calls.forShare(items.pasteboardValues(), caller: pasteboardCaller)
         withExtendedLifetime(items) {}
         if let board { pasteboards.exportObject(board.id) }
         let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
@@ -111,10 +110,11 @@ final class Sharing: Sendable {
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
+            guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
             replies.sharing(share.request, target: settled.id)
             var share = share  // the target starts with the sheet's fresh token, never the caller's spent one (the core's rule)
             share.options.activationToken = settled.launchToken(callerToken: share.options.activationToken)
-            try await deliver(share, to: target)
+            try await deliver(share, to: id)
         } catch {
             let error = DBusError.from(error)
             logger.notice("share of \(share.caller.displayName) not delivered: \(error.name.rawValue): \(error.message)")
