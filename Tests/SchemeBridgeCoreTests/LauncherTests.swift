@@ -56,28 +56,6 @@ import Testing
         #expect(kill(pid, 0) != 0, "no zombie left behind")
     }
 
-    /// A handler gets exactly its environment: the base's variables (made into C strings once),
-    /// with the launch's set over them, each once.
-    @Test func aSpawnedProgramGetsTheBaseAndTheLaunchVariablesEachOnce() async throws {
-        let out = dir.appendingPathComponent("environ").path
-        let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        #expect(fd >= 0)
-        let base = SpawnEnvironment(["PATH": "/usr/bin:/bin", "HOME": "/home/u", "LANG": "C", "": "x", "A=B": "y"])
-        let exited = Mutex<Int32?>(nil)
-        for _ in 0..<2 {  // twice from one base: a launch leaves the base's C strings as they were
-            exited.withLock { $0 = nil }
-            ftruncate(fd, 0)
-            _ = try ProcessLauncher().spawn(arguments: [Array("env".utf8), Array("-0".utf8)],
-                                            environment: base.setting(["LANG": "de_DE.UTF-8", "SB_APP": "1"]).setting(["SB_APP": "2", "X=Y": "no"]),
-                                            stdout: fd, onExit: { code in exited.withLock { $0 = code } })
-            for _ in 0..<500 where exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(exited.withLock { $0 } == 0)
-            let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\0").map(String.init)
-            #expect(lines.sorted() == ["HOME=/home/u", "LANG=de_DE.UTF-8", "PATH=/usr/bin:/bin", "SB_APP=2"])
-        }
-        close(fd)
-    }
-
     @Test func exitCodesAndSignalsAreReported() async throws {
         let codes = Mutex<[Int32]>([])
         _ = try ProcessLauncher().spawn(argv: ["sh", "-c", "exit 7"], environment: ["PATH": "/usr/bin:/bin"], onExit: { c in codes.withLock { $0.append(c) } })

@@ -78,11 +78,10 @@ public struct ProcessLauncher: Sendable {
             p[bytes.count] = 0
             return p
         } + [nil]
-        // The base's C strings were made once (SpawnEnvironment.init); only this launch's own are made here.
-        let (cEnv, ownEnv) = environment.cStrings()
+        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.lines.map { strdup($0) } + [nil]
         defer {
             for p in cArgs { free(p) }
-            for p in ownEnv { free(p) }
+            for p in cEnv { free(p) }
         }
         var pid: pid_t = 0
         var rc: Int32 = 0
@@ -119,66 +118,34 @@ public struct ProcessLauncher: Sendable {
 }
 
 /// A spawned program's environment as `KEY=VALUE` lines: a base prepared once (the service's
-/// environment for its handlers, kept as C strings for `execve`) with a few variables set over
-/// it per launch. Keys that are empty or hold `=` are left out, as `execve` could not pass them.
+/// environment for its handlers) with a few variables set over it per launch. Keys that are
+/// empty or hold `=` are left out, as `execve` could not pass them.
 public struct SpawnEnvironment: Sendable {
-    private let base: Base
+    private var base: [(key: String, line: String)]
     private var overrides: [String: String] = [:]
-    /// The base variables set over by ``overrides`` (indices into the base).
-    private var hidden: Set<Int> = []
-
-    /// The base's variables, each as a C string made once and never changed (freed with it).
-    private final class Base: @unchecked Sendable {
-        let keys: [String]
-        let lines: [String]
-        let index: [String: Int]
-        let pointers: [UnsafeMutablePointer<CChar>]
-        init(_ variables: [(key: String, line: String)]) {
-            keys = variables.map(\.key)
-            lines = variables.map(\.line)
-            index = Dictionary(variables.indices.map { (variables[$0].key, $0) }, uniquingKeysWith: { a, _ in a })
-            pointers = lines.map { strdup($0)! }
-        }
-        deinit { for p in pointers { free(p) } }
-    }
 
     public init(_ variables: [String: String]) {
-        base = Base(variables.filter { Self.isValidKey($0.key) }.map { ($0.key, $0.key + "=" + $0.value) })
+        base = variables.filter { Self.isValidKey($0.key) }.map { ($0.key, $0.key + "=" + $0.value) }
     }
 
     /// This environment with `variables` set (over its own; later calls over earlier ones).
     public func setting(_ variables: [String: String]) -> SpawnEnvironment {
         var copy = self
-        for (k, v) in variables where Self.isValidKey(k) {
-            copy.overrides[k] = v
-            if let i = base.index[k] { copy.hidden.insert(i) }
-        }
+        for (k, v) in variables where Self.isValidKey(k) { copy.overrides[k] = v }
         return copy
     }
 
     /// The value of `key`.
     public func value(_ key: String) -> String? {
         if let v = overrides[key] { return v }
-        guard let i = base.index[key] else { return nil }
-        return String(decoding: base.lines[i].utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
+        guard let line = base.first(where: { $0.key == key })?.line else { return nil }
+        return String(decoding: line.utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
     }
 
     /// Every variable as a `KEY=VALUE` line.
     public var lines: [String] {
-        if overrides.isEmpty { return base.lines }
-        return base.lines.indices.compactMap { hidden.contains($0) ? nil : base.lines[$0] } + overrides.map { $0.key + "=" + $0.value }
-    }
-
-    /// ``lines`` as the NUL-terminated `envp` array `execve` takes, and the C strings of it
-    /// made for this call (the caller frees them; the base's belong to the base).
-    func cStrings() -> (envp: [UnsafeMutablePointer<CChar>?], owned: [UnsafeMutablePointer<CChar>]) {
-        var envp: [UnsafeMutablePointer<CChar>?] = []
-        envp.reserveCapacity(base.pointers.count + overrides.count + 1)
-        for i in base.pointers.indices where hidden.isEmpty || !hidden.contains(i) { envp.append(base.pointers[i]) }
-        let owned = overrides.map { strdup($0.key + "=" + $0.value)! }
-        for p in owned { envp.append(p) }
-        envp.append(nil)
-        return (envp, owned)
+        if overrides.isEmpty { return base.map(\.line) }
+        return base.compactMap { overrides[$0.key] == nil ? $0.line : nil } + overrides.map { $0.key + "=" + $0.value }
     }
 
     private static func isValidKey(_ key: String) -> Bool { !key.isEmpty && !key.contains("=") }
