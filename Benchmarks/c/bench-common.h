@@ -52,6 +52,18 @@ static inline DBusMessage *call(DBusConnection *c, DBusMessage *m, const char *w
     return r;
 }
 
+/* The pid of the connection owning `name` (the bus's GetConnectionUnixProcessID). */
+static inline long owner_pid(DBusConnection *c, const char *name) {
+    DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                  "GetConnectionUnixProcessID");
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+    DBusMessage *r = call(c, m, "GetConnectionUnixProcessID");
+    dbus_uint32_t pid = 0;
+    dbus_message_get_args(r, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID);
+    dbus_message_unref(r);
+    return pid;
+}
+
 static inline int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;

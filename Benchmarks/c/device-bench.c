@@ -295,17 +295,6 @@ static double cpu_us(long pid) {
     return ns / 1e3;
 }
 
-/* The pid of the connection owning `name`. */
-static long owner_pid(DBusConnection *c, const char *name) {
-    DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID");
-    dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
-    DBusMessage *r = call(c, m, "GetConnectionUnixProcessID");
-    dbus_uint32_t pid = 0;
-    dbus_message_get_args(r, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID);
-    dbus_message_unref(r);
-    return pid;
-}
-
 static int send_rounds(const char *addr_a, const char *addr_b, const char *device, const char *file, const char *scratch, int rounds) {
     struct stat st;
     if (stat(file, &st) != 0) die(file, strerror(errno));

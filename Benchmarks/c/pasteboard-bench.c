@@ -318,18 +318,6 @@ static Sample hand_off(DBusConnection *c, const char *peer, int control, int dat
     return s;
 }
 
-/* The pid of the connection owning `name`. */
-static long owner_pid(DBusConnection *c, const char *name) {
-    DBusMessage *m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                                  "GetConnectionUnixProcessID");
-    dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
-    DBusMessage *r = call(c, m, "GetConnectionUnixProcessID");
-    dbus_uint32_t pid = 0;
-    dbus_message_get_args(r, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID);
-    dbus_message_unref(r);
-    return pid;
-}
-
 static long status_kib(long pid, const char *key) {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%ld/status", pid);
