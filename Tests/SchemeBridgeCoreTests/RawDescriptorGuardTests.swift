@@ -41,9 +41,7 @@ import Testing
 
     @Test func coreMakesAndClosesDescriptorsOnlyThroughFileDescriptor() throws {
         // Files (relative to Sources/SchemeBridgeCore) still calling them, each for its reason.
-        let allowed: [String: String] = [
-            "Devices/DeviceFileLook.swift": "its kept /proc/self/fdinfo and /proc/self/fd directories and the mount table read: raw still, the next file to convert (issue 36)",
-        ]
+        let allowed: [String: String] = [:]
         let core = TypedIDsTests.core
         let files = try FileManager.default.subpathsOfDirectory(atPath: core.path).filter { $0.hasSuffix(".swift") }.sorted()
         #expect(files.count > 100, "Core's sources were not found at \(core.path)")

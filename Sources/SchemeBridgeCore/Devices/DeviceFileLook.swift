@@ -41,38 +41,46 @@ public enum DeviceFileLook {
     /// This process's mount table, read again only when the kernel says it changed.
     static let table = MountTable()
 
-    /// `/proc/self/fdinfo`, kept open: a descriptor's file there is opened relative to it (one
-    /// name looked up, not four), read once and closed.
-    private static let fdinfo = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    /// `/proc/self/fdinfo`, kept open for the process's life (nil when it could not be opened): a
+    /// descriptor's file there is opened relative to it (one name looked up, not four), read once
+    /// and closed.
+    private static let fdinfo: FileDescriptor? = try? FileDescriptor.open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY)
 
-    /// `/proc/self/fd`, kept open: a descriptor's link there is read relative to it (one name
-    /// looked up, not four).
-    private static let fdLinks = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    /// `/proc/self/fd`, kept open for the process's life (nil when it could not be opened): a
+    /// descriptor's link there is read relative to it (one name looked up, not four).
+    private static let fdLinks: FileDescriptor? = try? FileDescriptor.open("/proc/self/fd", O_RDONLY | O_DIRECTORY)
 
     /// The path the kernel names for descriptor `fd` (its `/proc/self/fd` link, read through the
     /// kept directory), when it is absolute, whole and valid UTF-8 — what
     /// `SharedFileFacts.kernelPath(of:)` gives, in one `readlinkat` of one name.
     public static func kernelPath(of fd: Int32) -> String? {
-        guard fdLinks >= 0 else { return FileDescriptor.lending(fd) { SharedFileFacts.kernelPath(of: $0) } }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer -> String? in
-            let n = readlinkat(fdLinks, String(fd), UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), buffer.count)
-            guard n > 0, n < Int(PATH_MAX), buffer[0] == UInt8(ascii: "/") else { return nil }
-            return String(validating: UnsafeBufferPointer(rebasing: buffer[..<n]), as: UTF8.self)
+        switch fdLinks {
+        case .none:
+            return FileDescriptor.lending(fd) { SharedFileFacts.kernelPath(of: $0) }
+        case .some(let links):
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer -> String? in
+                guard let n = try? links.readLink(relative: String(fd), into: buffer),
+                      n > 0, n < Int(PATH_MAX), buffer[0] == UInt8(ascii: "/") else { return nil }
+                return String(validating: UnsafeBufferPointer(rebasing: buffer[..<n]), as: UTF8.self)
+            }
         }
     }
 
     /// The id of the mount descriptor `fd`'s file is on, from its `/proc/self/fdinfo` file (the
     /// kernel writes it from the open file alone: the file's own file system is not asked).
     static func mountID(of fd: Int32) -> Int? {
-        guard fdinfo >= 0 else { return nil }
-        let file = openat(fdinfo, String(fd), O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        // `mnt_id` is the third line (after `pos` and `flags`): one read holds it.
-        var text = [UInt8](repeating: 0, count: 512)
-        var n = -1
-        repeat { n = text.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) } } while n < 0 && errno == EINTR
-        return n > 0 ? mountID(fdinfo: Array(text[..<n])) : nil
+        switch fdinfo {
+        case .none:
+            return nil
+        case .some(let directory):
+            // Closed when this returns.
+            guard let file = try? directory.open(relative: String(fd), O_RDONLY) else { return nil }
+            // `mnt_id` is the third line (after `pos` and `flags`): one read holds it.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { text -> Int? in
+                guard let n = try? file.read(into: UnsafeMutableRawBufferPointer(text)), n > 0 else { return nil }
+                return mountID(fdinfo: Array(text[..<n]))
+            }
+        }
     }
 
     /// Whether a file on mount `mountID` named `path` (absolute, as the kernel names it) is
@@ -160,7 +168,33 @@ public enum DeviceFileLook {
 /// `/proc/self/mountinfo`, kept open and read again only after the kernel marked it changed (a
 /// mount or unmount makes `poll` report `POLLPRI` on it, once), so a look costs one `poll`.
 final class MountTable: Sendable {
-    private let state = Mutex<(fd: Int32, mounts: [DeviceFileLook.Mount], index: DeviceFileLook.MountIndex)?>(nil)
+    /// The table as last read: its mounts, and as the look asks them.
+    private struct Table {
+        var mounts: [DeviceFileLook.Mount]
+        var index: DeviceFileLook.MountIndex
+
+        init(_ text: [UInt8]) {
+            mounts = DeviceFileLook.mounts(text)
+            index = DeviceFileLook.MountIndex(mounts)
+        }
+    }
+
+    /// `/proc/self/mountinfo`, kept open (closed with this value), and the table read from it.
+    private struct Kept: ~Copyable {
+        let file: FileDescriptor
+        var table: Table
+
+        /// The table now: read again when the kernel marked it changed; nil when that read failed.
+        mutating func now() -> Table? {
+            var changed = pollfd(fd: file.rawValue, events: Int16(POLLPRI), revents: 0)
+            guard poll(&changed, 1, 0) > 0, changed.revents & Int16(POLLPRI | POLLERR) != 0 else { return table }
+            guard lseek(file.rawValue, 0, SEEK_SET) == 0, let text = MountTable.read(file) else { return nil }
+            table = Table(text)
+            return table
+        }
+    }
+
+    private let state = Mutex<Kept?>(nil)
 
     /// The mounts now; nil when the table cannot be read.
     func mounts() -> [DeviceFileLook.Mount]? { current()?.mounts }
@@ -168,39 +202,30 @@ final class MountTable: Sendable {
     /// The mounts now as the look asks them; nil when the table cannot be read.
     func index() -> DeviceFileLook.MountIndex? { current()?.index }
 
-    private func current() -> (mounts: [DeviceFileLook.Mount], index: DeviceFileLook.MountIndex)? {
-        state.withLock { s -> (mounts: [DeviceFileLook.Mount], index: DeviceFileLook.MountIndex)? in
-            if case let (fd, mounts, index)? = s {
-                var changed = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
-                guard poll(&changed, 1, 0) > 0, changed.revents & Int16(POLLPRI | POLLERR) != 0 else { return (mounts, index) }
-                guard lseek(fd, 0, SEEK_SET) == 0, let text = Self.read(fd) else { return nil }
-                let now = DeviceFileLook.mounts(text)
-                s = (fd, now, DeviceFileLook.MountIndex(now))
-                return s.map { ($0.mounts, $0.index) }
-            }
-            let fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            var armed = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+    private func current() -> Table? {
+        state.withLock { kept -> Table? in
+            if kept != nil { return kept?.now() }
+            // Closed when it is not kept.
+            guard let file = try? FileDescriptor.open("/proc/self/mountinfo", O_RDONLY) else { return nil }
+            var armed = pollfd(fd: file.rawValue, events: Int16(POLLPRI), revents: 0)
             _ = poll(&armed, 1, 0)  // the first poll reports the table's state as seen now
-            guard let text = Self.read(fd) else { close(fd); return nil }
-            let now = DeviceFileLook.mounts(text)
-            s = (fd, now, DeviceFileLook.MountIndex(now))
-            return s.map { ($0.mounts, $0.index) }
+            guard let text = Self.read(file) else { return nil }
+            kept = Kept(file: file, table: Table(text))
+            return kept?.table
         }
     }
 
-    /// What `fd` holds from where it is (at most 4 MiB).
-    private static func read(_ fd: Int32) -> [UInt8]? {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while out.count < 1 << 22 {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { return nil }
-            if n == 0 { return out }
-            out += buffer[..<n]
+    /// What `file` holds from where it is (at most 4 MiB).
+    fileprivate static func read(_ file: borrowing FileDescriptor) -> [UInt8]? {
+        withUnsafeTemporaryAllocation(byteCount: 16384, alignment: 1) { buffer -> [UInt8]? in
+            var out: [UInt8] = []
+            while out.count < 1 << 22 {
+                guard let n = try? file.read(into: buffer) else { return nil }
+                if n == 0 { return out }
+                out += buffer[..<n]
+            }
+            return nil
         }
-        return nil
     }
 }
 
