@@ -120,6 +120,17 @@ final class GSConnectSide: @unchecked Sendable {
         }
     }
 
+    /// GSConnect's payload connections still open, as `ss` lists them in B's namespace (its
+    /// transfer ports 1739–1764; "none" when there are none). GSConnect 54 closes a payload's TCP
+    /// connection only when gjs collects it, and kdeconnectd 22.12 finishes a file only at that
+    /// close (docs/GUIDE.md, "When a file does not arrive"): for a stall's message.
+    func openPayloadConnections() async -> String {
+        let r = try? await Tools.run(["ss", "-N", side.namespace, "-tn", "state", "established", "( sport >= :1739 and sport <= :1764 )"],
+                                     timeout: .seconds(60))
+        let rows = (r?.stdout ?? "").split(separator: "\n").dropFirst().map { $0.split(separator: " ").joined(separator: " ") }
+        return r == nil ? "unknown (ss failed)" : rows.isEmpty ? "none" : rows.joined(separator: "; ")
+    }
+
     /// Stops GSConnect (by pid) and waits for it to leave B's bus; stops the display.
     func stop() async {
         side.engine?.terminate()
