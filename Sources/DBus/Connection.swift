@@ -169,7 +169,8 @@ public final class Connection: Sendable {
     /// Emits a signal as ``emit(path:interface:member:_:destination:)`` does — but from an async
     /// method handler of this connection, just after the method's reply and with it (one wake-up
     /// of the loop thread for both): for a signal that reports what the call did, emitted as the
-    /// handler ends. Anywhere else (no handler, another connection's, after its reply), at once.
+    /// handler ends. From work left for after its reply (``afterReply(_:)``), sent there and then,
+    /// in order with it. Anywhere else (no handler, another connection's, after its reply), at once.
     public func emitWithReply(
         path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: [DBusValue] = [],
         destination: BusName? = nil

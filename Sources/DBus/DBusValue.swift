@@ -67,7 +67,9 @@ public enum DBusValue: Hashable, Sendable {
     public func validate() throws(DBusError) {
         switch self {
         case .string(let s):
-            if s.utf8.contains(0) { throw DBusError(.invalidArgs, "a D-Bus string cannot contain a NUL character") }
+            if s.utf8.withContiguousStorageIfAvailable({ $0.contains(0) }) ?? s.utf8.contains(0) {
+                throw DBusError(.invalidArgs, "a D-Bus string cannot contain a NUL character")
+            }
         case .array(let e, let items):
             for item in items {
                 guard item.type == e else {

@@ -20,11 +20,17 @@ enum Marshal {
     }
 
     private static func appendText(_ text: String, code: Int32, to iter: inout DBusMessageIter) throws(DBusError) {
-        if text.utf8.contains(0) { throw DBusError(.invalidArgs, "a D-Bus string cannot contain a NUL character") }
+        var holdsNUL = false
         let ok = text.withCString { cstr -> dbus_bool_t in
+            // A NUL inside ends the C string early (one `strlen`, not a walk of the view).
+            guard strlen(cstr) == text.utf8.count else {
+                holdsNUL = true
+                return 1
+            }
             var p: UnsafePointer<CChar>? = cstr
             return withUnsafePointer(to: &p) { dbus_message_iter_append_basic(&iter, code, $0) }
         }
+        if holdsNUL { throw DBusError(.invalidArgs, "a D-Bus string cannot contain a NUL character") }
         if ok == 0 { throw oom() }
     }
 

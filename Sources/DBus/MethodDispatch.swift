@@ -131,11 +131,11 @@ extension ConnectionCore {
                 switch result {
                 case .success(let out):
                     self.finishCall(method, call, out.values, address)
-                    for job in after { job() }
+                    ReplyBatch.run(after, core: self)
                     out.followUp?()
                 case .failure(let e):
                     self.sendError(address, e)
-                    for job in after { job() }
+                    ReplyBatch.run(after, core: self)
                 }
             }
         }

@@ -6,6 +6,21 @@ import DBusTestSupport
 /// The layer seen through the clients people really use: dbus-send, gdbus, python3-dbus,
 /// dbus-monitor.
 @Suite struct RealClientTests {
+    /// A dbus-monitor of `service`'s bus for the signals of the test interface (and `rules`),
+    /// ready (it has printed its own NameAcquired/NameLost preamble); `text` is what it printed.
+    struct Monitor {
+        let process: ChildProcess
+        let log: URL
+        init(_ service: TestService, also rules: [String] = []) async throws {
+            log = service.bus.directory.appendingPathComponent("monitor.log")
+            process = try Tools.spawn(["dbus-monitor", "--address", service.bus.address, "type='signal',interface='\(TestService.interface)'"] + rules,
+                                      stdout: log)
+            let log = self.log
+            _ = await Tools.eventually { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("member=NameLost") }
+        }
+        var text: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    }
+
     @Test func dbusSendCallsAnExportedMethod() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
@@ -58,17 +73,14 @@ import DBusTestSupport
     @Test func dbusMonitorSeesEmittedSignals() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
-        let log = service.bus.directory.appendingPathComponent("monitor.log")
-        let monitor = try Tools.spawn(["dbus-monitor", "--address", service.bus.address, "type='signal',interface='\(TestService.interface)'"], stdout: log)
-        defer { monitor.terminate() }
-        // dbus-monitor is ready once it has printed its own NameAcquired/NameLost preamble.
-        _ = await Tools.eventually { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("member=NameLost") }
+        let monitor = try await Monitor(service)
+        defer { monitor.process.terminate() }
         try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(42)])
         let seen = await Tools.eventually {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            let text = monitor.text
             return text.contains("interface=\(TestService.interface); member=Tick") && text.contains("uint32 42")
         }
-        #expect(seen, "\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        #expect(seen, "\(monitor.text)")
     }
 
     /// A signal an async handler emits for its reply (`emitWithReply`) goes out when the handler
@@ -77,12 +89,9 @@ import DBusTestSupport
     @Test func aSignalEmittedWithTheReplyGoesOutWithItWhenTheHandlerEnds() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
-        let log = service.bus.directory.appendingPathComponent("monitor.log")
-        let monitor = try Tools.spawn(["dbus-monitor", "--address", service.bus.address,
-                                       "type='signal',interface='\(TestService.interface)'", "type='method_return'"], stdout: log)
-        defer { monitor.terminate() }
-        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        _ = await Tools.eventually { text().contains("member=NameLost") }
+        let monitor = try await Monitor(service, also: ["type='method_return'"])
+        defer { monitor.process.terminate() }
+        func text() -> String { monitor.text }
         let client = try await Connection.connect(address: service.bus.address)
         defer { client.close() }
         let call = Task {
@@ -102,5 +111,20 @@ import DBusTestSupport
         let seven = try #require(lines.firstIndex { $0.contains("uint32 7") })
         let reply = try #require(lines.firstIndex(where: isReply))
         #expect(reply < seven, "the reply before the signal: \(lines)")
+    }
+
+    /// A signal emitted with the reply from work left for after it (`afterReply`) goes out there
+    /// and then — not in a later turn of the loop: here the work then holds the loop thread, and
+    /// the signal is on the bus meanwhile.
+    @Test func aSignalEmittedFromWorkAfterTheReplyGoesOutThere() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let monitor = try await Monitor(service)
+        defer { monitor.process.terminate() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitAfterReply", [.uint32(8)])
+        #expect(await Tools.eventually { monitor.text.contains("uint32 8") }, "the signal waited for the loop thread: \(monitor.text)")
+        service.loopGate.open()
     }
 }

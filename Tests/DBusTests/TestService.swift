@@ -57,6 +57,19 @@ final class TestService: Sendable {
 
     let hold = Hold()
 
+    /// Holds the loop thread (in work left for after a reply) until ``open()`` (at most twice
+    /// the tests' ceiling for an event, so that a test waiting for one gives up first).
+    final class LoopGate: Sendable {
+        private let opened = Mutex(false)
+        func open() { opened.withLock { $0 = true } }
+        func wait() {
+            let deadline = ContinuousClock.now + Tools.eventCeiling * 2
+            while !opened.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(10_000) }
+        }
+    }
+
+    let loopGate = LoopGate()
+
     struct Crash: Error {}
 
     private init(bus: PrivateBus, connection: Connection) {
@@ -108,6 +121,16 @@ final class TestService: Sendable {
                     MethodResult([.strings(await withTaskExecutorPreference(globalConcurrentExecutor) { [Self.currentThreadName()] })])
                 }),
                 Method("WhereAsync", outputs: [Argument("threads", "as")], handler: .asyncThen { _ in MethodResult([.strings(await Self.threadsAcrossAWait())]) }),
+                // Work left for after the reply: a signal emitted with the reply, then the loop thread held.
+                Method("EmitAfterReply", inputs: [Argument("n", "u")],
+                       handler: .async { [loopGate] call in
+                           let n: UInt32 = try call.argument(0)
+                           connection.afterReply {
+                               try? connection.emitWithReply(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(n)])
+                               loopGate.wait()
+                           }
+                           return []
+                       }),
                 // A signal for the reply, then a wait for the test: the signal goes with the reply.
                 Method("EmitHeld", inputs: [Argument("n", "u")],
                        handler: .async { call in
@@ -144,6 +167,7 @@ final class TestService: Sendable {
 
     func stop() {
         hold.releaseAll()
+        loopGate.open()
         connection.close()
         bus.stop()
     }

@@ -56,6 +56,31 @@ import Testing
         #expect(kill(pid, 0) != 0, "no zombie left behind")
     }
 
+    /// A handler gets exactly its environment: the base's variables (made into C strings once),
+    /// with the launch's set over them, each once — and the base is left as it was for the next.
+    @Test func aSpawnedProgramGetsTheBaseAndTheLaunchVariablesEachOnce() async throws {
+        let out = dir.appendingPathComponent("environ").path
+        let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let base = SpawnEnvironment(["PATH": "/usr/bin:/bin", "HOME": "/home/u", "LANG": "C", "": "x", "A=B": "y"])
+        let exited = Mutex<Int32?>(nil)
+        for launch in [base.setting(["LANG": "de_DE.UTF-8", "SB_APP": "1"]).setting(["SB_APP": "2", "X=Y": "no"]), base, base.setting(["HOME": "/h"])] {
+            exited.withLock { $0 = nil }
+            ftruncate(fd, 0)
+            lseek(fd, 0, SEEK_SET)
+            _ = try ProcessLauncher().spawn(arguments: [Array("env".utf8), Array("-0".utf8)], environment: launch,
+                                            stdout: fd, onExit: { code in exited.withLock { $0 = code } })
+            for _ in 0..<500 where exited.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(exited.withLock { $0 } == 0)
+            let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\0").map(String.init)
+            #expect(lines.sorted() == launch.lines.sorted())
+        }
+        #expect(Set(base.lines) == ["HOME=/home/u", "LANG=C", "PATH=/usr/bin:/bin"])
+        let first = base.setting(["LANG": "de_DE.UTF-8", "SB_APP": "1"]).setting(["SB_APP": "2", "X=Y": "no"])
+        #expect(first.lines.sorted() == ["HOME=/home/u", "LANG=de_DE.UTF-8", "PATH=/usr/bin:/bin", "SB_APP=2"])
+    }
+
     @Test func exitCodesAndSignalsAreReported() async throws {
         let codes = Mutex<[Int32]>([])
         _ = try ProcessLauncher().spawn(argv: ["sh", "-c", "exit 7"], environment: ["PATH": "/usr/bin:/bin"], onExit: { c in codes.withLock { $0.append(c) } })

@@ -22,6 +22,21 @@ import SchemeBridgeContract
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    /// At the default log level an open that succeeds writes no line (`URLHandled` reports it;
+    /// the line is debug-level), and one that fails still does, at notice.
+    @Test func anOpenIsLoggedOnlyWhenItFailsAtTheDefaultLevel() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("todo.desktop", "Name=Todo\nExec=/bin/true %u\nMimeType=x-scheme-handler/todolist;")
+        let open = try await f.dbusSend("OpenURL", "string:todolist://logged")
+        #expect(open.stdout.contains("boolean true"), "\(open.stderr)")
+        let failed = try await f.dbusSend("OpenURL", "string:nohandler://logged")
+        #expect(failed.stderr.contains(ContractError.noHandler.description), "\(failed.stderr)")
+        // The failure is logged after the first open's reply, and so after anything that open logged.
+        #expect(await Tools.eventually { f.serviceLog.contains("could not open nohandler://logged") }, "\(f.serviceLog)")
+        #expect(!f.serviceLog.contains("todolist://logged"), "\(f.serviceLog)")
+    }
+
     /// Handlers the service spawned are reaped once they exit — no zombie left — on its D-Bus
     /// loop thread: the service runs no reaper thread of its own.
     @Test func spawnedHandlersAreReapedOnTheLoopWithNoZombieLeft() async throws {

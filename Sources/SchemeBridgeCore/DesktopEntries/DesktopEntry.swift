@@ -107,11 +107,11 @@ public struct DesktopEntry: Sendable, Equatable {
     /// a handler. Decided once, when the entry is parsed.
     public var runsSchemeBridgeOpen: Bool { storage.fields.runsSchemeBridgeOpen }
 
-    /// The parsed `Exec` (parsed again on each access; it is only needed at launch); nil when
-    /// absent or invalid (then the entry is only usable when ``dbusActivatable``).
+    /// The parsed `Exec` (parsed once per text, ``ParsedExecCommands``: it is only needed at
+    /// launch); nil when absent or invalid (then the entry is only usable when ``dbusActivatable``).
     public var execCommand: ExecCommand? {
         guard execError == nil, let exec else { return nil }
-        return try? ExecCommand(exec)
+        return ParsedExecCommands.command(exec)
     }
 
     /// Parses an entry from its key file (`path`: the file's absolute path). Returns nil when the
@@ -164,7 +164,7 @@ public struct DesktopEntry: Sendable, Equatable {
     /// the entry has no valid `Exec` (a `DBusActivatable` entry is then opened over D-Bus).
     public func launchCommands(for urls: [SchemeURL]) -> [LaunchCommand] {
         guard let execCommand else { return [] }
-        let context = ExecContext(icon: icon, name: name, desktopFilePath: path)
+        let context = ExecContext(icon: icon, name: name, desktopFilePath: execCommand.namesDesktopFile ? path : nil)
         return execCommand.argumentByteVectors(for: urls, context: context).map {
             LaunchCommand(arguments: $0, workingDirectory: workingDirectory)
         }

@@ -105,6 +105,15 @@ public struct ExecCommand: Sendable, Equatable {
         }
     }
 
+    /// Whether an argument holds `%k` (the desktop file's path): without it, the path need not be
+    /// made for ``ExecContext``.
+    public var namesDesktopFile: Bool {
+        arguments.contains { arg in
+            guard case .pieces(let segs) = arg else { return false }
+            return segs.contains { if case .desktopFile = $0 { return true } else { return false } }
+        }
+    }
+
     /// Whether one process receives every URL (`%U` / `%F` alone).
     public var takesURLList: Bool {
         arguments.contains { if case .urlList = $0 { return true } else { return false } }

@@ -78,10 +78,12 @@ public struct ProcessLauncher: Sendable {
             p[bytes.count] = 0
             return p
         } + [nil]
-        let cEnv: [UnsafeMutablePointer<CChar>?] = environment.lines.map { strdup($0) } + [nil]
+        // The base's C strings were made once (``SpawnEnvironment``); only this launch's own are made here.
+        let (cEnv, ownEnv) = environment.cStrings()
         defer {
             for p in cArgs { free(p) }
-            for p in cEnv { free(p) }
+            for p in ownEnv { free(p) }
+            withExtendedLifetime(environment) {}  // its base holds the rest of `cEnv`
         }
         var pid: pid_t = 0
         var rc: Int32 = 0
@@ -118,34 +120,64 @@ public struct ProcessLauncher: Sendable {
 }
 
 /// A spawned program's environment as `KEY=VALUE` lines: a base prepared once (the service's
-/// environment for its handlers) with a few variables set over it per launch. Keys that are
-/// empty or hold `=` are left out, as `execve` could not pass them.
+/// environment for its handlers, kept as the C strings `execve` takes) with a few variables set
+/// over it per launch. Keys that are empty or hold `=` are left out, as `execve` could not pass them.
 public struct SpawnEnvironment: Sendable {
-    private var base: [(key: String, line: String)]
+    private let base: Base
     private var overrides: [String: String] = [:]
+    /// The base's variables that ``overrides`` set over (their indices in the base).
+    private var hidden: Set<Int> = []
+
+    /// The base's variables, each a `KEY=VALUE` C string made once and never changed (freed with it).
+    private final class Base: @unchecked Sendable {
+        let index: [String: Int]
+        let lines: [UnsafeMutablePointer<CChar>]
+        init(_ variables: [String: String]) {
+            let valid = variables.filter { SpawnEnvironment.isValidKey($0.key) }
+            index = Dictionary(uniqueKeysWithValues: valid.keys.enumerated().map { ($1, $0) })
+            lines = valid.map { strdup($0.key + "=" + $0.value)! }
+        }
+        deinit { for p in lines { free(p) } }
+        func line(_ i: Int) -> String { String(cString: lines[i]) }
+    }
 
     public init(_ variables: [String: String]) {
-        base = variables.filter { Self.isValidKey($0.key) }.map { ($0.key, $0.key + "=" + $0.value) }
+        base = Base(variables)
     }
 
     /// This environment with `variables` set (over its own; later calls over earlier ones).
     public func setting(_ variables: [String: String]) -> SpawnEnvironment {
         var copy = self
-        for (k, v) in variables where Self.isValidKey(k) { copy.overrides[k] = v }
+        for (k, v) in variables where Self.isValidKey(k) {
+            copy.overrides[k] = v
+            if let i = base.index[k] { copy.hidden.insert(i) }
+        }
         return copy
     }
 
     /// The value of `key`.
     public func value(_ key: String) -> String? {
         if let v = overrides[key] { return v }
-        guard let line = base.first(where: { $0.key == key })?.line else { return nil }
-        return String(decoding: line.utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
+        guard let i = base.index[key] else { return nil }
+        return String(decoding: base.line(i).utf8.dropFirst(key.utf8.count + 1), as: UTF8.self)
     }
 
     /// Every variable as a `KEY=VALUE` line.
     public var lines: [String] {
-        if overrides.isEmpty { return base.map(\.line) }
-        return base.compactMap { overrides[$0.key] == nil ? $0.line : nil } + overrides.map { $0.key + "=" + $0.value }
+        base.lines.indices.compactMap { hidden.contains($0) ? nil : base.line($0) } + overrides.map { $0.key + "=" + $0.value }
+    }
+
+    /// ``lines`` as the NUL-terminated `envp` array `execve` takes, and the C strings in it made
+    /// for this call (the caller frees those; the base's belong to the base, which `self` keeps
+    /// alive while the caller holds it).
+    func cStrings() -> (envp: [UnsafeMutablePointer<CChar>?], owned: [UnsafeMutablePointer<CChar>]) {
+        var envp: [UnsafeMutablePointer<CChar>?] = []
+        envp.reserveCapacity(base.lines.count + overrides.count + 1)
+        for i in base.lines.indices where hidden.isEmpty || !hidden.contains(i) { envp.append(base.lines[i]) }
+        let owned = overrides.map { strdup($0.key + "=" + $0.value)! }
+        for p in owned { envp.append(p) }
+        envp.append(nil)
+        return (envp, owned)
     }
 
     private static func isValidKey(_ key: String) -> Bool { !key.isEmpty && !key.contains("=") }

@@ -38,6 +38,9 @@ public enum SetDefaultError: Error, Sendable, Equatable, CustomStringConvertible
 public final class Registry: Sendable {
     /// The directories in use.
     public let directories: XDGDirectories
+    /// ``directories``' applications directories, computed once (the environment is fixed): the
+    /// check before each launch finds an entry's directory here (`RegistryFileCheck.swift`).
+    let applicationsDirectories: [ApplicationsDirectory]
     /// The locale used for `Name`/`Icon`.
     public let locale: LocaleMatcher
     /// The shared-mime-info database whose aliases content-type lookups resolve
@@ -113,6 +116,8 @@ public final class Registry: Sendable {
          warningHandler: (@Sendable (RegistryWarning) -> Void)? = nil) {
         let xdg = XDGDirectories(environment: environment)
         self.directories = xdg
+        let applications = xdg.applicationsDirectories
+        self.applicationsDirectories = applications
         self.locale = LocaleMatcher(environment: environment)
         self.contentTypes = contentTypes
         self.scanner = AppScanner(locale: locale, searchPath: xdg.executableSearchPath)
@@ -120,19 +125,19 @@ public final class Registry: Sendable {
         let trust = TrustedDirectories(userApplications: XDGDirectories.join(xdg.dataHome, "applications"),
                                        userDirectories: [xdg.home, xdg.dataHome])
         self.trust = trust
-        let untrusted = xdg.applicationsDirectories.indices.filter { !trust.isTrusted(xdg.applicationsDirectories[$0].path) }
+        let untrusted = applications.indices.filter { !trust.isTrusted(applications[$0].path) }
         self.state = Mutex(RegistryModel(xdg: xdg, reservedRule: ReservedSchemeRule(reservedSchemes: reservedSchemes,
                                                                                     untrustedDirectories: Set(untrusted))))
         let store = RegistryIndexStore(
             location: index, environment: environment,
-            configurationKey: RegistryIndexCodec.configurationKey(directories: xdg.applicationsDirectories, locale: locale))
+            configurationKey: RegistryIndexCodec.configurationKey(directories: applications, locale: locale))
         self.indexStore = store
         let box = RegistryReference()
         self.indexWriter = store == nil ? nil : RegistryIndexWriter { box.registry?.saveIndex() }
         if let watch {
             let log = self.warningLog
             let config = DirectoryWatcher.Configuration(
-                applicationsDirectories: xdg.applicationsDirectories.map(\.path),
+                applicationsDirectories: applications.map(\.path),
                 mimeDirectories: xdg.mimeappsDirectories,
                 listNames: Set(xdg.mimeappsFileNames))
             self.watcher = DirectoryWatcher(configuration: config, options: watch) { w in

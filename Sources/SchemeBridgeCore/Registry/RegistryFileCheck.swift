@@ -36,7 +36,7 @@ extension Registry {
     /// path there; nil for a directory not in use, a path that is not plainly below it, or one
     /// whose desktop ID is not `entry`'s.
     private func file(of entry: DesktopEntry) -> (index: Int, directory: ApplicationsDirectory, relative: String)? {
-        let (relative, all) = (entry.fields.pathTail, directories.applicationsDirectories)  // computed once
+        let (relative, all) = (entry.fields.pathTail, applicationsDirectories)
         guard DesktopID.make(relativePath: relative) == entry.idText, Registry.isPlainRelativePath(relative),
               let index = all.firstIndex(where: { $0.path == entry.applicationsDirectory })
         else { return nil }
@@ -81,9 +81,20 @@ extension Registry {
     }
 
     /// Whether `path` is relative, ends in `.desktop`, and has no empty, `.` or `..` component.
+    /// Components are cut at every `/` byte (no array of them is made: this runs before each
+    /// launch), which refuses at least what cutting at `/` characters did.
     static func isPlainRelativePath(_ path: String) -> Bool {
         guard path.hasSuffix(".desktop"), !path.hasPrefix("/") else { return false }
-        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+        var length = 0  // of the current component; -1 once it is more than dots
+        for b in path.utf8 {
+            if b == UInt8(ascii: "/") {
+                guard length < 0 || length > 2 else { return false }  // empty, `.` or `..`
+                length = 0
+            } else if length >= 0 {
+                length = b == UInt8(ascii: ".") ? length + 1 : -1
+            }
+        }
+        return length < 0 || length > 2
     }
 }
 

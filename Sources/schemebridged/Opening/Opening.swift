@@ -136,14 +136,18 @@ final class Opening: Sendable {
         let started = try await launcher.start(plan, context: admission.context, admission: admission, request: reply, pasteboard: pasteboard,
                                                annotation: annotation)
         let results = OpenResults(handler: plan.entry.id.fileName, pid: started.pid, launchImage: started.launchImage ?? "")
-        var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
-        if let contentType { details[URLHandled.Key.contentType] = .string(contentType) }
-        details[URLHandled.Key.launch] = .string(started.kind.rawValue)
-        details[URLHandled.Key.launchImage] = .string(results.launchImage)
-        if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
-        let url = plan.url?.string ?? ""
-        launcher.connection.afterReply { [logger] in logger.info("opened \(URLText.shortened(url)) with \(plan.entry.id) for \(caller.displayName)") }
-        announcer.announce(URLHandled(url: url, scheme: plan.url?.scheme.name ?? "", handler: plan.entry.id.fileName, details: details), to: caller.busName)
+        // Made after the reply: the caller waits for neither. Each open is logged at debug level
+        // only (URLHandled reports it; a failure is logged at notice).
+        launcher.connection.afterReply { [logger, announcer] in
+            var details: [String: DBusValue] = [URLHandled.Key.method: .string(method.rawValue), URLHandled.Key.source: .string(caller.appID ?? "")]
+            if let contentType { details[URLHandled.Key.contentType] = .string(contentType) }
+            details[URLHandled.Key.launch] = .string(started.kind.rawValue)
+            details[URLHandled.Key.launchImage] = .string(results.launchImage)
+            if let pid = results.pid { details[URLHandled.Key.pid] = .uint32(pid) }
+            let url = plan.url?.string ?? ""
+            announcer.announce(URLHandled(url: url, scheme: plan.url?.scheme.name ?? "", handler: plan.entry.id.fileName, details: details), to: caller.busName)
+            logger.debug("opened \(URLText.shortened(url)) with \(plan.entry.id) for \(caller.displayName)")
+        }
         return results
     }
 
