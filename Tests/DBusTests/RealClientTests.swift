@@ -75,32 +75,18 @@ import DBusTestSupport
     /// ends, just after the reply — not while the handler still runs, nor before the reply the
     /// caller waits for; a plain `emit` goes at once.
     @Test func aSignalEmittedWithTheReplyGoesOutWithItWhenTheHandlerEnds() async throws {
-        let service = try await TestService.start()
-        defer { service.stop() }
-        let log = service.bus.directory.appendingPathComponent("monitor.log")
-        let monitor = try Tools.spawn(["dbus-monitor", "--address", service.bus.address,
-                                       "type='signal',interface='\(TestService.interface)'", "type='method_return'"], stdout: log)
-        defer { monitor.terminate() }
-        func text() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        _ = await Tools.eventually { text().contains("member=NameLost") }
-        let client = try await Connection.connect(address: service.bus.address)
-        defer { client.close() }
-        let call = Task {
-            try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitHeld", [.uint32(7)])
+        try await TickMonitor.watching { service, monitor, client in
+            let call = Task {
+                try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitHeld", [.uint32(7)])
+            }
+            #expect(await Tools.eventually { service.hold.waiting == 1 })
+            // Emitted after the held signal, sent at once: it is on the bus first.
+            try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(99)])
+            #expect(await Tools.eventually { monitor.text.contains("uint32 99") }, "\(monitor.text)")
+            #expect(!monitor.text.contains("uint32 7"), "the signal for the reply went out while the handler ran: \(monitor.text)")
+            service.hold.releaseAll()
+            _ = try await call.value
+            #expect(await monitor.replyPrecedesTick(7, client: client) == true, "the reply before the signal: \(monitor.text)")
         }
-        #expect(await Tools.eventually { service.hold.waiting == 1 })
-        // Emitted after the held signal, sent at once: it is on the bus first.
-        try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(99)])
-        #expect(await Tools.eventually { text().contains("uint32 99") }, "\(text())")
-        #expect(!text().contains("uint32 7"), "the signal for the reply went out while the handler ran: \(text())")
-        service.hold.releaseAll()
-        _ = try await call.value
-        let replyLine = "sender=\(service.connection.uniqueName) -> destination=\(client.uniqueName) "
-        func isReply(_ line: Substring) -> Bool { line.hasPrefix("method return") && line.contains(replyLine) }
-        #expect(await Tools.eventually { text().contains("uint32 7") && text().split(separator: "\n").contains(where: isReply) }, "\(text())")
-        let lines = text().split(separator: "\n")
-        let seven = try #require(lines.firstIndex { $0.contains("uint32 7") })
-        let reply = try #require(lines.firstIndex(where: isReply))
-        #expect(reply < seven, "the reply before the signal: \(lines)")
     }
 }

@@ -108,6 +108,12 @@ final class TestService: Sendable {
                     MethodResult([.strings(await withTaskExecutorPreference(globalConcurrentExecutor) { [Self.currentThreadName()] })])
                 }),
                 Method("WhereAsync", outputs: [Argument("threads", "as")], handler: .asyncThen { _ in MethodResult([.strings(await Self.threadsAcrossAWait())]) }),
+                // A signal from an inline handler, before it returns its reply.
+                Method("EmitInline", inputs: [Argument("n", "u")],
+                       handler: .inline { call in
+                           try connection.emit(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(try call.argument(0))])
+                           return []
+                       }),
                 // A signal for the reply, then a wait for the test: the signal goes with the reply.
                 Method("EmitHeld", inputs: [Argument("n", "u")],
                        handler: .async { call in
