@@ -22,6 +22,16 @@ public struct RequestNameFlags: OptionSet, Sendable {
 /// libdbus's watches and timeouts and an eventfd for wake-ups; everything else talks to
 /// it through `async` methods. The connection never calls `_exit` when the bus goes away:
 /// ``waitUntilDisconnected()`` returns instead, so a service can shut down cleanly.
+///
+/// Order: the calls, signals, replies and object changes asked of a connection take effect in
+/// the order they were asked for, from whichever threads (each after everything asked before
+/// it). Asked by a step of a task on the loop thread (``loopExecutor``: an `.onLoop` handler
+/// past its first wait, an async handler's reply), one goes out at once — before the step goes
+/// on — when nothing asked earlier still waits; else it waits behind that. Asked on any other
+/// thread, or on the loop thread while it dispatches a message (a handler's synchronous part: an
+/// `.inline` handler's signals follow its reply), it goes out on the loop's next turn. A method's
+/// reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
+/// and ``afterReply(_:)`` are for what must follow the reply.
 public final class Connection: Sendable {
     let core: ConnectionCore
     /// This connection's unique name on the bus, e.g. `:1.42`.
@@ -113,7 +123,7 @@ public final class Connection: Sendable {
         let ms = Self.milliseconds(timeout)
         do {
             return try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Message, any Error>) in
-                core.queue.submit({ [core] in
+                core.perform({ [core] in
                     core.startCall(destination: destination, path: path, interface: interface, member: member,
                                    arguments: arguments, timeoutMilliseconds: ms, noReply: false, continuation: cont)
                 }, orElse: { cont.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed")) })
@@ -143,7 +153,7 @@ public final class Connection: Sendable {
     }
 
     private func submitOrThrow(_ job: @escaping @Sendable () -> Void) throws(DBusError) {
-        guard core.queue.submit(job) else { throw DBusError(.disconnected, "the D-Bus connection is closed") }
+        guard core.perform(job) else { throw DBusError(.disconnected, "the D-Bus connection is closed") }
     }
 
     /// Polls `fd` on the loop thread beside the bus's socket, from the next turn of the loop until
@@ -269,7 +279,7 @@ public final class Connection: Sendable {
 
     /// Removes the object at `path`.
     public func unexport(_ path: ObjectPath) {
-        core.queue.submit { [core] in core.objects.removeValue(forKey: path) }
+        core.perform { [core] in core.objects.removeValue(forKey: path) }
     }
 
     /// The introspection XML this connection reports for `path` (as `Introspect` would).

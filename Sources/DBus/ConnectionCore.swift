@@ -44,6 +44,10 @@ final class ConnectionCore: @unchecked Sendable {
     let polls = Atomic<Int>(0)
     /// Turns in a row that ran jobs queued by the turn before without polling the bus between them.
     static let turnsWithoutPoll = 8
+    /// While the loop runs the jobs it took from the queue: how many of them are still to run after
+    /// the one running now. Nil at any other time (dispatching a message, handling a watch, a
+    /// timeout or a readable descriptor, polling). Loop thread only (``perform(_:orElse:)``).
+    private var jobsAfterCurrent: Int?
 
     init(logger: Logger) {
         self.logger = logger
@@ -146,7 +150,12 @@ final class ConnectionCore: @unchecked Sendable {
         var polled: [OpaquePointer] = []
         var unpolled = 0
         while running {
-            for job in queue.take() { job() }
+            let jobs = queue.take()
+            for (i, job) in jobs.enumerated() {
+                jobsAfterCurrent = jobs.count - 1 - i
+                job()
+            }
+            jobsAfterCurrent = nil
             if !running { break }
             dispatchIncoming()
             releaseDeferred()
@@ -242,6 +251,23 @@ final class ConnectionCore: @unchecked Sendable {
     func isIdleLoopThread() -> Bool {
         guard loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, let conn else { return false }
         return queue.isEmpty && dbus_connection_get_dispatch_status(conn) != DBUS_DISPATCH_DATA_REMAINS
+    }
+
+    /// Runs `job` now when the caller is a job the loop runs — a step of a task on the loop thread
+    /// (``LoopExecutor``) — and nothing waits to run before it: no job taken after the current one,
+    /// none queued. Else queues it, as ``JobQueue/submit(_:orElse:)`` does (false, after `orElse`,
+    /// when the loop has ended). Either way a job runs after every job queued before it, so what
+    /// the connection sends keeps the order it was asked for on every thread; run now, a call or
+    /// signal from a step of a handler on the loop goes out before the step goes on, not a turn of
+    /// the loop later. Never now inside libdbus's dispatch (a method's handler, an inline one's
+    /// reply still to be sent), a watch or a timeout: there it is queued, for the next turn.
+    @discardableResult
+    func perform(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
+        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), jobsAfterCurrent == 0, running, queue.isEmpty {
+            job()
+            return true
+        }
+        return queue.submit(job, orElse: orElse)
     }
 
     /// Stops the loop after the current iteration.

@@ -249,6 +249,10 @@ enum Marshal {
         case .variant:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
+            // A basic value (most are) is read by its type code, without its signature's copy and parse.
+            if let basic = DBusType.basic(code: dbus_message_iter_get_arg_type(&sub)) {
+                return .variant(try decode(&sub, type: basic, budget: &budget, depth: depth + 1))
+            }
             guard let raw = dbus_message_iter_get_signature(&sub) else {
                 throw DBusError(.noMemory, "out of memory while reading a variant")
             }

@@ -117,17 +117,17 @@ extension ConnectionCore {
     }
 
     /// Runs an async handler in a task (`onLoop`: started at once on this thread, which it
-    /// prefers) and replies on the loop thread when it is done; the signals and work it left for
+    /// prefers) and replies on the loop thread when it is done (at once when it ends in a step
+    /// of the loop's and nothing waits: ``perform(_:orElse:)``); the signals and work it left for
     /// after the reply (``ReplyBatch``) follow the reply in the same turn.
     private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress,
                           onLoop: Bool = false) {
-        let queue = self.queue
         let batch = ReplyBatch(core: self)
         let run: @Sendable () async -> Void = {
             let result: Result<MethodResult, DBusError>
             do { result = .success(try await ReplyBatch.$current.withValue(batch) { try await body(call) }) } catch { result = .failure(DBusError.from(error)) }
             let after = batch.close()
-            queue.submit {
+            self.perform {
                 switch result {
                 case .success(let out):
                     self.finishCall(method, call, out.values, address)

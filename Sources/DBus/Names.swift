@@ -152,6 +152,10 @@ public struct ObjectPath: Hashable, Sendable, Comparable, CustomStringConvertibl
     public func appending(_ element: String) throws(InvalidNameError) -> ObjectPath {
         try ObjectPath(rawValue == "/" ? "/" + element : rawValue + "/" + element)
     }
+    /// The path with `number`'s decimal digits appended as an element (always a valid one).
+    public func appending(number: UInt64) -> ObjectPath {
+        ObjectPath(unchecked: (rawValue == "/" ? "/" : rawValue + "/") + String(number))
+    }
     public static func < (a: ObjectPath, b: ObjectPath) -> Bool { a.rawValue < b.rawValue }
     public var description: String { rawValue }
 }

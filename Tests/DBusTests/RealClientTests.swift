@@ -6,21 +6,6 @@ import DBusTestSupport
 /// The layer seen through the clients people really use: dbus-send, gdbus, python3-dbus,
 /// dbus-monitor.
 @Suite struct RealClientTests {
-    /// A dbus-monitor of `service`'s bus for the signals of the test interface (and `rules`),
-    /// ready (it has printed its own NameAcquired/NameLost preamble); `text` is what it printed.
-    struct Monitor {
-        let process: ChildProcess
-        let log: URL
-        init(_ service: TestService, also rules: [String] = []) async throws {
-            log = service.bus.directory.appendingPathComponent("monitor.log")
-            process = try Tools.spawn(["dbus-monitor", "--address", service.bus.address, "type='signal',interface='\(TestService.interface)'"] + rules,
-                                      stdout: log)
-            let log = self.log
-            _ = await Tools.eventually { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("member=NameLost") }
-        }
-        var text: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-    }
-
     @Test func dbusSendCallsAnExportedMethod() async throws {
         let service = try await TestService.start()
         defer { service.stop() }
@@ -71,60 +56,43 @@ import DBusTestSupport
     }
 
     @Test func dbusMonitorSeesEmittedSignals() async throws {
-        let service = try await TestService.start()
-        defer { service.stop() }
-        let monitor = try await Monitor(service)
-        defer { monitor.process.terminate() }
-        try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(42)])
-        let seen = await Tools.eventually {
-            let text = monitor.text
-            return text.contains("interface=\(TestService.interface); member=Tick") && text.contains("uint32 42")
+        try await TickMonitor.watching { service, monitor, _ in
+            try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(42)])
+            let seen = await Tools.eventually {
+                let text = monitor.text
+                return text.contains("interface=\(TestService.interface); member=Tick") && text.contains("uint32 42")
+            }
+            #expect(seen, "\(monitor.text)")
         }
-        #expect(seen, "\(monitor.text)")
     }
 
     /// A signal an async handler emits for its reply (`emitWithReply`) goes out when the handler
     /// ends, just after the reply — not while the handler still runs, nor before the reply the
     /// caller waits for; a plain `emit` goes at once.
     @Test func aSignalEmittedWithTheReplyGoesOutWithItWhenTheHandlerEnds() async throws {
-        let service = try await TestService.start()
-        defer { service.stop() }
-        let monitor = try await Monitor(service, also: ["type='method_return'"])
-        defer { monitor.process.terminate() }
-        func text() -> String { monitor.text }
-        let client = try await Connection.connect(address: service.bus.address)
-        defer { client.close() }
-        let call = Task {
-            try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitHeld", [.uint32(7)])
+        try await TickMonitor.watching { service, monitor, client in
+            let call = Task {
+                try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitHeld", [.uint32(7)])
+            }
+            #expect(await Tools.eventually { service.hold.waiting == 1 })
+            // Emitted after the held signal, sent at once: it is on the bus first.
+            try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(99)])
+            #expect(await Tools.eventually { monitor.text.contains("uint32 99") }, "\(monitor.text)")
+            #expect(!monitor.text.contains("uint32 7"), "the signal for the reply went out while the handler ran: \(monitor.text)")
+            service.hold.releaseAll()
+            _ = try await call.value
+            #expect(await monitor.replyPrecedesTick(7, client: client) == true, "the reply before the signal: \(monitor.text)")
         }
-        #expect(await Tools.eventually { service.hold.waiting == 1 })
-        // Emitted after the held signal, sent at once: it is on the bus first.
-        try service.connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(99)])
-        #expect(await Tools.eventually { text().contains("uint32 99") }, "\(text())")
-        #expect(!text().contains("uint32 7"), "the signal for the reply went out while the handler ran: \(text())")
-        service.hold.releaseAll()
-        _ = try await call.value
-        let replyLine = "sender=\(service.connection.uniqueName) -> destination=\(client.uniqueName) "
-        func isReply(_ line: Substring) -> Bool { line.hasPrefix("method return") && line.contains(replyLine) }
-        #expect(await Tools.eventually { text().contains("uint32 7") && text().split(separator: "\n").contains(where: isReply) }, "\(text())")
-        let lines = text().split(separator: "\n")
-        let seven = try #require(lines.firstIndex { $0.contains("uint32 7") })
-        let reply = try #require(lines.firstIndex(where: isReply))
-        #expect(reply < seven, "the reply before the signal: \(lines)")
     }
 
     /// A signal emitted with the reply from work left for after it (`afterReply`) goes out there
     /// and then — not in a later turn of the loop: here the work then holds the loop thread, and
     /// the signal is on the bus meanwhile.
     @Test func aSignalEmittedFromWorkAfterTheReplyGoesOutThere() async throws {
-        let service = try await TestService.start()
-        defer { service.stop() }
-        let monitor = try await Monitor(service)
-        defer { monitor.process.terminate() }
-        let client = try await Connection.connect(address: service.bus.address)
-        defer { client.close() }
-        _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitAfterReply", [.uint32(8)])
-        #expect(await Tools.eventually { monitor.text.contains("uint32 8") }, "the signal waited for the loop thread: \(monitor.text)")
-        service.loopGate.open()
+        try await TickMonitor.watching { service, monitor, client in
+            _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitAfterReply", [.uint32(8)])
+            #expect(await Tools.eventually { monitor.text.contains("uint32 8") }, "the signal waited for the loop thread: \(monitor.text)")
+            service.loopGate.open()
+        }
     }
 }

@@ -129,6 +129,12 @@ final class TestService: Sendable {
                                try? connection.emitWithReply(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(n)])
                                loopGate.wait()
                            }
+                            return []
+                        }),
+                // A signal from an inline handler, before it returns its reply.
+                Method("EmitInline", inputs: [Argument("n", "u")],
+                       handler: .inline { call in
+                           try connection.emit(path: Self.path, interface: Self.interface, member: "Tick", [.uint32(try call.argument(0))])
                            return []
                        }),
                 // A signal for the reply, then a wait for the test: the signal goes with the reply.

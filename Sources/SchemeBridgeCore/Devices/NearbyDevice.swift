@@ -30,8 +30,11 @@ public struct NearbyDevice: Sendable, Equatable, Hashable {
     public var sendTitle: String { "Send to \(name)" }
 
     /// The share targets among `devices`, by name then id (a stable order for the sheet).
+    /// Inlinable: specialized where it is called (the engines' lists, on every share), not run
+    /// through the generic sequence's witnesses.
+    @inlinable
     public static func shareTargets(_ devices: some Sequence<NearbyDevice>) -> [NearbyDevice] {
-        devices.filter(\.isShareTarget).sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+        devices.filter { $0.isShareTarget }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 }
 

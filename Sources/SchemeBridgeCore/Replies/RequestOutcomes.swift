@@ -4,14 +4,11 @@ import Synchronization
 /// ``RequestTable``): an outcome is held until the method's reply naming the request has been
 /// sent (``publish(_:)``), then sent at once; a share's request remembers its target (every
 /// response names it); a reply that comes before its handler's start was recorded waits for it.
-/// `Outcome` is the daemon's response value.
+/// `Outcome` is the daemon's response value. The tables hold no `Outcome`-typed value (a held
+/// one is boxed) and are of types outside the generic class: their code is compiled for their
+/// own types here, not run unspecialized through `Outcome`'s metadata from the daemon.
 public final class RequestOutcomes<Outcome: Sendable>: Sendable {
-    private struct Tracking {
-        var published = false
-        /// An outcome that came before publication, and whom it is for.
-        var held: (outcome: Outcome, caller: String)?
-    }
-    private let tracking = Mutex<[UInt64: Tracking]>([:])
+    private let tracking = Mutex<[UInt64: RequestTracking]>([:])
     /// Replies that came before their handler's start was recorded, waiting for it.
     private let startWaiters = Mutex<[UInt64: [CheckedContinuation<Void, Never>]]>([:])
     /// Share requests by id: the target once decided ("" before).
@@ -22,15 +19,16 @@ public final class RequestOutcomes<Outcome: Sendable>: Sendable {
 
     /// Starts tracking request `id`: its outcome is held until ``publish(_:)``.
     public func track(_ id: UInt64) {
-        tracking.withLock { $0[id] = Tracking() }
+        tracking.withLock { $0[id] = RequestTracking() }
     }
 
     /// The reply naming request `id` was sent: returns the outcome held for it, to send now.
     public func publish(_ id: UInt64) -> (outcome: Outcome, caller: String)? {
-        tracking.withLock { t in
+        let held = tracking.withLock { t in
             t[id]?.published = true
             return t[id]?.held
         }
+        return held.map { ($0.outcome as! Outcome, $0.caller) }
     }
 
     /// Request `id` ended with `outcome` for `caller`: whether to send it now (published), else
@@ -85,4 +83,12 @@ public final class RequestOutcomes<Outcome: Sendable>: Sendable {
     public func wakeStartWaiters(_ id: UInt64) {
         for c in startWaiters.withLock({ $0.removeValue(forKey: id) }) ?? [] { c.resume() }
     }
+}
+
+/// Whether a request's reply went out, and its outcome if it came before (an `Outcome` of
+/// ``RequestOutcomes``, boxed: a type nested in the generic class would be generic too).
+private struct RequestTracking {
+    var published = false
+    /// An outcome that came before publication, and whom it is for.
+    var held: (outcome: any Sendable, caller: String)?
 }

@@ -1,6 +1,7 @@
 import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
+import Synchronization
 
 /// The reply requests (`OpenURLWithReply`, a pick, a share) on the bus: the core's
 /// ``ReplyRequests`` (who may answer, timeouts, held outcomes, a handler's end) over
@@ -12,18 +13,33 @@ typealias ReplyService = ReplyRequests<RequestObjects>
 /// driver's answers.
 struct RequestObjects: ReplyRequestsPort {
     let connection: Connection
+    /// Whose each request is, and how its `Close` ends it.
+    private let closers = RequestClosers()
+    /// Every request object's one interface (built once: its `Close` finds its request by the path).
+    private let declaration: Interface
 
-    func export(_ id: UInt64, caller: String, close: @escaping @Sendable () -> Bool) {
-        let declaration = Interface(Contract.requestInterface, methods: [
-            Method(ContractSignature.close, handler: .inline { call in
-                guard call.sender == caller, close() else { throw ContractError.noSuchRequest("no such request") }
+    init(connection: Connection) {
+        self.connection = connection
+        declaration = Interface(Contract.requestInterface, methods: [
+            Method(ContractSignature.close, handler: .inline { [closers] call in
+                let id = call.path.rawValue.split(separator: "/").last.flatMap { UInt64($0) }
+                guard let id, let request = closers.table.withLock({ $0[id] }), call.sender == request.caller, request.close() else {
+                    throw ContractError.noSuchRequest("no such request")
+                }
                 return []
             }),
         ], signals: [Response.declaration])
+    }
+
+    func export(_ id: UInt64, caller: String, close: @escaping @Sendable () -> Bool) {
+        closers.table.withLock { $0[id] = (caller, close) }
         try? connection.export([declaration], at: ReplyService.path(id))
     }
 
-    func unexport(_ id: UInt64) { connection.unexport(ReplyService.path(id)) }
+    func unexport(_ id: UInt64) {
+        closers.table.withLock { _ = $0.removeValue(forKey: id) }
+        connection.unexport(ReplyService.path(id))
+    }
 
     func send(_ response: Response, id: UInt64, to caller: String) {
         if let destination = try? BusName(caller) { try? connection.emit(response, path: ReplyService.path(id), to: destination) }
@@ -32,6 +48,11 @@ struct RequestObjects: ReplyRequestsPort {
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
     func processID(of name: String) async -> Int32? { (try? await BusDriver(connection).processID(of: name)).map { Int32(bitPattern: $0) } }
     func roundTrip() async { _ = try? await BusDriver(connection).id() }
+}
+
+/// The callers of the requests with objects, and how their `Close` ends each.
+final class RequestClosers: Sendable {
+    let table = Mutex<[UInt64: (caller: String, close: @Sendable () -> Bool)]>([:])
 }
 
 extension Response: RequestResponse {
@@ -61,12 +82,15 @@ extension Response: RequestResponse {
     }
 }
 
+/// The parent of the request objects' paths.
+private let requestRoot = try! ObjectPath(Contract.requestPathPrefix)
+
 extension ReplyRequests where Port == RequestObjects {
     convenience init(connection: Connection) { self.init(port: RequestObjects(connection: connection)) }
 
     var connection: Connection { port.connection }
 
-    static func path(_ id: UInt64) -> ObjectPath { try! ObjectPath(Contract.requestPathPrefix + "/\(id)") }
+    static func path(_ id: UInt64) -> ObjectPath { requestRoot.appending(number: id) }
 
     /// Answers request `id` from the service (a share's outcome): `code` with `results`.
     func answer(_ id: UInt64, code: ReplyCode, results: [String: DBusValue] = [:]) {

@@ -1,0 +1,135 @@
+import DBusTestSupport
+import Glibc
+import Synchronization
+import Testing
+@testable import DBus
+
+/// The order in which what a connection is asked to send goes out (``Connection``'s "Order"): a
+/// step of a task on the loop thread sends at once when nothing asked before it waits, never
+/// ahead of what was asked before it; an inline handler's signal still follows its reply.
+@Suite struct SendOrderTests {
+    /// What a listener got, in order.
+    final class Seen: Sendable {
+        let ticks = Mutex<[UInt32]>([])
+        var count: Int { ticks.withLock { $0.count } }
+    }
+
+    /// A flag set on one thread, read on another.
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .releasing) }
+        var isSet: Bool { value.load(ordering: .acquiring) }
+    }
+
+    /// A connection and a listener of its `Tick` signals on a private bus.
+    struct World {
+        let bus: PrivateBus
+        let connection: Connection
+        let listener: Connection
+        let seen = Seen()
+        let listening: Task<Void, Never>
+
+        init() async throws {
+            bus = try PrivateBus()
+            connection = try await Connection.connect(address: bus.address)
+            listener = try await Connection.connect(address: bus.address)
+            let ticks = try await listener.signals(matching: MatchRule(sender: try BusName(connection.uniqueName), interface: TestService.interface, member: "Tick"))
+            listening = Task { [seen] in
+                for await t in ticks { if case .uint32(let n)? = t.body.first { seen.ticks.withLock { $0.append(n) } } }
+            }
+        }
+
+        func tick(_ n: UInt32) throws {
+            try connection.emit(path: TestService.path, interface: TestService.interface, member: "Tick", [.uint32(n)])
+        }
+
+        func stop() {
+            listening.cancel()
+            listener.close()
+            connection.close()
+            bus.stop()
+        }
+    }
+
+    /// Holds the calling thread (the loop thread, in these tests) until `condition` holds or the
+    /// ceiling passes; whether it held.
+    static func hold(until condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            usleep(1000)
+        }
+        return true
+    }
+
+    /// A signal emitted by a task's step on the loop thread is on the bus before the step goes on:
+    /// the listener has it while the step still holds the loop thread (queued for the loop's next
+    /// turn, as before, it would not go out until the step ended).
+    @Test func aStepOnTheLoopSendsAtOnce() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let sentDuringTheStep = try await Task(executorPreference: world.connection.loopExecutor) { () throws -> Bool in
+            await Task.yield()  // from here, a job the loop runs
+            try world.tick(1)
+            return Self.hold { world.seen.count == 1 }
+        }.value
+        #expect(sentDuringTheStep, "the signal went out only after the step")
+        #expect(await Tools.eventually { world.seen.count == 1 })
+    }
+
+    /// What another thread asked for while a step held the loop thread goes out before what the
+    /// step asks for after it: a step's send never overtakes one asked before it.
+    @Test func aStepsSendFollowsOneQueuedBeforeIt() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let queued = Flag()
+        try await Task(executorPreference: world.connection.loopExecutor) { () throws in
+            await Task.yield()
+            Task.detached {
+                try? world.tick(1)  // the loop thread is held: queued
+                queued.set()
+            }
+            #expect(Self.hold { queued.isSet })
+            try world.tick(2)
+        }.value
+        #expect(await Tools.eventually { world.seen.count == 2 })
+        #expect(world.seen.ticks.withLock { $0 } == [1, 2])
+    }
+
+    /// The same when what was asked before is already taken by the loop, in the same turn as the
+    /// step (a task's step resumed, then a signal asked for, while the loop thread was held): the
+    /// step's signal still follows it.
+    @Test func aStepsSendFollowsOneTakenWithIt() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let (holding, go) = (Flag(), Flag())
+        let parked = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let second = Task(executorPreference: world.connection.loopExecutor) { () throws in
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in parked.withLock { $0 = c } }
+            try world.tick(2)  // in the turn that took the signal 1 just after this step
+        }
+        #expect(await Tools.eventually { parked.withLock { $0 != nil } })
+        let holder = Task(executorPreference: world.connection.loopExecutor) {
+            await Task.yield()
+            holding.set()
+            #expect(Self.hold { go.isSet })
+        }
+        #expect(await Tools.eventually { holding.isSet })
+        parked.withLock { $0 }?.resume()  // the second task's step: queued, the loop thread being held
+        try world.tick(1)  // queued after it
+        go.set()
+        await holder.value
+        try await second.value
+        #expect(await Tools.eventually { world.seen.count == 2 })
+        #expect(world.seen.ticks.withLock { $0 } == [1, 2])
+    }
+
+    /// A signal an inline handler emits goes out after its reply (the handler runs while the loop
+    /// dispatches the call: the signal waits for the loop's next turn).
+    @Test func anInlineHandlersSignalFollowsItsReply() async throws {
+        try await TickMonitor.watching { _, monitor, client in
+            _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "EmitInline", [.uint32(5)])
+            #expect(await monitor.replyPrecedesTick(5, client: client) == true, "the reply before the signal: \(monitor.text)")
+        }
+    }
+}
