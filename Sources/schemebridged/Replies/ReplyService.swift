@@ -1,7 +1,6 @@
 import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
-import Synchronization
 
 /// The reply requests (`OpenURLWithReply`, a pick, a share) on the bus: the core's
 /// ``ReplyRequests`` (who may answer, timeouts, held outcomes, a handler's end) over
@@ -22,22 +21,19 @@ struct RequestObjects: ReplyRequestsPort {
         self.connection = connection
         declaration = Interface(Contract.requestInterface, methods: [
             Method(ContractSignature.close, handler: .inline { [closers] call in
-                let id = call.path.rawValue.split(separator: "/").last.flatMap { UInt64($0) }
-                guard let id, let request = closers.table.withLock({ $0[id] }), call.sender == request.caller, request.close() else {
-                    throw ContractError.noSuchRequest("no such request")
-                }
+                guard closers.close(path: call.path.rawValue, sender: call.sender) else { throw ContractError.noSuchRequest("no such request") }
                 return []
             }),
         ], signals: [Response.declaration])
     }
 
     func export(_ id: UInt64, caller: String, close: @escaping @Sendable () -> Bool) {
-        closers.table.withLock { $0[id] = (caller, close) }
+        closers.add(id, caller: caller, close: close)
         try? connection.export([declaration], at: ReplyService.path(id))
     }
 
     func unexport(_ id: UInt64) {
-        closers.table.withLock { _ = $0.removeValue(forKey: id) }
+        closers.remove(id)
         connection.unexport(ReplyService.path(id))
     }
 
@@ -48,11 +44,6 @@ struct RequestObjects: ReplyRequestsPort {
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
     func processID(of name: String) async -> Int32? { (try? await BusDriver(connection).processID(of: name)).map { Int32(bitPattern: $0) } }
     func roundTrip() async { _ = try? await BusDriver(connection).id() }
-}
-
-/// The callers of the requests with objects, and how their `Close` ends each.
-final class RequestClosers: Sendable {
-    let table = Mutex<[UInt64: (caller: String, close: @Sendable () -> Bool)]>([:])
 }
 
 extension Response: RequestResponse {
