@@ -54,23 +54,18 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
 
     /// The basic type whose libdbus type code is `code`; nil for a container's or an unknown code.
     static func basic(code: Int32) -> DBusType? {
-        switch code {
-        case 121: .byte
-        case 98: .boolean
-        case 110: .int16
-        case 113: .uint16
-        case 105: .int32
-        case 117: .uint32
-        case 120: .int64
-        case 116: .uint64
-        case 100: .double
-        case 115: .string
-        case 111: .objectPath
-        case 103: .signature
-        case 104: .unixFD
-        default: nil
-        }
+        code >= 0 && code < basicsByCode.count ? basicsByCode[Int(code)] : nil
     }
+
+    /// The basic types by their codes (``code``, the one table of codes), for ``basic(code:)``.
+    private static let basicsByCode: [DBusType?] = {
+        var table = [DBusType?](repeating: nil, count: 128)
+        for type in [DBusType.byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string,
+                     .objectPath, .signature, .unixFD] {
+            table[Int(type.code)] = type
+        }
+        return table
+    }()
 
     /// The libdbus type code of this type (`DBUS_TYPE_*`).
     var code: Int32 {

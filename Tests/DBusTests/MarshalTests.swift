@@ -19,6 +19,20 @@ import Glibc
         #expect(try Marshal.wireRoundTrip([value]) == [value])
     }
 
+    /// A variant holding a basic value is read by its type code: each comes back as it went.
+    @Test(arguments: basics)
+    func basicInAVariantRoundTrips(_ value: DBusValue) throws {
+        #expect(try Marshal.wireRoundTrip([.variant(value)]) == [.variant(value)])
+    }
+
+    /// The basic types found by code are exactly those whose code it is; containers have none.
+    @Test func basicTypesAreFoundByTheirCodes() {
+        let basics: [DBusType] = [.byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string,
+                                  .objectPath, .signature, .unixFD]
+        for type in basics { #expect(DBusType.basic(code: type.code) == type) }
+        for code: Int32 in [118, 97, 114, 101, 0, -1, 200] { #expect(DBusType.basic(code: code) == nil, "\(code)") }
+    }
+
     @Test func containersRoundTrip() throws {
         let nested: [DBusValue] = [
             .strings(["a", "b", ""]),
