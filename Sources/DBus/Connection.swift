@@ -152,7 +152,7 @@ public final class Connection: Sendable {
         return ms > Int64(Int32.max) ? CDBUS_TIMEOUT_INFINITE : Int32(ms)
     }
 
-    private func submitOrThrow(_ job: @escaping @Sendable () -> Void) throws(DBusError) {
+    func submitOrThrow(_ job: @escaping @Sendable () -> Void) throws(DBusError) {
         guard core.perform(job) else { throw DBusError(.disconnected, "the D-Bus connection is closed") }
     }
 
@@ -268,12 +268,13 @@ public final class Connection: Sendable {
     /// Exports `interfaces` at `path`, replacing whatever was exported there. Takes effect
     /// before any later request made on this connection (for example ``requestName(_:flags:)``).
     public func export(_ interfaces: [Interface], at path: ObjectPath) throws(DBusError) {
-        var table: [InterfaceName: Interface] = [:]
-        for i in interfaces {
-            if table[i.name] != nil { throw DBusError(.invalidArgs, "interface \(i.name) given twice for \(path)") }
-            table[i.name] = i
-        }
-        let object = ExportedObject(path: path, interfaces: table)
+        try export(InterfaceSet(interfaces), at: path)
+    }
+
+    /// Exports `interfaces`, a set built once for many objects (a request's), at `path`, as
+    /// ``export(_:at:)-([Interface],_)`` does.
+    public func export(_ interfaces: InterfaceSet, at path: ObjectPath) throws(DBusError) {
+        let object = ExportedObject(path: path, interfaces: interfaces.table)
         try submitOrThrow { [core] in core.objects[path] = object }
     }
 

@@ -79,11 +79,33 @@ public struct Method: Sendable {
     let inputLimits: [Marshal.Limits]
     let inputSignature: String
     let outputTypes: [DBusType]
+    /// Reads the arguments itself (``MessageReader``), into ``MethodCall/decoded``; nil: they are
+    /// decoded into ``MethodCall/arguments``.
+    let decode: (@Sendable (inout MessageReader) throws(DBusError) -> any Sendable)?
 
     public init(
         _ name: MemberName, inputs: [Argument] = [], outputs: [Argument] = [],
         annotations: [(String, String)] = [], handler: MethodHandler
     ) {
+        self.init(name, inputs: inputs, outputs: outputs, annotations: annotations, decoder: nil, handler: handler)
+    }
+
+    /// A method whose arguments `decode` reads from the call's message (checked against `inputs`
+    /// first, as any call's): the handler finds what it returned in ``MethodCall/decoded``, and
+    /// no ``MethodCall/arguments``. What it throws is the call's error reply.
+    public init(
+        _ name: MemberName, inputs: [Argument] = [], outputs: [Argument] = [],
+        annotations: [(String, String)] = [], decode: @escaping @Sendable (inout MessageReader) throws(DBusError) -> any Sendable,
+        handler: MethodHandler
+    ) {
+        self.init(name, inputs: inputs, outputs: outputs, annotations: annotations, decoder: decode, handler: handler)
+    }
+
+    private init(
+        _ name: MemberName, inputs: [Argument], outputs: [Argument], annotations: [(String, String)],
+        decoder: (@Sendable (inout MessageReader) throws(DBusError) -> any Sendable)?, handler: MethodHandler
+    ) {
+        self.decode = decoder
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
@@ -181,6 +203,22 @@ public struct Interface: Sendable {
     public func method(_ name: MemberName) -> Method? { methodIndex[name].map { methods[$0] } }
     /// The property called `name`, if declared.
     public func property(_ name: MemberName) -> Property? { propertyIndex[name].map { properties[$0] } }
+}
+
+/// Interfaces to export together at an object path (``Connection/export(_:at:)-(InterfaceSet,_)``),
+/// looked up by name: built once, for objects made often with the same interfaces.
+public struct InterfaceSet: Sendable {
+    let table: [InterfaceName: Interface]
+
+    /// The set of `interfaces`; throws `InvalidArgs` when one is named twice.
+    public init(_ interfaces: [Interface]) throws(DBusError) {
+        var table: [InterfaceName: Interface] = [:]
+        for i in interfaces {
+            if table[i.name] != nil { throw DBusError(.invalidArgs, "interface \(i.name) given twice") }
+            table[i.name] = i
+        }
+        self.table = table
+    }
 }
 
 /// The interfaces exported at one object path.

@@ -19,7 +19,7 @@ enum Marshal {
         if ok == 0 { throw oom() }
     }
 
-    private static func appendText(_ text: String, code: Int32, to iter: inout DBusMessageIter) throws(DBusError) {
+    static func appendText(_ text: String, code: Int32, to iter: inout DBusMessageIter) throws(DBusError) {
         var holdsNUL = false
         let ok = text.withCString { cstr -> dbus_bool_t in
             // A NUL inside ends the C string early (one `strlen`, not a walk of the view).
@@ -159,7 +159,7 @@ enum Marshal {
         return v
     }
 
-    private static func text(_ iter: inout DBusMessageIter) -> String {
+    static func text(_ iter: inout DBusMessageIter) -> String {
         var p: UnsafePointer<CChar>? = nil
         withUnsafeMutablePointer(to: &p) { dbus_message_iter_get_basic(&iter, $0) }
         guard let p else { return "" }
@@ -167,7 +167,7 @@ enum Marshal {
     }
 
     /// A string argument, cut to `maxBytes + 1` bytes when longer (libdbus validated it as UTF-8).
-    private static func text(_ iter: inout DBusMessageIter, maxBytes: Int) -> String {
+    static func text(_ iter: inout DBusMessageIter, maxBytes: Int) -> String {
         var p: UnsafePointer<CChar>? = nil
         withUnsafeMutablePointer(to: &p) { dbus_message_iter_get_basic(&iter, $0) }
         guard let p else { return "" }
@@ -177,14 +177,20 @@ enum Marshal {
         }
     }
 
-    static func decode(_ iter: inout DBusMessageIter, type: DBusType, budget: inout DecodeBudget, depth: Int,
-                       keys: Set<String>? = nil) throws(DBusError) -> DBusValue {
+    /// The checks and the count of every value decoded: the type found is `type`, not nested
+    /// too deep, within the budget.
+    static func enter(_ iter: inout DBusMessageIter, type: DBusType, budget: inout DecodeBudget, depth: Int) throws(DBusError) {
         let code = dbus_message_iter_get_arg_type(&iter)
         guard code == type.code else { throw mismatch(type, code) }
         guard depth < DecodeBudget.maximumDepth else {
             throw DBusError(.invalidArgs, "the message nests containers more than \(DecodeBudget.maximumDepth) deep")
         }
         try budget.chargeValue()
+    }
+
+    static func decode(_ iter: inout DBusMessageIter, type: DBusType, budget: inout DecodeBudget, depth: Int,
+                       keys: Set<String>? = nil) throws(DBusError) -> DBusValue {
+        try enter(&iter, type: type, budget: &budget, depth: depth)
         switch type {
         case .byte: return .byte(basic(&iter, UInt8(0)))
         case .boolean: return .boolean(basic(&iter, dbus_bool_t(0)) != 0)
@@ -249,19 +255,24 @@ enum Marshal {
         case .variant:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            // A basic value (most are) is read by its type code, without its signature's copy and parse.
-            if let basic = DBusType.basic(code: dbus_message_iter_get_arg_type(&sub)) {
-                return .variant(try decode(&sub, type: basic, budget: &budget, depth: depth + 1))
-            }
-            guard let raw = dbus_message_iter_get_signature(&sub) else {
-                throw DBusError(.noMemory, "out of memory while reading a variant")
-            }
-            let sigText = String(cString: raw)
-            dbus_free(raw)
-            let inner: DBusType
-            do { inner = try Signature.singleType(sigText) } catch { throw DBusError(.invalidArgs, error.description) }
-            return .variant(try decode(&sub, type: inner, budget: &budget, depth: depth + 1))
+            return try decodeVariantContent(&sub, budget: &budget, depth: depth + 1)
         }
+    }
+
+    /// The value a variant holds (`sub`: inside it, at `depth`), as the variant.
+    static func decodeVariantContent(_ sub: inout DBusMessageIter, budget: inout DecodeBudget, depth: Int) throws(DBusError) -> DBusValue {
+        // A basic value (most are) is read by its type code, without its signature's copy and parse.
+        if let basic = DBusType.basic(code: dbus_message_iter_get_arg_type(&sub)) {
+            return .variant(try decode(&sub, type: basic, budget: &budget, depth: depth))
+        }
+        guard let raw = dbus_message_iter_get_signature(&sub) else {
+            throw DBusError(.noMemory, "out of memory while reading a variant")
+        }
+        let sigText = String(cString: raw)
+        dbus_free(raw)
+        let inner: DBusType
+        do { inner = try Signature.singleType(sigText) } catch { throw DBusError(.invalidArgs, error.description) }
+        return .variant(try decode(&sub, type: inner, budget: &budget, depth: depth))
     }
 }
 

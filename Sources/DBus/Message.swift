@@ -41,8 +41,11 @@ public struct MethodCall: Sendable {
     public let path: ObjectPath
     public let interface: InterfaceName
     public let member: MemberName
-    /// The arguments, already checked against the method's declared input signature.
+    /// The arguments, already checked against the method's declared input signature (none for a
+    /// method that reads its own: ``decoded``).
     public let arguments: [DBusValue]
+    /// What a method that reads its own arguments made of them (``Method/init(_:inputs:outputs:annotations:decode:handler:)``).
+    public var decoded: (any Sendable)? = nil
 
     /// Argument `index` as a string (the declaration guarantees the type).
     public func string(_ index: Int) -> String { arguments[index].string ?? "" }

@@ -70,12 +70,20 @@ extension ConnectionCore {
             sendError(address, DBusError(.invalidArgs, "\(resolvedInterface).\(member) takes arguments of type '\(method.inputSignature)', not '\(signature)'"))
             return
         }
-        let arguments: [DBusValue]
-        do { arguments = try Marshal.decodeBody(m, types: method.inputTypes, limits: method.inputLimits) } catch {
+        var call: MethodCall
+        do {
+            if let decode = method.decode {
+                var reader = MessageReader(message: m, types: method.inputTypes, limits: method.inputLimits)
+                call = MethodCall(sender: address.sender ?? "", path: path, interface: resolvedInterface, member: member, arguments: [])
+                call.decoded = try decode(&reader)
+            } else {
+                let arguments = try Marshal.decodeBody(m, types: method.inputTypes, limits: method.inputLimits)
+                call = MethodCall(sender: address.sender ?? "", path: path, interface: resolvedInterface, member: member, arguments: arguments)
+            }
+        } catch {
             sendError(address, error)
             return
         }
-        let call = MethodCall(sender: address.sender ?? "", path: path, interface: resolvedInterface, member: member, arguments: arguments)
 
         switch method.handler {
         case .inline(let body):

@@ -30,6 +30,12 @@ extension Method {
     public init(_ signature: ContractSignature, annotations: [(String, String)] = [], handler: MethodHandler) {
         self.init(signature.name, inputs: signature.inputs, outputs: signature.outputs, annotations: annotations, handler: handler)
     }
+
+    /// The method `signature` describes, its arguments read by `decode` (``MessageReader``), run by `handler`.
+    public init(_ signature: ContractSignature, annotations: [(String, String)] = [],
+                decode: @escaping @Sendable (inout MessageReader) throws(DBusError) -> any Sendable, handler: MethodHandler) {
+        self.init(signature.name, inputs: signature.inputs, outputs: signature.outputs, annotations: annotations, decode: decode, handler: handler)
+    }
 }
 
 extension Contract {

@@ -15,21 +15,21 @@ struct RequestObjects: ReplyRequestsPort {
     /// Whose each request is, and how its `Close` ends it.
     private let closers = RequestClosers()
     /// Every request object's one interface (built once: its `Close` finds its request by the path).
-    private let declaration: Interface
+    private let declaration: InterfaceSet
 
     init(connection: Connection) {
         self.connection = connection
-        declaration = Interface(Contract.requestInterface, methods: [
+        declaration = try! InterfaceSet([Interface(Contract.requestInterface, methods: [
             Method(ContractSignature.close, handler: .inline { [closers] call in
                 guard closers.close(path: call.path.rawValue, sender: call.sender) else { throw ContractError.noSuchRequest("no such request") }
                 return []
             }),
-        ], signals: [Response.declaration])
+        ], signals: [Response.declaration])])
     }
 
     func export(_ id: UInt64, caller: String, close: @escaping @Sendable () -> Bool) {
         closers.add(id, caller: caller, close: close)
-        try? connection.export([declaration], at: ReplyService.path(id))
+        try? connection.export(declaration, at: ReplyService.path(id))
     }
 
     func unexport(_ id: UInt64) {
@@ -37,8 +37,13 @@ struct RequestObjects: ReplyRequestsPort {
         connection.unexport(ReplyService.path(id))
     }
 
+    /// `Response(u code, a{sv} results)`, written straight into its message (as ``Response/arguments`` reads).
     func send(_ response: Response, id: UInt64, to caller: String) {
-        if let destination = try? BusName(caller) { try? connection.emit(response, path: ReplyService.path(id), to: destination) }
+        guard let destination = try? BusName(caller) else { return }
+        try? connection.emit(path: ReplyService.path(id), interface: Response.interface, member: Response.member, destination: destination) { body throws(DBusError) in
+            try body.append(response.code)
+            try body.appendVardict(response.results)
+        }
     }
 
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }

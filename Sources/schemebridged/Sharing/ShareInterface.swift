@@ -10,8 +10,10 @@ struct ShareInterface {
     func declaration() -> Interface {
         let sharing = self.sharing
         return Interface(ShareContract.interface, methods: [
-            Method(ContractSignature.share, handler: .onLoop { call in
-                try await sharing.share(call.arguments[0], options: call.arguments[1].stringDictionary ?? [:], sender: call.sender)
+            // The items read straight from the message (no value tree), as the share takes them.
+            Method(ContractSignature.share, decode: { reader throws(DBusError) in try ShareIntake.read(&reader) }, handler: .onLoop { call in
+                let arguments = call.decoded as! ShareIntake.Arguments
+                return try await sharing.share(arguments.items, options: arguments.options, sender: call.sender)
             }),
             Method(ContractSignature.shareTargets, handler: .async { call in
                 let types = call.arguments[0].arrayElements?.compactMap(\.string) ?? []

@@ -49,20 +49,20 @@ final class Sharing: Sendable {
     /// stays there between its waits (the file's look, with what its send decides from, on a
     /// descriptor thread; the engine's call): its own steps are short and never block. Any other
     /// moves to the pool at once (it may spawn a target or a tool).
-    func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
+    func share(_ items: ShareIntake.Items, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
         let options = try ShareOptions(checking: raw), target = options.target.flatMap(ShareTargetID.init)
         let executor: any TaskExecutor = target?.isDevice == true ? replies.connection.loopExecutor : globalConcurrentExecutor
         return try await withTaskExecutorPreference(executor) { () async throws -> MethodResult in
-            try await share(itemsValue, options, sender, on: executor, target: target)
+            try await share(items, options, sender, on: executor, target: target)
         }
     }
 
     /// The share, carried out with `executor` preferred (what a device's send decides from is
     /// found in the same look as the type; no pasteboard: a device's send reads the items).
-    private func share(_ itemsValue: DBusValue, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, target: ShareTargetID?) async throws -> MethodResult {
+    private func share(_ itemsRead: ShareIntake.Items, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, target: ShareTargetID?) async throws -> MethodResult {
         let (caller, toDevice) = (await callers.caller(sender), target?.isDevice == true)
         let looks = toDevice ? devices.outbox.looks(caller: caller, inbox: documents.inbox.root) : nil
-        let items = try await SharedItem.intake(try ShareIntake.decode(itemsValue), keys: ShareIntake.keys, documents: documents, runner: descriptors,
+        let items = try await SharedItem.intake(try ShareIntake.checked(itemsRead), keys: ShareIntake.keys, documents: documents, runner: descriptors,
                                                 key: caller.appID ?? sender, facts: looks?.facts, local: looks?.local)
         let subject = ShareSubject(items: items.map { $0.summary }, tools: shareTools(for: target))
         let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
