@@ -223,6 +223,8 @@ final class ConnectionCore: @unchecked Sendable {
     private func fireTimeouts() {
         guard !timeouts.isEmpty else { return }
         let now = monotonicMilliseconds()
+        // Most turns nothing is due (a pending call's timeout is seconds away): no list is made then.
+        guard timeouts.values.contains(where: { $0.map { $0 <= now } ?? false }) else { return }
         let due = timeouts.compactMap { (t, d) -> OpaquePointer? in
             guard let d, d <= now else { return nil }
             return t

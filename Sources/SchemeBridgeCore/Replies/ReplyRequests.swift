@@ -221,8 +221,8 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     public func finish(_ r: RequestTable.Request, _ response: Response) {
         var response = response
         if let target = outcomes.shareTarget(r.id) { response.name(target: target) }
-        timeouts.cancel(r.id)
-        if outcomes.sendsNow(r.id, response, caller: r.caller) { send(response, id: r.id, to: r.caller) }
+        // Sent now, its deadline goes with the rest after it (``drop(_:)``); held, at once.
+        if outcomes.sendsNow(r.id, response, caller: r.caller) { send(response, id: r.id, to: r.caller) } else { timeouts.cancel(r.id) }
     }
 
     private func send(_ response: Response, id: UInt64, to caller: String) {

@@ -3,13 +3,16 @@
 public enum ReplyToken {
     public static func make() -> String {
         let bytes = SecureRandomPool.shared.bytes(32)
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0xF)])
+        // Written straight into the string's storage: no digit table or byte array made per token.
+        return String(unsafeUninitializedCapacity: 2 * bytes.count) { out in
+            for (i, b) in bytes.enumerated() {
+                out[2 * i] = hexDigit(b >> 4)
+                out[2 * i + 1] = hexDigit(b & 0xF)
+            }
+            return 2 * bytes.count
         }
-        return String(decoding: out, as: UTF8.self)
     }
+
+    @inline(__always)
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x57 + v }  // "0"... / "a"...
 }
