@@ -104,8 +104,11 @@ final class JobQueue: Sendable {
     /// Takes every queued job.
     func take() -> [Job] {
         state.withLock { s in
+            // Most turns take none: nothing allocated then (keeping the capacity of a buffer the
+            // taken jobs still share would allocate a new one every turn).
+            guard !s.jobs.isEmpty else { return [] }
             let jobs = s.jobs
-            s.jobs.removeAll(keepingCapacity: true)
+            s.jobs = []
             return jobs
         }
     }
