@@ -82,16 +82,12 @@ final class Sharing: Sendable {
         replies.sharing(pending.id, target: nil)
         let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
                                  caller: caller, options: options, decision: decision)
-        let count = items.count  // not the items: they hold the caller's descriptors
-        let line: @Sendable () -> String = { "\(caller.displayName) shares \(count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))" }
-        if !toDevice { logger.info("\(line())") }
+        // A share is logged at debug level (its failure at notice, in `carryOut`): the line is built only then.
+        logger.debug("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
         // Carried out at once, on this thread until it first waits (for the sheet, a launch, an engine): its Response is
-        // held until the reply naming the request is out; a device share's log line waits for that reply and the engine's call.
+        // held until the reply naming the request is out.
         Task.immediate(executorPreference: executor) { await carryOut(share) }
-        return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [self] in
-            replies.publish(pending.id)
-            if toDevice { logger.info("\(line())") }  // built here: after the engine's call
-        })
+        return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [replies] in replies.publish(pending.id) })
     }
 
     /// `ShareTargets(as) → a(ssss)`: the targets that accept items of every type in `types`
