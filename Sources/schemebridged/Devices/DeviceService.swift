@@ -48,8 +48,7 @@ final class DeviceService: Sendable {
     }
 
     /// The device sending path the share service calls (``DeviceSending``): KDE Connect,
-    /// or GSConnect where only it is on the bus (``PreferredDeviceEngine``, which picks at each
-    /// use). Made once: a share asks it twice.
+    /// or GSConnect where only it is on the bus (``PreferredDeviceEngine``: it picks at each use).
     let sender: PreferredDeviceEngine
 
     /// Sends through ``sender``, following KDE Connect's uploads (``KDEConnectJobs``).

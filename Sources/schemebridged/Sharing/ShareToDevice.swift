@@ -32,9 +32,7 @@ extension Sharing {
         let (cancel, follow) = devices.shareSender.transfer(since: followed, files: files, device: receipt.deviceName, timeout: .seconds(seconds),
                                                progress: DeviceProgressPort(connection: devices.engine.connection, jobs: devices.engine.jobs),
                                                executor: replies.connection.loopExecutor,
-                                               log: { [logger] failed, line in
-                                                   if failed { logger.notice("\(line())") } else { logger.debug("\(line())") }
-                                               })
+                                               log: { [logger] failed, line in if failed { logger.notice("\(line())") } else { logger.debug("\(line())") } })
         guard !waits else {
             // Giving up (`Close`, or it left: `share --wait` stopped by Ctrl-C) cancels the transfer, as the notification's Cancel does.
             replies.whenCallerGivesUp(share.request) { cancel.request() }

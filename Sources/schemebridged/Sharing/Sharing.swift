@@ -47,9 +47,8 @@ final class Sharing: Sendable {
 
     /// `Share(aa{sv}, a{sv}) → o`, started on the loop thread (`.onLoop`). A share naming a device
     /// stays there between its waits (the file's look, with what its send decides from, on a
-    /// descriptor thread; the engine's call): its own steps are short and never block — its task,
-    /// the `.onLoop` handler's, prefers the loop already. Any other moves to the pool at once (it
-    /// may spawn a target or a tool).
+    /// descriptor thread; the engine's call): its steps are short, never block (its task, the `.onLoop`
+    /// handler's, prefers the loop). Any other moves to the pool at once (it may spawn a target or a tool).
     func share(_ itemsValue: DBusValue, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
         let options = try ShareOptions(checking: raw), target = options.target.flatMap(ShareTargetID.init)
         if target?.isDevice == true { return try await share(itemsValue, options, sender, on: replies.connection.loopExecutor, target: target) }
@@ -104,13 +103,10 @@ final class Sharing: Sendable {
     /// `Response`.
     private func carryOut(_ share: PendingShare) async {
         do {
-            let settled: SettledHandler
-            if let decided = SettledHandler(decided: share.decision) {
-                settled = decided  // a device named, say: nothing to ask (no generic async settle)
-            } else {
-                let context = share.items.chooserContext(for: share.decision, activationToken: share.options.activationToken, parentWindow: share.options.parentWindow)
-                let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
-                settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
+            let context = share.items.chooserContext(for: share.decision, activationToken: share.options.activationToken, parentWindow: share.options.parentWindow)
+            let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
+            let settled = if let decided = SettledHandler(decided: share.decision) { decided } else {  // a device named, say: no generic async settle
+                try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
             }
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
             guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
