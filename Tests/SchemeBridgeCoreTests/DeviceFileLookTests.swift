@@ -103,6 +103,31 @@ import Testing
     }
 
 
+    /// The look from one `statx` finds what the `/proc` files and `fstat` find: the same path and
+    /// verdict, and the descriptor's device, inode and mode; nothing for `/proc` or a closed
+    /// descriptor. A table with a 9p mount (whose `statx` asks its server) is not looked at so.
+    @Test func oneStatxFindsWhatFdinfoAndFstatFind() throws {
+        let tree = XDGTree(dataDirCount: 1)
+        tree.write(tree.root + "/a.txt", "text")
+        let fd = open(tree.root + "/a.txt", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        let path = try #require(DeviceFileLook.kernelPath(of: fd))
+        let seen = DeviceFileLook.look(fd: fd)
+        #expect(seen?.path == (DeviceFileLook.isLocal(fd: fd, path: path) ? path : nil))
+        if let seen, let status = seen.status {
+            var st = stat()
+            #expect(fstat(fd, &st) == 0)
+            #expect(status.st_dev == st.st_dev && status.st_ino == st.st_ino && status.st_mode == st.st_mode && status.st_size == st.st_size)
+        }
+        let proc = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        defer { close(proc) }
+        #expect(DeviceFileLook.look(fd: proc) == nil && DeviceFileLook.look(fd: 999_999) == nil)
+        let mounts = DeviceFileLook.mounts(Array(Self.table.utf8))
+        #expect(DeviceFileLook.MountIndex(mounts).statusAnswersAtOnce)
+        #expect(!DeviceFileLook.MountIndex(mounts + [DeviceFileLook.Mount(id: 30, mountPoint: "/mnt/host", type: "9p")]).statusAnswersAtOnce)
+        #expect(DeviceFileLook.MountIndex(mounts + [DeviceFileLook.Mount(id: 31, mountPoint: "/run/user/1000/doc", type: "fuse.portal")]).statusAnswersAtOnce)
+    }
+
     /// The mount id read through the kept `/proc/self/fdinfo` directory is the kernel's, for a
     /// file, a directory, a pipe and `/proc` itself; none for a descriptor that is not open.
     @Test func theMountIDIsTheOneFdinfoNames() throws {

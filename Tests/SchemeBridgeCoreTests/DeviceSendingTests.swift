@@ -129,12 +129,12 @@ import Testing
     @Test func aFollowedTransferShowsItsProgressAndLogsItsEnd() async throws {
         let jobs = Jobs(serving: true), server = Notifications(), lines = Lines()
         let sender = DeviceShareSender(sender: Engine("kdeconnect"), jobs: jobs, followedEngine: "kdeconnect")
-        let (cancel, ended) = sender.transfer(since: 1, files: ["/x/b.png", "/y/a.png"], device: "Phone", timeout: .seconds(5), progress: server) { line in
-            lines.append(line)
+        let (cancel, ended) = sender.transfer(since: 1, files: ["/x/b.png", "/y/a.png"], device: "Phone", timeout: .seconds(5), progress: server) { failed, line in
+            lines.append("\(failed ? "failed" : "ok"): \(line())")
         }
         let (delivery, reason) = await ended.value
         #expect(delivery == .delivered && reason == nil)
-        #expect(lines.values == ["the transfer to Phone: delivered"])
+        #expect(lines.values == ["ok: the transfer to Phone: delivered"])
         #expect(await waitUntil(timeout: .seconds(10)) { server.state.withLock { $0.shown.count } == 2 } != nil)
         #expect(server.state.withLock { $0.shown.map { $0.body } } == ["a.png, b.png: 40%", "a.png, b.png: sent"])
         cancel.request()

@@ -136,6 +136,27 @@ import Testing
         }
     }
 
+    /// At the default log level a device share that arrives writes no line (its `Response` and
+    /// `TransferEnded` report it; its lines are debug-level), and one that fails still does, at notice.
+    @Test func aDeviceShareIsLoggedOnlyWhenItFailsAtTheDefaultLevel() async throws {
+        do {
+            let (fixture, engine, file) = try await Self.world(.ends(code: 0, message: ""))
+            defer { engine.stop(); fixture.stop() }
+            let (responses, ended, _, _) = try await Self.sendAndFollow(fixture, file)
+            #expect(responses.first?["code"] as? Int == 0 && ended.first?["delivery"] as? String == "delivered", "\(responses) \(ended)")
+            // Its lines come before its Response and `TransferEnded` (the transfer's end is logged before that signal is sent).
+            let log = fixture.serviceLog
+            #expect(!log.contains("shares 1 item") && !log.contains("shared 1 item") && !log.contains("the transfer to Phone"), "\(log.suffix(2000))")
+        }
+        do {
+            let (fixture, engine, file) = try await Self.world(.ends(code: 100, message: "Connection closed by the peer"))
+            defer { engine.stop(); fixture.stop() }
+            let (_, ended, _, _) = try await Self.sendAndFollow(fixture, file)
+            #expect(ended.first?["delivery"] as? String == "failed", "\(ended)")
+            #expect(await Tools.eventually { fixture.serviceLog.contains("the transfer to Phone: failed") }, "\(fixture.serviceLog.suffix(2000))")
+        }
+    }
+
     /// `schemebridge share --wait` to a device, stopped by Ctrl-C while the file is on its way:
     /// the CLI leaves the bus with its request unanswered, and the transfer is cancelled (the
     /// engine gets `cancelRequested` and ends the job) — not left running with nobody waiting.

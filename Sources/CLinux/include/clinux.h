@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 
 /*
  * Spawns `path` with `argv` and `envp` directly (never through a shell): an empty signal
@@ -74,5 +75,12 @@ int clinux_is_sealed(int fd);
  * more (a length that is not block-aligned is refused with EINVAL unless it ends at `src`'s end).
  * 0, or -1 and errno (EOPNOTSUPP, EXDEV, EINVAL where it cannot). */
 int clinux_reflink_range(int dst, int src, long long length);
+
+/* statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC): the descriptor's status as fstat(2) gives
+ * it (device, inode, mode, links, owner, size; the times left 0) and the id of the mount its file
+ * is on (as /proc/self/fdinfo's mnt_id), in one call. "Don't sync": a file system that honours it
+ * (FUSE, NFS, CIFS, Ceph, overlay over them) answers from what it has, never asking its server.
+ * 0, or -1 and errno (ENOSYS when the kernel gave no mount id). */
+int clinux_fd_status(int fd, unsigned long long *mount_id, struct stat *st);
 
 #endif

@@ -55,6 +55,14 @@ public struct SettledHandler: Sendable, Equatable {
 
     /// Whether it is a pinned x-callback's handler (admission takes it as pinned, not as named).
     public var pinnedCallback: Bool { reason == .callback }
+
+    /// What ``Broker/settle(_:for:caller:chooser:context:warn:)`` settles `decision` on at once
+    /// when it names its handler (nothing to ask; without that generic async call); nil for any
+    /// other decision.
+    public init?(decided decision: HandlerDecision) {
+        guard case .open(let id?, let reason) = decision else { return nil }
+        self.init(id: id, reason: reason)
+    }
 }
 
 extension Broker {

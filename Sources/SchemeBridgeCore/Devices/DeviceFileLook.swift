@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import LinuxSystem
 import Synchronization
@@ -31,11 +32,54 @@ public enum DeviceFileLook {
         }
     }
 
+    /// What the look on the calling thread starts from: the path the kernel names for the
+    /// descriptor and, when taken with its mount id, its status (else nil: `fstat` it).
+    public struct Seen: Sendable {
+        public var path: String
+        public var status: stat?
+
+        public init(path: String, status: stat? = nil) {
+            (self.path, self.status) = (path, status)
+        }
+    }
+
+    /// Descriptor `fd` as the look on the calling thread starts from it, when that look may run
+    /// there (its mount and every mount its path passes through of a local type), else nil.
+    /// Where every mount of this process's table answers `statx` without asking a server
+    /// (``MountIndex/statusAnswersAtOnce``), the descriptor's mount id and status come in one
+    /// `statx` (no `/proc/self/fdinfo` read, no `fstat` later); otherwise (or when `statx` fails) from
+    /// `/proc/self/fdinfo`.
+    public static func look(fd: Int32) -> Seen? {
+        guard let index = table.index() else { return nil }
+        var id: UInt64 = 0, status = stat()
+        if index.statusAnswersAtOnce, clinux_fd_status(fd, &id, &status) == 0 {
+            guard let path = kernelPath(of: fd), let mountID = Int(exactly: id), index.isLocal(mountID: mountID, path: path) else { return nil }
+            return Seen(path: path, status: status)
+        }
+        guard let path = kernelPath(of: fd), let id = mountID(of: fd), index.isLocal(mountID: id, path: path) else { return nil }
+        return Seen(path: path)
+    }
+
     /// Whether descriptor `fd`, named `path` by the kernel, is looked at on the calling thread
     /// (reads this process's `/proc` files; false when they cannot be read).
     public static func isLocal(fd: Int32, path: String) -> Bool {
         guard let id = mountID(of: fd), let index = table.index() else { return false }
         return index.isLocal(mountID: id, path: path)
+    }
+
+    /// File systems whose `statx` of an open file, "don't sync", never waits for a server or a
+    /// device: the local ones, memory and kernel ones, and those that answer from their cache when
+    /// told not to sync (FUSE — `fuse.*` too —, NFS, CIFS/SMB, Ceph, and overlay, which passes the
+    /// flag to what it stacks). Not 9p, which asks its server at every `statx`.
+    public static let statusAtOnceTypes: Set<String> = localTypes.union([
+        "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "mqueue", "tracefs", "debugfs", "securityfs", "pstore", "bpf",
+        "hugetlbfs", "configfs", "fusectl", "efivarfs", "binfmt_misc", "autofs", "nsfs", "selinuxfs", "squashfs", "erofs", "iso9660",
+        "vfat", "exfat", "ntfs3", "fuse", "fuseblk", "nfs", "nfs4", "cifs", "smb3", "ceph", "overlay",
+    ])
+
+    /// Whether `type` (a mountinfo type, `fuse.sshfs` say) is one of ``statusAtOnceTypes``.
+    static func answersStatusAtOnce(_ type: String) -> Bool {
+        statusAtOnceTypes.contains(type) || type.hasPrefix("fuse.") || type.hasPrefix("fuseblk.")
     }
 
     /// This process's mount table, read again only when the kernel says it changed.
@@ -98,9 +142,16 @@ public enum DeviceFileLook {
         /// The other mounts' mount points, each as the bytes a path within it starts with
         /// (`dir/`); nil when one of them is `/` (every path passes through it).
         let otherPrefixes: [[UInt8]]?
+        /// Whether every mount is of a type whose `statx` of an open file, "don't sync", answers
+        /// at once (``statusAtOnceTypes``). A descriptor a caller sends from another mount
+        /// namespace may be on a mount this table does not list: an unprivileged caller can
+        /// mount only types that answer at once (tmpfs, FUSE, overlay, proc…); any other mount
+        /// is the administrator's.
+        let statusAnswersAtOnce: Bool
 
         init(_ mounts: [Mount]) {
             var seen = Set<Int>(), local = Set<Int>(), prefixes: [[UInt8]]? = []
+            statusAnswersAtOnce = mounts.allSatisfy { DeviceFileLook.answersStatusAtOnce($0.type) }
             for mount in mounts {
                 if seen.insert(mount.id).inserted, localTypes.contains(mount.type) { local.insert(mount.id) }
                 guard !localTypes.contains(mount.type) else { continue }
@@ -231,19 +282,28 @@ final class MountTable: Sendable {
 
 /// A share naming a device: the look at its file items on the calling thread (``DeviceFileLook``).
 public struct DeviceLocalLook: Sendable {
-    /// The path the kernel names for file `fd` when its look may run on the calling thread (none
-    /// of its calls can block), else nil: read once, and given to the rest of the look.
-    public let kernelPath: @Sendable (Int32) -> String?
+    /// File `fd` as its look starts (its path, its status when taken already) when that look may
+    /// run on the calling thread (none of its calls can block), else nil: read once, and given
+    /// to the rest of the look.
+    public let look: @Sendable (Int32) -> DeviceFileLook.Seen?
     /// The facts of file `fd` named `name`, whose path and `fstat` are the given ones (only for a
-    /// file that has a ``kernelPath``).
+    /// file that has a ``look``).
     public let facts: @Sendable (Int32, String, String, stat) -> SharedFileFacts
 
-    public init(kernelPath: @escaping @Sendable (Int32) -> String?, facts: @escaping @Sendable (Int32, String, String, stat) -> SharedFileFacts) {
-        (self.kernelPath, self.facts) = (kernelPath, facts)
+    public init(look: @escaping @Sendable (Int32) -> DeviceFileLook.Seen?, facts: @escaping @Sendable (Int32, String, String, stat) -> SharedFileFacts) {
+        (self.look, self.facts) = (look, facts)
     }
 
+    /// A look from the path alone (the status taken by `fstat`).
+    public init(kernelPath: @escaping @Sendable (Int32) -> String?, facts: @escaping @Sendable (Int32, String, String, stat) -> SharedFileFacts) {
+        self.init(look: { fd in kernelPath(fd).map { DeviceFileLook.Seen(path: $0) } }, facts: facts)
+    }
+
+    /// The path the kernel names for file `fd` when its look may run on the calling thread.
+    public func kernelPath(_ fd: Int32) -> String? { look(fd)?.path }
+
     /// Whether file `fd`'s look may run on the calling thread.
-    public func isLocal(_ fd: Int32) -> Bool { kernelPath(fd) != nil }
+    public func isLocal(_ fd: Int32) -> Bool { look(fd) != nil }
 }
 
 extension Documents {
@@ -251,10 +311,11 @@ extension Documents {
     /// with the type from the name alone: the descriptor's metadata only, no content read and no
     /// look at the MIME directories (the database as last loaded). For a share naming a device,
     /// whose items' types decide nothing (``DeviceFileLook``). `kernelPath`, when given, is the
-    /// descriptor's path as read already (not read again); `status` is the `fstat` it checked.
+    /// descriptor's path as read already (not read again); `status`, when given, its status as
+    /// taken already (else `fstat`); the status checked is returned.
     @usableFromInline
-    func inspectByName(_ descriptor: borrowing FileDescriptor, kernelPath: String? = nil) throws(OpenFailure) -> (name: String, type: ContentType, status: stat) {
-        let (name, status) = try readableFile(descriptor, kernelPath: kernelPath.map { Array($0.utf8) })
+    func inspectByName(_ descriptor: borrowing FileDescriptor, kernelPath: String? = nil, status given: stat? = nil) throws(OpenFailure) -> (name: String, type: ContentType, status: stat) {
+        let (name, status) = try readableFile(descriptor, kernelPath: kernelPath.map { Array($0.utf8) }, status: given)
         return (name, ContentType(detected: types.guess(name: name, data: nil).type), status)
     }
 }

@@ -6,11 +6,11 @@ import Synchronization
 /// caller gives up. The daemon answers the request with what this returns.
 public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
     /// The engine in use.
-    let sender: any DeviceSending
+    @usableFromInline let sender: any DeviceSending
     /// The reports of the engine whose uploads can be followed.
-    let jobs: Jobs
+    @usableFromInline let jobs: Jobs
     /// That engine's name (`kdeconnect`): only a send it took is followed.
-    let followedEngine: String
+    @usableFromInline let followedEngine: String
 
     /// Sends through `sender`, following `jobs` when the engine that took the files is `followedEngine`.
     public init(sender: any DeviceSending, jobs: Jobs, followedEngine: String) {
@@ -19,7 +19,9 @@ public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
 
     /// Hands `sends` to the engine for `deviceID`, in order; the last receipt, and where to
     /// follow the files' upload from when the engine reports it (nil: it is not followed).
-    /// `LaunchFailed` when there is nothing to send; the engine's failure as it comes.
+    /// `LaunchFailed` when there is nothing to send; the engine's failure as it comes. Inlinable:
+    /// specialized for the daemon's jobs where it is called (no generic metadata looked up per share).
+    @inlinable
     public func send(_ sends: [DevicePayload], to deviceID: String) async throws(ServiceFailure) -> (DeviceSendReceipt, Jobs.Mark?) {
         var receipt: DeviceSendReceipt?
         var followed: Jobs.Mark?
@@ -38,27 +40,34 @@ public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
     /// once the caller gave up). How it ended and why.
     public func follow(since mark: Jobs.Mark, files: [String], device: String, timeout: Duration, cancel: TransferCancel,
                        progress: @escaping @Sendable (UInt64, UInt32) -> Void) async -> (DeviceDelivery, String?) {
-        await jobs.followTransfer(since: mark, names: Self.names(files), device: device, timeout: timeout) { view, percent in
+        await follow(since: mark, names: Self.names(files), device: device, timeout: timeout, cancel: cancel, progress: progress)
+    }
+
+    private func follow(since mark: Jobs.Mark, names: Set<String>, device: String, timeout: Duration, cancel: TransferCancel,
+                        progress: @escaping @Sendable (UInt64, UInt32) -> Void) async -> (DeviceDelivery, String?) {
+        await jobs.followTransfer(since: mark, names: names, device: device, timeout: timeout) { view, percent in
             cancel.following(view)
             progress(view, percent)
         }
     }
 
     /// A followed upload of `files` to `device` since `mark`, for at most `timeout`: its progress
-    /// shown over `port` (``TransferProgress``) and its end logged with `log`. The cancel to
+    /// shown over `port` (``TransferProgress``) and its end logged with `log` (whether it failed —
+    /// `failed` or `unknown` — and the line, built only when asked). The cancel to
     /// request when the caller gives up, and the task that ends with the upload (how, and why).
     public func transfer<Port: TransferProgressPort>(since mark: Jobs.Mark, files: [String], device: String, timeout: Duration, progress port: Port,
                                                      executor: (any TaskExecutor)? = nil,
-                                                     log: @escaping @Sendable (String) -> Void) -> (cancel: TransferCancel, ended: Task<(DeviceDelivery, String?), Never>) {
+                                                     log: @escaping @Sendable (_ failed: Bool, _ line: () -> String) -> Void) -> (cancel: TransferCancel, ended: Task<(DeviceDelivery, String?), Never>) {
         let jobs = self.jobs
         let cancel = TransferCancel { jobs.cancel($0) }
-        let progress = TransferProgress(port: port, device: device, names: Self.names(files).sorted(), executor: executor)
+        let names = Self.names(files)
+        let progress = TransferProgress(port: port, device: device, names: names.sorted(), executor: executor)
         let ended = Task(executorPreference: executor) {
-            let (delivery, reason) = await follow(since: mark, files: files, device: device, timeout: timeout, cancel: cancel) { view, percent in
+            let (delivery, reason) = await follow(since: mark, names: names, device: device, timeout: timeout, cancel: cancel) { view, percent in
                 progress.show(view: view, percent: percent)
             }
             progress.done(delivery)
-            log("the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")")
+            log(delivery == .failed || delivery == .unknown) { "the transfer to \(device): \(delivery.rawValue)\(reason.map { " (\($0))" } ?? "")" }
             return (delivery, reason)
         }
         return (cancel, ended)

@@ -30,7 +30,10 @@ public final class OutboxKeeper: Sendable {
     /// order of ``DevicePayload/sends(files:others:)``: a file by its own path or as an outbox
     /// copy as ``DeviceFileSource`` says (from the facts found as the share was made, else found
     /// now for `caller`, the Inboxes at `inbox` excluded), data that is not text as an outbox
-    /// file. Also the files' paths (whose upload may be followed).
+    /// file. Also the files' paths (whose upload may be followed). Inlinable: specialized for the
+    /// daemon's descriptor type where it is called (unspecialized, each item's payload ran through
+    /// the runtime's generic metadata).
+    @inlinable
     public func sends<Held>(for items: [SharedItem<Held>], caller: Caller, inbox: String) async throws(ServiceFailure) -> (files: [String], sends: [DevicePayload]) {
         var files: [String] = []
         var others: [DevicePayload] = []
@@ -69,7 +72,7 @@ public final class OutboxKeeper: Sendable {
             found = try? await runner.run(for: "outbox") { [self] () throws in self.facts(ofFile: fd, name: name, caller: caller, inbox: inbox) }
         }
         let source = found.map(DeviceFileSource.of) ?? .outboxCopy
-        log(.debug, "a shared file goes to the device \(source == .outboxCopy ? "as an outbox copy" : "by its own path")")
+        log(.debug, source == .outboxCopy ? "a shared file goes to the device as an outbox copy" : "a shared file goes to the device by its own path")
         return source
     }
 
@@ -98,9 +101,9 @@ public final class OutboxKeeper: Sendable {
         let given = excludedDirectories(inbox: inbox)
         let resolved: @Sendable () -> [String]? = { [self] in resolvedExclusions.withLock { $0?.given == given ? $0?.resolved : nil } }
         let sandboxed: Bool? = caller.appID == nil ? nil : caller.sandboxed
-        return DeviceLocalLook(kernelPath: { fd in
-            guard resolved() != nil, let path = DeviceFileLook.kernelPath(of: fd) else { return nil }
-            return DeviceFileLook.isLocal(fd: fd, path: path) ? path : nil
+        return DeviceLocalLook(look: { fd in
+            guard resolved() != nil else { return nil }
+            return DeviceFileLook.look(fd: fd)
         }, facts: { fd, name, path, status in
             SharedFileFacts.gather(name: name, callerSandboxed: sandboxed, excludedAsResolved: resolved() ?? [], kernelPath: path, status: status)
         })

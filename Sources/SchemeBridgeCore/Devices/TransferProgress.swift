@@ -22,16 +22,28 @@ public protocol TransferProgressPort: Sendable {
 /// nothing fails. A click on Cancel may come before `Notify`'s answer was read: it is kept.
 public final class TransferProgress<Port: TransferProgressPort>: Sendable {
     private enum Step: Sendable { case percent(UInt64, UInt32), done(DeviceDelivery) }
-    private let steps = AsyncStream<Step>.makeStream()
+    /// Where the steps go: nowhere before the first progress report (nothing is made for a
+    /// transfer that never reports any: most end within half a second), then the task showing
+    /// them; `ended` once it ended.
+    private enum Steps: Sendable { case idle, showing(AsyncStream<Step>.Continuation), ended }
+    private let steps = Mutex(Steps.idle)
     /// The notification shown (its id, 0 before the first), the job view it is for, and the
     /// notifications whose Cancel was clicked.
     private let current = Mutex<(shown: UInt32, view: UInt64?, clicked: Set<UInt32>)>((0, nil, []))
+    private let port: Port
+    private let device: String
+    private let names: [String]
+    private let executor: (any TaskExecutor)?
 
-    /// Progress of sending `names` (file names) to `device` (its name as the engine gives it), over `port`.
+    /// Progress of sending `names` (file names) to `device` (its name as the engine gives it), over
+    /// `port`. Nothing runs until the first ``show(view:percent:)``.
     public init(port: Port, device: String, names: [String], executor: (any TaskExecutor)? = nil) {
-        let title = Self.title(device: device)
-        let files = Self.files(names)
-        let stream = steps.stream
+        (self.port, self.device, self.names, self.executor) = (port, device, names, executor)
+    }
+
+    /// The task that shows the steps of `stream`, started with the first.
+    private func start(_ stream: AsyncStream<Step>) {
+        let (port, title, files) = (port, Self.title(device: device), Self.files(names))
         Task(executorPreference: executor) { [self] in
             var actions: Task<Void, Never>?
             defer { actions?.cancel() }
@@ -58,12 +70,31 @@ public final class TransferProgress<Port: TransferProgressPort>: Sendable {
     }
 
     /// The engine reported `percent` for job view `view`.
-    public func show(view: UInt64, percent: UInt32) { steps.continuation.yield(.percent(view, percent)) }
+    public func show(view: UInt64, percent: UInt32) {
+        let started = steps.withLock { s -> (AsyncStream<Step>.Continuation, AsyncStream<Step>?)? in
+            switch s {
+            case .ended: return nil
+            case .showing(let continuation): return (continuation, nil)
+            case .idle:
+                let (stream, continuation) = AsyncStream<Step>.makeStream()
+                s = .showing(continuation)
+                return (continuation, stream)
+            }
+        }
+        guard let (continuation, stream) = started else { return }
+        if let stream { start(stream) }
+        continuation.yield(.percent(view, percent))
+    }
 
-    /// The transfer ended as `delivery`.
+    /// The transfer ended as `delivery` (nothing to show when it never reported progress).
     public func done(_ delivery: DeviceDelivery) {
-        steps.continuation.yield(.done(delivery))
-        steps.continuation.finish()
+        let showing = steps.withLock { s -> AsyncStream<Step>.Continuation? in
+            defer { s = .ended }
+            if case .showing(let continuation) = s { return continuation }
+            return nil
+        }
+        showing?.yield(.done(delivery))
+        showing?.finish()
     }
 
     private func clicked(_ id: UInt32, port: Port) {

@@ -50,14 +50,15 @@ public final class Documents: Sendable {
         try readableFile(descriptor, kernelPath: kernelPath).name
     }
 
-    /// ``readableFileName(_:kernelPath:)`` and the descriptor's `fstat` it checked.
-    func readableFile(_ descriptor: borrowing FileDescriptor, kernelPath: [UInt8]? = nil) throws(OpenFailure) -> (name: String, status: stat) {
+    /// ``readableFileName(_:kernelPath:)`` and the descriptor's `fstat` it checked (`status` when
+    /// given: the descriptor's as taken already).
+    func readableFile(_ descriptor: borrowing FileDescriptor, kernelPath: [UInt8]? = nil, status: stat? = nil) throws(OpenFailure) -> (name: String, status: stat) {
         let flags = fcntl(descriptor.rawValue, F_GETFL)
         guard flags >= 0, flags & SealedData.pathOnlyFlag == 0, flags & O_ACCMODE != O_WRONLY else {
             throw OpenFailure(.accessDenied, "the descriptor does not allow reading the file (opened with O_PATH or write-only): open it for reading")
         }
         let st: stat
-        do { st = try descriptor.status() } catch { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(error)") }
+        do { st = try status ?? descriptor.status() } catch { throw OpenFailure(.accessDenied, "the descriptor cannot be examined: \(error)") }
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw OpenFailure(.invalidArgument, "only regular files can be opened as documents, not \(ContentTypeDatabase.inodeType(mode: st.st_mode) ?? "this")")
         }

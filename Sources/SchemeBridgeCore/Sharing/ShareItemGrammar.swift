@@ -49,17 +49,18 @@ public enum ShareItemGrammar {
         let (file, url, type, data) = (keys.file, keys.url, keys.type, keys.data)
         let name = try string(entries, keys.name, item: i).map(ShareItemSummary.safeName)
         _ = try string(entries, keys.title, item: i)
-        let present = [file, url, data].filter { entries[$0] != nil }
-        switch present {
-        case [file]:
+        // Which one of `file`, `url` and `data` the item holds (looked up once each, no array made).
+        let (hasFile, hasURL, hasData) = (entries[file] != nil, entries[url] != nil, entries[data] != nil)
+        switch (hasFile, hasURL, hasData) {
+        case (true, false, false):
             guard case .descriptor(let fd)? = entries[file] else { throw invalid("item \(i): '\(file)' must be a file descriptor (h)") }
             guard entries[type] == nil else { throw invalid("item \(i): a file's type is detected; '\(type)' goes with '\(data)'") }
             return .file(fd, name: name)
-        case [url]:
+        case (false, true, false):
             guard let text = try string(entries, url, item: i), entries[type] == nil else { throw invalid("item \(i): '\(url)' must be a string (s) alone") }
             do { _ = try SchemeURL(text) } catch { throw invalid("item \(i): '\(URLText.shortened(text))' is not a valid URL: \(error)") }
             return .url(text, name: name)
-        case [data]:
+        case (false, false, true):
             guard let raw = try string(entries, type, item: i) else { throw invalid("item \(i): '\(data)' needs its content type in '\(type)' (s)") }
             let contentType: ContentType
             do { contentType = try ContentType(raw) } catch { throw invalid("item \(i): \(error.message)") }
@@ -76,7 +77,7 @@ public enum ShareItemGrammar {
     @usableFromInline
     static func invalid(_ message: String) -> ServiceFailure { ServiceFailure(.invalidArgument, message) }
 
-    @usableFromInline
+    @inlinable
     static func string<D: Sendable>(_ entries: [String: Field<D>], _ key: String, item i: Int) throws(ServiceFailure) -> String? {
         guard let v = entries[key] else { return nil }
         guard case .string(let s) = v else { throw invalid("item \(i): '\(key)' must be a string (s), not '\(v.signature)'") }

@@ -61,10 +61,10 @@ public struct SharedItem<Held: HeldDescriptor>: Sendable {
         var accepted: [SharedItem] = []
         for (i, entries) in items.enumerated() {
             accepted.append(try await of(try ShareItemGrammar.item(i, entries, keys: keys)) { fd, name async throws(ServiceFailure) -> InspectedFile in
-                if let local, let path = local.kernelPath(fd.rawValue) {
+                if let local, let seen = local.look(fd.rawValue) {
                     do throws(ServiceFailure) {
-                        let found = try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspectByName(d, kernelPath: path) }
-                        return InspectedFile(name: found.name, type: found.type, facts: local.facts(fd.rawValue, name ?? "", path, found.status))
+                        let found = try fd.withFileDescriptor { d throws(OpenFailure) in try documents.inspectByName(d, kernelPath: seen.path, status: seen.status) }
+                        return InspectedFile(name: found.name, type: found.type, facts: local.facts(fd.rawValue, name ?? "", seen.path, found.status))
                     } catch {
                         throw ServiceFailure(error.kind, "item \(i): \(error.message)")
                     }

@@ -25,6 +25,8 @@ final class DeviceService: Sendable {
             if level == .info { logger.info("\(line)") } else { logger.debug("\(line)") }
         }
         (directories, self.logger, desktop) = (XDGDirectories(environment: environment), logger, environment["XDG_CURRENT_DESKTOP"])
+        sender = PreferredDeviceEngine(kdeconnect: engine, gsconnect: gsconnect)
+        shareSender = DeviceShareSender(sender: sender, jobs: engine.jobs, followedEngine: engine.engineName)
     }
 
     /// Starts following the engine and sweeps the outbox (what a previous run left expires now
@@ -46,11 +48,11 @@ final class DeviceService: Sendable {
     }
 
     /// The device sending path the share service calls (``DeviceSending``): KDE Connect,
-    /// or GSConnect where only it is on the bus (``PreferredDeviceEngine``).
-    var sender: any DeviceSending { PreferredDeviceEngine(kdeconnect: engine, gsconnect: gsconnect) }
+    /// or GSConnect where only it is on the bus (``PreferredDeviceEngine``: it picks at each use).
+    let sender: PreferredDeviceEngine
 
     /// Sends through ``sender``, following KDE Connect's uploads (``KDEConnectJobs``).
-    var shareSender: DeviceShareSender<KDEConnectJobs> { DeviceShareSender(sender: sender, jobs: engine.jobs, followedEngine: engine.engineName) }
+    let shareSender: DeviceShareSender<KDEConnectJobs>
 
     /// Stops following the engine and the pending sweep.
     func stop() {

@@ -48,7 +48,7 @@ extension Sharing {
                                                    pasteboard: share.pasteboard?.id)
             // An activated target has the share once its call returned (unless it replied inside it).
             if started.kind == .dbusActivation || target.isDoneWhenStarted { replies.answer(share.request, code: .success) }
-            logger.info("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
+            logger.debug("shared \(share.items.count) item(s) with \(target.text) for \(share.caller.displayName)")
         } catch {
             for delivery in deliveries { delivery.removeCopy() }  // nothing was started with them
             throw error

@@ -26,13 +26,13 @@ extension Sharing {
         // `TransferEnded` (the progress notification follows it too).
         let waits = share.options.delivery && followed != nil
         if !waits { replies.answer(share.request, code: .success, results: results); await Task.yield() }  // the Response out first (on the loop thread): the log line and the following's tasks would compete with it
-        logger.info("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
+        logger.debug("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
         guard let followed else { return }
         let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
         let (cancel, follow) = devices.shareSender.transfer(since: followed, files: files, device: receipt.deviceName, timeout: .seconds(seconds),
                                                progress: DeviceProgressPort(connection: devices.engine.connection, jobs: devices.engine.jobs),
                                                executor: replies.connection.loopExecutor,
-                                               log: { [logger] in logger.info("\($0)") })
+                                               log: { [logger] failed, line in if failed { logger.notice("\(line())") } else { logger.debug("\(line())") } })
         guard !waits else {
             // Giving up (`Close`, or it left: `share --wait` stopped by Ctrl-C) cancels the transfer, as the notification's Cancel does.
             replies.whenCallerGivesUp(share.request) { cancel.request() }

@@ -47,13 +47,13 @@ final class Sharing: Sendable {
 
     /// `Share(aa{sv}, a{sv}) → o`, started on the loop thread (`.onLoop`). A share naming a device
     /// stays there between its waits (the file's look, with what its send decides from, on a
-    /// descriptor thread; the engine's call): its own steps are short and never block. Any other
-    /// moves to the pool at once (it may spawn a target or a tool).
+    /// descriptor thread; the engine's call): its steps are short, never block (its task, the `.onLoop`
+    /// handler's, prefers the loop). Any other moves to the pool at once (it may spawn a target or a tool).
     func share(_ items: ShareIntake.Items, options raw: [String: DBusValue], sender: String) async throws -> MethodResult {
         let options = try ShareOptions(checking: raw), target = options.target.flatMap(ShareTargetID.init)
-        let executor: any TaskExecutor = target?.isDevice == true ? replies.connection.loopExecutor : globalConcurrentExecutor
-        return try await withTaskExecutorPreference(executor) { () async throws -> MethodResult in
-            try await share(items, options, sender, on: executor, target: target)
+        if target?.isDevice == true { return try await share(items, options, sender, on: replies.connection.loopExecutor, target: target) }
+        return try await withTaskExecutorPreference(globalConcurrentExecutor) { () async throws -> MethodResult in
+            try await share(items, options, sender, on: globalConcurrentExecutor, target: target)
         }
     }
 
@@ -82,16 +82,12 @@ final class Sharing: Sendable {
         replies.sharing(pending.id, target: nil)
         let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
                                  caller: caller, options: options, decision: decision)
-        let count = items.count  // not the items: they hold the caller's descriptors
-        let line: @Sendable () -> String = { "\(caller.displayName) shares \(count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))" }
-        if !toDevice { logger.info("\(line())") }
+        // A share is logged at debug level (its failure at notice, in `carryOut`): the line is built only then.
+        logger.debug("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
         // Carried out at once, on this thread until it first waits (for the sheet, a launch, an engine): its Response is
-        // held until the reply naming the request is out; a device share's log line waits for that reply and the engine's call.
+        // held until the reply naming the request is out.
         Task.immediate(executorPreference: executor) { await carryOut(share) }
-        return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [self] in
-            replies.publish(pending.id)
-            if toDevice { logger.info("\(line())") }  // built here: after the engine's call
-        })
+        return MethodResult([.objectPath(ReplyService.path(pending.id))], followUp: { [replies] in replies.publish(pending.id) })
     }
 
     /// `ShareTargets(as) → a(ssss)`: the targets that accept items of every type in `types`
@@ -109,7 +105,9 @@ final class Sharing: Sendable {
         do {
             let context = share.items.chooserContext(for: share.decision, activationToken: share.options.activationToken, parentWindow: share.options.parentWindow)
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
-            let settled = try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
+            let settled = if let decided = SettledHandler(decided: share.decision) { decided } else {  // a device named, say: no generic async settle
+                try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
+            }
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
             guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
             replies.sharing(share.request, target: settled.id)
