@@ -77,6 +77,18 @@ public struct MessageReader {
         }
     }
 
+    /// The next top-level argument, an `aa{sv}`: each dictionary's entries, each value as
+    /// `transform` makes it of what its variant holds (a key given twice: the last).
+    public mutating func vardictArrayArgument<Value>(_ transform: (VariantContent) -> Value) throws(DBusError) -> [[String: Value]] {
+        var dictionaries: [[String: Value]] = []
+        try arrayArgument(of: .dictionary(key: .string, value: .variant)) { item throws(DBusError) in
+            var entries: [String: Value] = [:]
+            try item.vardict { key, content throws(DBusError) in entries[key] = transform(content) }
+            dictionaries.append(entries)
+        }
+        return dictionaries
+    }
+
     /// What the variant at `entry` holds: a string, a byte array or a descriptor read as such;
     /// anything else decoded as a ``DBusValue`` (as ``Marshal/decode(_:type:budget:depth:keys:)`` would).
     private mutating func variantContent(_ entry: inout DBusMessageIter, depth: Int) throws(DBusError) -> VariantContent {
@@ -110,4 +122,16 @@ public enum VariantContent: Sendable {
     case unixFD(UnixFD)
     /// Any other value (a nested variant as it came).
     case value(DBusValue)
+
+    /// The same content with a nested variant's string, byte array or descriptor taken as such
+    /// (any other value unwrapped of its variants).
+    public var flattened: VariantContent {
+        guard case .value(let value) = self else { return self }
+        switch value.unwrapped {
+        case .string(let s): return .string(s)
+        case .bytes(let b): return .bytes(b)
+        case .unixFD(let fd): return .unixFD(fd)
+        case let other: return .value(other)
+        }
+    }
 }

@@ -37,13 +37,8 @@ struct RequestObjects: ReplyRequestsPort {
         connection.unexport(ReplyService.path(id))
     }
 
-    /// `Response(u code, a{sv} results)`, written straight into its message (as ``Response/arguments`` reads).
     func send(_ response: Response, id: UInt64, to caller: String) {
-        guard let destination = try? BusName(caller) else { return }
-        try? connection.emit(path: ReplyService.path(id), interface: Response.interface, member: Response.member, destination: destination) { body throws(DBusError) in
-            try body.append(response.code)
-            try body.appendVardict(response.results)
-        }
+        if let destination = try? BusName(caller) { try? connection.emit(response, path: ReplyService.path(id), to: destination) }
     }
 
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
@@ -66,11 +61,6 @@ extension Response: RequestResponse {
         } else {
             self.init(failure: failure)
         }
-    }
-
-    /// Code 2 naming `failure`.
-    init(failure: DBusError) {
-        self.init(code: ReplyCode.failed.rawValue, results: [Key.errorName: .string(failure.name.rawValue), Key.errorMessage: .string(failure.message)])
     }
 
     public mutating func name(target: ChooserTargetID) {

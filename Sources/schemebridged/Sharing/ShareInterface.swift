@@ -11,8 +11,8 @@ struct ShareInterface {
         let sharing = self.sharing
         return Interface(ShareContract.interface, methods: [
             // The items read straight from the message (no value tree), as the share takes them.
-            Method(ContractSignature.share, decode: { reader throws(DBusError) in try ShareIntake.read(&reader) }, handler: .onLoop { call in
-                let arguments = call.decoded as! ShareIntake.Arguments
+            Method(ContractSignature.share, decode: { reader throws(DBusError) in try ShareContract.read(&reader, field: ShareIntake.field) }, handler: .onLoop { call in
+                let arguments = call.decoded as! (items: ShareIntake.Items, options: [String: DBusValue])
                 return try await sharing.share(arguments.items, options: arguments.options, sender: call.sender)
             }),
             Method(ContractSignature.shareTargets, handler: .async { call in

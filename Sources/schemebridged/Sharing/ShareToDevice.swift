@@ -55,6 +55,6 @@ extension Sharing {
     private static func failure(_ delivery: DeviceDelivery, _ reason: String?) -> [String: DBusValue]? {
         guard let (timedOut, message) = DeviceDeliveryRule.failure(delivery, reason) else { return nil }
         let name = timedOut ? Contract.errorPrefix + "Timeout" : ContractError.launchFailed.name.rawValue
-        return [Response.Key.errorName: .string(name), Response.Key.errorMessage: .string(message)]
+        return Response.failure(name: name, message: message)
     }
 }

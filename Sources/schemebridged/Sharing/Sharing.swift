@@ -62,7 +62,8 @@ final class Sharing: Sendable {
     private func share(_ itemsRead: ShareIntake.Items, _ options: ShareOptions, _ sender: String, on executor: any TaskExecutor, target: ShareTargetID?) async throws -> MethodResult {
         let (caller, toDevice) = (await callers.caller(sender), target?.isDevice == true)
         let looks = toDevice ? devices.outbox.looks(caller: caller, inbox: documents.inbox.root) : nil
-        let items = try await SharedItem.intake(try ShareIntake.checked(itemsRead), keys: ShareIntake.keys, documents: documents, runner: descriptors,
+        try ShareItemGrammar.checkCount(itemsRead.count, maximum: ShareContract.maximumItems)  // after the options, as the contract orders its errors
+        let items = try await SharedItem.intake(itemsRead, keys: ShareIntake.keys, documents: documents, runner: descriptors,
                                                 key: caller.appID ?? sender, facts: looks?.facts, local: looks?.local)
         let subject = ShareSubject(items: items.map { $0.summary }, tools: shareTools(for: target))
         let decision = try broker.decide(.share(subject), requested: options.target, ask: options.ask, caller: caller)
