@@ -79,6 +79,7 @@ public struct MessageReader {
 
     /// The next top-level argument, an `aa{sv}`: each dictionary's entries, each value as
     /// `transform` makes it of what its variant holds (a key given twice: the last).
+    @inlinable
     public mutating func vardictArrayArgument<Value>(_ transform: (VariantContent) -> Value) throws(DBusError) -> [[String: Value]] {
         var dictionaries: [[String: Value]] = []
         try arrayArgument(of: .dictionary(key: .string, value: .variant)) { item throws(DBusError) in
