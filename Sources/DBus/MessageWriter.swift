@@ -134,6 +134,11 @@ extension MessageWriter {
         let message = try OutgoingMessage(signalFrom: "/test", interface: "org.example.Test", member: "Wire", destination: nil)
         var writer = MessageWriter(message: message.handle)
         try write(&writer)
+        return try wireForm(of: message)
+    }
+
+    /// The wire bytes of `message`, serial 1 (for tests).
+    static func wireForm(of message: OutgoingMessage) throws(DBusError) -> [UInt8] {
         dbus_message_set_serial(message.handle, 1)
         var buffer: UnsafeMutablePointer<CChar>? = nil
         var length: Int32 = 0
