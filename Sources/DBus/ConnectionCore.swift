@@ -149,12 +149,14 @@ final class ConnectionCore: @unchecked Sendable {
         var fds: [pollfd] = []
         var polled: [OpaquePointer] = []
         var unpolled = 0
+        var jobs: [JobQueue.Work] = []
         while running {
-            let jobs = queue.take()
-            for (i, job) in jobs.enumerated() {
+            queue.take(into: &jobs)
+            for (i, work) in jobs.enumerated() {
                 jobsAfterCurrent = jobs.count - 1 - i
-                job()
+                run(work)
             }
+            jobs.removeAll(keepingCapacity: true)
             jobsAfterCurrent = nil
             if !running { break }
             dispatchIncoming()
@@ -208,6 +210,14 @@ final class ConnectionCore: @unchecked Sendable {
             fireTimeouts()
         }
         teardown()
+    }
+
+    /// Runs a job, or a step of a task on the loop (``LoopExecutor``).
+    private func run(_ work: JobQueue.Work) {
+        switch work {
+        case .job(let job): job()
+        case .step(let step): step.runSynchronously(on: executor.asUnownedTaskExecutor())
+        }
     }
 
     private func nextTimeoutMilliseconds() -> Int32 {
@@ -281,7 +291,7 @@ final class ConnectionCore: @unchecked Sendable {
     private func teardown() {
         running = false
         // Work queued before the end still runs (replies, signals), then nothing more is taken.
-        for job in queue.close() { job() }
+        for work in queue.close() { run(work) }
         if let conn {
             dbus_connection_close(conn)
             // Lets libdbus complete outstanding pending calls and deliver Disconnected.

@@ -10,7 +10,6 @@ public final class LoopExecutor: TaskExecutor {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.submit({ [self] in job.runSynchronously(on: asUnownedTaskExecutor()) },
-                     orElse: { globalConcurrentExecutor.enqueue(ExecutorJob(job)) })
+        if !queue.submit(.step(job)) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }

@@ -23,8 +23,14 @@ func monotonicMilliseconds() -> Int64 {
 /// it waits again, with no write, `poll` and read of the eventfd.
 final class JobQueue: Sendable {
     typealias Job = @Sendable () -> Void
+    /// What the loop runs: a job, or a step of a task that prefers the loop (``LoopExecutor``),
+    /// held as it came (no closure made for each step).
+    enum Work: Sendable {
+        case job(Job)
+        case step(UnownedJob)
+    }
     private struct State {
-        var jobs: [Job] = []
+        var jobs: [Work] = []
         var closed = false
         /// The loop waits (or is about to) in `poll` and has not been woken yet.
         var waiting = false
@@ -54,17 +60,22 @@ final class JobQueue: Sendable {
     /// (on the caller's thread) and returns false.
     @discardableResult
     func submit(_ job: @escaping Job, orElse: (() -> Void)? = nil) -> Bool {
-        let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
-            if s.closed { return (false, false) }
-            s.jobs.append(job)
-            return (true, s.wake())
-        }
-        if !accepted {
+        guard submit(.job(job)) else {
             orElse?()
             return false
         }
-        if wake { signal() }
         return true
+    }
+
+    /// Queues `work` for the loop thread; false when the loop has ended.
+    func submit(_ work: Work) -> Bool {
+        let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
+            if s.closed { return (false, false) }
+            s.jobs.append(work)
+            return (true, s.wake())
+        }
+        if wake { signal() }
+        return accepted
     }
 
     /// Wakes the loop thread if it waits in `poll` (libdbus's wake-up: the loop reads the
@@ -101,20 +112,17 @@ final class JobQueue: Sendable {
         _ = read(wakeFD, &value, 8)
     }
 
-    /// Takes every queued job.
-    func take() -> [Job] {
+    /// Takes every queued job into `jobs` (empty), leaving the queue `jobs`'s buffer: the loop's
+    /// two buffers take turns, and no turn allocates one (a turn that takes none swaps nothing).
+    func take(into jobs: inout [Work]) {
         state.withLock { s in
-            // Most turns take none: nothing allocated then (keeping the capacity of a buffer the
-            // taken jobs still share would allocate a new one every turn).
-            guard !s.jobs.isEmpty else { return [] }
-            let jobs = s.jobs
-            s.jobs = []
-            return jobs
+            guard !s.jobs.isEmpty else { return }
+            swap(&s.jobs, &jobs)
         }
     }
 
     /// Refuses further jobs and returns those still queued.
-    func close() -> [Job] {
+    func close() -> [Work] {
         state.withLock { s in
             s.closed = true
             let jobs = s.jobs

@@ -41,6 +41,34 @@ public struct MessageReader {
         return try Marshal.decode(&iter, type: types[i], budget: &budget, depth: depth, keys: limit.keys)
     }
 
+    /// The next top-level argument, an `a{sv}`, as a dictionary (a key given twice: the last), only
+    /// its declared keys read (``Argument/keys``): what ``argument()``'s `stringDictionary` is, read
+    /// and charged in the same order, without the entries' list between.
+    public mutating func vardictArgument() throws(DBusError) -> [String: DBusValue] {
+        let i = index
+        let type = DBusType.dictionary(key: .string, value: .variant)
+        guard i < types.count, types[i] == type else { throw DBusError(.invalidArgs, "argument \(i) is not declared as an 'a{sv}'") }
+        if i > 0 { dbus_message_iter_next(&iter) }
+        index += 1
+        let keys = i < limits.count ? limits[i].keys : nil
+        try Marshal.enter(&iter, type: type, budget: &budget, depth: depth)
+        var sub = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &sub)
+        var entries: [String: DBusValue] = [:]
+        while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
+            var entry = DBusMessageIter()
+            dbus_message_iter_recurse(&sub, &entry)
+            try Marshal.enter(&entry, type: .string, budget: &budget, depth: depth + 1)
+            let key = Marshal.text(&entry)
+            dbus_message_iter_next(&entry)
+            if keys?.contains(key) ?? true {  // else skipped unread, as the declaration says
+                entries[key] = try Marshal.decode(&entry, type: .variant, budget: &budget, depth: depth + 1)
+            }
+            dbus_message_iter_next(&sub)
+        }
+        return entries
+    }
+
     /// The next top-level argument, an array of `element`: `body` reads each element with a
     /// reader of its own (positioned at it), in order.
     public mutating func arrayArgument(of element: DBusType, _ body: (inout MessageReader) throws(DBusError) -> Void) throws(DBusError) {

@@ -93,10 +93,13 @@ extension DBusType {
 final class OutgoingMessage: @unchecked Sendable {
     let handle: OpaquePointer
 
+    /// Takes over `handle`, a new message of ours (unreferenced when this goes).
+    init(handle: OpaquePointer) { self.handle = handle }
+
     /// A signal from `path` (to `destination` alone, when given).
-    init(signalFrom path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?) throws(DBusError) {
+    convenience init(signalFrom path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?) throws(DBusError) {
         guard let m = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else { throw Marshal.outOfMemory() }
-        handle = m
+        self.init(handle: m)
         if let destination, dbus_message_set_destination(m, destination.rawValue) == 0 { throw Marshal.outOfMemory() }
     }
 
@@ -131,6 +134,11 @@ extension MessageWriter {
         let message = try OutgoingMessage(signalFrom: "/test", interface: "org.example.Test", member: "Wire", destination: nil)
         var writer = MessageWriter(message: message.handle)
         try write(&writer)
+        return try wireForm(of: message)
+    }
+
+    /// The wire bytes of `message`, serial 1 (for tests).
+    static func wireForm(of message: OutgoingMessage) throws(DBusError) -> [UInt8] {
         dbus_message_set_serial(message.handle, 1)
         var buffer: UnsafeMutablePointer<CChar>? = nil
         var length: Int32 = 0

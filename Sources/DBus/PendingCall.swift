@@ -3,45 +3,63 @@ import CDBus
 /// A method call waiting for its reply. Lives on the loop thread; resumed exactly once,
 /// by libdbus's notify (reply, error or timeout) or by teardown.
 final class PendingCall {
+    /// Who waits: a caller of the reply message, or one of its outcome alone (nil: it returned).
+    enum Waiter {
+        case message(CheckedContinuation<Message, any Error>)
+        case outcome(UnsafeContinuation<DBusError?, Never>)
+
+        func resume(throwing error: DBusError) {
+            switch self {
+            case .message(let c): c.resume(throwing: error)
+            case .outcome(let c): c.resume(returning: error)
+            }
+        }
+    }
+
     unowned let core: ConnectionCore
     let handle: OpaquePointer
-    private var continuation: CheckedContinuation<Message, any Error>?
+    private var waiter: Waiter?
 
-    init(core: ConnectionCore, handle: OpaquePointer, continuation: CheckedContinuation<Message, any Error>) {
+    init(core: ConnectionCore, handle: OpaquePointer, waiter: Waiter) {
         self.core = core
         self.handle = handle
-        self.continuation = continuation
+        self.waiter = waiter
     }
 
     /// Called on the loop thread when libdbus completes the call.
     func complete() {
-        guard let c = continuation else { return }
-        continuation = nil
+        guard let w = waiter else { return }
+        waiter = nil
         core.pendingCalls.removeValue(forKey: ObjectIdentifier(self))
         defer { releaseHandle() }
         guard let reply = dbus_pending_call_steal_reply(handle) else {
-            c.resume(throwing: DBusError(.noReply, "no reply"))
+            w.resume(throwing: DBusError(.noReply, "no reply"))
             return
         }
         defer { dbus_message_unref(reply) }
-        let message: Message
-        do { message = try core.decode(reply) } catch {
-            c.resume(throwing: error)
-            return
-        }
-        if let error = message.error {
-            c.resume(throwing: error)
-        } else {
-            c.resume(returning: message)
+        switch w {
+        case .outcome(let c):
+            c.resume(returning: Self.failure(of: reply))
+        case .message(let c):
+            let message: Message
+            do { message = try core.decode(reply) } catch {
+                c.resume(throwing: error)
+                return
+            }
+            if let error = message.error {
+                c.resume(throwing: error)
+            } else {
+                c.resume(returning: message)
+            }
         }
     }
 
     /// Resumes the caller with `error` (teardown) and cancels the libdbus call.
     func fail(_ error: DBusError) {
-        guard let c = continuation else { return }
-        continuation = nil
+        guard let w = waiter else { return }
+        waiter = nil
         dbus_pending_call_cancel(handle)
-        c.resume(throwing: error)
+        w.resume(throwing: error)
         dbus_pending_call_unref(handle)
     }
 
@@ -76,16 +94,25 @@ extension ConnectionCore {
             dbus_connection_send(conn, m, nil)
             return
         }
+        startCall(m, timeoutMilliseconds: timeoutMilliseconds, waiter: .message(continuation))
+    }
+
+    /// Sends the method call `m`, built, and resumes `waiter` with its reply. Loop thread only.
+    func startCall(_ m: OpaquePointer, timeoutMilliseconds: Int32, waiter: PendingCall.Waiter) {
+        guard let conn, running else {
+            waiter.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
+            return
+        }
         var handle: OpaquePointer? = nil
         guard dbus_connection_send_with_reply(conn, m, &handle, timeoutMilliseconds) != 0 else {
-            continuation.resume(throwing: DBusError(.noMemory, "out of memory"))
+            waiter.resume(throwing: DBusError(.noMemory, "out of memory"))
             return
         }
         guard let handle else {
-            continuation.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
+            waiter.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
             return
         }
-        let pending = PendingCall(core: self, handle: handle, continuation: continuation)
+        let pending = PendingCall(core: self, handle: handle, waiter: waiter)
         pendingCalls[ObjectIdentifier(pending)] = pending
         let retained = Unmanaged.passRetained(pending).toOpaque()
         dbus_pending_call_set_notify(

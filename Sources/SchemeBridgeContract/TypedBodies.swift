@@ -33,6 +33,6 @@ extension ShareContract {
     @inlinable
     public static func read<Field>(_ reader: inout MessageReader, field: (VariantContent) -> Field) throws(DBusError) -> (items: [[String: Field]], options: [String: DBusValue]) {
         let items = try reader.vardictArrayArgument(field)
-        return (items, try reader.argument().stringDictionary ?? [:])
+        return (items, try reader.vardictArgument())
     }
 }

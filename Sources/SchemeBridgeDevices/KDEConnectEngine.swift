@@ -153,29 +153,41 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
         guard DeviceID.isValid(deviceID), let device, device.isShareTarget, let path = KDEConnectNames.devicePath(deviceID + "/share") else {
             throw ServiceFailure(.noTarget, "no paired, reachable device with the id \(DeviceName.sanitized(deviceID)) can receive shares now")
         }
-        let (member, arguments): (MemberName, [DBusValue])
+        // The one argument written straight into the call (``Connection/call(destination:path:interface:member:timeout:body:)``).
+        let (member, argument): (MemberName, EngineArgument)
         switch payload {
         case .files(let paths):
             guard !paths.isEmpty, paths.allSatisfy({ $0.hasPrefix("/") && !$0.utf8.contains(0) }) else {
                 throw ServiceFailure(.launchFailed, "only absolute paths of local files can be sent")
             }
             let urls = paths.map(PercentEncoding.fileURL(path:))
-            (member, arguments) = urls.count == 1 ? ("shareUrl", [.string(urls[0])]) : ("shareUrls", [.strings(urls)])
+            (member, argument) = urls.count == 1 ? (Self.shareURL, .string(urls[0])) : (Self.shareURLs, .strings(urls))
         case .text(let text):
             guard !text.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the text contains a NUL character") }
-            (member, arguments) = ("shareText", [.string(text)])
+            (member, argument) = (Self.shareText, .string(text))
         case .url(let url):
             guard !url.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the URL contains a NUL character") }
-            (member, arguments) = ("shareUrl", [.string(url)])
+            (member, argument) = (Self.shareURL, .string(url))
         }
         do {
-            _ = try await connection.call(destination: destination, path: path, interface: KDEConnectNames.shareInterface,
-                                          member: member, arguments, timeout: callTimeout)
+            try await connection.call(destination: destination, path: path, interface: KDEConnectNames.shareInterface,
+                                      member: member, timeout: callTimeout) { body throws(DBusError) in
+                switch argument {
+                case .string(let s): try body.append(s)
+                case .strings(let list): try body.append(.strings(list))
+                }
+            }
         } catch {
             throw Self.failure(error, device: device)
         }
         return DeviceSendReceipt(device: device.id, deviceName: device.name, engine: engineName)
     }
+
+    /// The share plugin's methods.
+    private static let (shareURL, shareURLs, shareText): (MemberName, MemberName, MemberName) = ("shareUrl", "shareUrls", "shareText")
+
+    /// A send's one argument: `s` or `as`.
+    private enum EngineArgument { case string(String), strings([String]) }
 
     /// The reason a call to the engine failed, for the Response's `error-message`.
     static func failure(_ error: DBusError, device: NearbyDevice) -> ServiceFailure {

@@ -55,6 +55,45 @@ import Testing
         #expect(readKeys == decodedKeys && readKeys[1] == .vardict(["target": .string("device:abc")]))
     }
 
+    /// The options read straight into a dictionary (``MessageReader/vardictArgument()``): what the
+    /// decoded `a{sv}`'s `stringDictionary` is — a key given twice, the last; undeclared keys
+    /// skipped; a value nested too deep refused with the same error.
+    @Test(arguments: [nil, Set(["target", "twice", "deep"])])
+    func optionsReadAsTheirDictionary(keys: Set<String>?) throws {
+        let deep = (0..<70).reduce(DBusValue.string("core")) { inner, _ in .variant(inner) }
+        let options: [DBusValue] = [
+            .dictionary(key: .string, value: .variant, [
+                DictEntry(.string("target"), .variant(.string("device:abc"))), DictEntry(.string("twice"), .variant(.uint32(1))),
+                DictEntry(.string("unread"), .variant(.strings(["x"]))), DictEntry(.string("twice"), .variant(.string("last"))),
+            ]),
+            .dictionary(key: .string, value: .variant, [DictEntry(.string("deep"), .variant(deep))]),
+        ]
+        for option in options {
+            let message = try OutgoingMessage(signalFrom: "/test", interface: "org.example.Test", member: "Read", destination: nil)
+            var writer = MessageWriter(message: message.handle)
+            try writer.append(Self.items([["file": .string("/tmp/x")]]))
+            try writer.append(option)
+            let limits = [Marshal.Limits(), Marshal.Limits(keys: keys)]
+            var decodeResult: Result<[String: DBusValue], DBusError>
+            do { decodeResult = .success(try Marshal.decodeBody(message.handle, types: Self.types, limits: limits)[1].stringDictionary ?? [:]) } catch { decodeResult = .failure(error) }
+            var reader = MessageReader(message: message.handle, types: Self.types, limits: limits)
+            var readResult: Result<[String: DBusValue], DBusError>
+            do {
+                try reader.arrayArgument(of: .dictionary(key: .string, value: .variant)) { item throws(DBusError) in try item.vardict { _, _ in } }
+                readResult = .success(try reader.vardictArgument())
+            } catch { readResult = .failure(error) }
+            switch (readResult, decodeResult) {
+            case (.success(let read), .success(let decoded)):
+                #expect(read == decoded)
+                #expect(read["twice"] == .variant(.string("last")) && read["unread"] == (keys == nil ? .variant(.strings(["x"])) : nil))
+            case (.failure(let read), .failure(let decoded)):
+                #expect(read.name == decoded.name && read.message == decoded.message)
+            default:
+                Issue.record("read \(readResult), decoded \(decodeResult)")
+            }
+        }
+    }
+
     @Test func noItemsReadAsNone() throws {
         let (read, decoded) = try Self.readBothWays([Self.items([]), .vardict([:])])
         #expect(read == decoded)
