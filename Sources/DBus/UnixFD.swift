@@ -32,6 +32,8 @@ public final class UnixFD: Hashable, Sendable, CustomStringConvertible {
 extension UnixFD {
     /// Runs `body` with the descriptor as a ``FileDescriptor`` it may use but not close (this
     /// object still owns it and outlives the call).
+    /// (Inlinable: specialized where it is called, as ``FileDescriptor/lending(_:_:)``.)
+    @inlinable
     public func withFileDescriptor<T, E: Error>(_ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T {
         try withExtendedLifetime(self) { () throws(E) -> T in try FileDescriptor.lending(rawValue, body) }
     }

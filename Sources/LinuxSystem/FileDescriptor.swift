@@ -76,6 +76,9 @@ extension FileDescriptor {
     /// Runs `body` with `rawValue` as a descriptor it may use but not close: the caller keeps
     /// owning `rawValue` (an adapter between APIs that take a ``FileDescriptor`` and a number
     /// someone else owns, such as a descriptor received in a D-Bus message).
+    /// Inlinable: specialized where it is called (unspecialized, its `Result` of the caller's types
+    /// is made through the runtime's generic metadata at every call).
+    @inlinable
     public static func lending<T, E: Error>(_ rawValue: Int32, _ body: (borrowing FileDescriptor) throws(E) -> T) throws(E) -> T {
         let descriptor = FileDescriptor(owning: rawValue)
         let result: Result<T, E>

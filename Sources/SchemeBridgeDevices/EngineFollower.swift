@@ -17,6 +17,8 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
         /// What is known of its process.
         var process: EngineProcess?
         var snapshot: Snapshot
+        /// The share targets `snapshot` holds (made when it changes, not at each share).
+        var shareTargets: [NearbyDevice]
         var watchers: [UInt64: AsyncStream<[NearbyDevice]>.Continuation] = [:]
         var nextID: UInt64 = 1
         var tasks: [Task<Void, Never>] = []
@@ -31,7 +33,7 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
     init(empty: Snapshot, targets: @escaping @Sendable (Snapshot) -> [NearbyDevice]) {
         self.empty = empty
         self.targets = targets
-        state = Mutex(State(snapshot: empty))
+        state = Mutex(State(snapshot: empty, shareTargets: targets(empty)))
     }
 
     /// Subscribes to `busName`'s owner changes and to the engine's signals under `pathNamespace`,
@@ -60,8 +62,8 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
                 // change of owner queued a refresh of its own.
                 guard s.owner == owner else { return (false, [AsyncStream<[NearbyDevice]>.Continuation](), [NearbyDevice]()) }
                 let changed = s.snapshot != found
-                s.snapshot = found
-                return (changed, Array(s.watchers.values), self.targets(found))
+                if changed { (s.snapshot, s.shareTargets) = (found, self.targets(found)) }
+                return (changed, Array(s.watchers.values), s.shareTargets)
             }
             if changed {
                 logger.info("\(label) devices that can receive: \(targets.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))")
@@ -89,7 +91,7 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
                         s.owner = nil
                         s.process = nil
                         guard s.snapshot != empty else { return nil }
-                        s.snapshot = empty
+                        (s.snapshot, s.shareTargets) = (empty, targets(empty))
                         return Array(s.watchers.values)
                     }
                     for w in cleared ?? [] { w.yield(targets(empty)) }
@@ -136,6 +138,9 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
 
     /// The last snapshot read.
     var snapshot: Snapshot { state.withLock { $0.snapshot } }
+
+    /// The share targets of the last snapshot read.
+    var shareTargets: [NearbyDevice] { state.withLock { $0.shareTargets } }
 
     /// The share targets now and after every change.
     func shareTargetChanges() -> AsyncStream<[NearbyDevice]> {

@@ -67,7 +67,7 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     public var devices: [NearbyDevice] { Array(follower.snapshot.values) }
 
     /// The devices that can receive a share now, by name.
-    public var shareTargets: [NearbyDevice] { NearbyDevice.shareTargets(devices) }
+    public var shareTargets: [NearbyDevice] { follower.shareTargets }  // kept as the devices change
 
     /// The share targets now and after every change.
     public func shareTargetChanges() -> AsyncStream<[NearbyDevice]> { follower.shareTargetChanges() }

@@ -86,6 +86,13 @@ import Testing
         let unused = dup(fd)
         close(unused)
         #expect(DeviceFileLook.kernelPath(of: unused) == nil && DeviceFileLook.kernelPath(of: -1) == nil)
+        // A name that is not UTF-8 gives no path (as the descriptor thread's look gives none).
+        let raw = Array((tree.root + "/bad").utf8) + [0xFF, 0xC3, UInt8(ascii: "."), 0]
+        let bad = raw.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        #expect(bad >= 0)
+        defer { close(bad) }
+        #expect(FileDescriptor.lending(bad) { SharedFileFacts.kernelPath(of: $0) } == nil)
+        #expect(DeviceFileLook.kernelPath(of: bad) == nil)
     }
 
     @Test func aRealFileHereAndProcNot() throws {

@@ -51,6 +51,16 @@ import Testing
             change(&facts)
             #expect(DeviceFileSource.of(facts) == .outboxCopy, "\(what)")
         }
+        // The item's name is the path's last component by characters: a `/` a combining mark joins
+        // (or one joined to what precedes it) separates nothing, so the name below is not the file's.
+        for path in ["/home/u/Documents/\u{301}report.pdf", "/home/u/Documents\u{600}/report.pdf"] {
+            var joined = Self.facts
+            (joined.kernelPath, joined.name) = (path, String(path.utf8.split(separator: UInt8(ascii: "/")).last.map { Substring($0) } ?? ""))
+            #expect(DeviceFileSource.of(joined) == .outboxCopy, "\(path)")
+        }
+        var accented = Self.facts
+        (accented.kernelPath, accented.name) = ("/home/u/Documents/re\u{301}port.pdf", "re\u{301}port.pdf")
+        #expect(DeviceFileSource.of(accented) == .direct(path: "/home/u/Documents/re\u{301}port.pdf"))
         // A sibling whose name starts like an excluded directory is not in it.
         var sibling = Self.facts
         sibling.kernelPath = "/run/user/1000/schemebridge/outbox-notes/report.pdf"

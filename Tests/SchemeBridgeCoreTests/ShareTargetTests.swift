@@ -202,5 +202,11 @@ import Testing
         for bad in ["", "app.desktop", "app:share", "app.desktop:", "app.desktop:a b", "builtin:other", "builtin:open-in:x", "-x.desktop:a;b"] {
             #expect(ShareTargetID(bad) == nil, "\(bad)")
         }
+        // Split at the last `:` byte: one a combining mark joins (no `:` character of its own) names no target either way.
+        #expect(ShareTargetID("app.desktop:send:\u{301}") == nil)
+        #expect(ShareTargetID("app.desktop:\u{301}send") == nil)
+        #expect(ShareTargetID("a\u{301}.desktop:send") == .action(desktopID: "a\u{301}.desktop", action: "send"))
+        #expect(ShareTargetID("_1be14178_4aad_4d5a_ad6f_854df042f997_") == .device("_1be14178_4aad_4d5a_ad6f_854df042f997_"))
+        #expect(ShareTargetID("phone\u{301}") == nil)
     }
 }

@@ -105,7 +105,11 @@ public enum DeviceFileLook {
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer -> String? in
                 guard let n = try? links.readLink(relative: String(fd), into: buffer),
                       n > 0, n < Int(PATH_MAX), buffer[0] == UInt8(ascii: "/") else { return nil }
-                return String(validating: UnsafeBufferPointer(rebasing: buffer[..<n]), as: UTF8.self)
+                // Valid UTF-8 only: decoded, a valid path is the same bytes (a repaired one is not). `String(validating:as:)`
+                // runs its generic validation unspecialized, through the runtime's metadata, at every look.
+                let bytes = UnsafeBufferPointer(rebasing: buffer[..<n]), path = String(decoding: bytes, as: UTF8.self)
+                let same = path.utf8.count == n && (path.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? path.utf8.elementsEqual(bytes))
+                return same ? path : nil
             }
         }
     }

@@ -24,11 +24,22 @@ public enum DeviceFileSource: Sendable, Equatable {
               let descriptor = facts.descriptor, descriptor.isRegular,
               let path = facts.kernelPath, let atPath = facts.atPath, atPath == descriptor,
               isPlainAbsolute(path), !facts.excludedDirectories.contains(where: { isWithin(path, $0) }),
-              ["/proc", "/sys"].allSatisfy({ !isWithin(path, $0) })
+              !isWithin(path, "/proc"), !isWithin(path, "/sys")
         else { return .outboxCopy }
-        let last = path.split(separator: "/").last.map(String.init) ?? ""
-        guard facts.name.isEmpty || facts.name == last else { return .outboxCopy }
+        guard facts.name.isEmpty || facts.name == lastComponent(path) else { return .outboxCopy }
         return .direct(path: path)
+    }
+
+    /// The last of `path`'s components split at its `/` characters (``isPlainAbsolute(_:)``
+    /// holds). By its bytes when the last `/` byte has ASCII on both sides (a `/` character of
+    /// its own, then: nothing joins it), else by characters.
+    static func lastComponent(_ path: String) -> Substring {
+        let bytes = path.utf8
+        if let slash = bytes.lastIndex(of: UInt8(ascii: "/")), case let next = bytes.index(after: slash), next < bytes.endIndex, bytes[next] < 0x80,
+           slash == bytes.startIndex || bytes[bytes.index(before: slash)] < 0x80 {
+            return Substring(bytes[next...])
+        }
+        return path.split(separator: "/").last ?? ""
     }
 
     /// An absolute path without NUL, `.` or `..` components and empty components (as the kernel
@@ -56,12 +67,13 @@ public enum DeviceFileSource: Sendable, Equatable {
     /// Compared by bytes, as the kernel names paths (by characters, a `/` followed by a combining
     /// mark would not count as one).
     static func isWithin(_ path: String, _ directory: String) -> Bool {
-        var dir = Array(directory.utf8)
-        while dir.count > 1 && dir.last == UInt8(ascii: "/") { dir.removeLast() }
-        guard !dir.isEmpty else { return false }
-        if dir == [UInt8(ascii: "/")] { return true }
+        let slash = UInt8(ascii: "/")
+        var dir = directory.utf8[...]
+        while dir.count > 1 && dir.last == slash { dir = dir.dropLast() }
+        guard let first = dir.first else { return false }
+        if dir.count == 1 && first == slash { return true }
         let bytes = path.utf8
-        return bytes.starts(with: dir) && (bytes.count == dir.count || bytes.dropFirst(dir.count).first == UInt8(ascii: "/"))
+        return bytes.starts(with: dir) && (bytes.count == dir.count || bytes.dropFirst(dir.count).first == slash)
     }
 }
 

@@ -80,9 +80,12 @@ public enum DeviceID {
     public static func isValid(_ id: String) -> Bool {
         let bytes = id.utf8
         guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
-        return bytes.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
-        }
+        // Over the string's own bytes where it has them (a native string: no iterator per byte).
+        return bytes.withContiguousStorageIfAvailable { $0.allSatisfy(isIDByte) } ?? bytes.allSatisfy(isIDByte)
+    }
+
+    private static func isIDByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
     }
 }
 

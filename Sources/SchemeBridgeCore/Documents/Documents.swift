@@ -108,12 +108,14 @@ public final class Documents: Sendable {
 
     /// ``nameBytes(of:)`` from the descriptor's link as read already.
     static func nameBytes(ofKernelPath link: [UInt8]) -> [UInt8] {
-        var path = link
-        guard path.first == UInt8(ascii: "/") else { return Array("document".utf8) }
-        if path.count > 10, path.suffix(10).elementsEqual(" (deleted)".utf8) { path.removeLast(10) }
-        while path.count > 1, path.last == UInt8(ascii: "/") { path.removeLast() }
-        let base = Array(path.split(separator: UInt8(ascii: "/")).last ?? [])
-        return base.isEmpty ? Array("document".utf8) : base
+        let slash = UInt8(ascii: "/")
+        guard link.first == slash else { return Array("document".utf8) }
+        var end = link.endIndex
+        if link.count > 10, link.suffix(10).elementsEqual(" (deleted)".utf8) { end -= 10 }
+        while end > 1, link[end - 1] == slash { end -= 1 }
+        // The last component: after the last `/` (one slice, not the path split into all of them).
+        let start = link[..<end].lastIndex(of: slash).map { $0 + 1 } ?? 0
+        return start == end ? Array("document".utf8) : Array(link[start..<end])
     }
 
     static func lowercased(_ s: String) -> String { Registry.lowercasedASCII(s) }

@@ -68,15 +68,18 @@ extension Broker {
     /// A device named as the target is decided from the devices alone (it takes any item), the
     /// apps' targets left unlisted.
     func decide(share subject: ShareSubject, requested: String?, ask: Bool, caller: Caller) throws(OpenFailure) -> HandlerDecision {
-        let targets = ShareTargetID.namesDevice(requested) ? subject.items.isEmpty ? [] : NearbyDevice.shareTargets(subject.tools.devices).map { ShareTarget(deviceTarget: $0) }
-                               : shareTargets(for: subject.items, caller: caller, tools: subject.tools)
         var what: String { ShareSubject.describe(subject.items) }  // for a refusal only
         if let requested {
-            guard targets.contains(where: { $0.id == requested }) else {
+            // A device's target is its id (no list of targets made for it: nothing but the devices is asked).
+            let accepted = ShareTargetID.namesDevice(requested)
+                ? !subject.items.isEmpty && subject.tools.devices.contains { $0.isShareTarget && ShareTargetID.device($0.id).text == requested }
+                : shareTargets(for: subject.items, caller: caller, tools: subject.tools).contains { $0.id == requested }
+            guard accepted else {
                 throw OpenFailure(.noTarget, "the share target '\(requested.prefix(200))' does not accept \(what) (or is not installed, or does not accept this caller)")
             }
             return .open(ChooserTargetID(requested), .requested)
         }
+        let targets = shareTargets(for: subject.items, caller: caller, tools: subject.tools)
         guard !targets.isEmpty else {
             throw OpenFailure(.noTarget, "nothing accepts \(what): declare a share target (a desktop action with \(ShareAction.typesKey)=) in an app's entry")
         }

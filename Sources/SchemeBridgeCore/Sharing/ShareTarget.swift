@@ -69,12 +69,15 @@ public enum ShareTargetID: Sendable, Equatable {
             }
             return
         }
-        guard let colon = text.lastIndex(of: ":") else {
-            guard DeviceID.isValid(text) else { return nil }
+        // A device's id has no `:` (what follows is for ids that have one).
+        if DeviceID.isValid(text) {
             self = .device(text)
             return
         }
-        let id = String(text[..<colon]), action = String(text[text.index(after: colon)...])
+        // The last `:` by its byte: both parts are checked byte by byte, so a `:` that a combining
+        // mark follows (not a `:` character of its own) makes an invalid action either way.
+        guard let colon = text.utf8.lastIndex(of: UInt8(ascii: ":")) else { return nil }
+        let id = String(Substring(text.utf8[..<colon])), action = String(Substring(text.utf8[text.utf8.index(after: colon)...]))
         guard DesktopID.isValid(id), ShareAction.isValidActionName(action) else { return nil }
         self = .action(desktopID: DesktopID(fileName: id), action: action)
     }

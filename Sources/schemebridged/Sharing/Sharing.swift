@@ -104,10 +104,12 @@ final class Sharing: Sendable {
     /// `Response`.
     private func carryOut(_ share: PendingShare) async {
         do {
-            let context = share.items.chooserContext(for: share.decision, activationToken: share.options.activationToken, parentWindow: share.options.parentWindow)
             let (broker, chooser, logger) = (self.broker, self.chooser, self.logger)
             let settled = if let decided = SettledHandler(decided: share.decision) { decided } else {  // a device named, say: no generic async settle
-                try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser, context: context, warn: { logger.notice("\($0)") })
+                try await broker.settle(share.decision, for: .share, caller: share.caller, chooser: chooser,
+                                        context: share.items.chooserContext(for: share.decision, activationToken: share.options.activationToken,
+                                                                            parentWindow: share.options.parentWindow),
+                                        warn: { logger.notice("\($0)") })
             }
             guard let target = settled.id?.text else { throw ContractError.noTarget("nothing accepts the items") }
             guard let id = ShareTargetID(target) else { throw ContractError.noTarget("'\(target.prefix(200))' is not a share target") }
