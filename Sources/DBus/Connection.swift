@@ -29,7 +29,9 @@ public struct RequestNameFlags: OptionSet, Sendable {
 /// past its first wait, an async handler's reply), one goes out at once — before the step goes
 /// on — when nothing asked earlier still waits; else it waits behind that. Asked on any other
 /// thread, or on the loop thread while it dispatches a message (a handler's synchronous part: an
-/// `.inline` handler's signals follow its reply), it goes out on the loop's next turn. A method's
+/// `.inline` handler's signals follow its reply), it goes out on the loop's next turn — but for a
+/// method call with a reply asked while dispatching, which goes out at once when nothing waits
+/// (a handler's call to another peer leaves before the handler unwinds). A method's
 /// reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
 /// and ``afterReply(_:)`` are for what must follow the reply.
 public final class Connection: Sendable {
@@ -123,7 +125,7 @@ public final class Connection: Sendable {
         let ms = Self.milliseconds(timeout)
         do {
             return try await withCheckedThrowingContinuation { (cont: CheckedContinuation<Message, any Error>) in
-                core.perform({ [core] in
+                core.performCall({ [core] in
                     core.startCall(destination: destination, path: path, interface: interface, member: member,
                                    arguments: arguments, timeoutMilliseconds: ms, noReply: false, continuation: cont)
                 }, orElse: { cont.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed")) })

@@ -48,6 +48,9 @@ final class ConnectionCore: @unchecked Sendable {
     /// the one running now. Nil at any other time (dispatching a message, handling a watch, a
     /// timeout or a readable descriptor, polling). Loop thread only (``perform(_:orElse:)``).
     private var jobsAfterCurrent: Int?
+    /// Whether the loop is inside libdbus's dispatch of a message (a handler's synchronous part).
+    /// Loop thread only (``performCall(_:orElse:)``).
+    private var dispatching = false
 
     init(logger: Logger) {
         self.logger = logger
@@ -253,6 +256,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     private func dispatchIncoming() {
         guard let conn else { return }
+        dispatching = true
+        defer { dispatching = false }
         while dbus_connection_get_dispatch_status(conn) == DBUS_DISPATCH_DATA_REMAINS {
             dbus_connection_dispatch(conn)
         }
@@ -280,6 +285,21 @@ final class ConnectionCore: @unchecked Sendable {
             return true
         }
         return queue.submit(job, orElse: orElse)
+    }
+
+    /// Starts a method call (`job`, which sends it) as ``perform(_:orElse:)`` does, and also at once
+    /// on the loop thread while it dispatches a message, when nothing is queued: a handler's call
+    /// to another peer (a device engine's, say) leaves before the handler unwinds, not a turn
+    /// later. Nothing asked earlier waits behind it (the queue is empty), and a call asked before
+    /// the handler's reply goes before it, as asked; signals keep ``perform(_:orElse:)``'s rule (an
+    /// inline handler's follow its reply).
+    @discardableResult
+    func performCall(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
+        if dispatching, loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, queue.isEmpty {
+            job()
+            return true
+        }
+        return perform(job, orElse: orElse)
     }
 
     /// Stops the loop after the current iteration.

@@ -25,7 +25,7 @@ extension Connection {
         try body(&writer)
         let ms = Self.milliseconds(timeout)
         let failure: DBusError? = await withUnsafeContinuation { (cont: UnsafeContinuation<DBusError?, Never>) in
-            core.perform({ [core] in core.startCall(message.handle, timeoutMilliseconds: ms, waiter: .outcome(cont)) },
+            core.performCall({ [core] in core.startCall(message.handle, timeoutMilliseconds: ms, waiter: .outcome(cont)) },
                          orElse: { cont.resume(returning: DBusError(.disconnected, "the D-Bus connection is closed")) })
         }
         if let failure { throw failure }

@@ -132,4 +132,32 @@ import Testing
             #expect(await monitor.replyPrecedesTick(5, client: client) == true, "the reply before the signal: \(monitor.text)")
         }
     }
+
+    /// A method call a handler starts while the loop dispatches its message leaves at once: the
+    /// callee has it while the handler still holds the loop thread (queued for the loop's next turn,
+    /// as before, it would leave only after the handler returned).
+    @Test func aHandlersCallLeavesBeforeTheHandlerReturns() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let relay = try await Connection.connect(address: service.bus.address)
+        defer { relay.close() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        let (path, interface): (ObjectPath, InterfaceName) = ("/relay", "org.example.Relay")
+        let hold = service.hold
+        try relay.export([Interface(interface, methods: [
+            Method("Forward", outputs: [Argument("atOnce", "b")], handler: .onLoop { _ in
+                let forwarded = Task.immediate {
+                    try await relay.call(destination: TestService.name, path: TestService.path, interface: TestService.interface,
+                                         member: "Block", [.string("forwarded")])
+                }
+                let atOnce = Self.hold { hold.tags.contains("forwarded") }  // the loop thread held, in the dispatch
+                hold.releaseAll()
+                _ = try await forwarded.value
+                return MethodResult([.boolean(atOnce)])
+            }),
+        ])], at: path)
+        let reply = try await client.call(destination: try BusName(relay.uniqueName), path: path, interface: interface, member: "Forward", timeout: .seconds(120))
+        #expect(reply.first == .boolean(true), "the handler's call left only after the handler returned")
+    }
 }
