@@ -91,9 +91,21 @@ import SchemeBridgeContract
         let work = weston.runtimeDirectory.appendingPathComponent("shots")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let photo = try await Self.photo(in: work)
+        // The empty desktop as it stays: weston fades its output in at start (slowly under load), and
+        // a base taken during the fade differs from every later screenshot everywhere — a dialog
+        // would be "drawn" before it is and never "gone". So: the desktop's pattern (not a black
+        // output) the same in two screenshots in a row.
         let baseFile = work.appendingPathComponent("base.png")
-        try await weston.screenshot(to: baseFile)
-        let base = try WaylandLaunchFeedbackTests.readPNG(baseFile.path)
+        var settled: Screenshot?, previous: Screenshot?
+        let desktop = (x: 0, y: 40, width: weston.width, height: weston.height - 40)
+        #expect(await Tools.eventually {
+            guard (try? await weston.screenshot(to: baseFile)) != nil, let now = try? WaylandLaunchFeedbackTests.readPNG(baseFile.path) else { return false }
+            defer { previous = now }
+            guard let before = previous, before.rgb == now.rgb, Self.colours(now, in: desktop) > 8 else { return false }
+            settled = now
+            return true
+        }, "weston's desktop never settled: \(weston.log.suffix(1500))")
+        let base = try #require(settled)
         var env = ProcessInfo.processInfo.environment
         for key in ["DISPLAY", "WAYLAND_SOCKET", "GDK_BACKEND"] { env.removeValue(forKey: key) }
         env["XDG_RUNTIME_DIR"] = weston.runtimeDirectory.path
@@ -124,10 +136,11 @@ import SchemeBridgeContract
             dialog.terminate()
             _ = await dialog.wait()
             // Gone from the output before the next one.
-            _ = await Tools.eventually {
+            let gone = await Tools.eventually {
                 guard (try? await weston.screenshot(to: shot)) != nil, let now = try? WaylandLaunchFeedbackTests.readPNG(shot.path) else { return false }
                 return Self.changed(now, from: base) == nil
             }
+            #expect(gone, "\(name) stayed on weston's output after it ended")
         }
     }
 
