@@ -51,20 +51,11 @@ public struct MessageReader {
         if i > 0 { dbus_message_iter_next(&iter) }
         index += 1
         let keys = i < limits.count ? limits[i].keys : nil
-        try Marshal.enter(&iter, type: type, budget: &budget, depth: depth)
-        var sub = DBusMessageIter()
-        dbus_message_iter_recurse(&iter, &sub)
         var entries: [String: DBusValue] = [:]
-        while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
-            var entry = DBusMessageIter()
-            dbus_message_iter_recurse(&sub, &entry)
-            try Marshal.enter(&entry, type: .string, budget: &budget, depth: depth + 1)
-            let key = Marshal.text(&entry)
-            dbus_message_iter_next(&entry)
+        try eachVardictEntry { reader, key, entry throws(DBusError) in
             if keys?.contains(key) ?? true {  // else skipped unread, as the declaration says
-                entries[key] = try Marshal.decode(&entry, type: .variant, budget: &budget, depth: depth + 1)
+                entries[key] = try Marshal.decode(&entry, type: .variant, budget: &reader.budget, depth: reader.depth + 1)
             }
-            dbus_message_iter_next(&sub)
         }
         return entries
     }
@@ -90,8 +81,15 @@ public struct MessageReader {
     /// The value here, an `a{sv}`: `body` gets each entry's key and what its variant holds, in
     /// wire order.
     public mutating func vardict(_ body: (String, VariantContent) throws(DBusError) -> Void) throws(DBusError) {
-        let type = DBusType.dictionary(key: .string, value: .variant)
-        try Marshal.enter(&iter, type: type, budget: &budget, depth: depth)
+        try eachVardictEntry { reader, key, entry throws(DBusError) in try body(key, try reader.variantContent(&entry, depth: reader.depth + 1)) }
+    }
+
+    /// Enters the `a{sv}` here and, for each entry, reads its key (both charged to the budget)
+    /// and calls `body` with this reader, the key and the entry's iterator at its variant.
+    private mutating func eachVardictEntry(
+        _ body: (inout MessageReader, String, inout DBusMessageIter) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        try Marshal.enter(&iter, type: .dictionary(key: .string, value: .variant), budget: &budget, depth: depth)
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)
         while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
@@ -100,7 +98,7 @@ public struct MessageReader {
             try Marshal.enter(&entry, type: .string, budget: &budget, depth: depth + 1)
             let key = Marshal.text(&entry)
             dbus_message_iter_next(&entry)
-            try body(key, try variantContent(&entry, depth: depth + 1))
+            try body(&self, key, &entry)
             dbus_message_iter_next(&sub)
         }
     }
