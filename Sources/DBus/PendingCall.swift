@@ -7,11 +7,14 @@ final class PendingCall {
     enum Waiter {
         case message(CheckedContinuation<Message, any Error>)
         case outcome(UnsafeContinuation<DBusError?, Never>)
+        /// A call started now and awaited later (``StartedCall``).
+        case started(StartedCall)
 
         func resume(throwing error: DBusError) {
             switch self {
             case .message(let c): c.resume(throwing: error)
             case .outcome(let c): c.resume(returning: error)
+            case .started(let call): call.end(error)
             }
         }
     }
@@ -40,6 +43,8 @@ final class PendingCall {
         switch w {
         case .outcome(let c):
             c.resume(returning: Self.failure(of: reply))
+        case .started(let call):
+            call.end(Self.failure(of: reply))
         case .message(let c):
             let message: Message
             do { message = try core.decode(reply) } catch {

@@ -6,6 +6,7 @@ import SchemeBridgeCore
 @_exported import enum SchemeBridgeCore.DevicePayload
 @_exported import struct SchemeBridgeCore.ReceivedFromDevice
 @_exported import struct SchemeBridgeCore.DeviceSendReceipt
+@_exported import struct SchemeBridgeCore.DeviceSendStarted
 @_exported import protocol SchemeBridgeCore.DeviceSending
 @_exported import protocol SchemeBridgeCore.DeviceTransferJobs
 

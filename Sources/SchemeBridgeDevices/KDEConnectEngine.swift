@@ -141,11 +141,13 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
 
     // MARK: sending
 
-    /// Hands `payload` to the engine for `deviceID`. ``ServiceFailure/Kind/noTarget`` when no
-    /// engine runs or the device cannot receive now; ``ServiceFailure/Kind/launchFailed`` (with the
-    /// reason) when the engine stops, the device goes, or the engine refuses or does not answer
-    /// within the call timeout. Returns when the engine took it; delivery is not confirmed.
-    public func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
+    /// Hands `payload` to the engine for `deviceID`: its call has left when this returns (from a
+    /// handler on the loop thread) or is queued to leave. ``ServiceFailure/Kind/noTarget``, thrown
+    /// here, when no engine runs or the device cannot receive now; awaited through the result,
+    /// ``ServiceFailure/Kind/launchFailed`` (with the reason) when the engine stops, the device
+    /// goes, or the engine refuses or does not answer within the call timeout, else the receipt
+    /// once the engine took it (delivery is not confirmed).
+    public func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted {
         let (owner, device) = (follower.owner, follower.snapshot[deviceID])
         guard let owner, let destination = try? BusName(owner) else {
             throw ServiceFailure(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to")
@@ -169,9 +171,11 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
             guard !url.utf8.contains(0) else { throw ServiceFailure(.launchFailed, "the URL contains a NUL character") }
             (member, argument) = (Self.shareURL, .string(url))
         }
+        // Sent now; its answer awaited through the receipt (``DeviceSendStarted``).
+        let call: StartedCall
         do {
-            try await connection.call(destination: destination, path: path, interface: KDEConnectNames.shareInterface,
-                                      member: member, timeout: callTimeout) { body throws(DBusError) in
+            call = try connection.start(destination: destination, path: path, interface: KDEConnectNames.shareInterface,
+                                        member: member, timeout: callTimeout) { body throws(DBusError) in
                 switch argument {
                 case .string(let s): try body.append(s)
                 case .strings(let list): try body.append(.strings(list))
@@ -180,7 +184,16 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
         } catch {
             throw Self.failure(error, device: device)
         }
-        return DeviceSendReceipt(device: device.id, deviceName: device.name, engine: engineName)
+        let receipt = DeviceSendReceipt(device: device.id, deviceName: device.name, engine: engineName)
+        return DeviceSendStarted { () async throws(ServiceFailure) -> DeviceSendReceipt in
+            if let error = await call.outcome() { throw Self.failure(error, device: device) }
+            return receipt
+        }
+    }
+
+    /// Hands `payload` to the engine (``start(_:to:)``) and returns once it took it.
+    public func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
+        try await start(payload, to: deviceID).taken()
     }
 
     /// The share plugin's methods.

@@ -27,9 +27,15 @@ public final class PreferredDeviceEngine: DeviceSending, Sendable {
     /// Sends through the engine in use; with neither running, ``ServiceFailure/Kind/noTarget``
     /// naming both.
     public func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
+        try await start(payload, to: deviceID).taken()
+    }
+
+    /// Starts the send through the engine in use (``DeviceSending/start(_:to:)``); with neither
+    /// running, ``ServiceFailure/Kind/noTarget`` naming both.
+    public func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted {
         guard kdeconnect.isRunning || gsconnect.isRunning else {
             throw ServiceFailure(.noTarget, "neither KDE Connect (org.kde.kdeconnect) nor GSConnect (org.gnome.Shell.Extensions.GSConnect) is on the session bus: there are no devices to send to")
         }
-        return try await current.send(payload, to: deviceID)
+        return try current.start(payload, to: deviceID)
     }
 }

@@ -21,6 +21,30 @@ public protocol DeviceSending: Sendable {
     var shareTargets: [NearbyDevice] { get }
     /// Hands `payload` to the engine for `deviceID`; returns once the engine took it.
     func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt
+    /// Hands `payload` to the engine for `deviceID` without waiting for its answer, where the
+    /// engine can be called at once (KDE Connect: its call has left when this returns); the
+    /// answer is awaited through what this returns. What can be told without the engine (no such
+    /// device, a path that cannot be sent) is thrown here. By default ``send(_:to:)``, run when
+    /// the answer is awaited.
+    func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted
+}
+
+extension DeviceSending {
+    public func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted {
+        DeviceSendStarted { () async throws(ServiceFailure) -> DeviceSendReceipt in try await send(payload, to: deviceID) }
+    }
+}
+
+/// A payload handed to an engine (``DeviceSending/start(_:to:)``), its answer still to come.
+public struct DeviceSendStarted: Sendable {
+    @usableFromInline let answer: @Sendable () async throws(ServiceFailure) -> DeviceSendReceipt
+
+    /// `answer` returns the receipt once the engine took the payload, or throws why not.
+    public init(answer: @escaping @Sendable () async throws(ServiceFailure) -> DeviceSendReceipt) { self.answer = answer }
+
+    /// Returns once the engine took the payload; throws what it said instead.
+    @inlinable
+    public func taken() async throws(ServiceFailure) -> DeviceSendReceipt { try await answer() }
 }
 
 /// The engine's reports of its own uploads (KDE Connect's, through the KDE job tracker): where a

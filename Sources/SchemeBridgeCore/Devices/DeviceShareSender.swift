@@ -17,22 +17,57 @@ public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
         (self.sender, self.jobs, self.followedEngine) = (sender, jobs, followedEngine)
     }
 
-    /// Hands `sends` to the engine for `deviceID`, in order; the last receipt, and where to
-    /// follow the files' upload from when the engine reports it (nil: it is not followed).
-    /// `LaunchFailed` when there is nothing to send; the engine's failure as it comes. Inlinable:
-    /// specialized for the daemon's jobs where it is called (no generic metadata looked up per share).
+    /// A share's sends on their way (``start(_:to:)``): the first handed to the engine, the
+    /// rest still to send, in order, once it was taken.
+    public struct Sending: Sendable {
+        @usableFromInline let first: DeviceSendStarted
+        /// Whether the first send is the share's files (the upload that may be followed).
+        @usableFromInline let firstIsFiles: Bool
+        /// What had happened before the first send was handed over.
+        @usableFromInline let mark: Jobs.Mark
+        @usableFromInline let rest: ArraySlice<DevicePayload>
+
+        @usableFromInline
+        init(first: DeviceSendStarted, firstIsFiles: Bool, mark: Jobs.Mark, rest: ArraySlice<DevicePayload>) {
+            (self.first, self.firstIsFiles, self.mark, self.rest) = (first, firstIsFiles, mark, rest)
+        }
+    }
+
+    /// Hands the first of `sends` to the engine for `deviceID` now (``DeviceSending/start(_:to:)``:
+    /// KDE Connect's call leaves at once), the rest left for ``finish(_:to:)``. `LaunchFailed`
+    /// when there is nothing to send; what the engine can say without its call, as it comes.
+    @inlinable
+    public func start(_ sends: [DevicePayload], to deviceID: String) throws(ServiceFailure) -> Sending {
+        guard let first = sends.first else { throw ServiceFailure(.launchFailed, "nothing to send") }
+        let mark = jobs.mark()
+        let isFiles = if case .files = first { true } else { false }
+        return Sending(first: try sender.start(first, to: deviceID), firstIsFiles: isFiles, mark: mark, rest: sends.dropFirst())
+    }
+
+    /// Waits until the engine took `sending`'s first send, then hands it the rest for
+    /// `deviceID`, in order, each once the one before was taken; the last receipt, and where to
+    /// follow the files' upload from when the engine reports it (nil: it is not followed). The
+    /// engine's failure as it comes.
+    @inlinable
+    public func finish(_ sending: Sending, to deviceID: String) async throws(ServiceFailure) -> (DeviceSendReceipt, Jobs.Mark?) {
+        var receipt = try await sending.first.taken()
+        var followed: Jobs.Mark? = sending.firstIsFiles && receipt.engine == followedEngine && jobs.isServing ? sending.mark : nil
+        for payload in sending.rest {
+            let mark = jobs.mark()
+            receipt = try await sender.send(payload, to: deviceID)
+            if case .files = payload, receipt.engine == followedEngine, jobs.isServing { followed = mark }
+        }
+        return (receipt, followed)
+    }
+
+    /// Hands `sends` to the engine for `deviceID`, in order (``start(_:to:)``, then
+    /// ``finish(_:to:)``); the last receipt, and where to follow the files' upload from when the
+    /// engine reports it (nil: it is not followed). `LaunchFailed` when there is nothing to send;
+    /// the engine's failure as it comes. Inlinable: specialized for the daemon's jobs where it is
+    /// called (no generic metadata looked up per share).
     @inlinable
     public func send(_ sends: [DevicePayload], to deviceID: String) async throws(ServiceFailure) -> (DeviceSendReceipt, Jobs.Mark?) {
-        var receipt: DeviceSendReceipt?
-        var followed: Jobs.Mark?
-        for payload in sends {
-            let mark = jobs.mark()
-            let taken = try await sender.send(payload, to: deviceID)
-            receipt = taken
-            if case .files = payload, taken.engine == followedEngine, jobs.isServing { followed = mark }
-        }
-        guard let receipt else { throw ServiceFailure(.launchFailed, "nothing to send") }
-        return (receipt, followed)
+        try await finish(try start(sends, to: deviceID), to: deviceID)
     }
 
     /// Follows the upload of `files` (paths) to `device` since `mark` for at most `timeout`:
@@ -112,5 +147,49 @@ extension DeviceDeliveryRule {
     public static func failure(_ delivery: DeviceDelivery, _ reason: String?) -> (timedOut: Bool, message: String)? {
         guard let reason, delivery == .failed || delivery == .unknown else { return nil }
         return (delivery == .unknown, reason)
+    }
+}
+
+extension DeviceShareSender {
+    /// A share's items handed to the engine as the share was made (``startNow(_:decided:outbox:)``):
+    /// the device, the files' paths, the first send on its way or why it could not start.
+    public struct Started: Sendable {
+        public let deviceID: String
+        public let files: [String]
+        public let sending: Result<Sending, ServiceFailure>
+
+        @usableFromInline
+        init(deviceID: String, files: [String], sending: Result<Sending, ServiceFailure>) {
+            (self.deviceID, self.files, self.sending) = (deviceID, files, sending)
+        }
+    }
+
+    /// Hands a share's `items` to the engine now when `decision` settled it for a device
+    /// (``SettledHandler/init(decided:)``, a ``ShareTargetID/device(_:)``) and they go as they are
+    /// (``OutboxKeeper/directSends(for:)``: no outbox copy to wait for); else nil. What stops the
+    /// start is kept for the share's answer, not thrown.
+    @inlinable
+    public func startNow<Held>(_ items: [SharedItem<Held>], decided decision: HandlerDecision, outbox: OutboxKeeper) -> Started? {
+        guard let id = SettledHandler(decided: decision)?.id, case .device(let deviceID)? = ShareTargetID(id.text),
+              let direct = outbox.directSends(for: items) else { return nil }
+        return Started(deviceID: deviceID, files: direct.files, sending: Result { () throws(ServiceFailure) in try start(direct.sends, to: deviceID) })
+    }
+
+    /// Sends `items` to `deviceID` (from `caller`; the Inboxes at `inbox` excluded), in order:
+    /// as started when the share was made (`started`), else from now, outbox copies made as
+    /// needed; returns once the engine took the last (``finish(_:to:)``). The files' paths, the
+    /// last receipt, and where to follow the files' upload from (nil: it is not followed).
+    @inlinable
+    public func send<Held>(_ items: [SharedItem<Held>], to deviceID: String, started: Started?, outbox: OutboxKeeper, caller: Caller,
+                           inbox: String) async throws(ServiceFailure) -> (files: [String], receipt: DeviceSendReceipt, followed: Jobs.Mark?) {
+        let (files, sending): ([String], Sending)
+        if let started, started.deviceID == deviceID {
+            (files, sending) = (started.files, try started.sending.get())
+        } else {
+            let made = try await outbox.sends(for: items, caller: caller, inbox: inbox)
+            (files, sending) = (made.files, try start(made.sends, to: deviceID))
+        }
+        let (receipt, followed) = try await finish(sending, to: deviceID)
+        return (files, receipt, followed)
     }
 }

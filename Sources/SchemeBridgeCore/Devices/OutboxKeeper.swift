@@ -13,7 +13,7 @@ public final class OutboxKeeper: Sendable {
     /// The outbox; nil without `XDG_RUNTIME_DIR` (data that is not a file cannot be sent then).
     public let outbox: Outbox?
     let runner: any DescriptorRunner
-    let log: @Sendable (LogLevel, String) -> Void
+    @usableFromInline let log: @Sendable (LogLevel, String) -> Void
     /// The pending sweep and the expiry it is for.
     private let pending = Mutex<(deadline: Int64, task: Task<Void, Never>)?>(nil)
     /// The directories a share's file is never sent from by its path (the outbox and the
@@ -35,16 +35,12 @@ public final class OutboxKeeper: Sendable {
     /// the runtime's generic metadata).
     @inlinable
     public func sends<Held>(for items: [SharedItem<Held>], caller: Caller, inbox: String) async throws(ServiceFailure) -> (files: [String], sends: [DevicePayload]) {
+        if let direct = directSends(for: items) { return direct }
         var files: [String] = []
         var others: [DevicePayload] = []
         for item in items {
-            var inline: [UInt8]? = nil, url: String? = nil
-            switch item.payload {
-            case .url(let u): url = u
-            case .data(.bytes(let bytes), _): inline = bytes
-            case .file, .data(.descriptor, _): break
-            }
-            switch DeviceItemRoute.of(item.summary, name: item.name, url: url, bytes: inline) {
+            let (route, inline) = Self.route(of: item)
+            switch route {
             case .text(let text): others.append(.text(text))
             case .url(let url): others.append(.url(url))
             case .outboxFile(let name):
@@ -59,6 +55,39 @@ public final class OutboxKeeper: Sendable {
             }
         }
         return (files, DevicePayload.sends(files: files, others: others))
+    }
+
+    /// The sends of ``sends(for:caller:inbox:)`` when nothing has to wait for them: every file
+    /// item goes by its own path as the facts found when the share was made say, and no item
+    /// becomes an outbox file; else nil. On the calling thread, with no suspension: a share can
+    /// hand them to the engine before anything else.
+    @inlinable
+    public func directSends<Held>(for items: [SharedItem<Held>]) -> (files: [String], sends: [DevicePayload])? {
+        var files: [String] = []
+        var others: [DevicePayload] = []
+        for item in items {
+            switch Self.route(of: item).route {
+            case .text(let text): others.append(.text(text))
+            case .url(let url): others.append(.url(url))
+            case .outboxFile:
+                guard case .file = item.payload, let facts = item.facts, case .direct(let path) = DeviceFileSource.of(facts) else { return nil }
+                log(.debug, "a shared file goes to the device by its own path")
+                files.append(path)
+            }
+        }
+        return (files, DevicePayload.sends(files: files, others: others))
+    }
+
+    /// What `item` is sent as (``DeviceItemRoute``), and its bytes when it holds them.
+    @inlinable
+    static func route<Held>(of item: SharedItem<Held>) -> (route: DeviceItemRoute, inline: [UInt8]?) {
+        var inline: [UInt8]? = nil, url: String? = nil
+        switch item.payload {
+        case .url(let u): url = u
+        case .data(.bytes(let bytes), _): inline = bytes
+        case .file, .data(.descriptor, _): break
+        }
+        return (DeviceItemRoute.of(item.summary, name: item.name, url: url, bytes: inline), inline)
     }
 
     /// Where file item `fd` (named `name`, "" for none) that `caller` shares is sent from: from

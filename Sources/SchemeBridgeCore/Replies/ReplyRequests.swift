@@ -68,12 +68,27 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     /// is started with (not handed back in its answer).
     public func begin(caller: String, handlerID: ChooserTargetID?, launchTokens: Set<String> = [], timeout: Duration,
                       purpose: RequestTable.Purpose = .reply) throws(ServiceFailure) -> RequestTable.Request {
-        let request = try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose)
-        let id = request.id
+        let request = try reserve(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose)
+        begin(request, timeout: timeout)
+        return request
+    }
+
+    /// A new request for `caller` taken in the table (rate-limited as ``begin(caller:handlerID:launchTokens:timeout:purpose:)``),
+    /// with no object, timeout or outcome yet: ``begin(_:timeout:)`` makes them. For a call that
+    /// must know it can have its request before it acts (a device share's engine call), and does
+    /// the rest after.
+    public func reserve(caller: String, handlerID: ChooserTargetID?, launchTokens: Set<String> = [],
+                        purpose: RequestTable.Purpose = .reply) throws(ServiceFailure) -> RequestTable.Request {
+        try table.open(caller: caller, handlerID: handlerID, launchTokens: launchTokens, purpose: purpose)
+    }
+
+    /// Makes `request` (``reserve(caller:handlerID:launchTokens:purpose:)``) a request answered
+    /// within `timeout`: its object, its timeout, its held outcome.
+    public func begin(_ request: RequestTable.Request, timeout: Duration) {
+        let (id, caller) = (request.id, request.caller)
         outcomes.track(id)
         timeouts.schedule(id, at: .now + timeout)
         port.export(id, caller: caller, close: { [weak self] in self?.close(id) ?? false })
-        return request
     }
 
     /// The method call that made request `id` failed: forget it without a response.

@@ -15,8 +15,8 @@ import SchemeBridgeDevices
 extension Sharing {
     /// Sends `share` to the device `deviceID` and answers its request.
     func sendToDevice(_ share: PendingShare, deviceID: String) async throws {
-        let (files, sends) = try await devices.outbox.sends(for: share.items, caller: share.caller, inbox: documents.inbox.root)
-        let (receipt, followed) = try await devices.shareSender.send(sends, to: deviceID)
+        let (files, receipt, followed) = try await devices.shareSender.send(share.items, to: deviceID, started: share.sending, outbox: devices.outbox,
+                                                                            caller: share.caller, inbox: documents.inbox.root)
         var results: [String: DBusValue] = [
             ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
             ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),

@@ -2,6 +2,7 @@ import DBus
 import Logging
 import SchemeBridgeContract
 import SchemeBridgeCore
+import SchemeBridgeDevices
 
 /// A share accepted by `Share`, carried out as the reply naming its request goes out.
 struct PendingShare: Sendable {
@@ -14,6 +15,8 @@ struct PendingShare: Sendable {
     let caller: Caller
     var options: ShareOptions
     let decision: HandlerDecision
+    /// A device share's sends, handed to the engine as the share was made (``DeviceShareSender/startNow(_:decided:outbox:)``).
+    let sending: DeviceShareSender<KDEConnectJobs>.Started?
 }
 
 /// `Share1.Share` on the one pipeline: decode and check the items (files inspected on the
@@ -72,17 +75,19 @@ final class Sharing: Sendable {
         let board = toDevice ? nil : try await pasteboards.calls.forShare(items.pasteboardValues(), caller: pasteboardCaller)
         withExtendedLifetime(items) {}
         if let board { pasteboards.exportObject(board.id) }
-        let timeout = Duration.seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout))
         let pending: RequestTable.Request
         do {
-            pending = try replies.begin(caller: sender, handlerID: nil, timeout: timeout)
+            pending = try replies.reserve(caller: sender, handlerID: nil)
         } catch {
             discard(board, caller: pasteboardCaller)
             throw error
         }
+        // A device decided and its items sent as they are: the engine's call leaves now, the request's object after it.
+        let sending = toDevice ? devices.shareSender.startNow(items, decided: decision, outbox: devices.outbox) : nil
+        replies.begin(pending, timeout: .seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout)))
         replies.sharing(pending.id, target: nil)
         let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
-                                 caller: caller, options: options, decision: decision)
+                                 caller: caller, options: options, decision: decision, sending: sending)
         // A share is logged at debug level (its failure at notice, in `carryOut`): the line is built only then.
         logger.debug("\(caller.displayName) shares \(items.count) item(s) of type(s) \(subject.types.prefix(5).joined(separator: ", "))")
         // Carried out at once, on this thread until it first waits (for the sheet, a launch, an engine): its Response is

@@ -1,0 +1,64 @@
+import Glibc
+import Testing
+@testable import DBus
+
+/// A call started now and awaited later (``Connection/start(destination:path:interface:member:timeout:body:)``,
+/// a device share's engine call): the outcomes of the awaited typed call, kept until asked, and
+/// — started by a handler in the dispatch — on the bus before the handler goes on.
+@Suite struct StartedCallTests {
+    func start(_ c: Connection, _ member: MemberName, timeout: Duration = .seconds(60),
+               _ body: (inout MessageWriter) throws(DBusError) -> Void) throws(DBusError) -> StartedCall {
+        try c.start(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: member,
+                    timeout: timeout, body: body)
+    }
+
+    @Test func outcomesComeWhenAskedAndAreKeptUntilThen() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        let joined = try start(client, "Concat") { body throws(DBusError) in try body.append("a"); try body.append("b") }
+        let failed = try start(client, "Fail") { body throws(DBusError) in try body.append("refused ✓") }
+        // The first Concat's reply is in before this value call's (both inline, answered in order): its outcome is kept.
+        _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Concat",
+                                  [.string("x"), .string("y")])
+        #expect(await joined.outcome() == nil)
+        let refusal = await failed.outcome()
+        #expect(refusal?.name.rawValue == "org.example.Test.Error.Custom" && refusal?.message.contains("refused ✓") == true, "\(String(describing: refusal))")
+        // Block answers only when the test releases it: the 200 ms timeout comes first, while the outcome is awaited.
+        let late = try start(client, "Block", timeout: .milliseconds(200)) { body throws(DBusError) in try body.append("late") }
+        #expect(await late.outcome()?.name.rawValue == "org.freedesktop.DBus.Error.NoReply")
+        service.hold.releaseAll()
+        #expect(throws: DBusError.self) { try start(client, "Concat") { body throws(DBusError) in try body.append("a\0") } }
+        client.close()
+        await client.waitUntilDisconnected()
+        #expect(await (try start(client, "Concat") { body throws(DBusError) in try body.append("x"); try body.append("y") }).outcome()?.name == .disconnected)
+    }
+
+    /// Started by a handler on the loop thread in the dispatch, the call has left when `start`
+    /// returns: the callee has it while the handler still holds the loop thread.
+    @Test func aHandlersStartedCallHasLeftWhenStartReturns() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let relay = try await Connection.connect(address: service.bus.address)
+        defer { relay.close() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        let (path, interface): (ObjectPath, InterfaceName) = ("/relay", "org.example.Relay")
+        let hold = service.hold
+        try relay.export([Interface(interface, methods: [
+            Method("Forward", outputs: [Argument("atOnce", "b")], handler: .onLoop { _ in
+                let forwarded = try relay.start(destination: TestService.name, path: TestService.path, interface: TestService.interface,
+                                                member: "Block") { body throws(DBusError) in try body.append("forwarded") }
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !hold.tags.contains("forwarded") && ContinuousClock.now < deadline { usleep(1000) }  // the loop thread held
+                let atOnce = hold.tags.contains("forwarded")
+                hold.releaseAll()
+                #expect(await forwarded.outcome() == nil)
+                return MethodResult([.boolean(atOnce)])
+            }),
+        ])], at: path)
+        let reply = try await client.call(destination: try BusName(relay.uniqueName), path: path, interface: interface, member: "Forward", timeout: .seconds(120))
+        #expect(reply.first == .boolean(true), "the started call left only after the handler returned")
+    }
+}
