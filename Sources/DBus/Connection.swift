@@ -31,7 +31,8 @@ public struct RequestNameFlags: OptionSet, Sendable {
 /// thread, or on the loop thread while it dispatches a message (a handler's synchronous part: an
 /// `.inline` handler's signals follow its reply), it goes out on the loop's next turn — but for a
 /// method call with a reply asked while dispatching, which goes out at once when nothing waits
-/// (a handler's call to another peer leaves before the handler unwinds). A method's
+/// (a handler's call to another peer leaves before the handler unwinds; one it ``start(destination:path:interface:member:timeout:body:)``s
+/// has left when `start` returns, its outcome awaited later). A method's
 /// reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
 /// and ``afterReply(_:)`` are for what must follow the reply.
 public final class Connection: Sendable {

@@ -27,12 +27,17 @@ import Testing
         var values: [T] { all.withLock { $0 } }
     }
 
-    @Test func itemsGoAsFilesTextAndURLsFilesByTheirOwnPathWhenTheyMay() async throws {
+    /// The tree's root as the kernel names it, and file `name` written there holding `text`, open for reading.
+    func opened(_ name: String, holding text: String) -> (root: String, file: HeldFD) {
         let root = FileSystem.realPath(tree.root) ?? tree.root
-        tree.write(root + "/notes.txt", "my notes")
+        tree.write(root + "/" + name, text)
+        return (root, HeldFD(reading: root + "/" + name))
+    }
+
+    @Test func itemsGoAsFilesTextAndURLsFilesByTheirOwnPathWhenTheyMay() async throws {
+        let (root, file) = opened("notes.txt", holding: "my notes")
         let outbox = keeper()
         defer { outbox.stop() }
-        let file = HeldFD(reading: root + "/notes.txt")
         let items: [SharedItem<HeldFD>] = [
             SharedItem(payload: .url("https://example.org/"), summary: ShareItemSummary(kind: .url, type: ShareItemSummary.uriType), name: ""),
             SharedItem(payload: .file(file), summary: ShareItemSummary(kind: .file, type: "text/plain"), name: "notes.txt"),
@@ -80,6 +85,59 @@ import Testing
         func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt {
             sent.withLock { $0.append(payload) }
             return DeviceSendReceipt(device: deviceID, deviceName: "Phone", engine: engineName)
+        }
+    }
+
+    /// An engine that says when its call starts and when its answer is awaited; it refuses every
+    /// start with `refusal` when given.
+    final class StartingEngine: DeviceSending, @unchecked Sendable {
+        let engineName = "kdeconnect"
+        let log = Kept<String>()
+        let refusal: ServiceFailure?
+        init(refusing refusal: ServiceFailure? = nil) { self.refusal = refusal }
+        var shareTargets: [NearbyDevice] { [] }
+        func send(_ payload: DevicePayload, to deviceID: String) async throws(ServiceFailure) -> DeviceSendReceipt { try await start(payload, to: deviceID).taken() }
+        func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted {
+            if let refusal { throw refusal }
+            log.append("call \(payload)")
+            let receipt = DeviceSendReceipt(device: deviceID, deviceName: "Phone", engine: engineName)
+            return DeviceSendStarted { [log] () async throws(ServiceFailure) -> DeviceSendReceipt in
+                log.append("answer awaited")
+                return receipt
+            }
+        }
+    }
+
+    /// A share decided for a device whose items go as they are is handed to the engine as it is
+    /// made (``DeviceShareSender/startNow(_:decided:outbox:)``): the engine's call starts before
+    /// anything is awaited, and the send finishes from there; what stops the start is kept for the
+    /// share's answer. A question, an app, or an item that needs an outbox copy starts nothing.
+    @Test func aShareDecidedForADeviceIsHandedOverAsItIsMade() async throws {
+        let (root, file) = opened("beach.png", holding: "png")
+        let outbox = keeper()
+        defer { outbox.stop() }
+        let facts = file.withFileDescriptor { SharedFileFacts.gather(fd: $0, name: "beach.png", callerSandboxed: false, excludedAsResolved: []) }
+        let item = SharedItem(payload: .file(file), summary: ShareItemSummary(kind: .file, type: "image/png"), name: "beach.png", facts: facts)
+        let (engine, jobs) = (StartingEngine(), Jobs(serving: true))
+        let sender = DeviceShareSender(sender: engine, jobs: jobs, followedEngine: "kdeconnect")
+        let toPhone = HandlerDecision.open(ChooserTargetID(ShareTargetID.device("phone1")), .requested)
+        let started = try #require(sender.startNow([item], decided: toPhone, outbox: outbox))
+        #expect(engine.log.values == ["call files([\"\(root)/beach.png\"])"], "the engine's call started before anything was awaited")
+        let mine = Caller(busName: ":1.5", id: "org.example.Sharer")
+        let sent = try await sender.send([item], to: "phone1", started: started, outbox: outbox, caller: mine, inbox: root + "/inbox")
+        #expect(sent.files == [root + "/beach.png"] && sent.receipt.device == "phone1" && sent.followed == 1)
+        #expect(engine.log.values.count == 2 && engine.log.values.last == "answer awaited", "one call, its answer awaited once")
+
+        let data = SharedItem<HeldFD>(payload: .data(.bytes([1, 2, 3]), holder: nil), summary: ShareItemSummary(kind: .data, type: "image/png"), name: "dots.png")
+        #expect(sender.startNow([data], decided: toPhone, outbox: outbox) == nil, "an outbox copy is made first")
+        #expect(sender.startNow([item], decided: .open(ChooserTargetID("org.example.Viewer.desktop"), .requested), outbox: outbox) == nil)
+        #expect(sender.startNow([item], decided: .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: [])), outbox: outbox) == nil)
+        #expect(engine.log.values.count == 2, "nothing else started")
+
+        let refusing = DeviceShareSender(sender: StartingEngine(refusing: ServiceFailure(.noTarget, "phone1 is gone")), jobs: jobs, followedEngine: "kdeconnect")
+        let refused = try #require(refusing.startNow([item], decided: toPhone, outbox: outbox))
+        await #expect(throws: ServiceFailure(.noTarget, "phone1 is gone")) {
+            try await refusing.send([item], to: "phone1", started: refused, outbox: outbox, caller: mine, inbox: root + "/inbox")
         }
     }
 
