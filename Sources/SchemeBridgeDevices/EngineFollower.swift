@@ -139,6 +139,9 @@ final class EngineFollower<Snapshot: Sendable & Equatable>: Sendable {
     /// The last snapshot read.
     var snapshot: Snapshot { state.withLock { $0.snapshot } }
 
+    /// The engine's owner and the last snapshot, read together.
+    var ownerAndSnapshot: (owner: String?, snapshot: Snapshot) { state.withLock { ($0.owner, $0.snapshot) } }
+
     /// The share targets of the last snapshot read.
     var shareTargets: [NearbyDevice] { state.withLock { $0.shareTargets } }
 

@@ -148,11 +148,11 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
     /// goes, or the engine refuses or does not answer within the call timeout, else the receipt
     /// once the engine took it (delivery is not confirmed).
     public func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted {
-        let (owner, device) = (follower.owner, follower.snapshot[deviceID])
-        guard let owner, let destination = try? BusName(owner) else {
+        let (owner, devices) = follower.ownerAndSnapshot
+        guard let owner, let destination = destination(owner) else {
             throw ServiceFailure(.noTarget, "KDE Connect is not running (no org.kde.kdeconnect on the session bus): there are no devices to send to")
         }
-        guard DeviceID.isValid(deviceID), let device, device.isShareTarget, let path = KDEConnectNames.devicePath(deviceID + "/share") else {
+        guard let device = devices[deviceID], device.isShareTarget, let path = sharePath(deviceID, owner: owner) else {
             throw ServiceFailure(.noTarget, "no paired, reachable device with the id \(DeviceName.sanitized(deviceID)) can receive shares now")
         }
         // The one argument written straight into the call (``Connection/call(destination:path:interface:member:timeout:body:)``).
@@ -189,6 +189,27 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
             if let error = await call.outcome() { throw Self.failure(error, device: device) }
             return receipt
         }
+    }
+
+    /// The engine's bus name and its devices' share paths as last checked: a send checks the name
+    /// and a device's path once (its first send to that engine), not at each call.
+    private let checkedRoutes = Mutex<(owner: String, destination: BusName, paths: [String: ObjectPath])?>(nil)
+
+    /// `owner` (the engine's unique name) checked as a bus name; nil when it is not one.
+    private func destination(_ owner: String) -> BusName? {
+        if let kept = checkedRoutes.withLock({ $0?.owner == owner ? $0?.destination : nil }) { return kept }
+        guard let checked = try? BusName(owner) else { return nil }
+        checkedRoutes.withLock { $0 = (owner, checked, [:]) }
+        return checked
+    }
+
+    /// The share plugin's path for `deviceID` (a device the engine `owner` lists: the paths kept
+    /// are as many as its devices); nil for an id that cannot be one.
+    private func sharePath(_ deviceID: String, owner: String) -> ObjectPath? {
+        if let kept = checkedRoutes.withLock({ $0?.owner == owner ? $0?.paths[deviceID] : nil }) { return kept }
+        guard DeviceID.isValid(deviceID), let path = KDEConnectNames.devicePath(deviceID + "/share") else { return nil }
+        checkedRoutes.withLock { if $0?.owner == owner { $0?.paths[deviceID] = path } }
+        return path
     }
 
     /// Hands `payload` to the engine (``start(_:to:)``) and returns once it took it.

@@ -33,9 +33,10 @@ public final class PreferredDeviceEngine: DeviceSending, Sendable {
     /// Starts the send through the engine in use (``DeviceSending/start(_:to:)``); with neither
     /// running, ``ServiceFailure/Kind/noTarget`` naming both.
     public func start(_ payload: DevicePayload, to deviceID: String) throws(ServiceFailure) -> DeviceSendStarted {
-        guard kdeconnect.isRunning || gsconnect.isRunning else {
+        if kdeconnect.isRunning { return try kdeconnect.start(payload, to: deviceID) }  // the engine `current` picks then
+        guard gsconnect.isRunning else {
             throw ServiceFailure(.noTarget, "neither KDE Connect (org.kde.kdeconnect) nor GSConnect (org.gnome.Shell.Extensions.GSConnect) is on the session bus: there are no devices to send to")
         }
-        return try current.start(payload, to: deviceID)
+        return try gsconnect.start(payload, to: deviceID)
     }
 }
