@@ -5,13 +5,13 @@ import Synchronization
 /// to know how the call went (answer its own caller, say). The outcome is kept until asked.
 public final class StartedCall: Sendable {
     private enum State {
-        /// No outcome yet; who waits for it, if anyone.
-        case pending(UnsafeContinuation<DBusError?, Never>?)
+        /// No outcome yet; who waits for it, and what runs when it comes, if anything.
+        case pending(UnsafeContinuation<DBusError?, Never>?, then: (@Sendable (DBusError?) -> Void)?)
         /// The outcome: nil when the call returned, else its error.
         case ended(DBusError?)
     }
 
-    private let state = Mutex<State>(.pending(nil))
+    private let state = Mutex<State>(.pending(nil, then: nil))
 
     init() {}
 
@@ -23,20 +23,37 @@ public final class StartedCall: Sendable {
             let ended = state.withLock { state -> DBusError?? in
                 switch state {
                 case .ended(let outcome): return .some(outcome)
-                case .pending: state = .pending(waiter); return .none
+                case .pending(_, let then): state = .pending(waiter, then: then); return .none
                 }
             }
             if case .some(let outcome) = ended { waiter.resume(returning: outcome) }
         }
     }
 
-    /// Records the outcome and resumes whoever waits for it (the loop thread, once).
-    func end(_ outcome: DBusError?) {
-        let waiter = state.withLock { state -> UnsafeContinuation<DBusError?, Never>? in
-            guard case .pending(let waiter) = state else { return nil }
-            state = .ended(outcome)
-            return waiter
+    /// Runs `body` with the outcome as it comes — on the loop thread, in the dispatch of the
+    /// reply, before whoever awaits ``outcome()`` goes on — or at once when it has come: for
+    /// what must follow the reply without waiting for a task to resume (answering a caller,
+    /// say). It holds the loop thread: short, never blocking. One `body` per call (a second
+    /// replaces the first).
+    public func whenEnded(_ body: @escaping @Sendable (DBusError?) -> Void) {
+        let ended = state.withLock { state -> DBusError?? in
+            switch state {
+            case .ended(let outcome): return .some(outcome)
+            case .pending(let waiter, _): state = .pending(waiter, then: body); return .none
+            }
         }
+        if case .some(let outcome) = ended { body(outcome) }
+    }
+
+    /// Records the outcome, runs what ``whenEnded(_:)`` asked, then resumes whoever waits for it
+    /// (the loop thread, once).
+    func end(_ outcome: DBusError?) {
+        let (waiter, then) = state.withLock { state -> (UnsafeContinuation<DBusError?, Never>?, (@Sendable (DBusError?) -> Void)?) in
+            guard case .pending(let waiter, let then) = state else { return (nil, nil) }
+            state = .ended(outcome)
+            return (waiter, then)
+        }
+        then?(outcome)
         waiter?.resume(returning: outcome)
     }
 }

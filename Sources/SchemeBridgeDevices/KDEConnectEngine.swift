@@ -185,10 +185,10 @@ public final class KDEConnectEngine: DeviceSending, Sendable {
             throw Self.failure(error, device: device)
         }
         let receipt = DeviceSendReceipt(device: device.id, deviceName: device.name, engine: engineName)
-        return DeviceSendStarted { () async throws(ServiceFailure) -> DeviceSendReceipt in
+        return DeviceSendStarted(answer: { () async throws(ServiceFailure) -> DeviceSendReceipt in
             if let error = await call.outcome() { throw Self.failure(error, device: device) }
             return receipt
-        }
+        }, onTaken: { taken in call.whenEnded { error in if error == nil { taken(receipt) } } })
     }
 
     /// The engine's bus name and its devices' share paths as last checked: a send checks the name

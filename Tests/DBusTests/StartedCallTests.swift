@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import Testing
 @testable import DBus
 
@@ -23,6 +24,9 @@ import Testing
         _ = try await client.call(destination: TestService.name, path: TestService.path, interface: TestService.interface, member: "Concat",
                                   [.string("x"), .string("y")])
         #expect(await joined.outcome() == nil)
+        let atOnce = Mutex<DBusError??>(nil)
+        joined.whenEnded { outcome in atOnce.withLock { $0 = .some(outcome) } }
+        #expect(atOnce.withLock { $0 } == .some(nil), "asked after the outcome came, at once")
         let refusal = await failed.outcome()
         #expect(refusal?.name.rawValue == "org.example.Test.Error.Custom" && refusal?.message.contains("refused ✓") == true, "\(String(describing: refusal))")
         // Block answers only when the test releases it: the 200 ms timeout comes first, while the outcome is awaited.
@@ -33,6 +37,29 @@ import Testing
         client.close()
         await client.waitUntilDisconnected()
         #expect(await (try start(client, "Concat") { body throws(DBusError) in try body.append("x"); try body.append("y") }).outcome()?.name == .disconnected)
+    }
+
+    /// What `whenEnded` asked runs as the reply comes, before the task awaiting the outcome goes
+    /// on; a refusal reaches both.
+    @Test func whatRunsWhenTheCallEndsGoesBeforeTheAwaitingTask() async throws {
+        let service = try await TestService.start()
+        defer { service.stop() }
+        let client = try await Connection.connect(address: service.bus.address)
+        defer { client.close() }
+        let order = Mutex<[String]>([])
+        let held = try start(client, "Block") { body throws(DBusError) in try body.append("held") }
+        held.whenEnded { outcome in order.withLock { $0.append("ended: \(outcome == nil)") } }
+        let awaiting = Task { let outcome = await held.outcome(); order.withLock { $0.append("awaited: \(outcome == nil)") } }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !service.hold.tags.contains("held") && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        service.hold.releaseAll()
+        await awaiting.value
+        #expect(order.withLock { $0 } == ["ended: true", "awaited: true"])
+        let refused = try start(client, "Fail") { body throws(DBusError) in try body.append("no") }
+        let told = Mutex<String?>(nil)
+        refused.whenEnded { outcome in told.withLock { $0 = outcome?.name.rawValue } }
+        #expect(await refused.outcome()?.name.rawValue == "org.example.Test.Error.Custom")
+        #expect(told.withLock { $0 } == "org.example.Test.Error.Custom")
     }
 
     /// Started by a handler on the loop thread in the dispatch, the call has left when `start`

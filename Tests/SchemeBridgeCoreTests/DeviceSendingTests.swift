@@ -101,10 +101,13 @@ import Testing
             if let refusal { throw refusal }
             log.append("call \(payload)")
             let receipt = DeviceSendReceipt(device: deviceID, deviceName: "Phone", engine: engineName)
-            return DeviceSendStarted { [log] () async throws(ServiceFailure) -> DeviceSendReceipt in
+            return DeviceSendStarted(answer: { [log] () async throws(ServiceFailure) -> DeviceSendReceipt in
                 log.append("answer awaited")
                 return receipt
-            }
+            }, onTaken: { [log] taken in
+                log.append("taken")
+                taken(receipt)
+            })
         }
     }
 
@@ -123,16 +126,25 @@ import Testing
         let toPhone = HandlerDecision.open(ChooserTargetID(ShareTargetID.device("phone1")), .requested)
         let started = try #require(sender.startNow([item], decided: toPhone, outbox: outbox))
         #expect(engine.log.values == ["call files([\"\(root)/beach.png\"])"], "the engine's call started before anything was awaited")
+        let receipts = Kept<String>()
+        #expect(try sender.whenTaken(started.sending.get()) { receipts.append($0.device) }, "one send: told as the engine takes it")
+        #expect(receipts.values == ["phone1"] && engine.log.values.last == "taken")
         let mine = Caller(busName: ":1.5", id: "org.example.Sharer")
         let sent = try await sender.send([item], to: "phone1", started: started, outbox: outbox, caller: mine, inbox: root + "/inbox")
         #expect(sent.files == [root + "/beach.png"] && sent.receipt.device == "phone1" && sent.followed == 1)
-        #expect(engine.log.values.count == 2 && engine.log.values.last == "answer awaited", "one call, its answer awaited once")
+        #expect(engine.log.values.count == 3 && engine.log.values.last == "answer awaited", "one call, its answer awaited once")
+        let two = try sender.start([.files([root + "/beach.png"]), .text("and this")], to: "phone1")
+        #expect(!sender.whenTaken(two) { receipts.append($0.device) }, "with a second send, the share is not done when the first is taken")
+        let quiet = try DeviceShareSender(sender: Engine("kdeconnect"), jobs: jobs, followedEngine: "kdeconnect").start([.text("t")], to: "phone1")
+        #expect(!DeviceShareSender(sender: Engine("kdeconnect"), jobs: jobs, followedEngine: "kdeconnect").whenTaken(quiet) { receipts.append($0.device) },
+                "an engine that does not tell at once")
+        #expect(receipts.values == ["phone1"])
 
         let data = SharedItem<HeldFD>(payload: .data(.bytes([1, 2, 3]), holder: nil), summary: ShareItemSummary(kind: .data, type: "image/png"), name: "dots.png")
         #expect(sender.startNow([data], decided: toPhone, outbox: outbox) == nil, "an outbox copy is made first")
         #expect(sender.startNow([item], decided: .open(ChooserTargetID("org.example.Viewer.desktop"), .requested), outbox: outbox) == nil)
         #expect(sender.startNow([item], decided: .ask(HandlerQuestion(subject: ShareTargetID.choiceSubject, candidates: [])), outbox: outbox) == nil)
-        #expect(engine.log.values.count == 2, "nothing else started")
+        #expect(engine.log.values.count == 4, "nothing else started (the second share's first send only)")
 
         let refusing = DeviceShareSender(sender: StartingEngine(refusing: ServiceFailure(.noTarget, "phone1 is gone")), jobs: jobs, followedEngine: "kdeconnect")
         let refused = try #require(refusing.startNow([item], decided: toPhone, outbox: outbox))

@@ -38,9 +38,16 @@ extension DeviceSending {
 /// A payload handed to an engine (``DeviceSending/start(_:to:)``), its answer still to come.
 public struct DeviceSendStarted: Sendable {
     @usableFromInline let answer: @Sendable () async throws(ServiceFailure) -> DeviceSendReceipt
+    /// Given what to run with the receipt, runs it as soon as the engine took the payload (KDE
+    /// Connect: in the dispatch of its reply; not when it refused); nil when the engine does not tell at once.
+    @usableFromInline let onTaken: (@Sendable (@escaping @Sendable (DeviceSendReceipt) -> Void) -> Void)?
 
-    /// `answer` returns the receipt once the engine took the payload, or throws why not.
-    public init(answer: @escaping @Sendable () async throws(ServiceFailure) -> DeviceSendReceipt) { self.answer = answer }
+    /// `answer` returns the receipt once the engine took the payload, or throws why not;
+    /// `onTaken`, when given, runs what it is given as soon as the engine took it.
+    public init(answer: @escaping @Sendable () async throws(ServiceFailure) -> DeviceSendReceipt,
+                onTaken: (@Sendable (@escaping @Sendable (DeviceSendReceipt) -> Void) -> Void)? = nil) {
+        (self.answer, self.onTaken) = (answer, onTaken)
+    }
 
     /// Returns once the engine took the payload; throws what it said instead.
     @inlinable

@@ -33,6 +33,16 @@ public struct DeviceShareSender<Jobs: DeviceTransferJobs>: Sendable {
         }
     }
 
+    /// Runs `body` with the receipt as soon as the engine took the share's one send (KDE Connect:
+    /// in the dispatch of its reply, before ``finish(_:to:)`` goes on); false, and nothing runs,
+    /// when the share has more sends or the engine does not tell at once.
+    @inlinable
+    public func whenTaken(_ sending: Sending, _ body: @escaping @Sendable (DeviceSendReceipt) -> Void) -> Bool {
+        guard sending.rest.isEmpty, let onTaken = sending.first.onTaken else { return false }
+        onTaken(body)
+        return true
+    }
+
     /// Hands the first of `sends` to the engine for `deviceID` now (``DeviceSending/start(_:to:)``:
     /// KDE Connect's call leaves at once), the rest left for ``finish(_:to:)``. `LaunchFailed`
     /// when there is nothing to send; what the engine can say without its call, as it comes.

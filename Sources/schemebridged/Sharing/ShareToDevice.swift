@@ -17,10 +17,7 @@ extension Sharing {
     func sendToDevice(_ share: PendingShare, deviceID: String) async throws {
         let (files, receipt, followed) = try await devices.shareSender.send(share.items, to: deviceID, started: share.sending, outbox: devices.outbox,
                                                                             caller: share.caller, inbox: documents.inbox.root)
-        var results: [String: DBusValue] = [
-            ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
-            ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue),
-        ]
+        var results = Self.handedToEngine(receipt)
         // A caller that waits for the delivery (`delivery`: `share --wait`) of a followed upload is
         // answered at its end; any other now (before the following starts), and told the end by
         // `TransferEnded` (the progress notification follows it too).
@@ -49,6 +46,12 @@ extension Sharing {
             guard let caller else { return }
             try? connection.emit(TransferEnded(request: request, delivery: delivery.rawValue, details: details), to: caller)
         }
+    }
+
+    /// The Response's results for a share the engine took (`receipt`).
+    static func handedToEngine(_ receipt: DeviceSendReceipt) -> [String: DBusValue] {
+        [ShareContract.ResultKey.device: .string(receipt.device), ShareContract.ResultKey.engine: .string(receipt.engine),
+         ShareContract.ResultKey.delivery: .string(DeviceDelivery.handedToEngine.rawValue)]
     }
 
     /// The error keys of a transfer that did not arrive (``DeviceDeliveryRule/failure(_:_:)``).

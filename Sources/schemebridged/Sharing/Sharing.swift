@@ -76,16 +76,13 @@ final class Sharing: Sendable {
         withExtendedLifetime(items) {}
         if let board { pasteboards.exportObject(board.id) }
         let pending: RequestTable.Request
-        do {
-            pending = try replies.reserve(caller: sender, handlerID: nil)
-        } catch {
-            discard(board, caller: pasteboardCaller)
-            throw error
-        }
+        do { pending = try replies.reserve(caller: sender, handlerID: nil) } catch { discard(board, caller: pasteboardCaller); throw error }
         // A device decided and its items sent as they are: the engine's call leaves now, the request's object after it.
         let sending = toDevice ? devices.shareSender.startNow(items, decided: decision, outbox: devices.outbox) : nil
         replies.begin(pending, timeout: .seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout)))
         replies.sharing(pending.id, target: nil)
+        // Not waiting for the delivery, its caller is answered as the engine takes it: in the dispatch of the engine's reply.
+        if !options.delivery, case .success(let s)? = sending?.sending { _ = devices.shareSender.whenTaken(s) { [replies] in replies.answer(pending.id, code: .success, results: Self.handedToEngine($0)) } }
         let share = PendingShare(request: pending.id, token: pending.token, items: items, pasteboard: board, pasteboardCaller: pasteboardCaller,
                                  caller: caller, options: options, decision: decision, sending: sending)
         // A share is logged at debug level (its failure at notice, in `carryOut`): the line is built only then.
