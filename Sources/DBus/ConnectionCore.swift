@@ -2,6 +2,7 @@ import CDBus
 import Logging
 import Synchronization
 import Glibc
+import LinuxSystem
 
 /// Where a reply goes: the call's serial and sender.
 struct ReplyAddress: Sendable {
@@ -189,6 +190,7 @@ final class ConnectionCore: @unchecked Sendable {
                 polled.append(w)
             }
             let n = poll(&fds, nfds_t(fds.count), queue.prepareToWait() ? nextTimeoutMilliseconds() : 0)
+            if n > 0 { HotCode.prefetch() }  // a message (or work) to handle: its code from the caches, where the program keeps it warm
             polls.add(1, ordering: .relaxed)
             queue.woke(drain: n > 0 && fds[0].revents != 0)
             if n < 0 {

@@ -83,4 +83,18 @@ int clinux_reflink_range(int dst, int src, long long length);
  * 0, or -1 and errno (ENOSYS when the kernel gave no mount id). */
 int clinux_fd_status(int fd, unsigned long long *mount_id, struct stat *st);
 
+/* How many functions the list names: those a service's D-Bus loop runs for a message
+ * (Sources/CLinux/hot_code_names.c, written by scripts/link/hot-code.sh from a profile). */
+unsigned long clinux_hot_code_listed(void);
+
+/* Finds the listed functions in this program's own symbol table (/proc/self/exe) and keeps their
+ * cache lines for clinux_hot_code_prefetch (once; a later call does nothing). Reads the symbol
+ * table: tens of milliseconds, for a thread of its own. The lines kept (at most 16384), or -errno
+ * (none: a program without a symbol table, say). */
+long clinux_hot_code_load(void);
+
+/* Asks the caches for the lines clinux_hot_code_load kept (prefetches: nothing waits for them);
+ * nothing before it, or when none were found. */
+void clinux_hot_code_prefetch(void);
+
 #endif

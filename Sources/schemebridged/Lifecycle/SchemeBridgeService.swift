@@ -2,6 +2,7 @@ import DBus
 import SchemeBridgeContract
 import SchemeBridgeCore
 import SchemeBridgePortalStore
+import LinuxSystem
 import Logging
 import ServiceLifecycle
 
@@ -69,6 +70,7 @@ struct SchemeBridgeService: Service {
             throw StartupError(description: "another process already owns \(Contract.busName) on this bus (use --replace to take it over)")
         }
         logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
+        if environment["SCHEMEBRIDGE_PREFETCH"] != "0" { HotCode.load() }  // the loop's code asked of the caches at each wake, once found
         let group = LifecycleServices.group([
             BusConnectionService(connection: connection, lost: lost, logger: logger),
             NameOwnerTracker(owners: owners, callers: services.callers, replies: services.replies, pasteboards: services.pasteboards.store),

@@ -77,8 +77,7 @@ final class Sharing: Sendable {
         if let board { pasteboards.exportObject(board.id) }
         let pending: RequestTable.Request
         do { pending = try replies.reserve(caller: sender, handlerID: nil) } catch { discard(board, caller: pasteboardCaller); throw error }
-        // A device decided and its items sent as they are: the engine's call leaves now, the request's object after it.
-        let sending = toDevice ? devices.shareSender.startNow(items, decided: decision, outbox: devices.outbox) : nil
+        let sending = toDevice ? devices.shareSender.startNow(items, decided: decision, outbox: devices.outbox) : nil  // a device's: the call leaves now
         replies.begin(pending, timeout: .seconds(Int64(options.timeout ?? OpenOptions.defaultTimeout)))
         replies.sharing(pending.id, target: nil)
         // Not waiting for the delivery, its caller is answered as the engine takes it: in the dispatch of the engine's reply.
