@@ -32,12 +32,14 @@ final class ConnectionCore: @unchecked Sendable {
     var objects: [ObjectPath: ExportedObject] = [:]
     var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<Message>.Continuation)] = [:]
     var nextSubscriberID: UInt64 = 1
-    var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    /// The calls waiting for a reply, by serial (``PendingCall``).
+    var pendingCalls: [UInt32: PendingCall] = [:]
+    /// No pending call's time runs out before this (monotonic ms; `.max`: none has a deadline).
+    /// Lowered as calls start, raised when the calls are looked over (``expireCalls(now:)``).
+    var nextCallDeadline = Int64.max
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
     var signatureCache: [String: [DBusType]] = [:]
     var uniqueName = ""
-    /// Pending-call handles to unref once libdbus has returned from their notify callback.
-    var deferredReleases: [OpaquePointer] = []
     /// The loop thread (`pthread_self`), once it runs: ``isIdleLoopThread()`` is asked from any thread.
     let loopThread = Atomic<UInt>(0)
     /// The loop's `poll`s so far (for tests).
@@ -163,7 +165,6 @@ final class ConnectionCore: @unchecked Sendable {
             jobsAfterCurrent = nil
             if !running { break }
             dispatchIncoming()
-            releaseDeferred()
             if !running { break }
             // Jobs queued by this turn (a task on the loop resumed by what just ran, as each step of a
             // call handled there is) run next without a zero-timeout `poll` of the bus between them,
@@ -224,7 +225,7 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     private func nextTimeoutMilliseconds() -> Int32 {
-        var nearest: Int64? = nil
+        var nearest: Int64? = nextCallDeadline == .max ? nil : nextCallDeadline
         for case let deadline? in timeouts.values {
             if nearest == nil || deadline < nearest! { nearest = deadline }
         }
@@ -234,6 +235,10 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     private func fireTimeouts() {
+        if nextCallDeadline != .max {
+            let now = monotonicMilliseconds()
+            if now >= nextCallDeadline { expireCalls(now: now) }
+        }
         guard !timeouts.isEmpty else { return }
         let now = monotonicMilliseconds()
         // Most turns nothing is due (a pending call's timeout is seconds away): no list is made then.
@@ -248,10 +253,19 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    private func releaseDeferred() {
-        guard !deferredReleases.isEmpty else { return }
-        for h in deferredReleases { dbus_pending_call_unref(h) }
-        deferredReleases.removeAll(keepingCapacity: true)
+    /// Fails the calls whose time ran out by `now` with `NoReply` — after the replies already read
+    /// are dispatched (one read but not yet dispatched is in time, as libdbus has it) — and notes
+    /// the next deadline.
+    private func expireCalls(now: Int64) {
+        dispatchIncoming()
+        var next = Int64.max
+        var due: [PendingCall] = []
+        for pending in pendingCalls.values {
+            guard let deadline = pending.deadline else { continue }
+            if deadline <= now { due.append(pending) } else { next = min(next, deadline) }
+        }
+        nextCallDeadline = next
+        for pending in due { pending.complete(nil) }
     }
 
     private func dispatchIncoming() {
@@ -319,9 +333,9 @@ final class ConnectionCore: @unchecked Sendable {
         }
         for (_, pending) in pendingCalls { pending.fail(DBusError(.disconnected, "the D-Bus connection was closed")) }
         pendingCalls.removeAll()
+        nextCallDeadline = .max
         for (_, s) in subscribers { s.continuation.finish() }
         subscribers.removeAll()
-        releaseDeferred()
         for w in disconnectWaiters { w.resume() }
         disconnectWaiters.removeAll()
         if let conn {
@@ -361,6 +375,11 @@ final class ConnectionCore: @unchecked Sendable {
                 return DBUS_HANDLER_RESULT_HANDLED
             }
             if !subscribers.isEmpty { deliverSignal(m) }
+            return DBUS_HANDLER_RESULT_HANDLED
+        case CDBUS_MESSAGE_TYPE_METHOD_RETURN, CDBUS_MESSAGE_TYPE_ERROR:
+            // A reply to a call of ours still waiting; any other (late, or not ours) is dropped.
+            guard let pending = pendingCalls[dbus_message_get_reply_serial(m)] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            pending.complete(dbus_message_ref(m))
             return DBUS_HANDLER_RESULT_HANDLED
         default:
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
