@@ -277,12 +277,12 @@ public final class Connection: Sendable {
     /// ``export(_:at:)-([Interface],_)`` does.
     public func export(_ interfaces: InterfaceSet, at path: ObjectPath) throws(DBusError) {
         let object = ExportedObject(path: path, interfaces: interfaces.table)
-        try submitOrThrow { [core] in core.objects[path] = object }
+        try submitOrThrow { [core] in core.setObject(object, at: path) }
     }
 
     /// Removes the object at `path`.
     public func unexport(_ path: ObjectPath) {
-        core.perform { [core] in core.objects.removeValue(forKey: path) }
+        core.perform { [core] in core.setObject(nil, at: path) }
     }
 
     /// The introspection XML this connection reports for `path` (as `Introspect` would).

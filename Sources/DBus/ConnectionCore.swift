@@ -29,7 +29,10 @@ final class ConnectionCore: @unchecked Sendable {
     var readable: [(fd: Int32, handler: JobQueue.Job)] = []
     /// Every registered timeout, with its next deadline (monotonic ms), nil when disabled.
     var timeouts: [OpaquePointer: Int64?] = [:]
-    var objects: [ObjectPath: ExportedObject] = [:]
+    /// The exported objects; changed through ``setObject(_:at:)`` only (it forgets their ``routes``).
+    private(set) var objects: [ObjectPath: ExportedObject] = [:]
+    /// The last calls' routes to declared methods, oldest first (``MethodRoute``).
+    var routes: [MethodRoute] = []
     var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<Message>.Continuation)] = [:]
     var nextSubscriberID: UInt64 = 1
     /// The calls waiting for a reply, by serial (``PendingCall``).
@@ -342,6 +345,12 @@ final class ConnectionCore: @unchecked Sendable {
             dbus_connection_unref(conn)
             self.conn = nil
         }
+    }
+
+    /// Exports `object` at `path` (nil: removes what is there), forgetting the routes that led there.
+    func setObject(_ object: ExportedObject?, at path: ObjectPath) {
+        objects[path] = object
+        if routes.contains(where: { $0.path == path }) { routes.removeAll { $0.path == path } }
     }
 
     // MARK: Incoming messages

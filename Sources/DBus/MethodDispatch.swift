@@ -1,6 +1,32 @@
 import CDBus
+import Glibc
 
 private let introspectableInterface = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
+
+/// A call's path, interface and member routed to a declared method, kept (``ConnectionCore/routes``)
+/// so that the next call with the same names and signature is routed by comparing its C strings:
+/// no names built from them, no tables looked up. Forgotten when the object at the path changes.
+final class MethodRoute {
+    /// How many routes a connection keeps (the last ones made).
+    static let kept = 4
+    let path: ObjectPath
+    let interface: InterfaceName
+    let member: MemberName
+    let method: Method
+
+    init(path: ObjectPath, interface: InterfaceName, member: MemberName, method: Method) {
+        (self.path, self.interface, self.member, self.method) = (path, interface, member, method)
+    }
+
+    /// Whether a call with these (libdbus's) names and signature goes this way: the same names, and
+    /// the signature the method declares (the check any call gets).
+    func matches(path rawPath: UnsafePointer<CChar>, interface rawInterface: UnsafePointer<CChar>?,
+                 member rawMember: UnsafePointer<CChar>, signature rawSignature: UnsafePointer<CChar>?) -> Bool {
+        guard let rawInterface, let rawSignature else { return false }
+        return strcmp(rawMember, member.rawValue) == 0 && strcmp(rawPath, path.rawValue) == 0
+            && strcmp(rawInterface, interface.rawValue) == 0 && strcmp(rawSignature, method.inputSignature) == 0
+    }
+}
 
 extension ConnectionCore {
     /// Routes one incoming method call to the exported object's declared method, or to
@@ -15,10 +41,15 @@ extension ConnectionCore {
             sendError(address, DBusError(.invalidArgs, "method call without a path or member"))
             return
         }
+        let rawInterface = dbus_message_get_interface(m), rawSignature = dbus_message_get_signature(m)
+        if let route = routes.first(where: { $0.matches(path: rawPath, interface: rawInterface, member: rawMember, signature: rawSignature) }) {
+            dispatch(m, route.method, path: route.path, interface: route.interface, member: route.member, address)
+            return
+        }
         let path = ObjectPath(unchecked: String(cString: rawPath))
         let member = MemberName(unchecked: String(cString: rawMember))
-        let interface = dbus_message_get_interface(m).map { InterfaceName(unchecked: String(cString: $0)) }
-        let signature = dbus_message_get_signature(m).map { String(cString: $0) } ?? ""
+        let interface = rawInterface.map { InterfaceName(unchecked: String(cString: $0)) }
+        let signature = rawSignature.map { String(cString: $0) } ?? ""
 
         if interface == introspectableInterface || (interface == nil && member.rawValue == "Introspect") {
             guard member.rawValue == "Introspect" else {
@@ -70,6 +101,16 @@ extension ConnectionCore {
             sendError(address, DBusError(.invalidArgs, "\(resolvedInterface).\(member) takes arguments of type '\(method.inputSignature)', not '\(signature)'"))
             return
         }
+        if interface != nil {
+            if routes.count == MethodRoute.kept { routes.removeFirst() }
+            routes.append(MethodRoute(path: path, interface: resolvedInterface, member: member, method: method))
+        }
+        dispatch(m, method, path: path, interface: resolvedInterface, member: member, address)
+    }
+
+    /// Decodes the call `m` to `method` (its signature checked) and runs its handler.
+    private func dispatch(_ m: OpaquePointer, _ method: Method, path: ObjectPath, interface resolvedInterface: InterfaceName,
+                          member: MemberName, _ address: ReplyAddress) {
         var call: MethodCall
         do {
             if let decode = method.decode {
