@@ -130,16 +130,16 @@ extension ConnectionCore {
         case .inline(let body):
             do {
                 let out = try body(call)
-                finishCall(method, call, out, address)
+                finishCall(method.outputTypes, call, out, address)
             } catch {
                 sendError(address, DBusError.from(error))
             }
         case .inlineOrAsync(let inline, let body):
             do {
                 if let out = try inline(call) {
-                    finishCall(method, call, out, address)
+                    finishCall(method.outputTypes, call, out, address)
                 } else {
-                    runAsync({ MethodResult(try await body($0)) }, method, call, address)
+                    runAsync({ MethodResult(try await body($0)) }, method.outputTypes, call, address)
                 }
             } catch {
                 sendError(address, DBusError.from(error))
@@ -157,11 +157,11 @@ extension ConnectionCore {
                 sendError(address, DBusError.from(error))
             }
         case .async(let body):
-            runAsync({ MethodResult(try await body($0)) }, method, call, address)
+            runAsync({ MethodResult(try await body($0)) }, method.outputTypes, call, address)
         case .asyncThen(let body):
-            runAsync(body, method, call, address)
+            runAsync(body, method.outputTypes, call, address)
         case .onLoop(let body):
-            runAsync(body, method, call, address, onLoop: true)
+            runAsync(body, method.outputTypes, call, address, onLoop: true)
         }
     }
 
@@ -169,7 +169,7 @@ extension ConnectionCore {
     /// prefers) and replies on the loop thread when it is done (at once when it ends in a step
     /// of the loop's and nothing waits: ``perform(_:orElse:)``); the signals and work it left for
     /// after the reply (``ReplyBatch``) follow the reply in the same turn.
-    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress,
+    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ outputTypes: [DBusType], _ call: MethodCall, _ address: ReplyAddress,
                           onLoop: Bool = false) {
         let batch = ReplyBatch(core: self)
         let run: @Sendable () async -> Void = {
@@ -179,7 +179,7 @@ extension ConnectionCore {
             self.perform {
                 switch result {
                 case .success(let out):
-                    self.finishCall(method, call, out.values, address)
+                    self.finishCall(outputTypes, call, out.values, address)
                     ReplyBatch.run(after, core: self)
                     out.followUp?()
                 case .failure(let e):
@@ -191,11 +191,10 @@ extension ConnectionCore {
         if onLoop { Task.immediate(executorPreference: executor, operation: run) } else { Task(operation: run) }
     }
 
-    /// Checks a handler's result against the declaration, then replies.
-    private func finishCall(_ method: Method, _ call: MethodCall, _ out: [DBusValue], _ address: ReplyAddress) {
-        let types = out.map(\.type)
-        guard types == method.outputTypes else {
-            logger.error("\(call.interface).\(call.member) returned '\(Signature(types))' but declares '\(Signature(method.outputTypes))'")
+    /// Checks a handler's result against the declaration (`outputTypes`), then replies.
+    private func finishCall(_ outputTypes: [DBusType], _ call: MethodCall, _ out: [DBusValue], _ address: ReplyAddress) {
+        guard out.count == outputTypes.count, zip(out, outputTypes).allSatisfy({ $0.type == $1 }) else {
+            logger.error("\(call.interface).\(call.member) returned '\(Signature(out.map(\.type)))' but declares '\(Signature(outputTypes))'")
             sendError(address, DBusError(.failed, "internal error: \(call.interface).\(call.member) produced a reply of the wrong type"))
             return
         }
