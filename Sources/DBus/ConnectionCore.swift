@@ -17,6 +17,8 @@ final class ConnectionCore: @unchecked Sendable {
     let queue = JobQueue()
     /// The loop thread as a task executor (``LoopExecutor``).
     let executor: LoopExecutor
+    /// ``executor`` as the runtime takes it, made once (not for each step run).
+    let unownedExecutor: UnownedTaskExecutor
     let logger: Logger
 
     // Loop-thread state.
@@ -60,6 +62,7 @@ final class ConnectionCore: @unchecked Sendable {
     init(logger: Logger) {
         self.logger = logger
         executor = LoopExecutor(queue: queue)
+        unownedExecutor = executor.asUnownedTaskExecutor()
     }
 
     // MARK: Opening
@@ -223,7 +226,7 @@ final class ConnectionCore: @unchecked Sendable {
     private func run(_ work: JobQueue.Work) {
         switch work {
         case .job(let job): job()
-        case .step(let step): step.runSynchronously(on: executor.asUnownedTaskExecutor())
+        case .step(let step): step.runSynchronously(on: unownedExecutor)
         }
     }
 
