@@ -23,8 +23,8 @@ final class MethodRoute {
     func matches(path rawPath: UnsafePointer<CChar>, interface rawInterface: UnsafePointer<CChar>?,
                  member rawMember: UnsafePointer<CChar>, signature rawSignature: UnsafePointer<CChar>?) -> Bool {
         guard let rawInterface, let rawSignature else { return false }
-        return strcmp(rawMember, member.rawValue) == 0 && strcmp(rawPath, path.rawValue) == 0
-            && strcmp(rawInterface, interface.rawValue) == 0 && strcmp(rawSignature, method.inputSignature) == 0
+        return CStringCalls.equal(rawMember, member.rawValue) && CStringCalls.equal(rawPath, path.rawValue)
+            && CStringCalls.equal(rawInterface, interface.rawValue) && CStringCalls.equal(rawSignature, method.inputSignature)
     }
 }
 

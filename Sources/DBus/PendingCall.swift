@@ -83,7 +83,7 @@ extension ConnectionCore {
             continuation?.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
             return
         }
-        guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
+        guard let m = CStringCalls.methodCall(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
             continuation?.resume(throwing: DBusError(.noMemory, "out of memory"))
             return
         }
@@ -129,9 +129,9 @@ extension ConnectionCore {
     /// Sends a signal. Loop thread only.
     func sendSignal(path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [DBusValue], destination: BusName?) {
         guard let conn, running else { return }
-        guard let m = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else { return }
+        guard let m = CStringCalls.signal(path.rawValue, interface.rawValue, member.rawValue) else { return }
         defer { dbus_message_unref(m) }
-        if let destination { dbus_message_set_destination(m, destination.rawValue) }
+        if let destination { CStringCalls.setDestination(m, destination.rawValue) }
         do { try Marshal.append(arguments, to: m) } catch {
             logger.error("signal \(interface).\(member) not sent: \(error)")
             return
@@ -146,7 +146,7 @@ extension ConnectionCore {
         defer { dbus_message_unref(m) }
         dbus_message_set_no_reply(m, 1)
         _ = dbus_message_set_reply_serial(m, to.serial)
-        if let sender = to.sender { _ = dbus_message_set_destination(m, sender) }
+        if let sender = to.sender { CStringCalls.setDestination(m, sender) }
         do { try Marshal.append(values, to: m) } catch {
             logger.error("reply not sent: \(error)")
             sendError(to, DBusError(.failed, "internal error: the reply could not be built (\(error.message))"))
@@ -161,9 +161,9 @@ extension ConnectionCore {
         guard let m = dbus_message_new(CDBUS_MESSAGE_TYPE_ERROR) else { return }
         defer { dbus_message_unref(m) }
         dbus_message_set_no_reply(m, 1)
-        _ = dbus_message_set_error_name(m, error.name.rawValue)
+        CStringCalls.setErrorName(m, error.name.rawValue)
         _ = dbus_message_set_reply_serial(m, to.serial)
-        if let sender = to.sender { _ = dbus_message_set_destination(m, sender) }
+        if let sender = to.sender { CStringCalls.setDestination(m, sender) }
         let text = error.message.utf8.contains(0) ? String(error.message.unicodeScalars.filter { $0 != "\0" }) : error.message
         try? Marshal.append([.string(text)], to: m)
         dbus_connection_send(conn, m, nil)
