@@ -1,6 +1,7 @@
 import CDBus
 import Logging
 import Glibc
+import Synchronization
 
 /// The reply to `org.freedesktop.DBus.RequestName`.
 public enum RequestNameReply: UInt32, Sendable {
@@ -147,7 +148,18 @@ public final class Connection: Sendable {
         }
     }
 
+    /// A call's timeout in libdbus's milliseconds. The last two asked are kept: a caller's timeout
+    /// is the same each call, and taking a `Duration` apart divides a 128-bit number in software.
     static func milliseconds(_ d: Duration) -> Int32 {
+        if let kept = keptTimeouts.withLock({ kept in kept.first { $0.duration == d }?.milliseconds }) { return kept }
+        let ms = millisecondsComputed(d)
+        keptTimeouts.withLock { kept in kept = [kept[1], (d, ms)] }
+        return ms
+    }
+
+    private static let keptTimeouts = Mutex<[(duration: Duration, milliseconds: Int32)]>([(.seconds(25), 25_000), (.seconds(25), 25_000)])
+
+    private static func millisecondsComputed(_ d: Duration) -> Int32 {
         let (s, atto) = d.components
         if s < 0 { return 0 }
         let ms = s * 1000 + atto / 1_000_000_000_000_000
