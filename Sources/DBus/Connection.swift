@@ -31,8 +31,9 @@ public struct RequestNameFlags: OptionSet, Sendable {
 /// on — when nothing asked earlier still waits; else it waits behind that. Asked on any other
 /// thread, or on the loop thread while it dispatches a message (a handler's synchronous part: an
 /// `.inline` handler's signals follow its reply), it goes out on the loop's next turn — but for a
-/// method call with a reply asked while dispatching, which goes out at once when nothing waits
-/// (a handler's call to another peer leaves before the handler unwinds). A method's
+/// method call with a reply asked while dispatching, which goes out at once when nothing asked
+/// earlier waits (a handler's call to another peer leaves before the handler unwinds). A step of a
+/// task waiting for the loop thread has asked for nothing yet: what is asked now does not wait for it. A method's
 /// reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
 /// and ``afterReply(_:)`` are for what must follow the reply.
 public final class Connection: Sendable {

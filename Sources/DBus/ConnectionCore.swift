@@ -51,10 +51,11 @@ final class ConnectionCore: @unchecked Sendable {
     let polls = Atomic<Int>(0)
     /// Turns in a row that ran jobs queued by the turn before without polling the bus between them.
     static let turnsWithoutPoll = 8
-    /// While the loop runs the jobs it took from the queue: how many of them are still to run after
-    /// the one running now. Nil at any other time (dispatching a message, handling a watch, a
-    /// timeout or a readable descriptor, polling). Loop thread only (``perform(_:orElse:)``).
-    private var jobsAfterCurrent: Int?
+    /// While the loop runs the work it took from the queue: whether a job asked of the connection
+    /// (not a step of a task, ``JobQueue/Work/isAsk``) is still to run after the one running now.
+    /// Nil at any other time (dispatching a message, handling a watch, a timeout or a readable
+    /// descriptor, polling). Loop thread only (``perform(_:orElse:)``).
+    private var asksAfterCurrent: Bool?
     /// Whether the loop is inside libdbus's dispatch of a message (a handler's synchronous part).
     /// Loop thread only (``performCall(_:orElse:)``).
     private var dispatching = false
@@ -163,12 +164,13 @@ final class ConnectionCore: @unchecked Sendable {
         var jobs: [JobQueue.Work] = []
         while running {
             queue.take(into: &jobs)
+            let lastAsk = jobs.lastIndex { $0.isAsk } ?? -1
             for (i, work) in jobs.enumerated() {
-                jobsAfterCurrent = jobs.count - 1 - i
+                asksAfterCurrent = i < lastAsk
                 run(work)
             }
             jobs.removeAll(keepingCapacity: true)
-            jobsAfterCurrent = nil
+            asksAfterCurrent = nil
             if !running { break }
             dispatchIncoming()
             if !running { break }
@@ -291,8 +293,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Runs `job` now when the caller is a job the loop runs — a step of a task on the loop thread
-    /// (``LoopExecutor``) — and nothing waits to run before it: no job taken after the current one,
-    /// none queued. Else queues it, as ``JobQueue/submit(_:orElse:)`` does (false, after `orElse`,
+    /// (``LoopExecutor``) — and nothing asked before it waits: no job taken after the current one,
+    /// none queued (steps of tasks may wait: a step has asked for nothing until it runs). Else queues it, as ``JobQueue/submit(_:orElse:)`` does (false, after `orElse`,
     /// when the loop has ended). Either way a job runs after every job queued before it, so what
     /// the connection sends keeps the order it was asked for on every thread; run now, a call or
     /// signal from a step of a handler on the loop goes out before the step goes on, not a turn of
@@ -300,7 +302,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// reply still to be sent), a watch or a timeout: there it is queued, for the next turn.
     @discardableResult
     func perform(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
-        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), jobsAfterCurrent == 0, running, queue.isEmpty {
+        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), asksAfterCurrent == false, running, !queue.holdsAsks {
             job()
             return true
         }
@@ -308,14 +310,14 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Starts a method call (`job`, which sends it) as ``perform(_:orElse:)`` does, and also at once
-    /// on the loop thread while it dispatches a message, when nothing is queued: a handler's call
+    /// on the loop thread while it dispatches a message, when no job is queued: a handler's call
     /// to another peer (a device engine's, say) leaves before the handler unwinds, not a turn
-    /// later. Nothing asked earlier waits behind it (the queue is empty), and a call asked before
+    /// later. Nothing asked earlier waits behind it (no job is queued), and a call asked before
     /// the handler's reply goes before it, as asked; signals keep ``perform(_:orElse:)``'s rule (an
     /// inline handler's follow its reply).
     @discardableResult
     func performCall(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
-        if dispatching, loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, queue.isEmpty {
+        if dispatching, loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, !queue.holdsAsks {
             job()
             return true
         }
