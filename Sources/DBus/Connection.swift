@@ -1,6 +1,7 @@
 import CDBus
 import Logging
 import Glibc
+import Synchronization
 
 /// The reply to `org.freedesktop.DBus.RequestName`.
 public enum RequestNameReply: UInt32, Sendable {
@@ -30,9 +31,11 @@ public struct RequestNameFlags: OptionSet, Sendable {
 /// on — when nothing asked earlier still waits; else it waits behind that. Asked on any other
 /// thread, or on the loop thread while it dispatches a message (a handler's synchronous part: an
 /// `.inline` handler's signals follow its reply), it goes out on the loop's next turn — but for a
-/// method call with a reply asked while dispatching, which goes out at once when nothing waits
-/// (a handler's call to another peer leaves before the handler unwinds; one it ``start(destination:path:interface:member:timeout:body:)``s
-/// has left when `start` returns, its outcome awaited later). A method's
+/// method call with a reply asked while dispatching, which goes out at once when nothing asked
+/// earlier waits (a handler's call to another peer leaves before the handler unwinds; one it
+/// ``start(destination:path:interface:member:timeout:body:)``s has left when `start` returns, its
+/// outcome awaited later). A step of a task waiting for the loop thread has asked for nothing yet:
+/// what is asked now does not wait for it. A method's
 /// reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
 /// and ``afterReply(_:)`` are for what must follow the reply.
 public final class Connection: Sendable {
@@ -148,7 +151,18 @@ public final class Connection: Sendable {
         }
     }
 
+    /// A call's timeout in libdbus's milliseconds. The last two asked are kept: a caller's timeout
+    /// is the same each call, and taking a `Duration` apart divides a 128-bit number in software.
     static func milliseconds(_ d: Duration) -> Int32 {
+        if let kept = keptTimeouts.withLock({ kept in kept.first { $0.duration == d }?.milliseconds }) { return kept }
+        let ms = millisecondsComputed(d)
+        keptTimeouts.withLock { kept in kept = [kept[1], (d, ms)] }
+        return ms
+    }
+
+    private static let keptTimeouts = Mutex<[(duration: Duration, milliseconds: Int32)]>([(.seconds(25), 25_000), (.seconds(25), 25_000)])
+
+    private static func millisecondsComputed(_ d: Duration) -> Int32 {
         let (s, atto) = d.components
         if s < 0 { return 0 }
         let ms = s * 1000 + atto / 1_000_000_000_000_000
@@ -278,12 +292,12 @@ public final class Connection: Sendable {
     /// ``export(_:at:)-([Interface],_)`` does.
     public func export(_ interfaces: InterfaceSet, at path: ObjectPath) throws(DBusError) {
         let object = ExportedObject(path: path, interfaces: interfaces.table)
-        try submitOrThrow { [core] in core.objects[path] = object }
+        try submitOrThrow { [core] in core.setObject(object, at: path) }
     }
 
     /// Removes the object at `path`.
     public func unexport(_ path: ObjectPath) {
-        core.perform { [core] in core.objects.removeValue(forKey: path) }
+        core.perform { [core] in core.setObject(nil, at: path) }
     }
 
     /// The introspection XML this connection reports for `path` (as `Introspect` would).

@@ -18,6 +18,8 @@ final class ConnectionCore: @unchecked Sendable {
     let queue = JobQueue()
     /// The loop thread as a task executor (``LoopExecutor``).
     let executor: LoopExecutor
+    /// ``executor`` as the runtime takes it, made once (not for each step run).
+    let unownedExecutor: UnownedTaskExecutor
     let logger: Logger
 
     // Loop-thread state.
@@ -30,25 +32,31 @@ final class ConnectionCore: @unchecked Sendable {
     var readable: [(fd: Int32, handler: JobQueue.Job)] = []
     /// Every registered timeout, with its next deadline (monotonic ms), nil when disabled.
     var timeouts: [OpaquePointer: Int64?] = [:]
-    var objects: [ObjectPath: ExportedObject] = [:]
+    /// The exported objects; changed through ``setObject(_:at:)`` only (it forgets their ``routes``).
+    private(set) var objects: [ObjectPath: ExportedObject] = [:]
+    /// The last calls' routes to declared methods, oldest first (``MethodRoute``).
+    var routes: [MethodRoute] = []
     var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<Message>.Continuation)] = [:]
     var nextSubscriberID: UInt64 = 1
-    var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    /// The calls waiting for a reply, by serial (``PendingCall``).
+    var pendingCalls: [UInt32: PendingCall] = [:]
+    /// No pending call's time runs out before this (monotonic ms; `.max`: none has a deadline).
+    /// Lowered as calls start, raised when the calls are looked over (``expireCalls(now:)``).
+    var nextCallDeadline = Int64.max
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
     var signatureCache: [String: [DBusType]] = [:]
     var uniqueName = ""
-    /// Pending-call handles to unref once libdbus has returned from their notify callback.
-    var deferredReleases: [OpaquePointer] = []
     /// The loop thread (`pthread_self`), once it runs: ``isIdleLoopThread()`` is asked from any thread.
     let loopThread = Atomic<UInt>(0)
     /// The loop's `poll`s so far (for tests).
     let polls = Atomic<Int>(0)
     /// Turns in a row that ran jobs queued by the turn before without polling the bus between them.
     static let turnsWithoutPoll = 8
-    /// While the loop runs the jobs it took from the queue: how many of them are still to run after
-    /// the one running now. Nil at any other time (dispatching a message, handling a watch, a
-    /// timeout or a readable descriptor, polling). Loop thread only (``perform(_:orElse:)``).
-    private var jobsAfterCurrent: Int?
+    /// While the loop runs the work it took from the queue: whether a job asked of the connection
+    /// (not a step of a task, ``JobQueue/Work/isAsk``) is still to run after the one running now.
+    /// Nil at any other time (dispatching a message, handling a watch, a timeout or a readable
+    /// descriptor, polling). Loop thread only (``perform(_:orElse:)``).
+    private var asksAfterCurrent: Bool?
     /// Whether the loop is inside libdbus's dispatch of a message (a handler's synchronous part).
     /// Loop thread only (``performCall(_:orElse:)``).
     private var dispatching = false
@@ -56,6 +64,7 @@ final class ConnectionCore: @unchecked Sendable {
     init(logger: Logger) {
         self.logger = logger
         executor = LoopExecutor(queue: queue)
+        unownedExecutor = executor.asUnownedTaskExecutor()
     }
 
     // MARK: Opening
@@ -156,15 +165,15 @@ final class ConnectionCore: @unchecked Sendable {
         var jobs: [JobQueue.Work] = []
         while running {
             queue.take(into: &jobs)
+            let lastAsk = jobs.lastIndex { $0.isAsk } ?? -1
             for (i, work) in jobs.enumerated() {
-                jobsAfterCurrent = jobs.count - 1 - i
+                asksAfterCurrent = i < lastAsk
                 run(work)
             }
             jobs.removeAll(keepingCapacity: true)
-            jobsAfterCurrent = nil
+            asksAfterCurrent = nil
             if !running { break }
             dispatchIncoming()
-            releaseDeferred()
             if !running { break }
             // Jobs queued by this turn (a task on the loop resumed by what just ran, as each step of a
             // call handled there is) run next without a zero-timeout `poll` of the bus between them,
@@ -221,12 +230,12 @@ final class ConnectionCore: @unchecked Sendable {
     private func run(_ work: JobQueue.Work) {
         switch work {
         case .job(let job): job()
-        case .step(let step): step.runSynchronously(on: executor.asUnownedTaskExecutor())
+        case .step(let step): step.runSynchronously(on: unownedExecutor)
         }
     }
 
     private func nextTimeoutMilliseconds() -> Int32 {
-        var nearest: Int64? = nil
+        var nearest: Int64? = nextCallDeadline == .max ? nil : nextCallDeadline
         for case let deadline? in timeouts.values {
             if nearest == nil || deadline < nearest! { nearest = deadline }
         }
@@ -236,6 +245,10 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     private func fireTimeouts() {
+        if nextCallDeadline != .max {
+            let now = monotonicMilliseconds()
+            if now >= nextCallDeadline { expireCalls(now: now) }
+        }
         guard !timeouts.isEmpty else { return }
         let now = monotonicMilliseconds()
         // Most turns nothing is due (a pending call's timeout is seconds away): no list is made then.
@@ -250,10 +263,19 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    private func releaseDeferred() {
-        guard !deferredReleases.isEmpty else { return }
-        for h in deferredReleases { dbus_pending_call_unref(h) }
-        deferredReleases.removeAll(keepingCapacity: true)
+    /// Fails the calls whose time ran out by `now` with `NoReply` — after the replies already read
+    /// are dispatched (one read but not yet dispatched is in time, as libdbus has it) — and notes
+    /// the next deadline.
+    private func expireCalls(now: Int64) {
+        dispatchIncoming()
+        var next = Int64.max
+        var due: [PendingCall] = []
+        for pending in pendingCalls.values {
+            guard let deadline = pending.deadline else { continue }
+            if deadline <= now { due.append(pending) } else { next = min(next, deadline) }
+        }
+        nextCallDeadline = next
+        for pending in due { pending.complete(nil) }
     }
 
     private func dispatchIncoming() {
@@ -273,8 +295,8 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Runs `job` now when the caller is a job the loop runs — a step of a task on the loop thread
-    /// (``LoopExecutor``) — and nothing waits to run before it: no job taken after the current one,
-    /// none queued. Else queues it, as ``JobQueue/submit(_:orElse:)`` does (false, after `orElse`,
+    /// (``LoopExecutor``) — and nothing asked before it waits: no job taken after the current one,
+    /// none queued (steps of tasks may wait: a step has asked for nothing until it runs). Else queues it, as ``JobQueue/submit(_:orElse:)`` does (false, after `orElse`,
     /// when the loop has ended). Either way a job runs after every job queued before it, so what
     /// the connection sends keeps the order it was asked for on every thread; run now, a call or
     /// signal from a step of a handler on the loop goes out before the step goes on, not a turn of
@@ -282,7 +304,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// reply still to be sent), a watch or a timeout: there it is queued, for the next turn.
     @discardableResult
     func perform(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
-        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), jobsAfterCurrent == 0, running, queue.isEmpty {
+        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), asksAfterCurrent == false, running, !queue.holdsAsks {
             job()
             return true
         }
@@ -290,14 +312,14 @@ final class ConnectionCore: @unchecked Sendable {
     }
 
     /// Starts a method call (`job`, which sends it) as ``perform(_:orElse:)`` does, and also at once
-    /// on the loop thread while it dispatches a message, when nothing is queued: a handler's call
+    /// on the loop thread while it dispatches a message, when no job is queued: a handler's call
     /// to another peer (a device engine's, say) leaves before the handler unwinds, not a turn
-    /// later. Nothing asked earlier waits behind it (the queue is empty), and a call asked before
+    /// later. Nothing asked earlier waits behind it (no job is queued), and a call asked before
     /// the handler's reply goes before it, as asked; signals keep ``perform(_:orElse:)``'s rule (an
     /// inline handler's follow its reply).
     @discardableResult
     func performCall(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
-        if dispatching, loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, queue.isEmpty {
+        if dispatching, loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running, !queue.holdsAsks {
             job()
             return true
         }
@@ -321,15 +343,21 @@ final class ConnectionCore: @unchecked Sendable {
         }
         for (_, pending) in pendingCalls { pending.fail(DBusError(.disconnected, "the D-Bus connection was closed")) }
         pendingCalls.removeAll()
+        nextCallDeadline = .max
         for (_, s) in subscribers { s.continuation.finish() }
         subscribers.removeAll()
-        releaseDeferred()
         for w in disconnectWaiters { w.resume() }
         disconnectWaiters.removeAll()
         if let conn {
             dbus_connection_unref(conn)
             self.conn = nil
         }
+    }
+
+    /// Exports `object` at `path` (nil: removes what is there), forgetting the routes that led there.
+    func setObject(_ object: ExportedObject?, at path: ObjectPath) {
+        objects[path] = object
+        if routes.contains(where: { $0.path == path }) { routes.removeAll { $0.path == path } }
     }
 
     // MARK: Incoming messages
@@ -363,6 +391,11 @@ final class ConnectionCore: @unchecked Sendable {
                 return DBUS_HANDLER_RESULT_HANDLED
             }
             if !subscribers.isEmpty { deliverSignal(m) }
+            return DBUS_HANDLER_RESULT_HANDLED
+        case CDBUS_MESSAGE_TYPE_METHOD_RETURN, CDBUS_MESSAGE_TYPE_ERROR:
+            // A reply to a call of ours still waiting; any other (late, or not ours) is dropped.
+            guard let pending = pendingCalls[dbus_message_get_reply_serial(m)] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            pending.complete(dbus_message_ref(m))
             return DBUS_HANDLER_RESULT_HANDLED
         default:
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED

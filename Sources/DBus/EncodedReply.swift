@@ -37,7 +37,7 @@ extension ConnectionCore {
         guard let m = dbus_message_copy(reply.template) else { return }
         defer { dbus_message_unref(m) }
         _ = dbus_message_set_reply_serial(m, to.serial)
-        if let sender = to.sender { _ = dbus_message_set_destination(m, sender) }
+        if let sender = to.sender { CStringCalls.setDestination(m, sender) }
         dbus_connection_send(conn, m, nil)
     }
 }

@@ -28,9 +28,18 @@ final class JobQueue: Sendable {
     enum Work: Sendable {
         case job(Job)
         case step(UnownedJob)
+
+        /// Whether this is something asked of the connection (a job), not a step of a task, which
+        /// has asked for nothing until it runs.
+        var isAsk: Bool {
+            if case .job = self { return true }
+            return false
+        }
     }
     private struct State {
         var jobs: [Work] = []
+        /// How many of `jobs` are jobs, not steps (``Work/isAsk``).
+        var asks = 0
         var closed = false
         /// The loop waits (or is about to) in `poll` and has not been woken yet.
         var waiting = false
@@ -72,6 +81,7 @@ final class JobQueue: Sendable {
         let (accepted, wake) = state.withLock { s -> (Bool, Bool) in
             if s.closed { return (false, false) }
             s.jobs.append(work)
+            if work.isAsk { s.asks += 1 }
             return (true, s.wake())
         }
         if wake { signal() }
@@ -118,6 +128,7 @@ final class JobQueue: Sendable {
         state.withLock { s in
             guard !s.jobs.isEmpty else { return }
             swap(&s.jobs, &jobs)
+            s.asks = 0
         }
     }
 
@@ -127,6 +138,7 @@ final class JobQueue: Sendable {
             s.closed = true
             let jobs = s.jobs
             s.jobs = []
+            s.asks = 0
             return jobs
         }
     }
@@ -138,4 +150,7 @@ final class JobQueue: Sendable {
 
     /// Whether no job is queued.
     var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }
+
+    /// Whether a job asked of the connection is queued (not only steps of tasks).
+    var holdsAsks: Bool { state.withLock { $0.asks > 0 } }
 }

@@ -13,6 +13,9 @@ public struct MessageReader {
     private let types: [DBusType]
     private let limits: [Marshal.Limits]
     private var index = 0
+    /// `a{sv}` and `ay`, made once: a container type is boxed (an allocation each time one is made).
+    @usableFromInline static let vardictType = DBusType.dictionary(key: .string, value: .variant)
+    static let bytesType = DBusType.array(.byte)
 
     init(message: OpaquePointer, types: [DBusType], limits: [Marshal.Limits]) {
         iter = DBusMessageIter()
@@ -46,8 +49,7 @@ public struct MessageReader {
     /// and charged in the same order, without the entries' list between.
     public mutating func vardictArgument() throws(DBusError) -> [String: DBusValue] {
         let i = index
-        let type = DBusType.dictionary(key: .string, value: .variant)
-        guard i < types.count, types[i] == type else { throw DBusError(.invalidArgs, "argument \(i) is not declared as an 'a{sv}'") }
+        guard i < types.count, types[i] == Self.vardictType else { throw DBusError(.invalidArgs, "argument \(i) is not declared as an 'a{sv}'") }
         if i > 0 { dbus_message_iter_next(&iter) }
         index += 1
         let keys = i < limits.count ? limits[i].keys : nil
@@ -64,7 +66,7 @@ public struct MessageReader {
     /// reader of its own (positioned at it), in order.
     public mutating func arrayArgument(of element: DBusType, _ body: (inout MessageReader) throws(DBusError) -> Void) throws(DBusError) {
         let i = index
-        guard i < types.count, types[i] == .array(element) else {
+        guard i < types.count, case .array(let declared) = types[i], declared == element else {
             throw DBusError(.invalidArgs, "argument \(i) is not declared as an array of '\(element.signature)'")
         }
         if i > 0 { dbus_message_iter_next(&iter) }
@@ -89,7 +91,7 @@ public struct MessageReader {
     private mutating func eachVardictEntry(
         _ body: (inout MessageReader, String, inout DBusMessageIter) throws(DBusError) -> Void
     ) throws(DBusError) {
-        try Marshal.enter(&iter, type: .dictionary(key: .string, value: .variant), budget: &budget, depth: depth)
+        try Marshal.enter(&iter, type: Self.vardictType, budget: &budget, depth: depth)
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)
         while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
@@ -108,7 +110,7 @@ public struct MessageReader {
     @inlinable
     public mutating func vardictArrayArgument<Value>(_ transform: (VariantContent) -> Value) throws(DBusError) -> [[String: Value]] {
         var dictionaries: [[String: Value]] = []
-        try arrayArgument(of: .dictionary(key: .string, value: .variant)) { item throws(DBusError) in
+        try arrayArgument(of: Self.vardictType) { item throws(DBusError) in
             var entries: [String: Value] = [:]
             try item.vardict { key, content throws(DBusError) in entries[key] = transform(content) }
             dictionaries.append(entries)
@@ -130,7 +132,7 @@ public struct MessageReader {
             guard case .unixFD(let fd) = try Marshal.decode(&inner, type: .unixFD, budget: &budget, depth: depth + 1) else { break }
             return .unixFD(fd)
         case CDBUS_TYPE_ARRAY where dbus_message_iter_get_element_type(&inner) == CDBUS_TYPE_BYTE:
-            guard case .bytes(let bytes) = try Marshal.decode(&inner, type: .array(.byte), budget: &budget, depth: depth + 1) else { break }
+            guard case .bytes(let bytes) = try Marshal.decode(&inner, type: Self.bytesType, budget: &budget, depth: depth + 1) else { break }
             return .bytes(bytes)
         default:
             break

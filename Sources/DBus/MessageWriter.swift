@@ -98,9 +98,9 @@ final class OutgoingMessage: @unchecked Sendable {
 
     /// A signal from `path` (to `destination` alone, when given).
     convenience init(signalFrom path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?) throws(DBusError) {
-        guard let m = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else { throw Marshal.outOfMemory() }
+        guard let m = CStringCalls.signal(path.rawValue, interface.rawValue, member.rawValue) else { throw Marshal.outOfMemory() }
         self.init(handle: m)
-        if let destination, dbus_message_set_destination(m, destination.rawValue) == 0 { throw Marshal.outOfMemory() }
+        if let destination, !CStringCalls.setDestination(m, destination.rawValue) { throw Marshal.outOfMemory() }
     }
 
     deinit { dbus_message_unref(handle) }

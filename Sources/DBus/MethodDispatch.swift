@@ -1,6 +1,32 @@
 import CDBus
+import Glibc
 
 private let introspectableInterface = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
+
+/// A call's path, interface and member routed to a declared method, kept (``ConnectionCore/routes``)
+/// so that the next call with the same names and signature is routed by comparing its C strings:
+/// no names built from them, no tables looked up. Forgotten when the object at the path changes.
+final class MethodRoute {
+    /// How many routes a connection keeps (the last ones made).
+    static let kept = 4
+    let path: ObjectPath
+    let interface: InterfaceName
+    let member: MemberName
+    let method: Method
+
+    init(path: ObjectPath, interface: InterfaceName, member: MemberName, method: Method) {
+        (self.path, self.interface, self.member, self.method) = (path, interface, member, method)
+    }
+
+    /// Whether a call with these (libdbus's) names and signature goes this way: the same names, and
+    /// the signature the method declares (the check any call gets).
+    func matches(path rawPath: UnsafePointer<CChar>, interface rawInterface: UnsafePointer<CChar>?,
+                 member rawMember: UnsafePointer<CChar>, signature rawSignature: UnsafePointer<CChar>?) -> Bool {
+        guard let rawInterface, let rawSignature else { return false }
+        return CStringCalls.equal(rawMember, member.rawValue) && CStringCalls.equal(rawPath, path.rawValue)
+            && CStringCalls.equal(rawInterface, interface.rawValue) && CStringCalls.equal(rawSignature, method.inputSignature)
+    }
+}
 
 extension ConnectionCore {
     /// Routes one incoming method call to the exported object's declared method, or to
@@ -15,10 +41,15 @@ extension ConnectionCore {
             sendError(address, DBusError(.invalidArgs, "method call without a path or member"))
             return
         }
+        let rawInterface = dbus_message_get_interface(m), rawSignature = dbus_message_get_signature(m)
+        if let route = routes.first(where: { $0.matches(path: rawPath, interface: rawInterface, member: rawMember, signature: rawSignature) }) {
+            dispatch(m, route.method, path: route.path, interface: route.interface, member: route.member, address)
+            return
+        }
         let path = ObjectPath(unchecked: String(cString: rawPath))
         let member = MemberName(unchecked: String(cString: rawMember))
-        let interface = dbus_message_get_interface(m).map { InterfaceName(unchecked: String(cString: $0)) }
-        let signature = dbus_message_get_signature(m).map { String(cString: $0) } ?? ""
+        let interface = rawInterface.map { InterfaceName(unchecked: String(cString: $0)) }
+        let signature = rawSignature.map { String(cString: $0) } ?? ""
 
         if interface == introspectableInterface || (interface == nil && member.rawValue == "Introspect") {
             guard member.rawValue == "Introspect" else {
@@ -70,6 +101,16 @@ extension ConnectionCore {
             sendError(address, DBusError(.invalidArgs, "\(resolvedInterface).\(member) takes arguments of type '\(method.inputSignature)', not '\(signature)'"))
             return
         }
+        if interface != nil {
+            if routes.count == MethodRoute.kept { routes.removeFirst() }
+            routes.append(MethodRoute(path: path, interface: resolvedInterface, member: member, method: method))
+        }
+        dispatch(m, method, path: path, interface: resolvedInterface, member: member, address)
+    }
+
+    /// Decodes the call `m` to `method` (its signature checked) and runs its handler.
+    private func dispatch(_ m: OpaquePointer, _ method: Method, path: ObjectPath, interface resolvedInterface: InterfaceName,
+                          member: MemberName, _ address: ReplyAddress) {
         var call: MethodCall
         do {
             if let decode = method.decode {
@@ -89,16 +130,16 @@ extension ConnectionCore {
         case .inline(let body):
             do {
                 let out = try body(call)
-                finishCall(method, call, out, address)
+                finishCall(method.outputTypes, call, out, address)
             } catch {
                 sendError(address, DBusError.from(error))
             }
         case .inlineOrAsync(let inline, let body):
             do {
                 if let out = try inline(call) {
-                    finishCall(method, call, out, address)
+                    finishCall(method.outputTypes, call, out, address)
                 } else {
-                    runAsync({ MethodResult(try await body($0)) }, method, call, address)
+                    runAsync({ MethodResult(try await body($0)) }, method.outputTypes, call, address)
                 }
             } catch {
                 sendError(address, DBusError.from(error))
@@ -116,11 +157,11 @@ extension ConnectionCore {
                 sendError(address, DBusError.from(error))
             }
         case .async(let body):
-            runAsync({ MethodResult(try await body($0)) }, method, call, address)
+            runAsync({ MethodResult(try await body($0)) }, method.outputTypes, call, address)
         case .asyncThen(let body):
-            runAsync(body, method, call, address)
+            runAsync(body, method.outputTypes, call, address)
         case .onLoop(let body):
-            runAsync(body, method, call, address, onLoop: true)
+            runAsync(body, method.outputTypes, call, address, onLoop: true)
         }
     }
 
@@ -128,7 +169,7 @@ extension ConnectionCore {
     /// prefers) and replies on the loop thread when it is done (at once when it ends in a step
     /// of the loop's and nothing waits: ``perform(_:orElse:)``); the signals and work it left for
     /// after the reply (``ReplyBatch``) follow the reply in the same turn.
-    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ method: Method, _ call: MethodCall, _ address: ReplyAddress,
+    private func runAsync(_ body: @escaping @Sendable (MethodCall) async throws -> MethodResult, _ outputTypes: [DBusType], _ call: MethodCall, _ address: ReplyAddress,
                           onLoop: Bool = false) {
         let batch = ReplyBatch(core: self)
         let run: @Sendable () async -> Void = {
@@ -138,7 +179,7 @@ extension ConnectionCore {
             self.perform {
                 switch result {
                 case .success(let out):
-                    self.finishCall(method, call, out.values, address)
+                    self.finishCall(outputTypes, call, out.values, address)
                     ReplyBatch.run(after, core: self)
                     out.followUp?()
                 case .failure(let e):
@@ -150,11 +191,10 @@ extension ConnectionCore {
         if onLoop { Task.immediate(executorPreference: executor, operation: run) } else { Task(operation: run) }
     }
 
-    /// Checks a handler's result against the declaration, then replies.
-    private func finishCall(_ method: Method, _ call: MethodCall, _ out: [DBusValue], _ address: ReplyAddress) {
-        let types = out.map(\.type)
-        guard types == method.outputTypes else {
-            logger.error("\(call.interface).\(call.member) returned '\(Signature(types))' but declares '\(Signature(method.outputTypes))'")
+    /// Checks a handler's result against the declaration (`outputTypes`), then replies.
+    private func finishCall(_ outputTypes: [DBusType], _ call: MethodCall, _ out: [DBusValue], _ address: ReplyAddress) {
+        guard out.count == outputTypes.count, zip(out, outputTypes).allSatisfy({ $0.type == $1 }) else {
+            logger.error("\(call.interface).\(call.member) returned '\(Signature(out.map(\.type)))' but declares '\(Signature(outputTypes))'")
             sendError(address, DBusError(.failed, "internal error: \(call.interface).\(call.member) produced a reply of the wrong type"))
             return
         }

@@ -28,7 +28,7 @@ enum NameRules {
     /// Interface and error names: two or more dot-separated elements of `[A-Za-z0-9_]`,
     /// no element empty or starting with a digit, at most 255 bytes.
     static func interfaceProblem(_ s: String) -> String? {
-        let bytes = Array(s.utf8)
+        let bytes = s.utf8  // walked in place: no array of its bytes made
         if bytes.isEmpty { return "empty" }
         if bytes.count > maximumNameLength { return "longer than 255 bytes" }
         var elements = 1

@@ -1,7 +1,9 @@
 import CDBus
 
-/// A method call waiting for its reply. Lives on the loop thread; resumed exactly once,
-/// by libdbus's notify (reply, error or timeout) or by teardown.
+/// A method call waiting for its reply. Lives on the loop thread, in ``ConnectionCore/pendingCalls``
+/// under its serial; resumed exactly once: by its reply (matched by ``ConnectionCore/filter(_:)``),
+/// when its time runs out (``ConnectionCore/expireCalls(now:)``) or by teardown. No libdbus pending
+/// call: that one built a timeout error message, a timeout and a notify for each call.
 final class PendingCall {
     /// Who waits: a caller of the reply message, or one of its outcome alone (nil: it returned).
     enum Waiter {
@@ -20,23 +22,27 @@ final class PendingCall {
     }
 
     unowned let core: ConnectionCore
-    let handle: OpaquePointer
+    /// The call's serial, which its reply names.
+    let serial: UInt32
+    /// When its time runs out (``monotonicMilliseconds()``); nil: never.
+    let deadline: Int64?
     private var waiter: Waiter?
 
-    init(core: ConnectionCore, handle: OpaquePointer, waiter: Waiter) {
+    init(core: ConnectionCore, serial: UInt32, deadline: Int64?, waiter: Waiter) {
         self.core = core
-        self.handle = handle
+        self.serial = serial
+        self.deadline = deadline
         self.waiter = waiter
     }
 
-    /// Called on the loop thread when libdbus completes the call.
-    func complete() {
+    /// Called on the loop thread with the call's reply (a reference of its own, dropped here), or
+    /// with nil when its time ran out (`NoReply`, as libdbus says it).
+    func complete(_ received: OpaquePointer?) {
         guard let w = waiter else { return }
         waiter = nil
-        core.pendingCalls.removeValue(forKey: ObjectIdentifier(self))
-        defer { releaseHandle() }
-        guard let reply = dbus_pending_call_steal_reply(handle) else {
-            w.resume(throwing: DBusError(.noReply, "no reply"))
+        core.pendingCalls.removeValue(forKey: serial)
+        guard let reply = received else {
+            w.resume(throwing: DBusError(.noReply, Self.noReplyText))
             return
         }
         defer { dbus_message_unref(reply) }
@@ -59,19 +65,16 @@ final class PendingCall {
         }
     }
 
-    /// Resumes the caller with `error` (teardown) and cancels the libdbus call.
+    /// Resumes the caller with `error` (teardown); a reply that comes after is dropped.
     func fail(_ error: DBusError) {
         guard let w = waiter else { return }
         waiter = nil
-        dbus_pending_call_cancel(handle)
         w.resume(throwing: error)
-        dbus_pending_call_unref(handle)
     }
 
-    /// Drops our reference to the libdbus handle outside libdbus's notify callback.
-    private func releaseHandle() {
-        core.deferredReleases.append(handle)
-    }
+    /// What a call whose time ran out fails with (libdbus's words for its own timeout).
+    static let noReplyText = "Did not receive a reply. Possible causes include: the remote application did not send a reply, "
+        + "the message bus security policy blocked the reply, the reply timeout expired, or the network connection was broken."
 }
 
 extension ConnectionCore {
@@ -85,7 +88,7 @@ extension ConnectionCore {
             continuation?.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
             return
         }
-        guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
+        guard let m = CStringCalls.methodCall(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
             continuation?.resume(throwing: DBusError(.noMemory, "out of memory"))
             return
         }
@@ -102,38 +105,38 @@ extension ConnectionCore {
         startCall(m, timeoutMilliseconds: timeoutMilliseconds, waiter: .message(continuation))
     }
 
-    /// Sends the method call `m`, built, and resumes `waiter` with its reply. Loop thread only.
+    /// Sends the method call `m`, built, and resumes `waiter` with its reply, or with `NoReply` when
+    /// none came within `timeoutMilliseconds` (libdbus's: -1 its default, `CDBUS_TIMEOUT_INFINITE`
+    /// never). Loop thread only.
     func startCall(_ m: OpaquePointer, timeoutMilliseconds: Int32, waiter: PendingCall.Waiter) {
-        guard let conn, running else {
+        guard let conn, running, dbus_connection_get_is_connected(conn) != 0 else {
             waiter.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
             return
         }
-        var handle: OpaquePointer? = nil
-        guard dbus_connection_send_with_reply(conn, m, &handle, timeoutMilliseconds) != 0 else {
+        var serial: UInt32 = 0
+        guard dbus_connection_send(conn, m, &serial) != 0 else {
             waiter.resume(throwing: DBusError(.noMemory, "out of memory"))
             return
         }
-        guard let handle else {
-            waiter.resume(throwing: DBusError(.disconnected, "the D-Bus connection is closed"))
-            return
-        }
-        let pending = PendingCall(core: self, handle: handle, waiter: waiter)
-        pendingCalls[ObjectIdentifier(pending)] = pending
-        let retained = Unmanaged.passRetained(pending).toOpaque()
-        dbus_pending_call_set_notify(
-            handle,
-            { _, data in Unmanaged<PendingCall>.fromOpaque(data!).takeUnretainedValue().complete() },
-            retained,
-            { data in Unmanaged<PendingCall>.fromOpaque(data!).release() })
-        if dbus_pending_call_get_completed(handle) != 0 { pending.complete() }
+        // The reply is dispatched on this thread, later: registered now, it finds the call.
+        let deadline = Self.deadline(timeoutMilliseconds)
+        pendingCalls[serial] = PendingCall(core: self, serial: serial, deadline: deadline, waiter: waiter)
+        if let deadline, deadline < nextCallDeadline { nextCallDeadline = deadline }
+    }
+
+    /// When a call made now with `timeoutMilliseconds` stops waiting (libdbus's meaning); nil: never.
+    static func deadline(_ timeoutMilliseconds: Int32) -> Int64? {
+        if timeoutMilliseconds == CDBUS_TIMEOUT_INFINITE { return nil }
+        let wait = timeoutMilliseconds == -1 ? 25_000 : Int64(max(timeoutMilliseconds, 0))
+        return monotonicMilliseconds() + wait
     }
 
     /// Sends a signal. Loop thread only.
     func sendSignal(path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [DBusValue], destination: BusName?) {
         guard let conn, running else { return }
-        guard let m = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else { return }
+        guard let m = CStringCalls.signal(path.rawValue, interface.rawValue, member.rawValue) else { return }
         defer { dbus_message_unref(m) }
-        if let destination { dbus_message_set_destination(m, destination.rawValue) }
+        if let destination { CStringCalls.setDestination(m, destination.rawValue) }
         do { try Marshal.append(arguments, to: m) } catch {
             logger.error("signal \(interface).\(member) not sent: \(error)")
             return
@@ -148,7 +151,7 @@ extension ConnectionCore {
         defer { dbus_message_unref(m) }
         dbus_message_set_no_reply(m, 1)
         _ = dbus_message_set_reply_serial(m, to.serial)
-        if let sender = to.sender { _ = dbus_message_set_destination(m, sender) }
+        if let sender = to.sender { CStringCalls.setDestination(m, sender) }
         do { try Marshal.append(values, to: m) } catch {
             logger.error("reply not sent: \(error)")
             sendError(to, DBusError(.failed, "internal error: the reply could not be built (\(error.message))"))
@@ -163,9 +166,9 @@ extension ConnectionCore {
         guard let m = dbus_message_new(CDBUS_MESSAGE_TYPE_ERROR) else { return }
         defer { dbus_message_unref(m) }
         dbus_message_set_no_reply(m, 1)
-        _ = dbus_message_set_error_name(m, error.name.rawValue)
+        CStringCalls.setErrorName(m, error.name.rawValue)
         _ = dbus_message_set_reply_serial(m, to.serial)
-        if let sender = to.sender { _ = dbus_message_set_destination(m, sender) }
+        if let sender = to.sender { CStringCalls.setDestination(m, sender) }
         let text = error.message.utf8.contains(0) ? String(error.message.unicodeScalars.filter { $0 != "\0" }) : error.message
         try? Marshal.append([.string(text)], to: m)
         dbus_connection_send(conn, m, nil)

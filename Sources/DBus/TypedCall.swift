@@ -3,7 +3,7 @@ import CDBus
 extension OutgoingMessage {
     /// A method call to `destination` (none: a peer's) at `path`.
     convenience init(callTo destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName) throws(DBusError) {
-        guard let m = dbus_message_new_method_call(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
+        guard let m = CStringCalls.methodCall(destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue) else {
             throw Marshal.outOfMemory()
         }
         self.init(handle: m)

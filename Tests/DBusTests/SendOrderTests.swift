@@ -21,6 +21,11 @@ import Testing
         var isSet: Bool { value.load(ordering: .acquiring) }
     }
 
+    /// A task's continuation, parked for another task to resume.
+    final class Parked: Sendable {
+        let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    }
+
     /// A connection and a listener of its `Tick` signals on a private bus.
     struct World {
         let bus: PrivateBus
@@ -74,6 +79,28 @@ import Testing
             return Self.hold { world.seen.count == 1 }
         }.value
         #expect(sentDuringTheStep, "the signal went out only after the step")
+        #expect(await Tools.eventually { world.seen.count == 1 })
+    }
+
+    /// A step's signal goes out at once even when another task's step waits for the loop thread
+    /// behind it: a step queued has asked for nothing yet (it only resumes a task), so nothing asked
+    /// before the signal waits.
+    @Test func aStepsSendDoesNotWaitForAQueuedStep() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let parked = Parked()
+        let other = Task(executorPreference: world.connection.loopExecutor) {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in parked.continuation.withLock { $0 = c } }
+        }
+        #expect(await Tools.eventually { parked.continuation.withLock { $0 != nil } })
+        let sentDuringTheStep = try await Task(executorPreference: world.connection.loopExecutor) { () throws -> Bool in
+            await Task.yield()  // from here, a job the loop runs
+            parked.continuation.withLock { $0 }?.resume()  // the other task's step: queued behind this one
+            try world.tick(1)
+            return Self.hold { world.seen.count == 1 }
+        }.value
+        await other.value
+        #expect(sentDuringTheStep, "the signal waited for a queued step that had asked for nothing")
         #expect(await Tools.eventually { world.seen.count == 1 })
     }
 

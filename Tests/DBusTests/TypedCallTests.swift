@@ -44,6 +44,17 @@ import Testing
         #expect(closed?.name == .disconnected, "\(String(describing: closed))")
     }
 
+    /// Timeouts in libdbus's milliseconds, the same however they alternate (the last ones are kept).
+    @Test func timeoutsInMilliseconds() {
+        for _ in 0..<3 {
+            #expect(Connection.milliseconds(.seconds(20)) == 20_000)
+            #expect(Connection.milliseconds(.milliseconds(200)) == 200)
+            #expect(Connection.milliseconds(.microseconds(1500)) == 1)
+            #expect(Connection.milliseconds(.seconds(-1)) == 0)
+            #expect(Connection.milliseconds(.seconds(3_000_000)) == Int32.max)
+        }
+    }
+
     /// The call written straight is, byte for byte, the call the values make (``ConnectionCore/startCall``'s body).
     @Test func theWrittenCallIsTheValuesCall() throws {
         for values in [[DBusValue.string("file:///tmp/%C3%A9 x.png")], [.strings(["file:///a", "file:///b"])]] {
