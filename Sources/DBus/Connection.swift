@@ -34,9 +34,10 @@ public struct RequestNameFlags: OptionSet, Sendable {
 /// method call with a reply asked while dispatching, which goes out at once when nothing asked
 /// earlier waits (a handler's call to another peer leaves before the handler unwinds; one it
 /// ``start(destination:path:interface:member:timeout:body:)``s has left when `start` returns, its
-/// outcome awaited later). A step of a task waiting for the loop thread has asked for nothing yet:
-/// what is asked now does not wait for it. A method's
-/// reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
+/// outcome awaited later), and for what is asked as a reply to a call of ours is told (a
+/// ``StartedCall/whenEnded(_:)`` body), which goes out at once when nothing asked earlier waits.
+/// A step of a task waiting for the loop thread has asked for nothing yet: what is asked now does
+/// not wait for it. A method's reply follows what its handler sent; ``emitWithReply(path:interface:member:_:destination:)``
 /// and ``afterReply(_:)`` are for what must follow the reply.
 public final class Connection: Sendable {
     let core: ConnectionCore

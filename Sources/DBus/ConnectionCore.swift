@@ -60,6 +60,9 @@ final class ConnectionCore: @unchecked Sendable {
     /// Whether the loop is inside libdbus's dispatch of a message (a handler's synchronous part).
     /// Loop thread only (``performCall(_:orElse:)``).
     private var dispatching = false
+    /// Whether the loop is telling a call of ours its reply, inside libdbus's dispatch: what is asked
+    /// then goes out at once when nothing asked before it waits (``perform(_:orElse:)``). Loop thread only.
+    private var completingReply = false
 
     init(logger: Logger) {
         self.logger = logger
@@ -300,11 +303,12 @@ final class ConnectionCore: @unchecked Sendable {
     /// when the loop has ended). Either way a job runs after every job queued before it, so what
     /// the connection sends keeps the order it was asked for on every thread; run now, a call or
     /// signal from a step of a handler on the loop goes out before the step goes on, not a turn of
-    /// the loop later. Never now inside libdbus's dispatch (a method's handler, an inline one's
-    /// reply still to be sent), a watch or a timeout: there it is queued, for the next turn.
+    /// the loop later. Also now as a reply to a call of ours is told to its waiter (a reply has no
+    /// reply to follow). Never now elsewhere inside libdbus's dispatch (a method's handler, an inline
+    /// one's reply still to be sent), a watch or a timeout: there it is queued, for the next turn.
     @discardableResult
     func perform(_ job: @escaping JobQueue.Job, orElse: (() -> Void)? = nil) -> Bool {
-        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), asksAfterCurrent == false, running, !queue.holdsAsks {
+        if loopThread.load(ordering: .relaxed) == UInt(pthread_self()), asksAfterCurrent == false || completingReply, running, !queue.holdsAsks {
             job()
             return true
         }
@@ -395,6 +399,9 @@ final class ConnectionCore: @unchecked Sendable {
         case CDBUS_MESSAGE_TYPE_METHOD_RETURN, CDBUS_MESSAGE_TYPE_ERROR:
             // A reply to a call of ours still waiting; any other (late, or not ours) is dropped.
             guard let pending = pendingCalls[dbus_message_get_reply_serial(m)] else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            // What its waiter asks as it is told (``StartedCall/whenEnded(_:)``) goes out at once: a reply has no reply to follow.
+            completingReply = true
+            defer { completingReply = false }
             pending.complete(dbus_message_ref(m))
             return DBUS_HANDLER_RESULT_HANDLED
         default:

@@ -82,6 +82,24 @@ import Testing
         #expect(await Tools.eventually { world.seen.count == 1 })
     }
 
+    /// What runs as a reply to a call of ours is handled (``StartedCall/whenEnded(_:)``: a share
+    /// answered as its engine took it) sends at once when nothing asked before it waits: a reply
+    /// has no reply of its own for the signal to follow (queued for the loop's next turn, as
+    /// before, it would not go out until the reply's dispatch ended).
+    @Test func aSignalAskedAsAReplyIsHandledGoesOutAtOnce() async throws {
+        let world = try await World()
+        defer { world.stop() }
+        let sentAsHandled = Flag()
+        let call = try world.connection.start(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                              interface: "org.freedesktop.DBus", member: "GetId") { _ throws(DBusError) in }
+        call.whenEnded { _ in
+            try? world.tick(1)
+            if Self.hold(until: { world.seen.count == 1 }) { sentAsHandled.set() }  // the loop thread held, in the reply's dispatch
+        }
+        #expect(await call.outcome() == nil)
+        #expect(sentAsHandled.isSet, "the signal went out only after the reply's dispatch")
+    }
+
     /// A step's signal goes out at once even when another task's step waits for the loop thread
     /// behind it: a step queued has asked for nothing yet (it only resumes a task), so nothing asked
     /// before the signal waits.

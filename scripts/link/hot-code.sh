@@ -15,7 +15,8 @@ BIN="$(readlink -f "${1:-.build-static/release/schemebridged}")"
 OUT=Sources/CLinux/hot_code_names.c
 WORK="$(mktemp -d /tmp/schemebridge-hot.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-DEVICE_ROUNDS=200 DEVICE_BYTES=1048576 DEVICE_SHEET_ROUNDS=1 bash Benchmarks/devices.sh "$BIN" > "$WORK/bench.log" 2>&1 &
+# Profiled without the prefetch (SCHEMEBRIDGE_PREFETCH=0): from memory the path runs long enough for every step of it to be sampled.
+SCHEMEBRIDGE_PREFETCH=0 DEVICE_ROUNDS=300 DEVICE_BYTES=1048576 DEVICE_SHEET_ROUNDS=1 bash Benchmarks/devices.sh "$BIN" > "$WORK/bench.log" 2>&1 &
 BENCH=$!
 until grep -q "interleaved rounds" "$WORK/bench.log" 2>/dev/null; do
     sleep 0.2
@@ -23,7 +24,7 @@ until grep -q "interleaved rounds" "$WORK/bench.log" 2>/dev/null; do
 done
 sleep 2
 PID=$(pgrep -f "^$BIN --address" | head -1)
-perf record -F 20000 -g -p "$PID" -o "$WORK/perf.data" -- sleep 6 2>/dev/null
+perf record -F 20000 -g -p "$PID" -o "$WORK/perf.data" -- sleep 10 2>/dev/null
 wait $BENCH || true
 git checkout -- Benchmarks/results 2>/dev/null || true
 perf script -i "$WORK/perf.data" -F comm,ip,sym,dso 2>/dev/null > "$WORK/frames"
