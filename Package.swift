@@ -76,7 +76,11 @@ let package = Package(
             // libraries), and the functions a start runs are placed together in the order a start
             // runs them (scripts/link/schemebridged.order, made by scripts/link/order.sh): the
             // kernel maps 64 KiB around every page a start touches, and the start's code was spread
-            // over nearly all of the program's 10.6 MB.
+            // over nearly all of the program's 10.6 MB. A device share's functions come first
+            // (scripts/link/share.order, made by scripts/link/share-order.sh): between two shares the
+            // engine, the bus and the caller run on the same cores, and a share's ~1,700 functions,
+            // spread over 10.8 MB in ~490 pages, were fetched cold each time; together in ~260 pages,
+            // the service's CPU per share fell ~20% (docs/perf-notes/layout14.md).
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-Xlinker", "--no-export-dynamic",
                                            "-L\(Context.packageDirectory)/scripts/link", "-Xclang-linker", "-static-libgcc",

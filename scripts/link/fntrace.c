@@ -3,7 +3,9 @@
  * symbol table, `nm` output), and writes to OUT the name of each function the first time any of
  * its threads enters it, in that order, until PROGRAM exits (SIGTERM and SIGINT are passed on).
  * scripts/link/order.sh runs it to write the release link's function order. x86-64 Linux only;
- * the processes PROGRAM spawns are not traced (they run libc's spawn code, then exec). */
+ * the processes PROGRAM spawns are not traced (they run libc's spawn code, then exec).
+ * SIGUSR1 to fntrace sets every breakpoint again and writes a line "#" (scripts/link/order.sh's
+ * share part: the functions a device share runs, the first entries after that line). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,8 @@ typedef struct { unsigned long addr; char *name; unsigned char orig; int hit; } 
 static Fn *fns; static size_t nfns;
 static pid_t child;
 static void forward(int sig) { kill(child, sig); }
+static volatile sig_atomic_t rearm;
+static void onUsr1(int sig) { (void)sig; rearm = 1; }
 
 static int cmp(const void *a, const void *b) {
     unsigned long x = ((const Fn *)a)->addr, y = ((const Fn *)b)->addr;
@@ -78,9 +82,17 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "fntrace: %zu breakpoints at base %#lx\n", armed, base);
     signal(SIGTERM, forward); signal(SIGINT, forward);
+    struct sigaction usr1 = { .sa_handler = onUsr1 }; /* no SA_RESTART: waitpid returns EINTR */
+    sigaction(SIGUSR1, &usr1, NULL);
     ptrace(PTRACE_CONT, child, 0, 0);
     size_t hits = 0;
     for (;;) {
+        if (rearm) {
+            rearm = 0;
+            for (size_t i = 0; i < nfns; i++)
+                if (fns[i].hit && pwrite(mem, &cc, 1, fns[i].addr) == 1) fns[i].hit = 0;
+            fprintf(out, "#\n"); fflush(out);
+        }
         pid_t t = waitpid(-1, &st, __WALL);
         if (t < 0) { if (errno == EINTR) continue; break; }
         if (WIFEXITED(st) || WIFSIGNALED(st)) { if (t == child) break; continue; }

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Writes scripts/link/schemebridged.order, the order in which the release link places the service's
-# functions (Package.swift: lld --symbol-ordering-file): the functions a start runs, in the order
-# it first runs them, then those of the first OpenURL, then those only a cold start (no index yet)
-# runs. The kernel maps 64 KiB of the program around every page a start touches; with the start's
-# code together, a start touches far fewer of them (docs/PERFORMANCE.md).
+# functions (Package.swift: lld --symbol-ordering-file): a device share's (scripts/link/share.order),
+# then the functions a start runs, in the order it first runs them, then those of the first OpenURL,
+# then those only a cold start (no index yet) runs. The kernel maps 64 KiB of the program around
+# every page a start touches; with the start's code together, a start touches far fewer of them
+# (docs/PERFORMANCE.md).
 #
 # How: schemebridged (a release build, default .build-static/release/schemebridged, as make bench
 # builds it) runs under scripts/link/fntrace.c, a ptrace tracer that sets a one-shot breakpoint at
@@ -51,5 +52,7 @@ traced() {
 traced "$WORK/cold"
 traced "$WORK/warm-written"   # rewrites the index if the cold run found its files too new ("racy")
 traced "$WORK/warm" OpenURL OpenURL
-awk 'FILENAME == ARGV[1] { ambiguous[$0] = 1; next } !($0 in ambiguous) && !seen[$0]++' "$WORK/ambiguous" "$WORK/warm" "$WORK/cold" > "$OUT"
-echo "$OUT: $(wc -l < "$OUT") functions ($(wc -l < "$WORK/warm") on a warm start and two OpenURLs)"
+# A device share's functions (scripts/link/share.order, written by scripts/link/share-order.sh) come
+# first: they run at every share, after other programs had the cores; the start's follow.
+awk 'FILENAME == ARGV[1] { ambiguous[$0] = 1; next } !($0 in ambiguous) && !seen[$0]++' "$WORK/ambiguous" scripts/link/share.order "$WORK/warm" "$WORK/cold" > "$OUT"
+echo "$OUT: $(wc -l < "$OUT") functions ($(wc -l < scripts/link/share.order) of a device share's, $(wc -l < "$WORK/warm") on a warm start and two OpenURLs)"
