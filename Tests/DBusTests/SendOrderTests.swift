@@ -182,6 +182,23 @@ import Testing
     /// callee has it while the handler still holds the loop thread (queued for the loop's next turn,
     /// as before, it would leave only after the handler returned).
     @Test func aHandlersCallLeavesBeforeTheHandlerReturns() async throws {
+        let atOnce = try await Self.forwarding { relay, hold in
+            let forwarded = Task.immediate {
+                try await relay.call(destination: TestService.name, path: TestService.path, interface: TestService.interface,
+                                     member: "Block", [.string("forwarded")])
+            }
+            let atOnce = Self.hold { hold.tags.contains("forwarded") }  // the loop thread held, in the dispatch
+            hold.releaseAll()
+            _ = try await forwarded.value
+            return atOnce
+        }
+        #expect(atOnce, "the handler's call left only after the handler returned")
+    }
+
+    /// Whether `forward`, run by a relay's `.onLoop` handler of a client's call (given the relay's
+    /// connection and the test service's hold), found its `Block` call to the test service there
+    /// while it held the loop thread (what it returns).
+    static func forwarding(_ forward: @escaping @Sendable (Connection, TestService.Hold) async throws -> Bool) async throws -> Bool {
         let service = try await TestService.start()
         defer { service.stop() }
         let relay = try await Connection.connect(address: service.bus.address)
@@ -191,18 +208,9 @@ import Testing
         let (path, interface): (ObjectPath, InterfaceName) = ("/relay", "org.example.Relay")
         let hold = service.hold
         try relay.export([Interface(interface, methods: [
-            Method("Forward", outputs: [Argument("atOnce", "b")], handler: .onLoop { _ in
-                let forwarded = Task.immediate {
-                    try await relay.call(destination: TestService.name, path: TestService.path, interface: TestService.interface,
-                                         member: "Block", [.string("forwarded")])
-                }
-                let atOnce = Self.hold { hold.tags.contains("forwarded") }  // the loop thread held, in the dispatch
-                hold.releaseAll()
-                _ = try await forwarded.value
-                return MethodResult([.boolean(atOnce)])
-            }),
+            Method("Forward", outputs: [Argument("atOnce", "b")], handler: .onLoop { _ in MethodResult([.boolean(try await forward(relay, hold))]) }),
         ])], at: path)
         let reply = try await client.call(destination: try BusName(relay.uniqueName), path: path, interface: interface, member: "Forward", timeout: .seconds(120))
-        #expect(reply.first == .boolean(true), "the handler's call left only after the handler returned")
+        return reply.first == .boolean(true)
     }
 }

@@ -65,27 +65,14 @@ import Testing
     /// Started by a handler on the loop thread in the dispatch, the call has left when `start`
     /// returns: the callee has it while the handler still holds the loop thread.
     @Test func aHandlersStartedCallHasLeftWhenStartReturns() async throws {
-        let service = try await TestService.start()
-        defer { service.stop() }
-        let relay = try await Connection.connect(address: service.bus.address)
-        defer { relay.close() }
-        let client = try await Connection.connect(address: service.bus.address)
-        defer { client.close() }
-        let (path, interface): (ObjectPath, InterfaceName) = ("/relay", "org.example.Relay")
-        let hold = service.hold
-        try relay.export([Interface(interface, methods: [
-            Method("Forward", outputs: [Argument("atOnce", "b")], handler: .onLoop { _ in
-                let forwarded = try relay.start(destination: TestService.name, path: TestService.path, interface: TestService.interface,
-                                                member: "Block") { body throws(DBusError) in try body.append("forwarded") }
-                let deadline = ContinuousClock.now + .seconds(60)
-                while !hold.tags.contains("forwarded") && ContinuousClock.now < deadline { usleep(1000) }  // the loop thread held
-                let atOnce = hold.tags.contains("forwarded")
-                hold.releaseAll()
-                #expect(await forwarded.outcome() == nil)
-                return MethodResult([.boolean(atOnce)])
-            }),
-        ])], at: path)
-        let reply = try await client.call(destination: try BusName(relay.uniqueName), path: path, interface: interface, member: "Forward", timeout: .seconds(120))
-        #expect(reply.first == .boolean(true), "the started call left only after the handler returned")
+        let atOnce = try await SendOrderTests.forwarding { relay, hold in
+            let forwarded = try relay.start(destination: TestService.name, path: TestService.path, interface: TestService.interface,
+                                            member: "Block") { body throws(DBusError) in try body.append("forwarded") }
+            let atOnce = SendOrderTests.hold { hold.tags.contains("forwarded") }  // the loop thread held, in the dispatch
+            hold.releaseAll()
+            #expect(await forwarded.outcome() == nil)
+            return atOnce
+        }
+        #expect(atOnce, "the started call left only after the handler returned")
     }
 }
