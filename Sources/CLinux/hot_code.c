@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The code the service's D-Bus loop runs for a message (clinux_hot_code_names, from a profile:
@@ -31,6 +32,8 @@ struct hot_lines { size_t count; uintptr_t line[]; };
 static struct hot_lines *hot; /* published once, with release order; read with acquire */
 
 enum { hot_table_size = 4096, hot_max_lines = 16384 };
+
+const long long clinux_hot_code_idle_ns = 500000;
 
 static uint32_t name_hash(const char *s) {
     uint32_t h = 2166136261u;
@@ -102,8 +105,18 @@ done:
     return result;
 }
 
+/* The loop's last wake (CLOCK_MONOTONIC, ns): only the loop thread calls clinux_hot_code_prefetch. */
+static long long last_wake;
+
 void clinux_hot_code_prefetch(void) {
     const struct hot_lines *lines = __atomic_load_n(&hot, __ATOMIC_ACQUIRE);
     if (!lines) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec, idle = ns - last_wake;
+    last_wake = ns;
+    /* Woken again within half a millisecond the code is still cached (a pass over cached lines
+     * costs 2-3 µs: paid at every wake of a busy loop, it would slow the calls it cannot speed). */
+    if (idle < clinux_hot_code_idle_ns) return;
     for (size_t i = 0; i < lines->count; i++) __builtin_prefetch((const void *)lines->line[i], 0, 1);
 }

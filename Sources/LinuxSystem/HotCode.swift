@@ -12,7 +12,9 @@ public enum HotCode {
         OSThread.detached(name: "hot-code") { _ = clinux_hot_code_load() }
     }
 
-    /// Asks the caches for the code ``load()`` found (a few µs to issue, none to wait for).
+    /// Asks the caches for the code ``load()`` found (a few µs to issue, none to wait for) when
+    /// the loop was idle for half a millisecond or more since it last asked (other programs ran);
+    /// a wake right after another finds the code still cached and skips it. The loop's thread only.
     @inlinable
     public static func prefetch() { clinux_hot_code_prefetch() }
 }

@@ -93,8 +93,13 @@ unsigned long clinux_hot_code_listed(void);
  * (none: a program without a symbol table, say). */
 long clinux_hot_code_load(void);
 
-/* Asks the caches for the lines clinux_hot_code_load kept (prefetches: nothing waits for them);
- * nothing before it, or when none were found. */
+/* Asks the caches for the lines clinux_hot_code_load kept (prefetches: nothing waits for them)
+ * when the loop was idle for clinux_hot_code_idle_ns (0.5 ms) or more since it last called this
+ * (other programs ran: the code is likely out of the caches); nothing before the load, when none
+ * were found, or for a wake right after another. Loop thread only. */
 void clinux_hot_code_prefetch(void);
+
+/* How long the loop must have been idle for clinux_hot_code_prefetch to prefetch. */
+extern const long long clinux_hot_code_idle_ns;
 
 #endif
