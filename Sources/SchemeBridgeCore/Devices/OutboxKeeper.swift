@@ -71,10 +71,11 @@ public final class OutboxKeeper: Sendable {
             case .url(let url): others.append(.url(url))
             case .outboxFile:
                 guard case .file = item.payload, let facts = item.facts, case .direct(let path) = DeviceFileSource.of(facts) else { return nil }
-                log(.debug, "a shared file goes to the device by its own path")
                 files.append(path)
             }
         }
+        // Logged once it is known that they go so (a share that needs a copy is sent by ``sends(for:caller:inbox:)``, which says its own).
+        for _ in files { log(.debug, "a shared file goes to the device by its own path") }
         return (files, DevicePayload.sends(files: files, others: others))
     }
 
