@@ -24,24 +24,29 @@ public struct FreedesktopApplication: Sendable {
         self.objectPath = path
     }
 
-    /// `Open(as uris, a{sv} platform_data)`: the application opens `uris`.
-    public func open(_ uris: [String], platformData: [String: DBusValue], timeout: Duration = .seconds(25)) async throws(DBusError) {
+    /// `Open(as uris, a{sv} platform_data)`: the application opens `uris`. Each call returns the
+    /// unique name of the connection that answered (the bus says who sent a reply, and takes a
+    /// reply only from the connection the call went to): the name's owner, without asking the bus.
+    @discardableResult
+    public func open(_ uris: [String], platformData: [String: DBusValue], timeout: Duration = .seconds(25)) async throws(DBusError) -> String? {
         try await call("Open", [.strings(uris), .vardict(platformData)], timeout: timeout)
     }
 
     /// `ActivateAction(s action_name, av parameter, a{sv} platform_data)`: one of the entry's actions.
+    @discardableResult
     public func activateAction(_ action: String, parameters: [DBusValue] = [], platformData: [String: DBusValue],
-                               timeout: Duration = .seconds(25)) async throws(DBusError) {
+                               timeout: Duration = .seconds(25)) async throws(DBusError) -> String? {
         try await call("ActivateAction", [.string(action), .array(element: .variant, parameters.map { .variant($0) }), .vardict(platformData)],
                        timeout: timeout)
     }
 
     /// `Activate(a{sv} platform_data)`: the application starts (or comes forward).
-    public func activate(platformData: [String: DBusValue], timeout: Duration = .seconds(25)) async throws(DBusError) {
+    @discardableResult
+    public func activate(platformData: [String: DBusValue], timeout: Duration = .seconds(25)) async throws(DBusError) -> String? {
         try await call("Activate", [.vardict(platformData)], timeout: timeout)
     }
 
-    private func call(_ member: MemberName, _ arguments: [DBusValue], timeout: Duration) async throws(DBusError) {
-        _ = try await connection.call(destination: busName, path: objectPath, interface: Self.interface, member: member, arguments, timeout: timeout)
+    private func call(_ member: MemberName, _ arguments: [DBusValue], timeout: Duration) async throws(DBusError) -> String? {
+        try await connection.callMessage(destination: busName, path: objectPath, interface: Self.interface, member: member, arguments, timeout: timeout).sender
     }
 }

@@ -16,8 +16,8 @@ import Testing
             events.withLock { $0.append("started \(request)") }
         }
         func handlerExited(_ request: UInt64, status: Int32) { events.withLock { $0.append("exited \(request) \(status)") } }
-        func activated(_ request: UInt64, busName: String, pid: UInt32?) async {
-            events.withLock { $0.append("activated \(request) \(busName) \(pid.map(String.init) ?? "-")") }
+        func activated(_ request: UInt64, owner: String?, pid: UInt32?) async {
+            events.withLock { $0.append("activated \(request) \(owner ?? "-") \(pid.map(String.init) ?? "-")") }
         }
         var list: [String] { events.withLock { $0 } }
     }
@@ -153,7 +153,7 @@ import Testing
 
         let pid = await starter.activated(admission, busName: busName, request: 9, watcher: watcher, bus: bus)
         #expect(pid == 4242)
-        #expect(watcher.list.last == "activated 9 org.example.App 4242")
+        #expect(watcher.list.last == "activated 9 :1.42 4242", "the name's owner, asked beside its pid")
         #expect(starter.recentLaunches.launches(of: "actx:one").contains { $0.busName == "org.example.App" && $0.pid == 4242 })
     }
 }

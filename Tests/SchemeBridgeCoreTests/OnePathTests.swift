@@ -217,6 +217,20 @@ import Testing
         #expect(asked.withLock { $0 } == 2)
     }
 
+    /// A connection's process once it has called is its identity's (a unique name's process never
+    /// changes); any other name's — a well-known name, a connection that never called — is asked.
+    @Test func aKnownCallersProcessIsNotAskedAgain() async {
+        let asked = Mutex<[String]>([])
+        let cache = CallerCache(ownAppIDs: [], registry: nil, credentials: { name in asked.withLock { $0.append(name) }; return 4242 })
+        _ = await cache.caller(":1.5")
+        #expect(await cache.processID(of: ":1.5") == 4242)
+        #expect(await cache.processID(of: "org.example.App") == 4242)
+        #expect(asked.withLock { $0 } == [":1.5", "org.example.App"], "the caller's identification asked once; the name each time")
+        cache.forget(":1.5")
+        #expect(await cache.processID(of: ":1.5") == 4242)
+        #expect(asked.withLock { $0 }.count == 3, "a forgotten caller is asked again")
+    }
+
     @Test func theSplashHelperIsToldTheAdmittedTimes() throws {
         let t = XDGTree(dataDirCount: 1)
         t.entry(1, "app.desktop", schemes: ["app"], extra: "StartupWMClass=App")

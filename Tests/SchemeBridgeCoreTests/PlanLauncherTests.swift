@@ -18,14 +18,23 @@ import Testing
         init(failure: BusCallFailure? = nil) { self.failure = failure }
 
         func callApplication(_ call: ApplicationCall, busName: String, objectPath: String, uris: [String], platformData: [String: String],
-                             urisInPlatformData: Bool, annotation: String?) async throws(BusCallFailure) {
+                             urisInPlatformData: Bool, annotation: String?) async throws(BusCallFailure) -> String? {
             calls.withLock { $0.append((call, busName, objectPath, uris, platformData, urisInPlatformData, annotation)) }
             if let failure { throw failure }
+            return busName == "org.example.App" ? ":1.42" : nil
         }
         func notify(image: String, entry: DesktopEntry) async -> Bool { notified.withLock { $0.append(image) }; return true }
         func startService(_ busName: String) async {}
-        func owner(of busName: String) async -> String? { busName == "org.example.App" ? ":1.42" : nil }
-        func processID(of busName: String) async -> UInt32? { busName == "org.example.App" ? 4242 : nil }
+        func owner(of busName: String) async -> String? {
+            pidsAsked.withLock { $0.append("owner of \(busName)") }
+            return busName == "org.example.App" ? ":1.42" : nil
+        }
+        /// What the bus was asked after the call: pids, and owners ("owner of NAME").
+        let pidsAsked = Mutex<[String]>([])
+        func processID(of busName: String) async -> UInt32? {
+            pidsAsked.withLock { $0.append(busName) }
+            return busName == ":1.42" ? 4242 : nil
+        }
     }
 
     func launcher(_ s: Setup, _ broker: Broker, port: Port, watcher: Watcher, tokens: UsedActivationTokens = UsedActivationTokens()) -> PlanLauncher<Port> {
@@ -46,7 +55,8 @@ import Testing
         let call = try #require(port.calls.withLock { $0.first })
         #expect(call.call == .open && call.busName == "org.example.App" && call.objectPath == "/org/example/App" && call.uris == ["actx:one"])
         #expect(call.platform["activation-token"] == "token-1" && !call.urisThere && call.annotation == "note")
-        #expect(watcher.list == ["started 9", "activated 9 org.example.App 4242"])
+        #expect(watcher.list == ["started 9", "activated 9 :1.42 4242"], "the connection that answered Open is the owner")
+        #expect(port.pidsAsked.withLock { $0 } == [":1.42"], "the pid of the connection that answered; its owner not asked")
         #expect(tokens.contains("token-1"), "the handler's window took focus with it")
     }
 

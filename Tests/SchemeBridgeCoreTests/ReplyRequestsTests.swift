@@ -28,7 +28,11 @@ import Testing
         func unexport(_ id: UInt64) { closers.withLock { _ = $0.removeValue(forKey: id) } }
         func send(_ response: Answer, id: UInt64, to caller: String) { sent.withLock { $0.append((response, id, caller)) } }
         func owner(of busName: String) async -> String? { owners.withLock { $0[busName] } }
-        func processID(of name: String) async -> Int32? { pids.withLock { $0[name] } }
+        let pidsAsked = Mutex<[String]>([])
+        func processID(of name: String) async -> Int32? {
+            pidsAsked.withLock { $0.append(name) }
+            return pids.withLock { $0[name] }
+        }
         func roundTrip() async { trips.withLock { $0 += 1 } }
 
         var exported: Set<UInt64> { Set(closers.withLock { $0.keys }) }
@@ -118,7 +122,7 @@ import Testing
         let served = try! requests.begin(caller: ":1.6", handlerID: "org.example.App.desktop", timeout: .seconds(60))
         for r in [mine, served] { requests.publish(r.id) }
         bus.owners.withLock { $0 = ["org.example.App": ":1.42", ":1.42": ":1.42"] }
-        await requests.activated(served.id, busName: "org.example.App", pid: 4242)
+        await requests.activated(served.id, owner: ":1.42", pid: 4242)
         let gaveUp = Mutex(false)
         requests.whenCallerGivesUp(mine.id) { gaveUp.withLock { $0 = true } }
         requests.nameLeft(":1.5")
@@ -128,12 +132,37 @@ import Testing
         #expect(bus.exported.isEmpty)
     }
 
-    @Test func anActivatedHandlerGoneBeforeItWasRecordedEndsTheRequest() async {
+    /// An activated handler gone before it was recorded ends its request: one whose name had no
+    /// owner after the call, at once; one whose owner was there when the call was answered and left
+    /// before the recording (its leaving told before anyone watched for it), by the look at the
+    /// bus after recording — off the path of the reply naming the request.
+    @Test(arguments: [nil, ":1.42"])
+    func anActivatedHandlerGoneBeforeItWasRecordedEndsTheRequest(owner: String?) async throws {
         let bus = Bus()
         let requests = ReplyRequests(port: bus)
-        let r = try! requests.begin(caller: ":1.5", handlerID: "org.example.App.desktop", timeout: .seconds(60))
+        let r = try requests.begin(caller: ":1.5", handlerID: "org.example.App.desktop", timeout: .seconds(60))
         requests.publish(r.id)
-        await requests.activated(r.id, busName: "org.example.App", pid: nil)
+        await requests.activated(r.id, owner: owner, pid: nil)
+        for _ in 0..<2_000 where bus.answers.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         #expect(bus.answers == [Answer(ending: .handlerLeftBus)])
+    }
+
+    /// A reply from a sender whose identity already holds its process is checked against that pid:
+    /// the bus is not asked again (one round trip less before the answer).
+    @Test func aReplyFromAnIdentifiedSenderIsCheckedWithoutAskingTheBus() async throws {
+        let bus = Bus()
+        let requests = ReplyRequests(port: bus)
+        let r = try requests.begin(caller: ":1.5", handlerID: "a.desktop", timeout: .seconds(60))
+        requests.publish(r.id)
+        requests.started(r.id, handler: .spawned(HandlerProcess(pid: getpid())))
+        do {
+            _ = try await requests.takeForReply(token: r.token, code: 0, activationToken: nil, sender: ":1.21", senderPID: 1)
+            Issue.record("a stranger answered")
+        } catch {
+            #expect(error.kind == .notTheHandler, "its identity's pid is not the handler's")
+        }
+        let taken = try await requests.takeForReply(token: r.token, code: 0, activationToken: nil, sender: ":1.20", senderPID: UInt32(getpid()))
+        #expect(taken.request.id == r.id)
+        #expect(bus.pidsAsked.withLock { $0 }.isEmpty, "the pids were known")
     }
 }

@@ -79,6 +79,13 @@ public final class CallerCache: Sendable {
     /// What is known of `sender` without asking the bus (nil when not identified yet).
     public func cached(_ sender: String) -> Caller? { state.withLock { $0.known[sender] } }
 
+    /// The process of connection `name`: its identity's when it has called (a unique name's
+    /// process never changes), else asked of the bus now (not kept).
+    public func processID(of name: String) async -> UInt32? {
+        if let pid = cached(name)?.pid { return pid }
+        return await credentials(name)
+    }
+
     /// Forgets `name` (it left the bus).
     public func forget(_ name: String) {
         state.withLock { s in

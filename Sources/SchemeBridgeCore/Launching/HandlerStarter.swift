@@ -7,8 +7,9 @@ public protocol HandlerWatcher: Sendable {
     func started(_ request: UInt64, handler: LaunchedHandler)
     /// Request `request`'s spawned handler ended with `status`.
     func handlerExited(_ request: UInt64, status: Int32)
-    /// Request `request`'s handler was D-Bus-activated as `busName` (its process `pid`).
-    func activated(_ request: UInt64, busName: String, pid: UInt32?) async
+    /// Request `request`'s handler was D-Bus-activated: its name's owner is `owner` (nil: the
+    /// name has none, the handler left), its process `pid`.
+    func activated(_ request: UInt64, owner: String?, pid: UInt32?) async
 }
 
 /// What starting a D-Bus-activatable handler needs from the bus (the daemon's bus-driver client;
@@ -18,7 +19,8 @@ public protocol ActivationBus: Sendable {
     func startService(_ busName: String) async
     /// The unique name owning `busName` (nil: none, or the bus would not say).
     func owner(of busName: String) async -> String?
-    /// The pid of `busName`'s owner (nil: none, or the bus would not say).
+    /// The pid of `busName`'s owner (nil: none, or the bus would not say); for a unique name, that
+    /// connection's (which never changes: a caller's known pid may be used).
     func processID(of busName: String) async -> UInt32?
 }
 
@@ -134,16 +136,27 @@ public final class HandlerStarter: Sendable {
     /// After an activatable handler's `Open` returned: its pid (returned), recorded for loop
     /// safety; `request` and the x-callback routes now watch its owner's connection and process.
     /// `admission`: nil for a pick's provider (started without one).
-    public func activated(_ admission: Admission?, purpose: LaunchPurpose = .open, busName: String, request: UInt64?,
+    /// `answeredBy`: the connection that answered the call (the name's owner then), else the owner
+    /// is asked of the bus beside the pid (one round trip's wait, not two), once for all of these.
+    public func activated(_ admission: Admission?, purpose: LaunchPurpose = .open, busName: String, answeredBy: String? = nil, request: UInt64?,
                           watcher: some HandlerWatcher, bus: some ActivationBus) async -> UInt32? {
-        let pid = await bus.processID(of: busName)
+        let (owner, pid) = await Self.ownerAndProcess(of: busName, answeredBy: answeredBy,
+                                                      needsOwner: request != nil || admission?.callbackGroup != nil, bus: bus)
         if let pid, purpose == .open, let url = admission?.plan.url {
             recentLaunches.activated(url: url.string, busName: busName, pid: Int32(bitPattern: pid))
         }
-        if let request { await watcher.activated(request, busName: busName, pid: pid) }
-        if let group = admission?.callbackGroup, let owner = await bus.owner(of: busName) {
+        if let request { await watcher.activated(request, owner: owner, pid: pid) }
+        if let group = admission?.callbackGroup, let owner {
             callbackRoutes.started(group, handler: .activated(owner: owner, process: pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) }))
         }
         return pid
+    }
+
+    private static func ownerAndProcess(of busName: String, answeredBy: String?, needsOwner: Bool,
+                                        bus: some ActivationBus) async -> (owner: String?, pid: UInt32?) {
+        if let answeredBy { return (answeredBy, await bus.processID(of: answeredBy)) }
+        async let asked = needsOwner ? bus.owner(of: busName) : nil
+        let pid = await bus.processID(of: busName)
+        return (await asked, pid)
     }
 }

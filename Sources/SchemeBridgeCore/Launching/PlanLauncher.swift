@@ -16,9 +16,10 @@ public protocol LaunchPort: ActivationBus {
     associatedtype Annotation: Sendable
     /// Calls `call` (`Open` with `uris`, `ActivateAction`, `Activate`) on the `org.freedesktop.Application`
     /// at `objectPath` of `busName` (both valid: checked by the core), with `platformData`, `annotation`
-    /// and, when `urisInPlatformData`, the `uris` there too.
+    /// and, when `urisInPlatformData`, the `uris` there too. Returns the unique name of the
+    /// connection that answered (the name's owner; nil when the bus does not say).
     func callApplication(_ call: ApplicationCall, busName: String, objectPath: String, uris: [String], platformData: [String: String],
-                         urisInPlatformData: Bool, annotation: Annotation?) async throws(BusCallFailure)
+                         urisInPlatformData: Bool, annotation: Annotation?) async throws(BusCallFailure) -> String?
     /// Shows `image` for `entry` in a notification when a notification server is on the bus;
     /// returns whether one is (without waiting for the notification's reply).
     func notify(image: String, entry: DesktopEntry) async -> Bool
@@ -89,8 +90,9 @@ public struct PlanLauncher<Port: LaunchPort>: Sendable {
             // comes down at once when the activation fails.
             let presented = admission == nil ? (splash: nil, shown: false) : await present(admission!, handlerPID: nil)
             await starter.activating(admission, purpose: plan.purpose, busName: busName, request: request, pasteboard: pasteboard, watcher: watcher, bus: port)
+            let answeredBy: String?
             do {
-                try await port.callApplication(plan.call, busName: busName, objectPath: objectPath, uris: plan.targets.urls.map(\.string),
+                answeredBy = try await port.callApplication(plan.call, busName: busName, objectPath: objectPath, uris: plan.targets.urls.map(\.string),
                                                platformData: context.platformData, urisInPlatformData: plan.purpose.passesURIsInPlatformData,
                                                annotation: annotation)
             } catch {
@@ -99,7 +101,8 @@ public struct PlanLauncher<Port: LaunchPort>: Sendable {
             }
             started = Started(activated: true)
             if plan.purpose.watchesActivatedOwner {
-                started.pid = await starter.activated(admission, purpose: plan.purpose, busName: busName, request: request, watcher: watcher, bus: port)
+                started.pid = await starter.activated(admission, purpose: plan.purpose, busName: busName, answeredBy: answeredBy, request: request,
+                                                      watcher: watcher, bus: port)
             }
             if presented.shown { started.launchImage = admission?.image }
         }

@@ -134,14 +134,15 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
         }
     }
 
-    /// Request `id`'s handler was activated as `busName` (process `pid`): from now on its owner's
-    /// connection is the handler, and its leaving the bus fails the request. A handler that left
-    /// before that was recorded (between `Activate`'s reply and this) would never be seen
-    /// leaving, so its absence ends the request now.
-    public func activated(_ id: UInt64, busName: String, pid: UInt32?) async {
-        guard let owner = await port.owner(of: busName) else { return fail(id, .handlerLeftBus) }
+    /// Request `id`'s handler was activated, its name owned by `owner` (process `pid`): from now
+    /// on that connection is the handler, and its leaving the bus fails the request. A handler
+    /// that left before that was recorded (between the owner's lookup and this) would never be
+    /// seen leaving, so one more look at the bus ends the request if it is gone — asked here,
+    /// answered off the caller's path (the reply naming the request need not wait for it).
+    public func activated(_ id: UInt64, owner: String?, pid: UInt32?) async {
+        guard let owner else { return fail(id, .handlerLeftBus) }
         started(id, handler: .activated(owner: owner, process: pid.map { HandlerProcess(pid: Int32(bitPattern: $0)) }))
-        if await port.owner(of: owner) == nil { fail(id, .handlerLeftBus) }
+        Task { if await port.owner(of: owner) == nil { fail(id, .handlerLeftBus) } }
     }
 
     /// `name` left the bus: its requests are dropped (a caller) or failed (an activated handler).
@@ -155,17 +156,18 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     }
 
     /// Takes the request `token` names for `Reply(code)` from `sender` (its Flatpak app id
-    /// `sandboxAppID` when sandboxed), which hands back `activationToken` (nil: none): the
+    /// `sandboxAppID` when sandboxed; its process `senderPID` when its identity already holds
+    /// it, else asked of the bus), which hands back `activationToken` (nil: none): the
     /// code is checked, the reply waits for the handler's start, only the handler may answer
     /// (`NoSuchRequest`, `NotTheHandler`). Returns the request, to ``finish(_:_:)``, and whether the
     /// token stays in the answer (not the one the handler was started with).
-    public func takeForReply(token: String, code: UInt32, activationToken: String?, sender: String,
+    public func takeForReply(token: String, code: UInt32, activationToken: String?, sender: String, senderPID: UInt32? = nil,
                              sandboxAppID: AppID? = nil) async throws(ServiceFailure) -> (request: RequestTable.Request, keepsToken: Bool) {
         try RequestTable.Purpose.checkReplyCode(code)
         if let activationToken, let problem = ActivationToken.problem(activationToken) { throw ServiceFailure(.invalidArgument, problem) }
         if let purpose = table.request(token: token)?.purpose { try purpose.checkReply(code: code) }
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
-        let senderPID = await port.processID(of: sender)
+        let senderPID = if let senderPID { Int32(bitPattern: senderPID) } else { await port.processID(of: sender) }
         // An app being activated may answer from inside its Open: its bus name's owner now.
         let check = await HandlerCheck.prepared(for: table.request(token: token)?.handler, sender: sender, pid: senderPID,
                                                 sandboxAppID: sandboxAppID, ownerOf: { await self.port.owner(of: $0) })

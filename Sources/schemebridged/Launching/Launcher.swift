@@ -10,20 +10,19 @@ typealias Launcher = PlanLauncher<ApplicationBus>
 /// (``FreedesktopApplication``), and a freedesktop notification carrying a launch image where no
 /// splash can be drawn (a Wayland session without Xwayland, or no display).
 struct ApplicationBus: LaunchPort {
-    let connection: Connection
-    let logger: Logger
+    let connection: Connection, callers: CallerCache, logger: Logger
 
     func callApplication(_ call: ApplicationCall, busName: String, objectPath: String, uris: [String], platformData: [String: String],
-                         urisInPlatformData: Bool, annotation: DBusValue?) async throws(BusCallFailure) {
+                         urisInPlatformData: Bool, annotation: DBusValue?) async throws(BusCallFailure) -> String? {
         var platform = platformData.mapValues { DBusValue.string($0) }
         if let annotation { platform["annotation"] = annotation }
         if urisInPlatformData { platform["uris"] = .strings(uris) }
         do throws(DBusError) {
             let app = try FreedesktopApplication(connection: connection, busName: busName, objectPath: objectPath)
             switch call {
-            case .open: try await app.open(uris, platformData: platform)
-            case .activateAction(let action): try await app.activateAction(action, platformData: platform)
-            case .activate: try await app.activate(platformData: platform)
+            case .open: return try await app.open(uris, platformData: platform)
+            case .activateAction(let action): return try await app.activateAction(action, platformData: platform)
+            case .activate: return try await app.activate(platformData: platform)
             }
         } catch {
             throw BusCallFailure(name: error.name.rawValue, message: error.message)
@@ -52,7 +51,7 @@ struct ApplicationBus: LaunchPort {
     func afterReply(_ work: @escaping @Sendable () -> Void) { connection.afterReply(work) }
     func startService(_ busName: String) async { _ = try? await BusDriver(connection).startService(busName) }
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
-    func processID(of busName: String) async -> UInt32? { try? await BusDriver(connection).processID(of: busName) }
+    func processID(of busName: String) async -> UInt32? { await callers.processID(of: busName) }
 }
 
 extension PlanLauncher.Started {

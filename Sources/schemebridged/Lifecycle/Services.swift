@@ -47,7 +47,7 @@ struct Services {
         let pasteboards = PasteboardService(store: store, connection: connection, callers: callers,
                                             descriptors: descriptors, logger: logger)
         let starter = HandlerStarter(baseEnvironment: env, callbackRoutes: broker.callbackRoutes, pasteboards: store, log: { logger.info("\($0)") })
-        let launcher = Launcher(starter: starter, port: ApplicationBus(connection: connection, logger: logger), splash: splash, watcher: replies,
+        let launcher = Launcher(starter: starter, port: ApplicationBus(connection: connection, callers: callers, logger: logger), splash: splash, watcher: replies,
                                 usedActivationTokens: broker.usedActivationTokens)
         let deliverer = DocumentDeliverer(documents: documents, descriptors: descriptors, portal: DocumentPortalHandOff(connection: connection),
                                           log: { logger.info("\($0)") })

@@ -89,16 +89,16 @@ extension ReplyRequests where Port == RequestObjects {
     /// Ends request `id` as failed with `error` (nothing when it is already done).
     func fail(_ id: UInt64, _ error: DBusError) { complete(id, Response(failure: error)) }
 
-    /// `Reply(token, code, results)` from `sender` (`sandboxAppID`: its Flatpak app id when it is
-    /// sandboxed). A reply's `activation-token` must be a string; the one the handler was started
-    /// with is not handed back.
-    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: AppID? = nil) async throws {
+    /// `Reply(token, code, results)` from `sender` (`senderPID`, `sandboxAppID`: its process and Flatpak
+    /// app id as identified). A reply's `activation-token` must be a string; the one the handler was
+    /// started with is not handed back.
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, senderPID: UInt32?, sandboxAppID: AppID? = nil) async throws {
         var results = results
         let handedBack = results[SchemeBridgeContract.Response.Key.activationToken]?.unwrapped
         guard handedBack == nil || handedBack?.string != nil else {
             throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
         }
-        let taken = try await takeForReply(token: token, code: code, activationToken: handedBack?.string, sender: sender, sandboxAppID: sandboxAppID)
+        let taken = try await takeForReply(token: token, code: code, activationToken: handedBack?.string, sender: sender, senderPID: senderPID, sandboxAppID: sandboxAppID)
         if !taken.keepsToken { results[SchemeBridgeContract.Response.Key.activationToken] = nil }
         finish(taken.request, Response(code: code, results: results))
     }
