@@ -22,11 +22,17 @@ import Testing
         var list: [String] { events.withLock { $0 } }
     }
 
-    /// The bus as the activation sees it: `org.example.App` is owned by `:1.42`, pid 4242.
+    /// The bus as the activation sees it: `org.example.App`, once running (started, or `running`
+    /// from the start), is owned by `:1.42`, pid 4242.
     final class Bus: ActivationBus {
         let starts = Mutex<[String]>([])
-        func startService(_ busName: String) async { starts.withLock { $0.append(busName) } }
-        func owner(of busName: String) async -> String? { busName == "org.example.App" ? ":1.42" : nil }
+        let running: Mutex<Bool>
+        init(running: Bool = false) { self.running = Mutex(running) }
+        func startService(_ busName: String) async {
+            starts.withLock { $0.append(busName) }
+            if busName == "org.example.App" { running.withLock { $0 = true } }
+        }
+        func owner(of busName: String) async -> String? { busName == "org.example.App" && running.withLock({ $0 }) ? ":1.42" : nil }
         func processID(of busName: String) async -> UInt32? { busName == "org.example.App" ? 4242 : nil }
     }
 
@@ -149,6 +155,10 @@ import Testing
         #expect(bus.starts.withLock { $0 } == ["org.example.App"])
         let app = Caller(busName: ":1.42", id: nil, lineage: [])
         #expect(try s.store.board(board.id, caller: app).1 == .reader, "its owner's connection may read inside its Open")
+        let other = try s.store.create(name: "", persistent: false, expiresIn: nil, caller: s.owner)
+        await starter.activating(admission, busName: busName, request: 9, pasteboard: other.id, watcher: watcher, bus: bus)
+        #expect(bus.starts.withLock { $0 } == ["org.example.App"], "an app that runs is not started again")
+        #expect(try s.store.board(other.id, caller: app).1 == .reader, "its owner's connection granted all the same")
         #expect(watcher.handlers.withLock { $0.first } == .activating(busName: "org.example.App"))
 
         let pid = await starter.activated(admission, busName: busName, request: 9, watcher: watcher, bus: bus)

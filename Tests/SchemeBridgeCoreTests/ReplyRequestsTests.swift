@@ -28,11 +28,7 @@ import Testing
         func unexport(_ id: UInt64) { closers.withLock { _ = $0.removeValue(forKey: id) } }
         func send(_ response: Answer, id: UInt64, to caller: String) { sent.withLock { $0.append((response, id, caller)) } }
         func owner(of busName: String) async -> String? { owners.withLock { $0[busName] } }
-        let pidsAsked = Mutex<[String]>([])
-        func processID(of name: String) async -> Int32? {
-            pidsAsked.withLock { $0.append(name) }
-            return pids.withLock { $0[name] }
-        }
+        func processID(of name: String) async -> Int32? { pids.withLock { $0[name] } }
         func roundTrip() async { trips.withLock { $0 += 1 } }
 
         var exported: Set<UInt64> { Set(closers.withLock { $0.keys }) }
@@ -145,24 +141,5 @@ import Testing
         await requests.activated(r.id, owner: owner, pid: nil)
         for _ in 0..<2_000 where bus.answers.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         #expect(bus.answers == [Answer(ending: .handlerLeftBus)])
-    }
-
-    /// A reply from a sender whose identity already holds its process is checked against that pid:
-    /// the bus is not asked again (one round trip less before the answer).
-    @Test func aReplyFromAnIdentifiedSenderIsCheckedWithoutAskingTheBus() async throws {
-        let bus = Bus()
-        let requests = ReplyRequests(port: bus)
-        let r = try requests.begin(caller: ":1.5", handlerID: "a.desktop", timeout: .seconds(60))
-        requests.publish(r.id)
-        requests.started(r.id, handler: .spawned(HandlerProcess(pid: getpid())))
-        do {
-            _ = try await requests.takeForReply(token: r.token, code: 0, activationToken: nil, sender: ":1.21", senderPID: 1)
-            Issue.record("a stranger answered")
-        } catch {
-            #expect(error.kind == .notTheHandler, "its identity's pid is not the handler's")
-        }
-        let taken = try await requests.takeForReply(token: r.token, code: 0, activationToken: nil, sender: ":1.20", senderPID: UInt32(getpid()))
-        #expect(taken.request.id == r.id)
-        #expect(bus.pidsAsked.withLock { $0 }.isEmpty, "the pids were known")
     }
 }

@@ -120,16 +120,20 @@ public final class HandlerStarter: Sendable {
 
     /// Before an activatable handler's `Open` (or `ActivateAction`, a provider's `Activate`;
     /// `admission` is nil for a provider, started without one): `request` and the x-callback
-    /// routes watch whoever owns `busName`; with `pasteboard`, the app is started first (it may read
-    /// inside its `Open`) and its owner's connection granted.
+    /// routes watch whoever owns `busName`; with `pasteboard`, the app is started first unless it
+    /// runs (it may read inside its `Open`) and its owner's connection granted.
     public func activating(_ admission: Admission?, purpose: LaunchPurpose = .open, busName: String, request: UInt64?, pasteboard: String?,
                            watcher: some HandlerWatcher, bus: some ActivationBus) async {
         if let request { watcher.started(request, handler: .activating(busName: busName)) }
         if let group = admission?.callbackGroup { callbackRoutes.started(group, handler: .activating(busName: busName)) }
         if purpose == .open, let plan = admission?.plan, let url = plan.url { recentLaunches.record(url: url.string, entry: plan.entry, busName: busName) }
         if let pasteboard {
-            await bus.startService(busName)
-            if let owner = await bus.owner(of: busName) { pasteboards.addLaunchGrant(pasteboard, .connection(owner)) }
+            var owner = await bus.owner(of: busName)
+            if owner == nil {
+                await bus.startService(busName)
+                owner = await bus.owner(of: busName)
+            }
+            if let owner { pasteboards.addLaunchGrant(pasteboard, .connection(owner)) }
         }
     }
 

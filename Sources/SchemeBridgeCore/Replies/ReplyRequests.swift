@@ -156,18 +156,17 @@ public final class ReplyRequests<Port: ReplyRequestsPort>: HandlerWatcher, Senda
     }
 
     /// Takes the request `token` names for `Reply(code)` from `sender` (its Flatpak app id
-    /// `sandboxAppID` when sandboxed; its process `senderPID` when its identity already holds
-    /// it, else asked of the bus), which hands back `activationToken` (nil: none): the
+    /// `sandboxAppID` when sandboxed), which hands back `activationToken` (nil: none): the
     /// code is checked, the reply waits for the handler's start, only the handler may answer
     /// (`NoSuchRequest`, `NotTheHandler`). Returns the request, to ``finish(_:_:)``, and whether the
     /// token stays in the answer (not the one the handler was started with).
-    public func takeForReply(token: String, code: UInt32, activationToken: String?, sender: String, senderPID: UInt32? = nil,
+    public func takeForReply(token: String, code: UInt32, activationToken: String?, sender: String,
                              sandboxAppID: AppID? = nil) async throws(ServiceFailure) -> (request: RequestTable.Request, keepsToken: Bool) {
         try RequestTable.Purpose.checkReplyCode(code)
         if let activationToken, let problem = ActivationToken.problem(activationToken) { throw ServiceFailure(.invalidArgument, problem) }
         if let purpose = table.request(token: token)?.purpose { try purpose.checkReply(code: code) }
         if let pending = table.request(token: token), pending.handler == nil { await waitForStart(pending.id) }
-        let senderPID = if let senderPID { Int32(bitPattern: senderPID) } else { await port.processID(of: sender) }
+        let senderPID = await port.processID(of: sender)
         // An app being activated may answer from inside its Open: its bus name's owner now.
         let check = await HandlerCheck.prepared(for: table.request(token: token)?.handler, sender: sender, pid: senderPID,
                                                 sandboxAppID: sandboxAppID, ownerOf: { await self.port.owner(of: $0) })

@@ -42,7 +42,7 @@ struct Services {
         let splash = SplashHelper(environment: env, log: { warning, message in warning ? logger.warning("\(message)") : logger.notice("\(message)") })
         let chooser = ChooserService(broker: broker, port: ChooserDialogs(connection: connection), environment: DialogPortals.environment(env),
                                      busName: ChooserContract.busName.rawValue, log: { logger.log($0, $1) })
-        let replies = ReplyService(connection: connection)
+        let replies = ReplyService(connection: connection, callers: callers)
         let store = PasteboardStore(disk: PasteboardDisk(environment: environment), limits: { [policy] in policy.current.pasteboards })
         let pasteboards = PasteboardService(store: store, connection: connection, callers: callers,
                                             descriptors: descriptors, logger: logger)

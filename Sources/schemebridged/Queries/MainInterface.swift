@@ -47,7 +47,7 @@ struct MainInterface {
                 Method(ContractSignature.reply, handler: .async { call in
                     let caller = await callers.caller(call.sender)
                     try await replies.reply(token: call.string(0), code: call.arguments[1].integer.map { UInt32(truncatingIfNeeded: $0) } ?? 0,
-                                            results: call.dictionary(2), sender: call.sender, senderPID: caller.pid, sandboxAppID: caller.sandboxAppID)
+                                            results: call.dictionary(2), sender: call.sender, sandboxAppID: caller.sandboxAppID)
                     return []
                 }),
                 Method(ContractSignature.openFile, handler: .async { call in

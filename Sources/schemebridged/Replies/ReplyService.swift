@@ -9,16 +9,16 @@ import SchemeBridgeCore
 typealias ReplyService = ReplyRequests<RequestObjects>
 
 /// The core's ``ReplyRequestsPort``: a request's object and `Close`, its `Response`, the bus
-/// driver's answers.
+/// driver's answers (a caller's pid its identity's once it has called).
 struct RequestObjects: ReplyRequestsPort {
-    let connection: Connection
+    let connection: Connection, callers: CallerCache
     /// Whose each request is, and how its `Close` ends it.
     private let closers = RequestClosers()
     /// Every request object's one interface (built once: its `Close` finds its request by the path).
     private let declaration: InterfaceSet
 
-    init(connection: Connection) {
-        self.connection = connection
+    init(connection: Connection, callers: CallerCache) {
+        (self.connection, self.callers) = (connection, callers)
         declaration = try! InterfaceSet([Interface(Contract.requestInterface, methods: [
             Method(ContractSignature.close, handler: .inline { [closers] call in
                 guard closers.close(path: call.path.rawValue, sender: call.sender) else { throw ContractError.noSuchRequest("no such request") }
@@ -42,7 +42,7 @@ struct RequestObjects: ReplyRequestsPort {
     }
 
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
-    func processID(of name: String) async -> Int32? { (try? await BusDriver(connection).processID(of: name)).map { Int32(bitPattern: $0) } }
+    func processID(of name: String) async -> Int32? { await callers.processID(of: name).map { Int32(bitPattern: $0) } }
     func roundTrip() async { _ = try? await BusDriver(connection).id() }
 }
 
@@ -72,7 +72,7 @@ extension Response: RequestResponse {
 private let requestRoot = try! ObjectPath(Contract.requestPathPrefix)
 
 extension ReplyRequests where Port == RequestObjects {
-    convenience init(connection: Connection) { self.init(port: RequestObjects(connection: connection)) }
+    convenience init(connection: Connection, callers: CallerCache) { self.init(port: RequestObjects(connection: connection, callers: callers)) }
 
     var connection: Connection { port.connection }
 
@@ -89,16 +89,16 @@ extension ReplyRequests where Port == RequestObjects {
     /// Ends request `id` as failed with `error` (nothing when it is already done).
     func fail(_ id: UInt64, _ error: DBusError) { complete(id, Response(failure: error)) }
 
-    /// `Reply(token, code, results)` from `sender` (`senderPID`, `sandboxAppID`: its process and Flatpak
-    /// app id as identified). A reply's `activation-token` must be a string; the one the handler was
-    /// started with is not handed back.
-    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, senderPID: UInt32?, sandboxAppID: AppID? = nil) async throws {
+    /// `Reply(token, code, results)` from `sender` (`sandboxAppID`: its Flatpak app id when it is
+    /// sandboxed). A reply's `activation-token` must be a string; the one the handler was started
+    /// with is not handed back.
+    func reply(token: String, code: UInt32, results: [String: DBusValue], sender: String, sandboxAppID: AppID? = nil) async throws {
         var results = results
         let handedBack = results[SchemeBridgeContract.Response.Key.activationToken]?.unwrapped
         guard handedBack == nil || handedBack?.string != nil else {
             throw DBusError(.invalidArgs, "activation-token must be a string (s), the token from XDG_ACTIVATION_TOKEN or a startup id")
         }
-        let taken = try await takeForReply(token: token, code: code, activationToken: handedBack?.string, sender: sender, senderPID: senderPID, sandboxAppID: sandboxAppID)
+        let taken = try await takeForReply(token: token, code: code, activationToken: handedBack?.string, sender: sender, sandboxAppID: sandboxAppID)
         if !taken.keepsToken { results[SchemeBridgeContract.Response.Key.activationToken] = nil }
         finish(taken.request, Response(code: code, results: results))
     }
