@@ -66,7 +66,7 @@ build: deps-build
 	$(SWIFT) build
 	$(call lean-entry,.build/debug)
 
-# schemebridge, the lean entry point (a plain `open URL...`, else it runs schemebridge-cli): C
+# schemebridge, the lean entry point (a plain `open URL-or-FILE...`, else it runs schemebridge-cli): C
 # against libdbus, built here with the C compiler, since any SwiftPM executable target links the
 # Swift runtime, whose start costs more than the whole call (docs/PERFORMANCE.md). $(call
 # lean-entry,DIR) writes DIR/schemebridge. CFLAGS, CPPFLAGS and LDFLAGS are a packager's.
@@ -90,7 +90,7 @@ lean-entry:
 # programs are built (not the benchmarks' and tests' programs); no `deps`: a packager's build
 # dependencies are libdbus-1-dev, libx11-dev, libpng-dev, libcurl4-openssl-dev and pkg-config (make deps installs them).
 RELEASE_FLAGS = -c release --static-swift-stdlib
-# schemebridge is the lean entry point (a plain `open URL...`); it runs schemebridge-cli, the full
+# schemebridge is the lean entry point (a plain `open URL-or-FILE...`); it runs schemebridge-cli, the full
 # command line, for everything else. Both go to BINDIR, side by side.
 SWIFT_PROGRAMS = schemebridged schemebridge-cli schemebridge-splash
 PROGRAMS = $(SWIFT_PROGRAMS) schemebridge

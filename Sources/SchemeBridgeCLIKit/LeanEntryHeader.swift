@@ -6,7 +6,7 @@ import SchemeBridgeContract
 /// The header is checked in (the C build needs no Swift); `LeanEntryHeaderTests` fails when it is not
 /// ``text``, and `make lean-header` writes it again (docs/DEVELOPING.md).
 public enum LeanEntryHeader {
-    /// The full command line the lean entry point runs for anything but a plain `open URL...`.
+    /// The full command line the lean entry point runs for anything but a plain `open` of URLs and files.
     public static let fullCommandLine = "schemebridge-cli"
 
     /// The exit statuses, as C enumerators.
@@ -27,14 +27,17 @@ public enum LeanEntryHeader {
             #ifndef SCHEMEBRIDGE_LEAN_CONTRACT_H
             #define SCHEMEBRIDGE_LEAN_CONTRACT_H
 
-            /* Contract.busName, objectPath, interface, errorPrefix; ContractMethod; OpenOptions.Key. */
+            /* Contract.busName, objectPath, interface, errorPrefix; ContractMethod; OpenOptions.Key, DocumentMode. */
             #define SERVICE \(quoted(Contract.busName.rawValue))
             #define OBJECT_PATH \(quoted(Contract.objectPath.rawValue))
             #define INTERFACE \(quoted(Contract.interface.rawValue))
             #define ERROR_PREFIX \(quoted(Contract.errorPrefix))
             #define METHOD_OPEN_URL \(quoted(ContractMethod.openURL.rawValue))
             #define METHOD_OPEN_URL_WITH_OPTIONS \(quoted(ContractMethod.openURLWithOptions.rawValue))
+            #define METHOD_OPEN_FILE \(quoted(ContractMethod.openFile.rawValue))
             #define OPTION_ACTIVATION_TOKEN \(quoted(OpenOptions.Key.activationToken))
+            #define OPTION_MODE \(quoted(OpenOptions.Key.mode))
+            #define MODE_IN_PLACE \(quoted(OpenOptions.DocumentMode.inPlace.rawValue))
             #define FULL_CLI \(quoted(fullCommandLine))
 
             /* The exit statuses of schemebridge, xdg-open's (ExitStatus). */

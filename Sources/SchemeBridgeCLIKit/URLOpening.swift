@@ -3,7 +3,8 @@ import DBus
 import SchemeBridgeContract
 
 /// Opening URLs (not files) the way `schemebridge open` does, shared by the full command line and
-/// the lean entry point that serves `schemebridge open URL...` without the argument parser.
+/// the lean entry point that serves `schemebridge open URL-or-FILE...` without the argument parser
+/// (files as `OpenDocument` opens them, in C: Sources/schemebridge-lean).
 public enum URLOpening {
 
     /// Whether `argument` starts with `scheme:` (a letter, then letters, digits, `+ . -`), as a

@@ -3,14 +3,17 @@
 #ifndef SCHEMEBRIDGE_LEAN_CONTRACT_H
 #define SCHEMEBRIDGE_LEAN_CONTRACT_H
 
-/* Contract.busName, objectPath, interface, errorPrefix; ContractMethod; OpenOptions.Key. */
+/* Contract.busName, objectPath, interface, errorPrefix; ContractMethod; OpenOptions.Key, DocumentMode. */
 #define SERVICE "io.github.schemebridge.SchemeBridge1"
 #define OBJECT_PATH "/io/github/schemebridge/SchemeBridge1"
 #define INTERFACE "io.github.schemebridge.SchemeBridge1"
 #define ERROR_PREFIX "io.github.schemebridge.SchemeBridge1.Error."
 #define METHOD_OPEN_URL "OpenURL"
 #define METHOD_OPEN_URL_WITH_OPTIONS "OpenURLWithOptions"
+#define METHOD_OPEN_FILE "OpenFile"
 #define OPTION_ACTIVATION_TOKEN "activation-token"
+#define OPTION_MODE "mode"
+#define MODE_IN_PLACE "in-place"
 #define FULL_CLI "schemebridge-cli"
 
 /* The exit statuses of schemebridge, xdg-open's (ExitStatus). */

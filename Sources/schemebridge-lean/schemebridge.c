@@ -1,14 +1,17 @@
 /*
  * schemebridge: the lean entry point of the command line, in C against libdbus (issue 27, item 8).
  *
- * The everyday call, `schemebridge open URL...` with no options (what xdg-open, gio open and
- * browsers run through our desktop entry), is served here as a one-shot dbus-send would serve
- * it: connect to the session bus, `OpenURL` (or `OpenURLWithOptions` with the activation token
- * the environment hands over) for each URL, exit with xdg-open's statuses. A Swift program, even
- * one without Foundation or the argument parser, pays the Swift runtime's start at every run (a
- * 9 MB binary mapped and relocated: docs/PERFORMANCE.md); this one does not.
+ * The everyday call, `schemebridge open URL-or-FILE...` with no options (what xdg-open, gio open,
+ * browsers and file managers run through our desktop entry), is served here as a one-shot
+ * dbus-send would serve it: connect to the session bus, `OpenURL` (or `OpenURLWithOptions` with
+ * the activation token the environment hands over) for each URL, and for each file (a path, or a
+ * `file://` URI of this host) open it here and hand the service the descriptor with `OpenFile`
+ * (in place, as the full command line does: OpenDocument), exit with xdg-open's statuses. A Swift
+ * program, even one without Foundation or the argument parser, pays the Swift runtime's start at
+ * every run (a 9 MB binary mapped and relocated: docs/PERFORMANCE.md); this one does not.
  *
- * Anything else (an option, a file, a subcommand, an argument that is not valid UTF-8) replaces
+ * Anything else (an option, a subcommand, an argument that is not valid UTF-8 or starts with `-`,
+ * a `file:` URI of another host or with an escape that is not two hex digits) replaces
  * this process with the full command line, `schemebridge-cli` beside this program, with the same
  * arguments (same process id: the service sees the same caller). What a user sees is the same
  * either way: the same exit status and the same words on stderr as the full command line's
@@ -21,6 +24,7 @@
 #define _GNU_SOURCE
 #include <dbus/dbus.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -83,9 +87,8 @@ static bool valid_utf8(const char *s) {
     return true;
 }
 
-/* Whether `arg` starts with `scheme:` (a letter, then letters, digits, `+ . -`) and is not a
- * `file:` URL: a URL the service opens by its scheme (URLOpening.isSchemeURL). */
-static bool is_scheme_url(const char *arg) {
+/* Whether `arg` starts with `scheme:` (a letter, then letters, digits, `+ . -`: URLOpening.hasScheme). */
+static bool has_scheme(const char *arg) {
     const char *colon = strchr(arg, ':');
     if (!colon || colon == arg) return false;
     unsigned char first = (unsigned char)arg[0] | 0x20;
@@ -94,7 +97,48 @@ static bool is_scheme_url(const char *arg) {
         unsigned char c = (unsigned char)*p, l = c | 0x20;
         if (!((l >= 'a' && l <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '.' || c == '-')) return false;
     }
-    return strncmp(arg, "file:", 5) != 0;
+    return true;
+}
+
+/* Whether `arg` is a URL the service opens by its scheme: not a `file:` URL (URLOpening.isSchemeURL). */
+static bool is_scheme_url(const char *arg) {
+    return has_scheme(arg) && strncmp(arg, "file:", 5) != 0;
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') return (c | 0x20) - 'a' + 10;
+    return -1;
+}
+
+/* The local file `arg` names (OpenDocument.path): a path as given (absolute or relative), or the
+ * path of a `file:` URI — `file:///a%20b` or `file://localhost/a%20b` is `/a b`, escapes decoded
+ * to bytes, a query or fragment left off (OpenDocument.fileURIPath). NULL when `arg` is no file
+ * this program opens: a URL with another scheme, an option (`-…`), an empty argument, a `file:`
+ * URI of another host, naming no path, or with a `%` not followed by two hex digits (the full
+ * command line answers those). */
+static char *file_path(const char *arg) {
+    if (strncmp(arg, "file:", 5) != 0) return arg[0] && arg[0] != '-' && !has_scheme(arg) ? strdup(arg) : NULL;
+    const char *rest = arg + 5;
+    if (strncmp(rest, "//", 2) == 0) {
+        rest += 2;
+        size_t host = strcspn(rest, "/");
+        if (host != 0 && !(host == 9 && strncmp(rest, "localhost", 9) == 0)) return NULL;
+        rest += host;
+    }
+    size_t end = strcspn(rest, "?#");
+    char *path = malloc(end + 1), *o = path;
+    if (!path) return NULL;
+    for (size_t i = 0; i < end; i++) {
+        if (rest[i] != '%') { *o++ = rest[i]; continue; }
+        int high = i + 2 < end ? hex_value(rest[i + 1]) : -1, low = high >= 0 ? hex_value(rest[i + 2]) : -1;
+        if (high < 0 || low < 0) { free(path); return NULL; }
+        *o++ = (char)(high << 4 | low);
+        i += 2;
+    }
+    *o = 0;
+    if (o == path) { free(path); return NULL; }
+    return path;
 }
 
 /* An environment variable, or NULL when unset or empty. */
@@ -236,32 +280,35 @@ static enum status report_failure(const char *url, const DBusError *error) {
     return status_of(name);
 }
 
-/* Opens `url`: `OpenURL`, or `OpenURLWithOptions` with {activation-token: token} when there is
- * one (URLOpening.open with the options of a plain open). */
-static enum status open_url(DBusConnection *bus, const char *url, const char *token) {
-    DBusMessage *call = dbus_message_new_method_call(SERVICE, OBJECT_PATH, INTERFACE, token ? METHOD_OPEN_URL_WITH_OPTIONS : METHOD_OPEN_URL);
-    if (!call) { REPORT("out of memory"); return FAILED; }
-    DBusMessageIter args, dict, entry, variant;
-    bool built = dbus_message_append_args(call, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
-    if (built && token) {
-        const char *key = OPTION_ACTIVATION_TOKEN;
-        dbus_message_iter_init_append(call, &args);
-        built = dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &dict)
-            && dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry)
-            && dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key)
-            && dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant)
-            && dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &token)
-            && dbus_message_iter_close_container(&entry, &variant)
-            && dbus_message_iter_close_container(&dict, &entry)
-            && dbus_message_iter_close_container(&args, &dict);
+/* Appends {OPTION_ACTIVATION_TOKEN: token} (when there is one) and, with `in_place`,
+ * {OPTION_MODE: MODE_IN_PLACE} as the call's `a{sv}` (OpenOptions.dictionary). */
+static bool append_options(DBusMessage *call, const char *token, bool in_place) {
+    DBusMessageIter args, dict;
+    dbus_message_iter_init_append(call, &args);
+    if (!dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &dict)) return false;
+    const char *keys[] = {OPTION_ACTIVATION_TOKEN, OPTION_MODE}, *values[] = {token, in_place ? MODE_IN_PLACE : NULL};
+    for (size_t i = 0; i < 2; i++) {
+        DBusMessageIter entry, variant;
+        if (!values[i]) continue;
+        if (!(dbus_message_iter_open_container(&dict, DBUS_TYPE_DICT_ENTRY, NULL, &entry)
+              && dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &keys[i])
+              && dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "s", &variant)
+              && dbus_message_iter_append_basic(&variant, DBUS_TYPE_STRING, &values[i])
+              && dbus_message_iter_close_container(&entry, &variant)
+              && dbus_message_iter_close_container(&dict, &entry))) return false;
     }
-    if (!built) { dbus_message_unref(call); REPORT("out of memory"); return FAILED; }
+    return dbus_message_iter_close_container(&args, &dict);
+}
+
+/* Sends `call` (unreferenced here) and waits for its reply; a failure is reported for
+ * `argument` (the URL or file as given). */
+static enum status perform(DBusConnection *bus, DBusMessage *call, const char *argument) {
     DBusError error;
     dbus_error_init(&error);
     DBusMessage *reply = dbus_connection_send_with_reply_and_block(bus, call, CALL_TIMEOUT_MS, &error);
     dbus_message_unref(call);
     if (!reply) {
-        enum status s = report_failure(url, &error);
+        enum status s = report_failure(argument, &error);
         dbus_error_free(&error);
         return s;
     }
@@ -269,11 +316,60 @@ static enum status open_url(DBusConnection *bus, const char *url, const char *to
     return SUCCESS;
 }
 
+/* Opens `url`: `OpenURL`, or `OpenURLWithOptions` with {activation-token: token} when there is
+ * one (URLOpening.open with the options of a plain open). */
+static enum status open_url(DBusConnection *bus, const char *url, const char *token) {
+    DBusMessage *call = dbus_message_new_method_call(SERVICE, OBJECT_PATH, INTERFACE, token ? METHOD_OPEN_URL_WITH_OPTIONS : METHOD_OPEN_URL);
+    if (!call) { REPORT("out of memory"); return FAILED; }
+    if (!dbus_message_append_args(call, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID) || (token && !append_options(call, token, false))) {
+        dbus_message_unref(call);
+        REPORT("out of memory");
+        return FAILED;
+    }
+    return perform(bus, call, url);
+}
+
+/* Opens the file at `path` (named `argument` on the command line) here — for writing too where
+ * the user may, so an app opening it in place can save it — and hands its descriptor to the
+ * service: `OpenFile(fd, {mode: in-place})` (OpenDocument.descriptor and .open). A file that
+ * cannot be opened is 2 when it does not exist, else 4; a folder is 3. */
+static enum status open_file(DBusConnection *bus, const char *argument, const char *path, const char *token) {
+    const int flags = O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    int fd = open(path, O_RDWR | flags);
+    if (fd < 0) fd = open(path, O_RDONLY | flags);
+    struct stat st;
+    bool folder = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    if (fd < 0 || folder) {
+        int e = errno;
+        char *shown = shortened(argument);
+        const char *u = shown ? shown : argument;
+        if (folder) REPORT("'", u, "' is a folder; SchemeBridge opens files and URLs (open folders with your file manager)");
+        else REPORT("cannot open '", u, "': ", strerror(e));
+        free(shown);
+        if (folder) close(fd);
+        return folder ? NO_HANDLER : e == ENOENT || e == ENOTDIR ? NOT_FOUND : FAILED;
+    }
+    DBusMessage *call = dbus_message_new_method_call(SERVICE, OBJECT_PATH, INTERFACE, METHOD_OPEN_FILE);
+    bool built = call && dbus_message_append_args(call, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_INVALID) && append_options(call, token, true);
+    close(fd);  /* the message holds a duplicate */
+    if (!built) {
+        if (call) dbus_message_unref(call);
+        REPORT("out of memory");
+        return FAILED;
+    }
+    return perform(bus, call, argument);
+}
+
 int main(int argc, char **argv) {
-    /* A plain `open` of URLs, each valid UTF-8 (libdbus refuses, by aborting, a string that is
-     * not; the full command line decodes such an argument as Swift does). */
+    /* A plain `open` of URLs and files, each argument valid UTF-8 (libdbus refuses, by aborting,
+     * a string that is not; the full command line decodes such an argument as Swift does). */
     bool plain = argc >= 3 && strcmp(argv[1], "open") == 0;
-    for (int i = 2; plain && i < argc; i++) plain = valid_utf8(argv[i]) && is_scheme_url(argv[i]);
+    char **paths = plain ? calloc((size_t)argc, sizeof *paths) : NULL;
+    if (plain && !paths) run_full_command_line(argv);
+    for (int i = 2; plain && i < argc; i++) {
+        plain = valid_utf8(argv[i]);
+        if (plain && !is_scheme_url(argv[i])) plain = (paths[i] = file_path(argv[i])) != NULL;
+    }
     const char *token = environment("XDG_ACTIVATION_TOKEN");
     if (!token) token = environment("DESKTOP_STARTUP_ID");
     if (!plain || (token && !valid_utf8(token))) run_full_command_line(argv);
@@ -302,7 +398,7 @@ int main(int argc, char **argv) {
     }
     enum status first_failure = SUCCESS;
     for (int i = 2; i < argc; i++) {
-        enum status s = open_url(bus, argv[i], token);
+        enum status s = paths[i] ? open_file(bus, argv[i], paths[i], token) : open_url(bus, argv[i], token);
         if (s != SUCCESS && first_failure == SUCCESS) first_failure = s;
     }
     dbus_connection_close(bus);

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import DBusTestSupport
 
-/// Issue 27, item 8: `schemebridge` serves a plain `open URL...` itself, with the D-Bus layer
-/// alone, and runs the full command line (`schemebridge-cli`) for anything else. Whichever
+/// Issue 27, item 8: `schemebridge` serves a plain `open URL-or-FILE...` itself, with the D-Bus
+/// layer alone, and runs the full command line (`schemebridge-cli`) for anything else. Whichever
 /// program answers, a user sees the same: the same exit status and the same words on stderr.
 @Suite struct LeanEntryTests {
     /// `program open arguments…` with `environment` over the fixture's bus.
@@ -39,6 +39,47 @@ import DBusTestSupport
         }
         // The handler got its URLs (it records the last one it was started with).
         #expect(await f.recordedArgv("good")?.first?.hasPrefix("good://") == true)
+    }
+
+    /// Files (paths and `file://` URIs of this host) are opened by the lean entry point too, in
+    /// place as the full command line opens them: the same handler's argv, the same statuses and
+    /// words for a file that is missing, a folder, a file no app opens, and — left to the full
+    /// command line — a URI of another host or with an escape that is no byte.
+    @Test func filesAnswerAsTheFullCommandLine() async throws {
+        let f = try ServiceFixture()
+        defer { f.stop() }
+        try f.entry("org.example.Editor.desktop", "Name=Editor\nExec=\(try f.recorder("editor")) %f\nMimeType=text/plain;")
+        let file = f.root.appendingPathComponent("draft notes.txt")
+        try "draft\n".write(to: file, atomically: true, encoding: .utf8)
+        let picture = f.root.appendingPathComponent("photo.png")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: picture)
+        let uri = "file://" + file.path.replacingOccurrences(of: " ", with: "%20")
+        let missing = f.root.appendingPathComponent("no such file.txt").path
+        let opened: [(String, [String])] = [("a path", [file.path]), ("a file URI", [uri + "?query#part"]),
+                                            ("a localhost URI", [uri.replacingOccurrences(of: "file://", with: "file://localhost")])]
+        for (what, arguments) in opened {
+            for program in ["schemebridge", "schemebridge-cli"] {
+                try? FileManager.default.removeItem(at: f.records.appendingPathComponent("editor.argv"))
+                let run = try await Self.open(program, f, arguments)
+                #expect(run.status == 0 && run.stderr.isEmpty, "\(what), \(program): \(run.status) \(run.stderr)")
+                #expect(await f.recordedArgv("editor") == [file.path], "\(what), \(program): in place")
+            }
+        }
+        let cases: [(String, [String], [String: String], Int32)] = [
+            ("missing", [missing], [:], 2),
+            ("a folder", [f.root.path], [:], 3),
+            ("no app for its type", [picture.path], [:], 3),
+            ("a URL, then a missing file, then a file", ["good://x", missing, file.path], [:], 3),
+            ("another host", ["file://elsewhere/etc/hosts"], [:], 2),
+            ("an escape that is no byte", ["file:///tmp/a%zz"], [:], 2),
+            ("no session bus", [missing], ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_STARTER_ADDRESS": "", "XDG_RUNTIME_DIR": f.root.path], 3),
+        ]
+        for (what, arguments, environment, status) in cases {
+            let lean = try await Self.open("schemebridge", f, arguments, environment)
+            let full = try await Self.open("schemebridge-cli", f, arguments, environment)
+            #expect(lean.status == status && full.status == status, "\(what): \(lean.status) \(lean.stderr) / \(full.status) \(full.stderr)")
+            #expect(lean.stderr == full.stderr && lean.stdout == full.stdout, "\(what): \(lean.stderr) / \(full.stderr)")
+        }
     }
 
     /// The lean entry point is C (Sources/schemebridge-lean): what it does on its own — the
@@ -85,9 +126,6 @@ import DBusTestSupport
         let json = try await Self.open("schemebridge", f, ["--json", "good://json"])
         #expect(json.status == 0 && json.stdout.hasPrefix("{") && json.stdout.contains("good://json") && json.stdout.contains("\"good.desktop\""),
                 "\(json.status) \(json.stdout)\(json.stderr)")
-        // A file that does not exist is the full command line's answer too (2).
-        let file = try await Self.open("schemebridge", f, [f.root.appendingPathComponent("no such file.pdf").path])
-        #expect(file.status == 2 && file.stderr.contains("no such file.pdf"), "\(file.status) \(file.stderr)")
         // Usage errors and --version come from the argument parser.
         let none = try await Tools.run([try Built.executable("schemebridge")])
         #expect(none.status == 1 && none.stderr.contains("usage: schemebridge"), "\(none.status) \(none.stderr)")
@@ -104,9 +142,15 @@ import DBusTestSupport
         let copy = alone.appendingPathComponent("schemebridge").path
         try FileManager.default.copyItem(atPath: try Built.executable("schemebridge"), toPath: copy)
         let env = ["DBUS_SESSION_BUS_ADDRESS": f.bus.address, "XDG_ACTIVATION_TOKEN": "", "DESKTOP_STARTUP_ID": ""]
-        // The plain open needs nothing else…
+        // The plain open, of a URL or a file, needs nothing else…
         let plain = try await Tools.run([copy, "open", "good://alone"], environment: env)
         #expect(plain.status == 0, "\(plain.stderr)")
+        try f.entry("org.example.Editor.desktop", "Name=Editor\nExec=\(try f.recorder("editor")) %f\nMimeType=text/plain;")
+        let file = f.root.appendingPathComponent("alone.txt")
+        try "alone\n".write(to: file, atomically: true, encoding: .utf8)
+        let document = try await Tools.run([copy, "open", file.path], environment: env)
+        #expect(document.status == 0 && document.stderr.isEmpty, "\(document.stderr)")
+        #expect(await f.recordedArgv("editor") == [file.path])
         // …anything else is a clear error, not a crash.
         let other = try await Tools.run([copy, "handlers", "good"], environment: env)
         #expect(other.status == 4 && other.stderr.contains("cannot run \(alone.path)/schemebridge-cli"), "\(other.status) \(other.stderr)")
