@@ -26,6 +26,7 @@
 # Needs root (namespaces), iproute2, busctl and kdeconnect; without them it says why and writes
 # that to results/devices.json. Knobs: DEVICE_ROUNDS (15), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
 # file's size, 10 MiB; a small one makes many rounds quick, for profiling the service's share).
+# SB_ROUND_LOG=FILE: device-bench appends each round's Share and relay times there.
 # Results: printed and Benchmarks/results/devices.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."

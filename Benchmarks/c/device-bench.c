@@ -311,6 +311,8 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
      * same load and neither always goes first), then the other three in rotating order. */
     double *pair = calloc(rounds, sizeof(double)), *cpu[2] = {calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double))};
     long service = owner_pid(a, SB_NAME);
+    /* SB_ROUND_LOG=FILE: each round's Share and relay times (µs) and CPU, appended (the two populations). */
+    FILE *round_log = getenv("SB_ROUND_LOG") ? fopen(getenv("SB_ROUND_LOG"), "a") : NULL;
     for (int i = 0; i < total; i++)
         for (int j = 0; j < VARIANTS; j++) {
             static const int others[3] = {ENGINE, COPY_ENGINE, SENDFILE_ENGINE};
@@ -339,6 +341,11 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
             if (pid && i >= warm) cpu[k == RELAY][i - warm] = cpu_us(pid) - c0;
             if (i >= warm) v[k][i - warm] = t;
             if (i >= warm && j == 1) pair[i - warm] = v[SHARE][i - warm] / v[RELAY][i - warm];
+            if (i >= warm && j == 1 && round_log) {
+                fprintf(round_log, "ROUND %d first=%s share %.0f relay %.0f cpu %.0f %.0f\n", i, (i % 2) ? "relay" : "share",
+                        v[SHARE][i - warm], v[RELAY][i - warm], cpu[0][i - warm], cpu[1][i - warm]);
+                fflush(round_log);
+            }
             if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
             long long got = received(b);
             if (i >= warm) delivered[k][i - warm] = now_us() - t0;
@@ -356,6 +363,7 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     }
     printf(", \"share_returned_p50_us\": %.1f, \"share_over_relay_paired_p50\": %.3f", pct(returned, rounds, 50), pct(pair, rounds, 50));
     printf(", \"cpu_us\": {\"share_p50\": %.1f, \"relay_p50\": %.1f}}\n", pct(cpu[0], rounds, 50), pct(cpu[1], rounds, 50));
+    if (round_log) fclose(round_log);
     kill(relay, SIGTERM);
     return 0;
 }

@@ -71,6 +71,7 @@ struct SchemeBridgeService: Service {
         }
         logger.info("serving \(Contract.busName) at \(Contract.objectPath) as \(connection.uniqueName): \(registry.schemes.count) schemes, ready in \(ContinuousClock.now - started)")
         if environment["SCHEMEBRIDGE_PREFETCH"] != "0" { HotCode.load() }  // the loop's code asked of the caches at each wake, once found
+        Task(executorPreference: connection.loopExecutor) { ThreadSlice.request(.microseconds(Int64(environment["SCHEMEBRIDGE_SLICE_US"] ?? "") ?? 100)) }  // woken ahead of busier threads
         let group = LifecycleServices.group([
             BusConnectionService(connection: connection, lost: lost, logger: logger),
             NameOwnerTracker(owners: owners, callers: services.callers, replies: services.replies, pasteboards: services.pasteboards.store),
