@@ -6,13 +6,13 @@ import CLinux
 /// file being sent, another program), without taking more CPU in all. Without it, a loop thread
 /// preempted as it sent a call could wait milliseconds for its core (docs/PERFORMANCE.md, session 15).
 public enum ThreadSlice {
-    /// Asks for slices of `duration` for the calling thread (`.zero`: the kernel's default); its
-    /// policy and nice value stay. 0, or the errno the kernel gave (EINVAL: a length it does not
-    /// take; a kernel before 6.12 takes any and ignores it).
+    /// Asks for slices of `duration` for the calling thread (`.zero` or less: the kernel's
+    /// default); its policy and nice value stay. The kernel keeps a slice within 0.1-100 ms (a
+    /// kernel before 6.12 takes any and ignores it). 0, or the errno the kernel gave.
     @discardableResult
     public static func request(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
+        let nanoseconds = seconds < 0 ? 0 : min(seconds, 10) * 1_000_000_000 + attoseconds / 1_000_000_000
         return clinux_request_slice(UInt64(max(0, nanoseconds)))
     }
 

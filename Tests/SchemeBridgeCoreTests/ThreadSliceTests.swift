@@ -7,7 +7,7 @@ import Testing
 /// value kept, the kernel's default back with `.zero`.
 @Suite struct ThreadSliceTests {
     @Test func aThreadAsksForAShortSliceAndKeepsItsNiceValue() throws {
-        let seen = Mutex<(requested: Int32, slice: Duration?, nice: Int32, other: Duration?, reset: Duration?)?>(nil)
+        let seen = Mutex<(requested: Int32, slice: Duration?, nice: Int32, other: Duration?, reset: Duration?, longest: Duration?)?>(nil)
         let outside = ThreadSlice.current()
         let started = OSThread.start(name: "slice-test") {
             // Linux: a thread's own id is the last component of /proc/thread-self; who 0 is this thread alone.
@@ -20,8 +20,10 @@ import Testing
             let slice = ThreadSlice.current()
             let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
             let other = ThreadSlice.current(thread: Int32(tid))
+            ThreadSlice.request(.seconds(Int64.max))  // kept within the kernel's range, no overflow
+            let longest = ThreadSlice.current()
             ThreadSlice.request(.zero)
-            seen.withLock { $0 = (requested, slice, nice, other, ThreadSlice.current()) }
+            seen.withLock { $0 = (requested, slice, nice, other, ThreadSlice.current(), longest) }
         }
         guard let thread = started else { Issue.record("no thread"); return }
         thread.join()
@@ -31,5 +33,6 @@ import Testing
         #expect(s.nice == 5, "its nice value stays")
         #expect(s.reset != nil && s.reset != .microseconds(100), "`.zero`: the kernel's default again (\(String(describing: s.reset)))")
         #expect(ThreadSlice.current() == outside, "the calling thread alone")
+        #expect(s.longest == .milliseconds(100), "a length beyond the kernel's range is kept within it, without overflow")
     }
 }

@@ -106,8 +106,8 @@ extern const long long clinux_hot_code_idle_ns;
  * sched_runtime for a SCHED_OTHER or SCHED_BATCH thread, Linux 6.12 and later; 0: the kernel's
  * default): a shorter slice gets an earlier deadline, so the thread runs sooner when woken beside
  * busier ones, without more CPU in all. The thread's policy, nice value and flags are kept; a
- * thread under another policy is left as it is. 0, or an errno (EINVAL: a length the kernel does
- * not take, 0.1 to 100 ms). What the thread has now: clinux_thread_slice. */
+ * thread under another policy is left as it is. The kernel keeps the slice within 0.1-100 ms.
+ * 0, or an errno. What the thread has now: clinux_thread_slice. */
 int clinux_request_slice(unsigned long long nanoseconds);
 
 /* The slice the kernel holds for thread `tid` (0: the caller) in nanoseconds — its default unless
