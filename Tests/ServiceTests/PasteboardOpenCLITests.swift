@@ -7,7 +7,8 @@ import SchemeBridgeContract
 /// starts, and reads with `schemebridge pasteboard read` (with and without `--wait`).
 @Suite struct PasteboardOpenCLITests {
     /// A handler of `readpb:` (`org.example.Reader`): reads the pasteboard named in the URL's
-    /// fragment with the CLI into `records/reader-<n>.out`, then its status into `.status`;
+    /// fragment with the CLI into `records/reader-<n>.out`, then its status into `.status`
+    /// (written whole under another name, then renamed: the test waits for the name);
     /// opened with a reply request, it answers with the byte count.
     static func installReader(_ w: PasteboardCLIWorld) throws -> String {
         let path = w.f.bin.appendingPathComponent("reader").path
@@ -18,7 +19,8 @@ import SchemeBridgeContract
             schemebridge pasteboard read "${1#*#}" > '\(records)'/reader-$n.out
             status=$?
             if [ -n "$SCHEMEBRIDGE_REPLY_TOKEN" ]; then schemebridge reply status=$status bytes=$(wc -c < '\(records)'/reader-$n.out); fi
-            echo $status > '\(records)'/reader-$n.status
+            echo $status > '\(records)'/reader-$n.status.part
+            mv '\(records)'/reader-$n.status.part '\(records)'/reader-$n.status
             """.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)
         try w.f.entry("org.example.Reader.desktop", "Name=Reader\nExec=\(path) %u\nMimeType=x-scheme-handler/readpb;")

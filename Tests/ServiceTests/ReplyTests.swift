@@ -130,7 +130,7 @@ import SchemeBridgeContract
     @Test func closeCancelsAndTheHandlersLateReplyIsNoSuchRequest() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        let h = try Self.handler(f, "slow", hold: true, "\"$SB\" reply done=yes 2> '\(f.records.path)/slow.err'; echo $? > '\(f.records.path)/slow.status'")
+        let h = try Self.handler(f, "slow", hold: true, "\"$SB\" reply done=yes 2> '\(f.records.path)/slow.err'; echo $? > '\(f.records.path)/slow.status.part'; mv '\(f.records.path)/slow.status.part' '\(f.records.path)/slow.status'")
         try f.entry("slow.desktop", "Name=Slow\nExec=\(h) %u\nMimeType=x-scheme-handler/slow;")
         async let run = Self.runCaller(f, "slow://x", closeWhen: "close")
         #expect(await Tools.eventually { FileManager.default.fileExists(atPath: f.records.appendingPathComponent("slow.token").path) })
