@@ -244,27 +244,29 @@ import SchemeBridgeContract
         #expect((all.first?["results"] as? [String: String])?["error-name"]?.hasSuffix("HandlerExited") == true, "\(all)")
     }
 
+    /// Whether `pid` is still a child of `service` (running, or a zombie not yet reaped): a
+    /// reaped handler's number may be anyone's now, but not a child of the service between rounds.
+    static func isChild(_ pid: Int32, of service: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 && Int32(fields[1]) == service
+    }
+
     @Test func abandonedRequestsLeaveNothingBehind() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
-        // Handlers that never answer (each stays until the test kills it): every request ends
-        // because its caller left — killed, or done.
+        // Handlers that never answer: each waits for a shared lock on `bulk.lock`, which the test
+        // holds through a round, so it stays until the test lets go — every request ends because
+        // its caller left (killed, or done). Letting go ends every handler of the round, those
+        // still starting too (a pid read and killed could miss a shell that had not yet written
+        // its pid or exec'd: 2,700 handlers outlived one run so).
         let pids = f.records.appendingPathComponent("bulk.pids").path
-        let h = try Self.handler(f, "bulk", "echo $$ >> '\(pids)'; exec sleep 3600")
-        /// Kills the recorded handlers that are still ours (a pid is checked to run our
-        /// `sleep 3600` first: the others were reaped, and their numbers may be anyone's now).
-        func killHandlers() -> [Int32] {
-            let recorded = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
-            var killed: [Int32] = []
-            for pid in recorded {
-                let cmdline = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-                guard cmdline == Data("sleep\u{0}3600\u{0}".utf8) else { continue }
-                kill(pid, SIGKILL)
-                killed.append(pid)
-            }
-            return killed
-        }
-        defer { _ = killHandlers() }
+        let lock = f.records.appendingPathComponent("bulk.lock").path
+        let h = try Self.handler(f, "bulk", "echo $$ >> '\(pids)'; exec flock -s '\(lock)' true")
+        let lockFD = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(lockFD >= 0)
+        defer { close(lockFD) }
         try f.entry("bulk.desktop", "Name=Bulk\nExec=\(h) %u\nMimeType=x-scheme-handler/bulk;")
         try f.writeConfig("[Policy]\nMaxLaunchRate=0\nMaxConcurrentLaunches=4096\n[LaunchImages]\nEnabled=false\n")
         _ = try await f.dbusSend("CanOpenURL", "string:bulk:warm")
@@ -285,6 +287,7 @@ import SchemeBridgeContract
         let clock = ContinuousClock()
         for round in 0..<6 {
             let started = clock.now
+            try #require(flock(lockFD, LOCK_EX) == 0)
             try await withThrowingTaskGroup(of: ProcessResult.self) { group in
                 for c in 0..<10 {
                     group.addTask { try await Tools.run(Clients.command("Reply/abandoning-caller", [f.bus.address, "r\(round)c\(c)", c % 2 == 1 ? "die" : "stay"]),
@@ -295,9 +298,11 @@ import SchemeBridgeContract
             let gone = await Tools.eventually(timeout: .seconds(120)) { !((try? await listed()) ?? "x").contains("node ") }
             let left = (try? await listed()) ?? ""
             #expect(gone, "request objects are left: \(left)")
-            // The handlers go too (killed; the service reaps them): what is left is the service's.
-            let handlerPIDs = killHandlers()
-            #expect(await Tools.eventually(timeout: .seconds(120)) { handlerPIDs.allSatisfy { (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\($0)/cmdline"))) != Data("sleep\u{0}3600\u{0}".utf8) } })
+            // The handlers go too (let go; the service reaps them): what is left is the service's.
+            let handlerPIDs = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+            #expect(handlerPIDs.contains { Self.isChild($0, of: pid) }, "no handler of round \(round + 1) is the service's child")
+            flock(lockFD, LOCK_UN)
+            #expect(await Tools.eventually(timeout: .seconds(120)) { !handlerPIDs.contains { Self.isChild($0, of: pid) } })
             rss.append(MemoryBombTests.memory(pid, "VmRSS"))
             print("MEASURE round \(round + 1): \(clock.now - started), service RSS \(rss.last!) KiB")
         }
