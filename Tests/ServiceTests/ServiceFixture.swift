@@ -72,7 +72,8 @@ final class ServiceFixture: @unchecked Sendable {
     }
 
     /// A handler program that writes its argv (NUL-separated) and some environment to
-    /// `records/<name>.argv` / `.env`, then exits.
+    /// `records/<name>.argv` / `.env`, then exits. Each is written whole under another name and
+    /// renamed, the environment first: a test that waits for either name reads it complete.
     @discardableResult
     func recorder(_ name: String, recordsAs record: String? = nil) throws -> String {
         let path = bin.appendingPathComponent(name).path
@@ -80,7 +81,8 @@ final class ServiceFixture: @unchecked Sendable {
         try """
             #!/bin/sh
             printf '%s\\0' "$@" > "\(records.path)/\(name).argv.tmp"
-            printf 'token=%s\\nstartup=%s\\nsource=%s\\n' "$XDG_ACTIVATION_TOKEN" "$DESKTOP_STARTUP_ID" "$SCHEMEBRIDGE_SOURCE" > "\(records.path)/\(name).env"
+            printf 'token=%s\\nstartup=%s\\nsource=%s\\n' "$XDG_ACTIVATION_TOKEN" "$DESKTOP_STARTUP_ID" "$SCHEMEBRIDGE_SOURCE" > "\(records.path)/\(name).env.tmp"
+            mv "\(records.path)/\(name).env.tmp" "\(records.path)/\(name).env"
             mv "\(records.path)/\(name).argv.tmp" "\(records.path)/\(name).argv"
             """.write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o755)

@@ -145,6 +145,15 @@ final class SplashFixture: @unchecked Sendable {
         return text.split(separator: "\n").first { $0.hasPrefix("mapped ") }.map { String($0.dropFirst("mapped ".count)) }
     }
 
+    /// ``mappedWindow(_:)`` of a window known to be mapped, waiting for its line: the window
+    /// prints it on its MapNotify, which the helper gets at the same time — the helper can see
+    /// the map, take the splash down and exit before the window has printed anything.
+    static func mappedWindowPrinted(_ stdout: URL) async -> String? {
+        var id: String?
+        _ = await Tools.eventually { id = mappedWindow(stdout); return id != nil }
+        return id
+    }
+
     /// VmHWM (peak RSS) of `pid` in KiB.
     static func peakRSSKiB(_ pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }

@@ -33,7 +33,7 @@ extension SplashTests {
             #expect(shown.map { $0 >= Self.minShow } == true, "shown only \(shown.map { "\($0)" } ?? "?") ms: \(helper.log)")
             let delay = gone.time - max(handlerMap.time, splash.time + Double(Self.minShow))
             print("MEASURE take-down after a \(windowClass) window mapped: \(String(format: "%.1f", delay)) ms")
-            return (delay, helper.log, SplashFixture.mappedWindow(handler.stdout))
+            return (delay, helper.log, await SplashFixture.mappedWindowPrinted(handler.stdout))
         }
 
         @Test func windowWithTheHandlersPIDTakesItDown() async throws {
@@ -76,7 +76,7 @@ extension SplashTests {
             let kid = try #require(f.recorder.firstMap(ofClass: "KidApp"))
             let gone = try #require(f.recorder.firstGone(splash.window))
             print("MEASURE take-down after a descendant's window mapped: \(String(format: "%.1f", gone.time - kid.time)) ms")
-            let id = try #require(SplashFixture.mappedWindow(URL(fileURLWithPath: out)))
+            let id = try #require(await SplashFixture.mappedWindowPrinted(URL(fileURLWithPath: out)))
             #expect(helper.log.contains("taken down: window \(id) _NET_WM_PID"), "\(helper.log)")
         }
 
@@ -141,7 +141,7 @@ extension SplashTests {
             #expect(helper.process.isRunning, "taken down by the old window: \(helper.log)")
             let new = try f.startWindow(["--pid", "none", "--wm-class", "Todo", "--geometry", "50x50+500+400"])
             #expect(await f.exitStatus(of: helper) == 0)
-            let oldID = try #require(SplashFixture.mappedWindow(old.stdout)), newID = try #require(SplashFixture.mappedWindow(new.stdout))
+            let oldID = try #require(SplashFixture.mappedWindow(old.stdout)), newID = try #require(await SplashFixture.mappedWindowPrinted(new.stdout))
             // The log names the window that took it down: the new one, never the old.
             #expect(helper.log.contains("taken down: window \(newID) WM_CLASS Todo.Todo"), "\(helper.log)")
             #expect(!helper.log.contains(oldID), "\(helper.log)")

@@ -35,9 +35,10 @@ import SchemeBridgeContract
         return r.stdout + r.stderr
     }
 
-    /// An unsandboxed editor (a real program: it records its argv, waits for `go`, then reads its
-    /// argument and appends a line to it, as a save does: `O_CREAT|O_APPEND`) is given the
-    /// document in a form bound to the caller's file, not a path the caller can re-point.
+    /// An unsandboxed editor (a real program: it records its argv — whole, by a rename, as the test
+    /// waits for the name —, waits for `go`, then reads its argument and appends a line to it, as
+    /// a save does: `O_CREAT|O_APPEND`) is given the document in a form bound to the caller's
+    /// file, not a path the caller can re-point.
     @Test func anUnsandboxedHandlerNeverOpensWhatTheSandboxedCallerSwappedIn() async throws {
         let (w, file, victim) = try await Self.world("draft.txt")
         defer { w.stop() }
@@ -45,7 +46,8 @@ import SchemeBridgeContract
         let editor = w.service.bin.appendingPathComponent("editor").path
         try """
             #!/bin/sh
-            printf '%s\\0' "$@" > "\(records)/editor.argv"
+            printf '%s\\0' "$@" > "\(records)/editor.argv.tmp"
+            mv "\(records)/editor.argv.tmp" "\(records)/editor.argv"
             n=0
             while [ ! -e "\(records)/go" ] && [ $n -lt 3000 ]; do sleep 0.1; n=$((n+1)); done
             cat "$1" > "\(records)/editor.read" 2> "\(records)/editor.read.err"
