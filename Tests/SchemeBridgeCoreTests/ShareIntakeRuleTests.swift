@@ -85,5 +85,64 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: tree.home + "/link", withDestinationPath: tree.home + "/victim")
         #expect(throws: ServiceFailure.self) { try SavedItem.write(from: source, to: tree.home + "/link") }
         #expect(!FileManager.default.fileExists(atPath: tree.home + "/victim"))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: tree.home + "/link")) == tree.home + "/victim", "the link is left as it was")
+        tree.write(tree.home + "/victim", "kept")
+        #expect(throws: ServiceFailure.self) { try SavedItem.write(from: source, to: tree.home + "/link") }
+        #expect(tree.read(tree.home + "/victim") == "kept" && Self.isSymlink(tree.home + "/link"))
+        #expect(mkfifo(tree.home + "/fifo", 0o600) == 0)
+        #expect(throws: ServiceFailure.self) { try SavedItem.write(from: source, to: tree.home + "/fifo") }
+        #expect(Self.status(tree.home + "/fifo").map { $0.st_mode & S_IFMT } == S_IFIFO, "a special file is neither written nor replaced")
+        #expect(try Self.names(in: tree.home) == ["fifo", "link", "saved", "source", "victim"], "no temporary file left")
+    }
+
+    /// A copy that fails half way (the source, a socket whose peer has gone leaving unread data:
+    /// what it sent is read, then `ECONNRESET`) leaves the file it was to replace byte for byte
+    /// as it was, and nothing else in its folder.
+    @Test func savedItemThatFailsHalfWayLeavesTheFileItWasToReplace() throws {
+        let tree = XDGTree()
+        let old = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        tree.writeBytes(tree.home + "/kept", old)
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let sent = [UInt8](repeating: 0x6E, count: 20_000)
+        #expect(write(pair[1], sent, sent.count) == sent.count && write(pair[0], "x", 1) == 1)
+        close(pair[1])
+        #expect(throws: ServiceFailure.self) { try SavedItem.write(from: pair[0], to: tree.home + "/kept") }
+        #expect(FileManager.default.contents(atPath: tree.home + "/kept") == Data(old))
+        #expect(try Self.names(in: tree.home) == ["kept"], "no temporary file left")
+    }
+
+    /// A file saved over keeps its permissions and owner; a new one is made 0644 (less the umask).
+    @Test func savedItemKeepsTheModeAndOwnerOfTheFileItReplaces() throws {
+        let tree = XDGTree()
+        tree.write(tree.home + "/source", "new content")
+        let source = open(tree.home + "/source", O_RDONLY | O_CLOEXEC)
+        defer { close(source) }
+        tree.write(tree.home + "/kept", "old content, longer than the new")
+        #expect(chmod(tree.home + "/kept", 0o640) == 0)
+        let owner: (uid_t, gid_t) = geteuid() == 0 ? (4321, 8765) : (geteuid(), getegid())
+        #expect(chown(tree.home + "/kept", owner.0, owner.1) == 0)
+        try SavedItem.write(from: source, to: tree.home + "/kept")
+        #expect(tree.read(tree.home + "/kept") == "new content")
+        let st = try #require(Self.status(tree.home + "/kept"))
+        #expect(st.st_mode & 0o7777 == 0o640 && st.st_uid == owner.0 && st.st_gid == owner.1)
+        #expect(lseek(source, 0, SEEK_SET) == 0)
+        try SavedItem.write(from: source, to: tree.home + "/new")
+        let mask = umask(0o022)
+        umask(mask)
+        #expect(Self.status(tree.home + "/new").map { $0.st_mode & 0o7777 } == 0o644 & ~mask)
+        #expect(try Self.names(in: tree.home) == ["kept", "new", "source"], "no temporary file left")
+    }
+
+    static func status(_ path: String) -> stat? {
+        var st = stat()
+        return lstat(path, &st) == 0 ? st : nil
+    }
+
+    static func isSymlink(_ path: String) -> Bool { status(path).map { $0.st_mode & S_IFMT == S_IFLNK } ?? false }
+
+    static func names(in directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
     }
 }
