@@ -144,7 +144,8 @@ import Testing
             defer { engine.stop(); fixture.stop() }
             let (responses, ended, _, _) = try await Self.sendAndFollow(fixture, file)
             #expect(responses.first?["code"] as? Int == 0 && ended.first?["delivery"] as? String == "delivered", "\(responses) \(ended)")
-            // Its lines come before its Response and `TransferEnded` (the transfer's end is logged before that signal is sent).
+            // Its lines come before `TransferEnded`, which the test waited for: the share's right after its Response (not before
+            // it: a caller that does not wait is answered first), the transfer's end before that signal is sent.
             let log = fixture.serviceLog
             #expect(!log.contains("shares 1 item") && !log.contains("shared 1 item") && !log.contains("the transfer to Phone"), "\(log.suffix(2000))")
         }
