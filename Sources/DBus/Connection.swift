@@ -61,6 +61,18 @@ public final class Connection: Sendable {
     /// call. False on any other thread.
     public var loopIsIdle: Bool { core.isIdleLoopThread() }
 
+    /// Waits for the loop's next quiet turn: once it has waited for the bus and nothing came for
+    /// the rest of that wait, or 1 ms from now at the latest while messages keep coming (which
+    /// are handled first). For a task on the loop (``loopExecutor``) whose work after an answer
+    /// it sent can wait a moment: the answer's delivery — the bus daemon, the caller — then does
+    /// not wait behind that work for a core. Off the loop thread, or once the loop has ended, it
+    /// returns at once.
+    public func quietTurn() async {
+        await withUnsafeContinuation { (waiter: UnsafeContinuation<Void, Never>) in
+            if !core.waitForQuietTurn(waiter) { waiter.resume() }
+        }
+    }
+
     /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and
     /// registers with it.
     public static func connect(

@@ -44,6 +44,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// Lowered as calls start, raised when the calls are looked over (``expireCalls(now:)``).
     var nextCallDeadline = Int64.max
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Tasks waiting for the loop's next quiet turn (``Connection/quietTurn()``).
+    var quiet = QuietTurns()
     var signatureCache: [String: [DBusType]] = [:]
     var uniqueName = ""
     /// The loop thread (`pthread_self`), once it runs: ``isIdleLoopThread()`` is asked from any thread.
@@ -201,10 +203,12 @@ final class ConnectionCore: @unchecked Sendable {
                 fds.append(pollfd(fd: dbus_watch_get_unix_fd(w), events: events, revents: 0))
                 polled.append(w)
             }
-            let n = poll(&fds, nfds_t(fds.count), queue.prepareToWait() ? nextTimeoutMilliseconds() : 0)
+            let timeout = quiet.timeout(queue.prepareToWait() ? nextTimeoutMilliseconds() : 0)
+            let n = poll(&fds, nfds_t(fds.count), timeout)
             if n > 0 { HotCode.prefetch() }  // a message (or work) to handle: its code from the caches, where the program keeps it warm
             polls.add(1, ordering: .relaxed)
             queue.woke(drain: n > 0 && fds[0].revents != 0)
+            quiet.afterPoll(timeout: timeout, ready: n)
             if n < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll failed: errno \(errno); closing the D-Bus connection")
@@ -290,6 +294,14 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
+    /// Adds `waiter` to those of the loop's next quiet turn when the caller runs on the loop
+    /// thread and the loop goes on; false otherwise (it is not added).
+    func waitForQuietTurn(_ waiter: UnsafeContinuation<Void, Never>) -> Bool {
+        guard loopThread.load(ordering: .relaxed) == UInt(pthread_self()), running else { return false }
+        quiet.add(waiter)
+        return true
+    }
+
     /// Whether the calling thread is the loop thread and nothing else waits for it: no job
     /// queued, no message read and not yet dispatched (beside the one being handled).
     func isIdleLoopThread() -> Bool {
@@ -352,6 +364,7 @@ final class ConnectionCore: @unchecked Sendable {
         subscribers.removeAll()
         for w in disconnectWaiters { w.resume() }
         disconnectWaiters.removeAll()
+        quiet.resumeAll()
         if let conn {
             dbus_connection_unref(conn)
             self.conn = nil

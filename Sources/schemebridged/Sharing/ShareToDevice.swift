@@ -22,7 +22,7 @@ extension Sharing {
         // answered at its end; any other now (before the following starts), and told the end by
         // `TransferEnded` (the progress notification follows it too).
         let waits = share.options.delivery && followed != nil
-        if !waits { replies.answer(share.request, code: .success, results: results); await Task.yield() }  // the Response out first (on the loop thread): the log line and the following's tasks would compete with it
+        if !waits { replies.answer(share.request, code: .success, results: results); await replies.connection.quietTurn() }  // the Response delivered first: the following's set-up would compete with it for a core
         logger.debug("shared \(share.items.count) item(s) with \(receipt.deviceName) (\(receipt.engine)) for \(share.caller.displayName)")
         guard let followed else { return }
         let seconds = min(broker.policy.current.deviceTimeout, Int64(share.options.timeout ?? UInt32.max))
