@@ -213,7 +213,9 @@ static int make_memfd(uint64_t size) {
         if (n < 0) { if (errno == EINTR) continue; die("write to memfd", strerror(errno)); }
         done += (uint64_t)n;
     }
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) die("seal", strerror(errno));
+    /* As the product's clinux_seal: EBUSY is a page the kernel's memory management still holds. */
+    for (int tries = 1; fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0; tries++)
+        if (errno != EBUSY || tries == 4) die("seal", strerror(errno));
     return fd;
 }
 

@@ -115,7 +115,14 @@ int clinux_memfd(const char *name) {
 }
 
 int clinux_seal(int fd) {
-    return fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    /* F_SEAL_WRITE fails with EBUSY while a page of the file is referenced from elsewhere; the
+     * kernel waits ~150 ms for such references to go. The kernel's own memory management (a
+     * reclaim or an access monitor such as DAMON holding a page at that moment) can outlast it
+     * though nothing maps the file (seen once, sealing 1 GiB in `make bench`). A few more tries. */
+    for (int tries = 1;; tries++) {
+        int r = fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+        if (r == 0 || errno != EBUSY || tries == 4) return r;
+    }
 }
 
 int clinux_is_sealed(int fd) {

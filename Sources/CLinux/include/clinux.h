@@ -63,7 +63,9 @@ void clinux_set_thread_name(const char *name);
 int clinux_memfd(const char *name);
 
 /* Seals `fd` against writes, growing and shrinking, and against further sealing
- * (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL). 0, or -1 and errno. */
+ * (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), trying again (up to four times in
+ * all) when the kernel answers EBUSY: a page still referenced by its own memory management.
+ * 0, or -1 and errno. */
 int clinux_seal(int fd);
 
 /* Whether `fd` is sealed so that its content can never change again (F_SEAL_WRITE, F_SEAL_SHRINK
