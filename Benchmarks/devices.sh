@@ -20,18 +20,19 @@
 # make bench runs it with the schemebridged it built (argument 1); alone it builds one as
 # make bench does:  sudo bash Benchmarks/devices.sh
 # With an earlier schemebridged as argument 2 (or BASELINE_SCHEMEBRIDGED, as make bench takes it),
-# the send is then timed again in DEVICE_AB_BLOCKS (4) alternating blocks of DEVICE_AB_ROUNDS (10)
+# the send is then timed again in DEVICE_AB_BLOCKS (6) alternating blocks of DEVICE_AB_ROUNDS (20)
 # rounds, this build and the earlier one taking turns as side A's service, each block's Share
 # against the relay of the same block (results: "ab" in devices.json).
 # Needs root (namespaces), iproute2, busctl and kdeconnect; without them it says why and writes
-# that to results/devices.json. Knobs: DEVICE_ROUNDS (15), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
+# that to results/devices.json. Knobs: DEVICE_ROUNDS (40: one run's Share/relay p50 ratio moved ±0.1 at
+# 15 rounds, as wide as the aim's margin), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
 # file's size, 10 MiB; a small one makes many rounds quick, for profiling the service's share).
 # SB_ROUND_LOG=FILE: device-bench appends each round's Share and relay times there.
 # Results: printed and Benchmarks/results/devices.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=Benchmarks/results
-ROUNDS="${DEVICE_ROUNDS:-15}"
+ROUNDS="${DEVICE_ROUNDS:-40}"
 SHEET_ROUNDS="${DEVICE_SHEET_ROUNDS:-20}"
 BYTES="${DEVICE_BYTES:-$((10 << 20))}"
 KDECONNECTD=/usr/lib/x86_64-linux-gnu/libexec/kdeconnectd
@@ -156,7 +157,7 @@ echo "==> devices: the sheet's device list (Share with ask; the chooser a probe;
 BASE="${2:-${BASELINE_SCHEMEBRIDGED:-}}"
 mkdir -p "$WORK/ab"
 if [ -n "$BASE" ]; then
-    AB_BLOCKS="${DEVICE_AB_BLOCKS:-4}" AB_ROUNDS="${DEVICE_AB_ROUNDS:-10}"
+    AB_BLOCKS="${DEVICE_AB_BLOCKS:-6}" AB_ROUNDS="${DEVICE_AB_ROUNDS:-20}"
     echo "==> devices: Share against the relay, this build and $BASE taking turns ($AB_BLOCKS blocks of $AB_ROUNDS rounds each)"
     kill "$SB_PID"; wait "$SB_PID" 2>/dev/null || true
     for b in $(seq 1 "$AB_BLOCKS"); do
