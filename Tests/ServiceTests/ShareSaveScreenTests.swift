@@ -40,8 +40,8 @@ extension DefaultChooserTests.Screen {
     /// Puts `path` into GTK's file chooser `w` and chooses it: through the clipboard (xclip
     /// holds it until this returns; keys typed one by one were lost beside CPU hogs), `select`
     /// (ctrl+L: the location field; ctrl+A: the name field's text), ctrl+V, Return. Keys sent
-    /// while GTK is still building the field can be lost: then the dialog is still up, and the
-    /// same keys are sent again (12 rounds at most). `folder` holds the clipboard's file.
+    /// while GTK is still building the field can be lost: then the dialog is still up a minute
+    /// later, and the same keys are sent again (12 rounds at most). `folder` holds the clipboard's file.
     func enter(_ path: String, into w: TopLevelWindow, selecting select: String, folder: URL) async throws {
         let env = ["DISPLAY": x.display]
         let pathFile = folder.appendingPathComponent("path.txt")
@@ -56,7 +56,9 @@ extension DefaultChooserTests.Screen {
             for key in [select, "ctrl+v", "Return"] {
                 #expect(try await Tools.run([xdotool, "key", "--delay", "300", key], environment: env).status == 0)
             }
-            let closed = await Tools.eventually(timeout: .seconds(20)) {
+            // A minute before the keys go again: beside CPU hogs GTK once took longer than 20 s over
+            // a round's keys, and the next round's, queued behind them, left "…binvv" in the field.
+            let closed = await Tools.eventually(timeout: .seconds(60)) {
                 (try? x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false
             }
             if closed { return }
