@@ -10,8 +10,11 @@ on every CPU during Benchmarks/devices.sh. For each round of the service (its D-
   to-Response  -> the server's `sendmsg` of the Response
   deliver      -> the caller's `recvmsg` returning it
   total        the caller's Share -> its Response
-and, per server, how long its thread ran on after each of those sends before it slept, and how
-long it ran between being switched in and reading the message it woke for.
+and, per server, how long its thread ran on after each of those sends before it slept, how
+long it ran between being switched in and reading the message it woke for, and where the bus
+daemon was when its engine call and Response went out, with how long until it read them: woken
+onto the sender's CPU (it runs when it preempts the sender), woken onto the other (in a VM, an
+idle virtual CPU's wake can take tens of µs), or awake (runnable behind the sender, or busy).
 """
 import collections
 import re
@@ -27,7 +30,7 @@ def load(path):
     for line in open(path):
         m = LINE.match(line)
         if m:
-            events.append(dict(comm=m[1], pid=int(m[2]), tid=int(m[3]), t=float(m[5]), ev=m[6].split(':')[1], tr=m[7]))
+            events.append(dict(comm=m[1], pid=int(m[2]), tid=int(m[3]), cpu=int(m[4]), t=float(m[5]), ev=m[6].split(':')[1], tr=m[7]))
     return events
 
 
@@ -43,8 +46,28 @@ def ran_on(thread, t):
     return None
 
 
+def daemon_read(events, at, send, daemon):
+    """After `send` (a sendmsg, at index `at` of `events`): where the bus daemon (thread `daemon`)
+    was — 'same' (woken onto the sender's CPU), 'other' (woken onto the other), 'awake' (not
+    asleep: no wake) — and µs until it read a message (None when not found)."""
+    where = 'awake'
+    for k in range(at + 1, min(at + 2000, len(events))):
+        e = events[k]
+        if e['ev'] == 'sched_wakeup' and e['tid'] == send['tid'] and (' pid=%d ' % daemon) in e['tr']:
+            where = 'same' if int(re.search(r'target_cpu=(\d+)', e['tr'])[1]) == send['cpu'] else 'other'
+        elif e['tid'] == daemon and is_data(e):
+            return where, (e['t'] - send['t']) * 1e6
+    return where, None
+
+
 def main(path):
     events = load(path)
+    events.sort(key=lambda e: e['t'])
+    position = {id(e): k for k, e in enumerate(events)}
+    # The bus daemon of side A: the one the caller's and the servers' sends wake most.
+    woken = collections.Counter(int(re.search(r' pid=(\d+)', e['tr'])[1]) for e in events
+                                if e['ev'] == 'sched_wakeup' and 'comm=dbus-daemon ' in e['tr'] and e['comm'] in ('dbus-loop', 'device-bench'))
+    daemon = woken.most_common(1)[0][0] if woken else -1
     by = collections.defaultdict(list)
     for e in events:
         by[e['tid']].append(e)
@@ -62,7 +85,7 @@ def main(path):
     names = ['deliver', 'to-engine', 'engine', 'to-Response', 'deliver', 'total']
     for kind, tid in servers.items():
         S = by[tid]
-        rows, after_call, after_response = [], [], []
+        rows, after_call, after_response, wakes = [], [], [], []
         for i, e in enumerate(S):
             # A round starts where the server reads a Share: the service's first readlinkat after
             # it; the relay's first send after a pause (its reply), the relay replying first.
@@ -94,6 +117,9 @@ def main(path):
             rows.append([(b - a) * 1e6 for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5), (t0, t5))])
             after_call.append(ran_on(S, t2))
             after_response.append(ran_on(S, t4))
+            for t in (t2, t4):
+                send = next(x for x in S if x['t'] == t and x['ev'] == 'sys_enter_sendmsg')
+                wakes.append(daemon_read(events, position[id(send)], send, daemon))
         if not rows:
             print(kind, 'no rounds found')
             continue
@@ -109,6 +135,13 @@ def main(path):
                 gaps.append((e['t'] - woke) * 1e6)
                 woke = None
         print('      switched in -> reading the message: p50 %.0f µs' % statistics.median(gaps))
+        where = collections.defaultdict(list)
+        for w, us in wakes:
+            if us is not None:
+                where[w].append(us)
+        print('      the bus daemon reading its engine call and Response: ' + ', '.join(
+            '%s %d (p50 %.0f µs)' % ({'same': 'woken on its CPU', 'other': 'woken on the other', 'awake': 'awake'}[w], len(where[w]), statistics.median(where[w]))
+            for w in ('same', 'other', 'awake') if where[w]))
 
 
 if __name__ == '__main__':
