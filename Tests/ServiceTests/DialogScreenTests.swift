@@ -101,23 +101,13 @@ import SchemeBridgeContract
     /// target is a named list item, every button a named push button, the "Always" box a named
     /// check box, the preview a named image; nothing that shows is an unnamed control.
     @Test func aScreenReaderCanUseTheSheet() async throws {
-        let launcher = "/usr/libexec/at-spi-bus-launcher"
-        guard FileManager.default.isExecutableFile(atPath: launcher) else { throw ToolError("at-spi2-core is not installed (apt-get install at-spi2-core)") }
         let bus = try PrivateBus()
         defer { bus.stop() }
         let x = try Xvfb(width: 800, height: 600)
         defer { x.stop() }
         let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DISPLAY": x.display]
-        let a11y = try Tools.spawn([launcher, "--launch-immediately"], environment: env)
-        defer { a11y.terminate() }
-        // The launcher owns org.a11y.Bus once it runs; a client that asks before then gets
-        // ServiceUnknown and gives up (dbind-ERROR).
-        let launched = await Tools.eventually {
-            let r = try? await Tools.run(["dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
-                                          "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.a11y.Bus"])
-            return r?.stdout.contains("boolean true") == true
-        }
-        try #require(launched, "at-spi-bus-launcher never owned org.a11y.Bus")
+        let a11y = try await AccessibilityBus(sessionBus: bus.address, display: x.display)
+        defer { a11y.stop() }
         // The sheet on that display and bus (GTK 3's atk-bridge finds the accessibility bus there).
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-a11y-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -129,18 +119,17 @@ import SchemeBridgeContract
         let sheet = try ChildProcess([DialogRun.program], environment: sheetEnv, stdin: dir.appendingPathComponent("in").path,
                                      stdout: dir.appendingPathComponent("out").path, stderr: dir.appendingPathComponent("err").path)
         defer { sheet.terminate() }
-        let tree = try await Tools.run([Tools.systemPython, Clients.path("Support/a11y-tree"), "schemebridge-dialog", "Share from Photos"], environment: env)
-        #expect(tree.status == 0, "\(tree.stderr)")
-        let lines = Set(tree.stdout.split(separator: "\n").map(String.init))
+        let tree = try await a11y.tree(app: "schemebridge-dialog", title: "Share from Photos")
+        let lines = Set(tree)
         for name in ["Sketch", "Notes", "Send to Pixel", "Copy", "Save to…"] {
-            #expect(lines.contains("list item\t\(name)"), "\(name) is not a named list item:\n\(tree.stdout)")
+            #expect(lines.contains("list item\t\(name)"), "\(name) is not a named list item:\n\(tree)")
         }
         for expected in ["push button\tShare", "push button\tCancel", "check box\tAlways use this for Photos"] {
-            #expect(lines.contains(expected), "\(expected) missing:\n\(tree.stdout)")
+            #expect(lines.contains(expected), "\(expected) missing:\n\(tree)")
         }
-        #expect(lines.contains { $0.hasPrefix("icon\tPreview of ") }, "no named preview:\n\(tree.stdout)")
+        #expect(lines.contains { $0.hasPrefix("icon\tPreview of ") }, "no named preview:\n\(tree)")
         let unnamed = lines.filter { ["push button\t", "check box\t", "list item\t", "toggle button\t"].contains($0) }
-        #expect(unnamed.isEmpty, "unnamed controls: \(unnamed)\n\(tree.stdout)")
+        #expect(unnamed.isEmpty, "unnamed controls: \(unnamed)\n\(tree)")
     }
 
     /// `parent-window` `x11:XID`: the dialog is transient for that window (WM_TRANSIENT_FOR), as

@@ -22,10 +22,13 @@ import SchemeBridgeContract
         // Beside CPU hogs the dialog may take minutes to take all the keys: the chooser's
         // timeout (120 s by default) must not close it first.
         try s.f.writeConfig("[Chooser]\nTimeout=3600\n")
+        // The dialog read as a screen reader reads it: its bus up before zenity starts.
+        let a11y = try await AccessibilityBus(sessionBus: s.f.bus.address, display: s.x.display)
+        defer { a11y.stop() }
         async let picked = PickTests.pick(s.f, options: ["provider": "io.github.schemebridge.Files.desktop", "title": "Choose a scan"])
         let w = try #require(try await s.dialog("Choose a scan"), "no file chooser came up\n\(s.f.serviceLog)")
         // ctrl+L opens the location field (selecting what is there) for the path.
-        try await s.enter(chosen.path, into: w, selecting: "ctrl+l", folder: folder)
+        try await s.enter(chosen.path, into: w, titled: "Choose a scan", reading: a11y, selecting: "ctrl+l", folder: folder)
         let result = try await picked
         let response = PickTests.response(result)
         #expect(response["code"] as? Int == 0, "\(result)\n\(s.f.serviceLog)")

@@ -4,8 +4,9 @@ import DBusTestSupport
 
 /// "Save to…" end to end on a private Xvfb: zenity's save dialog comes up with the share's
 /// title, real key presses put a path in it (through the clipboard, as `PickFilesScreenTests`
-/// does: keys typed one by one were lost beside CPU hogs), and the shared file's bytes are at
-/// that path; the Response names it.
+/// does: keys typed one by one were lost beside CPU hogs; each key once, when the dialog read
+/// through AT-SPI shows the field ready for it), and the shared file's bytes are at that path; the
+/// Response names it.
 @Suite struct ShareSaveScreenTests {
     @Test func saveToWritesTheItemWhereTheUserChose() async throws {
         // GTK's file chooser needs its GSettings schemas (the fixture's XDG_DATA_DIRS has none).
@@ -21,10 +22,13 @@ import DBusTestSupport
         try bytes.write(to: original)
         // Beside CPU hogs the dialog may take minutes to take all the keys.
         try s.f.writeConfig("[Chooser]\nTimeout=3600\n")
+        // The dialog read as a screen reader reads it: its bus up before zenity starts.
+        let a11y = try await AccessibilityBus(sessionBus: s.f.bus.address, display: s.x.display)
+        defer { a11y.stop() }
         async let shared = ShareTests.share(s.f, #"[{"file": "\#(original.path)"}]"#, #"{"target": "builtin:save", "title": "Keep the report"}"#)
         let w = try #require(try await s.dialog("Keep the report"), "no save dialog came up\n\(s.f.serviceLog)")
         // The name field has the focus, holding the item's name: ctrl+A selects it for the path.
-        try await s.enter(chosen.path, into: w, selecting: "ctrl+a", folder: folder)
+        try await s.enter(chosen.path, into: w, titled: "Keep the report", reading: a11y, selecting: "ctrl+a", folder: folder)
         let out = try await shared
         let response = try #require(ShareTests.responses(out).first, "\(out)\n\(s.f.serviceLog)")
         #expect(response["code"] as? Int == 0, "\(out)\n\(s.f.serviceLog)")
@@ -37,12 +41,16 @@ import DBusTestSupport
 }
 
 extension DefaultChooserTests.Screen {
-    /// Puts `path` into GTK's file chooser `w` and chooses it: through the clipboard (xclip
-    /// holds it until this returns; keys typed one by one were lost beside CPU hogs), `select`
-    /// (ctrl+L: the location field; ctrl+A: the name field's text), ctrl+V, Return. Keys sent
-    /// while GTK is still building the field can be lost: then the dialog is still up a minute
-    /// later, and the same keys are sent again (12 rounds at most). `folder` holds the clipboard's file.
-    func enter(_ path: String, into w: TopLevelWindow, selecting select: String, folder: URL) async throws {
+    /// Puts `path` into zenity's GTK file chooser `w`, titled `title`, and chooses it, as a user
+    /// does with the keyboard: through the clipboard (xclip holds it until this returns; keys
+    /// typed one by one were lost beside CPU hogs), `select` (ctrl+L: the location field; ctrl+A:
+    /// the name field's text), ctrl+V, Return. Each key goes once, when the dialog, read as a screen
+    /// reader reads it (`a11y`, started before the dialog), shows it ready: a text field focused
+    /// before ctrl+A (the name field built) or after ctrl+L (the location field open), the path in
+    /// it before Return (keys sent while GTK was still building the field were lost). `folder`
+    /// holds the clipboard's file.
+    func enter(_ path: String, into w: TopLevelWindow, titled title: String, reading a11y: AccessibilityBus, selecting select: String,
+               folder: URL) async throws {
         let env = ["DISPLAY": x.display]
         let pathFile = folder.appendingPathComponent("path.txt")
         try path.write(to: pathFile, atomically: true, encoding: .utf8)
@@ -51,17 +59,17 @@ extension DefaultChooserTests.Screen {
         #expect(await Tools.eventually {
             (try? await Tools.run(["xclip", "-o", "-selection", "clipboard"], environment: env))?.stdout == path
         }, "xclip never held the path")
-        for _ in 0..<12 {
-            #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(w.id)], environment: env).status == 0)
-            for key in [select, "ctrl+v", "Return"] {
-                #expect(try await Tools.run([xdotool, "key", "--delay", "300", key], environment: env).status == 0)
-            }
-            // A minute before the keys go again: beside CPU hogs GTK once took longer than 20 s over
-            // a round's keys, and the next round's, queued behind them, left "…binvv" in the field.
-            let closed = await Tools.eventually(timeout: .seconds(60)) {
-                (try? x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false
-            }
-            if closed { return }
+        func press(_ key: String) async throws {
+            #expect(try await Tools.run([xdotool, "key", "--delay", "300", key], environment: env).status == 0)
         }
+        #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(w.id)], environment: env).status == 0)
+        if select == "ctrl+a" { try await a11y.focusedText(app: "zenity", title: title) }
+        try await press(select)
+        try await a11y.focusedText(app: "zenity", title: title)
+        try await press("ctrl+v")
+        try await a11y.focusedText(app: "zenity", title: title, holding: path)
+        try await press("Return")
+        #expect(await Tools.eventually { (try? x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false },
+                "the dialog is still up after Return")
     }
 }

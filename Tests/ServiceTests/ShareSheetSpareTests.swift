@@ -55,6 +55,35 @@ import DBusTestSupport
         #expect(Self.spares(f).dropFirst().first != first)
     }
 
+    /// The sheet started ahead keeps off the accessibility bus while it waits for its question:
+    /// waiting outside GTK's main loop, it could answer no screen reader there, and each would
+    /// wait out its calls' timeout on it. Shown, it is there with its window, for a screen reader.
+    @Test func theSheetStartedAheadJoinsTheAccessibilityBusWhenItIsShown() async throws {
+        let xdotool = try Tools.path(of: "xdotool")
+        let x = try Xvfb(width: 800, height: 600)
+        defer { x.stop() }
+        let f = try Self.fixture(x)
+        defer { f.stop() }
+        // Up before the service and its sheet start (GTK looks for it as it starts).
+        let a11y = try await AccessibilityBus(sessionBus: f.bus.address, display: x.display)
+        defer { a11y.stop() }
+        _ = try await f.dbusSend("CanOpenURL", "string:x:y")
+        let spare = try #require(Self.spares(f).first, "no sheet started ahead\n\(f.serviceLog)")
+        // Ready, and waiting for its question: reading standard input (`read`, descriptor 0).
+        #expect(await Tools.eventually { (try? String(contentsOfFile: "/proc/\(spare)/syscall", encoding: .utf8))?.hasPrefix("0 0x0 ") == true },
+                "the sheet started ahead never waited for its question")
+        let waiting = try await a11y.applications()
+        #expect(!waiting.contains(spare), "the waiting sheet is on the accessibility bus: \(waiting)")
+        let shared = ShareSheetServiceTests.share(f, #"[{"text": "a line of text"}]"#)
+        let id = try #require(try await ShareSheetServiceTests.sheet(on: x, titled: "Share from sharer.py"), "no sheet came up\n\(f.serviceLog)")
+        #expect(try x.cardinalProperty("_NET_WM_PID", of: id) == Int(spare), "\(f.serviceLog)")
+        let tree = try await a11y.tree(app: "schemebridge-dialog", title: "Share from sharer.py")
+        #expect(tree.contains("push button\tCancel") && tree.contains { $0.hasPrefix("list item\t") }, "\(tree)")
+        #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(id)], environment: ["DISPLAY": x.display]).status == 0)
+        #expect(try await Tools.run([xdotool, "key", "Escape"], environment: ["DISPLAY": x.display]).status == 0)
+        #expect(try await shared.value.code == 1, "\(f.serviceLog)")
+    }
+
     /// A sheet that ends without being asked (it cannot start, its display went away) is started
     /// again after 1 s, then 2, then 4 — never in a tight loop.
     @Test func aSheetThatEndsUnaskedIsStartedAgainAfterAGrowingPause() async throws {

@@ -2,10 +2,12 @@
 
 GTK 3 starts the bridge in ``gtk_init``: it finds the accessibility bus through the session bus
 (``org.a11y.Bus``, which may start at-spi-bus-launcher), connects to it and registers the
-application — D-Bus round trips a cold start waited for before anything was drawn. The dialog
-started without a spare sets ``NO_AT_BRIDGE`` for ``gtk_init`` (``defer``) and starts the bridge
-itself once the window is on screen (``start``), as Chromium does; the bridge then registers the
-application with its windows as they are, so a screen reader finds the dialog a moment later.
+application — D-Bus round trips a cold start waited for before anything was drawn, and a
+registration a spare (started ahead, waiting for its request outside GTK's main loop) could not
+answer for: a screen reader asking it would wait out its timeout. Both set ``NO_AT_BRIDGE`` for
+``gtk_init`` (``defer``) and start the bridge themselves once the window is on screen (``start``),
+as Chromium does; the bridge then registers the application with its windows as they are, so a
+screen reader finds the dialog a moment later.
 A user's own ``NO_AT_BRIDGE`` is left as it is (no bridge at all).
 """
 

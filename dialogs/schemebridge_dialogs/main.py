@@ -58,7 +58,14 @@ def main(argv=None):
     out = sys.stdout.buffer
     spare = "--spare" in argv[1:]
     Gtk = None
+    bridge_later = False
     if spare:
+        # A spare waits for its request outside GTK's main loop: registered on the accessibility
+        # bus, it would answer no screen reader meanwhile, and each would wait out its calls'
+        # timeout (15 s with libatspi 2.46) on it. Its bridge starts with the dialog's first
+        # frame, as a cold start's does.
+        from . import a11y
+        bridge_later = a11y.defer()
         from . import gtkui
         try:
             Gtk = gtkui.load(spare=True)
@@ -71,13 +78,12 @@ def main(argv=None):
     if not request.candidates:
         say(out, message.cancelled())
         os._exit(0)
-    bridge_later = False
     if Gtk is None:
         # The caller's token goes to the window itself (gtkui: once mapped on Wayland), never
         # through DESKTOP_STARTUP_ID, which GTK would spend before the window is mapped.
         os.environ.pop("DESKTOP_STARTUP_ID", None)
         # The accessibility bridge starts after the first frame (a11y: its D-Bus round trips
-        # would come before it). The spare started it with GTK, before any request.
+        # would come before it), as the spare's does.
         from . import a11y
         bridge_later = a11y.defer()
         from . import gtkui

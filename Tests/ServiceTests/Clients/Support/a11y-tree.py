@@ -7,23 +7,7 @@ The accessibility bus is the one DBUS_SESSION_BUS_ADDRESS's org.a11y.Bus names."
 import sys
 import time
 
-import gi
-
-gi.require_version("Atspi", "2.0")
-from gi.repository import Atspi  # noqa: E402
-
-
-def frame(app_name, title):
-    desktop = Atspi.get_desktop(0)
-    for i in range(desktop.get_child_count()):
-        app = desktop.get_child_at_index(i)
-        if app is None or app.get_name() != app_name:
-            continue
-        for j in range(app.get_child_count()):
-            w = app.get_child_at_index(j)
-            if w is not None and w.get_name() == title and w.get_state_set().contains(Atspi.StateType.SHOWING):
-                return w
-    return None
+from a11y_frames import Atspi, frame
 
 
 def walk(o, out):
