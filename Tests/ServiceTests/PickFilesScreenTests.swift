@@ -28,7 +28,7 @@ import SchemeBridgeContract
         async let picked = PickTests.pick(s.f, options: ["provider": "io.github.schemebridge.Files.desktop", "title": "Choose a scan"])
         let w = try #require(try await s.dialog("Choose a scan"), "no file chooser came up\n\(s.f.serviceLog)")
         // ctrl+L opens the location field (selecting what is there) for the path.
-        try await s.enter(chosen.path, into: w, titled: "Choose a scan", reading: a11y, selecting: "ctrl+l", folder: folder)
+        try await a11y.choose(chosen.path, in: w, of: "zenity", titled: "Choose a scan", on: s.x, selecting: "ctrl+l", folder: folder)
         let result = try await picked
         let response = PickTests.response(result)
         #expect(response["code"] as? Int == 0, "\(result)\n\(s.f.serviceLog)")

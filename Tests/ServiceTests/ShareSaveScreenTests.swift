@@ -28,7 +28,7 @@ import DBusTestSupport
         async let shared = ShareTests.share(s.f, #"[{"file": "\#(original.path)"}]"#, #"{"target": "builtin:save", "title": "Keep the report"}"#)
         let w = try #require(try await s.dialog("Keep the report"), "no save dialog came up\n\(s.f.serviceLog)")
         // The name field has the focus, holding the item's name: ctrl+A selects it for the path.
-        try await s.enter(chosen.path, into: w, titled: "Keep the report", reading: a11y, selecting: "ctrl+a", folder: folder)
+        try await a11y.choose(chosen.path, in: w, of: "zenity", titled: "Keep the report", on: s.x, selecting: "ctrl+a", folder: folder)
         let out = try await shared
         let response = try #require(ShareTests.responses(out).first, "\(out)\n\(s.f.serviceLog)")
         #expect(response["code"] as? Int == 0, "\(out)\n\(s.f.serviceLog)")
@@ -37,39 +37,5 @@ import DBusTestSupport
         #expect(try Data(contentsOf: chosen) == bytes)
         // The user's original is untouched.
         #expect(try Data(contentsOf: original) == bytes)
-    }
-}
-
-extension DefaultChooserTests.Screen {
-    /// Puts `path` into zenity's GTK file chooser `w`, titled `title`, and chooses it, as a user
-    /// does with the keyboard: through the clipboard (xclip holds it until this returns; keys
-    /// typed one by one were lost beside CPU hogs), `select` (ctrl+L: the location field; ctrl+A:
-    /// the name field's text), ctrl+V, Return. Each key goes once, when the dialog, read as a screen
-    /// reader reads it (`a11y`, started before the dialog), shows it ready: a text field focused
-    /// before ctrl+A (the name field built) or after ctrl+L (the location field open), the path in
-    /// it before Return (keys sent while GTK was still building the field were lost). `folder`
-    /// holds the clipboard's file.
-    func enter(_ path: String, into w: TopLevelWindow, titled title: String, reading a11y: AccessibilityBus, selecting select: String,
-               folder: URL) async throws {
-        let env = ["DISPLAY": x.display]
-        let pathFile = folder.appendingPathComponent("path.txt")
-        try path.write(to: pathFile, atomically: true, encoding: .utf8)
-        let clipboard = try Tools.spawn(["xclip", "-quiet", "-selection", "clipboard", "-i", pathFile.path], environment: env)
-        defer { clipboard.terminate() }
-        #expect(await Tools.eventually {
-            (try? await Tools.run(["xclip", "-o", "-selection", "clipboard"], environment: env))?.stdout == path
-        }, "xclip never held the path")
-        func press(_ key: String) async throws {
-            #expect(try await Tools.run([xdotool, "key", "--delay", "300", key], environment: env).status == 0)
-        }
-        #expect(try await Tools.run([xdotool, "windowfocus", "--sync", String(w.id)], environment: env).status == 0)
-        if select == "ctrl+a" { try await a11y.focusedText(app: "zenity", title: title) }
-        try await press(select)
-        try await a11y.focusedText(app: "zenity", title: title)
-        try await press("ctrl+v")
-        try await a11y.focusedText(app: "zenity", title: title, holding: path)
-        try await press("Return")
-        #expect(await Tools.eventually { (try? x.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false },
-                "the dialog is still up after Return")
     }
 }

@@ -15,9 +15,9 @@ import DBusTestSupport
     /// `steps` for `Clients/Pick/provider.py`) and the sheet `chooser` (a `[Chooser] Command=`
     /// body; it records the `GTK_USE_PORTAL` it ran with in `records/sheet.gtk-use-portal`).
     /// `held`: the sheet's body made from the fixture instead of `body`.
-    static func stage(provider steps: [String], sheet body: String,
-                      held: ((ServiceFixture) throws -> String)? = nil) async throws -> (PortalFixture, calls: URL) {
-        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)")
+    static func stage(provider steps: [String], sheet body: String, held: ((ServiceFixture) throws -> String)? = nil,
+                      readable: Bool = false) async throws -> (PortalFixture, calls: URL) {
+        let p = try await PortalFixture(currentDesktop: "X-SchemeBridge:\(PortalFixture.desktop)", readable: readable)
         try p.addSchemeBridgePortal()
         try PickTests.provider(p.service, steps)
         let record = p.service.records.appendingPathComponent("sheet.gtk-use-portal").path
@@ -170,7 +170,8 @@ import DBusTestSupport
     /// impl object, its dialog comes up, real key presses choose a file there, and that file
     /// reaches the sandbox.
     @Test func filesIsTheDesktopsOwnChooser() async throws {
-        let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "printf 'io.github.schemebridge.Files.desktop\\n'")
+        let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "printf 'io.github.schemebridge.Files.desktop\\n'",
+                                              readable: true)
         defer { p.stop() }
         // A path GTK's location field takes typed from the clipboard (no capitals needed).
         let folder = URL(fileURLWithPath: "/tmp/sbportal" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
@@ -186,7 +187,7 @@ import DBusTestSupport
         // Sent to the GTK backend's well-known name (its unique name when it was up already).
         let (handles, toGTK) = await Self.passedOn(calls, member: "OpenFile", ours: ours, gtk: gtk)
         #expect(handles[ours]?.count == 1 && toGTK == handles[ours], "the frontend's request went on unchanged: \(handles)")
-        try await Self.enter(chosen.path, into: w, p, folder: folder)
+        try await Self.enter(chosen.path, into: w, titled: "Pick a note", p, folder: folder)
         let (code, uris) = try await picked
         #expect(code == 0 && uris.count == 1, "\(uris) \(p.service.serviceLog)")
         if let uri = uris.first {
@@ -266,7 +267,7 @@ import DBusTestSupport
     /// `SaveFile` goes to the GTK backend unchanged, with no sheet; its answer is the app's: a
     /// name chosen in the real GTK dialog, which the app then writes through the document portal.
     @Test func saveFileIsPassedOn() async throws {
-        let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1")
+        let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1", readable: true)
         defer { p.stop() }
         let folder = URL(fileURLWithPath: "/tmp/sbportal" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -279,7 +280,7 @@ import DBusTestSupport
         let (handles, toGTK) = await Self.passedOn(calls, member: "SaveFile", ours: ours, gtk: gtk)
         #expect(handles[ours]?.count == 1 && toGTK == handles[ours], "\(handles)")
         // ctrl+A selects the name field's text; the whole path replaces it.
-        try await Self.enter(target.path, into: w, p, folder: folder, selecting: "ctrl+a")
+        try await Self.enter(target.path, into: w, titled: "Save a note", p, folder: folder, selecting: "ctrl+a")
         let (code, uris) = try await saved
         #expect(code == 0 && uris.count == 1 && uris.first?.hasSuffix("/saved.txt") == true, "\(code) \(uris) \(p.service.serviceLog)")
         if let uri = uris.first {
@@ -331,22 +332,11 @@ import DBusTestSupport
         return (handles, toGTK)
     }
 
-    /// Chooses `path` in GTK's file chooser `w` (`select`: ctrl+L, the location field, or ctrl+A,
-    /// the save dialog's name; then the path from the clipboard, Return;
-    /// sent again while the dialog is up: keys sent while GTK builds the field can be lost).
-    static func enter(_ path: String, into w: TopLevelWindow, _ p: PortalFixture, folder: URL, selecting select: String = "ctrl+l") async throws {
-        let env = ["DISPLAY": p.xvfb.display]
-        let xdotool = try Tools.path(of: "xdotool")
-        let pathFile = folder.appendingPathComponent("path.txt")
-        try path.write(to: pathFile, atomically: true, encoding: .utf8)
-        let clipboard = try Tools.spawn(["xclip", "-quiet", "-selection", "clipboard", "-i", pathFile.path], environment: env)
-        defer { clipboard.terminate() }
-        #expect(await Tools.eventually { (try? await Tools.run(["xclip", "-o", "-selection", "clipboard"], environment: env))?.stdout == path },
-                "xclip never held the path")
-        for _ in 0..<12 {
-            _ = try await Tools.run([xdotool, "windowfocus", "--sync", String(w.id)], environment: env)
-            for key in [select, "ctrl+v", "Return"] { _ = try await Tools.run([xdotool, "key", "--delay", "300", key], environment: env) }
-            if await Tools.eventually(timeout: .seconds(20), { (try? p.xvfb.topLevelWindows().contains { $0.id == w.id && $0.isMapped }) == false }) { return }
-        }
+    /// Chooses `path` in the GTK backend's file chooser `w`, titled `title` (ctrl+L, the location
+    /// field, or ctrl+A, the save dialog's name: ``AccessibilityBus/choose(_:in:of:titled:on:selecting:folder:)``).
+    static func enter(_ path: String, into w: TopLevelWindow, titled title: String, _ p: PortalFixture, folder: URL,
+                      selecting select: String = "ctrl+l") async throws {
+        let a11y = try #require(p.accessibility, "the portal fixture was made without an accessibility bus (readable: true)")
+        try await a11y.choose(path, in: w, of: "xdg-desktop-portal-gtk", titled: title, on: p.xvfb, selecting: select, folder: folder)
     }
 }

@@ -17,6 +17,8 @@ final class PortalFixture: @unchecked Sendable {
     let xvfb: Xvfb
     /// The private portals directory (`XDG_DESKTOP_PORTAL_DIR`).
     let portals: URL
+    /// The accessibility bus the GTK backend's dialogs are read through (``init(currentDesktop:readable:)``).
+    let accessibility: AccessibilityBus?
     /// The desktop the `.portal` files are for.
     static let desktop = "X-SBTest"
     static let portalName = "org.freedesktop.portal.Desktop"
@@ -29,7 +31,9 @@ final class PortalFixture: @unchecked Sendable {
     /// `currentDesktop`: the portal's `XDG_CURRENT_DESKTOP` (1.16 takes each interface's backend
     /// from the first desktop some `.portal` file's `UseIn=` names: `X-SchemeBridge:X-SBTest`
     /// puts SchemeBridge's shipped `schemebridge.portal` first, as `integrate --portal` does on 1.16).
-    init(currentDesktop: String = PortalFixture.desktop) async throws {
+    /// `readable`: an accessibility bus (``accessibility``) for reading the GTK backend's dialogs as a
+    /// screen reader does; without it the backend runs with `NO_AT_BRIDGE=1`.
+    init(currentDesktop: String = PortalFixture.desktop, readable: Bool = false) async throws {
         for program in ["/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gtk"] where !FileManager.default.isExecutableFile(atPath: program) {
             throw ToolError("\(program) is missing; run: apt-get install -y xdg-desktop-portal xdg-desktop-portal-gtk (make deps)")
         }
@@ -37,6 +41,8 @@ final class PortalFixture: @unchecked Sendable {
         xvfb = try Xvfb(width: 800, height: 600)
         portals = flatpak.service.root.appendingPathComponent("portals")
         try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
+        // Up before the GTK backend starts (GTK looks for it as it starts).
+        accessibility = readable ? try await AccessibilityBus(sessionBus: flatpak.service.bus.address, display: xvfb.display) : nil
         // The GTK backend's own .portal file, for this desktop.
         let gtk = try String(contentsOfFile: "/usr/share/xdg-desktop-portal/portals/gtk.portal", encoding: .utf8)
         try addPortal("gtk", gtk.split(separator: "\n", omittingEmptySubsequences: false)
@@ -45,7 +51,8 @@ final class PortalFixture: @unchecked Sendable {
         // (without them both abort); settings are kept in memory, not in the user's dconf.
         let env = "\(try Tools.path(of: "env")) GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas GSETTINGS_BACKEND=memory XDG_CURRENT_DESKTOP=\(currentDesktop)"
         try flatpak.service.bus.addService(name: Self.portalName, exec: "\(env) XDG_DESKTOP_PORTAL_DIR=\(portals.path) /usr/libexec/xdg-desktop-portal")
-        try flatpak.service.bus.addService(name: Self.gtkName, exec: "\(env) DISPLAY=\(xvfb.display) GDK_BACKEND=x11 NO_AT_BRIDGE=1 /usr/libexec/xdg-desktop-portal-gtk")
+        let bridge = readable ? "" : " NO_AT_BRIDGE=1"
+        try flatpak.service.bus.addService(name: Self.gtkName, exec: "\(env) DISPLAY=\(xvfb.display) GDK_BACKEND=x11\(bridge) /usr/libexec/xdg-desktop-portal-gtk")
     }
 
     deinit { stop() }
@@ -53,6 +60,7 @@ final class PortalFixture: @unchecked Sendable {
     func stop() {
         for m in monitors { m.terminate() }
         monitors = []
+        accessibility?.stop()
         flatpak.stop()
         xvfb.stop()
     }
