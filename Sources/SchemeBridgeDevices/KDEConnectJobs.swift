@@ -38,6 +38,8 @@ public final class KDEConnectJobs: Sendable {
         var serving = false
         var registrations: UInt64 = 0
         var views: [UInt64: EngineJob] = [:]
+        /// The views whose objects are exported (not ended yet), by the unique name that asked for them.
+        var exported: [UInt64: String] = [:]
         var nextView: UInt64 = 1
         /// Bumped each time the engine's name changes owner.
         var generation: UInt64 = 0
@@ -75,8 +77,16 @@ public final class KDEConnectJobs: Sendable {
             let owners = try await connection.signals(matching: MatchRule(
                 sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: KDEConnectNames.busName.rawValue))
             let task = Task { [self] in
-                for await _ in owners {
-                    let list = state.withLock { s in s.generation += 1; return Array(s.watchers.values) }
+                for await change in owners {
+                    // The views the engine that left never ended go with it (no one else may end them).
+                    let left = change.body.count > 1 ? change.body[1].string ?? "" : ""
+                    let (list, gone) = state.withLock { s in
+                        s.generation += 1
+                        let gone = s.exported.filter { $0.value == left }.map(\.key)
+                        for id in gone { s.exported.removeValue(forKey: id) }
+                        return (Array(s.watchers.values), gone)
+                    }
+                    for id in gone { unexportView(id) }
                     list.forEach { $0.yield() }
                 }
             }
@@ -236,13 +246,19 @@ public final class KDEConnectJobs: Sendable {
                 guard isEngine(call.sender) else { throw DBusError(.accessDenied, "only KDE Connect's jobs are followed here") }
                 var job = EngineJob()
                 Self.apply(call.arguments[2], to: &job)
-                var id: UInt64 = 0
+                var id: UInt64 = 0, evicted: UInt64?
                 changed { s in
                     id = s.nextView
                     s.nextView += 1
                     s.views[id] = job
-                    if s.views.count > Self.maximumViews, let oldest = s.views.keys.min() { s.views.removeValue(forKey: oldest) }
+                    s.exported[id] = call.sender
+                    // The oldest view goes beyond the most kept, its object with it (an engine that never ends its jobs grows nothing).
+                    if s.views.count > Self.maximumViews, let oldest = s.views.keys.min() {
+                        s.views.removeValue(forKey: oldest)
+                        if s.exported.removeValue(forKey: oldest) != nil { evicted = oldest }
+                    }
                 }
+                if let evicted { unexportView(evicted) }
                 let path = try ObjectPath(Self.viewPrefix + String(id))
                 try connection.export([viewInterface(id)], at: path)
                 return [.objectPath(path)]
@@ -262,12 +278,20 @@ public final class KDEConnectJobs: Sendable {
                 guard isEngine(call.sender) else { throw DBusError(.accessDenied, "only the engine ends its jobs") }
                 let code = UInt32(truncatingIfNeeded: call.arguments[0].integer ?? 0)
                 let message = Self.reason(code: code, message: String(call.string(1).prefix(512)))
-                changed { s in s.views[id]?.end(code: code, message: message) }
-                if let path = try? ObjectPath(Self.viewPrefix + String(id)) { connection.unexport(path) }
+                changed { s in
+                    s.views[id]?.end(code: code, message: message)
+                    s.exported.removeValue(forKey: id)
+                }
+                unexportView(id)
                 return []
             }),
         ], signals: [SignalDeclaration("cancelRequested"), SignalDeclaration("suspendRequested"), SignalDeclaration("resumeRequested"),
                      SignalDeclaration("updateRequested")])
+    }
+
+    /// Removes view `id`'s object.
+    private func unexportView(_ id: UInt64) {
+        if let path = try? ObjectPath(Self.viewPrefix + String(id)) { connection.unexport(path) }
     }
 
     /// The engine's message, or for KDE Connect's own upload errors without one

@@ -217,6 +217,30 @@ import Testing
         #expect(shown.last?["body"] as? String == "big.bin: failed" && shown.last?["id"] as? Int == shown.first?["id"] as? Int, "\(shown)")
     }
 
+    /// The job views an engine asks for are bounded and go with it: past the 256 the service
+    /// keeps, the oldest view's object goes with its record, and the views an engine left unended
+    /// go when it leaves the bus — an engine that never ends its jobs grows nothing without bound.
+    @Test func jobViewsAreBoundedAndGoWithTheEngine() async throws {
+        let (fixture, engine, _) = try await Self.world(nil)
+        defer { engine.stop(); fixture.stop() }
+        func views() async throws -> Int {
+            let r = try await Tools.run(["gdbus", "introspect", "--address", fixture.bus.address, "--dest", "org.kde.JobViewServer",
+                                         "--object-path", "/io/github/schemebridge/JobViews"])
+            // None left: no object there, and none below it.
+            if r.status != 0, r.stderr.contains("UnknownObject") { return 0 }
+            guard r.status == 0 else { throw ToolError("gdbus introspect: \(r.stderr)") }
+            return r.stdout.components(separatedBy: "node ").count - 2  // the folder's own node line, then one per view
+        }
+        for _ in 0..<300 {
+            _ = try await engine.connection.call(destination: "org.kde.JobViewServer", path: "/JobViewServer", interface: "org.kde.JobViewServerV2",
+                                                 member: "requestView", [.string("org.kde.kdeconnect.daemon"), .int32(1), .vardict([:])],
+                                                 timeout: .seconds(30))
+        }
+        #expect(try await views() == 256, "\(fixture.serviceLog.suffix(2000))")
+        engine.stop()
+        #expect(await Tools.eventually { (try? await views()) == 0 }, "views left after the engine left")
+    }
+
     /// Only the engine's jobs are followed: another client asking the job tracker's names is told
     /// to keep its own progress dialogs and cannot make a job view.
     @Test func onlyTheEngineReportsJobs() async throws {
