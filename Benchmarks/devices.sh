@@ -24,15 +24,16 @@
 # rounds, this build and the earlier one taking turns as side A's service, each block's Share
 # against the relay of the same block (results: "ab" in devices.json).
 # Needs root (namespaces), iproute2, busctl and kdeconnect; without them it says why and writes
-# that to results/devices.json. Knobs: DEVICE_ROUNDS (40: one run's Share/relay p50 ratio moved ±0.1 at
-# 15 rounds, as wide as the aim's margin), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
+# that to results/devices.json. Knobs: DEVICE_ROUNDS (200: one run's Share/relay p50 ratio moved ±0.1 at
+# 15 rounds and 1.10-1.30 at 40 for one build, as wide as the aim's margin; runs of 2,000 and 6,000
+# rounds of 1 MiB read 1.20 and 1.19), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
 # file's size, 10 MiB; a small one makes many rounds quick, for profiling the service's share).
 # SB_ROUND_LOG=FILE: device-bench appends each round's Share and relay times there.
 # Results: printed and Benchmarks/results/devices.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=Benchmarks/results
-ROUNDS="${DEVICE_ROUNDS:-40}"
+ROUNDS="${DEVICE_ROUNDS:-200}"
 SHEET_ROUNDS="${DEVICE_SHEET_ROUNDS:-20}"
 BYTES="${DEVICE_BYTES:-$((10 << 20))}"
 KDECONNECTD=/usr/lib/x86_64-linux-gnu/libexec/kdeconnectd
