@@ -8,8 +8,13 @@ import Glibc
 /// passed since the first of them asked: the loop's `poll` is given at most that long, so no
 /// timer, thread or descriptor is made for it.
 struct QuietTurns {
-    /// How long a waiter waits at most (ns).
-    static let latest: Int64 = 1_000_000
+    /// How long a waiter waits at most (ns): 20 ms, longer than the kernel's tick (4 ms at the
+    /// usual 250 Hz, 1 ms at 1000 Hz). A `poll` timeout that ends before the next tick makes the
+    /// kernel program the CPU's timer for it as the thread goes to sleep, and in a virtual
+    /// machine that costs ~15 µs (a VM exit) that the bus daemon — often runnable behind the loop
+    /// thread, with the message just sent — waits through: 1 ms here kept the loop thread
+    /// running ~13 µs longer after a device share's `Response` (docs/PERFORMANCE.md, session 18).
+    static let latest: Int64 = 20_000_000
 
     private var waiters: [UnsafeContinuation<Void, Never>] = []
     /// When the first waiter goes at the latest (`CLOCK_MONOTONIC`, ns).
