@@ -4,10 +4,13 @@ import Foundation
 import Glibc
 #endif
 
-/// A private X server for one test: `Xvfb -displayfd … -screen 0 W×H×24 -nolisten tcp -br` on a
+/// A private X server for one test: `Xvfb -displayfd … -screen 0 W×H×24 -nolisten tcp -br -r` on a
 /// display number the server picks itself (so parallel tests never collide), started with a clean
 /// signal mask (``ChildProcess``) and stopped on ``stop()`` or deinit. The root window is black
-/// (`-br`). Clients get the display through ``display`` (`DISPLAY=:N`); the user's display is
+/// (`-br`). Keys do not repeat (`-r`): a key a test presses once (`xdotool key`) is held between
+/// its press and release, and a machine busy enough to hold it past the server's repeat delay
+/// (660 ms) typed it again — a file chooser's field read `…/chosen.pngvvv` after one ctrl+V in a
+/// clean clone's CI run. Clients get the display through ``display`` (`DISPLAY=:N`); the user's display is
 /// never used.
 public final class Xvfb: @unchecked Sendable {
     /// The display name, e.g. `:3`.
@@ -37,7 +40,7 @@ public final class Xvfb: @unchecked Sendable {
         do {
             var env = ProcessInfo.processInfo.environment
             env.removeValue(forKey: "DISPLAY")
-            p = try ChildProcess([exe, "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-br", "-noreset"],
+            p = try ChildProcess([exe, "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-br", "-r", "-noreset"],
                                  environment: env, stderr: logFile.path, stdoutFD: fds[1])
         } catch {
             close(fds[1])
@@ -83,6 +86,15 @@ public final class Xvfb: @unchecked Sendable {
         guard let dpy = XOpenDisplay(display) else { throw ToolError("cannot open X display \(display)") }
         defer { XCloseDisplay(dpy) }
         return try body(dpy)
+    }
+
+    /// Whether the server repeats a held key (its keyboard's auto-repeat, as `xset q` reports it).
+    public func repeatsKeys() throws -> Bool {
+        try withConnection { dpy in
+            var state = XKeyboardState()
+            XGetKeyboardControl(dpy, &state)
+            return state.global_auto_repeat != AutoRepeatModeOff
+        }
     }
 
     /// What the root window shows now, as RGB pixels (what a user would see).
