@@ -168,9 +168,6 @@ class World:
 <servicedir>{d}/services</servicedir>
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
 </busconfig>""")
-        out = subprocess.run(["dbus-daemon", f"--config-file={d}/bus.conf", "--fork", "--print-address=1", "--print-pid=1"],
-                             check=True, capture_output=True, text=True).stdout.split()
-        self.address, self.bus_pid = out[0], int(out[1])
         # Files the docs name, made in the working directory the commands run in.
         work = os.path.join(d, "work")
         for name, data in (("notes.md", b"# notes\n"), ("person.json", b'{"first-name": "Jane"}\n'),
@@ -181,13 +178,19 @@ class World:
         self.work = work
         self.env = {
             "PATH": f"{bindir}:/usr/bin:/bin", "HOME": d,
-            "DBUS_SESSION_BUS_ADDRESS": self.address,
             "XDG_DATA_HOME": f"{d}/data", "XDG_DATA_DIRS": f"{d}/sysdata", "XDG_CONFIG_HOME": f"{d}/config",
             "XDG_CONFIG_DIRS": f"{d}/none", "XDG_STATE_HOME": f"{d}/state", "XDG_CACHE_HOME": f"{d}/cache",
             "XDG_RUNTIME_DIR": f"{d}/runtime", "SCHEMEBRIDGE_DEMO_LOG": f"{d}/handler.log",
             "SCHEMEBRIDGE_DEMO_PICK": f"{d}/pick", "N": SERVICE, "O": "/io/github/schemebridge/SchemeBridge1",
             "XDG_ACTIVATION_TOKEN": "", "LANG": "C.UTF-8",
         }
+        # The bus starts the service (D-Bus activation) with the bus daemon's own environment: the
+        # temporary tree's, never the user's home (a service started with the real HOME wrote the
+        # docs' persistent pasteboards and `links set` into the user's ~/.local/state and ~/.config).
+        out = subprocess.run(["dbus-daemon", f"--config-file={d}/bus.conf", "--fork", "--print-address=1", "--print-pid=1"],
+                             check=True, capture_output=True, text=True, env=self.env).stdout.split()
+        self.address, self.bus_pid = out[0], int(out[1])
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = self.address
         with open(self.env["SCHEMEBRIDGE_DEMO_PICK"], "w") as f:
             f.write("teal\n")
 

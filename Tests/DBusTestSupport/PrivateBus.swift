@@ -93,6 +93,15 @@ public final class PrivateBus: @unchecked Sendable {
     /// The environment a client of this bus needs (`DBUS_SESSION_BUS_ADDRESS`).
     public var clientEnvironment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
+    /// A user's own folders for a program a test starts on this bus — `HOME` and the XDG base
+    /// directories under ``directory`` (`home/`), removed with it — so that a program falling
+    /// back to `$HOME` (its config, state, cache) never writes into the real user's.
+    public var userEnvironment: [String: String] {
+        let home = directory.appendingPathComponent("home").path
+        return ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
+                "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache"]
+    }
+
     /// Writes a bus-activation file for `name` running `exec`.
     public func addService(name: String, exec: String) throws {
         let text = "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n"

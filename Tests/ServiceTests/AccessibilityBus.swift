@@ -8,13 +8,25 @@ struct AccessibilityBus {
     let launcher: ChildProcess
     /// The session bus it serves, and the display.
     let sessionBus: String, display: String
+    /// The home and runtime folder of the launcher and the test's clients (removed by ``stop()``):
+    /// without a runtime folder at-spi2-core and dconf fall back to `~/.cache`, the user's.
+    let home: URL
 
     /// Starts the launcher for session bus `sessionBus` and display `display`; returns once it owns
     /// `org.a11y.Bus` (a GTK program that asks before then gives up on accessibility).
     init(sessionBus: String, display: String) async throws {
         let path = "/usr/libexec/at-spi-bus-launcher"
         guard FileManager.default.isExecutableFile(atPath: path) else { throw ToolError("at-spi2-core is not installed (apt-get install at-spi2-core)") }
-        let launcher = try Tools.spawn([path, "--launch-immediately"], environment: ["DBUS_SESSION_BUS_ADDRESS": sessionBus, "DISPLAY": display])
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sb-a11y-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("runtime"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let launcher: ChildProcess
+        do {
+            launcher = try Tools.spawn([path, "--launch-immediately"], environment: Self.environment(sessionBus, display, home))
+        } catch {
+            try? FileManager.default.removeItem(at: home)
+            throw error
+        }
         let launched = await Tools.eventually {
             let r = try? await Tools.run(["dbus-send", "--bus=\(sessionBus)", "--print-reply", "--dest=org.freedesktop.DBus",
                                           "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.a11y.Bus"])
@@ -22,15 +34,25 @@ struct AccessibilityBus {
         }
         guard launched else {
             launcher.terminate()
+            try? FileManager.default.removeItem(at: home)
             throw ToolError("at-spi-bus-launcher never owned org.a11y.Bus")
         }
-        (self.launcher, self.sessionBus, self.display) = (launcher, sessionBus, display)
+        (self.launcher, self.sessionBus, self.display, self.home) = (launcher, sessionBus, display, home)
     }
 
-    func stop() { launcher.terminate() }
+    func stop() {
+        launcher.terminate()
+        try? FileManager.default.removeItem(at: home)
+    }
 
     /// The environment a client of this accessibility bus runs with.
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": sessionBus, "DISPLAY": display] }
+    var environment: [String: String] { Self.environment(sessionBus, display, home) }
+
+    private static func environment(_ sessionBus: String, _ display: String, _ home: URL) -> [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": sessionBus, "DISPLAY": display, "HOME": home.path,
+         "XDG_RUNTIME_DIR": home.appendingPathComponent("runtime").path, "XDG_CACHE_HOME": home.appendingPathComponent("cache").path,
+         "XDG_CONFIG_HOME": home.appendingPathComponent("config").path]
+    }
 
     /// Waits until application `app`'s frame titled `title` has a focused, editable text field
     /// holding `text` (nil: any text field has the focus) — an event, with a ceiling of minutes

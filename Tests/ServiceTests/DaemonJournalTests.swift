@@ -23,7 +23,7 @@ import SchemeBridgeContract
         // systemd's value for the file itself, or for another file (inherited, not the stream).
         let stream = journal ? "\(st.st_dev):\(st.st_ino)" : "\(st.st_dev):\(st.st_ino + 1)"
         let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", bus.address],
-                                     environment: ["JOURNAL_STREAM": stream, "XDG_CONFIG_HOME": bus.directory.appendingPathComponent("config").path],
+                                     environment: bus.userEnvironment.merging(["JOURNAL_STREAM": stream, "XDG_CONFIG_HOME": bus.directory.appendingPathComponent("config").path]) { $1 },
                                      stderr: log)
         let client = try await Connection.connect(address: bus.address)
         defer { client.close() }

@@ -37,13 +37,13 @@ import SchemeBridgeContract
         let bus = try PrivateBus()
         defer { bus.stop() }
         let log = bus.directory.appendingPathComponent("daemon.log")
-        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", bus.address], stderr: log)
+        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", bus.address], environment: bus.userEnvironment, stderr: log)
         let client = try await Connection.connect(address: bus.address)
         defer { client.close() }
         let owned = await Tools.eventually { await hasOwner(client) }
         #expect(owned)
         // A second instance refuses to start, saying why.
-        let second = try await Tools.run([try Built.executable("schemebridged"), "--address", bus.address])
+        let second = try await Tools.run([try Built.executable("schemebridged"), "--address", bus.address], environment: bus.userEnvironment)
         #expect(second.status == 1)
         #expect(second.stderr.contains("already owns \(Self.name)"), "\(second.stderr)")
 
@@ -56,7 +56,7 @@ import SchemeBridgeContract
 
     @Test func lostBusEndsTheDaemon() async throws {
         let bus = try PrivateBus()
-        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", bus.address])
+        let daemon = try Tools.spawn([try Built.executable("schemebridged"), "--address", bus.address], environment: bus.userEnvironment)
         let client = try await Connection.connect(address: bus.address)
         #expect(await Tools.eventually { await hasOwner(client) })
         bus.stop()
