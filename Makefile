@@ -123,14 +123,12 @@ run: deps-run build
 # outlasted its ceilings. Sixteen keeps the machine as busy while bounding the suite's own load.
 TEST_WIDTH ?= 16
 # The suites and the docs' commands run with HOME a new, empty folder (scripts/home-guard.sh): what a
-# test, or a program it starts, leaves in a user's home (~/.config, ~/.local/state, ~/.cache) is named
-# at the end — on a developer's machine it would be their own files. The suites still leave two things
-# there (docs/DEVELOPING.md "The user's home"): named, not failed, until they are found; the docs'
-# commands leave nothing and fail the run if they do.
+# test, or a program it starts, leaves in a user's home (~/.config, ~/.local/state, ~/.cache) fails
+# the run, naming it — on a developer's machine it would be their own files (docs/DEVELOPING.md).
 test: deps dialogs-test dialogs-mo
 	$(SWIFT) build --build-tests
 	$(call lean-entry,.build/debug)
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) bash scripts/home-guard.sh --warn $(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) bash scripts/home-guard.sh $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-docs
 
 # The dialogs' logic (dialogs/tests: the message, what they say in English and German, icons,

@@ -1,8 +1,7 @@
 #!/bin/bash
 # home-guard.sh [--warn] COMMAND...: runs COMMAND with HOME set to a new, empty folder standing for the
 # user's home, then fails (exit 1, naming the paths) if anything but the toolchain's own caches was left
-# there; with --warn it names them and keeps COMMAND's status (make test, until the last known leaks
-# are found: docs/DEVELOPING.md "The user's home").
+# there; with --warn it names them and keeps COMMAND's status (for looking, not for make test).
 # The suites use temporary XDG trees and private buses: a test, or a program a test starts, that falls
 # back to $HOME (~/.config, ~/.local/state, ~/.cache, ~/.local/share) would write into the real
 # user's files on a developer's machine. XDG_* are cleared, as in a session that sets none.

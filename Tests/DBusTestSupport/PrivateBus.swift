@@ -24,8 +24,10 @@ public final class PrivateBus: @unchecked Sendable {
     /// `unset`: variables removed from the daemon's environment (after `environment` is added).
     /// `launcher`: a command the daemon runs under (its argv is appended; it must `exec` it), e.g.
     /// one that gives the bus and everything it activates a mount namespace of its own.
+    /// `ownHome`: the daemon — and so what it activates — runs with ``userEnvironment`` (before
+    /// `environment`), not with the real user's home.
     public init(environment: [String: String] = [:], anyUser: Bool = false, systemdActivation: Bool = false, unset: [String] = [],
-                launcher: [String] = []) throws {
+                launcher: [String] = [], ownHome: Bool = false) throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         directory = dir
@@ -60,6 +62,7 @@ public final class PrivateBus: @unchecked Sendable {
 
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        if ownHome { for (k, v) in Self.userEnvironment(dir) { env[k] = v } }
         for (k, v) in environment { env[k] = v }
         for k in unset { env.removeValue(forKey: k) }
         var fds: [Int32] = [0, 0]
@@ -96,7 +99,9 @@ public final class PrivateBus: @unchecked Sendable {
     /// A user's own folders for a program a test starts on this bus — `HOME` and the XDG base
     /// directories under ``directory`` (`home/`), removed with it — so that a program falling
     /// back to `$HOME` (its config, state, cache) never writes into the real user's.
-    public var userEnvironment: [String: String] {
+    public var userEnvironment: [String: String] { Self.userEnvironment(directory) }
+
+    private static func userEnvironment(_ directory: URL) -> [String: String] {
         let home = directory.appendingPathComponent("home").path
         return ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
                 "XDG_STATE_HOME": home + "/.local/state", "XDG_CACHE_HOME": home + "/.cache"]

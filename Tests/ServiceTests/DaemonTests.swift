@@ -11,7 +11,7 @@ import SchemeBridgeContract
 
     /// A private bus whose service dir holds the shipped .service file, pointed at the built daemon.
     func activatableBus() throws -> PrivateBus {
-        let bus = try PrivateBus()
+        let bus = try PrivateBus(ownHome: true)
         let template = try String(contentsOf: Built.packageRoot.appendingPathComponent("dbus/" + Contract.serviceFileName + ".in"), encoding: .utf8)
         let text = template.replacingOccurrences(of: "@bindir@", with: Built.programs.path)
         try text.write(to: bus.serviceDirectory.appendingPathComponent("\(Self.name).service"), atomically: true, encoding: .utf8)

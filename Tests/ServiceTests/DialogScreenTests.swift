@@ -115,6 +115,7 @@ import SchemeBridgeContract
         try Data(ShareSheetTests.request().line).write(to: dir.appendingPathComponent("in"))
         var sheetEnv = ProcessInfo.processInfo.environment
         for (k, v) in env { sheetEnv[k] = v }
+        for (k, v) in a11y.environment { sheetEnv[k] = v }  // its home and runtime folder: the bridge's socket goes there, not to ~/.cache
         sheetEnv["NO_AT_BRIDGE"] = nil
         let sheet = try ChildProcess([DialogRun.program], environment: sheetEnv, stdin: dir.appendingPathComponent("in").path,
                                      stdout: dir.appendingPathComponent("out").path, stderr: dir.appendingPathComponent("err").path)

@@ -86,7 +86,7 @@ import SchemeBridgeContract
     }
 
     @Test func activationThroughSystemdWithoutTheUnitIsStatusThreeWithAHint() async throws {
-        let bus = try PrivateBus(systemdActivation: true)
+        let bus = try PrivateBus(systemdActivation: true, ownHome: true)
         defer { bus.stop() }
         // The shipped service file: SystemdService= names the unit; Exec= is what a bus without
         // systemd would run (here never: this bus asks systemd).
