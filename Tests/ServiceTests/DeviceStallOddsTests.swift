@@ -93,4 +93,52 @@ import Testing
         }
         print("DeviceStallOddsTests:\n" + table.joined(separator: "\n") + "\n" + notes.joined(separator: "\n"))
     }
+
+    /// A measurement, not a check (run with `SB_STALL_PAIRS=<pairs>`): the receiving stall with and
+    /// without KDE Connect 23.08's receiving fix (``KDEConnectReceivingFix``), taking turns. On each
+    /// fresh pair A's engine alone sends two files in one `shareUrls` (10 MiB, then 1 KiB) — the
+    /// quickest way to the stall (docs/GUIDE.md, "When a file does not arrive") — and a file B's
+    /// engine does not announce within 30 s counts as stalled. Prints the counts; fails only when
+    /// a pair cannot be used or a file arrives different.
+    @Test(.timeLimit(.minutes(60)), .enabled(if: ProcessInfo.processInfo.environment["SB_STALL_PAIRS"] != nil, "a measurement: SB_STALL_PAIRS=<pairs>"))
+    func twoFilesInOneShareWithAndWithoutTheReceivingFix() async throws {
+        let pairs = Int(ProcessInfo.processInfo.environment["SB_STALL_PAIRS"] ?? "") ?? 10
+        var noise = [UInt8](repeating: 0, count: 10 << 20)
+        var x: UInt32 = 0x2545_F491
+        for i in noise.indices { x ^= x << 13; x ^= x >> 17; x ^= x << 5; noise[i] = UInt8(truncatingIfNeeded: x) }
+        let files = [("big.bin", Data(noise)), ("small.bin", Data(noise[0..<1024]))]
+        var stalled = [false: 0, true: 0], lines: [String] = []
+        for round in 1...pairs {
+            for fix in [false, true] {
+                let pair = try await KDEConnectPair(receivingFix: fix)
+                defer { pair.stop() }
+                let (a, b) = (pair.a, pair.b)
+                try await pair.startAndPair()
+                let arrivals = Arrivals()
+                let received = try await b.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
+                                                                                   member: "shareReceived"))
+                let collector = Task { for await m in received { if let s = m.body.first?.string { arrivals.list.withLock { $0.append(s) } } } }
+                defer { collector.cancel() }
+                for (name, bytes) in files { try bytes.write(to: a.fixture.root.appendingPathComponent(name)) }
+                let share = try ObjectPath("/modules/kdeconnect/devices/\(b.id)/share")
+                _ = try await a.call(share, "org.kde.kdeconnect.device.share", "shareUrls",
+                                     [.strings(files.map { "file://" + a.fixture.root.appendingPathComponent($0.0).path })])
+                var got: [String] = []
+                for (name, bytes) in files {
+                    let file = b.downloads.appendingPathComponent(name)
+                    if await Tools.eventually(timeout: .seconds(30), { arrivals.list.withLock { $0.contains("file://" + file.path) } }) {
+                        #expect(try Data(contentsOf: file) == bytes, "\(name) arrived different")
+                        got.append("\(name) arrived")
+                    } else {
+                        stalled[fix, default: 0] += 1
+                        let part = (try? FileManager.default.attributesOfItem(atPath: file.path + ".part")[.size] as? Int).map { "\($0) bytes" } ?? "none"
+                        got.append("\(name) STALLED (.part \(part))")
+                    }
+                }
+                lines.append("pair \(round) \(fix ? "with the fix" : "Debian's"): " + got.joined(separator: ", "))
+            }
+        }
+        print("DeviceStallOddsTests: two files in one shareUrls, \(pairs) pairs each; files stalled: Debian's engine \(stalled[false] ?? 0),"
+              + " with the receiving fix \(stalled[true] ?? 0)\n" + lines.joined(separator: "\n"))
+    }
 }

@@ -72,7 +72,7 @@ import Testing
         // (it does not queue behind a lost file), and the engines' preference is ours alone.
         if !(await Tools.eventually { fileArrived() }) {
             let open = await gsconnect.openPayloadConnections()
-            _ = DeviceShareTests.engineStall(a, "A's engine announced no file within \(Tools.eventCeiling) (downloads: \(DeviceShareTests.downloads(a)); GSConnect's payload connections open: \(open)): \(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1500))")
+            Self.gsconnectStall(a, connectionsOpen: open, "A's engine announced no file within \(Tools.eventCeiling) (downloads: \(DeviceShareTests.downloads(a)); GSConnect's payload connections open: \(open)): \(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1500))")
         } else if let arrivedURL = arrivals.list.withLock({ $0.first { $0.hasPrefix(downloads) } }) {
             #expect(URL(fileURLWithPath: String(arrivedURL.dropFirst(7))).lastPathComponent.hasPrefix("payload"), "\(arrivedURL)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: String(arrivedURL.dropFirst(7)))) == Data(bytes), "the file A got differs from what B sent")
@@ -132,6 +132,9 @@ import Testing
     /// connection open until gjs collects it, kdeconnectd 22.12 finishes a file only at that close,
     /// and the second file goes right after the collection that closed the first. So it fails on
     /// the engines (docs/GUIDE.md, "When a file does not arrive") and shows when they no longer stall.
+    /// KDE Connect 23.08's receiving fix does not help here (``KDEConnectReceivingFix``: with it
+    /// the second file was written whole and still never finished — the end is still the
+    /// connection's), so this test runs on Debian's engine as it is.
     @Test(.timeLimit(.minutes(20)), .enabled(if: ProcessInfo.processInfo.environment["SB_ENGINE_STALLS"] != nil,
                                              "GSConnect 54 → kdeconnectd 22.12 stalls on a 10 MiB file: docs/GUIDE.md"))
     func twentyFilesInARowFromGSConnectArriveWholeTheFirstTime() async throws {
@@ -235,6 +238,26 @@ import Testing
         #expect(results["error-message"]?.contains("GSConnect did not take the share") == true, "\(results)")
         let again = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "phone_1"}"#)
         #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
+    }
+
+    /// A file that did not arrive on `side` (kdeconnectd, receiving from GSConnect): a failure of
+    /// ours, recorded with `message` — unless the receiving engine holds it half-stored (a `.part`
+    /// in its Downloads) while GSConnect still holds a payload connection open (`connectionsOpen`,
+    /// from ``GSConnectSide/openPayloadConnections()``). That is GSConnect 54 leaving the
+    /// connection to its garbage collector and kdeconnectd 22.12 waiting for its end (docs/GUIDE.md,
+    /// "When a file does not arrive", "Sent by GSConnect"), recorded as a known, intermittent
+    /// issue. No second share is made.
+    static func gsconnectStall(_ side: KDEConnectPair.Side, connectionsOpen: String, _ message: String,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
+        let part = ((try? FileManager.default.contentsOfDirectory(atPath: side.downloads.path)) ?? []).first { $0.hasSuffix(".part") }
+        let stalled = part != nil && connectionsOpen != "none" && !connectionsOpen.hasPrefix("unknown")
+        withKnownIssue("GSConnect kept the payload connection open and the receiving kdeconnectd left \(part ?? "no .part") unfinished: docs/GUIDE.md",
+                       isIntermittent: true) {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        } when: {
+            stalled
+        }
+        if stalled { print("NOTE GSConnect stall: \(message.prefix(300))") }
     }
 }
 

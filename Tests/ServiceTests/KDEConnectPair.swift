@@ -72,14 +72,19 @@ final class KDEConnectPair: @unchecked Sendable {
 
     let a: Side
     let b: Side
+    /// Whether both engines run with KDE Connect 23.08's receiving fix (``KDEConnectReceivingFix``).
+    let receivingFix: Bool
     /// How many pairs this test process has made (their tags' last digits).
     private static let pairsMade = Mutex(0)
     /// Names the namespaces and veth ends (`sbA<tag>`, `sbvA<tag>`: within IFNAMSIZ).
     private let tag: String
 
     /// Makes the namespaces and the two fixtures; `configureB` prepares B's tree (handlers,
-    /// config) before anything starts.
-    init(configureB: (ServiceFixture) throws -> Void = { _ in }) async throws {
+    /// config) before anything starts. `receivingFix`: both engines are Debian's 22.12 with KDE
+    /// Connect 23.08's receiving fix (``KDEConnectReceivingFix``), for tests of what SchemeBridge
+    /// sends rather than of the receiving engine's known stall; by default, Debian's as it is.
+    init(receivingFix: Bool = false, configureB: (ServiceFixture) throws -> Void = { _ in }) async throws {
+        self.receivingFix = receivingFix
         guard geteuid() == 0 else { throw ToolError("the two-device test makes network namespaces: run it as root (make test does)") }
         guard FileManager.default.isExecutableFile(atPath: Self.engine) else {
             throw ToolError("\(Self.engine) is missing: install kdeconnect (scripts/deps.sh)")
@@ -141,6 +146,7 @@ final class KDEConnectPair: @unchecked Sendable {
         var childEnv = ProcessInfo.processInfo.environment
         for key in ["DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"] { childEnv.removeValue(forKey: key) }
         for (k, v) in env { childEnv[k] = v }
+        if receivingFix { childEnv["LD_PRELOAD"] = try await KDEConnectReceivingFix.built() }
         // `ip netns exec` and `env -C` exec in turn: the pid is the engine's.
         side.engine = try ChildProcess([try Tools.path(of: "ip"), "netns", "exec", side.namespace, "/usr/bin/env", "-C", side.fixture.root.path, Self.engine],
                                        environment: childEnv, stdout: log, stderr: log)
