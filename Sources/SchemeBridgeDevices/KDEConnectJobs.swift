@@ -38,6 +38,8 @@ public final class KDEConnectJobs: Sendable {
         var serving = false
         var registrations: UInt64 = 0
         var views: [UInt64: EngineJob] = [:]
+        /// When each view was made or last updated (``watchReceiving(quiet:port:)``).
+        var changed: [UInt64: ContinuousClock.Instant] = [:]
         /// The views whose objects are exported (not ended yet), by the unique name that asked for them.
         var exported: [UInt64: String] = [:]
         var nextView: UInt64 = 1
@@ -149,7 +151,7 @@ public final class KDEConnectJobs: Sendable {
                 // it is running) once it names one of them.
                 let found = s.views.filter { v in
                     v.key >= mark.nextView ? DeviceDeliveryRule.matches(v.value, names: names)
-                        : v.value.endCode == nil && !v.value.files.isDisjoint(with: names)
+                        : v.value.endCode == nil && !v.value.receiving && !v.value.files.isDisjoint(with: names)
                 }.min { $0.key < $1.key }
                 return (found, s.generation != mark.generation)
             }
@@ -170,6 +172,51 @@ public final class KDEConnectJobs: Sendable {
             if let answer = evaluate(finished: false) { return answer }
         }
         return evaluate(finished: true) ?? (.unknown, nil)
+    }
+
+    /// Tells `port` of each transfer the engine receives that stopped moving for `quiet()`
+    /// (``ReceiveStallRule``: the `[Devices] ReceiveStall` read at each look) and withdraws the
+    /// notice when it moves or ends, until the task is cancelled or following stops.
+    public func watchReceiving(quiet: @escaping @Sendable () -> Duration, port: some ReceiveStallPort) async {
+        let (stream, continuation, watcher) = changes()
+        var told: [UInt64: (changed: ContinuousClock.Instant, notice: UInt32?)] = [:]
+        var alarm: Task<Void, Never>?
+        defer {
+            alarm?.cancel()
+            state.withLock { _ = $0.watchers.removeValue(forKey: watcher) }
+        }
+        func look() async {
+            let wait = quiet()
+            let views = state.withLock { s in
+                Dictionary(uniqueKeysWithValues: s.views.compactMap { id, job in
+                    job.receiving ? (id, ReceiveStallRule.Seen(job: job, changed: s.changed[id] ?? .now)) : nil
+                })
+            }
+            let due = ReceiveStallRule.due(views: views, told: told.mapValues(\.changed), quiet: wait, now: .now)
+            for id in due.withdraw {
+                guard let notice = told.removeValue(forKey: id)?.notice else { continue }
+                let job = views[id]?.job
+                logger.info("the transfer from \(job?.source ?? "a device") \(job?.endCode == nil && job != nil ? "moves again" : "ended"): its notice \(notice) withdrawn")
+                await port.withdraw(notice)
+            }
+            for id in due.tell {
+                guard let seen = views[id] else { continue }
+                let (summary, body) = ReceiveStallRule.notice(seen.job, quiet: wait)
+                logger.notice("\(summary): \(body)")
+                let notice = await port.show(summary: summary, body: body)
+                if notice == nil { logger.warning("no notification server showed it") }
+                told[id] = (seen.changed, notice)
+            }
+            alarm?.cancel()
+            alarm = due.next.map { next in
+                Task {
+                    do { try await Task.sleep(until: next, clock: .continuous) } catch { return }
+                    continuation.yield()
+                }
+            }
+        }
+        await look()
+        for await _ in stream { await look() }
     }
 
     /// Wakes follow `id` at `instants`: a sleeper is started only when none sleeps or the one
@@ -251,10 +298,12 @@ public final class KDEConnectJobs: Sendable {
                     id = s.nextView
                     s.nextView += 1
                     s.views[id] = job
+                    s.changed[id] = .now
                     s.exported[id] = call.sender
                     // The oldest view goes beyond the most kept, its object with it (an engine that never ends its jobs grows nothing).
                     if s.views.count > Self.maximumViews, let oldest = s.views.keys.min() {
                         s.views.removeValue(forKey: oldest)
+                        s.changed.removeValue(forKey: oldest)
                         if s.exported.removeValue(forKey: oldest) != nil { evicted = oldest }
                     }
                 }
@@ -270,7 +319,12 @@ public final class KDEConnectJobs: Sendable {
         Interface(Self.viewInterface, methods: [
             Method("update", inputs: [Argument("data", "a{sv}")], handler: .inline { [self] call in
                 guard isEngine(call.sender) else { throw DBusError(.accessDenied, "only the engine updates its jobs") }
-                changed { s in if s.views[id] != nil { Self.apply(call.arguments[0], to: &s.views[id]!) } }
+                changed { s in
+                    if s.views[id] != nil {
+                        Self.apply(call.arguments[0], to: &s.views[id]!)
+                        s.changed[id] = .now
+                    }
+                }
                 return []
             }),
             Method("terminate", inputs: [Argument("errorCode", "u"), Argument("errorMessage", "s", maxBytes: 4096), Argument("hints", "a{sv}")],
@@ -280,6 +334,7 @@ public final class KDEConnectJobs: Sendable {
                 let message = Self.reason(code: code, message: String(call.string(1).prefix(512)))
                 changed { s in
                     s.views[id]?.end(code: code, message: message)
+                    if s.views[id] != nil { s.changed[id] = .now }
                     s.exported.removeValue(forKey: id)
                 }
                 unexportView(id)

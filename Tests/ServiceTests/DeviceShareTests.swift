@@ -253,14 +253,7 @@ import Testing
         }, "\(a.fixture.serviceLog.suffix(2000))")
         let big = a.fixture.root.appendingPathComponent("big.bin")
         let size = 400 << 20
-        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
-        let handle = try FileHandle(forWritingTo: big)
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        for n in 0..<(size >> 20) {
-            for i in stride(from: 0, to: chunk.count, by: 4096) { chunk[i] = UInt8(truncatingIfNeeded: n &+ i >> 12) }
-            try handle.write(contentsOf: chunk)
-        }
-        try handle.close()
+        try KDEConnectPair.writeBigFile(big, size: size)
         let clock = ContinuousClock()
         let start = clock.now
         async let sent = Tools.run([cli, "share", "--to", b.id, "--wait", big.path], environment: env, timeout: .seconds(300))

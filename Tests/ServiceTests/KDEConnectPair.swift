@@ -192,6 +192,19 @@ final class KDEConnectPair: @unchecked Sendable {
         }
     }
 
+    /// Writes a `size`-byte file (whole MiBs) at `url` a MiB at a time, each 4 KiB block marked
+    /// with its MiB and block number: big enough that a transfer between the engines takes seconds.
+    static func writeBigFile(_ url: URL, size: Int) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw ToolError("cannot create \(url.path)") }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        for n in 0..<(size >> 20) {
+            for i in stride(from: 0, to: chunk.count, by: 4096) { chunk[i] = UInt8(truncatingIfNeeded: n &+ i >> 12) }
+            try handle.write(contentsOf: chunk)
+        }
+    }
+
     /// Stops `side`'s engine (SIGTERM, then SIGKILL) and waits for it to leave its bus.
     func stopEngine(_ side: Side) async {
         side.engine?.terminate()

@@ -252,6 +252,12 @@ import Testing
             try engine.announceReceived("file://" + downloads.appendingPathComponent(name).path)
         }
         #expect(await Tools.eventually { fixture.serviceLog.contains("of 3 item(s) from Pixel 7 as notification") }, "\(fixture.serviceLog.suffix(3000))")
+        try await Self.picture(of: x, daemonLog: log, as: "received-notification.png")
+    }
+
+    /// The notification server's popup on `x` (the first mapped window of some size), once drawn,
+    /// saved as `.build/test-output/<name>`; `daemonLog` is the server's log, for a failure's message.
+    static func picture(of x: Xvfb, daemonLog log: String, as name: String) async throws {
         var popup: TopLevelWindow? = nil
         #expect(await Tools.eventually {
             popup = (try? x.topLevelWindows())?.first { $0.isMapped && $0.width > 100 && $0.height > 40 }
@@ -260,7 +266,7 @@ import Testing
         let window = try #require(popup)
         let folder = Built.packageRoot.appendingPathComponent(".build/test-output")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let picture = folder.appendingPathComponent("received-notification.png").path
+        let picture = folder.appendingPathComponent(name).path
         // Drawn once its window is mapped; the picture is taken until it shows more than the black root.
         #expect(await x.watch { shot in shot.boundingBox() != nil } != nil)
         let shot = try await Tools.run([Tools.systemPython, Built.packageRoot.appendingPathComponent("scripts/x11-screenshot.py").path, picture, String(window.id)],

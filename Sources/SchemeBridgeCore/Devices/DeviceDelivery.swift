@@ -15,16 +15,23 @@ public enum DeviceDelivery: String, Sendable, Equatable, CaseIterable {
     case unknown
 }
 
-/// One file-transfer job as the sending engine reports it through the KDE job tracker
+/// One file-transfer job as the engine reports it through the KDE job tracker
 /// (`org.kde.JobViewV3`: `update(a{sv})`, then `terminate(errorCode, errorMessage, hints)`),
-/// reduced to what decides the share's answer and its progress.
+/// reduced to what decides a share's answer, its progress, and whether a transfer from a device
+/// stopped moving (``ReceiveStallRule``). KDE Connect reports what it sends ("Sending to
+/// <device>", the file in `descriptionValue1`, `destUrl` empty) and what it receives (`destUrl` the
+/// download folder, the device in `descriptionValue1`, the file being written in `descriptionValue2`).
 public struct EngineJob: Sendable, Equatable {
-    /// `title` ("Sending to <device>").
+    /// `title` ("Sending to <device>", "Receiving file").
     public var title = ""
-    /// `descriptionValue1`: the file being sent now.
+    /// The file being sent or written now (a sent file's name; a received file's path).
     public var currentFile = ""
     /// Every file the job named while it ran.
     public var files: Set<String> = []
+    /// Whether the job receives from a device (its `destUrl` names a folder).
+    public var receiving = false
+    /// The device a receiving job is from, as the engine names it.
+    public var source = ""
     public var processedBytes: UInt64 = 0
     public var totalBytes: UInt64 = 0
     /// `percent` when the engine gave one.
@@ -39,7 +46,12 @@ public struct EngineJob: Sendable, Equatable {
     /// Applies one `update` (or `requestView`'s hints): the keys KJobWidgets sends; others are ignored.
     public mutating func apply(strings: [String: String], numbers: [String: UInt64]) {
         if let t = strings["title"] { title = t }
-        if let f = strings["descriptionValue1"], !f.isEmpty { currentFile = f; files.insert(f) }
+        // KJobWidgets sends `destUrl` for every job; only a receiving one has a folder in it.
+        if let folder = strings["destUrl"], !folder.isEmpty { receiving = true }
+        if receiving {
+            if let d = strings["descriptionValue1"], !d.isEmpty { source = d }
+            if let f = strings["descriptionValue2"], !f.isEmpty { currentFile = f; files.insert(f) }
+        } else if let f = strings["descriptionValue1"], !f.isEmpty { currentFile = f; files.insert(f) }
         if let p = numbers["processedBytes"] { processedBytes = p }
         if let t = numbers["totalBytes"] { totalBytes = t }
         if let p = numbers["percent"] { percent = UInt32(min(p, 100)) }
@@ -86,9 +98,9 @@ public enum DeviceDeliveryRule {
         return (.unknown, "the transfer to \(device) was not followed to its end")
     }
 
-    /// Whether the job view `job` is the one for a share of files named `names`: it names one
-    /// of them, or names none yet (KJobWidgets sends the description with the first update).
+    /// Whether the job view `job` is the one for a share of files named `names`: it sends, and
+    /// it names one of them or none yet (KJobWidgets sends the description with the first update).
     public static func matches(_ job: EngineJob, names: Set<String>) -> Bool {
-        job.files.isEmpty || !job.files.isDisjoint(with: names)
+        !job.receiving && (job.files.isEmpty || !job.files.isDisjoint(with: names))
     }
 }

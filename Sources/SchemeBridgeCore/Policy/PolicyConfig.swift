@@ -70,6 +70,8 @@ import Glibc
 /// OpenReceived=ask
 /// # seconds a share to a device is followed before its answer says "unknown" (``DeviceDelivery``)
 /// Timeout=300
+/// # seconds a transfer from a device may stand still before the user is told (``ReceiveStallRule``)
+/// ReceiveStall=60
 ///
 /// # verifying app links (``AppLinkConfig``)
 /// [AppLinks]
@@ -128,6 +130,8 @@ public struct PolicyConfig: Sendable, Equatable {
     public var openReceived = OpenReceived.ask
     /// `[Devices] Timeout`: seconds a transfer the engine reports is followed (1…86400, 300).
     public var deviceTimeout: Int64 = 300
+    /// `[Devices] ReceiveStall`: seconds a transfer from a device may stand still before the user is told (1…86400, 60).
+    public var receiveStall: Int64 = 60
     /// `[AppLinks]`: how app links are verified (``AppLinkConfig``).
     public var appLinks = AppLinkConfig()
 
@@ -188,10 +192,13 @@ public struct PolicyConfig: Sendable, Equatable {
         if let privacy = file.group("Privacy") { c.broadcastURLs = parsePrivacy(privacy, path: path, over: c.broadcastURLs, warnings: &warnings) }
         if let g = file.group("Devices") {
             c.openReceived = parseDevices(g, path: path, over: c.openReceived, warnings: &warnings)
-            if let s = g.string("Timeout") {
-                if let v = Int64(s), (1...86_400).contains(v) { c.deviceTimeout = v } else {
-                    warnings.append("\(path): Timeout=\(s) is not a whole number from 1 to 86400; ignored")
+            for key in ["Timeout", "ReceiveStall"] {
+                guard let s = g.string(key) else { continue }
+                guard let v = Int64(s), (1...86_400).contains(v) else {
+                    warnings.append("\(path): \(key)=\(s) is not a whole number from 1 to 86400; ignored")
+                    continue
                 }
+                if key == "Timeout" { c.deviceTimeout = v } else { c.receiveStall = v }
             }
         }
         if let g = file.group("AppLinks") { c.appLinks = AppLinkConfig.parse(g, path: path, over: c.appLinks, warnings: &warnings) }
@@ -242,9 +249,9 @@ extension PolicyConfig {
     }
 
     /// Reads `[Devices]`: `OpenReceived` (`base` when absent; `ask` when not one of the values, with a
-    /// warning); `Timeout` is read by the caller.
+    /// warning); `Timeout` and `ReceiveStall` are read by the caller.
     static func parseDevices(_ g: KeyFile.Group, path: String, over base: OpenReceived, warnings: inout [String]) -> OpenReceived {
-        parseOnlyKey("OpenReceived", of: g, path: path, over: base, otherwise: .ask, also: ["Timeout"], warnings: &warnings)
+        parseOnlyKey("OpenReceived", of: g, path: path, over: base, otherwise: .ask, also: ["Timeout", "ReceiveStall"], warnings: &warnings)
     }
 
     /// A group's one key, one of `Value`'s cases: `base` when absent, `otherwise` (with a

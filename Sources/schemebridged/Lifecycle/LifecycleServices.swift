@@ -130,3 +130,21 @@ struct DeviceReceiver: Service {
         await LifecycleServices.untilShutdown()
     }
 }
+
+/// Transfers from devices that stopped moving, told of while the engine's job reports come here
+/// (``KDEConnectJobs/watchReceiving(quiet:port:)``, `[Devices] ReceiveStall` read at each look).
+struct ReceiveStallWatcher: Service {
+    let jobs: KDEConnectJobs
+    let policy: PolicyStore
+    let connection: Connection
+
+    func run() async {
+        if jobs.isServing {
+            let port = ReceiveStallNotices(connection: connection)
+            await cancelWhenGracefulShutdown { [jobs, policy] in
+                await jobs.watchReceiving(quiet: { .seconds(policy.current.receiveStall) }, port: port)
+            }
+        }
+        await LifecycleServices.untilShutdown()
+    }
+}

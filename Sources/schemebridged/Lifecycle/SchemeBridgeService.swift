@@ -78,6 +78,7 @@ struct SchemeBridgeService: Service {
             RegistryChangeAnnouncer(changes: changes, connection: connection, announcer: RegistryAnnouncer(broker: services.broker)),
             IntegrationFollower(changes: integrationChanges, integration: services.integration),
             DeviceReceiver(received: received, receiving: services.receiving, connection: connection),
+            ReceiveStallWatcher(jobs: devices.engine.jobs, policy: policy, connection: connection),
         ], logger: logger)
         try await withGracefulShutdownHandler {
             try await group.run()

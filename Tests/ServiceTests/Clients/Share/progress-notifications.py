@@ -1,5 +1,6 @@
 # A notification server for a device share's progress: owns org.freedesktop.Notifications and
-# appends each Notify (id, summary, body, actions, the "value" hint) to a log as a JSON line;
+# appends each Notify (id, summary, body, actions, the "value" hint) and CloseNotification ({"closed": id})
+# to a log as a JSON line;
 # with "cancel" as argv[3], it answers the first notification offering a "cancel" action as a
 # user clicking it would (ActionInvoked(id, "cancel"), after the Notify reply).
 # argv: bus address, log file[, cancel].
@@ -25,6 +26,10 @@ class Server(dbus.service.Object):
             Server.clicked = True
             GLib.idle_add(lambda: self.ActionInvoked(dbus.UInt32(rid), 'cancel') and False)
         return dbus.UInt32(rid)
+    @dbus.service.method('org.freedesktop.Notifications', in_signature='u', out_signature='')
+    def CloseNotification(self, nid):
+        with open(sys.argv[2], 'a') as f:
+            f.write(json.dumps({'closed': int(nid)}) + '\n')
     @dbus.service.signal('org.freedesktop.Notifications', signature='us')
     def ActionInvoked(self, nid, key):
         pass
