@@ -27,7 +27,10 @@ struct DialogRun {
         let input = dir.appendingPathComponent("in")
         out = dir.appendingPathComponent("out")
         try Data(line.utf8).write(to: input)
-        var env = clean ? ["HOME": NSTemporaryDirectory()] : ProcessInfo.processInfo.environment
+        // A clean session's home: a folder of the dialog's own, removed with it.
+        let home = dir.appendingPathComponent("home")
+        if clean { try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true) }
+        var env = clean ? ["HOME": home.path] : ProcessInfo.processInfo.environment
         env["DISPLAY"] = x.display
         env["WAYLAND_DISPLAY"] = nil
         for (k, v) in extra { env[k] = v }
