@@ -125,10 +125,13 @@ TEST_WIDTH ?= 16
 # The suites and the docs' commands run with HOME a new, empty folder (scripts/home-guard.sh): what a
 # test, or a program it starts, leaves in a user's home (~/.config, ~/.local/state, ~/.cache) fails
 # the run, naming it — on a developer's machine it would be their own files (docs/DEVELOPING.md).
+# Likewise with TMPDIR a new, empty folder (scripts/tmp-guard.sh): what they leave in the temporary
+# folder fails the run, naming it.
+GUARDS = bash scripts/home-guard.sh bash scripts/tmp-guard.sh
 test: deps dialogs-test dialogs-mo
 	$(SWIFT) build --build-tests
 	$(call lean-entry,.build/debug)
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) bash scripts/home-guard.sh $(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(GUARDS) $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-docs
 
 # The dialogs' logic (dialogs/tests: the message, what they say in English and German, icons,
@@ -136,7 +139,7 @@ test: deps dialogs-test dialogs-mo
 # (dialogs/locale/LANG/LC_MESSAGES/schemebridge-dialogs.mo), where the launcher finds them.
 DIALOG_LANGUAGES = $(basename $(notdir $(wildcard dialogs/po/*.po)))
 dialogs-test:
-	cd dialogs && /usr/bin/python3 -W error -m unittest discover -s tests -t .
+	cd dialogs && bash ../scripts/tmp-guard.sh /usr/bin/python3 -W error -m unittest discover -s tests -t .
 dialogs-mo:
 	for l in $(DIALOG_LANGUAGES); do install -d dialogs/locale/$$l/LC_MESSAGES \
 		&& msgfmt --check -o dialogs/locale/$$l/LC_MESSAGES/schemebridge-dialogs.mo dialogs/po/$$l.po || exit 1; done
@@ -145,7 +148,7 @@ dialogs-mo:
 # programs (scripts/check-doc-commands.py): a command the CLI no longer takes fails the build;
 # and README's package lists against scripts/deps.sh.
 check-docs:
-	bash scripts/home-guard.sh /usr/bin/python3 scripts/check-doc-commands.py .build/debug
+	$(GUARDS) /usr/bin/python3 scripts/check-doc-commands.py .build/debug
 
 # The end-to-end suites (ServiceTests: a private bus, the real programs) against the release
 # build: the shipped programs come from .build/release (SCHEMEBRIDGE_TEST_PROGRAMS), the test-only
@@ -153,7 +156,7 @@ check-docs:
 test-release: deps release
 	$(SWIFT) build --build-tests
 	SCHEMEBRIDGE_TEST_PROGRAMS=$(CURDIR)/.build/release SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) \
-		$(SWIFT) test --skip-build --filter ServiceTests
+		$(GUARDS) $(SWIFT) test --skip-build --filter ServiceTests
 
 # The installed binaries are stripped (symbols and DWARF: see the README for their sizes; a
 # smaller file to map and read at every start). `make install KEEP_DEBUG=1` installs them as

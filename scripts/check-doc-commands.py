@@ -22,6 +22,7 @@ real session or change the machine).
 """
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -217,12 +218,48 @@ class World:
             out, err = p.communicate()
             return None, out.decode(errors="replace"), err.decode(errors="replace")
 
+    def services(self):
+        """The schemebridged processes running with this world's HOME, each held by a pidfd (a
+        pid reused once one has ended is never taken for it)."""
+        held = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                if os.path.basename(os.readlink(f"/proc/{name}/exe")) != "schemebridged":
+                    continue
+                fd = os.pidfd_open(int(name))
+            except OSError:
+                continue
+            try:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    ours = f"HOME={self.dir}".encode() in f.read().split(b"\0")
+            except OSError:
+                ours = False
+            if ours and not select.select([fd], [], [], 0)[0]:
+                held.append(fd)
+            else:
+                os.close(fd)
+        return held
+
     def stop(self):
         try:
             os.kill(self.bus_pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-        # The service the bus started ends with its bus; handlers the commands started end here.
+        # The service the bus started ends with its bus, writing its registry index into the
+        # world's cache as it goes: waited for (3 minutes at most), or it makes the folder again
+        # after its removal. Handlers the commands started end here.
+        held = self.services()
+        deadline = time.monotonic() + 180
+        while held and time.monotonic() < deadline:
+            ended = select.select(held, [], [], deadline - time.monotonic())[0]
+            for fd in ended:
+                os.close(fd)
+            held = [fd for fd in held if fd not in ended]
+        for fd in held:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            os.close(fd)
         subprocess.run(["pkill", "-f", self.dir], check=False)
         subprocess.run(["rm", "-rf", self.dir], check=False)
 

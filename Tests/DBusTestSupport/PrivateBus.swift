@@ -14,6 +14,8 @@ public final class PrivateBus: @unchecked Sendable {
     /// The folder searched for bus-activation `.service` files.
     public let serviceDirectory: URL
     private let process: ChildProcess
+    /// The `HOME` entries of the services this bus may start (its own home, the one it was given).
+    private let serviceHomes: Set<String>
 
     /// Starts a bus. `environment` is added to the daemon's own, so that services it
     /// activates inherit it (e.g. XDG variables of a test tree). `anyUser`: clients of any uid
@@ -64,6 +66,7 @@ public final class PrivateBus: @unchecked Sendable {
         env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         if ownHome { for (k, v) in Self.userEnvironment(dir) { env[k] = v } }
         for (k, v) in environment { env[k] = v }
+        serviceHomes = Set([Self.userEnvironment(dir)["HOME"], environment["HOME"]].compactMap { $0.map { "HOME=" + $0 } })
         for k in unset { env.removeValue(forKey: k) }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw ToolError("pipe failed") }
@@ -116,9 +119,19 @@ public final class PrivateBus: @unchecked Sendable {
     /// The daemon's process id.
     public var pid: Int32 { process.pid }
 
-    /// Stops the daemon and removes its folder.
+    /// Stops the daemon, waits (up to ``Tools/eventCeiling``) until the services it leaves
+    /// have exited, then removes its folder. Those services are the `schemebridged` processes
+    /// whose `HOME` is the bus's own home (``userEnvironment``) or the one its `environment`
+    /// gave: once the bus is gone the service writes its registry index into `$HOME/.cache` and
+    /// exits, which would make a folder removed first again (``HeldProcesses``). Only they are
+    /// waited for: a handler a test holds (e.g. on a gate in the test's folder) may outlive them.
     public func stop() {
         process.terminate()
+        let services = HeldProcesses(named: "schemebridged", withEnvironment: serviceHomes)
+        let killed = services.waitForExit(ceiling: Tools.eventCeiling)
+        if !killed.isEmpty {
+            FileHandle.standardError.write(Data("PrivateBus: schemebridged \(killed) still ran \(Tools.eventCeiling) after its bus stopped; killed\n".utf8))
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 

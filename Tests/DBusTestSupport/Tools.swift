@@ -35,6 +35,19 @@ public enum Tools {
         throw ToolError("'\(name)' is not installed; run: apt-get install -y \(packages[name] ?? name)")
     }
 
+    /// A new folder whose path a test types key by key into a dialog: lower-case letters, digits,
+    /// `.` and `/` only (no key needs Shift, which xdotool can lose beside CPU hogs), `prefix`
+    /// then 12 of them. In the temporary directory when its path is so typed (the suites' is,
+    /// scripts/tmp-guard.sh), else in /tmp. The caller removes it.
+    public static func typeableFolder(_ prefix: String) throws -> URL {
+        let tmp = URL(fileURLWithPath: NSTemporaryDirectory()).path
+        let typeable = tmp.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "/" }
+        let folder = URL(fileURLWithPath: typeable ? tmp : "/tmp")
+            .appendingPathComponent(prefix + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     /// Debian's python3, which has python3-dbus and gi (the `python3` on PATH may be another build).
     public static let systemPython = "/usr/bin/python3"
 

@@ -61,7 +61,7 @@ func runCapturingOutput(_ argv: [String], environment: [String: String]) throws 
 /// wrote to standard output. Our own spawn, never Foundation's `Process` beside the core's
 /// child reaper.
 func runTool(_ argv: [String], environment: [String: String]) throws -> (status: Int32, output: [UInt8]) {
-    var template = Array("/tmp/schemebridge-tool-XXXXXX".utf8CString)
+    var template = Array(temporaryPath("schemebridge-tool-XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw ToolFailure("cannot create a temporary file") }
     unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })

@@ -6,12 +6,9 @@ import Testing
 
 /// Real processes: a handler script records what it received.
 @Suite struct LauncherTests {
-    let dir: URL
-
-    init() throws {
-        dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-launch-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
+    /// The test's folder, removed when the test ends.
+    let folder = TemporaryFolder("sb-launch")
+    var dir: URL { folder.url }
 
     /// A handler (`Scripts/record.sh`, copied here) that writes its argv (NUL-separated), session
     /// id, signal mask and stdin to files beside itself.

@@ -46,7 +46,7 @@ import Testing
         let store = Self.store()
         let owner = Self.caller(1, "org.example.Owner")
         let board = try store.create(name: "b", persistent: false, expiresIn: nil, caller: owner)
-        var template = Array("/tmp/sb-write-XXXXXX".utf8CString)
+        var template = Array(temporaryPath("sb-write-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         defer { close(fd); template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
         #expect(write(fd, "0123456789", 10) == 10)

@@ -11,11 +11,18 @@ final class XDGTree: @unchecked Sendable {
     var desktop: String?
     var extraEnvironment: [String: String] = [:]
 
+    /// The folder holding this test process's trees, removed as the process exits. A registry a
+    /// test leaves alive past its tree (a background task of the test still holding it) writes
+    /// its index into the tree's `home/.cache` once the write is due, making the removed tree's
+    /// folders again: here they go with the rest.
+    static let processFolder: String = {
+        let folder = TemporaryFolder.make("sb-core")
+        atexit { try? FileManager.default.removeItem(atPath: XDGTree.processFolder) }
+        return folder
+    }()
+
     init(dataDirCount: Int = 2, desktop: String? = nil, createDirectories: Bool = true) {
-        var template = Array("\(NSTemporaryDirectory())/schemebridge-test-XXXXXX".utf8CString)
-        let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(p != nil, "mkdtemp failed")
-        root = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        root = TemporaryFolder.make("schemebridge-test", in: XDGTree.processFolder)
         self.dataDirCount = dataDirCount
         self.desktop = desktop
         if createDirectories {
@@ -113,6 +120,32 @@ final class XDGTree: @unchecked Sendable {
 
     func registry(watch: Bool = false) -> Registry {
         Registry(environment: environment, watch: watch)
+    }
+}
+
+/// `name` in the temporary directory (`$TMPDIR`, else /tmp).
+func temporaryPath(_ name: String) -> String {
+    URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(name).path
+}
+
+/// A new folder in the temporary directory (`prefix-XXXXXX`), removed with the value.
+final class TemporaryFolder: Sendable {
+    let path: String
+    var url: URL { URL(fileURLWithPath: path) }
+
+    init(_ prefix: String) {
+        path = Self.make(prefix)
+    }
+
+    /// Makes `prefix-XXXXXX` in `parent` (the temporary directory by default); its path.
+    static func make(_ prefix: String, in parent: String? = nil) -> String {
+        var template = Array((parent.map { $0 + "/" + prefix + "-XXXXXX" } ?? temporaryPath(prefix + "-XXXXXX")).utf8CString)
+        precondition(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) } != nil, "mkdtemp failed")
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
     }
 }
 

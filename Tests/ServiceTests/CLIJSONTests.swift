@@ -57,8 +57,9 @@ import SchemeBridgeContract
             try "# notes\n".write(toFile: doc, atomically: true, encoding: .utf8)
         }
 
+        /// Runs the CLI; `pick --print` makes its folder in `XDG_RUNTIME_DIR`, the fixture's root here.
         func cli(_ args: [String]) async throws -> ProcessResult {
-            try await Tools.run([w.cli] + args, environment: w.environment)
+            try await Tools.run([w.cli] + args, environment: w.environment.merging(["XDG_RUNTIME_DIR": f.root.path]) { $1 })
         }
     }
 

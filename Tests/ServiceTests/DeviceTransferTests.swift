@@ -11,9 +11,7 @@ import Testing
 @Suite struct DeviceTransferTests {
     /// A fixture with an outbox, a stand-in engine reporting `job`, `config` written first.
     static func world(_ job: FakeKDEConnect.Job?, config: String = "") async throws -> (ServiceFixture, FakeKDEConnect, URL) {
-        let run = NSTemporaryDirectory() + "sb-kj-run-\(UUID().uuidString.prefix(6))"
-        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let fixture = try ServiceFixture(extraEnvironment: ["XDG_RUNTIME_DIR": run, "XDG_CURRENT_DESKTOP": "GNOME"])
+        let fixture = try ServiceFixture(extraEnvironment: ["XDG_CURRENT_DESKTOP": "GNOME"], runtimeDirectory: true)
         if !config.isEmpty { try fixture.writeConfig(config) }
         // The service first (it serves the job tracker's names from its start), then the engine.
         #expect(try await fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(fixture.serviceLog)")

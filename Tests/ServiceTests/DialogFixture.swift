@@ -27,7 +27,10 @@ struct DialogRun {
         let input = dir.appendingPathComponent("in")
         out = dir.appendingPathComponent("out")
         try Data(line.utf8).write(to: input)
-        var env = clean ? ["HOME": NSTemporaryDirectory()] : ProcessInfo.processInfo.environment
+        // A clean session's home: a folder of the dialog's own, removed with it.
+        let home = dir.appendingPathComponent("home")
+        if clean { try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true) }
+        var env = clean ? ["HOME": home.path] : ProcessInfo.processInfo.environment
         env["DISPLAY"] = x.display
         env["WAYLAND_DISPLAY"] = nil
         for (k, v) in extra { env[k] = v }
@@ -94,14 +97,20 @@ struct DialogRun {
 
     var log: String { (try? String(contentsOf: out.deletingLastPathComponent().appendingPathComponent("err"), encoding: .utf8)) ?? "" }
 
-    /// Saves `window` of `x` as `name`.png in `$SCHEMEBRIDGE_SCREENSHOTS` (docs/images when
-    /// refreshing the pictures of the docs), else in a temporary folder; returns the file.
+    /// Where screenshots go: `$SCHEMEBRIDGE_SCREENSHOTS` (docs/images when refreshing the pictures
+    /// of the docs), else `.build/test-artifacts/screenshots`, kept for a person to look at (not
+    /// in the temporary folder, which the tests leave empty).
+    static func screenshotFolder() throws -> URL {
+        let dir = ProcessInfo.processInfo.environment["SCHEMEBRIDGE_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+            ?? Built.packageRoot.appendingPathComponent(".build/test-artifacts/screenshots")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Saves `window` of `x` as `name`.png in ``screenshotFolder()``; returns the file.
     @discardableResult
     static func screenshot(_ window: TopLevelWindow, on x: Xvfb, named name: String) async throws -> URL {
-        let dir = ProcessInfo.processInfo.environment["SCHEMEBRIDGE_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-screenshots")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let file = dir.appendingPathComponent(name + ".png")
+        let file = try screenshotFolder().appendingPathComponent(name + ".png")
         let r = try await Tools.run([Tools.systemPython, Built.packageRoot.appendingPathComponent("scripts/x11-screenshot.py").path, file.path, String(window.id)],
                                     environment: ["DISPLAY": x.display])
         #expect(r.status == 0, "\(r.stderr)")

@@ -9,20 +9,13 @@ import SchemeBridgeContract
 /// (`*-wayland.png`: weston's own screenshot, cut to the dialog), and in a bare session
 /// (`*-bare.png`: `env -i` with only what the service hands a dialog — `HOME`, `DISPLAY` and the
 /// session bus; no `LANG`, no `XDG_*`, no `PATH`). Each must come up and draw; the pictures go to
-/// `$SCHEMEBRIDGE_SCREENSHOTS` (docs/images when refreshing the docs), else a temporary folder.
+/// `$SCHEMEBRIDGE_SCREENSHOTS` (docs/images when refreshing the docs), else `.build/test-artifacts/screenshots`.
 @Suite struct DialogSessionScreenshotTests {
     /// The sheet for `photo` (a JPEG), the chooser and the picker, with the names their pictures get.
     static func dialogs(photo: String) throws -> [(name: String, request: DialogRequest)] {
         let size = try FileManager.default.attributesOfItem(atPath: photo)[.size] as? Int
         let sheet = ShareSheetTests.request(items: [.init(kind: .file, name: "Harbour at dusk.jpg", type: "image/jpeg", size: size, path: photo)])
         return [("sheet", sheet), ("chooser", DialogScreenTests.markdown), ("picker", DialogScreenTests.pick)]
-    }
-
-    static func folder() throws -> URL {
-        let dir = ProcessInfo.processInfo.environment["SCHEMEBRIDGE_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-screenshots")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
     }
 
     static func photo(in dir: URL) async throws -> String {
@@ -131,7 +124,7 @@ import SchemeBridgeContract
             }
             #expect(drawn, "\(name) was not drawn on weston: \((try? String(contentsOf: err, encoding: .utf8)) ?? "")\n\(weston.log.suffix(1500))")
             if drawn, let box {
-                try await Self.crop(shot, box, to: try Self.folder().appendingPathComponent("\(name)-wayland.png"))
+                try await Self.crop(shot, box, to: try DialogRun.screenshotFolder().appendingPathComponent("\(name)-wayland.png"))
             }
             dialog.terminate()
             _ = await dialog.wait()

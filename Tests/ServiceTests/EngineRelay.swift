@@ -33,10 +33,10 @@ struct EngineRelay: Sendable {
         guard let socket = busAddress.split(separator: ",").first.flatMap({ $0.hasPrefix("unix:path=") ? String($0.dropFirst(10)) : nil }) else {
             throw ToolError("not a unix:path= bus address: \(busAddress)")
         }
-        var template = Array("/tmp/sb-engine-XXXXXX".utf8CString)
+        var template = Array(URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-engine-XXXXXX").path.utf8CString)
         guard let made = mkdtemp(&template) else { throw ToolError("mkdtemp: \(String(cString: strerror(errno)))") }
         folder = String(cString: made)
-        chmod(folder, 0o755)  // root's, under the sticky /tmp: protected
+        chmod(folder, 0o755)  // root's, in a temporary directory root's and sticky as /tmp is (scripts/tmp-guard.sh's too): protected
         let escape = Connection.escapedAddressValue
         let nobody: uid_t = 65534
         switch kind {

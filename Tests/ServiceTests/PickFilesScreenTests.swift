@@ -13,8 +13,7 @@ import SchemeBridgeContract
         defer { s.stop() }
         // Typed key by key: a path of lower-case letters, digits, '.' and '/' only (no key needs
         // Shift, which xdotool can lose beside CPU hogs: the fixture's root has capitals and '-').
-        let folder = URL(fileURLWithPath: "/tmp/sbpick" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Tools.typeableFolder("sbpick")
         defer { try? FileManager.default.removeItem(at: folder) }
         let chosen = folder.appendingPathComponent("chosen.png")
         let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 9, count: 2048)

@@ -15,6 +15,8 @@ final class ServiceFixture: @unchecked Sendable {
     /// `/usr/share` is outside a user's home (`$HOME` is the user's side whoever owns it);
     /// `root/sysdata` links to it.
     let systemData: URL
+    /// `XDG_RUNTIME_DIR` when made with `runtimeDirectory` (`root` + `-run`).
+    let runtime: URL
     let bus: PrivateBus
     var dataHome: URL { root.appendingPathComponent("data") }
     var applications: URL { dataHome.appendingPathComponent("applications") }
@@ -31,13 +33,17 @@ final class ServiceFixture: @unchecked Sendable {
     /// `dataDirsInHome`: data dirs (relative to `root`) put before the system one in `XDG_DATA_DIRS`.
     /// `systemdActivation`: the bus asks `org.freedesktop.systemd1` to start the service (``FakeSystemd``).
     /// `unsetEnvironment`: variables the bus (and so the service) runs without, e.g. `DISPLAY`.
-    /// `busLauncher`: see ``PrivateBus/init(environment:anyUser:systemdActivation:unset:launcher:)``.
+    /// `busLauncher`: see ``PrivateBus/init(environment:anyUser:systemdActivation:unset:launcher:ownHome:)``.
+    /// `runtimeDirectory`: `XDG_RUNTIME_DIR` is a folder of the fixture's own (``runtime``, outside `root` as a
+    /// session's is outside the home), removed with it.
     init(extraEnvironment: [String: String] = [:], anyUser: Bool = false, dataDirsInHome: [String] = [], systemdActivation: Bool = false,
-         unsetEnvironment: [String] = [], busLauncher: [String] = []) throws {
+         unsetEnvironment: [String] = [], busLauncher: [String] = [], runtimeDirectory: Bool = false) throws {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-svc-\(UUID().uuidString.prefix(8))")
         self.root = root
         systemData = URL(fileURLWithPath: root.path + "-sys")
+        runtime = URL(fileURLWithPath: root.path + "-run")
         let fm = FileManager.default
+        if runtimeDirectory { try fm.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
         for d in ["data/applications", "config", "bin", "records", "sysconfig"] + dataDirsInHome.map({ $0 + "/applications" }) {
             try fm.createDirectory(at: root.appendingPathComponent(d), withIntermediateDirectories: true)
         }
@@ -52,6 +58,7 @@ final class ServiceFixture: @unchecked Sendable {
             "PATH": root.appendingPathComponent("bin").path + ":/usr/bin:/bin",
             "XDG_CURRENT_DESKTOP": "",
         ]
+        if runtimeDirectory { env["XDG_RUNTIME_DIR"] = runtime.path }
         for (k, v) in extraEnvironment { env[k] = v }
         // The system's shared-mime-info database (documents' content types), and nothing else of /usr/share.
         try fm.createSymbolicLink(at: systemData.appendingPathComponent("mime"), withDestinationURL: URL(fileURLWithPath: "/usr/share/mime"))
@@ -65,10 +72,11 @@ final class ServiceFixture: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Stops the bus, waits for the service it started (``PrivateBus/stop()``: it writes into
+    /// `$HOME/.cache` as it exits), then removes the fixture's folders, which opens every gate.
     func stop() {
         bus.stop()
-        try? FileManager.default.removeItem(at: root)
-        try? FileManager.default.removeItem(at: systemData)
+        for folder in [root, systemData, runtime] { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// A handler program that writes its argv (NUL-separated) and some environment to

@@ -12,8 +12,7 @@ import DBusTestSupport
         // GTK's file chooser needs its GSettings schemas (the fixture's XDG_DATA_DIRS has none).
         let s = try DefaultChooserTests.Screen(environment: ["GSETTINGS_SCHEMA_DIR": "/usr/share/glib-2.0/schemas"])
         defer { s.stop() }
-        let folder = URL(fileURLWithPath: "/tmp/sbsave" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Tools.typeableFolder("sbsave")
         defer { try? FileManager.default.removeItem(at: folder) }
         let chosen = folder.appendingPathComponent("kept copy.bin")
         // Every byte value, and a NUL-heavy tail: nothing may be lost or re-encoded on the way.

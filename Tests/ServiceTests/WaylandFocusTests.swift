@@ -57,7 +57,9 @@ import SchemeBridgeContract
         }
     }
 
-    /// `wl-activation`, built once per test process with wayland-scanner and gcc.
+    /// `wl-activation`, built once per test process with wayland-scanner and gcc, kept as
+    /// `.build/test-tools/wl-activation` (a build product, not a temporary file: nothing is left
+    /// to remove when the tests end).
     static func client() async throws -> String { try await Builder.shared.path() }
 
     private actor Builder {
@@ -72,8 +74,12 @@ import SchemeBridgeContract
     }
 
     private static func build() async throws -> String {
-        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("sb-wl-activation-\(UUID().uuidString.prefix(8))")
+        // Built in a folder of this process's own, then renamed into place: a test process
+        // running the one built before keeps running it.
+        let tools = Built.packageRoot.appendingPathComponent(".build/test-tools")
+        let dir = tools.appendingPathComponent("wl-activation-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
         let protocols = "/usr/share/wayland-protocols"
         let source = Built.packageRoot.appendingPathComponent("Tests/ServiceTests/Clients/Wayland/wl-activation.c").path
         let script = """
@@ -91,7 +97,11 @@ import SchemeBridgeContract
         guard r.status == 0 else {
             throw ToolError("building wl-activation failed (apt-get install -y libwayland-dev wayland-protocols gcc): \(r.stdout)\(r.stderr)")
         }
-        return dir.appendingPathComponent("wl-activation").path
+        let client = tools.appendingPathComponent("wl-activation").path
+        guard rename(dir.appendingPathComponent("wl-activation").path, client) == 0 else {
+            throw ToolError("cannot move wl-activation to \(client): \(String(cString: strerror(errno)))")
+        }
+        return client
     }
 
     /// Sway, the service on its display, the handler's entry (`notes:`) whose program hands

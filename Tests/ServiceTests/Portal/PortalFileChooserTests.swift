@@ -174,8 +174,7 @@ import DBusTestSupport
                                               readable: true)
         defer { p.stop() }
         // A path GTK's location field takes typed from the clipboard (no capitals needed).
-        let folder = URL(fileURLWithPath: "/tmp/sbportal" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Tools.typeableFolder("sbportal")
         defer { try? FileManager.default.removeItem(at: folder) }
         let chosen = folder.appendingPathComponent("chosen.txt")
         try "chosen in the gtk dialog\n".write(to: chosen, atomically: true, encoding: .utf8)
@@ -269,8 +268,7 @@ import DBusTestSupport
     @Test func saveFileIsPassedOn() async throws {
         let (p, calls) = try await Self.stage(provider: ["answer:/nonexistent:image/png:x.png"], sheet: "exit 1", readable: true)
         defer { p.stop() }
-        let folder = URL(fileURLWithPath: "/tmp/sbportal" + UUID().uuidString.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Tools.typeableFolder("sbportal")
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("saved.txt")
         async let saved = Self.choose(p, "save", title: "Save a note")
