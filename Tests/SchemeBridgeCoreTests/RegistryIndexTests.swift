@@ -246,6 +246,7 @@ import Testing
 
     @Test func directoryAppearsAndDisappears() throws {
         let tree = XDGTree(dataDirCount: 2, createDirectories: false)
+        tree.mkdir(tree.home)  // the data dirs come and go; the home (the index's cache) is there
         tree.entry(1, "a.desktop", schemes: ["alpha"])
         settle()
         run(tree)
@@ -429,6 +430,28 @@ import Testing
         let again = run(tree)
         #expect(again.startup.usedIndex == false)
         #expect(again.handlers(forScheme: "alpha") == ["a.desktop"])
+    }
+
+    /// A home that is gone (removed, or a test's tree after it went) is never made again for the
+    /// index: nothing is written, the failure is logged once; a missing `~/.cache` under an existing
+    /// home is made as before.
+    @Test func aMissingHomeIsNeverCreatedForTheIndex() throws {
+        let tree = XDGTree()
+        tree.entry(1, "a.desktop", schemes: ["alpha"])
+        let home = tree.root + "/gone-home"
+        tree.extraEnvironment["HOME"] = home
+        tree.extraEnvironment.removeValue(forKey: "XDG_CACHE_HOME")
+        let r = Registry(environment: tree.environment, watch: false)
+        #expect(r.handlers(forScheme: "alpha") == ["a.desktop"])
+        r.saveIndex()
+        r.close()
+        #expect(access(home, F_OK) != 0, "the index made a home")
+        #expect(r.recentWarnings.contains { $0.message.contains("cannot write the registry index") && $0.message.contains("a home is never created") })
+        tree.mkdir(home)
+        let again = Registry(environment: tree.environment, watch: false)
+        again.saveIndex()
+        again.close()
+        #expect(FileSystem.info(home + "/.cache/schemebridge").kind == .directory)
     }
 
     @Test func readOnlyCacheDirectoryFallsBack() throws {

@@ -12,9 +12,10 @@ final class XDGTree: @unchecked Sendable {
     var extraEnvironment: [String: String] = [:]
 
     /// The folder holding this test process's trees, removed as the process exits. A registry a
-    /// test leaves alive past its tree (a background task of the test still holding it) writes
-    /// its index into the tree's `home/.cache` once the write is due, making the removed tree's
-    /// folders again: here they go with the rest.
+    /// test leaves alive past its tree (a background task of the test still holding it) wrote its
+    /// index into the tree's `home/.cache` once the write was due, making the removed tree's
+    /// folders again; the index is no longer written where the home is gone, and whatever else
+    /// such a registry leaves goes here with the rest.
     static let processFolder: String = {
         let folder = TemporaryFolder.make("sb-core")
         atexit { try? FileManager.default.removeItem(atPath: XDGTree.processFolder) }

@@ -16,6 +16,10 @@ public enum RegistryIndexLocation: Sendable, Equatable {
 struct RegistryIndexStore: Sendable {
     /// The cache directory.
     let directory: String
+    /// The folder that must already exist for the index to be written (the home, or the parent of
+    /// `XDG_CACHE_HOME`): the cache folders below it are made when missing, a home never — a
+    /// service whose home was removed (or a test's, after its tree went) writes nothing.
+    let base: String?
     /// The index file (its name carries a hash of the configuration, so two configurations —
     /// another locale, other data directories — keep two files instead of rewriting one).
     let path: String
@@ -30,12 +34,13 @@ struct RegistryIndexStore: Sendable {
         case .disabled:
             return nil
         case .directory(let d):
-            dir = d
+            (dir, base) = (d, nil)
         case .automatic:
             if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-                dir = XDGDirectories.join(cache, "schemebridge")
+                (dir, base) = (XDGDirectories.join(cache, "schemebridge"), FileSystem.dirname(cache))
             } else {
-                dir = XDGDirectories.join(XDGDirectories(environment: environment).home, ".cache/schemebridge")
+                let home = XDGDirectories(environment: environment).home
+                (dir, base) = (XDGDirectories.join(home, ".cache/schemebridge"), home)
             }
         }
         self.directory = dir
@@ -77,6 +82,9 @@ struct RegistryIndexStore: Sendable {
     /// each rename a complete file; the last one wins. No `fsync`: a file torn by a crash fails
     /// the length or checksum check and is simply not used.
     func save(_ bytes: [UInt8]) throws(FileSystemError) {
+        if let base, FileSystem.info(base).kind != .directory {
+            throw FileSystemError(path: base, code: ENOENT, message: "is not a folder (a home is never created for the index)")
+        }
         try FileSystem.makeDirectories(directory, mode: 0o700)
         var template = Array(XDGDirectories.join(directory, ".registry.XXXXXX").utf8CString)
         let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
