@@ -187,16 +187,19 @@ public final class KDEConnectJobs: Sendable {
         }
         func look() async {
             let wait = quiet()
+            // The receiving views still exported: one the engine ended, or whose engine left (the
+            // user restarted KDE Connect, say), is no longer watched and its notice goes.
             let views = state.withLock { s in
                 Dictionary(uniqueKeysWithValues: s.views.compactMap { id, job in
-                    job.receiving ? (id, ReceiveStallRule.Seen(job: job, changed: s.changed[id] ?? .now)) : nil
+                    job.receiving && s.exported[id] != nil ? (id, ReceiveStallRule.Seen(job: job, changed: s.changed[id] ?? .now)) : nil
                 })
             }
             let due = ReceiveStallRule.due(views: views, told: told.mapValues(\.changed), quiet: wait, now: .now)
             for id in due.withdraw {
                 guard let notice = told.removeValue(forKey: id)?.notice else { continue }
-                let job = views[id]?.job
-                logger.info("the transfer from \(job?.source ?? "a device") \(job?.endCode == nil && job != nil ? "moves again" : "ended"): its notice \(notice) withdrawn")
+                let (job, exported) = state.withLock { ($0.views[id], $0.exported[id] != nil) }
+                let how = job?.endCode != nil ? "ended" : exported ? "moves again" : "is gone with its engine"
+                logger.info("the transfer from \(job?.source ?? "a device") \(how): its notice \(notice) withdrawn")
                 await port.withdraw(notice)
             }
             for id in due.tell {

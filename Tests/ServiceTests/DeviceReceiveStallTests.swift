@@ -13,16 +13,10 @@ import Testing
     /// `ReceiveStall` (3 s here) B's SchemeBridge shows one notification naming A and the file;
     /// when A's engine goes on (SIGCONT) the notification is withdrawn and the file arrives whole.
     @Test(.timeLimit(.minutes(10))) func aTransferThatStopsMovingIsToldAndWithdrawnWhenItMovesAgain() async throws {
-        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        let (pair, server, log) = try await Self.world()
         defer { pair.stop() }
-        let (a, b) = (pair.a, pair.b)
-        // B's service runs before its engine makes any job (it serves the job tracker's names).
-        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
-        let log = b.fixture.root.appendingPathComponent("notifications.log")
-        let server = try Tools.spawn(Clients.command("Share/progress-notifications", [b.fixture.bus.address, log.path]))
         defer { server.terminate() }
-        try await pair.startAndPair()
-        #expect(await Tools.eventually { (try? await BusDriver(b.connection).nameHasOwner("org.freedesktop.Notifications")) == true })
+        let (a, b) = (pair.a, pair.b)
         let received = try await b.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
                                                                            member: "shareReceived"))
         let arrivals = Arrivals()
@@ -36,10 +30,7 @@ import Testing
         var frozen = true
         defer { if frozen { a.engine?.signal(SIGCONT) } }
 
-        func shown() -> [[String: Any]] {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
-                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        }
+        func shown() -> [[String: Any]] { Self.shown(log) }
         let told = await Tools.eventually { shown().contains { ($0["summary"] as? String) == "Nothing is arriving from sideA" } }
         let notice = shown().first { ($0["summary"] as? String) == "Nothing is arriving from sideA" }
         #expect(told, "no notice on B: \(shown()) \(b.fixture.serviceLog.suffix(2000))")
@@ -59,6 +50,24 @@ import Testing
         // Told once: one notice for the one stop.
         #expect(shown().filter { ($0["summary"] as? String)?.hasPrefix("Nothing is arriving") == true }.count == 1, "\(shown())")
         print("DeviceReceiveStallTests: \(shown())")
+    }
+
+    /// The same stop, and then B's engine goes (the cure for KDE Connect 22.12's stall is
+    /// restarting it): the notice is withdrawn with the engine's transfer, and the log says so.
+    @Test(.timeLimit(.minutes(10))) func theNoticeGoesWhenTheReceivingEngineGoes() async throws {
+        let (pair, server, log) = try await Self.world()
+        defer { pair.stop() }
+        defer { server.terminate() }
+        let (a, b) = (pair.a, pair.b)
+        try await Self.sendAndFreeze(pair)
+        defer { a.engine?.signal(SIGCONT) }
+        func shown() -> [[String: Any]] { Self.shown(log) }
+        #expect(await Tools.eventually { shown().contains { ($0["summary"] as? String) == "Nothing is arriving from sideA" } },
+                "no notice on B: \(shown()) \(b.fixture.serviceLog.suffix(2000))")
+        let id = shown().first { ($0["summary"] as? String) == "Nothing is arriving from sideA" }?["id"] as? Int
+        await pair.stopEngine(b)
+        #expect(await Tools.eventually { shown().contains { ($0["closed"] as? Int) == id } }, "the notice stayed after B's engine left: \(shown())")
+        #expect(b.fixture.serviceLog.contains("the transfer from sideA is gone with its engine: its notice"), "\(b.fixture.serviceLog.suffix(2000))")
     }
 
     /// The same stop on a drawing notification server (Debian's notification-daemon on a private
@@ -93,6 +102,29 @@ import Testing
         a.engine?.signal(SIGCONT)
         frozen = false
         #expect(await Tools.eventually { Self.written(b.downloads.appendingPathComponent("big.bin")) == Self.size })
+    }
+
+    /// A pair with `ReceiveStall=3` on B, B's service started before its engine (it serves the job
+    /// tracker's names), a notification server on B's bus logging to `log` (``shown(_:)``), paired.
+    static func world() async throws -> (KDEConnectPair, server: ChildProcess, log: URL) {
+        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        let b = pair.b
+        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
+        let log = b.fixture.root.appendingPathComponent("notifications.log")
+        let server = try Tools.spawn(Clients.command("Share/progress-notifications", [b.fixture.bus.address, log.path]))
+        do { try await pair.startAndPair() } catch {
+            server.terminate()
+            pair.stop()
+            throw error
+        }
+        #expect(await Tools.eventually { (try? await BusDriver(b.connection).nameHasOwner("org.freedesktop.Notifications")) == true })
+        return (pair, server, log)
+    }
+
+    /// What the notification server logged: each `Notify` and `CloseNotification` (`closed`).
+    static func shown(_ log: URL) -> [[String: Any]] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
     static let size = 400 << 20
