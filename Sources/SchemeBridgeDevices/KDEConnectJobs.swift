@@ -204,8 +204,9 @@ public final class KDEConnectJobs: Sendable {
             }
             for id in due.tell {
                 guard let seen = views[id] else { continue }
-                let (summary, body) = ReceiveStallRule.notice(seen.job, quiet: wait)
-                logger.notice("\(summary): \(body)")
+                let plain = ReceiveStallRule.notice(seen.job, quiet: wait, markup: false)
+                logger.notice("\(plain.summary): \(plain.body)")
+                let (summary, body) = ReceiveStallRule.notice(seen.job, quiet: wait, markup: await port.bodyMarkup())
                 let notice = await port.show(summary: summary, body: body)
                 if notice == nil { logger.warning("no notification server showed it") }
                 told[id] = (seen.changed, notice)

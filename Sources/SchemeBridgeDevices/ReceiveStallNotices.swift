@@ -9,6 +9,8 @@ public struct ReceiveStallNotices: ReceiveStallPort {
     /// Notices on `connection`.
     public init(connection: Connection) { notifications = DesktopNotifications(connection: connection) }
 
+    public func bodyMarkup() async -> Bool { (try? await notifications.capabilities())?.contains("body-markup") == true }
+
     public func show(summary: String, body: String) async -> UInt32? {
         let notification = DesktopNotifications.Notification(
             appName: "SchemeBridge", appIcon: "dialog-warning", summary: summary, body: body, actions: [],

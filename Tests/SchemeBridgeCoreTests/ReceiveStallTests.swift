@@ -53,13 +53,29 @@ import Testing
     }
 
     @Test func theNoticeNamesTheDeviceTheFileAndWhatArrived() {
-        let n = ReceiveStallRule.notice(receiving(400), quiet: .seconds(60))
+        let n = ReceiveStallRule.notice(receiving(400), quiet: .seconds(60), markup: false)
         #expect(n.summary == "Nothing is arriving from Pixel 7")
         #expect(n.body == "beach.png has not moved for 60 s, 40% received. KDE Connect may take nothing more from Pixel 7 until it is restarted.")
         var bare = EngineJob()
         bare.apply(strings: ["destUrl": "file:///d"], numbers: [:])
-        #expect(ReceiveStallRule.notice(bare, quiet: .seconds(5)) == ("Nothing is arriving from a device",
+        #expect(ReceiveStallRule.notice(bare, quiet: .seconds(5), markup: false) == ("Nothing is arriving from a device",
                 "The transfer has not moved for 5 s. KDE Connect may take nothing more from a device until it is restarted."))
+    }
+
+    /// The device's and the file's names come from the network: sanitised like a device name and,
+    /// for a server that reads markup, escaped — a name cannot bold, link or reorder the notice.
+    @Test func namesFromTheNetworkAreSanitisedAndEscaped() {
+        var j = EngineJob()
+        j.apply(strings: ["destUrl": "file:///d", "descriptionValue1": "Evil\u{202E}<b>Phone</b>\u{7}",
+                          "descriptionValue2": "/d/<a href=\"x\">pic</a>\u{0}.png"], numbers: [:])
+        let plain = ReceiveStallRule.notice(j, quiet: .seconds(60), markup: false)
+        #expect(!plain.summary.contains("\u{202E}") && !plain.summary.contains("\u{7}"), "\(plain.summary)")
+        #expect(plain.summary == "Nothing is arriving from \(DeviceName.sanitized("Evil\u{202E}<b>Phone</b>\u{7}"))")
+        let marked = ReceiveStallRule.notice(j, quiet: .seconds(60), markup: true)
+        #expect(!marked.body.contains("<") && !marked.body.contains(">") && marked.body.contains("&lt;b&gt;Phone&lt;/b&gt;"), "\(marked.body)")
+        let long = String(repeating: "x", count: 10_000)
+        j.apply(strings: ["descriptionValue1": long, "descriptionValue2": "/d/" + long], numbers: [:])
+        #expect(ReceiveStallRule.notice(j, quiet: .seconds(60), markup: false).body.count < 400)
     }
 
     @Test func receiveStallIsReadFromTheDevicesGroup() throws {

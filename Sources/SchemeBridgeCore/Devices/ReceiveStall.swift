@@ -32,20 +32,25 @@ public enum ReceiveStallRule {
         return (tell.sorted(), withdraw.sorted(), next)
     }
 
-    /// The notice for a stopped receiving job: its summary and body.
-    public static func notice(_ job: EngineJob, quiet: Duration) -> (summary: String, body: String) {
-        let device = job.source.isEmpty ? "a device" : job.source
-        let file = job.currentFile.split(separator: "/").last.map(String.init) ?? ""
+    /// The notice for a stopped receiving job: its summary and body. The device's and the file's
+    /// names come from the network: sanitised as ``ReceivedNotice`` shows them (no control or
+    /// bidirectional-override characters, bounded) and, for a server that reads markup in the
+    /// body (`markup`: its `body-markup` capability), escaped.
+    public static func notice(_ job: EngineJob, quiet: Duration, markup: Bool) -> (summary: String, body: String) {
+        let device = job.source.isEmpty ? "a device" : DeviceName.sanitized(job.source)
+        let file = job.currentFile.isEmpty ? "" : ReceivedNotice.shown(ReceivedNotice.fileName(job.currentFile))
         let what = file.isEmpty ? "The transfer" : file
         let done = job.progress.map { ", \($0)% received" } ?? ""
         let seconds = quiet.components.seconds
-        return ("Nothing is arriving from \(device)",
-                "\(what) has not moved for \(seconds) s\(done). KDE Connect may take nothing more from \(device) until it is restarted.")
+        let body = "\(what) has not moved for \(seconds) s\(done). KDE Connect may take nothing more from \(device) until it is restarted."
+        return ("Nothing is arriving from \(device)", markup ? ReceivedNotice.escaped(body) : body)
     }
 }
 
 /// Where ``ReceiveStallRule``'s notices go (the daemon: `org.freedesktop.Notifications`).
 public protocol ReceiveStallPort: Sendable {
+    /// Whether the notification server reads markup in a notice's body.
+    func bodyMarkup() async -> Bool
     /// Shows a notice; its id, nil when no notification server answers.
     func show(summary: String, body: String) async -> UInt32?
     /// Withdraws notice `id`.
