@@ -24,6 +24,24 @@ import SchemeBridgeContract
         #expect(w.service.recordedEnv("plain").contains("source=org.test.Caller\n"), "\(w.service.recordedEnv("plain"))")
     }
 
+    /// A network namespace of the host (the device suites beside make and delete them) is no
+    /// mount in the fixture's namespace: bubblewrap binds /run into each sandbox and remounts every
+    /// mount under it, and one the host deleted meanwhile failed `flatpak run` ("Can't bind mount
+    /// /oldroot/run …: remount /newroot/run/netns/…: No such file or directory", a clean clone's CI).
+    @Test func theHostsNetworkNamespacesAreNoMountsInTheSandboxesNamespace() async throws {
+        let name = "sbfp\(getpid() % 100_000)"
+        let added = try await Tools.run(["ip", "netns", "add", name])
+        #expect(added.succeeded, "\(added.stderr)")
+        let w = try await Self.world()
+        defer { w.stop() }
+        let mounts = try await w.inNamespace(["cat", "/proc/self/mountinfo"])
+        #expect(mounts.succeeded && !mounts.stdout.contains("/run/netns"), "\(mounts.stdout)")
+        let r = try await w.sandboxedCall("org.test.Caller", "OpenURL", ["plain://beside-a-netns"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let deleted = try await Tools.run(["ip", "netns", "delete", name])
+        #expect(deleted.succeeded, "\(deleted.stderr)")
+    }
+
     /// Without `--talk-name=io.github.schemebridge.SchemeBridge1` the app's proxy refuses: the
     /// service never hears of the call.
     @Test func withoutTheTalkNameTheProxyRefuses() async throws {

@@ -29,7 +29,12 @@ final class FlatpakFixture: @unchecked Sendable {
         adjust(&env)
         flatpakEnvironment = env
         let uid = getuid()
-        let setup = "mkdir -p /run/user && mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/\(uid) && exec \"$@\""
+        // The device suites' network namespaces (`ip netns`: mounts under /run/netns) are detached
+        // here: the private copy would keep the mount of one the host deletes meanwhile, and
+        // bubblewrap, binding /run into a sandbox, then fails to remount its vanished path
+        // ("Can't bind mount /oldroot/run …: remount /newroot/run/netns/…: No such file or
+        // directory", seen in a clean clone's CI with both suites running).
+        let setup = "umount -l /run/netns 2>/dev/null; mkdir -p /run/user && mount -t tmpfs -o mode=755 tmpfs /run/user && mkdir -m 700 /run/user/\(uid) && exec \"$@\""
         service = try ServiceFixture(extraEnvironment: env, dataDirsInHome: dataDirsInHome,
                                      busLauncher: [try Tools.path(of: "unshare"), "--mount", "--propagation", "private", "--", "/bin/sh", "-c", setup, "sh"])
         // The portal's own activation files, without SystemdService= (no systemd here).
