@@ -13,15 +13,18 @@ import Testing
         return n > 0 ? Array(buffer[..<n]) : n == 0 ? nil : []
     }
 
-    @Test func aThreadThatOwnsADescriptorClosesItWhenItsBodyReturns() throws {
+    @Test func aThreadThatOwnsADescriptorClosesItWhenItsBodyReturns() async throws {
         let pipe = try FileDescriptor.pipe()
         let readEnd = pipe.readEnd, writeEnd = pipe.writeEnd
         let thread = OSThread.start(name: "sb-test-owner", owning: writeEnd) { fd in try? fd.writeAll([7]) }
         #expect(thread != nil)
         thread?.join()
-        // The byte, then the end of the pipe: its only write end was closed with the thread's body.
+        // The byte, then the end of the pipe: its only write end was closed with the thread's body —
+        // but a child another test of this process is spawning right then holds a copy of every
+        // descriptor until its `exec` closes it (O_CLOEXEC; seen beside two CPU hogs: nothing yet,
+        // not the end). Waited for, as the flock below.
         #expect(Self.readOnce(readEnd) == [7])
-        #expect(Self.readOnce(readEnd) == nil)
+        #expect(await waitUntil { Self.readOnce(readEnd) == nil } != nil, "the end of the pipe once the thread's body returned")
     }
 
     @Test func aPipeIsNonBlockingAndCloseOnExecAtBothEnds() throws {
