@@ -184,16 +184,20 @@ if ab["new"] and ab["old"]:
     result["ab"] = {"baseline": sys.argv[5], "blocks": len(ab["new"])}
     for w, label in (("new", "this build"), ("old", "the baseline")):
         ratios = [r["share"]["p50_us"] / r["relay"]["p50_us"] for r in ab[w]]
+        contract = [r["share"]["p50_us"] / r["relay_contract"]["p50_us"] for r in ab[w] if "relay_contract" in r]
         paired = [r["share_over_relay_paired_p50"] for r in ab[w]]
         arrived = [r["share"]["received_by_b_p50_us"] / r["engine"]["received_by_b_p50_us"] for r in ab[w]]
         cpu = [r["cpu_us"]["share_p50"] for r in ab[w]]
         result["ab"][w] = {"share_over_relay_by_block": ratios, "paired_by_block": paired, "share_p50_us": [r["share"]["p50_us"] for r in ab[w]],
                            "relay_p50_us": [r["relay"]["p50_us"] for r in ab[w]], "received_over_engine_by_block": arrived,
-                           "cpu_share_us_by_block": cpu, "cpu_relay_us_by_block": [r["cpu_us"]["relay_p50"] for r in ab[w]]}
+                           "cpu_share_us_by_block": cpu, "cpu_relay_us_by_block": [r["cpu_us"]["relay_p50"] for r in ab[w]],
+                           "share_over_relay_contract_by_block": contract}
         print("%s: Share %.2f× the relay (median of %d blocks' p50 ratios %s; paired rounds' medians %s); on B %.3f× the engine's shareUrl; "
               "CPU per Share %.0f µs (blocks %s)"
               % (label, statistics.median(ratios), len(ratios), " ".join("%.2f" % x for x in ratios), " ".join("%.2f" % x for x in paired),
                  statistics.median(arrived), statistics.median(cpu), " ".join("%.0f" % x for x in cpu)))
+        if contract:
+            print("%s: Share %.2f× the relay that speaks the contract (blocks %s)" % (label, statistics.median(contract), " ".join("%.2f" % x for x in contract)))
 json.dump(result, open(sys.argv[3], "w"), indent=1)
 s, e, c, k, r = (send[v]["p50_us"] for v in ("share", "engine", "copy_engine", "sendfile_engine", "relay"))
 print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); engine's shareUrl %.1f ms; copy + shareUrl %.1f ms, "
@@ -201,8 +205,13 @@ print("Share → engine accepted %.1f ms p50 (Share returned after %.1f ms); eng
       % (s / 1000, send["share_returned_p50_us"] / 1000, e / 1000, c / 1000, k / 1000, s / e, s / c))
 print("the floor, a bare C relay in the service's place: %.1f ms, %.2f× the engine's shareUrl; Share is %.2f× the relay "
       "(p50s; paired rounds' median %.2f×; aim ≤ 1.2×)" % (r / 1000, r / e, s / r, send["share_over_relay_paired_p50"]))
-print("CPU within the call (call to Response, p50): the service %.0f µs per Share, the relay %.0f µs: %.2f×"
-      % (send["cpu_us"]["share_p50"], send["cpu_us"]["relay_p50"], send["cpu_us"]["share_p50"] / send["cpu_us"]["relay_p50"]))
+if "relay_contract" in send:
+    rc = send["relay_contract"]["p50_us"]
+    print("the floor that speaks the contract (the same Share and Response as the service's): %.1f ms, %.2f× the engine's shareUrl; "
+          "Share is %.2f× it (p50s; paired rounds' median %.2f×; aim ≤ 1.2×)" % (rc / 1000, rc / e, s / rc, send["share_over_relay_contract_paired_p50"]))
+print("CPU within the call (call to Response, p50): the service %.0f µs per Share, the relay %.0f µs: %.2f×%s"
+      % (send["cpu_us"]["share_p50"], send["cpu_us"]["relay_p50"], send["cpu_us"]["share_p50"] / send["cpu_us"]["relay_p50"],
+         "; the contract's relay %.0f µs" % send["cpu_us"]["relay_contract_p50"] if "relay_contract_p50" in send["cpu_us"] else ""))
 print("sheet: started %.1f ms after Share; device list read %.2f ms after it started (aim ≤ 50 ms)"
       % (sheet["share_to_sheet_started"]["p50_us"] / 1000, sheet["sheet_started_to_device_list"]["p50_us"] / 1000))
 PY

@@ -191,6 +191,13 @@ if dv and "skipped" not in dv:
                      p50_p90(send["relay"]), f"the engine's `shareUrl` called directly {p50_p90(send['engine'])}",
                      f"{f:.2f}× the engine; `Share` {q:.2f}× the relay{paired}", "≤ 1.2×",
                      aim(f"Share of a {size_text(send['bytes'])} file to a device ≤ 1.2× a bare C relay (p50s)", q, 1.2, "<=", "×")))
+    if "relay_contract" in send:
+        f, q = send["relay_contract"]["p50_us"] / send["engine"]["p50_us"], send["share"]["p50_us"] / send["relay_contract"]["p50_us"]
+        rows.append(("the floor that speaks the contract: the same relay taking the contract's `Share(aa{sv}, a{sv})` (the caller's message to "
+                     "the service) and answering with the contract's `Response` (`target`, `device`, `engine`, `delivery`), p50 / p90",
+                     p50_p90(send["relay_contract"]), f"the relay above {p50_p90(send['relay'])}",
+                     f"{f:.2f}× the engine; `Share` {q:.2f}× this relay (paired rounds' median {send['share_over_relay_contract_paired_p50']:.2f}×)", "≤ 1.2×",
+                     aim(f"Share of a {size_text(send['bytes'])} file to a device ≤ 1.2× a bare C relay that speaks the contract (p50s)", q, 1.2, "<=", "×")))
     v = sheet["sheet_started_to_device_list"]["p50_us"] / 1000
     rows.append(("device list in the sheet after it opens (the sheet's candidates read, the device among them), p50 / max",
                  f"{v:.2f} / {sheet['sheet_started_to_device_list']['max_us'] / 1000:.2f} ms",

@@ -51,8 +51,8 @@
 #define KC_NAME "org.kde.kdeconnect"
 #define KC_SHARE_IFACE "org.kde.kdeconnect.device.share"
 
-enum { SHARE, ENGINE, COPY_ENGINE, SENDFILE_ENGINE, RELAY, VARIANTS };
-static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine", "sendfile_engine", "relay"};
+enum { SHARE, ENGINE, COPY_ENGINE, SENDFILE_ENGINE, RELAY, RELAY_CONTRACT, VARIANTS };
+static const char *VARIANT_NAME[VARIANTS] = {"share", "engine", "copy_engine", "sendfile_engine", "relay", "relay_contract"};
 #define RELAY_NAME "io.github.schemebridge.BenchRelay"
 #define RELAY_PATH "/io/github/schemebridge/BenchRelay"
 
@@ -72,10 +72,10 @@ static unsigned response(DBusConnection *c, DBusMessage *r);
 
 /* Share([{file: h}], options) where options holds `target` (a device id) or `ask` true;
  * returns the Response's code. */
-static unsigned share(DBusConnection *c, const char *file, const char *target) {
+static unsigned share_at(DBusConnection *c, const char *name, const char *path, const char *file, const char *target) {
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0) die(file, strerror(errno));
-    DBusMessage *m = dbus_message_new_method_call(SB_NAME, SB_PATH, SHARE_IFACE, "Share");
+    DBusMessage *m = dbus_message_new_method_call(name, path, SHARE_IFACE, "Share");
     DBusMessageIter it, items, item, opts;
     dbus_message_iter_init_append(m, &it);
     dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "a{sv}", &items);
@@ -95,6 +95,8 @@ static unsigned share(DBusConnection *c, const char *file, const char *target) {
     dbus_message_unref(r);
     return code;
 }
+
+static unsigned share(DBusConnection *c, const char *file, const char *target) { return share_at(c, SB_NAME, SB_PATH, file, target); }
 
 /* Waits for the Response of the request named in reply `r`; returns its code. */
 static unsigned response(DBusConnection *c, DBusMessage *r) {
@@ -195,10 +197,45 @@ static long long received(DBusConnection *b) {
 
 /* ---- the floor: a bare relay between the caller and the engine ----
  * What any service standing where SchemeBridge stands costs at the least: a single-threaded C
- * process on side A's bus that takes Share(h file, s device), replies with a request path,
- * calls the engine's shareUrl with the descriptor's path (/proc/self/fd) and, when the engine
- * returned, sends Request1.Response(0, {}) to the caller — no identification, no type, no
- * checks. The `relay` variant is timed like `share`: from the call to the Response. */
+ * process on side A's bus that takes a share, replies with a request path, calls the engine's
+ * shareUrl with the descriptor's path (/proc/self/fd) and, when the engine returned, sends
+ * Request1.Response to the caller — no identification, no type, no checks. Two forms, each
+ * timed like `share` (from the call to the Response):
+ *   relay           Share(h file, s device) on the relay's own interface, Response(0, {}): the
+ *                   least any caller and any service could exchange (sessions 8-19's floor);
+ *   relay_contract  the contract's Share(aa{sv} items, a{sv} options) — the same message the
+ *                   caller sends SchemeBridge, its first item's `file` and the `target` option
+ *                   read — and the contract's Response(0, {target, device, engine, delivery}) as
+ *                   SchemeBridge answers it: the floor of a service that speaks the contract
+ *                   (what the caller builds, the bus routes and checks, and the caller reads,
+ *                   the same as for `share`). */
+
+/* Reads Share(aa{sv}, a{sv})'s first item's `file` and the `target` option; 0 when found. */
+static int contract_share_args(DBusMessage *m, int *fd, const char **target) {
+    DBusMessageIter a, items, item, entry, var, opts;
+    *fd = -1, *target = NULL;
+    if (!dbus_message_iter_init(m, &a) || dbus_message_iter_get_arg_type(&a) != DBUS_TYPE_ARRAY) return -1;
+    dbus_message_iter_recurse(&a, &items);
+    if (dbus_message_iter_get_arg_type(&items) != DBUS_TYPE_ARRAY) return -1;
+    for (dbus_message_iter_recurse(&items, &item); dbus_message_iter_get_arg_type(&item) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&item)) {
+        const char *key;
+        dbus_message_iter_recurse(&item, &entry);
+        dbus_message_iter_get_basic(&entry, &key);
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, &var);
+        if (strcmp(key, "file") == 0 && dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_UNIX_FD) dbus_message_iter_get_basic(&var, fd);
+    }
+    if (!dbus_message_iter_next(&a) || dbus_message_iter_get_arg_type(&a) != DBUS_TYPE_ARRAY) return -1;
+    for (dbus_message_iter_recurse(&a, &opts); dbus_message_iter_get_arg_type(&opts) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&opts)) {
+        const char *key;
+        dbus_message_iter_recurse(&opts, &entry);
+        dbus_message_iter_get_basic(&entry, &key);
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, &var);
+        if (strcmp(key, "target") == 0 && dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_STRING) dbus_message_iter_get_basic(&var, target);
+    }
+    return *fd >= 0 && *target ? 0 : -1;
+}
 
 static void relay_serve(const char *addr, int ready) {
     DBusConnection *c = connect_bus(addr);
@@ -215,8 +252,11 @@ static void relay_serve(const char *addr, int ready) {
         }
         int fd = -1;
         const char *device = NULL;
-        if (!dbus_message_is_method_call(m, RELAY_NAME, "Share") ||
-            !dbus_message_get_args(m, NULL, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_STRING, &device, DBUS_TYPE_INVALID)) {
+        int contract = dbus_message_is_method_call(m, SHARE_IFACE, "Share");
+        if (contract ? contract_share_args(m, &fd, &device) != 0
+                     : (!dbus_message_is_method_call(m, RELAY_NAME, "Share") ||
+                        !dbus_message_get_args(m, NULL, DBUS_TYPE_UNIX_FD, &fd, DBUS_TYPE_STRING, &device, DBUS_TYPE_INVALID))) {
+            if (fd >= 0) close(fd);
             dbus_message_unref(m);
             continue;
         }
@@ -238,6 +278,13 @@ static void relay_serve(const char *addr, int ready) {
         dbus_message_iter_init_append(sig, &it);
         dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &code);
         dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &dict);
+        if (contract) {
+            const char *engine = "kdeconnect", *delivery = "handed-to-engine";
+            dict_string(&dict, "device", DBUS_TYPE_STRING, &device);
+            dict_string(&dict, "engine", DBUS_TYPE_STRING, &engine);
+            dict_string(&dict, "delivery", DBUS_TYPE_STRING, &delivery);
+            dict_string(&dict, "target", DBUS_TYPE_STRING, &device);
+        }
         dbus_message_iter_close_container(&it, &dict);
         dbus_connection_send(c, sig, NULL);
         dbus_connection_flush(c);
@@ -307,18 +354,19 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
     int warm = rounds / 10 + 1, total = warm + rounds;
     double *v[VARIANTS], *delivered[VARIANTS], *returned = calloc(rounds, sizeof(double));
     for (int k = 0; k < VARIANTS; k++) v[k] = calloc(rounds, sizeof(double)), delivered[k] = calloc(rounds, sizeof(double));
-    /* Each round: `share` and `relay` back to back, in turns first (ABAB..., so a pair meets the
-     * same load and neither always goes first), then the other three in rotating order. */
-    double *pair = calloc(rounds, sizeof(double)), *cpu[2] = {calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double))};
+    /* Each round: `share`, `relay` and `relay_contract` back to back, in rotating order (so the
+     * three meet the same load and none always goes first), then the other three in rotating order. */
+    double *pair = calloc(rounds, sizeof(double)), *pair_contract = calloc(rounds, sizeof(double));
+    double *cpu[3] = {calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double))};
     long service = owner_pid(a, SB_NAME);
     /* SB_ROUND_LOG=FILE: each round's Share and relay times (µs) and CPU, appended (the two populations). */
     FILE *round_log = getenv("SB_ROUND_LOG") ? fopen(getenv("SB_ROUND_LOG"), "a") : NULL;
     for (int i = 0; i < total; i++)
         for (int j = 0; j < VARIANTS; j++) {
-            static const int others[3] = {ENGINE, COPY_ENGINE, SENDFILE_ENGINE};
-            int k = j < 2 ? ((i + j) % 2 ? RELAY : SHARE) : others[(i + j - 2) % 3];
+            static const int servers[3] = {SHARE, RELAY, RELAY_CONTRACT}, others[3] = {ENGINE, COPY_ENGINE, SENDFILE_ENGINE};
+            int k = j < 3 ? servers[(i + j) % 3] : others[(i + j - 3) % 3];
             char copy[4096] = {0};
-            long pid = k == SHARE ? service : k == RELAY ? (long)relay : 0;
+            long pid = k == SHARE ? service : (k == RELAY || k == RELAY_CONTRACT) ? (long)relay : 0;
             double c0 = pid ? cpu_us(pid) : 0, t0 = now_us();
             switch (k) {
             case SHARE:
@@ -330,6 +378,9 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
             case RELAY:
                 if (relay_share(a, file, device) != 0) die("relay", "the Response was not 0");
                 break;
+            case RELAY_CONTRACT:
+                if (share_at(a, RELAY_NAME, RELAY_PATH, file, device) != 0) die("relay_contract", "the Response was not 0");
+                break;
             case COPY_ENGINE:
             case SENDFILE_ENGINE:
                 snprintf(copy, sizeof copy, "%s/copy-%d-%d", scratch, i, k);
@@ -338,12 +389,13 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
                 break;
             }
             double t = now_us() - t0;
-            if (pid && i >= warm) cpu[k == RELAY][i - warm] = cpu_us(pid) - c0;
+            if (pid && i >= warm) cpu[k == SHARE ? 0 : k == RELAY ? 1 : 2][i - warm] = cpu_us(pid) - c0;
             if (i >= warm) v[k][i - warm] = t;
-            if (i >= warm && j == 1) pair[i - warm] = v[SHARE][i - warm] / v[RELAY][i - warm];
-            if (i >= warm && j == 1 && round_log) {
-                fprintf(round_log, "ROUND %d first=%s share %.0f relay %.0f cpu %.0f %.0f\n", i, (i % 2) ? "relay" : "share",
-                        v[SHARE][i - warm], v[RELAY][i - warm], cpu[0][i - warm], cpu[1][i - warm]);
+            if (i >= warm && j == 2) pair[i - warm] = v[SHARE][i - warm] / v[RELAY][i - warm];
+            if (i >= warm && j == 2) pair_contract[i - warm] = v[SHARE][i - warm] / v[RELAY_CONTRACT][i - warm];
+            if (i >= warm && j == 2 && round_log) {
+                fprintf(round_log, "ROUND %d first=%s share %.0f relay %.0f relay_contract %.0f cpu %.0f %.0f %.0f\n", i, VARIANT_NAME[servers[i % 3]],
+                        v[SHARE][i - warm], v[RELAY][i - warm], v[RELAY_CONTRACT][i - warm], cpu[0][i - warm], cpu[1][i - warm], cpu[2][i - warm]);
                 fflush(round_log);
             }
             if (i >= warm && k == SHARE) returned[i - warm] = share_returned_us - t0;
@@ -361,8 +413,10 @@ static int send_rounds(const char *addr_a, const char *addr_b, const char *devic
         printf(", \"%s\": {\"p50_us\": %.1f, \"p90_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f, \"received_by_b_p50_us\": %.1f}", VARIANT_NAME[k], p50,
                p90, v[k][0], v[k][rounds - 1], pct(delivered[k], rounds, 50));
     }
-    printf(", \"share_returned_p50_us\": %.1f, \"share_over_relay_paired_p50\": %.3f", pct(returned, rounds, 50), pct(pair, rounds, 50));
-    printf(", \"cpu_us\": {\"share_p50\": %.1f, \"relay_p50\": %.1f}}\n", pct(cpu[0], rounds, 50), pct(cpu[1], rounds, 50));
+    printf(", \"share_returned_p50_us\": %.1f, \"share_over_relay_paired_p50\": %.3f, \"share_over_relay_contract_paired_p50\": %.3f",
+           pct(returned, rounds, 50), pct(pair, rounds, 50), pct(pair_contract, rounds, 50));
+    printf(", \"cpu_us\": {\"share_p50\": %.1f, \"relay_p50\": %.1f, \"relay_contract_p50\": %.1f}}\n", pct(cpu[0], rounds, 50), pct(cpu[1], rounds, 50),
+           pct(cpu[2], rounds, 50));
     if (round_log) fclose(round_log);
     kill(relay, SIGTERM);
     return 0;
