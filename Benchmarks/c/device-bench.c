@@ -210,31 +210,33 @@ static long long received(DBusConnection *b) {
  *                   (what the caller builds, the bus routes and checks, and the caller reads,
  *                   the same as for `share`). */
 
+/* In the a{sv} at `array` (an iterator on the array): the value of `key` when it is of `type`
+ * (into `out`, as dbus_message_iter_get_basic gives it); 0 when found. */
+static int vardict_find(DBusMessageIter *array, const char *key, int type, void *out) {
+    DBusMessageIter entry, var, dict;
+    for (dbus_message_iter_recurse(array, &dict); dbus_message_iter_get_arg_type(&dict) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&dict)) {
+        const char *k;
+        dbus_message_iter_recurse(&dict, &entry);
+        dbus_message_iter_get_basic(&entry, &k);
+        dbus_message_iter_next(&entry);
+        dbus_message_iter_recurse(&entry, &var);
+        if (strcmp(k, key) == 0 && dbus_message_iter_get_arg_type(&var) == type) {
+            dbus_message_iter_get_basic(&var, out);
+            return 0;
+        }
+    }
+    return -1;
+}
+
 /* Reads Share(aa{sv}, a{sv})'s first item's `file` and the `target` option; 0 when found. */
 static int contract_share_args(DBusMessage *m, int *fd, const char **target) {
-    DBusMessageIter a, items, item, entry, var, opts;
+    DBusMessageIter a, items;
     *fd = -1, *target = NULL;
     if (!dbus_message_iter_init(m, &a) || dbus_message_iter_get_arg_type(&a) != DBUS_TYPE_ARRAY) return -1;
     dbus_message_iter_recurse(&a, &items);
-    if (dbus_message_iter_get_arg_type(&items) != DBUS_TYPE_ARRAY) return -1;
-    for (dbus_message_iter_recurse(&items, &item); dbus_message_iter_get_arg_type(&item) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&item)) {
-        const char *key;
-        dbus_message_iter_recurse(&item, &entry);
-        dbus_message_iter_get_basic(&entry, &key);
-        dbus_message_iter_next(&entry);
-        dbus_message_iter_recurse(&entry, &var);
-        if (strcmp(key, "file") == 0 && dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_UNIX_FD) dbus_message_iter_get_basic(&var, fd);
-    }
+    if (dbus_message_iter_get_arg_type(&items) != DBUS_TYPE_ARRAY || vardict_find(&items, "file", DBUS_TYPE_UNIX_FD, fd) != 0) return -1;
     if (!dbus_message_iter_next(&a) || dbus_message_iter_get_arg_type(&a) != DBUS_TYPE_ARRAY) return -1;
-    for (dbus_message_iter_recurse(&a, &opts); dbus_message_iter_get_arg_type(&opts) == DBUS_TYPE_DICT_ENTRY; dbus_message_iter_next(&opts)) {
-        const char *key;
-        dbus_message_iter_recurse(&opts, &entry);
-        dbus_message_iter_get_basic(&entry, &key);
-        dbus_message_iter_next(&entry);
-        dbus_message_iter_recurse(&entry, &var);
-        if (strcmp(key, "target") == 0 && dbus_message_iter_get_arg_type(&var) == DBUS_TYPE_STRING) dbus_message_iter_get_basic(&var, target);
-    }
-    return *fd >= 0 && *target ? 0 : -1;
+    return vardict_find(&a, "target", DBUS_TYPE_STRING, target);
 }
 
 static void relay_serve(const char *addr, int ready) {
