@@ -24,12 +24,16 @@ import Testing
     @Test func aShareRemembersItsTargetUntilDropped() {
         let outcomes = RequestOutcomes<String>()
         #expect(outcomes.shareTarget(4) == nil && !outcomes.isShare(4))
+        outcomes.track(4)
         outcomes.sharing(4, target: nil)
         #expect(outcomes.shareTarget(4) == nil && outcomes.isShare(4))
         outcomes.sharing(4, target: "org.example.App.desktop")
         #expect(outcomes.shareTarget(4) == "org.example.App.desktop" && outcomes.isShare(4))
         outcomes.drop(4)
         #expect(outcomes.shareTarget(4) == nil && !outcomes.isShare(4))
+        // A share whose request ended while its sheet was up (its timeout, say) is told its target after: nothing is kept.
+        outcomes.sharing(4, target: "org.example.App.desktop")
+        #expect(outcomes.shareTarget(4) == nil && !outcomes.isShare(4), "a mark for a request no longer tracked would never be forgotten")
     }
 
     final class Count: Sendable {

@@ -51,8 +51,10 @@ public final class RequestOutcomes<Outcome: Sendable>: Sendable {
     /// Requests tracked now.
     public var count: Int { tracking.withLock { $0.count } }
 
-    /// Marks request `id` as a share going to `target` (nil while the sheet is up).
+    /// Marks request `id` as a share going to `target` (nil while the sheet is up); nothing for
+    /// a request not tracked — one that ended while its sheet was up, say: nothing would forget the mark.
     public func sharing(_ id: UInt64, target: ChooserTargetID?) {
+        guard tracking.withLock({ $0[id] != nil }) else { return }
         shares.withLock { $0[id] = .some(target) }
     }
 
