@@ -5,11 +5,11 @@ import Testing
 /// ``Broker/admitsQuickly(_:handler:caller:)``: which opens a service may admit and spawn on its
 /// D-Bus loop thread (issue 36) — never one whose check would first build the registry's model.
 @Suite struct QuickAdmissionTests {
-    @Test func servedFromTheIndexWhatIsQuickIsSaidWithoutBuildingTheModel() throws {
+    @Test func servedFromTheIndexWhatIsQuickIsSaidWithoutBuildingTheModel() async throws {
         let tree = XDGTree()
         tree.entry(0, "user.desktop", schemes: ["mine"])
         tree.entry(1, "system.desktop", schemes: ["theirs"])
-        usleep(250_000)  // no file "racy" for the index
+        await XDGTree.outlastTimestampMargin()  // no file "racy" for the index
         for _ in 0..<2 { Registry(environment: tree.environment, watch: false).close() }
         let registry = Registry(environment: tree.environment, watch: false)
         defer { registry.close() }
@@ -48,7 +48,7 @@ import Testing
         tree.entry(1, "app.desktop", schemes: ["mine"], exec: recorder("system-app") + " %u")
         tree.entry(2, "app.desktop", schemes: ["mine"], exec: recorder("lower-app") + " %u")
         tree.entry(0, "alone.desktop", schemes: ["solo"], exec: recorder("alone") + " %u")
-        usleep(250_000)  // no file "racy" for the index
+        await XDGTree.outlastTimestampMargin()  // no file "racy" for the index
         for _ in 0..<2 { Registry(environment: tree.environment, watch: false).close() }
         let registry = Registry(environment: tree.environment, watch: false)
         defer { registry.close() }

@@ -42,7 +42,7 @@ import Testing
     /// unchanged file costs a `stat`; a rewrite of the same size with its old modification time
     /// still changes its change time and is read; and whether the handler is eligible (its
     /// program) is judged at every launch, not remembered with the file.
-    @Test func aVerifiedFileIsReadAgainOnceItChangesAndItsProgramIsJudgedEachTime() throws {
+    @Test func aVerifiedFileIsReadAgainOnceItChangesAndItsProgramIsJudgedEachTime() async throws {
         let tree = XDGTree()
         tree.mkdir(tree.bin)
         let program = tree.bin + "/handler"
@@ -53,7 +53,7 @@ import Testing
         let router = URLRouter(registry: registry, ownDesktopIDs: [])
         // Older than the timestamps' margin, so that its read is remembered (a file changed just
         // before its read never is).
-        Thread.sleep(forTimeInterval: 0.25)
+        await XDGTree.outlastTimestampMargin()
         #expect(argv(try router.plan("webx:a", searchPath: [])) == [program, "one", "webx:a"])
         var old = stat()
         stat(path, &old)
@@ -67,7 +67,7 @@ import Testing
         #expect(argv(try router.plan("webx:c", searchPath: [])) == [program, "two", "webx:c"])
 
         // Its TryExec program goes: the remembered file does not keep the handler eligible.
-        Thread.sleep(forTimeInterval: 0.25)
+        await XDGTree.outlastTimestampMargin()
         #expect(argv(try router.plan("webx:d", searchPath: [])) == [program, "two", "webx:d"])
         try FileManager.default.removeItem(atPath: program)
         #expect(throws: RouteError.noHandler(scheme: "webx")) { try router.plan("webx:e", searchPath: []) }

@@ -20,19 +20,19 @@ import Testing
 
     /// Files are trusted from the index only when they changed more than 100 ms before they
     /// were read (coarse timestamps could hide a later change); fixtures wait that out.
-    func settle() {
-        usleep(250_000)
+    func settle() async {
+        await XDGTree.outlastTimestampMargin()
     }
 
     /// A tree with two data dirs, three entries, an index written by a first run, and a
     /// second run that proves the index is used as is.
-    func warmTree() throws -> XDGTree {
+    func warmTree() async throws -> XDGTree {
         let tree = XDGTree()
         tree.entry(0, "user.desktop", schemes: ["alpha"])
         tree.entry(1, "a.desktop", schemes: ["alpha", "beta"])
         tree.entry(1, "vendor/b.desktop", schemes: ["beta"])
         tree.entry(2, "low.desktop", schemes: ["gamma"])
-        settle()
+        await settle()
         let first = run(tree)
         #expect(first.startup.usedIndex == false)
         #expect(first.startup.indexRejection == nil)
@@ -58,8 +58,8 @@ import Testing
         return next
     }
 
-    @Test func warmStartParsesNothing() throws {
-        let tree = try warmTree()
+    @Test func warmStartParsesNothing() async throws {
+        let tree = try await warmTree()
         let r = run(tree)
         #expect(r.startup.usedIndex && r.startup.filesParsed == 0 && r.startup.filesChanged == 0)
         #expect(r.entry(id: "vendor-b.desktop")?.name == "Test App")
@@ -69,8 +69,8 @@ import Testing
 
     /// Served from the index without decoding it, the registry answers every query as a scan
     /// does, and a write turns it into the full model.
-    @Test func warmRegistryAnswersEveryQuery() throws {
-        let tree = try warmTree()
+    @Test func warmRegistryAnswersEveryQuery() async throws {
+        let tree = try await warmTree()
         let warm = Registry(environment: tree.environment, watch: false)
         defer { warm.close() }
         let truth = scanned(tree)
@@ -94,7 +94,7 @@ import Testing
     /// runs a caller's program (by its name, or through a symbolic link of another name, absolute
     /// or a bare name on `PATH`) — is answered from the index as a scan answers it, and without
     /// building the model (issue 36: the app links had made every warm start decode every record).
-    @Test func startupQuestionsAreAnsweredFromTheIndex() throws {
+    @Test func startupQuestionsAreAnsweredFromTheIndex() async throws {
         let tree = XDGTree()
         tree.mkdir(tree.bin)
         for name in ["real-tool", "real-bare", "plain-prog"] {
@@ -108,7 +108,7 @@ import Testing
         tree.entry(1, "tool.desktop", exec: tree.bin + "/tool %u")
         tree.entry(1, "bare.desktop", exec: "bare-tool %u")
         tree.entry(2, "plain.desktop", exec: "plain-prog %u")
-        settle()
+        await settle()
         run(tree)
         let warm = Registry(environment: tree.environment, watch: false)
         defer { warm.close() }
@@ -132,24 +132,24 @@ import Testing
         #expect(warm.applicationIDs(executing: tree.bin + "/real-bare") == ["bare.desktop"])
     }
 
-    @Test func entryAdded() throws {
-        let tree = try warmTree()
+    @Test func entryAdded() async throws {
+        let tree = try await warmTree()
         tree.entry(1, "vendor/new.desktop", schemes: ["delta"])
         let r = expectAnswersLikeAScan(tree)
         #expect(r.handlers(forScheme: "delta") == ["vendor-new.desktop"])
         #expect(r.startup.filesParsed == 1)
     }
 
-    @Test func entryRemoved() throws {
-        let tree = try warmTree()
+    @Test func entryRemoved() async throws {
+        let tree = try await warmTree()
         unlink(tree.apps(1) + "/vendor/b.desktop")
         let r = expectAnswersLikeAScan(tree)
         #expect(r.handlers(forScheme: "beta") == ["a.desktop"])
         #expect(r.startup.filesParsed == 0)
     }
 
-    @Test func entryEditedWithSameSizeAndTimestamp() throws {
-        let tree = try warmTree()
+    @Test func entryEditedWithSameSizeAndTimestamp() async throws {
+        let tree = try await warmTree()
         let path = tree.apps(1) + "/a.desktop"
         var before = stat()
         stat(path, &before)
@@ -169,11 +169,11 @@ import Testing
     /// With thousands of files (over 2,048: checked on two threads, the first part here, the
     /// rest on a second thread), an in-place edit that keeps the size and puts the mtime back is
     /// seen wherever the file falls: the start is served from the index before, not after.
-    @Test func anInPlaceEditAmongThousandsOfFilesIsSeen() throws {
+    @Test func anInPlaceEditAmongThousandsOfFilesIsSeen() async throws {
         let tree = XDGTree()
         let n = 2_100
         for i in 0..<n { tree.entry(1, "app\(i).desktop", schemes: ["s\(i)"]) }
-        settle()
+        await settle()
         run(tree)
         for i in [0, n / 2, n - 1] {
             let warm = Registry(environment: tree.environment, watch: false)
@@ -194,21 +194,21 @@ import Testing
             #expect(r.handlers(forScheme: "t\(i)") == [DesktopID(fileName: "app\(i).desktop")])
             #expect(r.handlers(forScheme: "s\(i)").isEmpty)
             #expect(r.handlers(forScheme: "s1") == ["app1.desktop"])  // never edited
-            settle()
+            await settle()
             run(tree)  // the index vouches for every file again
         }
     }
 
-    @Test func entryRenamed() throws {
-        let tree = try warmTree()
+    @Test func entryRenamed() async throws {
+        let tree = try await warmTree()
         rename(tree.apps(1) + "/vendor/b.desktop", tree.apps(1) + "/vendor/c.desktop")
         let r = expectAnswersLikeAScan(tree)
         #expect(r.handlers(forScheme: "beta") == ["a.desktop", "vendor-c.desktop"])
         #expect(r.entry(id: "vendor-b.desktop") == nil)
     }
 
-    @Test func entryMaskedInAHigherDirectory() throws {
-        let tree = try warmTree()
+    @Test func entryMaskedInAHigherDirectory() async throws {
+        let tree = try await warmTree()
         tree.entry(0, "low.desktop", schemes: [], extra: "Hidden=true")
         tree.entry(1, "a.desktop", schemes: ["alpha", "beta"])  // rewritten, same content
         tree.entry(0, "vendor-b.desktop", schemes: ["delta"])
@@ -218,8 +218,8 @@ import Testing
         #expect(r.handlers(forScheme: "delta") == ["vendor-b.desktop"])
     }
 
-    @Test func entryMadeUnreadable() throws {
-        let tree = try warmTree()
+    @Test func entryMadeUnreadable() async throws {
+        let tree = try await warmTree()
         // (As root a mode of 000 still reads; the answer must then be what a scan gives, too.)
         chmod(tree.apps(1) + "/a.desktop", 0)
         chmod(tree.apps(1) + "/vendor", 0)
@@ -231,8 +231,8 @@ import Testing
         }
     }
 
-    @Test func wholeDirectoryReplaced() throws {
-        let tree = try warmTree()
+    @Test func wholeDirectoryReplaced() async throws {
+        let tree = try await warmTree()
         let dir = tree.apps(1)
         try FileManager.default.removeItem(atPath: dir)
         // Same names, same sizes, other schemes.
@@ -244,11 +244,11 @@ import Testing
         #expect(r.handlers(forScheme: "gamma") == ["vendor-b.desktop", "low.desktop"])
     }
 
-    @Test func directoryAppearsAndDisappears() throws {
+    @Test func directoryAppearsAndDisappears() async throws {
         let tree = XDGTree(dataDirCount: 2, createDirectories: false)
         tree.mkdir(tree.home)  // the data dirs come and go; the home (the index's cache) is there
         tree.entry(1, "a.desktop", schemes: ["alpha"])
-        settle()
+        await settle()
         run(tree)
         #expect(run(tree).startup.filesParsed == 0)
         tree.entry(0, "user.desktop", schemes: ["alpha"])
@@ -258,10 +258,10 @@ import Testing
         #expect(expectAnswersLikeAScan(tree).handlers(forScheme: "alpha") == ["user.desktop"])
     }
 
-    @Test func tryExecIsDecidedAtEachStart() throws {
-        let tree = try warmTree()
+    @Test func tryExecIsDecidedAtEachStart() async throws {
+        let tree = try await warmTree()
         tree.entry(1, "tool.desktop", schemes: ["delta"], extra: "TryExec=late-tool")
-        settle()
+        await settle()
         run(tree)
         #expect(run(tree).handlers(forScheme: "delta") == [])
         tree.mkdir(tree.bin)
@@ -291,8 +291,8 @@ import Testing
         #expect(logged.count == 1, sourceLocation: sourceLocation)
     }
 
-    @Test func corruptIndexFallsBackAndIsRewritten() throws {
-        let tree = try warmTree()
+    @Test func corruptIndexFallsBackAndIsRewritten() async throws {
+        let tree = try await warmTree()
         let r = try damage(tree) { b in b[b.count / 2] ^= 0x5A }
         expectFallback(r, "checksum")
         // The scan wrote a good index again.
@@ -300,15 +300,15 @@ import Testing
         #expect(next.startup.usedIndex && next.startup.filesParsed == 0)
     }
 
-    @Test func truncatedIndexFallsBack() throws {
-        let tree = try warmTree()
+    @Test func truncatedIndexFallsBack() async throws {
+        let tree = try await warmTree()
         expectFallback(try damage(tree) { b in b.removeLast(b.count / 3) }, "truncated")
         expectFallback(try damage(tree) { b in b.removeLast(b.count - 20) }, "truncated")
         expectFallback(try damage(tree) { b in b.removeAll() }, "truncated")
     }
 
-    @Test func otherVersionOrByteOrderFallsBack() throws {
-        let tree = try warmTree()
+    @Test func otherVersionOrByteOrderFallsBack() async throws {
+        let tree = try await warmTree()
         expectFallback(try damage(tree) { b in b[12] = 0 }, "format version")
         // Version 7 had no masked table: its bytes are never read as version 8's.
         expectFallback(try damage(tree) { b in b[12] = 7 }, "format version 7, this service reads 8")
@@ -321,7 +321,7 @@ import Testing
     /// What each entry masks (same ID, lower directories) is answered from the index as a scan
     /// answers it, without building the model (version 8); forged masked rows are refused or
     /// name only records of that ID whose files were checked.
-    @Test func maskedEntriesAreAnsweredFromTheIndexAndForgedOnesRefused() throws {
+    @Test func maskedEntriesAreAnsweredFromTheIndexAndForgedOnesRefused() async throws {
         let tree = XDGTree()
         tree.entry(0, "app.desktop", schemes: ["alpha"], exec: "/bin/echo user %u")
         tree.entry(1, "app.desktop", schemes: ["alpha", "beta"])
@@ -331,7 +331,7 @@ import Testing
         tree.entry(1, "mid.desktop", schemes: ["beta"])
         tree.entry(2, "mid.desktop", schemes: ["beta"])
         tree.entry(0, "alone.desktop", schemes: ["gamma"])
-        settle()
+        await settle()
         let path = try #require(run(tree).indexPath)
         let truth = scanned(tree)
         let ids: [DesktopID] = ["app.desktop", "mid.desktop", "alone.desktop"]
@@ -368,8 +368,8 @@ import Testing
         }
     }
 
-    @Test func indexWritableByOthersIsNotTrusted() throws {
-        let tree = try warmTree()
+    @Test func indexWritableByOthersIsNotTrusted() async throws {
+        let tree = try await warmTree()
         let path = try #require(run(tree).indexPath)
         chmod(path, 0o666)
         expectFallback(expectAnswersLikeAScan(tree), "writable by others")
@@ -378,8 +378,8 @@ import Testing
     /// A forged index that passes the checksum (anyone can compute it) is still checked field
     /// by field and never read out of bounds: random damage either is refused or gives what
     /// the desktop files say.
-    @Test func forgedIndexNeverCrashesNorLies() throws {
-        let tree = try warmTree()
+    @Test func forgedIndexNeverCrashesNorLies() async throws {
+        let tree = try await warmTree()
         let path = try #require(run(tree).indexPath)
         let good = try #require(FileManager.default.contents(atPath: path)).map { $0 }
         let truth = scanned(tree)
@@ -414,7 +414,7 @@ import Testing
         }
     }
 
-    @Test func unwritableCacheFallsBackAndLogsOnce() throws {
+    @Test func unwritableCacheFallsBackAndLogsOnce() async throws {
         let tree = XDGTree()
         tree.entry(1, "a.desktop", schemes: ["alpha"])
         // A file where the cache directory should be: nothing can be written, not even by root.
@@ -435,7 +435,7 @@ import Testing
     /// A home that is gone (removed, or a test's tree after it went) is never made again for the
     /// index: nothing is written, the failure is logged once; a missing `~/.cache` under an existing
     /// home is made as before.
-    @Test func aMissingHomeIsNeverCreatedForTheIndex() throws {
+    @Test func aMissingHomeIsNeverCreatedForTheIndex() async throws {
         let tree = XDGTree()
         tree.entry(1, "a.desktop", schemes: ["alpha"])
         let home = tree.root + "/gone-home"
@@ -454,8 +454,8 @@ import Testing
         #expect(FileSystem.info(home + "/.cache/schemebridge").kind == .directory)
     }
 
-    @Test func readOnlyCacheDirectoryFallsBack() throws {
-        let tree = try warmTree()
+    @Test func readOnlyCacheDirectoryFallsBack() async throws {
+        let tree = try await warmTree()
         let r = run(tree)
         let dir = FileSystem.dirname(try #require(r.indexPath))
         try FileManager.default.removeItem(atPath: dir)
@@ -471,7 +471,7 @@ import Testing
     @Test func twoServicesStartingAtOnceKeepTheIndexWhole() async throws {
         let tree = XDGTree()
         for i in 0..<200 { tree.entry(1, "app\(i).desktop", schemes: ["s\(i % 10)"]) }
-        settle()
+        await settle()
         let env = tree.environment
         for _ in 0..<5 {
             await withTaskGroup(of: Void.self) { group in
@@ -493,7 +493,7 @@ import Testing
     }
 
     @Test func liveChangesAreWrittenToTheIndex() async throws {
-        let tree = try warmTree()
+        let tree = try await warmTree()
         let live = Registry(environment: tree.environment, watch: true)
         tree.entry(1, "vendor/live.desktop", schemes: ["delta"])
         let seen = await waitUntil(timeout: .seconds(10)) { live.handlers(forScheme: "delta") == ["vendor-live.desktop"] }
@@ -507,7 +507,7 @@ import Testing
     /// Directories the index knows are watched without listing them; one it does not know yet
     /// (it appeared since) is found and watched too, and later changes anywhere are seen.
     @Test func watchesArmedFromTheIndexSeeEveryLaterChange() async throws {
-        let tree = try warmTree()
+        let tree = try await warmTree()
         let warm = Registry(environment: tree.environment, watch: true)
         #expect(warm.startup.usedIndex && warm.startup.filesParsed == 0)
         tree.entry(1, "vendor/live.desktop", schemes: ["delta"])
@@ -524,10 +524,10 @@ import Testing
         #expect(await waitUntil(timeout: .seconds(10)) { live.handlers(forScheme: "eta") == ["vendor-deeper-z.desktop"] } != nil)
     }
 
-    @Test func otherLocaleUsesItsOwnIndex() throws {
+    @Test func otherLocaleUsesItsOwnIndex() async throws {
         let tree = XDGTree()
         tree.entry(1, "a.desktop", schemes: ["alpha"], extra: "Name[de]=Deutsch")
-        settle()
+        await settle()
         run(tree)
         tree.extraEnvironment["LANG"] = "de_DE.UTF-8"
         let de = run(tree)
@@ -543,7 +543,7 @@ import Testing
         let tree = XDGTree(dataDirCount: 1)
         tree.entry(1, "bank.desktop", schemes: ["bank"])
         tree.list(tree.apps(0) + "/mimeapps.list", removed: ["bank": "bank.desktop;"])
-        settle()
+        await settle()
         func run(reserving extra: Set<String>) -> Registry {
             let r = Registry(environment: tree.environment, watch: false, reservedSchemes: Policy.defaultReservedSchemes.union(extra))
             r.close()

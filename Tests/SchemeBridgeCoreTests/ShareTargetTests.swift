@@ -178,11 +178,11 @@ import Testing
     }
 
     /// A warm start from the registry index keeps every declared target as parsed.
-    @Test func targetsSurviveTheIndex() throws {
+    @Test func targetsSurviveTheIndex() async throws {
         let tree = XDGTree()
         tree.entry(1, "notes.desktop", exec: "/bin/true", extra: "Actions=share;send;\n[Desktop Action share]\nName=Share\nIcon=notes\nExec=/bin/true %F\n"
             + "X-SchemeBridge-Share-Types=text/*;image/png\nX-SchemeBridge-Share-MaxItems=3\n[Desktop Action send]\nName=Send\nExec=/bin/echo\nX-SchemeBridge-Share-Types=*/*\n")
-        usleep(250_000)
+        await XDGTree.outlastTimestampMargin()
         let first = Registry(environment: tree.environment, watch: false)
         first.close()
         let warm = Registry(environment: tree.environment, watch: false)

@@ -201,3 +201,13 @@ enum Scripts {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts").appendingPathComponent(name).path
     }
 }
+
+extension XDGTree {
+    /// Waits until what was written so far is older than the registry's margin for coarse
+    /// timestamps (a file changed less than 100 ms before it was read is never trusted from the
+    /// index or remembered as verified): 250 ms, asleep without holding one of the cooperative
+    /// pool's threads (a blocking sleep there held back other tests' background work).
+    static func outlastTimestampMargin() async {
+        try? await Task.sleep(for: .milliseconds(250))
+    }
+}
