@@ -47,6 +47,9 @@ TEST="$TEST sway libwayland-dev wayland-protocols"
 # headless, which has no input device: wtype types through a virtual keyboard.
 # grim: the dialogs' pictures on sway taken by hand (wlr-screencopy), as on Xvfb by the tests.
 TEST="$TEST wtype grim"
+# mako (mako-notifier): a Wayland notification server (layer-shell) on sway, for the received-transfer
+# notification pictured on Wayland (ReceivedNotificationTests).
+TEST="$TEST mako-notifier"
 # The dialogs' accessibility test: the AT-SPI bus and registry (at-spi2-core) and its typelib.
 TEST="$TEST at-spi2-core gir1.2-atspi-2.0"
 # The share tests: "Copy" is read back from the clipboard; under Wayland with wl-copy/wl-paste.

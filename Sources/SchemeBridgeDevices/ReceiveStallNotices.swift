@@ -14,7 +14,7 @@ public struct ReceiveStallNotices: ReceiveStallPort {
     public func show(summary: String, body: String) async -> UInt32? {
         let notification = DesktopNotifications.Notification(
             appName: "SchemeBridge", appIcon: "dialog-warning", summary: summary, body: body, actions: [],
-            hints: ["category": .variant(.string("transfer.error")), "urgency": .variant(.byte(1))], expireTimeout: 0)
+            hints: ["category": .string("transfer.error"), "urgency": .byte(1)], expireTimeout: 0)  // each in its one variant (`a{sv}`)
         return try? await notifications.notify(notification).id
     }
 

@@ -39,6 +39,9 @@ import Testing
         #expect(body.hasPrefix("big.bin has not moved for 3 s, ") && body.hasSuffix("% received. KDE Connect may take nothing more from sideA until it is restarted."),
                 "\(body)")
         #expect(b.fixture.serviceLog.contains("Nothing is arriving from sideA: big.bin has not moved for 3 s"), "\(b.fixture.serviceLog.suffix(2000))")
+        // Its hints each in the dictionary's one variant, as the specification types them (in two, mako refused the notice).
+        let urgency = (notice?["hint_types"] as? [String: [Any]])?["urgency"] ?? []
+        #expect(urgency.first as? String == "Byte" && urgency.last as? Int == 1, "\(notice ?? [:])")
 
         a.engine?.signal(SIGCONT)
         frozen = false

@@ -136,6 +136,10 @@ import Testing
             #expect(!summary.contains("_phone_") && !body.contains("_phone_"))
             #expect(n["actions"] as? [String] == ["open", "Open", "show-in-folder", "Show in folder", "not-from-this-device", "Not from this device",
                                                   "dismiss", "Dismiss"])
+            // The hints as the specification types them, each in the dictionary's one variant (a second one made mako refuse the Notify).
+            let types = n["hint_types"] as? [String: [Any]] ?? [:]
+            #expect(types["urgency"]?.first as? String == "Byte" && types["urgency"]?.last as? Int == 1, "\(types)")
+            #expect(types["category"]?.first as? String == "String" && types["category"]?.last as? Int == 1, "\(types)")
         }
         let first = try #require(notified.first)
         #expect(first["summary"] as? String == "Pixel 7 sent 20 files", "\(first)")
@@ -253,6 +257,58 @@ import Testing
         }
         #expect(await Tools.eventually { fixture.serviceLog.contains("of 3 item(s) from Pixel 7 as notification") }, "\(fixture.serviceLog.suffix(3000))")
         try await Self.picture(of: x, daemonLog: log, as: "received-notification.png")
+    }
+
+    /// The same transfer on Wayland, in a bare session: mako (a Wayland notification server,
+    /// drawn as a layer-shell surface) on a headless sway, with no `LANG` or theme in its
+    /// environment; the screen read with grim (wlr-screencopy) until the popup shows — pixels that
+    /// were not there before the transfer, in mako's background colour (#285577) — and saved as
+    /// `.build/test-output/received-notification-wayland.png` (docs/images has a copy).
+    @Test func makoShowsTheTransferOnWaylandInABareSession() async throws {
+        let mako = try Tools.path(of: "mako"), grim = try Tools.path(of: "grim")
+        let sway = try Sway()
+        defer { sway.stop() }
+        let (fixture, engine, downloads) = try await Self.world("")
+        defer { fixture.stop() }
+        defer { engine.stop() }
+        var env = fixture.environment.filter { !$0.key.hasPrefix("LC_") && !["LANG", "LANGUAGE", "GTK_THEME", "DISPLAY"].contains($0.key) }
+        env["DBUS_SESSION_BUS_ADDRESS"] = fixture.bus.address
+        env.merge(sway.clientEnvironment) { _, new in new }
+        let folder = Built.packageRoot.appendingPathComponent(".build/test-output")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let screen = fixture.records.appendingPathComponent("screen.png")
+        func shot() async -> Screenshot? {
+            guard (try? await Tools.run([grim, screen.path], environment: env))?.status == 0 else { return nil }
+            return try? WaylandLaunchFeedbackTests.readPNG(screen.path)
+        }
+        let before = await shot()
+        let empty = try #require(before, "grim could not read sway's screen:\n\(sway.log.suffix(1500))")
+        let background = empty.pixel(0, 0)
+        #expect(empty.boundingBox(notMatching: background) == nil, "the screen holds nothing yet")
+        let log = fixture.records.appendingPathComponent("mako.log").path
+        let server = try ChildProcess([mako], environment: env, stdout: log, stderr: log)
+        defer { kill(server.pid, SIGTERM) }
+        let up = await Tools.eventually {
+            (try? await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", "org.freedesktop.Notifications", "--object-path",
+                                   "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.GetServerInformation"]))?.stdout.contains("mako") == true
+        }
+        try #require(up, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        for name in ["beach.png", "dinner.jpg", "notes.txt"] {
+            try Data("not really \(name)".utf8).write(to: downloads.appendingPathComponent(name))
+            try engine.announceReceived("file://" + downloads.appendingPathComponent(name).path)
+        }
+        #expect(await Tools.eventually { fixture.serviceLog.contains("of 3 item(s) from Pixel 7 as notification") }, "\(fixture.serviceLog.suffix(3000))")
+        let makoBlue: [UInt8] = [0x28, 0x55, 0x77]
+        var drawn: (shot: Screenshot, box: (x: Int, y: Int, width: Int, height: Int))? = nil
+        #expect(await Tools.eventually {
+            guard let now = await shot(), let box = now.boundingBox(notMatching: background),
+                  WaylandLaunchFeedbackTests.count(makoBlue, in: now) > 2000 else { return false }
+            drawn = (now, box)
+            return true
+        }, "no popup on sway's screen: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let popup = try #require(drawn)
+        #expect(popup.box.x + popup.box.width > popup.shot.width / 2 && popup.box.y < popup.shot.height / 2, "mako's corner: the top right")
+        try await DialogSessionScreenshotTests.crop(screen, popup.box, to: folder.appendingPathComponent("received-notification-wayland.png"))
     }
 
     /// The notification server's popup on `x` (the first mapped window of some size), once drawn,

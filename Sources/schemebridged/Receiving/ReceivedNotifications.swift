@@ -54,7 +54,7 @@ extension Receiving: ReceivedNotifierPort {
     func notify(_ notice: ReceivedNotice, icon: String) async throws(ReceivedNotifierFailure) -> DesktopNotifications.Shown {
         let notification = DesktopNotifications.Notification(
             appName: "SchemeBridge", appIcon: icon, summary: notice.summary, body: notice.body, actions: notice.actionList,
-            hints: ["category": .variant(.string("transfer.complete")), "urgency": .variant(.byte(1))])
+            hints: ["category": .string("transfer.complete"), "urgency": .byte(1)])  // each in its one variant (`a{sv}`)
         return try await Self.bus { () throws(DBusError) in try await notifications.notify(notification) }
     }
 

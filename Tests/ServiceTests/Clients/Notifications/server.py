@@ -50,7 +50,10 @@ class Server(dbus.service.Object):
         self.open.add(nid)
         self.record({"call": "Notify", "id": nid, "sender": str(sender), "app_name": str(app_name), "replaces_id": int(replaces_id),
                      "app_icon": str(app_icon), "summary": str(summary), "body": str(body), "actions": [str(a) for a in actions],
-                     "hints": sorted(str(k) for k in hints.keys()), "expire_timeout": int(expire_timeout)})
+                     "hints": sorted(str(k) for k in hints.keys()), "expire_timeout": int(expire_timeout),
+                     # Each hint's type as the server reads it, and how deep in variants it is (1: the a{sv}'s own):
+                     # a strict server (mako, through sd-bus) refuses a hint in a variant inside a variant.
+                     "hint_types": {str(k): [type(v).__name__, int(getattr(v, "variant_level", 0))] for k, v in hints.items()}})
         return dbus.UInt32(nid)
 
     @dbus.service.method(NAME, in_signature="u", out_signature="", sender_keyword="sender")

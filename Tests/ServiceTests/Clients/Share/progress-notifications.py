@@ -1,5 +1,6 @@
 # A notification server for a device share's progress: owns org.freedesktop.Notifications and
-# appends each Notify (id, summary, body, actions, the "value" hint) and CloseNotification ({"closed": id})
+# appends each Notify (id, summary, body, actions, the "value" hint, each hint's type and variant depth as
+# "hint_types") and CloseNotification ({"closed": id})
 # to a log as a JSON line;
 # with "cancel" as argv[3], it answers the first notification offering a "cancel" action as a
 # user clicking it would (ActionInvoked(id, "cancel"), after the Notify reply).
@@ -21,7 +22,8 @@ class Server(dbus.service.Object):
         value = int(hints['value']) if 'value' in hints else None
         with open(sys.argv[2], 'a') as f:
             f.write(json.dumps({'id': int(rid), 'summary': str(summary), 'body': str(body),
-                                'actions': [str(a) for a in actions], 'value': value}) + '\n')
+                                'actions': [str(a) for a in actions], 'value': value,
+                                'hint_types': {str(k): [type(v).__name__, int(getattr(v, 'variant_level', 0))] for k, v in hints.items()}}) + '\n')
         if click and not Server.clicked and 'cancel' in [str(a) for a in actions]:
             Server.clicked = True
             GLib.idle_add(lambda: self.ActionInvoked(dbus.UInt32(rid), 'cancel') and False)
