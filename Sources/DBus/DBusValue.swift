@@ -164,8 +164,17 @@ extension DBusValue {
 
     /// An `as` array.
     public static func strings(_ items: [String]) -> DBusValue { .array(element: .string, items.map { .string($0) }) }
-    /// An `a{sv}` dictionary, entries sorted by key for a stable wire order.
+    /// An `a{sv}` dictionary, entries sorted by key for a stable wire order. Each value goes in
+    /// the entry's one variant; a value that is a variant already — one decoded from a message,
+    /// say — is that variant, not wrapped in a second (a strict reader, sd-bus's, refuses a hint or
+    /// a result in two). A variant inside the entry's variant takes an explicit ``dictionary(key:value:_:)``.
     public static func vardict(_ items: [String: DBusValue]) -> DBusValue {
-        .dictionary(key: .string, value: .variant, items.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .variant($0.value)) })
+        .dictionary(key: .string, value: .variant, items.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), $0.value.asEntryVariant) })
+    }
+
+    /// This value as an `a{sv}` entry's variant: itself when it is a variant, else in one.
+    var asEntryVariant: DBusValue {
+        if case .variant = self { return self }
+        return .variant(self)
     }
 }

@@ -39,7 +39,7 @@ extension Marshal {
 
     /// Appends `entries` as an `a{sv}` sorted by key; a basic value's variant opened with its
     /// type code for signature, any other checked (``DBusValue/validate()``) and written by
-    /// ``append(_:to:)``.
+    /// ``append(_:to:)``; a value that is a variant is the entry's variant (``DBusValue/vardict(_:)``).
     static func appendVardict(_ entries: [String: DBusValue], to iter: inout DBusMessageIter) throws(DBusError) {
         var array = DBusMessageIter()
         guard dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &array) != 0 else { throw outOfMemory() }
@@ -49,7 +49,8 @@ extension Marshal {
                 guard dbus_message_iter_open_container(&array, CDBUS_TYPE_DICT_ENTRY, nil, &entry) != 0 else { throw outOfMemory() }
                 do throws(DBusError) {
                     try appendText(key, code: CDBUS_TYPE_STRING, to: &entry)
-                    let inner = value  // as `.vardict` makes it: a variant of the value as given
+                    // As `.vardict` makes it: the value in the entry's variant — a variant's content, for a value that is one.
+                    let inner = if case .variant(let content) = value { content } else { value }
                     let code = inner.type.basicCode
                     if code == nil { try inner.validate() }
                     var variant = DBusMessageIter()

@@ -22,6 +22,22 @@ import Testing
         #expect(try MessageWriter.wireForm { w throws(DBusError) in try w.appendVardict([:]) } == (try MessageWriter.wireForm(values: [.vardict([:])])))
     }
 
+    /// A value that is a variant already (decoded from a message, or written as one) is the entry's
+    /// variant, not wrapped in a second, on both paths: a handler's `Reply` results forwarded in a
+    /// `Response`, or notification hints, reach a strict reader (sd-bus's) as `a{sv}` says.
+    @Test func aValueThatIsAVariantIsTheEntrysVariant() throws {
+        let plain: [String: DBusValue] = ["urgency": .byte(1), "category": .string("transfer.complete"), "list": .strings(["a"])]
+        let wrapped = plain.mapValues { DBusValue.variant($0) }
+        #expect(try MessageWriter.wireForm(values: [.vardict(wrapped)]) == (try MessageWriter.wireForm(values: [.vardict(plain)])))
+        #expect(try MessageWriter.wireForm { w throws(DBusError) in try w.appendVardict(wrapped) } == (try MessageWriter.wireForm(values: [.vardict(plain)])))
+        // Read back: each value one variant deep.
+        guard case .dictionary(_, _, let entries) = DBusValue.vardict(wrapped) else { Issue.record("not a dictionary"); return }
+        for e in entries {
+            guard case .variant(let content) = e.value else { Issue.record("\(e.key) not in a variant"); continue }
+            if case .variant = content { Issue.record("\(e.key) in two variants") }
+        }
+    }
+
     /// Strings and values appended one by one: the same bytes too.
     @Test func writtenValuesAreTheirWireForm() throws {
         let values: [DBusValue] = [.string("s"), .uint32(1), .array(element: .variant, [.variant(.int32(4))])]

@@ -63,6 +63,7 @@ import SchemeBridgeContract
         #expect(all.count == 1, "\(r.stdout)\(r.stderr)")
         #expect(all.first?["code"] as? Int == 0)
         #expect(all.first?["results"] as? [String: String] == ["title": "milk", "note": "two words"], "\(r.stdout)")
+        #expect(all.first?["depths"] as? [String: Int] == ["title": 1, "note": 1], "the handler's results forwarded each in one variant: \(r.stdout)")
         let path = Self.json(r.stdout)["path"] as? String ?? ""
         #expect(path.hasPrefix(Contract.requestPathPrefix + "/") && all.first?["from"] as? String == path)
         // The token is never in a signal (nor, below, in the service's log).

@@ -12,7 +12,9 @@ N, O, REQUEST = os.environ['SB_NAME'], os.environ['SB_PATH'], os.environ['SB_REQ
 
 def plain_response(code, results, path):
     """A Response as JSON: its code, its results as strings, and the request's path it came from."""
-    return {'code': code, 'results': {str(k): str(v) for k, v in results.items()}, 'from': path}
+    return {'code': code, 'results': {str(k): str(v) for k, v in results.items()}, 'from': path,
+            # How deep in variants each result is (1: the a{sv}'s own; a strict reader refuses more).
+            'depths': {str(k): int(getattr(v, 'variant_level', 0)) for k, v in results.items()}}
 
 class Request:
     """A request made on the bus at `address`, and the Responses it gets."""
