@@ -261,8 +261,8 @@ import Testing
 
     /// The same transfer on Wayland, in a bare session: mako (a Wayland notification server,
     /// drawn as a layer-shell surface) on a headless sway, with no `LANG` or theme in its
-    /// environment; the screen read with grim (wlr-screencopy) until the popup shows — pixels that
-    /// were not there before the transfer, in mako's background colour (#285577) — and saved as
+    /// environment; the screen read with grim (wlr-screencopy) until the popup shows — over 2,000
+    /// pixels of mako's background colour (#285577), none before the transfer — and saved as
     /// `.build/test-output/received-notification-wayland.png` (docs/images has a copy).
     @Test func makoShowsTheTransferOnWaylandInABareSession() async throws {
         let mako = try Tools.path(of: "mako"), grim = try Tools.path(of: "grim")
@@ -281,10 +281,10 @@ import Testing
             guard (try? await Tools.run([grim, screen.path], environment: env))?.status == 0 else { return nil }
             return try? WaylandLaunchFeedbackTests.readPNG(screen.path)
         }
+        let makoBlue: [UInt8] = [0x28, 0x55, 0x77]
         let before = await shot()
         let empty = try #require(before, "grim could not read sway's screen:\n\(sway.log.suffix(1500))")
-        let background = empty.pixel(0, 0)
-        #expect(empty.boundingBox(notMatching: background) == nil, "the screen holds nothing yet")
+        #expect(WaylandLaunchFeedbackTests.count(makoBlue, in: empty) == 0, "nothing in mako's colour before the transfer")
         let log = fixture.records.appendingPathComponent("mako.log").path
         let server = try ChildProcess([mako], environment: env, stdout: log, stderr: log)
         defer { kill(server.pid, SIGTERM) }
@@ -298,16 +298,16 @@ import Testing
             try engine.announceReceived("file://" + downloads.appendingPathComponent(name).path)
         }
         #expect(await Tools.eventually { fixture.serviceLog.contains("of 3 item(s) from Pixel 7 as notification") }, "\(fixture.serviceLog.suffix(3000))")
-        let makoBlue: [UInt8] = [0x28, 0x55, 0x77]
         var drawn: (shot: Screenshot, box: (x: Int, y: Int, width: Int, height: Int))? = nil
         #expect(await Tools.eventually {
-            guard let now = await shot(), let box = now.boundingBox(notMatching: background),
-                  WaylandLaunchFeedbackTests.count(makoBlue, in: now) > 2000 else { return false }
+            // The popup: what differs from the screen's top-left corner (sway's background, far from mako's corner).
+            guard let now = await shot(), WaylandLaunchFeedbackTests.count(makoBlue, in: now) > 2000,
+                  let box = now.boundingBox(notMatching: now.pixel(0, 0)) else { return false }
             drawn = (now, box)
             return true
         }, "no popup on sway's screen: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         let popup = try #require(drawn)
-        #expect(popup.box.x + popup.box.width > popup.shot.width / 2 && popup.box.y < popup.shot.height / 2, "mako's corner: the top right")
+        #expect(popup.box.x > popup.shot.width / 2 && popup.box.y + popup.box.height < popup.shot.height / 2, "mako's corner, the top right: \(popup.box)")
         try await DialogSessionScreenshotTests.crop(screen, popup.box, to: folder.appendingPathComponent("received-notification-wayland.png"))
     }
 
