@@ -107,6 +107,30 @@ import Testing
         #expect(await Tools.eventually { Self.written(b.downloads.appendingPathComponent("big.bin")) == Self.size })
     }
 
+    /// The same stop on Wayland, in a bare session (``MakoScreen``: mako on a headless sway, no
+    /// `LANG` or theme): the notice shows in mako's corner — saved as
+    /// `.build/test-output/receive-stall-notification-wayland.png` (docs/images has a copy) — and,
+    /// mako taking a popup off the screen on `CloseNotification`, it is seen to go once A's engine
+    /// sends again.
+    @Test(.timeLimit(.minutes(10))) func theNoticeShowsAndGoesOnWayland() async throws {
+        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        defer { pair.stop() }
+        let (a, b) = (pair.a, pair.b)
+        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
+        let mako = try await MakoScreen(environment: b.fixture.environment, busAddress: b.fixture.bus.address, records: b.fixture.records)
+        defer { mako.stop() }
+        try await pair.startAndPair()
+        try await Self.sendAndFreeze(pair)
+        var frozen = true
+        defer { if frozen { a.engine?.signal(SIGCONT) } }
+        #expect(await Tools.eventually { b.fixture.serviceLog.contains("Nothing is arriving from sideA") }, "\(b.fixture.serviceLog.suffix(2000))")
+        try await mako.picture(as: "receive-stall-notification-wayland.png")
+        a.engine?.signal(SIGCONT)
+        frozen = false
+        #expect(await mako.waitUntilNoPopup(), "the notice stayed on the screen after the transfer moved again: \(b.fixture.serviceLog.suffix(2000))")
+        #expect(await Tools.eventually { Self.written(b.downloads.appendingPathComponent("big.bin")) == Self.size })
+    }
+
     /// A pair with `ReceiveStall=3` on B, B's service started before its engine (it serves the job
     /// tracker's names), a notification server on B's bus logging to `log` (``shown(_:)``), paired.
     static func world() async throws -> (KDEConnectPair, server: ChildProcess, log: URL) {

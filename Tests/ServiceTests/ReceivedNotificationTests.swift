@@ -265,50 +265,17 @@ import Testing
     /// pixels of mako's background colour (#285577), none before the transfer — and saved as
     /// `.build/test-output/received-notification-wayland.png` (docs/images has a copy).
     @Test func makoShowsTheTransferOnWaylandInABareSession() async throws {
-        let mako = try Tools.path(of: "mako"), grim = try Tools.path(of: "grim")
-        let sway = try Sway()
-        defer { sway.stop() }
         let (fixture, engine, downloads) = try await Self.world("")
         defer { fixture.stop() }
         defer { engine.stop() }
-        var env = fixture.environment.filter { !$0.key.hasPrefix("LC_") && !["LANG", "LANGUAGE", "GTK_THEME", "DISPLAY"].contains($0.key) }
-        env["DBUS_SESSION_BUS_ADDRESS"] = fixture.bus.address
-        env.merge(sway.clientEnvironment) { _, new in new }
-        let folder = Built.packageRoot.appendingPathComponent(".build/test-output")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let screen = fixture.records.appendingPathComponent("screen.png")
-        func shot() async -> Screenshot? {
-            guard (try? await Tools.run([grim, screen.path], environment: env))?.status == 0 else { return nil }
-            return try? WaylandLaunchFeedbackTests.readPNG(screen.path)
-        }
-        let makoBlue: [UInt8] = [0x28, 0x55, 0x77]
-        let before = await shot()
-        let empty = try #require(before, "grim could not read sway's screen:\n\(sway.log.suffix(1500))")
-        #expect(WaylandLaunchFeedbackTests.count(makoBlue, in: empty) == 0, "nothing in mako's colour before the transfer")
-        let log = fixture.records.appendingPathComponent("mako.log").path
-        let server = try ChildProcess([mako], environment: env, stdout: log, stderr: log)
-        defer { kill(server.pid, SIGTERM) }
-        let up = await Tools.eventually {
-            (try? await Tools.run(["gdbus", "call", "--address", fixture.bus.address, "--dest", "org.freedesktop.Notifications", "--object-path",
-                                   "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.GetServerInformation"]))?.stdout.contains("mako") == true
-        }
-        try #require(up, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let mako = try await MakoScreen(environment: fixture.environment, busAddress: fixture.bus.address, records: fixture.records)
+        defer { mako.stop() }
         for name in ["beach.png", "dinner.jpg", "notes.txt"] {
             try Data("not really \(name)".utf8).write(to: downloads.appendingPathComponent(name))
             try engine.announceReceived("file://" + downloads.appendingPathComponent(name).path)
         }
         #expect(await Tools.eventually { fixture.serviceLog.contains("of 3 item(s) from Pixel 7 as notification") }, "\(fixture.serviceLog.suffix(3000))")
-        var drawn: (shot: Screenshot, box: (x: Int, y: Int, width: Int, height: Int))? = nil
-        #expect(await Tools.eventually {
-            // The popup: what differs from the screen's top-left corner (sway's background, far from mako's corner).
-            guard let now = await shot(), WaylandLaunchFeedbackTests.count(makoBlue, in: now) > 2000,
-                  let box = now.boundingBox(notMatching: now.pixel(0, 0)) else { return false }
-            drawn = (now, box)
-            return true
-        }, "no popup on sway's screen: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-        let popup = try #require(drawn)
-        #expect(popup.box.x > popup.shot.width / 2 && popup.box.y + popup.box.height < popup.shot.height / 2, "mako's corner, the top right: \(popup.box)")
-        try await DialogSessionScreenshotTests.crop(screen, popup.box, to: folder.appendingPathComponent("received-notification-wayland.png"))
+        try await mako.picture(as: "received-notification-wayland.png")
     }
 
     /// The notification server's popup on `x` (the first mapped window of some size), once drawn,
