@@ -263,7 +263,8 @@ import Testing
     /// drawn as a layer-shell surface) on a headless sway, with no `LANG` or theme in its
     /// environment; the screen read with grim (wlr-screencopy) until the popup shows — over 2,000
     /// pixels of mako's background colour (#285577), none before the transfer — and saved as
-    /// `.build/test-output/received-notification-wayland.png` (docs/images has a copy).
+    /// `.build/test-output/received-notification-wayland.png` (docs/images has a copy); then "Open"
+    /// pressed through mako (`makoctl invoke`, its menu's way) opens the files' folder.
     @Test func makoShowsTheTransferOnWaylandInABareSession() async throws {
         let (fixture, engine, downloads) = try await Self.world("")
         defer { fixture.stop() }
@@ -276,6 +277,14 @@ import Testing
         }
         #expect(await Tools.eventually { fixture.serviceLog.contains("of 3 item(s) from Pixel 7 as notification") }, "\(fixture.serviceLog.suffix(3000))")
         try await mako.picture(as: "received-notification-wayland.png")
+        // "Open" pressed through mako itself (its menu's action, by makoctl): the three files' folder opens, once, and the popup goes.
+        #expect(Self.launches(fixture, "folders").isEmpty, "opened before the user said Open")
+        let pressed = try await Tools.run([try Tools.path(of: "makoctl"), "invoke", "open"], environment: mako.environment)
+        #expect(pressed.status == 0, "\(pressed.stderr)")
+        #expect(await Tools.eventually { Self.launches(fixture, "folders").count == 1 }, "\(fixture.serviceLog.suffix(3000))")
+        #expect(Self.launches(fixture, "folders").first?.hasPrefix("file://" + downloads.path) == true, "\(Self.launches(fixture, "folders"))")
+        #expect(await mako.waitUntilNoPopup(), "the popup stayed after Open: \(mako.makoLog)")
+        #expect(Self.launches(fixture, "files").isEmpty && Self.launches(fixture, "folders").count == 1)
     }
 
     /// The notification server's popup on `x` (the first mapped window of some size), once drawn,
