@@ -84,10 +84,9 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: daemonPath), "notification-daemon is not installed (scripts/deps.sh)")
         let x = try Xvfb(width: 1024, height: 360)
         defer { x.stop() }
-        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        let pair = try await Self.stallingPair()
         defer { pair.stop() }
-        let (a, b) = (pair.a, pair.b)
-        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
+        let b = pair.b
         var env = b.fixture.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = b.fixture.bus.address
         env["DISPLAY"] = x.display
@@ -97,14 +96,9 @@ import Testing
         try await pair.startAndPair()
         #expect(await Tools.eventually { (try? await BusDriver(b.connection).nameHasOwner("org.freedesktop.Notifications")) == true },
                 "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-        try await Self.sendAndFreeze(pair)
-        var frozen = true
-        defer { if frozen { a.engine?.signal(SIGCONT) } }
-        #expect(await Tools.eventually { b.fixture.serviceLog.contains("Nothing is arriving from sideA") }, "\(b.fixture.serviceLog.suffix(2000))")
-        try await ReceivedNotificationTests.picture(of: x, daemonLog: log, as: "receive-stall-notification.png")
-        a.engine?.signal(SIGCONT)
-        frozen = false
-        #expect(await Tools.eventually { Self.written(b.downloads.appendingPathComponent("big.bin")) == Self.size })
+        try await Self.stallAndResume(pair, whileStalled: {
+            try await ReceivedNotificationTests.picture(of: x, daemonLog: log, as: "receive-stall-notification.png")
+        })
     }
 
     /// The same stop on Wayland, in a bare session (``MakoScreen``: mako on a headless sway, no
@@ -113,30 +107,44 @@ import Testing
     /// mako taking a popup off the screen on `CloseNotification`, it is seen to go once A's engine
     /// sends again.
     @Test(.timeLimit(.minutes(10))) func theNoticeShowsAndGoesOnWayland() async throws {
-        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        let pair = try await Self.stallingPair()
         defer { pair.stop() }
-        let (a, b) = (pair.a, pair.b)
-        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
+        let b = pair.b
         let mako = try await MakoScreen(environment: b.fixture.environment, busAddress: b.fixture.bus.address, records: b.fixture.records)
         defer { mako.stop() }
         try await pair.startAndPair()
-        try await Self.sendAndFreeze(pair)
+        try await Self.stallAndResume(pair, whileStalled: { try await mako.picture(as: "receive-stall-notification-wayland.png") }, resumed: {
+            #expect(await mako.waitUntilNoPopup(), "the notice stayed on the screen after the transfer moved again: \(b.fixture.serviceLog.suffix(2000))")
+        })
+    }
+
+    /// A pair with `ReceiveStall=3` and `OpenReceived=never` on B, B's service running (not yet paired).
+    static func stallingPair() async throws -> KDEConnectPair {
+        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        #expect(try await pair.b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(pair.b.fixture.serviceLog)")
+        return pair
+    }
+
+    /// A's engine frozen mid-file (``sendAndFreeze(_:)``) until B's service says nothing is arriving;
+    /// `whileStalled` runs then, A's engine goes on, `resumed` runs, and the file must arrive whole.
+    static func stallAndResume(_ pair: KDEConnectPair, whileStalled: () async throws -> Void, resumed: () async -> Void = {}) async throws {
+        let (a, b) = (pair.a, pair.b)
+        try await sendAndFreeze(pair)
         var frozen = true
         defer { if frozen { a.engine?.signal(SIGCONT) } }
         #expect(await Tools.eventually { b.fixture.serviceLog.contains("Nothing is arriving from sideA") }, "\(b.fixture.serviceLog.suffix(2000))")
-        try await mako.picture(as: "receive-stall-notification-wayland.png")
+        try await whileStalled()
         a.engine?.signal(SIGCONT)
         frozen = false
-        #expect(await mako.waitUntilNoPopup(), "the notice stayed on the screen after the transfer moved again: \(b.fixture.serviceLog.suffix(2000))")
-        #expect(await Tools.eventually { Self.written(b.downloads.appendingPathComponent("big.bin")) == Self.size })
+        await resumed()
+        #expect(await Tools.eventually { written(b.downloads.appendingPathComponent("big.bin")) == size })
     }
 
     /// A pair with `ReceiveStall=3` on B, B's service started before its engine (it serves the job
     /// tracker's names), a notification server on B's bus logging to `log` (``shown(_:)``), paired.
     static func world() async throws -> (KDEConnectPair, server: ChildProcess, log: URL) {
-        let pair = try await KDEConnectPair(receivingFix: true) { b in try b.writeConfig("[Devices]\nReceiveStall=3\nOpenReceived=never\n") }
+        let pair = try await stallingPair()
         let b = pair.b
-        #expect(try await b.fixture.dbusSend("CanOpenURL", "string:x-none:probe").succeeded, "\(b.fixture.serviceLog)")
         let log = b.fixture.root.appendingPathComponent("notifications.log")
         let server = try Tools.spawn(Clients.command("Share/progress-notifications", [b.fixture.bus.address, log.path]))
         do { try await pair.startAndPair() } catch {

@@ -5,6 +5,7 @@
 #     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 # env: SB_NAME, SB_PATH (the service), SB_REQUEST (the request interface).
 import os, sys, json, dbus
+import variants
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 DBusGMainLoop(set_as_default=True)
@@ -14,7 +15,7 @@ def plain_response(code, results, path):
     """A Response as JSON: its code, its results as strings, and the request's path it came from."""
     return {'code': code, 'results': {str(k): str(v) for k, v in results.items()}, 'from': path,
             # How deep in variants each result is (1: the a{sv}'s own; a strict reader refuses more).
-            'depths': {str(k): int(getattr(v, 'variant_level', 0)) for k, v in results.items()}}
+            'depths': {str(k): variants.depth(v) for k, v in results.items()}}
 
 class Request:
     """A request made on the bus at `address`, and the Responses it gets."""

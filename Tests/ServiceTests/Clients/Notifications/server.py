@@ -11,7 +11,11 @@ notification-daemon does. Prints "ready" on stdout once it owns the name.
 A real program on a real bus (python3-dbus, Debian's), not a stand-in for SchemeBridge's own
 code: none of Debian's notification daemons can be driven to press a button without a screen."""
 import json
+import os
 import sys
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import variants
 
 import dbus
 import dbus.service
@@ -53,7 +57,7 @@ class Server(dbus.service.Object):
                      "hints": sorted(str(k) for k in hints.keys()), "expire_timeout": int(expire_timeout),
                      # Each hint's type as the server reads it, and how deep in variants it is (1: the a{sv}'s own):
                      # a strict server (mako, through sd-bus) refuses a hint in a variant inside a variant.
-                     "hint_types": {str(k): [type(v).__name__, int(getattr(v, "variant_level", 0))] for k, v in hints.items()}})
+                     "hint_types": variants.types_and_depths(hints)})
         return dbus.UInt32(nid)
 
     @dbus.service.method(NAME, in_signature="u", out_signature="", sender_keyword="sender")

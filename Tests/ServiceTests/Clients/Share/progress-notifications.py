@@ -5,7 +5,10 @@
 # with "cancel" as argv[3], it answers the first notification offering a "cancel" action as a
 # user clicking it would (ActionInvoked(id, "cancel"), after the Notify reply).
 # argv: bus address, log file[, cancel].
-import sys, json, dbus, dbus.service
+import os, sys, json, dbus, dbus.service
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import variants
 from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 DBusGMainLoop(set_as_default=True)
@@ -23,7 +26,7 @@ class Server(dbus.service.Object):
         with open(sys.argv[2], 'a') as f:
             f.write(json.dumps({'id': int(rid), 'summary': str(summary), 'body': str(body),
                                 'actions': [str(a) for a in actions], 'value': value,
-                                'hint_types': {str(k): [type(v).__name__, int(getattr(v, 'variant_level', 0))] for k, v in hints.items()}}) + '\n')
+                                'hint_types': variants.types_and_depths(hints)}) + '\n')
         if click and not Server.clicked and 'cancel' in [str(a) for a in actions]:
             Server.clicked = True
             GLib.idle_add(lambda: self.ActionInvoked(dbus.UInt32(rid), 'cancel') and False)
