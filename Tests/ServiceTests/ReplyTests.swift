@@ -254,6 +254,18 @@ import SchemeBridgeContract
         return fields.count > 1 && Int32(fields[1]) == service
     }
 
+    /// The children of `service` (running, or zombies not yet reaped) whose command line holds `text`
+    /// (a handler is `sh <its script>` until it execs, then that program with its own arguments).
+    static func children(of service: Int32, running text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { child in
+            guard isChild(child, of: service) else { return false }
+            // A zombie's command line is empty: it is a handler that has ended but is not yet reaped.
+            let line = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/cmdline"))) ?? Data()
+            return line.isEmpty || String(decoding: line, as: UTF8.self).contains(text)
+        }
+    }
+
     @Test func abandonedRequestsLeaveNothingBehind() async throws {
         let f = try ServiceFixture()
         defer { f.stop() }
@@ -300,10 +312,16 @@ import SchemeBridgeContract
             let left = (try? await listed()) ?? ""
             #expect(gone, "request objects are left: \(left)")
             // The handlers go too (let go; the service reaps them): what is left is the service's.
+            // Every handler of the round is spawned before its request's path is answered, so each is the
+            // service's child by now — also one so slow to start that it has not written its pid yet
+            // (one such outlived a run's end and wrote into the removed fixture): the round ends when
+            // the service has no handler child left, not when the recorded ones are gone.
             let handlerPIDs = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
             #expect(handlerPIDs.contains { Self.isChild($0, of: pid) }, "no handler of round \(round + 1) is the service's child")
+            #expect(Self.children(of: pid, running: f.root.path).count == 1000, "the round's 1,000 held handlers are not all the service's children")
             flock(lockFD, LOCK_UN)
-            #expect(await Tools.eventually(timeout: .seconds(120)) { !handlerPIDs.contains { Self.isChild($0, of: pid) } })
+            #expect(await Tools.eventually(timeout: .seconds(120)) { Self.children(of: pid, running: f.root.path).isEmpty },
+                    "handlers of round \(round + 1) are still the service's: \(Self.children(of: pid, running: f.root.path))")
             rss.append(MemoryBombTests.memory(pid, "VmRSS"))
             print("MEASURE round \(round + 1): \(clock.now - started), service RSS \(rss.last!) KiB")
         }
