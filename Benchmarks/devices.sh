@@ -29,6 +29,8 @@
 # rounds of 1 MiB read 1.20 and 1.19), DEVICE_SHEET_ROUNDS (20), DEVICE_BYTES (the
 # file's size, 10 MiB; a small one makes many rounds quick, for profiling the service's share).
 # SB_ROUND_LOG=FILE: device-bench appends each round's Share and relay times there.
+# DEVICE_ENGINE_PRELOAD=LIB: both engines run with LD_PRELOAD=LIB (share-callgrind.sh: the receiving
+# fix, Tests/ServiceTests/Engines/kdeconnectd-receiving-fix.cpp).
 # Results: printed and Benchmarks/results/devices.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -101,7 +103,8 @@ for s in A B; do
     PIDS+=("$pid")
     ns="$NSA"; [ "$s" = B ] && ns="$NSB"
     # The engine's working directory is its side's (received text lands there).
-    ( cd "$d" && exec env -u DISPLAY -u WAYLAND_DISPLAY $(side_env "$s") ip netns exec "$ns" "$KDECONNECTD" >"$d/kdeconnectd.log" 2>&1 </dev/null ) &
+    ( cd "$d" && exec env -u DISPLAY -u WAYLAND_DISPLAY $(side_env "$s") ip netns exec "$ns" \
+        env ${DEVICE_ENGINE_PRELOAD:+LD_PRELOAD="$DEVICE_ENGINE_PRELOAD"} "$KDECONNECTD" >"$d/kdeconnectd.log" 2>&1 </dev/null ) &
     PIDS+=("$!")
 done
 wait_for() {  # SECONDS WHAT CMD...
