@@ -171,6 +171,16 @@ import Testing
         func cancel(_ view: UInt64) { cancelled.withLock { $0.append(view) } }
     }
 
+    /// The names a followed job is matched by: each path's last component, found in its bytes.
+    @Test func aFollowedSendIsKnownByItsFilesNames() {
+        typealias Sender = DeviceShareSender<Jobs>
+        #expect(Sender.names(["/run/user/1000/schemebridge/outbox/3f/beach.png", "notes.txt", "/home/u/Ünïcödé ❤️/été.pdf"])
+                == ["beach.png", "notes.txt", "été.pdf"])
+        #expect(Sender.names(["/a/b/", "/", ""]) == ["b", ""])
+        // A combining mark after a "/" makes one character of both: a path's components are its bytes'.
+        #expect(Sender.names(["/tmp/x/\u{301}name"]) == ["\u{301}name"])
+    }
+
     @Test func sendsGoInOrderAndOnlyTheFollowedEnginesFilesAreFollowed() async throws {
         let engine = Engine("kdeconnect"), jobs = Jobs(serving: true)
         let sender = DeviceShareSender(sender: engine, jobs: jobs, followedEngine: "kdeconnect")

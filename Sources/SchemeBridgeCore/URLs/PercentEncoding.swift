@@ -4,11 +4,24 @@ public enum PercentEncoding {
     /// `bytes` with every byte but the unreserved characters (`A-Z a-z 0-9 - . _ ~`) and those of
     /// `keeping` %-encoded, in upper-case hex (a byte that is not UTF-8 too: `0xE9` as `%E9`).
     public static func encode(_ bytes: some Sequence<UInt8>, keeping: String = "") -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        let kept = Array(keeping.utf8)
+        encode(bytes, keeping: keeping, after: "")
+    }
+
+    /// `prefix`, then `bytes` encoded as ``encode(_:keeping:)`` encodes them, built in one buffer.
+    static func encode(_ bytes: some Sequence<UInt8>, keeping: String, after prefix: StaticString) -> String {
+        let hex: StaticString = "0123456789ABCDEF"
         var out: [UInt8] = []
+        out.reserveCapacity(prefix.utf8CodeUnitCount + bytes.underestimatedCount * 3)
+        out.append(contentsOf: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+        let kept = keeping.utf8
         for b in bytes {
-            if isUnreserved(b) || kept.contains(b) { out.append(b) } else { out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]] }
+            if isUnreserved(b) || kept.contains(b) {
+                out.append(b)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex.utf8Start[Int(b >> 4)])
+                out.append(hex.utf8Start[Int(b & 15)])
+            }
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -36,7 +49,7 @@ public enum PercentEncoding {
 
     /// The `file://` URL of an absolute path given as bytes (any a file name may hold), every
     /// byte but unreserved characters and `/` %-encoded: what a handler or an engine reads back exactly.
-    public static func fileURL(_ path: some Sequence<UInt8>) -> String { "file://" + encode(path, keeping: "/") }
+    public static func fileURL(_ path: some Sequence<UInt8>) -> String { encode(path, keeping: "/", after: "file://") }
 
     /// The `file://` URL of an absolute `path`.
     public static func fileURL(path: String) -> String { fileURL(path.utf8) }
