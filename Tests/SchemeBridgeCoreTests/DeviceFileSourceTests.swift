@@ -67,6 +67,16 @@ import Testing
         #expect(DeviceFileSource.of(sibling) == .direct(path: "/run/user/1000/schemebridge/outbox-notes/report.pdf"))
     }
 
+    /// A path is within a folder by whole components, in bytes; trailing `/`s of the folder do not count.
+    @Test func withinAFolderIsByWholeComponents() {
+        let cases: [(String, String, Bool)] = [
+            ("/proc/1/environ", "/proc", true), ("/proc", "/proc", true), ("/proc", "/proc///", true), ("/procfs/x", "/proc", false),
+            ("/pro", "/proc", false), ("/anything", "/", true), ("/anything", "//", true), ("/x", "", false),
+            ("/home/u/é/a", "/home/u/é", true), ("/home/u/é\u{301}/a", "/home/u/é", false),
+        ]
+        for (path, folder, within) in cases { #expect(DeviceFileSource.isWithin(path, folder) == within, "\(path) in \(folder)") }
+    }
+
     /// The facts of real descriptors: a file where it is goes by its path; an unlinked one, one
     /// replaced by another file, a memfd and a file in the (symlinked) outbox are copied.
     @Test func realDescriptorsAreJudgedByWhatTheKernelSays() throws {
