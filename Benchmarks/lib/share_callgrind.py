@@ -94,6 +94,8 @@ def main():
     print("\nbuilding and sending each outgoing message (inclusive, per message, in the longer run):")
     funcs = trees[r2]
     for label, pattern in (("a signal (Connection.emit: the Response)", "$s4DBus10ConnectionC4emit4path9interface6member11destination4body"),
+                           ("a Response like the last: an addressed copy (EncodedSignal)", "$s4DBus10ConnectionC4emit_4path11destinationyAA13EncodedSignalC"),
+                           ("  and telling it is like the last (RepeatedResponses)", "$s13schemebridged17RepeatedResponsesC7encoded"),
                            ("a method's reply (ConnectionCore.sendReply)", "$s4DBus14ConnectionCoreC9sendReply"),
                            ("a method call (Connection.start: the engine's shareUrl)", "$s4DBus10ConnectionC5start11destination4path9interface6member7timeout4body")):
         found = [(k, v) for k, v in funcs.items() if k.startswith(pattern)]

@@ -18,10 +18,21 @@ extension Connection {
     /// `response` from the request object at `path`, to `destination` only: its `u` and `a{sv}`
     /// written straight into the message (``MessageWriter``; the bytes ``Response/arguments`` make).
     public func emit(_ response: Response, path: ObjectPath, to destination: BusName) throws(DBusError) {
-        try emit(path: path, interface: Response.interface, member: Response.member, destination: destination) { body throws(DBusError) in
-            try body.append(response.code)
-            try body.appendVardict(response.results)
-        }
+        try emit(path: path, interface: Response.interface, member: Response.member, destination: destination, body: response.write)
+    }
+}
+
+extension Response {
+    /// Writes the body: its `u` and `a{sv}`.
+    func write(_ body: inout MessageWriter) throws(DBusError) {
+        try body.append(code)
+        try body.appendVardict(results)
+    }
+
+    /// This response marshalled once (``EncodedSignal``): the signal ``Connection/emit(_:path:to:)``
+    /// sends, for sending copies of from any request's path.
+    public func encoded() throws(DBusError) -> EncodedSignal {
+        try EncodedSignal(interface: Self.interface, member: Self.member, body: write)
     }
 }
 

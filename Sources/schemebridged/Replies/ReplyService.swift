@@ -14,6 +14,8 @@ struct RequestObjects: ReplyRequestsPort {
     let connection: Connection, callers: CallerCache
     /// Whose each request is, and how its `Close` ends it.
     private let closers = RequestClosers()
+    /// The last `Response` sent, and its message once it repeats (a run of shares to one device).
+    private let repeated = RepeatedResponses()
     /// Every request object's one interface (built once: its `Close` finds its request by the path).
     private let declaration: InterfaceSet
 
@@ -38,7 +40,12 @@ struct RequestObjects: ReplyRequestsPort {
     }
 
     func send(_ response: Response, id: UInt64, to caller: String) {
-        if let destination = try? BusName(caller) { try? connection.emit(response, path: ReplyService.path(id), to: destination) }
+        guard let destination = try? BusName(caller) else { return }
+        if let encoded = repeated.encoded(response) {
+            try? connection.emit(encoded, path: ReplyService.path(id), destination: destination)
+        } else {
+            try? connection.emit(response, path: ReplyService.path(id), to: destination)
+        }
     }
 
     func owner(of busName: String) async -> String? { try? await BusDriver(connection).nameOwner(busName) }
