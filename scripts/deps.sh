@@ -56,8 +56,8 @@ TEST="$TEST at-spi2-core gir1.2-atspi-2.0"
 TEST="$TEST xclip wl-clipboard"
 # kdeconnect (kdeconnectd) and iproute2 (ip netns, veth): DeviceShareTests runs two engines in two network namespaces.
 TEST="$TEST kdeconnect iproute2"
-# GSConnect (its service run by gjs, headless on Xvfb; openssl makes its certificate): GSConnectShareTests pairs it with kdeconnectd.
-TEST="$TEST gnome-shell-extension-gsconnect gjs openssl"
+# GSConnect (its service run by gjs, headless on Xvfb; openssl makes its certificate; patch applies its closing fix to a copy): GSConnectShareTests pairs it with kdeconnectd.
+TEST="$TEST gnome-shell-extension-gsconnect gjs openssl patch"
 # A drawing notification server (ReceivedNotificationTests: the received-transfer notification on a private
 # Xvfb, its picture in docs/images); the other tests use a python3-dbus server under Tests that can press its buttons.
 TEST="$TEST notification-daemon"

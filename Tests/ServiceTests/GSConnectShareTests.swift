@@ -13,12 +13,14 @@ import Testing
     /// through it arrive on A byte for byte (A's engine announces each with `shareReceived`);
     /// KDE Connect on the bus takes over the targets and leaves them again; with GSConnect gone
     /// there are no targets and a share is NoTarget.
+    /// Both engines have their fix (GSConnect's closing, kdeconnectd's receiving: see
+    /// ``twentyFilesInARowFromGSConnectArriveWholeTheFirstTime()``), so a file must arrive.
     @Test(.timeLimit(.minutes(15))) func aFileAndATextSentThroughGSConnectArriveOnARealKDEConnect() async throws {
-        let pair = try await KDEConnectPair()
+        let pair = try await KDEConnectPair(receivingFix: true)
         defer { pair.stop() }
         let (a, b) = (pair.a, pair.b)
         try await pair.startEngine(a)
-        let gsconnect = try await GSConnectSide(on: b, via: a.address)
+        let gsconnect = try await GSConnectSide(on: b, via: a.address, closingFix: true)
         // The typed client follows GSConnect from before A is known: A becomes a share target
         // live, from GSConnect's signals alone (the device added, connected, paired, its share
         // actions enabled).
@@ -63,20 +65,18 @@ import Testing
         #expect(response?["results"] as? [String: String] == ["target": a.id, "device": a.id, "engine": "gsconnect", "delivery": "handed-to-engine"], "\(out)")
         // The engines move the file themselves; it must arrive the first time (no second share: a
         // user meets the first). When it does not, the message shows A's downloads and GSConnect's
-        // open payload connections: a .part short of its last 8–16 KiB beside a connection still
-        // open is GSConnect leaving the connection to its garbage collector and kdeconnectd 22.12
-        // waiting for its end (docs/GUIDE.md, "When a file does not arrive").
+        // open payload connections (a .part beside a connection still open: the tail the closing
+        // fix ends; docs/GUIDE.md, "When a file does not arrive").
         let downloads = "file://" + a.downloads.path + "/"
         func fileArrived() -> Bool { arrivals.list.withLock { $0.contains { $0.hasPrefix(downloads) } } }
-        // A stall is recorded and the checks that follow still run: a text is no file transfer
-        // (it does not queue behind a lost file), and the engines' preference is ours alone.
         if !(await Tools.eventually { fileArrived() }) {
             let open = await gsconnect.openPayloadConnections()
-            Self.gsconnectStall(a, connectionsOpen: open, "A's engine announced no file within \(Tools.eventCeiling) (downloads: \(DeviceShareTests.downloads(a)); GSConnect's payload connections open: \(open)): \(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1500))")
+            Issue.record("A's engine announced no file within \(Tools.eventCeiling) (downloads: \(DeviceShareTests.downloads(a)); GSConnect's payload connections open: \(open)): \(gsconnect.serviceLog.suffix(2000)) \(a.engineLog.suffix(1500))")
         } else if let arrivedURL = arrivals.list.withLock({ $0.first { $0.hasPrefix(downloads) } }) {
             #expect(URL(fileURLWithPath: String(arrivedURL.dropFirst(7))).lastPathComponent.hasPrefix("payload"), "\(arrivedURL)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: String(arrivedURL.dropFirst(7)))) == Data(bytes), "the file A got differs from what B sent")
         }
+        #expect(a.engineLog.contains(KDEConnectReceivingFix.logLine), "A's engine ran without the fix: \(a.engineLog.suffix(2000))")
 
         // A text from B: kdeconnectd writes it to a file in its working directory (A's root).
         let text = "hello from GSConnect, äöü ✓ \(getpid())"
@@ -125,24 +125,39 @@ import Testing
     /// announcing it. Each share follows the arrival of the one before (see
     /// ``DeviceShareTests/twentyFilesInARowArriveWholeTheFirstTime()``: kdeconnectd receives).
     ///
-    /// Runs only with `SB_ENGINE_STALLS=1`: GSConnect 54 → kdeconnectd 22.12.3 here, the second
+    /// Both engines have their fix: GSConnect closes each payload's connection once it is sent
+    /// (``GSConnectClosingFix``; no release has it), and A's kdeconnectd has KDE Connect 23.08's
+    /// receiving fix (``KDEConnectReceivingFix``). The same on the engines as Debian ships them is
+    /// the test below.
+    @Test(.timeLimit(.minutes(20)))
+    func twentyFilesInARowFromGSConnectArriveWholeTheFirstTime() async throws {
+        try await Self.twentyFilesInARow(fixes: true)
+    }
+
+    /// The same on GSConnect 54 and kdeconnectd 22.12.3 as Debian ships them.
+    ///
+    /// Runs only with `SB_ENGINE_STALLS=1`: the second
     /// file (10 MiB) stayed a `.part` short of its last 8–16 KiB in every run (3 of 3 beside two
     /// CPU hogs — twice through SchemeBridge, once through GSConnect's own `shareFile` action with
     /// no SchemeBridge involved — and 3 of 3 at load 5–14): GSConnect leaves each payload's TCP
     /// connection open until gjs collects it, kdeconnectd 22.12 finishes a file only at that close,
     /// and the second file goes right after the collection that closed the first. So it fails on
     /// the engines (docs/GUIDE.md, "When a file does not arrive") and shows when they no longer stall.
-    /// KDE Connect 23.08's receiving fix does not help here (``KDEConnectReceivingFix``: with it
-    /// the second file was written whole and still never finished — the end is still the
-    /// connection's), so this test runs on Debian's engine as it is.
+    /// KDE Connect 23.08's receiving fix alone does not help here (with it the second file was
+    /// written whole and still never finished — the end is still the connection's).
     @Test(.timeLimit(.minutes(20)), .enabled(if: ProcessInfo.processInfo.environment["SB_ENGINE_STALLS"] != nil,
                                              "GSConnect 54 → kdeconnectd 22.12 stalls on a 10 MiB file: docs/GUIDE.md"))
-    func twentyFilesInARowFromGSConnectArriveWholeTheFirstTime() async throws {
-        let pair = try await KDEConnectPair()
+    func twentyFilesInARowFromGSConnectArriveWholeTheFirstTimeOnDebiansEngines() async throws {
+        try await Self.twentyFilesInARow(fixes: false)
+    }
+
+    /// The twenty files from GSConnect to kdeconnectd; `fixes`: both engines with their fix.
+    static func twentyFilesInARow(fixes: Bool) async throws {
+        let pair = try await KDEConnectPair(receivingFix: fixes)
         defer { pair.stop() }
         let (a, b) = (pair.a, pair.b)
         try await pair.startEngine(a)
-        let gsconnect = try await GSConnectSide(on: b, via: a.address)
+        let gsconnect = try await GSConnectSide(on: b, via: a.address, closingFix: fixes)
         try await gsconnect.connectAndPair(with: a)
         let received = try await a.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
                                                                            member: "shareReceived"))
@@ -183,7 +198,8 @@ import Testing
             try #require(arrived, "\(name) (\(size) bytes, file \(n + 1) of 20) did not arrive on A within \(Tools.eventCeiling):\n\(story)\nGSConnect's payload connections open: \(open)\nA's engine: \(a.engineLog.suffix(3000))\nGSConnect: \(gsconnect.serviceLog.suffix(2000))")
             #expect(try Data(contentsOf: a.downloads.appendingPathComponent(name)) == bytes, "\(name) differs from what B sent")
         }
-        print("GSConnectShareTests: 20 files in a row\n" + report.joined(separator: "\n"))
+        if fixes { #expect(a.engineLog.contains(KDEConnectReceivingFix.logLine), "A's engine ran without the fix: \(a.engineLog.suffix(2000))") }
+        print("GSConnectShareTests: 20 files in a row\(fixes ? " (both engines fixed)" : "")\n" + report.joined(separator: "\n"))
         await gsconnect.stop()
     }
 
@@ -238,26 +254,6 @@ import Testing
         #expect(results["error-message"]?.contains("GSConnect did not take the share") == true, "\(results)")
         let again = try await ShareTests.share(fixture, #"[{"text": "x"}]"#, #"{"target": "phone_1"}"#)
         #expect(again["error"] as? String == "io.github.schemebridge.SchemeBridge1.Error.NoTarget", "\(again)")
-    }
-
-    /// A file that did not arrive on `side` (kdeconnectd, receiving from GSConnect): a failure of
-    /// ours, recorded with `message` — unless the receiving engine holds it half-stored (a `.part`
-    /// in its Downloads) while GSConnect still holds a payload connection open (`connectionsOpen`,
-    /// from ``GSConnectSide/openPayloadConnections()``). That is GSConnect 54 leaving the
-    /// connection to its garbage collector and kdeconnectd 22.12 waiting for its end (docs/GUIDE.md,
-    /// "When a file does not arrive", "Sent by GSConnect"), recorded as a known, intermittent
-    /// issue. No second share is made.
-    static func gsconnectStall(_ side: KDEConnectPair.Side, connectionsOpen: String, _ message: String,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
-        let part = ((try? FileManager.default.contentsOfDirectory(atPath: side.downloads.path)) ?? []).first { $0.hasSuffix(".part") }
-        let stalled = part != nil && connectionsOpen != "none" && !connectionsOpen.hasPrefix("unknown")
-        withKnownIssue("GSConnect kept the payload connection open and the receiving kdeconnectd left \(part ?? "no .part") unfinished: docs/GUIDE.md",
-                       isIntermittent: true) {
-            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
-        } when: {
-            stalled
-        }
-        if stalled { print("NOTE GSConnect stall: \(message.prefix(300))") }
     }
 }
 

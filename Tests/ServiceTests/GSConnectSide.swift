@@ -31,12 +31,14 @@ final class GSConnectSide: @unchecked Sendable {
     /// The id GSConnect announces (dash-free, see above): A's name for it.
     let id = "sbgsc" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(27)
 
-    /// Starts GSConnect on `side` (B of a pair, announced as `sideB`) and waits for it on B's bus.
-    init(on side: KDEConnectPair.Side, via gateway: String) async throws {
+    /// Starts GSConnect on `side` (B of a pair, announced as `sideB`) and waits for it on B's bus;
+    /// `closingFix`: a copy patched to close each payload's connection once sent (``GSConnectClosingFix``).
+    init(on side: KDEConnectPair.Side, via gateway: String, closingFix: Bool = false) async throws {
         guard FileManager.default.fileExists(atPath: Self.daemon) else {
             throw ToolError("\(Self.daemon) is missing: install gnome-shell-extension-gsconnect (scripts/deps.sh)")
         }
         self.side = side
+        let daemon = closingFix ? try await GSConnectClosingFix.daemon(in: side.fixture.root) : Self.daemon
         let settings = side.fixture.configHome.appendingPathComponent("glib-2.0/settings")
         try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
         try "[org/gnome/shell/extensions/gsconnect]\nname='sideB'\nid='\(id)'\ndebug=true\n"
@@ -53,7 +55,7 @@ final class GSConnectSide: @unchecked Sendable {
         env["GSETTINGS_BACKEND"] = "keyfile"
         env["GSETTINGS_SCHEMA_DIR"] = "/usr/share/glib-2.0/schemas"
         side.engine = try ChildProcess([try Tools.path(of: "ip"), "netns", "exec", side.namespace, "/usr/bin/env", "-C", side.fixture.root.path,
-                                        try Tools.path(of: "gjs"), Self.daemon], environment: env, stdout: log, stderr: log)
+                                        try Tools.path(of: "gjs"), daemon], environment: env, stdout: log, stderr: log)
         if side.connection == nil { side.connection = try await Connection.connect(address: side.fixture.bus.address) }
         let driver = BusDriver(side.connection)
         guard await Tools.eventually({ (try? await driver.nameHasOwner(Self.bus.rawValue)) == true }) else {
