@@ -17,10 +17,7 @@ import Testing
         defer { pair.stop() }
         defer { server.terminate() }
         let (a, b) = (pair.a, pair.b)
-        let received = try await b.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
-                                                                           member: "shareReceived"))
-        let arrivals = Arrivals()
-        let collector = Task { for await m in received { if let s = m.body.first?.string { arrivals.list.withLock { $0.append(s) } } } }
+        let (arrivals, collector) = try await Arrivals.collecting(on: b)
         defer { collector.cancel() }
 
         let size = Self.size

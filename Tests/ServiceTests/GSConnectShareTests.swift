@@ -46,10 +46,7 @@ import Testing
 
         // What A's engine receives, as it announces it (collected beside the test, waited for
         // with the usual ceiling).
-        let received = try await a.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
-                                                                           member: "shareReceived"))
-        let arrivals = Arrivals()
-        let collector = Task { for await m in received { if let s = m.body.first?.string { arrivals.list.withLock { $0.append(s) } } } }
+        let (arrivals, collector) = try await Arrivals.collecting(on: a)
         defer { collector.cancel() }
 
         // A 4 MiB file from B through B's SchemeBridge: Share with target = A's device id. (One file a
@@ -151,6 +148,35 @@ import Testing
         try await Self.twentyFilesInARow(fixes: false)
     }
 
+    /// Three files shared at once by GSConnect itself — its `shareFile` action activated three
+    /// times over D-Bus, no SchemeBridge involved — all arrive on A (kdeconnectd), both engines
+    /// with their fix. Runs only with `SB_ENGINE_STALLS=1`: on 2026-12-01 one of the three arrived
+    /// in each of 4 runs (3 with GSConnect's closing fix, 1 without), the others never began on A's
+    /// disk; SchemeBridge's several files in one share meet the same (docs/GUIDE.md, "Through GSConnect").
+    @Test(.timeLimit(.minutes(10)), .enabled(if: ProcessInfo.processInfo.environment["SB_ENGINE_STALLS"] != nil,
+                                             "GSConnect 54 → kdeconnectd 22.12: of three files shared at once, one arrives: docs/GUIDE.md"))
+    func threeFilesSharedAtOnceByGSConnectItselfAllArrive() async throws {
+        let pair = try await KDEConnectPair(receivingFix: true)
+        defer { pair.stop() }
+        let (a, b) = (pair.a, pair.b)
+        try await pair.startEngine(a)
+        let gsconnect = try await GSConnectSide(on: b, via: a.address, closingFix: true)
+        try await gsconnect.connectAndPair(with: a)
+        let (arrivals, collector) = try await Arrivals.collecting(on: a)
+        defer { collector.cancel() }
+        let files = [("first.bin", 10 << 20), ("second.bin", 1 << 10), ("third.bin", 5 << 20)]
+        for (name, size) in files {
+            let file = b.fixture.root.appendingPathComponent(name)
+            try Data(repeating: UInt8(size & 0xFF), count: size).write(to: file)
+            try await gsconnect.activate("shareFile", .structure([.string("file://" + file.path), .boolean(false)]), at: try gsconnect.devicePath(a.id))
+        }
+        let urls = files.map { "file://" + a.downloads.appendingPathComponent($0.0).path }
+        let all = await Tools.eventually { arrivals.list.withLock { list in urls.allSatisfy(list.contains) } }
+        let open = all ? "" : await gsconnect.openPayloadConnections()
+        #expect(all, "A announced \(arrivals.list.withLock { $0 }) (downloads: \(DeviceShareTests.downloads(a)); GSConnect's payload connections open: \(open))")
+        await gsconnect.stop()
+    }
+
     /// The twenty files from GSConnect to kdeconnectd; `fixes`: both engines with their fix.
     static func twentyFilesInARow(fixes: Bool) async throws {
         let pair = try await KDEConnectPair(receivingFix: fixes)
@@ -159,10 +185,7 @@ import Testing
         try await pair.startEngine(a)
         let gsconnect = try await GSConnectSide(on: b, via: a.address, closingFix: fixes)
         try await gsconnect.connectAndPair(with: a)
-        let received = try await a.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
-                                                                           member: "shareReceived"))
-        let arrivals = Arrivals()
-        let collector = Task { for await m in received { if let s = m.body.first?.string { arrivals.list.withLock { $0.append(s) } } } }
+        let (arrivals, collector) = try await Arrivals.collecting(on: a)
         defer { collector.cancel() }
         let cli = try Built.executable("schemebridge")
         let listed = await Tools.eventually {
@@ -260,4 +283,13 @@ import Testing
 /// What kdeconnectd announced with `shareReceived`, in order.
 final class Arrivals: Sendable {
     let list = Mutex<[String]>([])
+
+    /// Collects what `side`'s engine announces from now on, by a task that runs until cancelled.
+    static func collecting(on side: KDEConnectPair.Side) async throws -> (Arrivals, Task<Void, Never>) {
+        let received = try await side.connection.signals(matching: MatchRule(sender: KDEConnectPair.bus, interface: "org.kde.kdeconnect.device.share",
+                                                                              member: "shareReceived"))
+        let arrivals = Arrivals()
+        let collector = Task { for await m in received { if let s = m.body.first?.string { arrivals.list.withLock { $0.append(s) } } } }
+        return (arrivals, collector)
+    }
 }
