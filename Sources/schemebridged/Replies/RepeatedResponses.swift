@@ -5,7 +5,8 @@ import Synchronization
 /// The `Response` sent last and, once the same one is sent again, that response marshalled once
 /// (``EncodedSignal``): a run of requests answered alike — shares to one device, each `Response`
 /// naming the same target, device, engine and delivery — sends addressed copies of one message
-/// rather than building each (~15,000 instructions against ~70,000: docs/PERFORMANCE.md, session 21).
+/// rather than building each (a copy ~18,000 instructions and the comparison ~4,800, against
+/// ~71,000 to build one: docs/PERFORMANCE.md, session 22).
 ///
 /// Only small responses of strings are kept (``isKept(_:)``): what a handler sent in `Reply`
 /// is never held past the next response, and comparing stays cheap.
