@@ -159,17 +159,22 @@ import Testing
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
-    static let size = 400 << 20
+    /// The file A sends, and the rate A's side sends at (``KDEConnectPair/limitSending(from:megabitsPerSecond:)``):
+    /// at least 8 s for the whole file, so A's engine is stopped mid-file however late the test
+    /// sees B's first bytes (with no limit, beside two CPU hogs and the other suites, a 400 MiB file
+    /// once arrived whole before the test stopped A).
+    static let size = 64 << 20, megabitsPerSecond = 64
 
     /// What B's engine has written of `file` so far.
     static func written(_ file: URL) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0 }
 
-    /// A's engine sends a 400 MiB `big.bin` to B (its own `shareUrl`) and is stopped (SIGSTOP)
+    /// A's engine sends a 64 MiB `big.bin` to B (its own `shareUrl`) and is stopped (SIGSTOP)
     /// once B's engine has written some of it.
     static func sendAndFreeze(_ pair: KDEConnectPair) async throws {
         let (a, b) = (pair.a, pair.b)
         let big = a.fixture.root.appendingPathComponent("big.bin")
         try KDEConnectPair.writeBigFile(big, size: size)
+        try await pair.limitSending(from: a, megabitsPerSecond: megabitsPerSecond)
         let share = try ObjectPath("/modules/kdeconnect/devices/\(b.id)/share")
         _ = try await a.call(share, "org.kde.kdeconnect.device.share", "shareUrl", [.string("file://" + big.path)])
         let arriving = b.downloads.appendingPathComponent("big.bin")

@@ -124,6 +124,16 @@ final class KDEConnectPair: @unchecked Sendable {
         guard r.succeeded else { throw ToolError("ip \(args.joined(separator: " ")): \(r.stderr)") }
     }
 
+    /// Limits what `side` sends over its veth end to `megabits` a second (a token bucket, `tc`):
+    /// a transfer then takes a known least time, so a test can act in the middle of it whatever
+    /// the machine's load.
+    func limitSending(from side: Side, megabitsPerSecond megabits: Int) async throws {
+        let dev = side === a ? "sbvA\(tag)" : "sbvB\(tag)"
+        let r = try await Tools.run(["tc", "-n", side.namespace, "qdisc", "add", "dev", dev, "root", "tbf",
+                                     "rate", "\(megabits)mbit", "burst", "256kb", "latency", "2s"], timeout: .seconds(60))
+        guard r.succeeded else { throw ToolError("tc in \(side.namespace): \(r.stderr)") }
+    }
+
     private func makeNetwork() async throws {
         let (va, vb) = ("sbvA\(tag)", "sbvB\(tag)")
         try await ip("netns", "add", a.namespace)
