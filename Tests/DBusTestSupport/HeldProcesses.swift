@@ -13,9 +13,9 @@ import Glibc
 public final class HeldProcesses: @unchecked Sendable {
     private var held: [(pid: pid_t, pidfd: Int32)] = []
 
-    /// The processes whose executable is named `program` and whose environment holds one of
-    /// `entries` (`NAME=value`), running now.
-    public init(named program: String, withEnvironment entries: Set<String>) {
+    /// The processes whose executable is named `program` (nil: any) and whose environment holds
+    /// one of `entries` (`NAME=value`), running now.
+    public init(named program: String?, withEnvironment entries: Set<String>) {
         guard !entries.isEmpty else { return }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for name in names {
@@ -37,6 +37,11 @@ public final class HeldProcesses: @unchecked Sendable {
 
     /// The process ids held.
     public var pids: [pid_t] { held.map(\.pid) }
+
+    /// Sends SIGTERM to every process held (through its pidfd: never to a pid reused).
+    public func terminate() {
+        for p in held { _ = clinux_pidfd_send_signal(p.pidfd, SIGTERM) }
+    }
 
     /// Waits, blocking this thread, until every process held has exited, at most `ceiling`;
     /// kills (SIGKILL) those still running then, and waits for them as long again. Returns the
@@ -69,7 +74,8 @@ public final class HeldProcesses: @unchecked Sendable {
         return poll(&p, 1, 0) != 0
     }
 
-    private static func isNamed(_ program: String, _ pid: pid_t) -> Bool {
+    private static func isNamed(_ program: String?, _ pid: pid_t) -> Bool {
+        guard let program else { return FileManager.default.fileExists(atPath: "/proc/\(pid)/exe") }
         guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") else { return false }
         return exe.split(separator: "/").last.map(String.init) == program
     }

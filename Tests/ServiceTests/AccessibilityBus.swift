@@ -40,8 +40,14 @@ struct AccessibilityBus {
         (self.launcher, self.sessionBus, self.display, self.home) = (launcher, sessionBus, display, home)
     }
 
+    /// Stops every process of this home — the launcher, the bus and registry it started, the
+    /// clients given ``environment`` (SIGTERM; SIGKILL after 30 s) — and waits for them before
+    /// removing it: one still running as it went once made the folder again (tmp-guard found it).
     func stop() {
+        let started = HeldProcesses(named: nil, withEnvironment: ["HOME=\(home.path)"])
         launcher.terminate()
+        started.terminate()
+        started.waitForExit(ceiling: .seconds(30))
         try? FileManager.default.removeItem(at: home)
     }
 
