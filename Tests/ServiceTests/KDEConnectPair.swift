@@ -128,14 +128,17 @@ final class KDEConnectPair: @unchecked Sendable {
     /// a transfer then takes a known least time, so a test can act in the middle of it whatever
     /// the machine's load.
     func limitSending(from side: Side, megabitsPerSecond megabits: Int) async throws {
-        let dev = side === a ? "sbvA\(tag)" : "sbvB\(tag)"
+        let dev = vethEnd(of: side)
         let r = try await Tools.run(["tc", "-n", side.namespace, "qdisc", "add", "dev", dev, "root", "tbf",
                                      "rate", "\(megabits)mbit", "burst", "256kb", "latency", "2s"], timeout: .seconds(60))
         guard r.succeeded else { throw ToolError("tc in \(side.namespace): \(r.stderr)") }
     }
 
+    /// The veth end in `side`'s namespace.
+    private func vethEnd(of side: Side) -> String { side === a ? "sbvA\(tag)" : "sbvB\(tag)" }
+
     private func makeNetwork() async throws {
-        let (va, vb) = ("sbvA\(tag)", "sbvB\(tag)")
+        let (va, vb) = (vethEnd(of: a), vethEnd(of: b))
         try await ip("netns", "add", a.namespace)
         try await ip("netns", "add", b.namespace)
         try await ip("link", "add", va, "type", "veth", "peer", "name", vb)
